@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Typed, validated description of a network-on-chip. Filled once by the config loader
+// (sim/config) from YAML; the NoC models are built from these structs, never from YAML.
+// Defaults, units and ranges are declared in sim/config/hw_params.cpp (see configs/README.md).
+#include <cstdint>
+#include <string>
+
+namespace nocflow::noc {
+
+struct TopologySpec {
+  std::string kind;  ///< "mesh" | "crossbar"
+  int rows = 0;      ///< mesh only
+  int cols = 0;      ///< mesh only
+  int ports = 0;     ///< crossbar only: number of attached nodes
+
+  int num_nodes() const { return kind == "crossbar" ? ports : rows * cols; }
+};
+
+struct RouterSpec {
+  std::string preset;
+  int vcs = 0;               ///< virtual channels per input port
+  int buffer_depth = 0;      ///< flits per VC
+  int routing_delay = 0;     ///< cycles, route computation (skipped with lookahead routing)
+  int vc_alloc_delay = 0;    ///< cycles
+  int sw_alloc_delay = 0;    ///< cycles
+  int st_delay = 0;          ///< cycles, switch traversal
+  bool lookahead_routing = false;
+  bool speculative = false;  ///< switch allocation in parallel with VC allocation
+  std::string routing;       ///< routing function name
+  std::string vc_allocator;  ///< allocator name
+  std::string sw_allocator;  ///< allocator name
+  int alloc_iterations = 0;  ///< iSLIP iterations
+};
+
+struct LinkSpec {
+  int width_bytes = 0;  ///< bytes per flit
+  int latency = 0;      ///< cycles
+};
+
+struct NiSpec {
+  int injection_queue_flits = 0;  ///< 0 = unbounded source queue
+  int ejection_queue_flits = 0;   ///< 0 = the sink always accepts
+};
+
+struct NocSpec {
+  TopologySpec topology;
+  RouterSpec router;
+  LinkSpec link;
+  NiSpec ni;
+  std::int64_t watchdog_cycles = 0;  ///< stop when flits are in flight and none moved this long
+};
+
+}  // namespace nocflow::noc

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// `nocflow version`, `nocflow config`, and the helpers every command shares.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "noc/base/error.h"
+#include "sim/cli/command.h"
+#include "sim/config/hw_loader.h"
+
+namespace nocflow::sim::cli {
+
+void HwOptions::add_to(CLI::App& cmd, bool required) {
+  auto* hw = cmd.add_option("--hw", file, "hardware config YAML (see configs/README.md)");
+  if (required) hw->required();
+  cmd.add_option("--set", overrides, "override a config key, e.g. --set router.vcs=2 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+}
+
+HwSpec HwOptions::load() const { return load_hw_config(file, overrides); }
+
+void prepare_output_dir(const std::string& dir, const HwSpec& spec) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir + ": cannot create output folder: " + ec.message());
+  const auto path = std::filesystem::path(dir) / "config.resolved.yaml";
+  std::ofstream out(path);
+  if (!(out << resolved_yaml(spec))) throw InputError(path.string() + ": cannot write");
+}
+
+void add_version_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("version", "print the nocflow version");
+  cmd->callback([&action] {
+    action = [] {
+      std::cout << "nocflow " << NOCFLOW_VERSION << "\n";
+      return 0;
+    };
+  });
+}
+
+void add_config_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand(
+      "config", "check a hardware config, print it resolved, or print the config reference");
+  struct Options {
+    HwOptions hw;
+    bool reference = false;
+    bool print = false;
+    std::string out;
+  };
+  auto opts = std::make_shared<Options>();
+  cmd->add_option("--check", opts->hw.file, "validate FILE and print a one-line summary")
+      ->type_name("FILE");
+  cmd->add_option("--set", opts->hw.overrides, "override a config key (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  cmd->add_flag("--print", opts->print, "with --check: print the fully resolved YAML");
+  cmd->add_flag("--reference", opts->reference, "print the Markdown config reference");
+  cmd->add_option("--out", opts->out, "with --check: write DIR/config.resolved.yaml")
+      ->type_name("DIR");
+  cmd->callback([opts, cmd, &action] {
+    action = [opts, cmd] {
+      if (opts->reference) {
+        std::cout << reference_markdown();
+        return 0;
+      }
+      if (opts->hw.file.empty() && opts->hw.overrides.empty())
+        throw InputError("config: give --check FILE or --reference (see nocflow config --help)");
+      const HwSpec spec = opts->hw.load();
+      if (!opts->out.empty()) prepare_output_dir(opts->out, spec);
+      if (opts->print)
+        std::cout << resolved_yaml(spec);
+      else
+        std::cout << (opts->hw.file.empty() ? "defaults" : opts->hw.file) << ": ok: "
+                  << one_line_summary(spec) << "\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace nocflow::sim::cli

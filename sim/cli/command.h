@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// How a `nocflow` command plugs into the command line: each cmd_*.cpp adds a CLI11 subcommand
+// and sets the action to run after parsing. Actions throw InputError for bad input (exit 2),
+// CheckError when a run's self-checks fail (exit 3).
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/config/hw_spec.h"
+
+namespace nocflow::sim::cli {
+
+using Action = std::function<int()>;
+
+/// --hw FILE and repeatable --set key.path=value, shared by every command taking a config.
+struct HwOptions {
+  std::string file;
+  std::vector<std::string> overrides;
+
+  void add_to(CLI::App& cmd, bool required = true);
+  HwSpec load() const;
+};
+
+/// Create `dir` (and parents) and write the resolved config into it. Call only after all input
+/// has been validated, so that a failing command writes nothing.
+void prepare_output_dir(const std::string& dir, const HwSpec& spec);
+
+void add_version_command(CLI::App& app, Action& action);
+void add_config_command(CLI::App& app, Action& action);
+
+}  // namespace nocflow::sim::cli

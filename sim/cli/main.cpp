@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// nocflow command line. Exit codes: 0 success, 1 internal error, 2 bad input or usage,
+// 3 a run's self-checks failed (lost flit, deadlock).
+#include <cstdlib>
+#include <iostream>
+
+#include "noc/base/error.h"
+#include "sim/cli/command.h"
+
+int main(int argc, char** argv) {
+  using namespace nocflow;
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+
+  CLI::App app{"nocflow: cycle-level simulator of many-PE neural-network accelerators on a "
+               "network-on-chip, with a partition optimizer"};
+  app.name("nocflow");
+  app.require_subcommand(1);
+  sim::cli::Action action;
+  sim::cli::add_version_command(app, action);
+  sim::cli::add_config_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const InputError& e) {
+    std::cerr << "nocflow: error: " << e.what() << "\n";
+    return 2;
+  } catch (const CheckError& e) {
+    std::cerr << "nocflow: check failed: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "nocflow: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

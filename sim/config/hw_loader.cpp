@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+#include "sim/config/hw_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "noc/base/error.h"
+#include "noc/base/names.h"
+#include "sim/config/param.h"
+
+namespace nocflow::sim {
+namespace {
+
+/// Where a value came from, for error messages.
+struct Origin {
+  std::string where;  ///< "file:line:col" or "--set key=value"
+};
+
+struct RawValue {
+  YAML::Node node;
+  Origin origin;
+};
+
+[[noreturn]] void fail(const Origin& at, const std::string& path, const std::string& what) {
+  throw InputError(at.where + ": " + (path.empty() ? "" : path + ": ") + what);
+}
+
+Origin origin_of(const std::string& file, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.is_null()) return {file};
+  return {file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1)};
+}
+
+std::vector<std::string> all_paths() {
+  std::vector<std::string> out;
+  for (const auto& p : hw_params()) out.push_back(p.path);
+  return out;
+}
+
+std::vector<std::string> all_sections() {
+  std::vector<std::string> out;
+  for (const auto& p : hw_params())
+    if (p.path.find('.') != std::string::npos &&
+        std::find(out.begin(), out.end(), p.section()) == out.end())
+      out.push_back(p.section());
+  return out;
+}
+
+const Param* find_param(const std::string& path) {
+  for (const auto& p : hw_params())
+    if (p.path == path) return &p;
+  return nullptr;
+}
+
+std::string unknown_key(const std::string& path) {
+  std::string msg = "unknown key";
+  auto guess = closest_name(path, all_paths());
+  if (guess.empty()) {
+    const auto dot = path.find('.');
+    if (dot == std::string::npos) guess = closest_name(path, all_sections());
+  }
+  if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+  msg += " (see configs/README.md)";
+  return msg;
+}
+
+/// Flatten the file's mapping into path → value, rejecting unknown keys and misplaced maps.
+void flatten(const std::string& file, const YAML::Node& root,
+             std::map<std::string, RawValue>& out) {
+  if (root.IsNull()) return;
+  if (!root.IsMap()) fail(origin_of(file, root), "", "expected a mapping of sections at top level");
+  const auto sections = all_sections();
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const Origin at = origin_of(file, kv.first);
+    if (const Param* p = find_param(key)) {  // top-level parameter
+      out[p->path] = {kv.second, origin_of(file, kv.second)};
+      continue;
+    }
+    if (std::find(sections.begin(), sections.end(), key) == sections.end())
+      fail(at, key, unknown_key(key));
+    if (!kv.second.IsMap())
+      fail(origin_of(file, kv.second), key, "expected a mapping (a section of keys), got a " +
+                                                std::string(kv.second.IsScalar() ? "scalar"
+                                                                                 : "list"));
+    for (const auto& inner : kv.second) {
+      const std::string path = key + "." + inner.first.as<std::string>();
+      if (!find_param(path)) fail(origin_of(file, inner.first), path, unknown_key(path));
+      if (out.count(path)) fail(origin_of(file, inner.first), path, "key given twice");
+      out[path] = {inner.second, origin_of(file, inner.second)};
+    }
+  }
+}
+
+std::optional<std::int64_t> parse_integer(std::string text, bool allow_binary_suffix) {
+  std::int64_t scale = 1;
+  if (allow_binary_suffix) {
+    static const std::pair<const char*, std::int64_t> suffixes[] = {
+        {"KiB", 1LL << 10}, {"MiB", 1LL << 20}, {"GiB", 1LL << 30}};
+    for (const auto& [suffix, factor] : suffixes) {
+      const std::string s = suffix;
+      if (text.size() > s.size() && text.compare(text.size() - s.size(), s.size(), s) == 0) {
+        text = text.substr(0, text.size() - s.size());
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        scale = factor;
+        break;
+      }
+    }
+  }
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(text, &used, 10);
+    if (used != text.size()) return std::nullopt;
+    return static_cast<std::int64_t>(v) * scale;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string type_name(ParamType t) {
+  switch (t) {
+    case ParamType::Integer: return "integer";
+    case ParamType::Real: return "number";
+    case ParamType::Boolean: return "boolean";
+    case ParamType::Choice: return "choice";
+    case ParamType::Text: return "string";
+  }
+  return "?";
+}
+
+std::string range_text(const Param& p) {
+  return "[" + format_value(p.type == ParamType::Integer ? ParamValue(std::int64_t(p.min))
+                                                         : ParamValue(p.min)) +
+         ", " +
+         format_value(p.type == ParamType::Integer ? ParamValue(std::int64_t(p.max))
+                                                   : ParamValue(p.max)) +
+         "]";
+}
+
+/// Convert and validate one YAML value for parameter p.
+ParamValue convert(const Param& p, const RawValue& raw) {
+  const YAML::Node& n = raw.node;
+  if (!n.IsScalar())
+    fail(raw.origin, p.path,
+         "expected a " + type_name(p.type) + ", got a " + (n.IsMap() ? "mapping" : n.IsNull() ? "null" : "list"));
+  const std::string text = n.Scalar();
+  switch (p.type) {
+    case ParamType::Integer: {
+      auto v = parse_integer(text, p.unit == "bytes");
+      if (!v) fail(raw.origin, p.path, "expected an integer, got '" + text + "'");
+      if (*v < p.min || *v > p.max)
+        fail(raw.origin, p.path,
+             "value " + text + " is out of range " + range_text(p) + " " + p.unit + " (" +
+                 p.description + ")");
+      return *v;
+    }
+    case ParamType::Real: {
+      double v = 0;
+      std::size_t used = 0;
+      try {
+        v = std::stod(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != text.size() || !std::isfinite(v))
+        fail(raw.origin, p.path, "expected a number, got '" + text + "'");
+      if (v < p.min || v > p.max)
+        fail(raw.origin, p.path,
+             "value " + text + " is out of range " + range_text(p) + " " + p.unit + " (" +
+                 p.description + ")");
+      return v;
+    }
+    case ParamType::Boolean: {
+      bool b = false;
+      if (!YAML::convert<bool>::decode(n, b))
+        fail(raw.origin, p.path, "expected true or false, got '" + text + "'");
+      return b;
+    }
+    case ParamType::Choice:
+      if (std::find(p.choices.begin(), p.choices.end(), text) == p.choices.end())
+        fail(raw.origin, p.path, unknown_name_message("value", text, p.choices));
+      return text;
+    case ParamType::Text: return text;
+  }
+  return text;
+}
+
+void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& given) {
+  for (const Param& p : hw_params()) {
+    auto it = given.find(p.path);
+    if (it != given.end() && p.applies && !p.applies(h))
+      fail(it->second.origin, p.path, "applies to " + p.applies_text + " only");
+  }
+  if ((h.pe.array_rows == 0) != (h.pe.array_cols == 0)) {
+    auto it = given.find("pe.array_rows");
+    if (it == given.end()) it = given.find("pe.array_cols");
+    fail(it != given.end() ? it->second.origin : Origin{"config"}, "pe.array_rows",
+         "pe.array_rows and pe.array_cols must both be 0 (no array) or both positive");
+  }
+}
+
+}  // namespace
+
+HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides) {
+  std::map<std::string, RawValue> given;
+  if (!file.empty()) {
+    std::ifstream in(file);
+    if (!in) {
+      const std::string why = std::filesystem::exists(file) ? "cannot read it" : "no such file";
+      throw InputError(file + ": cannot open hardware config: " + why);
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    YAML::Node root;
+    try {
+      root = YAML::Load(text.str());
+    } catch (const YAML::ParserException& e) {
+      throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" +
+                       std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+    }
+    flatten(file, root, given);
+  }
+  for (const std::string& o : overrides) {
+    const Origin at{"--set " + o};
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0) fail(at, "", "expected key.path=value");
+    const std::string path = o.substr(0, eq);
+    if (!find_param(path)) fail(at, path, unknown_key(path));
+    YAML::Node value;
+    try {
+      value = YAML::Load(o.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      fail(at, path, "cannot parse value: " + e.msg);
+    }
+    if (value.IsNull()) fail(at, path, "missing value");
+    given[path] = {value, at};
+  }
+
+  // The preset first: it supplies defaults for router.* keys.
+  const Param& preset_param = *find_param("router.preset");
+  std::string preset_name = std::get<std::string>(preset_param.default_value);
+  if (auto it = given.find("router.preset"); it != given.end())
+    preset_name = std::get<std::string>(convert(preset_param, it->second));
+  const Preset* preset = nullptr;
+  for (const auto& ps : router_presets())
+    if (ps.name == preset_name) preset = &ps;
+
+  HwSpec spec;
+  for (const Param& p : hw_params()) {
+    ParamValue v = p.default_value;
+    if (preset)
+      for (const auto& [path, value] : preset->values)
+        if (path == p.path) v = value;
+    if (auto it = given.find(p.path); it != given.end()) v = convert(p, it->second);
+    p.set(spec, v);
+  }
+  check_consistency(spec, given);
+  if (!file.empty()) spec.name = std::filesystem::path(file).stem().string();
+  return spec;
+}
+
+std::string resolved_yaml(const HwSpec& spec) {
+  YAML::Emitter out;
+  out << YAML::Comment("nocflow hardware config, fully resolved (defaults, preset and --set "
+                       "applied); reference: configs/README.md");
+  out << YAML::BeginMap;
+  std::string open_section;
+  for (const Param& p : hw_params()) {
+    if (p.section() != open_section) {
+      if (!open_section.empty()) out << YAML::EndMap;
+      open_section = p.section();
+      out << YAML::Key << open_section << YAML::Value << YAML::BeginMap;
+    }
+    if (p.applies && !p.applies(spec)) continue;
+    out << YAML::Key << p.key() << YAML::Value << format_value(p.get(spec));
+    if (!p.unit.empty()) out << YAML::Comment(p.unit);
+  }
+  if (!open_section.empty()) out << YAML::EndMap;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string reference_markdown() {
+  std::ostringstream md;
+  md << "# Hardware configuration reference\n\n"
+     << "<!-- Generated by `nocflow config --reference` from sim/config/hw_params.cpp. "
+        "Do not edit by hand: a test fails when this file is out of date. -->\n\n"
+     << "A hardware config is a YAML file of sections (`clock`, `topology`, `router`, ...), each "
+        "a mapping of the keys below. Every key is optional: a missing key takes the router "
+        "preset's value (for `router.*` keys) or else its default. Unknown keys, wrong types and "
+        "values out of range are errors that name the file, line, column and key.\n\n"
+     << "Check a file with `nocflow config --check FILE`. Every command that takes `--hw FILE` "
+        "also takes `--set key.path=value` (repeatable), which overrides the file; commands that "
+        "write an output folder save the fully resolved config there as `config.resolved.yaml`. "
+        "Integer byte sizes accept the suffixes `KiB`, `MiB` and `GiB`.\n\n"
+     << "Shipped configs: `configs/hw/` (`mesh4x4`, `mesh8x8`, `mesh16x16`, `crossbar16`, "
+        "`booksim8x8`).\n";
+  std::string open_section;
+  for (const Param& p : hw_params()) {
+    if (p.section() != open_section) {
+      open_section = p.section();
+      md << "\n## `" << open_section << "`\n\n"
+         << "| key | type | unit | default | allowed | description |\n"
+         << "|---|---|---|---|---|---|\n";
+    }
+    std::string allowed;
+    if (p.type == ParamType::Choice) {
+      for (const auto& c : p.choices) allowed += (allowed.empty() ? "" : ", ") + ("`" + c + "`");
+    } else if (p.type == ParamType::Integer || p.type == ParamType::Real) {
+      allowed = range_text(p);
+    } else if (p.type == ParamType::Boolean) {
+      allowed = "`true`, `false`";
+    }
+    md << "| `" << p.path << "` | " << type_name(p.type) << " | " << (p.unit.empty() ? "-" : p.unit)
+       << " | `" << format_value(p.default_value) << "` | " << allowed << " | " << p.description
+       << (p.applies_text.empty() ? "" : " (" + p.applies_text + " only)") << " |\n";
+  }
+  md << "\n## Router presets\n\n"
+     << "`router.preset` supplies these values; any key written explicitly overrides them.\n\n"
+     << "| preset | description | sets |\n|---|---|---|\n";
+  for (const Preset& ps : router_presets()) {
+    std::string sets;
+    for (const auto& [path, value] : ps.values)
+      sets += (sets.empty() ? "" : ", ") + ("`" + path + "=" + format_value(value) + "`");
+    md << "| `" << ps.name << "` | " << ps.description << " | " << sets << " |\n";
+  }
+  return md.str();
+}
+
+std::string one_line_summary(const HwSpec& h) {
+  std::ostringstream s;
+  if (h.topology.kind == "crossbar")
+    s << "crossbar " << h.topology.ports << " ports";
+  else
+    s << "mesh " << h.topology.rows << "x" << h.topology.cols;
+  s << " (" << h.topology.num_nodes() << " PEs), router " << h.router.preset << ": "
+    << h.router.vcs << " VCs x " << h.router.buffer_depth << " flits, " << h.router.routing
+    << ", " << h.link.width_bytes << " B/flit, link " << h.link.latency << " cycle(s), "
+    << format_value(h.clock.frequency_ghz) << " GHz, " << h.pe.macs_per_cycle
+    << " MACs/cycle/PE";
+  return s.str();
+}
+
+}  // namespace nocflow::sim

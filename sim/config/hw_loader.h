@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The one place where hardware YAML is read. Everything after this works on HwSpec.
+//
+// Order of precedence for each parameter: --set override > key in the file > router preset
+// (router.* keys only) > declared default. Any error (missing file, YAML syntax, unknown key,
+// wrong type, out of range, inconsistent keys) throws InputError with one message naming
+// file:line:col (or the --set argument) and the key path.
+#include <string>
+#include <vector>
+
+#include "sim/config/hw_spec.h"
+
+namespace nocflow::sim {
+
+/// Load `file` and apply overrides of the form "key.path=value" (the --set arguments).
+/// An empty `file` means "declared defaults only".
+HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides = {});
+
+/// Every parameter with its resolved value, as YAML that load_hw_config reads back unchanged.
+std::string resolved_yaml(const HwSpec& spec);
+
+/// The Markdown config reference (configs/README.md).
+std::string reference_markdown();
+
+/// One line: "mesh 8x8 (64 PEs), 4 VCs x 4 flits, xy, 16 B/flit, 1.00 GHz, 256 MACs/cycle/PE"
+std::string one_line_summary(const HwSpec& spec);
+
+}  // namespace nocflow::sim

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The whole hardware description: clock, data width, NoC, PE and energy. One HwSpec is loaded
+// per run by sim/config/hw_loader and is read-only afterwards.
+#include <cstdint>
+#include <string>
+
+#include "noc/spec.h"
+
+namespace nocflow::sim {
+
+struct ClockSpec {
+  double frequency_ghz = 0;
+};
+
+struct DataSpec {
+  int width_bytes = 0;  ///< bytes per activation/weight element
+};
+
+struct PeSpec {
+  std::int64_t macs_per_cycle = 0;
+  std::int64_t adds_per_cycle = 0;
+  std::int64_t sram_bytes = 0;
+  std::int64_t sram_bytes_per_cycle = 0;
+  int array_rows = 0;  ///< 0: no array shape, MAC rate only
+  int array_cols = 0;
+};
+
+struct EnergySpec {
+  double mac_pj = 0;
+  double sram_pj_per_byte = 0;
+  double hop_pj_per_byte = 0;
+};
+
+struct RunSpec {
+  std::int64_t watchdog_cycles = 0;
+};
+
+struct HwSpec {
+  std::string name;
+  ClockSpec clock;
+  DataSpec data;
+  noc::TopologySpec topology;
+  noc::RouterSpec router;
+  noc::LinkSpec link;
+  noc::NiSpec ni;
+  PeSpec pe;
+  EnergySpec energy;
+  RunSpec run;
+
+  noc::NocSpec noc() const { return {topology, router, link, ni, run.watchdog_cycles}; }
+};
+
+}  // namespace nocflow::sim

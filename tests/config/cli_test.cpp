@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// The command line on bad configs: one message naming file:line:col and key, exit code 2,
+// nothing written. And --set overrides reaching config.resolved.yaml.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code;
+  std::string output;  // stdout + stderr
+};
+
+CliRun run_nocflow(const std::string& args) {
+  const std::string cmd = std::string(NOCFLOW_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("nocflow_cli_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+struct BadConfig {
+  std::string name;
+  std::string yaml;             // file content ("" = do not create the file)
+  std::string extra_args;       // e.g. --set
+  std::vector<std::string> expect;  // fragments of the message
+};
+
+void PrintTo(const BadConfig& c, std::ostream* os) { *os << c.name; }
+
+class BadConfigTest : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(BadConfigTest, GivesOneClearMessageAndExitCode2AndWritesNothing) {
+  const BadConfig& c = GetParam();
+  const fs::path dir = temp_dir(c.name);
+  const fs::path file = dir / "hw.yaml";
+  if (!c.yaml.empty()) std::ofstream(file) << c.yaml;
+  const fs::path out = dir / "out";
+  const CliRun r = run_nocflow("config --check " + file.string() + " " + c.extra_args + " --out " +
+                            out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  for (const auto& fragment : c.expect) EXPECT_NE(r.output.find(fragment), std::string::npos)
+      << "missing '" << fragment << "' in: " << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_FALSE(fs::exists(out)) << "a failing command must write nothing";
+}
+
+const std::string kHeader = "topology:\n  kind: mesh\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, BadConfigTest,
+    ::testing::Values(
+        BadConfig{"unknown_key", kHeader + "router:\n  vc: 2\n", "",
+                  {"hw.yaml:4:3:", "router.vc: unknown key", "did you mean 'router.vcs'"}},
+        BadConfig{"unknown_section", "routr:\n  vcs: 2\n", "",
+                  {"hw.yaml:1:1:", "routr: unknown key", "did you mean 'router'"}},
+        BadConfig{"wrong_type_int", kHeader + "router:\n  vcs: four\n", "",
+                  {"hw.yaml:4:8:", "router.vcs: expected an integer, got 'four'"}},
+        BadConfig{"wrong_type_bool", "router:\n  speculative: maybe\n", "",
+                  {"hw.yaml:2:16:", "router.speculative: expected true or false"}},
+        BadConfig{"wrong_type_real", "clock:\n  frequency_ghz: fast\n", "",
+                  {"hw.yaml:2:18:", "clock.frequency_ghz: expected a number, got 'fast'"}},
+        BadConfig{"out_of_range_int", kHeader + "router:\n  vcs: 0\n", "",
+                  {"hw.yaml:4:8:", "router.vcs: value 0 is out of range [1, 64]"}},
+        BadConfig{"out_of_range_real", "clock:\n  frequency_ghz: -2\n", "",
+                  {"hw.yaml:2:18:", "clock.frequency_ghz: value -2 is out of range"}},
+        BadConfig{"bad_choice", "router:\n  routing: xz\n", "",
+                  {"hw.yaml:2:12:", "router.routing: unknown value 'xz'", "did you mean 'xy'",
+                   "known: "}},
+        BadConfig{"yaml_syntax", "router:\n  vcs: [1, 2\nlink: {}\n", "",
+                  {"hw.yaml:", "YAML syntax error"}},
+        BadConfig{"missing_file", "", "", {"hw.yaml: cannot open hardware config: no such file"}},
+        BadConfig{"section_not_map", "router: 4\n", "",
+                  {"hw.yaml:1:9:", "router: expected a mapping"}},
+        BadConfig{"map_not_scalar", "router:\n  vcs:\n    a: 1\n", "",
+                  {"hw.yaml:3:5:", "router.vcs: expected a integer, got a mapping"}},
+        BadConfig{"crossbar_rows", "topology:\n  kind: crossbar\n  rows: 4\n", "",
+                  {"hw.yaml:3:9:", "topology.rows: applies to kind: mesh only"}},
+        BadConfig{"duplicate_key", "router:\n  vcs: 2\n  vcs: 3\n", "",
+                  {"hw.yaml:3:3:", "router.vcs: key given twice"}},
+        BadConfig{"set_unknown_key", kHeader, "--set router.bufer_depth=3",
+                  {"--set router.bufer_depth=3: router.bufer_depth: unknown key",
+                   "did you mean 'router.buffer_depth'"}},
+        BadConfig{"set_out_of_range", kHeader, "--set link.latency=0",
+                  {"--set link.latency=0: link.latency: value 0 is out of range [1, 64]"}},
+        BadConfig{"set_no_equals", kHeader, "--set link.latency",
+                  {"--set link.latency: expected key.path=value"}}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(Cli, SetOverridesShowUpInResolvedConfig) {
+  const fs::path dir = temp_dir("set");
+  const CliRun r = run_nocflow(std::string("config --check ") + NOCFLOW_SOURCE_DIR +
+                            "/configs/hw/mesh4x4.yaml --set router.vcs=3 --set link.latency=2 " +
+                            "--set pe.sram_bytes=512KiB --out " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(dir / "out" / "config.resolved.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("vcs: 3"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("latency: 2"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("sram_bytes: 524288"), std::string::npos) << text.str();
+  // Keys not overridden keep the file's values.
+  EXPECT_NE(text.str().find("rows: 4"), std::string::npos) << text.str();
+}
+
+TEST(Cli, CheckPrintsOneLineSummary) {
+  const CliRun r = run_nocflow(std::string("config --check ") + NOCFLOW_SOURCE_DIR +
+                            "/configs/hw/mesh8x8.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mesh 8x8 (64 PEs)"), std::string::npos) << r.output;
+}
+
+TEST(Cli, UsageErrorsExitWith2) {
+  EXPECT_EQ(run_nocflow("no-such-command").exit_code, 2);
+  EXPECT_EQ(run_nocflow("config --no-such-flag").exit_code, 2);
+  EXPECT_EQ(run_nocflow("--help").exit_code, 0);
+  EXPECT_EQ(run_nocflow("config --help").exit_code, 0);
+  const CliRun v = run_nocflow("version");
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_NE(v.output.find("nocflow " NOCFLOW_VERSION), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// Hardware config loading: shipped configs, defaults, presets, overrides, round trip, reference.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "noc/base/error.h"
+#include "sim/config/hw_loader.h"
+#include "sim/config/param.h"
+
+namespace nocflow::sim {
+namespace {
+
+const std::string kConfigs = std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("nocflow_test_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(HwConfig, EveryShippedConfigLoads) {
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kConfigs)) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().string());
+    const HwSpec spec = load_hw_config(entry.path().string());
+    EXPECT_GT(spec.topology.num_nodes(), 1);
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 5);
+}
+
+TEST(HwConfig, ShippedConfigsHaveTheirShapes) {
+  EXPECT_EQ(load_hw_config(kConfigs + "mesh4x4.yaml").topology.num_nodes(), 16);
+  EXPECT_EQ(load_hw_config(kConfigs + "mesh8x8.yaml").topology.num_nodes(), 64);
+  EXPECT_EQ(load_hw_config(kConfigs + "mesh16x16.yaml").topology.num_nodes(), 256);
+  const HwSpec xbar = load_hw_config(kConfigs + "crossbar16.yaml");
+  EXPECT_EQ(xbar.topology.kind, "crossbar");
+  EXPECT_EQ(xbar.topology.num_nodes(), 16);
+  const HwSpec bs = load_hw_config(kConfigs + "booksim8x8.yaml");
+  EXPECT_EQ(bs.router.vcs, 4);
+  EXPECT_EQ(bs.router.buffer_depth, 4);
+  EXPECT_EQ(bs.router.routing, "xy");
+  EXPECT_EQ(bs.router.sw_allocator, "islip");
+  EXPECT_FALSE(bs.router.speculative);
+  EXPECT_EQ(bs.ni.injection_queue_flits, 0);
+}
+
+TEST(HwConfig, DefaultsComeFromTheDeclarationsAndTheDefaultPreset) {
+  const HwSpec spec = load_hw_config("");
+  const Preset& preset = router_presets().front();  // the default preset, booksim
+  ASSERT_EQ(spec.router.preset, preset.name);
+  for (const Param& p : hw_params()) {
+    SCOPED_TRACE(p.path);
+    ParamValue expected = p.default_value;
+    for (const auto& [path, value] : preset.values) {
+      if (path == p.path) expected = value;
+    }
+    EXPECT_EQ(p.get(spec), expected);
+  }
+}
+
+TEST(HwConfig, PresetSuppliesRouterKeysAndExplicitKeysWin) {
+  const std::string file = write_temp("preset.yaml",
+                                      "router:\n  preset: lookahead\n  speculative: false\n");
+  const HwSpec spec = load_hw_config(file);
+  EXPECT_TRUE(spec.router.lookahead_routing);  // from the preset
+  EXPECT_FALSE(spec.router.speculative);       // explicit key beats the preset
+}
+
+TEST(HwConfig, OverridesBeatTheFile) {
+  const HwSpec spec = load_hw_config(kConfigs + "mesh8x8.yaml",
+                                     {"router.vcs=2", "topology.rows=3", "pe.sram_bytes=2MiB",
+                                      "router.routing=yx", "clock.frequency_ghz=0.5"});
+  EXPECT_EQ(spec.router.vcs, 2);
+  EXPECT_EQ(spec.topology.rows, 3);
+  EXPECT_EQ(spec.pe.sram_bytes, 2 << 20);
+  EXPECT_EQ(spec.router.routing, "yx");
+  EXPECT_DOUBLE_EQ(spec.clock.frequency_ghz, 0.5);
+}
+
+TEST(HwConfig, ResolvedYamlRoundTrips) {
+  for (const char* name : {"crossbar16.yaml", "mesh4x4.yaml", "booksim8x8.yaml"}) {
+    SCOPED_TRACE(name);
+    const HwSpec a = load_hw_config(kConfigs + name, {"router.buffer_depth=5"});
+    const HwSpec b = load_hw_config(write_temp(std::string("resolved_") + name, resolved_yaml(a)));
+    for (const Param& p : hw_params()) EXPECT_EQ(p.get(b), p.get(a)) << p.path;
+  }
+}
+
+TEST(HwConfig, ReferenceFileIsUpToDate) {
+  std::ifstream in(std::string(NOCFLOW_SOURCE_DIR) + "/configs/README.md");
+  std::stringstream file;
+  file << in.rdbuf();
+  EXPECT_EQ(file.str(), reference_markdown())
+      << "configs/README.md is out of date: run `nocflow config --reference > configs/README.md`";
+}
+
+TEST(HwConfig, EveryParameterIsDocumented) {
+  for (const Param& p : hw_params()) {
+    SCOPED_TRACE(p.path);
+    EXPECT_FALSE(p.description.empty());
+    EXPECT_NE(p.path.find('.'), std::string::npos);
+    if (p.type == ParamType::Integer || p.type == ParamType::Real) {
+      EXPECT_LT(p.min, p.max);
+      EXPECT_FALSE(p.unit.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::sim
