@@ -30,5 +30,7 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec);
 
 void add_version_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);
+void add_inspect_command(CLI::App& app, Action& action);
+void add_traffic_command(CLI::App& app, Action& action);
 
 }  // namespace nocflow::sim::cli

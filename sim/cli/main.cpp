@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   sim::cli::Action action;
   sim::cli::add_version_command(app, action);
   sim::cli::add_config_command(app, action);
+  sim::cli::add_inspect_command(app, action);
 
   try {
     app.parse(argc, argv);
