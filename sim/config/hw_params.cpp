@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Every hardware parameter, declared once. configs/README.md is generated from this table by
 // `nocflow config --reference`; a test fails when the two differ.
-#include "noc/router/registry.h"
+#include "noc/router/allocator.h"
+#include "noc/router/routing.h"
 #include "sim/config/param.h"
 
 namespace nocflow::sim {

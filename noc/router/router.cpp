@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#include "noc/router/router.h"
+
+#include "noc/base/error.h"
+
+namespace nocflow::noc {
+namespace {
+
+template <class Mask, class F>
+inline void for_each_bit(const Mask& m, F&& f) {
+  for (std::size_t w = 0; w < m.size(); ++w)
+    for (std::uint64_t bits = m[w]; bits; bits &= bits - 1)
+      f(static_cast<int>(w * 64 + __builtin_ctzll(bits)));
+}
+
+}  // namespace
+
+Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
+               const RouterSpec& spec, const LinkSpec& link, int ejection_depth)
+    : id_(id),
+      topo_(topo),
+      route_fn_(routing),
+      ports_(topo.num_ports(id)),
+      vcs_(spec.vcs),
+      depth_(spec.buffer_depth),
+      routing_delay_(spec.routing_delay),
+      vc_alloc_delay_(spec.vc_alloc_delay),
+      flit_delay_(spec.sw_alloc_delay - 1 + spec.st_delay + link.latency + 1),
+      credit_delay_(1 + link.latency),
+      lookahead_(spec.lookahead_routing),
+      speculative_(spec.speculative),
+      ejection_depth_(ejection_depth) {
+  if (ports_ * vcs_ > 256)
+    throw InputError("router: " + std::to_string(ports_) + " ports x " + std::to_string(vcs_) +
+                     " VCs exceeds the supported 256 input VCs per router");
+  for (int p = 0; p < ports_; ++p) {
+    out_peer_.push_back(topo.out(id, p));
+    in_peer_.push_back(topo.in(id, p));
+  }
+  va_ = make_allocator(spec.vc_allocator, ports_ * vcs_, ports_ * vcs_, spec.alloc_iterations);
+  sa_ = make_allocator(spec.sw_allocator, ports_, ports_, spec.alloc_iterations);
+  reset();
+}
+
+void Router::reset() {
+  in_.assign(ports_ * vcs_, InputVc{});
+  out_.assign(ports_ * vcs_, OutputVc{});
+  for (int p = 0; p < ports_; ++p)
+    for (int v = 0; v < vcs_; ++v) out_[p * vcs_ + v].credits = credit_capacity(p);
+  slots_.assign(static_cast<std::size_t>(ports_) * vcs_ * depth_, Flit{});
+  routing_ = {};
+  vc_alloc_ = {};
+  sa_offset_.assign(ports_, 0);
+  sa_vc_.assign(ports_ * ports_, -1);
+  flits_sent_.assign(ports_, 0);
+  buffered_ = 0;
+  last_departure_ = 0;
+}
+
+int Router::credit_capacity(int out_port) const {
+  switch (out_peer_[out_port].kind) {
+    case PortPeer::Kind::Router: return depth_;
+    case PortPeer::Kind::Node: return ejection_depth_;
+    case PortPeer::Kind::None: return 0;
+  }
+  return 0;
+}
+
+const Flit& Router::front(int port, int vc) const {
+  const int ivc = port * vcs_ + vc;
+  return slots_[static_cast<std::size_t>(ivc) * depth_ + in_[ivc].head];
+}
+
+void Router::receive_flit(int port, const Flit& f, Cycle now) {
+  const int ivc = port * vcs_ + f.vc;
+  InputVc& s = in_[ivc];
+  if (s.count >= depth_)
+    throw CheckError("buffer overflow at router " + topo_.router_name(id_) + " port " +
+                     topo_.port_name(id_, port) + " VC " + std::to_string(f.vc) +
+                     ": a flit arrived without a credit");
+  int slot = s.head + s.count;
+  if (slot >= depth_) slot -= depth_;
+  slots_[static_cast<std::size_t>(ivc) * depth_ + slot] = f;
+  ++s.count;
+  ++buffered_;
+  if (s.state == VcState::Idle) {
+    if (!f.head())
+      throw CheckError("router " + topo_.router_name(id_) + " port " +
+                       topo_.port_name(id_, port) + " VC " + std::to_string(f.vc) +
+                       ": body flit of packet " + std::to_string(f.packet) +
+                       " arrived at an idle VC (packet interleaving)");
+    start_packet(ivc, now);
+  }
+}
+
+void Router::receive_credit(int out_port, int vc) {
+  OutputVc& o = out_[out_port * vcs_ + vc];
+  if (++o.credits > credit_capacity(out_port))
+    throw CheckError("router " + topo_.router_name(id_) + " output port " +
+                     topo_.port_name(id_, out_port) + " VC " + std::to_string(vc) +
+                     ": more credits returned than buffer slots (" +
+                     std::to_string(o.credits) + " > " +
+                     std::to_string(credit_capacity(out_port)) + ")");
+}
+
+void Router::start_packet(int ivc, Cycle ready) {
+  InputVc& s = in_[ivc];
+  s.ready = ready;
+  if (lookahead_) {
+    compute_route(ivc);
+    s.state = VcState::VcAlloc;
+    set(vc_alloc_, ivc);
+  } else {
+    s.state = VcState::Routing;
+    set(routing_, ivc);
+  }
+}
+
+void Router::compute_route(int ivc) {
+  InputVc& s = in_[ivc];
+  const Flit& f = slots_[static_cast<std::size_t>(ivc) * depth_ + s.head];
+  PortMask candidates = route_fn_.route(topo_, id_, ivc / vcs_, f.dest);
+  int best = first_port(candidates);
+  if (candidates & (candidates - 1)) {  // adaptive: most free downstream credits wins
+    int best_free = -1;
+    for (; candidates; candidates &= candidates - 1) {
+      const int p = first_port(candidates);
+      int free = 0;
+      for (int v = 0; v < vcs_; ++v) free += out_[p * vcs_ + v].credits;
+      if (free > best_free) best_free = free, best = p;
+    }
+  }
+  s.out_port = static_cast<std::int16_t>(best);
+}
+
+void Router::route_stage(Cycle now) {
+  for_each_bit(routing_, [&](int ivc) {
+    InputVc& s = in_[ivc];
+    if (s.ready > now) return;
+    compute_route(ivc);
+    s.state = VcState::VcAlloc;
+    s.ready = now + routing_delay_;
+    unset(routing_, ivc);
+    set(vc_alloc_, ivc);
+  });
+}
+
+void Router::vc_alloc_stage(Cycle now) {
+  va_->clear();
+  for_each_bit(vc_alloc_, [&](int ivc) {
+    const InputVc& s = in_[ivc];
+    if (s.ready > now) return;
+    const int base = s.out_port * vcs_;
+    for (int v = 0; v < vcs_; ++v)
+      if (!out_[base + v].in_use) va_->request(ivc, base + v);
+  });
+  if (va_->empty()) return;
+  va_->allocate();
+  const Cycle ready = now + vc_alloc_delay_ - (speculative_ ? 1 : 0);
+  for (int ivc : va_->matched_inputs()) {
+    const int ovc = va_->matched_output(ivc);
+    out_[ovc].in_use = true;
+    InputVc& s = in_[ivc];
+    s.out_vc = static_cast<std::int16_t>(ovc % vcs_);
+    s.state = VcState::Active;
+    s.ready = ready;
+    unset(vc_alloc_, ivc);
+  }
+}
+
+void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets) {
+  sa_->clear();
+  for (int p = 0; p < ports_; ++p) {
+    const int base = p * vcs_;
+    for (int k = 0, vc = sa_offset_[p]; k < vcs_; ++k, vc = vc + 1 == vcs_ ? 0 : vc + 1) {
+      const InputVc& s = in_[base + vc];
+      if (s.state != VcState::Active || s.count == 0 || s.ready > now) continue;
+      if (out_[s.out_port * vcs_ + s.out_vc].credits <= 0) continue;
+      std::int16_t& chosen = sa_vc_[p * ports_ + s.out_port];
+      if (chosen >= 0) continue;  // a VC nearer the round-robin offset already asks
+      chosen = static_cast<std::int16_t>(vc);
+      sa_->request(p, s.out_port);
+    }
+  }
+  if (sa_->empty()) return;
+  sa_->allocate();
+  for (int p : sa_->matched_inputs()) {
+    const int o = sa_->matched_output(p);
+    const int vc = sa_vc_[p * ports_ + o];
+    const int ivc = p * vcs_ + vc;
+    InputVc& s = in_[ivc];
+    Flit f = slots_[static_cast<std::size_t>(ivc) * depth_ + s.head];
+    if (++s.head == depth_) s.head = 0;
+    --s.count;
+    --buffered_;
+    OutputVc& ov = out_[o * vcs_ + s.out_vc];
+    --ov.credits;
+    sa_offset_[p] = static_cast<std::uint16_t>(vc + 1 == vcs_ ? 0 : vc + 1);
+
+    const PortPeer& up = in_peer_[p];
+    channels.send_credit(now + credit_delay_,
+                         {up.id, static_cast<std::int16_t>(up.port), static_cast<std::uint8_t>(vc),
+                          up.kind == PortPeer::Kind::Node});
+    const PortPeer& down = out_peer_[o];
+    f.vc = static_cast<std::uint8_t>(s.out_vc);
+    channels.send_flit(now + flit_delay_, {down.id, static_cast<std::int16_t>(down.port),
+                                           down.kind == PortPeer::Kind::Node, f});
+    if (f.head()) ++packets[f.packet].routers;
+    ++flits_sent_[o];
+    last_departure_ = now;
+    if (f.tail()) {
+      ov.in_use = false;
+      if (s.count > 0) {
+        start_packet(ivc, now + 1);
+      } else {
+        s.state = VcState::Idle;
+      }
+    }
+  }
+  // Forget this cycle's per-(input, output) VC choices.
+  for (int p = 0; p < ports_; ++p)
+    for (int o = 0; o < ports_; ++o) sa_vc_[p * ports_ + o] = -1;
+}
+
+void Router::step(Cycle now, Channels& channels, PacketTable& packets) {
+  route_stage(now);
+  vc_alloc_stage(now);
+  switch_alloc_stage(now, channels, packets);
+}
+
+}  // namespace nocflow::noc

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Input-queued virtual-channel router with wormhole switching and credit-based flow control.
+// Plain C++; the SystemC shell (noc/sc) only names and drives it.
+//
+// One cycle (step), for the VCs whose stage is due (`ready <= now`):
+//   RC  route computation for a head at the front of an idle VC  -> VA after routing_delay
+//   VA  VC allocation: the head requests every free VC of its output port -> SA after
+//       vc_alloc_delay (same cycle with speculative)
+//   SA  switch allocation among VCs with a flit and a downstream credit, one VC per input
+//       port per output (round-robin from the port's last winner), then a matching of input
+//       to output ports. The winner's flit leaves the buffer: its credit goes upstream
+//       (usable there after 1 + link latency cycles) and the flit arrives downstream after
+//       (sw_alloc_delay - 1) + st_delay + link latency + 1 cycles. A tail frees its output VC
+//       (seen by VA from the next cycle), and the input VC routes its next packet next cycle.
+// Stages run VA before SA, and every state change carries a ready cycle, so a result is used
+// by the next stage only from the following cycle: the BookSim2 timing (5 cycles per router
+// with four 1-cycle stages and 1-cycle links).
+// With lookahead routing a head skips RC (its route is known on arrival).
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "noc/flit.h"
+#include "noc/network/channels.h"
+#include "noc/router/allocator.h"
+#include "noc/router/routing.h"
+#include "noc/spec.h"
+#include "noc/topology/topology.h"
+
+namespace nocflow::noc {
+
+enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
+
+struct InputVc {
+  VcState state = VcState::Idle;
+  Cycle ready = 0;           ///< first cycle the current stage may act
+  std::int16_t out_port = -1;
+  std::int16_t out_vc = -1;
+  std::uint16_t head = 0;    ///< ring buffer front (index within the VC's slots)
+  std::uint16_t count = 0;   ///< flits buffered
+};
+
+struct OutputVc {
+  bool in_use = false;  ///< allocated to a packet whose tail has not left
+  int credits = 0;      ///< free slots downstream
+};
+
+class Router {
+ public:
+  Router(int id, const Topology& topo, const RoutingFunction& routing, const RouterSpec& spec,
+         const LinkSpec& link, int ejection_depth);
+
+  /// Delivery phase: a flit reaches input port `port`; a credit returns for an output VC.
+  void receive_flit(int port, const Flit& f, Cycle now);
+  void receive_credit(int out_port, int vc);
+
+  /// Evaluate one cycle. Sends flits and credits into `channels`; counts link traffic.
+  void step(Cycle now, Channels& channels, PacketTable& packets);
+
+  int id() const { return id_; }
+  int buffered() const { return buffered_; }
+  int num_ports() const { return ports_; }
+  int vcs() const { return vcs_; }
+  const InputVc& input_vc(int port, int vc) const { return in_[port * vcs_ + vc]; }
+  const OutputVc& output_vc(int port, int vc) const { return out_[port * vcs_ + vc]; }
+  const Flit& front(int port, int vc) const;
+  int buffer_depth() const { return depth_; }
+  int credit_capacity(int out_port) const;
+  std::int64_t flits_sent(int out_port) const { return flits_sent_[out_port]; }
+  /// Cycle of the last flit that left this router, for the watchdog.
+  Cycle last_departure() const { return last_departure_; }
+
+  void reset();
+
+ private:
+  using Mask = std::array<std::uint64_t, 4>;  // one bit per input VC: up to 256 per router
+  static void set(Mask& m, int i) { m[i >> 6] |= std::uint64_t{1} << (i & 63); }
+  static void unset(Mask& m, int i) { m[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+
+  void start_packet(int ivc, Cycle now);  ///< a head is at the front of an idle VC
+  void compute_route(int ivc);
+  void route_stage(Cycle now);
+  void vc_alloc_stage(Cycle now);
+  void switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets);
+
+  int id_;
+  const Topology& topo_;
+  const RoutingFunction& route_fn_;
+  int ports_, vcs_, depth_;
+  int routing_delay_, vc_alloc_delay_, flit_delay_, credit_delay_;
+  bool lookahead_, speculative_;
+  int ejection_depth_;
+
+  std::vector<InputVc> in_;
+  std::vector<OutputVc> out_;
+  std::vector<Flit> slots_;  ///< ports * vcs * depth
+  std::vector<PortPeer> out_peer_, in_peer_;
+  Mask routing_{}, vc_alloc_{};  ///< VCs in the RC / VA stage
+  std::vector<std::uint16_t> sa_offset_;  ///< per input port: VC after the last SA winner
+  std::unique_ptr<Allocator> va_, sa_;
+  std::vector<std::int16_t> sa_vc_;  ///< per (input port, output port) request: which VC
+  std::vector<std::int64_t> flits_sent_;
+  int buffered_ = 0;
+  Cycle last_departure_ = 0;
+};
+
+}  // namespace nocflow::noc
