@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: MIT
 // nocflow command line. Exit codes: 0 success, 1 internal error, 2 bad input or usage,
 // 3 a run's self-checks failed (lost flit, deadlock).
+#include <systemc>
+
 #include <cstdlib>
 #include <iostream>
 
 #include "noc/base/error.h"
 #include "sim/cli/command.h"
 
+// SystemC's banner is printed before sc_main runs, so main() silences it first.
 int main(int argc, char** argv) {
-  using namespace nocflow;
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+extern "C" int sc_main(int argc, char** argv) {
+  using namespace nocflow;
 
   CLI::App app{"nocflow: cycle-level simulator of many-PE neural-network accelerators on a "
                "network-on-chip, with a partition optimizer"};
@@ -19,6 +26,7 @@ int main(int argc, char** argv) {
   sim::cli::add_version_command(app, action);
   sim::cli::add_config_command(app, action);
   sim::cli::add_inspect_command(app, action);
+  sim::cli::add_traffic_command(app, action);
 
   try {
     app.parse(argc, argv);

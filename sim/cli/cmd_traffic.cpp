@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// `nocflow traffic`: synthetic traffic on the configured NoC, BookSim-style measurement.
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "noc/base/error.h"
+#include "noc/sc/noc_module.h"
+#include "noc/traffic/traffic.h"
+#include "sim/cli/command.h"
+#include "sim/config/hw_loader.h"
+
+namespace nocflow::sim::cli {
+namespace {
+
+using noc::Cycle;
+using noc::TrafficOptions;
+using noc::TrafficResult;
+using Clock = std::chrono::steady_clock;
+
+struct TrafficArgs {
+  HwOptions hw;
+  TrafficOptions traffic;
+  std::string out;
+  bool find_saturation = false;
+  bool quiet = false;
+};
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a, int routers,
+                                    double wall) {
+  nlohmann::ordered_json j;
+  j["pattern"] = a.traffic.pattern;
+  j["offered_flits_per_node_per_cycle"] = r.offered;
+  j["packet_flits"] = a.traffic.packet_flits;
+  j["seed"] = a.traffic.seed;
+  j["avg_packet_latency"] = r.avg_packet_latency;
+  j["avg_network_latency"] = r.avg_network_latency;
+  j["avg_flit_latency"] = r.avg_flit_latency;
+  j["p50_packet_latency"] = r.p50_packet_latency;
+  j["p99_packet_latency"] = r.p99_packet_latency;
+  j["max_packet_latency"] = r.max_packet_latency;
+  j["accepted_flits_per_node_per_cycle"] = r.accepted;
+  j["min_node_accepted_flits_per_node_per_cycle"] = r.min_accepted;
+  j["avg_hops"] = r.avg_hops;
+  j["packets_measured"] = r.packets_measured;
+  j["cycles"] = r.cycles;
+  j["measured_cycles"] = r.measured_cycles;
+  j["samples"] = r.samples;
+  j["converged"] = r.converged;
+  j["stable"] = r.stable;
+  if (!r.stable) j["unstable_latency_estimate"] = r.unstable_latency;
+  j["flits_injected"] = r.flits_injected;
+  j["flits_ejected"] = r.flits_ejected;
+  j["router_evaluations"] = r.router_steps;
+  j["wall_seconds"] = wall;
+  j["router_cycles_per_second"] = wall > 0 ? static_cast<double>(routers) * r.cycles / wall : 0;
+  j["units"] = {{"latency", "cycles"},
+                {"accepted/offered", "flits per node per cycle"},
+                {"avg_hops", "routers traversed per packet"},
+                {"cycles", "clock cycles simulated, warm-up and drain included"},
+                {"wall_seconds", "seconds (wall clock; the only fields that vary run to run, "
+                                 "with router_cycles_per_second)"}};
+  return j;
+}
+
+void write_links(const std::string& path, const TrafficResult& r) {
+  std::ofstream out(path);
+  out << "from,to,flits,utilisation_flits_per_cycle\n";
+  out << std::fixed << std::setprecision(6);
+  for (const auto& l : r.links) out << l.from << "," << l.to << "," << l.flits << "," << l.utilisation << "\n";
+}
+
+void print_result(const TrafficResult& r, double wall, int routers) {
+  auto& o = std::cout;
+  o << std::fixed << std::setprecision(2);
+  o << "  offered            " << std::setprecision(4) << r.offered << " flits/node/cycle\n"
+    << "  accepted           " << r.accepted << " flits/node/cycle (slowest node " << r.min_accepted << ")\n"
+    << std::setprecision(2)
+    << "  packet latency     " << r.avg_packet_latency << " cycles (p50 " << r.p50_packet_latency
+    << ", p99 " << r.p99_packet_latency << ")\n"
+    << "  network latency    " << r.avg_network_latency << " cycles\n"
+    << "  flit latency       " << r.avg_flit_latency << " cycles\n"
+    << "  hops               " << r.avg_hops << " routers/packet\n"
+    << "  packets measured   " << r.packets_measured << " over " << r.measured_cycles << " cycles"
+    << (r.samples ? " (" + std::to_string(r.samples) + " samples" + (r.converged ? ", converged)" : ")") : "") << "\n"
+    << "  stable             " << (r.stable ? "yes" : "NO (saturated: latency estimate " +
+                                                         std::to_string(r.unstable_latency) + " cycles)") << "\n"
+    << "  simulated          " << r.cycles << " cycles in " << std::setprecision(3) << wall << " s ("
+    << std::setprecision(2) << (wall > 0 ? routers * r.cycles / wall / 1e6 : 0) << " M router-cycles/s)\n"
+    << "  conservation       ok: " << r.flits_injected << " flits injected, all ejected once, credits restored\n";
+}
+
+int run(const TrafficArgs& a) {
+  const HwSpec spec = a.hw.load();
+  noc::Network net(spec.noc());
+  // Validate the pattern before anything is written.
+  noc::make_pattern(a.traffic.pattern, net.topology(), a.traffic.pattern_options);
+  if (a.traffic.rate < 0 || a.traffic.rate > 1) throw InputError("--rate: must be in [0, 1] flits/node/cycle");
+  prepare_output_dir(a.out, spec);
+
+  noc::NocModule top("noc", net, spec.clock.frequency_ghz);
+  const int routers = net.topology().num_routers();
+  auto started = Clock::now();
+  auto last_report = started;
+  Cycle cycles_seen = 0;
+  top.on_cycle = [&](Cycle c) {
+    if ((++cycles_seen & 0x3fff) || a.quiet) return;
+    if (seconds_since(last_report) > 2.0) {
+      last_report = Clock::now();
+      std::cerr << "  ... cycle " << c << ", " << std::fixed << std::setprecision(1)
+                << seconds_since(started) << " s\n";
+    }
+  };
+  const noc::Advance advance = [&](Cycle c) { top.run_until(c); };
+
+  std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  pattern " << a.traffic.pattern
+            << ", " << a.traffic.packet_flits << "-flit packets, seed " << a.traffic.seed << "\n";
+
+  if (!a.find_saturation) {
+    const TrafficResult r = noc::run_traffic(net, a.traffic, advance);
+    const double wall = seconds_since(started);
+    std::ofstream(std::filesystem::path(a.out) / "summary.json")
+        << summary_json(r, a, routers, wall).dump(2) << "\n";
+    write_links((std::filesystem::path(a.out) / "links.csv").string(), r);
+    print_result(r, wall, routers);
+    std::cout << "nocflow: wrote " << a.out << "/summary.json, links.csv, config.resolved.yaml\n";
+    return 0;
+  }
+
+  // Bisection on the offered rate, to 0.005 flits/node/cycle, for two saturation rules.
+  std::map<long, TrafficResult> probes;  // keyed by rate in 1e-5 units
+  auto probe = [&](double rate) -> const TrafficResult& {
+    const long key = std::lround(rate * 1e5);
+    auto it = probes.find(key);
+    if (it != probes.end()) return it->second;
+    TrafficOptions o = a.traffic;
+    o.rate = rate;
+    const TrafficResult r = noc::run_traffic(net, o, advance);
+    std::cout << "  probe " << std::fixed << std::setprecision(4) << rate << ": "
+              << (r.stable ? "stable  " : "unstable") << "  latency " << std::setprecision(2)
+              << (r.stable ? r.avg_packet_latency : r.unstable_latency) << " cycles, accepted "
+              << std::setprecision(4) << r.accepted << std::endl;
+    return probes.emplace(key, r).first->second;
+  };
+  auto bisect = [&](auto&& ok) {
+    double lo = 0, hi = 1.0;
+    while (hi - lo > 0.005) {
+      const double mid = std::round((lo + hi) / 2 * 1e4) / 1e4;
+      (ok(probe(mid)) ? lo : hi) = mid;
+    }
+    return std::pair{lo, hi};
+  };
+  const auto [stable_lo, stable_hi] = bisect([](const TrafficResult& r) { return r.stable; });
+  const auto [accept_lo, accept_hi] = bisect([](const TrafficResult& r) {
+    return r.stable && r.accepted >= 0.95 * r.offered;
+  });
+  const double wall = seconds_since(started);
+  nlohmann::ordered_json j;
+  j["pattern"] = a.traffic.pattern;
+  j["packet_flits"] = a.traffic.packet_flits;
+  j["latency_rule"] = {{"last_stable", stable_lo}, {"first_unstable", stable_hi},
+                       {"description", "BookSim: unstable when mean latency of delivered plus "
+                                       "in-flight flits passes 500 cycles"}};
+  j["throughput_rule"] = {{"last_saturated_below", accept_lo}, {"first_saturated", accept_hi},
+                          {"description", "saturated when accepted < 0.95 x offered"}};
+  j["resolution_flits_per_node_per_cycle"] = 0.005;
+  j["probes"] = nlohmann::ordered_json::array();
+  for (const auto& [key, r] : probes)
+    j["probes"].push_back({{"offered", r.offered}, {"stable", r.stable},
+                           {"avg_packet_latency", r.avg_packet_latency}, {"accepted", r.accepted}});
+  j["wall_seconds"] = wall;
+  std::ofstream(std::filesystem::path(a.out) / "saturation.json") << j.dump(2) << "\n";
+  std::cout << std::fixed << std::setprecision(4) << "  saturation (latency rule):    last stable "
+            << stable_lo << ", first unstable " << stable_hi << " flits/node/cycle\n"
+            << "  saturation (throughput rule): last ok " << accept_lo << ", first below 0.95 x offered "
+            << accept_hi << " flits/node/cycle\n"
+            << "nocflow: wrote " << a.out << "/saturation.json (" << probes.size() << " probes, "
+            << std::setprecision(1) << wall << " s)\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_traffic_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("traffic", "synthetic traffic on the NoC (BookSim-style measurement)");
+  auto a = std::make_shared<TrafficArgs>();
+  a->hw.add_to(*cmd);
+  cmd->add_option("--pattern", a->traffic.pattern, "uniform, transpose, bitcomp, bitrev, shuffle, tornado, neighbor, hotspot")
+      ->capture_default_str();
+  cmd->add_option("--rate", a->traffic.rate, "offered load, flits per node per cycle")->capture_default_str();
+  cmd->add_option("--packet-flits", a->traffic.packet_flits, "flits per packet")->capture_default_str();
+  cmd->add_option("--seed", a->traffic.seed, "random seed")->capture_default_str();
+  cmd->add_option("--out", a->out, "output folder")->required();
+  cmd->add_option("--cycles", a->traffic.fixed_cycles,
+                  "run a fixed number of cycles instead of BookSim's converging measurement");
+  cmd->add_option("--warmup", a->traffic.warmup_cycles, "with --cycles: warm-up cycles before measuring");
+  cmd->add_option("--sample-period", a->traffic.sample_period, "BookSim sample period, cycles")
+      ->capture_default_str();
+  cmd->add_flag("--exclude-self", a->traffic.pattern_options.exclude_self,
+                "uniform: never send to the source itself (BookSim includes it)");
+  cmd->add_option("--hotspot-node", a->traffic.pattern_options.hotspot_node, "hotspot: node (default: centre)");
+  cmd->add_option("--hotspot-fraction", a->traffic.pattern_options.hotspot_fraction,
+                  "hotspot: share of packets to the hotspot")->capture_default_str();
+  cmd->add_flag("--find-saturation", a->find_saturation,
+                "bisect the offered load to 0.005 flits/node/cycle for the saturation point");
+  cmd->add_flag("--quiet", a->quiet, "no progress lines");
+  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
+}
+
+}  // namespace nocflow::sim::cli
