@@ -3,11 +3,13 @@
 // Allocators match requesters (inputs) to resources (outputs): the VC allocator matches input
 // VCs to output VCs, the switch allocator input ports to output ports.
 //
-// Contract: between clear() and allocate() the owner adds requests (input, output), each pair
-// at most once; allocate() produces a matching (each input and each output used at most once,
-// every match a request) and updates the allocator's priority state; matched_output(i) is the
-// output granted to input i or -1. Costs O(requests) per call, never allocates memory once
-// warm. Priority state persists across cycles; that is what makes arbitration fair.
+// Contract: the owner adds requests (input, output), each pair at most once; allocate() matches
+// the requests added since the previous allocate() (each input and each output used at most
+// once, every match a request), updates the allocator's priority state and forgets the
+// requests. Until the next allocate(), matched_output(i) is the output granted to input i or
+// -1. Costs O(requests) per call, never allocates memory once warm. Priority state persists
+// across cycles; that is what makes arbitration fair.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,23 +18,48 @@ namespace nocflow::noc {
 
 class Allocator {
  public:
-  Allocator(int inputs, int outputs);
+  /// use_masks: keep requests as bit masks instead of a list (at most 64 inputs and outputs).
+  Allocator(int inputs, int outputs, bool use_masks);
   virtual ~Allocator() = default;
 
-  void clear();
-  void request(int input, int output) { requests_.push_back({input, output}); }
-  virtual void allocate() = 0;
+  void request(int input, int output) {
+    if (small_) {
+      out_req_[output] |= std::uint64_t{1} << input;
+      active_outputs_ |= std::uint64_t{1} << output;
+      active_inputs_ |= std::uint64_t{1} << input;
+    } else {
+      requests_.push_back({input, output});
+    }
+  }
+  /// Match the pending requests (see the contract above).
+  void allocate() {
+    forget_matches();
+    match();
+    forget_requests();
+  }
+  /// For a lone requester: exactly request(input, o) for every bit o of `outputs` (outputs
+  /// 0..63), then allocate(), with no other requests pending. Returns the output or -1.
+  virtual int allocate_single(int input, std::uint64_t outputs);
   int matched_output(int input) const { return out_of_[input]; }
-  bool empty() const { return requests_.empty(); }
+  bool empty() const { return requests_.empty() && !active_inputs_; }
   /// Inputs that were matched by the last allocate(), in no particular order.
   const std::vector<int>& matched_inputs() const { return matched_; }
 
  protected:
+  virtual void match() = 0;
+  void forget_matches();
+  void forget_requests();
+
   struct Request {
     int input, output;
   };
   int inputs_, outputs_;
   std::vector<Request> requests_;
+  // With use_masks, requests are kept as bit masks instead of in requests_.
+  bool small_;
+  std::vector<std::uint64_t> out_req_;  ///< per output: requesting inputs
+  std::uint64_t active_outputs_ = 0;    ///< outputs with a request
+  std::uint64_t active_inputs_ = 0;     ///< inputs with a request
   std::vector<int> out_of_, in_of_, matched_;
 };
 

@@ -30,13 +30,15 @@ Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
       lookahead_(spec.lookahead_routing),
       speculative_(spec.speculative),
       ejection_depth_(ejection_depth) {
-  if (ports_ * vcs_ > 256)
+  if (ports_ > 64 || ports_ * vcs_ > 256)
     throw InputError("router: " + std::to_string(ports_) + " ports x " + std::to_string(vcs_) +
-                     " VCs exceeds the supported 256 input VCs per router");
+                     " VCs exceeds the supported 64 ports and 256 input VCs per router");
   for (int p = 0; p < ports_; ++p) {
     out_peer_.push_back(topo.out(id, p));
     in_peer_.push_back(topo.in(id, p));
   }
+  single_word_ = ports_ * vcs_ <= 64;
+  vc_mask_ = vcs_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << vcs_) - 1;
   va_ = make_allocator(spec.vc_allocator, ports_ * vcs_, ports_ * vcs_, spec.alloc_iterations);
   sa_ = make_allocator(spec.sw_allocator, ports_, ports_, spec.alloc_iterations);
   reset();
@@ -50,6 +52,8 @@ void Router::reset() {
   slots_.assign(static_cast<std::size_t>(ports_) * vcs_ * depth_, Flit{});
   routing_ = {};
   vc_alloc_ = {};
+  sa_ready_ = {};
+  out_free_.assign(ports_, vc_mask_);
   sa_offset_.assign(ports_, 0);
   sa_vc_.assign(ports_ * ports_, -1);
   flits_sent_.assign(ports_, 0);
@@ -83,6 +87,7 @@ void Router::receive_flit(int port, const Flit& f, Cycle now) {
   slots_[static_cast<std::size_t>(ivc) * depth_ + slot] = f;
   ++s.count;
   ++buffered_;
+  if (s.state == VcState::Active) set(sa_ready_, ivc);
   if (s.state == VcState::Idle) {
     if (!f.head())
       throw CheckError("router " + topo_.router_name(id_) + " port " +
@@ -146,40 +151,74 @@ void Router::route_stage(Cycle now) {
 }
 
 void Router::vc_alloc_stage(Cycle now) {
-  va_->clear();
+  int ready = 0, lone = -1;
+  for_each_bit(vc_alloc_, [&](int ivc) {
+    if (in_[ivc].ready <= now) ++ready, lone = ivc;
+  });
+  if (ready == 0) return;
+  if (ready == 1 && single_word_) {  // the common case: one head asks for one port's free VCs
+    const int port = in_[lone].out_port;
+    if (va_->allocate_single(lone, out_free_[port] << (port * vcs_)) >= 0) grant_vc(lone, now);
+    return;
+  }
+  // Each ready head requests every free VC of its output port.
   for_each_bit(vc_alloc_, [&](int ivc) {
     const InputVc& s = in_[ivc];
     if (s.ready > now) return;
     const int base = s.out_port * vcs_;
-    for (int v = 0; v < vcs_; ++v)
-      if (!out_[base + v].in_use) va_->request(ivc, base + v);
+    for (std::uint64_t free = out_free_[s.out_port]; free; free &= free - 1)
+      va_->request(ivc, base + __builtin_ctzll(free));
   });
   if (va_->empty()) return;
   va_->allocate();
-  const Cycle ready = now + vc_alloc_delay_ - (speculative_ ? 1 : 0);
-  for (int ivc : va_->matched_inputs()) {
-    const int ovc = va_->matched_output(ivc);
-    out_[ovc].in_use = true;
-    InputVc& s = in_[ivc];
-    s.out_vc = static_cast<std::int16_t>(ovc % vcs_);
-    s.state = VcState::Active;
-    s.ready = ready;
-    unset(vc_alloc_, ivc);
-  }
+  for (int ivc : va_->matched_inputs()) grant_vc(ivc, now);
+}
+
+void Router::grant_vc(int ivc, Cycle now) {
+  const int ovc = va_->matched_output(ivc);
+  out_[ovc].in_use = true;
+  out_free_[ovc / vcs_] &= ~(std::uint64_t{1} << (ovc % vcs_));
+  InputVc& s = in_[ivc];
+  s.out_vc = static_cast<std::int16_t>(ovc % vcs_);
+  s.state = VcState::Active;
+  s.ready = now + vc_alloc_delay_ - (speculative_ ? 1 : 0);
+  unset(vc_alloc_, ivc);
+  set(sa_ready_, ivc);  // its head is buffered
+}
+
+std::uint64_t Router::port_bits_wide(const Mask& m, int port) const {
+  const int start = port * vcs_, word = start >> 6, shift = start & 63;
+  std::uint64_t bits = m[word] >> shift;
+  if (shift + vcs_ > 64 && word + 1 < static_cast<int>(m.size())) bits |= m[word + 1] << (64 - shift);
+  return bits & vc_mask_;
 }
 
 void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets) {
-  sa_->clear();
   for (int p = 0; p < ports_; ++p) {
-    const int base = p * vcs_;
-    for (int k = 0, vc = sa_offset_[p]; k < vcs_; ++k, vc = vc + 1 == vcs_ ? 0 : vc + 1) {
-      const InputVc& s = in_[base + vc];
-      if (s.state != VcState::Active || s.count == 0 || s.ready > now) continue;
-      if (out_[s.out_port * vcs_ + s.out_vc].credits <= 0) continue;
-      std::int16_t& chosen = sa_vc_[p * ports_ + s.out_port];
-      if (chosen >= 0) continue;  // a VC nearer the round-robin offset already asks
-      chosen = static_cast<std::int16_t>(vc);
-      sa_->request(p, s.out_port);
+    if (single_word_) {  // jump straight to the next port with a candidate
+      const std::uint64_t rest = sa_ready_[0] >> (p * vcs_);
+      if (!rest) break;
+      p += __builtin_ctzll(rest) / vcs_;
+    }
+    const std::uint64_t bits = port_bits(sa_ready_, p);
+    if (!bits) continue;
+    // Visit this port's candidate VCs round-robin from the VC after the last winner; the first
+    // one asking for an output port is the one that requests it.
+    const int offset = sa_offset_[p];
+    const std::uint64_t from_offset = bits & (~std::uint64_t{0} << offset);
+    std::uint64_t requested = 0;  // output ports already asked for by this input port
+    for (std::uint64_t part : {from_offset, bits & ~from_offset}) {
+      for (; part; part &= part - 1) {
+        const int vc = __builtin_ctzll(part);
+        const InputVc& s = in_[p * vcs_ + vc];
+        if (s.ready > now || out_[s.out_port * vcs_ + s.out_vc].credits <= 0) continue;
+        const int o = s.out_port;
+        const std::uint64_t bit = std::uint64_t{1} << o;
+        if (requested & bit) continue;
+        requested |= bit;
+        sa_vc_[p * ports_ + o] = static_cast<std::int16_t>(vc);
+        sa_->request(p, o);
+      }
     }
   }
   if (sa_->empty()) return;
@@ -193,6 +232,7 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
     if (++s.head == depth_) s.head = 0;
     --s.count;
     --buffered_;
+    if (s.count == 0) unset(sa_ready_, ivc);
     OutputVc& ov = out_[o * vcs_ + s.out_vc];
     --ov.credits;
     sa_offset_[p] = static_cast<std::uint16_t>(vc + 1 == vcs_ ? 0 : vc + 1);
@@ -210,22 +250,21 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
     last_departure_ = now;
     if (f.tail()) {
       ov.in_use = false;
+      out_free_[o] |= std::uint64_t{1} << s.out_vc;
       if (s.count > 0) {
+        unset(sa_ready_, ivc);
         start_packet(ivc, now + 1);
       } else {
         s.state = VcState::Idle;
       }
     }
   }
-  // Forget this cycle's per-(input, output) VC choices.
-  for (int p = 0; p < ports_; ++p)
-    for (int o = 0; o < ports_; ++o) sa_vc_[p * ports_ + o] = -1;
 }
 
 void Router::step(Cycle now, Channels& channels, PacketTable& packets) {
-  route_stage(now);
-  vc_alloc_stage(now);
-  switch_alloc_stage(now, channels, packets);
+  if (!none(routing_)) route_stage(now);
+  if (!none(vc_alloc_)) vc_alloc_stage(now);
+  if (!none(sa_ready_)) switch_alloc_stage(now, channels, packets);
 }
 
 }  // namespace nocflow::noc

@@ -79,11 +79,13 @@ class Router {
   using Mask = std::array<std::uint64_t, 4>;  // one bit per input VC: up to 256 per router
   static void set(Mask& m, int i) { m[i >> 6] |= std::uint64_t{1} << (i & 63); }
   static void unset(Mask& m, int i) { m[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+  static bool none(const Mask& m) { return !(m[0] | m[1] | m[2] | m[3]); }
 
   void start_packet(int ivc, Cycle now);  ///< a head is at the front of an idle VC
   void compute_route(int ivc);
   void route_stage(Cycle now);
   void vc_alloc_stage(Cycle now);
+  void grant_vc(int ivc, Cycle now);  ///< ivc won the output VC the VC allocator matched it to
   void switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets);
 
   int id_;
@@ -99,9 +101,20 @@ class Router {
   std::vector<Flit> slots_;  ///< ports * vcs * depth
   std::vector<PortPeer> out_peer_, in_peer_;
   Mask routing_{}, vc_alloc_{};  ///< VCs in the RC / VA stage
+  Mask sa_ready_{};              ///< VCs active with a flit buffered: the SA candidates
+  /// The VCs of input `port` in mask m, as the low vcs_ bits.
+  std::uint64_t port_bits(const Mask& m, int port) const {
+    if (single_word_) return (m[0] >> (port * vcs_)) & vc_mask_;
+    return port_bits_wide(m, port);
+  }
+  std::uint64_t port_bits_wide(const Mask& m, int port) const;
+  bool single_word_ = false;  ///< ports * vcs <= 64: every mask is one word
+  std::vector<std::uint64_t> out_free_;  ///< per output port: VCs not allocated to a packet
+  std::uint64_t vc_mask_ = 0;
   std::vector<std::uint16_t> sa_offset_;  ///< per input port: VC after the last SA winner
   std::unique_ptr<Allocator> va_, sa_;
-  std::vector<std::int16_t> sa_vc_;  ///< per (input port, output port) request: which VC
+  std::vector<std::int16_t> sa_vc_;  ///< per (input port, output port): the requesting VC
+                                     ///< (written for every request, read only for matches)
   std::vector<std::int64_t> flits_sent_;
   int buffered_ = 0;
   Cycle last_departure_ = 0;

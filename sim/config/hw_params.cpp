@@ -36,7 +36,7 @@ const std::vector<Param>& hw_params() {
           .unit("routers").def(std::int64_t{4}).range(1, 64).doc("mesh columns")
           .only_if(is_mesh, "kind: mesh"),
       field("topology.ports", &HwSpec::topology, &TopologySpec::ports)
-          .unit("PEs").def(std::int64_t{16}).range(2, 1024)
+          .unit("PEs").def(std::int64_t{16}).range(2, 64)
           .doc("PEs attached to the switch")
           .only_if([](const HwSpec& h) { return !is_mesh(h); }, "kind: crossbar"),
       // router

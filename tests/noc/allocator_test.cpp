@@ -17,7 +17,6 @@ TEST_P(AllocatorKinds, ProducesValidMatchingsOfRequests) {
   std::mt19937 rng(7);
   for (int round = 0; round < 2000; ++round) {
     std::vector<std::vector<bool>> req(6, std::vector<bool>(5, false));
-    alloc->clear();
     for (int i = 0; i < 6; ++i)
       for (int o = 0; o < 5; ++o)
         if (rng() % 3 == 0) {
@@ -43,7 +42,6 @@ TEST_P(AllocatorKinds, SharesAContendedOutputEvenly) {
   auto alloc = make_allocator(GetParam(), 4, 4, 1);
   std::vector<int> wins(4, 0);
   for (int round = 0; round < 400; ++round) {
-    alloc->clear();
     for (int i = 0; i < 4; ++i) alloc->request(i, 2);
     alloc->allocate();
     ASSERT_EQ(alloc->matched_inputs().size(), 1u);
@@ -58,7 +56,6 @@ TEST_P(AllocatorKinds, NoInputStarvesUnderContention) {
   std::mt19937 rng(3);
   int waited = 0, longest_wait = 0;
   for (int round = 0; round < 5000; ++round) {
-    alloc->clear();
     alloc->request(0, 0);
     for (int i = 1; i < 4; ++i) {
       if (rng() & 1) alloc->request(i, 0);
@@ -81,7 +78,6 @@ TEST(Islip, DesynchronisesToFullThroughputUnderUniformLoad) {
   auto alloc = make_islip(5, 5, 1);
   int matched_last_rounds = 0;
   for (int round = 0; round < 50; ++round) {
-    alloc->clear();
     for (int i = 0; i < 5; ++i)
       for (int o = 0; o < 5; ++o) alloc->request(i, o);
     alloc->allocate();
@@ -96,7 +92,6 @@ TEST(Islip, MoreIterationsFillTheMatching) {
   // offers output 1 to input 1.
   auto one = make_islip(2, 2, 1), two = make_islip(2, 2, 2);
   for (auto* a : {one.get(), two.get()}) {
-    a->clear();
     a->request(0, 0);
     a->request(0, 1);
     a->request(1, 1);
