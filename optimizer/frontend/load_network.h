@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// One entry point for every front end: "zoo:NAME", a .yaml/.yml network or a .onnx model.
+#include <string>
+
+#include "optimizer/frontend/zoo.h"
+
+namespace nocflow::optimizer {
+
+/// Throws InputError for an unknown zoo name, an unknown file type or any front-end error.
+Graph load_network(const std::string& spec, const ZooOptions& zoo_options = {});
+
+}  // namespace nocflow::optimizer

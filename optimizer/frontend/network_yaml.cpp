@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/frontend/network_yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "noc/base/error.h"
+#include "noc/base/names.h"
+#include "optimizer/graph/shape_inference.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+/// Attribute keys each operator accepts (besides op, name, inputs), and which are required.
+struct OpKeys {
+  std::vector<std::string> allowed;
+  std::vector<std::string> required;
+};
+
+OpKeys keys_for(OpKind k) {
+  switch (k) {
+    case OpKind::Input: case OpKind::RandomUniform: return {{"shape"}, {"shape"}};
+    case OpKind::Constant: return {{"shape", "trainable"}, {"shape"}};
+    case OpKind::Conv: return {{"out", "kernel", "stride", "pad", "dilation", "groups", "bias"}, {"out", "kernel"}};
+    case OpKind::Gemm: return {{"out", "bias"}, {"out"}};
+    case OpKind::MaxPool: case OpKind::AvgPool: return {{"kernel", "stride", "pad", "ceil_mode"}, {"kernel"}};
+    case OpKind::Clip: return {{"min", "max"}, {}};
+    case OpKind::BatchNorm: return {{"epsilon"}, {}};
+    case OpKind::LayerNorm: return {{"epsilon", "axis"}, {}};
+    case OpKind::Softmax: case OpKind::Concat: case OpKind::Flatten: case OpKind::Gather: return {{"axis"}, {}};
+    case OpKind::ReduceMean: return {{"axes", "keepdims"}, {}};
+    case OpKind::Unsqueeze: case OpKind::Squeeze: return {{"axes"}, {}};
+    case OpKind::Reshape: return {{"shape"}, {}};
+    case OpKind::Transpose: return {{"perm"}, {}};
+    case OpKind::Dropout: return {{"ratio"}, {}};
+    default: return {{}, {}};
+  }
+}
+
+class Loader {
+ public:
+  Loader(std::string origin, std::string name) : origin_(std::move(origin)), graph_(std::move(name)) {}
+
+  Graph load(const YAML::Node& root) {
+    if (!root.IsMap()) fail(root, "", "expected a mapping with 'layers'");
+    static const std::vector<std::string> top = {"name", "elem_bytes", "input", "inputs", "layers", "outputs"};
+    for (const auto& kv : root) {
+      const auto key = kv.first.as<std::string>();
+      if (std::find(top.begin(), top.end(), key) == top.end()) fail(kv.first, key, unknown(key, top));
+    }
+    if (root["name"]) graph_.set_name(scalar<std::string>(root["name"], "name"));
+    if (root["elem_bytes"]) elem_bytes_ = static_cast<int>(scalar<std::int64_t>(root["elem_bytes"], "elem_bytes"));
+    if (root["input"] && root["inputs"]) fail(root["inputs"], "inputs", "give either 'input' or 'inputs'");
+    if (root["input"]) add_input("input", root["input"], "input");
+    if (const auto ins = root["inputs"]) {
+      if (!ins.IsMap()) fail(ins, "inputs", "expected a mapping name: shape");
+      for (const auto& kv : ins) add_input(kv.first.as<std::string>(), kv.second, "inputs." + kv.first.as<std::string>());
+    }
+    if (last_ == kNone) fail(root, "", "the network needs 'input' or 'inputs'");
+    const auto layers = root["layers"];
+    if (!layers || !layers.IsSequence() || layers.size() == 0) fail(layers ? layers : root, "layers", "expected a non-empty list of layers");
+    for (std::size_t i = 0; i < layers.size(); ++i) add_layer(layers[i], "layers[" + std::to_string(i) + "]");
+    if (const auto outs = root["outputs"]) {
+      std::vector<NodeId> ids;
+      for (const auto& o : list_of(outs, "outputs")) ids.push_back(lookup(o, "outputs"));
+      graph_.set_outputs(ids);
+    } else {
+      graph_.set_outputs({last_});
+    }
+    try {
+      infer_shapes(graph_);
+    } catch (const InputError& e) {
+      // Point at the layer the message names, if it does.
+      const std::string msg = e.what();
+      for (const auto& [name, mark] : marks_)
+        if (msg.rfind("node '" + name + "'", 0) == 0)
+          throw InputError(where(mark) + ": " + msg);
+      throw InputError(origin_ + ": " + msg);
+    }
+    return std::move(graph_);
+  }
+
+ private:
+  static constexpr NodeId kNone = static_cast<NodeId>(-1);
+
+  std::string where(const YAML::Mark& m) const {
+    if (m.is_null()) return origin_;
+    return origin_ + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+  }
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& key, const std::string& what) const {
+    throw InputError(where(at.Mark()) + ": " + (key.empty() ? "" : key + ": ") + what);
+  }
+  static std::string unknown(const std::string& key, const std::vector<std::string>& known) {
+    std::string msg = "unknown key";
+    if (auto g = closest_name(key, known); !g.empty()) msg += "; did you mean '" + g + "'?";
+    return msg + " (known: " + join(known) + ")";
+  }
+
+  template <class T>
+  T scalar(const YAML::Node& n, const std::string& key) const {
+    const char* expected = std::is_same_v<T, bool> ? "true or false"
+                           : std::is_same_v<T, std::int64_t> ? "an integer"
+                           : std::is_same_v<T, double> ? "a number" : "a string";
+    if (!n.IsScalar()) fail(n, key, std::string("expected ") + expected);
+    try {
+      return n.as<T>();
+    } catch (const YAML::Exception&) {
+      fail(n, key, std::string("expected ") + expected + ", got '" + n.Scalar() + "'");
+    }
+  }
+  std::vector<std::int64_t> ints(const YAML::Node& n, const std::string& key) const {
+    if (n.IsScalar()) return {scalar<std::int64_t>(n, key)};
+    if (!n.IsSequence()) fail(n, key, "expected an integer or a list of integers");
+    std::vector<std::int64_t> out;
+    for (const auto& x : n) out.push_back(scalar<std::int64_t>(x, key));
+    return out;
+  }
+  std::vector<std::string> list_of(const YAML::Node& n, const std::string& key) const {
+    if (n.IsScalar()) return {n.Scalar()};
+    if (!n.IsSequence()) fail(n, key, "expected a name or a list of names");
+    std::vector<std::string> out;
+    for (const auto& x : n) out.push_back(scalar<std::string>(x, key));
+    return out;
+  }
+  std::array<std::int64_t, 2> pair(const YAML::Node& n, const std::string& key) const {
+    const auto v = ints(n, key);
+    if (v.size() == 1) return {v[0], v[0]};
+    if (v.size() == 2) return {v[0], v[1]};
+    fail(n, key, "expected one value or [h, w]");
+  }
+
+  NodeId lookup(const std::string& name, const std::string& key, const YAML::Node* at = nullptr) const {
+    if (auto id = graph_.find(name)) return *id;
+    std::vector<std::string> known;
+    for (NodeId id : graph_.node_ids()) known.push_back(graph_.node(id).name);
+    const std::string msg = unknown_name_message("input name", name, known);
+    if (at) fail(*at, key, msg);
+    throw InputError(origin_ + ": " + key + ": " + msg);
+  }
+
+  void add_input(const std::string& name, const YAML::Node& shape, const std::string& key) {
+    OpAttrs a;
+    a.shape = ints(shape, key);
+    a.elem_bytes = elem_bytes_;
+    last_ = graph_.add_node(Node{name, OpKind::Input, a, {}});
+    marks_.emplace_back(name, shape.Mark());
+  }
+
+  void add_layer(const YAML::Node& layer, const std::string& path) {
+    YAML::Node spec = layer;
+    std::string op_key;
+    if (layer.IsScalar()) {
+      op_key = layer.Scalar();
+    } else if (layer.IsMap()) {
+      if (!layer["op"]) fail(layer, path, "a layer needs 'op'");
+      op_key = scalar<std::string>(layer["op"], path + ".op");
+    } else {
+      fail(layer, path, "expected an operator name or a mapping with 'op'");
+    }
+    const auto kind = op_kind_from_key(op_key);
+    if (!kind || *kind == OpKind::Fused || *kind == OpKind::Input)
+      fail(layer.IsMap() ? layer["op"] : layer, path + ".op", unknown_name_message("operator", op_key, op_keys()));
+    OpAttrs a;
+    a.elem_bytes = elem_bytes_;
+    if (*kind == OpKind::Clip && op_key == "relu6") a.min = 0, a.max = 6;
+    if (*kind == OpKind::Softmax || *kind == OpKind::LayerNorm) a.axis = -1;
+    if (*kind == OpKind::Gather) a.axis = 0;
+    if (*kind == OpKind::Conv || *kind == OpKind::Gemm) a.bias = true;  // as PyTorch
+    std::string name;
+    std::vector<NodeId> inputs{last_};
+    bool stride_given = false;
+    const OpKeys keys = keys_for(*kind);
+    if (layer.IsMap()) {
+      std::vector<std::string> known = {"op", "name", "inputs"};
+      known.insert(known.end(), keys.allowed.begin(), keys.allowed.end());
+      for (const auto& kv : layer) {
+        const std::string key = kv.first.as<std::string>();
+        const std::string kpath = path + "." + key;
+        const YAML::Node& v = kv.second;
+        if (std::find(known.begin(), known.end(), key) == known.end())
+          fail(kv.first, kpath, unknown(key, known) + " for operator '" + op_key + "'");
+        if (key == "op") continue;
+        if (key == "name") name = scalar<std::string>(v, kpath);
+        else if (key == "inputs") {
+          inputs.clear();
+          for (const auto& in : list_of(v, kpath)) inputs.push_back(lookup(in, kpath, &v));
+        } else if (key == "out") a.out_channels = scalar<std::int64_t>(v, kpath);
+        else if (key == "kernel") a.kernel = pair(v, kpath);
+        else if (key == "stride") a.stride = pair(v, kpath), stride_given = true;
+        else if (key == "dilation") a.dilation = pair(v, kpath);
+        else if (key == "pad") {
+          const auto p = ints(v, kpath);
+          if (p.size() == 1) a.pads = {p[0], p[0], p[0], p[0]};
+          else if (p.size() == 2) a.pads = {p[0], p[1], p[0], p[1]};
+          else if (p.size() == 4) a.pads = {p[0], p[1], p[2], p[3]};
+          else fail(v, kpath, "expected one value, [h, w] or [top, left, bottom, right]");
+        } else if (key == "groups") a.groups = scalar<std::int64_t>(v, kpath);
+        else if (key == "bias") a.bias = scalar<bool>(v, kpath);
+        else if (key == "ceil_mode") a.ceil_mode = scalar<bool>(v, kpath);
+        else if (key == "axis") a.axis = scalar<std::int64_t>(v, kpath);
+        else if (key == "axes") a.axes = ints(v, kpath);
+        else if (key == "keepdims") a.keepdims = scalar<bool>(v, kpath);
+        else if (key == "shape") a.shape = ints(v, kpath);
+        else if (key == "perm") a.perm = ints(v, kpath);
+        else if (key == "min") a.min = scalar<double>(v, kpath);
+        else if (key == "max") a.max = scalar<double>(v, kpath);
+        else if (key == "epsilon") a.epsilon = scalar<double>(v, kpath);
+        else if (key == "ratio") a.ratio = scalar<double>(v, kpath);
+        else if (key == "trainable") a.trainable = scalar<bool>(v, kpath);
+      }
+      for (const auto& r : keys.required)
+        if (!layer[r]) fail(layer, path, "operator '" + op_key + "' needs '" + r + "'");
+    } else if (!keys.required.empty()) {
+      fail(layer, path, "operator '" + op_key + "' needs '" + keys.required.front() + "'");
+    }
+    if ((*kind == OpKind::MaxPool || *kind == OpKind::AvgPool) && !stride_given) a.stride = a.kernel;
+    const OpInfo& info = op_info(*kind);
+    if (info.min_inputs == 0) inputs.clear();
+    if (name.empty()) name = std::string(info.key) + std::to_string(++counts_[std::string(info.key)]);
+    if (graph_.find(name)) fail(layer.IsMap() && layer["name"] ? layer["name"] : layer, path + ".name", "duplicate layer name '" + name + "'");
+    last_ = graph_.add_node(Node{name, *kind, a, {}}, inputs);
+    marks_.emplace_back(name, layer.Mark());
+  }
+
+  std::string origin_;
+  Graph graph_;
+  int elem_bytes_ = 4;
+  NodeId last_ = kNone;
+  std::map<std::string, int> counts_;
+  std::vector<std::pair<std::string, YAML::Mark>> marks_;
+};
+
+}  // namespace
+
+Graph parse_network_yaml(const std::string& text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(origin + ":" + std::to_string(e.mark.line + 1) + ":" +
+                     std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+  }
+  const std::string stem = std::filesystem::path(origin).stem().string();
+  return Loader(origin, stem.empty() ? "network" : stem).load(root);
+}
+
+Graph load_network_yaml(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open network file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_network_yaml(ss.str(), path);
+}
+
+}  // namespace nocflow::optimizer

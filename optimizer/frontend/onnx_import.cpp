@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/frontend/onnx_import.h"
+
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "noc/base/error.h"
+#include "optimizer/graph/shape_inference.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+constexpr std::int64_t kMaxInlineElements = 4096;  // larger constants are never read
+
+int elem_bytes_of(int dtype) {
+  using T = onnx::TensorProto;
+  switch (dtype) {
+    case T::DOUBLE: case T::INT64: case T::UINT64: return 8;
+    case T::FLOAT: case T::INT32: case T::UINT32: return 4;
+    case T::FLOAT16: case T::BFLOAT16: case T::INT16: case T::UINT16: return 2;
+    default: return 1;
+  }
+}
+
+/// A compile-time tensor: an initializer or a Constant node's value. Contents are read only
+/// for small tensors stored inline.
+struct ConstInfo {
+  Shape dims;
+  int dtype = onnx::TensorProto::FLOAT;
+  bool from_initializer = false;
+  std::vector<std::int64_t> ints;
+  std::vector<double> floats;
+  std::optional<NodeId> node;  ///< materialised Constant node, once an operator needs one
+};
+
+ConstInfo const_from(const onnx::TensorProto& t, bool initializer) {
+  ConstInfo c;
+  c.dims.assign(t.dims().begin(), t.dims().end());
+  c.dtype = t.data_type();
+  c.from_initializer = initializer;
+  std::int64_t n = 1;
+  for (auto d : c.dims) n *= d;
+  if (n > kMaxInlineElements || t.data_location() == onnx::TensorProto::EXTERNAL) return c;
+  using T = onnx::TensorProto;
+  const std::string& raw = t.raw_data();
+  auto raw_as = [&](auto zero) {
+    using V = decltype(zero);
+    std::vector<V> v(raw.size() / sizeof(V));
+    if (!v.empty()) std::memcpy(v.data(), raw.data(), v.size() * sizeof(V));
+    return v;
+  };
+  if (c.dtype == T::INT64) {
+    if (!raw.empty()) for (auto x : raw_as(std::int64_t{})) c.ints.push_back(x);
+    else c.ints.assign(t.int64_data().begin(), t.int64_data().end());
+  } else if (c.dtype == T::INT32) {
+    if (!raw.empty()) for (auto x : raw_as(std::int32_t{})) c.ints.push_back(x);
+    else c.ints.assign(t.int32_data().begin(), t.int32_data().end());
+  } else if (c.dtype == T::FLOAT) {
+    if (!raw.empty()) for (auto x : raw_as(float{})) c.floats.push_back(x);
+    else c.floats.assign(t.float_data().begin(), t.float_data().end());
+  } else if (c.dtype == T::DOUBLE) {
+    if (!raw.empty()) for (auto x : raw_as(double{})) c.floats.push_back(x);
+    else c.floats.assign(t.double_data().begin(), t.double_data().end());
+  }
+  if (static_cast<std::int64_t>(c.ints.size() + c.floats.size()) != n) {
+    c.ints.clear();
+    c.floats.clear();
+  }
+  return c;
+}
+
+class Importer {
+ public:
+  Importer(std::string path, onnx::ModelProto& model)
+      : path_(std::move(path)), model_(model), graph_(model.graph().name().empty() ? "onnx" : model.graph().name()) {
+    for (const auto& op : model_.opset_import())
+      if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
+  }
+
+  Graph run() {
+    const auto& g = model_.graph();
+    for (const auto& init : g.initializer()) consts_[init.name()] = const_from(init, true);
+    for (const auto& in : g.input())
+      if (!consts_.count(in.name())) add_input(in);
+    for (const auto& n : g.node()) import_node(n);
+    std::vector<NodeId> outputs;
+    for (const auto& out : g.output()) outputs.push_back(value(out.name(), "graph output"));
+    graph_.set_outputs(outputs);
+    infer_shapes(graph_);
+    check_against_onnx();
+    return std::move(graph_);
+  }
+
+ private:
+  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const {
+    throw InputError(path_ + ": node '" + label(n) + "' (" + n.op_type() + "): " + what);
+  }
+  static std::string label(const onnx::NodeProto& n) {
+    if (!n.name().empty()) return n.name();
+    return n.output_size() ? n.output(0) : n.op_type();
+  }
+
+  void add_input(const onnx::ValueInfoProto& in) {
+    OpAttrs a;
+    const auto& tt = in.type().tensor_type();
+    a.elem_bytes = elem_bytes_of(tt.elem_type());
+    for (const auto& d : tt.shape().dim()) {
+      if (!d.has_dim_value() || d.dim_value() <= 0)
+        throw InputError(path_ + ": input '" + in.name() + "' has a dynamic dimension '" +
+                         d.dim_param() + "'; export it with a static shape");
+      a.shape.push_back(d.dim_value());
+    }
+    Node node{graph_.unique_name(in.name()), OpKind::Input, a, {}};
+    values_[in.name()] = graph_.add_node(std::move(node));
+  }
+
+  /// The node producing tensor `name`, materialising a constant as a Constant node.
+  NodeId value(const std::string& name, const std::string& user) {
+    if (auto it = values_.find(name); it != values_.end()) return it->second;
+    auto c = consts_.find(name);
+    if (c == consts_.end())
+      throw InputError(path_ + ": tensor '" + name + "' used by " + user + " is never produced");
+    ConstInfo& info = c->second;
+    if (!info.node) {
+      OpAttrs a;
+      a.shape = info.dims;
+      a.elem_bytes = elem_bytes_of(info.dtype);
+      a.int_data = info.ints;
+      a.float_data = info.floats;
+      // Floating-point initializers are learned parameters; Constant nodes are not.
+      a.trainable = info.from_initializer && a.int_data.empty() &&
+                    (info.dtype == onnx::TensorProto::FLOAT || info.dtype == onnx::TensorProto::FLOAT16 ||
+                     info.dtype == onnx::TensorProto::DOUBLE || info.dtype == onnx::TensorProto::BFLOAT16);
+      info.node = graph_.add_node(Node{graph_.unique_name(name), OpKind::Constant, a, {}});
+    }
+    return *info.node;
+  }
+
+  const ConstInfo* constant(const onnx::NodeProto& n, int index) const {
+    if (index >= n.input_size() || n.input(index).empty()) return nullptr;
+    auto it = consts_.find(n.input(index));
+    return it == consts_.end() ? nullptr : &it->second;
+  }
+
+  const ConstInfo& need_constant(const onnx::NodeProto& n, int index, const char* what) const {
+    const ConstInfo* c = constant(n, index);
+    if (!c) fail(n, std::string(what) + " (input " + std::to_string(index) + ") must be an initializer or constant");
+    return *c;
+  }
+
+  static const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
+    for (const auto& a : n.attribute())
+      if (a.name() == name) return &a;
+    return nullptr;
+  }
+  std::int64_t attr_int(const onnx::NodeProto& n, const char* name, std::int64_t def) const {
+    const auto* a = attr(n, name);
+    if (!a) return def;
+    if (a->type() != onnx::AttributeProto::INT) fail(n, std::string("attribute '") + name + "' must be an int");
+    return a->i();
+  }
+  double attr_float(const onnx::NodeProto& n, const char* name, double def) const {
+    const auto* a = attr(n, name);
+    if (!a) return def;
+    if (a->type() != onnx::AttributeProto::FLOAT) fail(n, std::string("attribute '") + name + "' must be a float");
+    return a->f();
+  }
+  std::vector<std::int64_t> attr_ints(const onnx::NodeProto& n, const char* name) const {
+    const auto* a = attr(n, name);
+    if (!a) return {};
+    if (a->type() != onnx::AttributeProto::INTS) fail(n, std::string("attribute '") + name + "' must be a list of ints");
+    return {a->ints().begin(), a->ints().end()};
+  }
+
+  /// Kernel, stride, pads, dilation of a 2-D window operator.
+  void window_attrs(const onnx::NodeProto& n, OpAttrs& a, const Shape& kernel) const {
+    const auto ap = attr(n, "auto_pad");
+    if (ap && ap->s() != "NOTSET" && ap->s() != "VALID")
+      fail(n, "auto_pad '" + ap->s() + "' is not supported (export with explicit pads)");
+    if (kernel.size() != 2) fail(n, "only 2-D windows are supported, kernel " + shape_str(kernel));
+    a.kernel = {kernel[0], kernel[1]};
+    if (auto s = attr_ints(n, "strides"); !s.empty()) a.stride = {s.at(0), s.at(1)};
+    if (auto d = attr_ints(n, "dilations"); !d.empty()) a.dilation = {d.at(0), d.at(1)};
+    if (auto p = attr_ints(n, "pads"); !p.empty()) {
+      if (p.size() != 4) fail(n, "pads must have 4 values");
+      a.pads = {p[0], p[1], p[2], p[3]};
+    }
+    a.ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
+  }
+
+  /// "W|B": the names of the parameter inputs from `first` on, which CSE compares.
+  static std::string weight_names(const onnx::NodeProto& n, int first) {
+    std::string out;
+    for (int i = first; i < n.input_size(); ++i) out += (i > first ? "|" : "") + n.input(i);
+    return out;
+  }
+
+  void emit(const onnx::NodeProto& n, OpKind kind, const OpAttrs& a, const std::vector<int>& operand_indices) {
+    std::vector<NodeId> ins;
+    for (int i : operand_indices) ins.push_back(value(n.input(i), "node '" + label(n) + "'"));
+    Node node{graph_.unique_name(label(n)), kind, a, {}};
+    values_[n.output(0)] = graph_.add_node(std::move(node), ins);
+  }
+
+  void alias(const onnx::NodeProto& n, const ConstInfo& c) { consts_[n.output(0)] = ConstInfo{c.dims, c.dtype, c.from_initializer, c.ints, c.floats, c.node}; }
+
+  void import_node(const onnx::NodeProto& n);
+  void check_against_onnx() const;
+
+  std::string path_;
+  onnx::ModelProto& model_;
+  Graph graph_;
+  std::int64_t opset_ = 13;
+  std::unordered_map<std::string, ConstInfo> consts_;
+  std::unordered_map<std::string, NodeId> values_;
+};
+
+void Importer::import_node(const onnx::NodeProto& n) {
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    fail(n, "unsupported ONNX operator '" + n.domain() + "." + n.op_type() + "'");
+  if (n.output_size() == 0) fail(n, "has no output");
+  const std::string& op = n.op_type();
+  OpAttrs a;
+  if (op == "Constant") {
+    const auto* v = attr(n, "value");
+    if (!v || v->type() != onnx::AttributeProto::TENSOR) fail(n, "only 'value' tensor constants are supported");
+    consts_[n.output(0)] = const_from(v->t(), false);
+  } else if (op == "Identity" && constant(n, 0)) {
+    alias(n, *constant(n, 0));
+  } else if (op == "Transpose" && constant(n, 0) && constant(n, 0)->dims.size() == 2 &&
+             !constant(n, 0)->node) {
+    // A transposed weight matrix (unfolded PyTorch export): still a weight, dims swapped.
+    ConstInfo t = *constant(n, 0);
+    std::swap(t.dims[0], t.dims[1]);
+    t.ints.clear();
+    t.floats.clear();
+    consts_[n.output(0)] = t;
+  } else if (op == "Conv") {
+    const ConstInfo& w = need_constant(n, 1, "weight");
+    if (w.dims.size() != 4) fail(n, "only 2-D convolutions are supported, weight " + shape_str(w.dims));
+    a.groups = attr_int(n, "group", 1);
+    a.out_channels = w.dims[0];
+    a.in_channels = w.dims[1] * a.groups;
+    a.bias = n.input_size() > 2 && !n.input(2).empty();
+    auto k = attr_ints(n, "kernel_shape");
+    window_attrs(n, a, k.empty() ? Shape{w.dims[2], w.dims[3]} : k);
+    a.weights = weight_names(n, 1);
+    emit(n, OpKind::Conv, a, {0});
+  } else if (op == "Gemm" || (op == "MatMul" && constant(n, 1) && constant(n, 1)->dims.size() == 2)) {
+    if (attr_int(n, "transA", 0)) fail(n, "transA=1 is not supported");
+    const ConstInfo& w = need_constant(n, 1, "weight");
+    if (w.dims.size() != 2) fail(n, "weight must be 2-D, got " + shape_str(w.dims));
+    const bool trans_b = attr_int(n, "transB", 0) != 0;
+    a.out_channels = trans_b ? w.dims[0] : w.dims[1];
+    a.in_channels = trans_b ? w.dims[1] : w.dims[0];
+    a.bias = op == "Gemm" && n.input_size() > 2 && !n.input(2).empty();
+    a.weights = weight_names(n, 1);
+    emit(n, OpKind::Gemm, a, {0});
+  } else if (op == "MatMul") {
+    emit(n, OpKind::MatMul, a, {0, 1});
+  } else if (op == "MaxPool" || op == "AveragePool") {
+    if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the indices output is not supported");
+    window_attrs(n, a, attr_ints(n, "kernel_shape"));
+    if (a.dilation != std::array<std::int64_t, 2>{1, 1}) fail(n, "dilated pooling is not supported");
+    a.count_include_pad = attr_int(n, "count_include_pad", 0) != 0;
+    emit(n, op == "MaxPool" ? OpKind::MaxPool : OpKind::AvgPool, a, {0});
+  } else if (op == "GlobalAveragePool") {
+    emit(n, OpKind::GlobalAvgPool, a, {0});
+  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
+    emit(n, *op_kind_from_key(op), a, {0, 1});
+  } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "Erf" || op == "Sqrt" ||
+             op == "Exp" || op == "Gelu") {
+    emit(n, *op_kind_from_key(op), a, {0});
+  } else if (op == "Clip") {
+    a.min = attr_float(n, "min", a.min);
+    a.max = attr_float(n, "max", a.max);
+    for (int i = 1; i <= 2; ++i)
+      if (const ConstInfo* c = constant(n, i); c && c->floats.size() == 1) (i == 1 ? a.min : a.max) = c->floats[0];
+      else if (i < n.input_size() && !n.input(i).empty()) fail(n, "min/max must be constant scalars");
+    emit(n, OpKind::Clip, a, {0});
+  } else if (op == "BatchNormalization") {
+    if (n.output_size() > 1) fail(n, "training-mode outputs are not supported");
+    a.epsilon = attr_float(n, "epsilon", 1e-5);
+    a.in_channels = need_constant(n, 1, "scale").dims.at(0);
+    a.weights = weight_names(n, 1);
+    emit(n, OpKind::BatchNorm, a, {0});
+  } else if (op == "LayerNormalization") {
+    a.axis = attr_int(n, "axis", -1);
+    a.epsilon = attr_float(n, "epsilon", 1e-5);
+    a.weights = weight_names(n, 1);
+    emit(n, OpKind::LayerNorm, a, {0});
+  } else if (op == "Softmax") {
+    a.axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1);
+    emit(n, OpKind::Softmax, a, {0});
+  } else if (op == "ReduceMean") {
+    a.axes = attr_ints(n, "axes");
+    a.keepdims = attr_int(n, "keepdims", 1) != 0;
+    emit(n, OpKind::ReduceMean, a, {0});
+  } else if (op == "Concat") {
+    a.axis = attr_int(n, "axis", 1);
+    std::vector<int> all;
+    for (int i = 0; i < n.input_size(); ++i) all.push_back(i);
+    emit(n, OpKind::Concat, a, all);
+  } else if (op == "Reshape") {
+    if (attr_int(n, "allowzero", 0)) fail(n, "allowzero=1 is not supported");
+    if (const ConstInfo* c = constant(n, 1); c && !c->ints.empty()) {
+      a.shape = c->ints;
+      emit(n, OpKind::Reshape, a, {0});
+    } else {
+      emit(n, OpKind::Reshape, a, {0, 1});
+    }
+  } else if (op == "Flatten") {
+    a.axis = attr_int(n, "axis", 1);
+    emit(n, OpKind::Flatten, a, {0});
+  } else if (op == "Transpose") {
+    a.perm = attr_ints(n, "perm");
+    emit(n, OpKind::Transpose, a, {0});
+  } else if (op == "Identity" || op == "Dropout") {
+    if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the mask output is not supported");
+    emit(n, op == "Identity" ? OpKind::Identity : OpKind::Dropout, a, {0});
+  } else if (op == "Shape") {
+    emit(n, OpKind::Shape, a, {0});
+  } else if (op == "Gather") {
+    a.axis = attr_int(n, "axis", 0);
+    emit(n, OpKind::Gather, a, {0, 1});
+  } else if (op == "Unsqueeze" || op == "Squeeze") {
+    a.axes = attr_ints(n, "axes");
+    const OpKind k = op == "Unsqueeze" ? OpKind::Unsqueeze : OpKind::Squeeze;
+    if (n.input_size() > 1 && !n.input(1).empty()) emit(n, k, a, {0, 1});
+    else emit(n, k, a, {0});
+  } else if (op == "Cast") {
+    a.elem_bytes = elem_bytes_of(static_cast<int>(attr_int(n, "to", onnx::TensorProto::FLOAT)));
+    emit(n, OpKind::Cast, a, {0});
+  } else {
+    fail(n, "unsupported ONNX operator '" + op + "'");
+  }
+}
+
+void Importer::check_against_onnx() const {
+  auto check = [&](const onnx::ValueInfoProto& vi) {
+    auto it = values_.find(vi.name());
+    if (it == values_.end() || !graph_.contains(it->second)) return;
+    const auto& shape = vi.type().tensor_type().shape();
+    Shape onnx_shape;
+    for (const auto& d : shape.dim()) {
+      if (!d.has_dim_value()) return;
+      onnx_shape.push_back(d.dim_value());
+    }
+    const Node& n = graph_.node(it->second);
+    if (vi.type().tensor_type().has_shape() && n.output.shape != onnx_shape)
+      throw std::logic_error(path_ + ": tensor '" + vi.name() + "': nocflow infers " +
+                             shape_str(n.output.shape) + ", ONNX shape inference " + shape_str(onnx_shape));
+  };
+  for (const auto& vi : model_.graph().value_info()) check(vi);
+  for (const auto& vi : model_.graph().output()) check(vi);
+}
+
+}  // namespace
+
+Graph import_onnx(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open");
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in) || !model.has_graph())
+    throw InputError(path + ": not a readable ONNX model");
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception& e) {
+    throw InputError(path + ": ONNX shape inference failed: " + e.what());
+  }
+  return Importer(path, model).run();
+}
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/graph/node.h"
+
+#include <functional>
+
+namespace nocflow::optimizer {
+
+std::int64_t Tensor::numel() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::string shape_str(const Shape& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+bool OpAttrs::operator==(const OpAttrs& o) const {
+  return out_channels == o.out_channels && in_channels == o.in_channels && kernel == o.kernel &&
+         stride == o.stride && dilation == o.dilation && pads == o.pads && groups == o.groups &&
+         bias == o.bias && ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad &&
+         axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
+         perm == o.perm && min == o.min && max == o.max && epsilon == o.epsilon &&
+         ratio == o.ratio && elem_bytes == o.elem_bytes && int_data == o.int_data &&
+         float_data == o.float_data && trainable == o.trainable && parts == o.parts && weights == o.weights;
+}
+
+namespace {
+
+void mix(std::size_t& seed, std::size_t v) {
+  seed ^= v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+}
+template <class T>
+void mix_all(std::size_t& seed, const T& range) {
+  mix(seed, range.size());
+  for (const auto& x : range) mix(seed, std::hash<std::decay_t<decltype(x)>>{}(x));
+}
+
+}  // namespace
+
+std::size_t hash_attrs(const OpAttrs& a) {
+  std::size_t h = 0;
+  mix(h, std::hash<std::int64_t>{}(a.out_channels));
+  mix(h, std::hash<std::int64_t>{}(a.in_channels));
+  mix_all(h, a.kernel);
+  mix_all(h, a.stride);
+  mix_all(h, a.dilation);
+  mix_all(h, a.pads);
+  mix(h, std::hash<std::int64_t>{}(a.groups));
+  mix(h, (a.bias ? 1u : 0u) | (a.ceil_mode ? 2u : 0u) | (a.count_include_pad ? 4u : 0u) |
+             (a.keepdims ? 8u : 0u) | (a.trainable ? 16u : 0u));
+  mix(h, std::hash<std::int64_t>{}(a.axis));
+  mix_all(h, a.axes);
+  mix_all(h, a.shape);
+  mix_all(h, a.perm);
+  mix(h, std::hash<double>{}(a.min));
+  mix(h, std::hash<double>{}(a.max));
+  mix(h, std::hash<double>{}(a.epsilon));
+  mix(h, std::hash<double>{}(a.ratio));
+  mix(h, std::hash<int>{}(a.elem_bytes));
+  mix_all(h, a.int_data);
+  mix_all(h, a.float_data);
+  mix(h, std::hash<std::string>{}(a.weights));
+  for (const auto& p : a.parts) {
+    mix(h, static_cast<std::size_t>(p.kind));
+    mix(h, hash_attrs(p.attrs));
+  }
+  return h;
+}
+
+std::string Node::op_label() const {
+  if (kind != OpKind::Fused) return std::string(op_name(kind));
+  std::string out;
+  for (const auto& p : attrs.parts) out += (out.empty() ? "" : "+") + std::string(op_name(p.kind));
+  return out;
+}
+
+}  // namespace nocflow::optimizer

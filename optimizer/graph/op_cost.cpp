@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/graph/op_cost.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+std::vector<const Tensor*> input_tensors(const Graph& g, NodeId id) {
+  std::vector<const Tensor*> out;
+  for (NodeId in : g.inputs(id)) out.push_back(&g.node(in).output);
+  return out;
+}
+
+std::int64_t dim(const Shape& s, std::size_t i) { return i < s.size() ? s[i] : 1; }
+
+/// Dimensions whose output axis exists and has size > 1, minus `except_axes`.
+PartDimSet output_dims(const Shape& out, std::vector<std::size_t> except_axes = {}) {
+  PartDimSet set;
+  for (PartDim d : kAllPartDims) {
+    auto axis = output_axis(d, out.size());
+    if (!axis || out[static_cast<std::size_t>(*axis)] <= 1) continue;
+    bool excluded = false;
+    for (auto e : except_axes) excluded = excluded || e == static_cast<std::size_t>(*axis);
+    if (!excluded) set.insert(d);
+  }
+  return set;
+}
+
+std::size_t axis_index(std::int64_t axis, std::size_t rank) {
+  return static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis);
+}
+
+}  // namespace
+
+OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in,
+               const Tensor& out) {
+  OpCost c;
+  c.output_bytes = out.bytes();
+  const std::int64_t n_out = out.numel();
+  switch (kind) {
+    case OpKind::Conv: {
+      const std::int64_t cin = dim(in[0]->shape, 1) / a.groups;
+      c.macs = n_out * cin * a.kernel[0] * a.kernel[1];
+      c.params = a.out_channels * cin * a.kernel[0] * a.kernel[1] + (a.bias ? a.out_channels : 0);
+      break;
+    }
+    case OpKind::Gemm: {
+      const std::int64_t fin = in[0]->shape.back();
+      c.macs = n_out * fin;
+      c.params = fin * a.out_channels + (a.bias ? a.out_channels : 0);
+      break;
+    }
+    case OpKind::MatMul: c.macs = n_out * in[0]->shape.back(); break;
+    case OpKind::MaxPool:
+    case OpKind::AvgPool: c.vector_ops = n_out * a.kernel[0] * a.kernel[1]; break;
+    case OpKind::GlobalAvgPool: c.vector_ops = in[0]->numel(); break;
+    case OpKind::BatchNorm:
+      c.vector_ops = 2 * n_out;
+      c.params = 2 * dim(in[0]->shape, 1);
+      break;
+    case OpKind::LayerNorm: {
+      std::int64_t norm = 1;
+      for (std::size_t i = axis_index(a.axis, out.shape.size()); i < out.shape.size(); ++i)
+        norm *= out.shape[i];
+      c.vector_ops = 5 * n_out;
+      c.params = 2 * norm;
+      break;
+    }
+    case OpKind::Softmax: c.vector_ops = 3 * n_out; break;
+    case OpKind::ReduceMean: c.vector_ops = in[0]->numel(); break;
+    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
+    case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
+    case OpKind::Gelu: case OpKind::Erf: case OpKind::Sqrt: case OpKind::Exp:
+      c.vector_ops = n_out;
+      break;
+    case OpKind::Constant:
+      if (a.trainable) c.params = n_out;
+      break;
+    case OpKind::Fused: {
+      for (const FusedPart& p : a.parts) {
+        std::vector<const Tensor*> pin;
+        for (const Tensor& t : p.inputs) pin.push_back(&t);
+        const OpCost pc = op_cost(p.kind, p.attrs, pin, p.output);
+        c.macs += pc.macs;
+        c.vector_ops += pc.vector_ops;
+        c.params += pc.params;
+      }
+      break;
+    }
+    default: break;
+  }
+  c.weight_bytes = c.params * out.elem_bytes;
+  return c;
+}
+
+OpCost op_cost(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  OpCost c = op_cost(n.kind, n.attrs, input_tensors(g, id), n.output);
+  for (NodeId in : g.inputs(id))
+    if (g.node(in).kind != OpKind::Constant) c.input_bytes += g.node(in).output.bytes();
+  return c;
+}
+
+PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in,
+                           const Tensor& out) {
+  const Shape& s = out.shape;
+  switch (kind) {
+    case OpKind::Input: case OpKind::Constant: case OpKind::RandomUniform: case OpKind::Shape:
+    case OpKind::Gather: case OpKind::Unsqueeze: case OpKind::Squeeze:
+      return {};
+    case OpKind::Conv: {
+      PartDimSet set = output_dims(s);
+      if (dim(in[0]->shape, 1) / a.groups * a.kernel[0] * a.kernel[1] > 1) set.insert(PartDim::Inpp);
+      if (a.groups > 1 && a.groups == dim(in[0]->shape, 1)) set.erase(PartDim::Inpp);
+      return set;
+    }
+    case OpKind::Gemm:
+    case OpKind::MatMul: {
+      PartDimSet set = output_dims(s);
+      if (in[0]->shape.back() > 1) set.insert(PartDim::Inpp);
+      return set;
+    }
+    case OpKind::GlobalAvgPool: return output_dims(s, {2, 3});
+    case OpKind::Softmax: return output_dims(s, {axis_index(a.axis, s.size())});
+    case OpKind::LayerNorm: {
+      std::vector<std::size_t> normalised;
+      for (std::size_t i = axis_index(a.axis, s.size()); i < s.size(); ++i) normalised.push_back(i);
+      return output_dims(s, normalised);
+    }
+    case OpKind::ReduceMean: {
+      std::vector<std::size_t> reduced;
+      for (auto ax : a.axes) reduced.push_back(axis_index(ax, in[0]->shape.size()));
+      if (a.axes.empty())
+        for (std::size_t i = 0; i < s.size(); ++i) reduced.push_back(i);
+      return output_dims(s, reduced);
+    }
+    case OpKind::Reshape: case OpKind::Flatten: case OpKind::Transpose: {
+      PartDimSet set;
+      if (!s.empty() && !in[0]->shape.empty() && s[0] == in[0]->shape[0] && s[0] > 1 &&
+          (kind != OpKind::Transpose || a.perm.empty() || a.perm[0] == 0))
+        set.insert(PartDim::Batch);
+      return set;
+    }
+    case OpKind::Fused: {
+      PartDimSet set;
+      bool first = true;
+      for (const FusedPart& p : a.parts) {
+        std::vector<const Tensor*> pin;
+        for (const Tensor& t : p.inputs) pin.push_back(&t);
+        const PartDimSet part = legal_part_dims(p.kind, p.attrs, pin, p.output);
+        if (first) {
+          set = part;
+          first = false;
+        } else {
+          for (PartDim d : kAllPartDims)
+            if (!part.contains(d)) set.erase(d);
+        }
+      }
+      return set;
+    }
+    default: return output_dims(s);
+  }
+}
+
+PartDimSet legal_part_dims(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  return legal_part_dims(n.kind, n.attrs, input_tensors(g, id), n.output);
+}
+
+bool is_layer(const Node& n) { return n.kind != OpKind::Input && n.kind != OpKind::Constant; }
+
+GraphTotals graph_totals(const Graph& g) {
+  GraphTotals t;
+  for (NodeId id : g.node_ids()) {
+    const OpCost c = op_cost(g, id);
+    t.macs += c.macs;
+    t.vector_ops += c.vector_ops;
+    t.params += c.params;
+    t.weight_bytes += c.weight_bytes;
+    if (is_layer(g.node(id))) {
+      ++t.layers;
+      t.activation_bytes += c.output_bytes;
+    }
+  }
+  return t;
+}
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What one operator costs and how it may be split: MACs, element operations, parameters and
+// bytes moved, and the legal partition dimensions (optimizer/partition/part_dim.h).
+//
+// Counting rules (the same as the published torchvision figures): MACs are the
+// multiply-accumulates of Conv, Gemm and MatMul only; normalisation, activation, pooling and
+// element-wise arithmetic count as `vector_ops` (approximate element operations). Parameters
+// are learned values: conv/gemm weights and biases, batch-norm and layer-norm scale and shift
+// (running statistics are not parameters), and trainable Constant tensors.
+#include <cstdint>
+#include <vector>
+
+#include "optimizer/graph/graph.h"
+#include "optimizer/partition/part_dim.h"
+
+namespace nocflow::optimizer {
+
+struct OpCost {
+  std::int64_t macs = 0;          ///< multiply-accumulates
+  std::int64_t vector_ops = 0;    ///< element-wise operations
+  std::int64_t params = 0;        ///< learned parameters (count)
+  std::int64_t weight_bytes = 0;  ///< params × element bytes
+  std::int64_t input_bytes = 0;   ///< activations read (inputs that are not Constant nodes)
+  std::int64_t output_bytes = 0;  ///< the output tensor
+};
+
+/// Cost of a node of a shape-inferred graph.
+OpCost op_cost(const Graph& graph, NodeId id);
+/// Cost of one operator given its input tensors and output (used for fused parts too).
+OpCost op_cost(OpKind kind, const OpAttrs& attrs, const std::vector<const Tensor*>& inputs,
+               const Tensor& output);
+
+/// Partition dimensions along which the node can be split without changing its arithmetic
+/// (INPP: its reduction can be split, leaving partial sums). A dimension whose axis has size 1
+/// is not legal.
+PartDimSet legal_part_dims(const Graph& graph, NodeId id);
+PartDimSet legal_part_dims(OpKind kind, const OpAttrs& attrs,
+                           const std::vector<const Tensor*>& inputs, const Tensor& output);
+
+/// Input and Constant nodes are data, not layers.
+bool is_layer(const Node& node);
+
+struct GraphTotals {
+  std::int64_t macs = 0;
+  std::int64_t vector_ops = 0;
+  std::int64_t params = 0;
+  std::int64_t weight_bytes = 0;
+  std::int64_t activation_bytes = 0;  ///< sum of layer output bytes
+  std::size_t layers = 0;
+};
+GraphTotals graph_totals(const Graph& graph);
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Operator kinds of the graph IR and their static properties (one table in op_kind.cpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nocflow::optimizer {
+
+enum class OpKind : std::uint8_t {
+  // sources
+  Input, Constant, RandomUniform,
+  // compute
+  Conv, Gemm, MatMul,
+  // pooling
+  MaxPool, AvgPool, GlobalAvgPool,
+  // element-wise binary (numpy broadcasting)
+  Add, Sub, Mul, Div, Pow,
+  // element-wise unary / activations
+  Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Sqrt, Exp,
+  // normalisation and reductions
+  BatchNorm, LayerNorm, Softmax, ReduceMean,
+  // data movement
+  Concat, Reshape, Flatten, Transpose, Identity, Dropout,
+  // shape arithmetic (values known at compile time; folded by the constfold pass)
+  Shape, Gather, Unsqueeze, Squeeze, Cast,
+  // several operators run in one pass on a PE (fusion pass)
+  Fused,
+};
+
+/// Static facts about one operator kind.
+struct OpInfo {
+  OpKind kind;
+  std::string_view name;       ///< display name, as in ONNX where one exists ("Conv")
+  std::string_view key;        ///< YAML key ("conv")
+  int min_inputs;
+  int max_inputs;              ///< -1: any number
+  bool commutative = false;    ///< binary op whose operands may be swapped (CSE sorts them)
+  bool deterministic = true;   ///< false: never merged by CSE (dropout, random generators)
+  bool activation = false;     ///< unary element-wise, may end a fused group
+};
+
+const OpInfo& op_info(OpKind kind);
+inline std::string_view op_name(OpKind kind) { return op_info(kind).name; }
+
+/// Kind by YAML key or display name (case-insensitive, also aliases such as "fc", "linear").
+std::optional<OpKind> op_kind_from_key(std::string_view key);
+/// Every YAML key, for "did you mean" messages.
+std::vector<std::string> op_keys();
+
+bool is_elementwise_binary(OpKind kind);
+bool is_elementwise_unary(OpKind kind);
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Shape inference: each node's output tensor from its inputs' tensors and its attributes, one
+// rule per operator kind, visited in topological order. Small integer tensors (shapes and
+// indices) also get their values, so that shape arithmetic resolves at compile time.
+#include <vector>
+
+#include "optimizer/graph/graph.h"
+
+namespace nocflow::optimizer {
+
+/// Fills every node's output. Throws InputError naming the node (and both shapes for a
+/// mismatch) when a rule fails, and naming a node on a cycle if the graph has one.
+void infer_shapes(Graph& graph);
+
+/// The rule for one operator: output tensor of `kind` with `attrs` reading `inputs`.
+/// Throws InputError with a message that does not name the node (the caller adds it).
+/// For Fused, also fills the parts' input and output tensors.
+Tensor infer_output(OpKind kind, OpAttrs& attrs, const std::vector<const Tensor*>& inputs);
+
+}  // namespace nocflow::optimizer

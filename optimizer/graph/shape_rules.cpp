@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+// One shape rule per operator kind (see shape_inference.h for the contract).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "noc/base/error.h"
+#include "optimizer/graph/shape_inference.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+[[noreturn]] void fail(const std::string& msg) { throw InputError(msg); }
+
+std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
+  std::int64_t p = 1;
+  for (std::size_t i = from; i < to; ++i) p *= s[i];
+  return p;
+}
+
+/// Axis in [-rank, rank) to [0, rank).
+std::size_t norm_axis(std::int64_t axis, std::size_t rank, const char* what = "axis") {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r)
+    fail(std::string(what) + " " + std::to_string(axis) + " out of range for rank " +
+         std::to_string(rank));
+  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
+void need_rank(const Tensor& t, std::size_t rank, const char* what) {
+  if (t.shape.size() != rank)
+    fail(std::string(what) + " needs a rank-" + std::to_string(rank) + " input, got " +
+         shape_str(t.shape));
+}
+
+void need_positive(const Shape& s, const char* what) {
+  for (auto d : s)
+    if (d <= 0) fail(std::string(what) + " has a non-positive dimension: " + shape_str(s));
+}
+
+Shape broadcast(const Shape& a, const Shape& b) {
+  const std::size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (std::size_t i = 0; i < r; ++i) {
+    const std::int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const std::int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1)
+      fail("input shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// Output size of a sliding window (conv or pool) along one axis. Ceil mode follows PyTorch:
+/// the last window must start inside the input or the leading padding.
+std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p0,
+                        std::int64_t p1, std::int64_t d, bool ceil_mode) {
+  const std::int64_t span = d * (k - 1) + 1;
+  const std::int64_t room = in + p0 + p1 - span;
+  if (k <= 0 || s <= 0 || d <= 0 || p0 < 0 || p1 < 0) fail("kernel, stride and dilation must be positive, pads non-negative");
+  if (room < 0)
+    fail("window " + std::to_string(span) + " larger than padded input " +
+         std::to_string(in + p0 + p1));
+  std::int64_t out = (ceil_mode ? (room + s - 1) / s : room / s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p0) --out;
+  return out;
+}
+
+Tensor window_op(const Tensor& x, const OpAttrs& a, std::int64_t channels, const char* what) {
+  need_rank(x, 4, what);
+  Tensor t;
+  t.elem_bytes = x.elem_bytes;
+  const bool is_conv = std::string(what) == "Conv";
+  t.shape = {x.shape[0], channels,
+             window_out(x.shape[2], a.kernel[0], a.stride[0], a.pads[0], a.pads[2],
+                        is_conv ? a.dilation[0] : 1, a.ceil_mode),
+             window_out(x.shape[3], a.kernel[1], a.stride[1], a.pads[1], a.pads[3],
+                        is_conv ? a.dilation[1] : 1, a.ceil_mode)};
+  return t;
+}
+
+Tensor conv(const Tensor& x, const OpAttrs& a) {
+  need_rank(x, 4, "Conv");
+  const std::int64_t c = x.shape[1];
+  if (a.out_channels <= 0) fail("needs out_channels > 0");
+  if (a.groups <= 0 || c % a.groups || a.out_channels % a.groups)
+    fail("groups " + std::to_string(a.groups) + " must divide input channels " +
+         std::to_string(c) + " and output channels " + std::to_string(a.out_channels));
+  if (a.in_channels && a.in_channels != c)
+    fail("weight expects " + std::to_string(a.in_channels) + " input channels, input has shape " +
+         shape_str(x.shape));
+  return window_op(x, a, a.out_channels, "Conv");
+}
+
+Tensor gemm(const Tensor& x, const OpAttrs& a) {
+  if (x.shape.size() < 2) fail("Gemm needs an input of rank >= 2, got " + shape_str(x.shape));
+  if (a.out_channels <= 0) fail("needs out_channels (output features) > 0");
+  if (a.in_channels && a.in_channels != x.shape.back())
+    fail("weight expects " + std::to_string(a.in_channels) + " input features, input has shape " +
+         shape_str(x.shape));
+  Tensor t{x.shape, x.elem_bytes, std::nullopt};
+  t.shape.back() = a.out_channels;
+  return t;
+}
+
+Tensor matmul(const Tensor& x, const Tensor& y) {
+  if (x.shape.size() < 2 || y.shape.size() < 2)
+    fail("MatMul needs inputs of rank >= 2, got " + shape_str(x.shape) + " and " +
+         shape_str(y.shape));
+  const auto& a = x.shape;
+  const auto& b = y.shape;
+  if (a.back() != b[b.size() - 2])
+    fail("inner dimensions differ: " + shape_str(a) + " x " + shape_str(b));
+  Shape batch = broadcast(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
+  batch.push_back(a[a.size() - 2]);
+  batch.push_back(b.back());
+  return Tensor{batch, std::max(x.elem_bytes, y.elem_bytes), std::nullopt};
+}
+
+std::optional<std::vector<std::int64_t>> binary_value(OpKind k, const Tensor& x, const Tensor& y) {
+  if (!x.value || !y.value) return std::nullopt;
+  const auto& a = *x.value;
+  const auto& b = *y.value;
+  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) return std::nullopt;
+  std::vector<std::int64_t> out(std::max(a.size(), b.size()));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto p = a[a.size() == 1 ? 0 : i];
+    const auto q = b[b.size() == 1 ? 0 : i];
+    switch (k) {
+      case OpKind::Add: out[i] = p + q; break;
+      case OpKind::Sub: out[i] = p - q; break;
+      case OpKind::Mul: out[i] = p * q; break;
+      case OpKind::Div:
+        if (q == 0) return std::nullopt;
+        out[i] = p / q;
+        break;
+      default: return std::nullopt;
+    }
+  }
+  return out;
+}
+
+Tensor concat(const std::vector<const Tensor*>& in, const OpAttrs& a) {
+  const Shape& first = in[0]->shape;
+  const std::size_t axis = norm_axis(a.axis, first.size());
+  Tensor t{first, in[0]->elem_bytes, std::nullopt};
+  t.shape[axis] = 0;
+  bool all_values = first.size() == 1;
+  std::vector<std::int64_t> value;
+  for (const Tensor* x : in) {
+    bool ok = x->shape.size() == first.size();
+    for (std::size_t i = 0; ok && i < first.size(); ++i)
+      ok = i == axis || x->shape[i] == first[i];
+    if (!ok)
+      fail("inputs differ outside axis " + std::to_string(axis) + ": " + shape_str(first) +
+           " and " + shape_str(x->shape));
+    t.shape[axis] += x->shape[axis];
+    all_values = all_values && x->value.has_value();
+    if (all_values) value.insert(value.end(), x->value->begin(), x->value->end());
+  }
+  if (all_values) t.value = value;
+  return t;
+}
+
+Tensor reshape(const std::vector<const Tensor*>& in, const OpAttrs& a) {
+  const Tensor& x = *in[0];
+  Shape target = a.shape;
+  if (in.size() == 2) {
+    if (!in[1]->value) fail("target shape is not known at compile time");
+    target = *in[1]->value;
+  }
+  Tensor t{{}, x.elem_bytes, x.value};
+  int infer_at = -1;
+  std::int64_t known = 1;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    std::int64_t d = target[i];
+    if (d == 0) {
+      if (i >= x.shape.size()) fail("0 in target " + shape_str(target) + " past input rank");
+      d = x.shape[i];
+    }
+    if (d == -1) {
+      if (infer_at >= 0) fail("two -1 in target shape " + shape_str(target));
+      infer_at = static_cast<int>(i);
+    } else if (d <= 0) {
+      fail("bad target shape " + shape_str(target));
+    } else {
+      known *= d;
+    }
+    t.shape.push_back(d);
+  }
+  if (infer_at >= 0) {
+    if (known == 0 || x.numel() % known) fail("cannot reshape " + shape_str(x.shape) + " to " + shape_str(target));
+    t.shape[static_cast<std::size_t>(infer_at)] = x.numel() / known;
+  }
+  if (t.numel() != x.numel())
+    fail("cannot reshape " + shape_str(x.shape) + " (" + std::to_string(x.numel()) +
+         " elements) to " + shape_str(t.shape) + " (" + std::to_string(t.numel()) + " elements)");
+  return t;
+}
+
+Tensor transpose(const Tensor& x, const OpAttrs& a) {
+  std::vector<std::int64_t> perm = a.perm;
+  const std::size_t r = x.shape.size();
+  if (perm.empty())
+    for (std::size_t i = r; i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
+  std::vector<std::int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::int64_t> iota(r);
+  std::iota(iota.begin(), iota.end(), 0);
+  if (sorted != iota)
+    fail("perm " + shape_str(perm) + " is not a permutation for input " + shape_str(x.shape));
+  Tensor t{Shape(r), x.elem_bytes, std::nullopt};
+  for (std::size_t i = 0; i < r; ++i) t.shape[i] = x.shape[static_cast<std::size_t>(perm[i])];
+  return t;
+}
+
+Tensor reduce_mean(const Tensor& x, const OpAttrs& a) {
+  const std::size_t r = x.shape.size();
+  std::vector<bool> reduce(r, a.axes.empty());
+  for (auto ax : a.axes) reduce[norm_axis(ax, r, "reduce axis")] = true;
+  Tensor t{{}, x.elem_bytes, std::nullopt};
+  for (std::size_t i = 0; i < r; ++i)
+    if (!reduce[i]) t.shape.push_back(x.shape[i]);
+    else if (a.keepdims) t.shape.push_back(1);
+  return t;
+}
+
+std::vector<std::int64_t> axes_of(const std::vector<const Tensor*>& in, const OpAttrs& a) {
+  if (in.size() < 2) return a.axes;
+  if (!in[1]->value) fail("axes input is not known at compile time");
+  return *in[1]->value;
+}
+
+Tensor unsqueeze(const std::vector<const Tensor*>& in, const OpAttrs& a) {
+  const Tensor& x = *in[0];
+  const auto axes = axes_of(in, a);
+  const std::size_t r = x.shape.size() + axes.size();
+  std::vector<bool> inserted(r, false);
+  for (auto ax : axes) {
+    const std::size_t i = norm_axis(ax, r, "unsqueeze axis");
+    if (inserted[i]) fail("axis " + std::to_string(ax) + " given twice");
+    inserted[i] = true;
+  }
+  Tensor t{{}, x.elem_bytes, x.value};
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < r; ++i) t.shape.push_back(inserted[i] ? 1 : x.shape[j++]);
+  return t;
+}
+
+Tensor squeeze(const std::vector<const Tensor*>& in, const OpAttrs& a) {
+  const Tensor& x = *in[0];
+  const auto axes = axes_of(in, a);
+  std::vector<bool> drop(x.shape.size(), false);
+  for (std::size_t i = 0; i < x.shape.size(); ++i) drop[i] = axes.empty() && x.shape[i] == 1;
+  for (auto ax : axes) {
+    const std::size_t i = norm_axis(ax, x.shape.size(), "squeeze axis");
+    if (x.shape[i] != 1) fail("cannot squeeze axis " + std::to_string(ax) + " of " + shape_str(x.shape));
+    drop[i] = true;
+  }
+  Tensor t{{}, x.elem_bytes, x.value};
+  for (std::size_t i = 0; i < x.shape.size(); ++i)
+    if (!drop[i]) t.shape.push_back(x.shape[i]);
+  return t;
+}
+
+Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a) {
+  const std::size_t axis = norm_axis(a.axis, data.shape.size());
+  Tensor t{{}, data.elem_bytes, std::nullopt};
+  t.shape.assign(data.shape.begin(), data.shape.begin() + static_cast<std::ptrdiff_t>(axis));
+  t.shape.insert(t.shape.end(), idx.shape.begin(), idx.shape.end());
+  t.shape.insert(t.shape.end(), data.shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1,
+                 data.shape.end());
+  if (data.value && idx.value && data.shape.size() == 1) {
+    std::vector<std::int64_t> v;
+    const auto n = static_cast<std::int64_t>(data.value->size());
+    for (auto i : *idx.value) {
+      if (i < -n || i >= n) fail("index " + std::to_string(i) + " out of range " + shape_str(data.shape));
+      v.push_back((*data.value)[static_cast<std::size_t>(i < 0 ? i + n : i)]);
+    }
+    t.value = v;
+  }
+  return t;
+}
+
+Tensor fused(OpAttrs& a, const std::vector<const Tensor*>& in) {
+  std::size_t next = 0;
+  Tensor prev;
+  for (std::size_t p = 0; p < a.parts.size(); ++p) {
+    FusedPart& part = a.parts[p];
+    std::vector<const Tensor*> part_in;
+    const int total = part.num_inputs + (p == 0 ? 0 : 1);
+    for (int i = 0; i < total; ++i) {
+      if (p > 0 && i == part.chain_input) {
+        part_in.push_back(&prev);
+      } else {
+        if (next >= in.size()) fail("fused part '" + part.name + "' lacks inputs");
+        part_in.push_back(in[next++]);
+      }
+    }
+    part.inputs.clear();
+    for (const Tensor* t : part_in) part.inputs.push_back(*t);
+    try {
+      part.output = infer_output(part.kind, part.attrs, part_in);
+    } catch (const InputError& e) {
+      fail("fused part '" + part.name + "' (" + std::string(op_name(part.kind)) + "): " + e.what());
+    }
+    prev = part.output;
+  }
+  if (next != in.size()) fail("fused node has " + std::to_string(in.size() - next) + " unused inputs");
+  return prev;
+}
+
+}  // namespace
+
+Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& in) {
+  switch (kind) {
+    case OpKind::Input:
+    case OpKind::RandomUniform: {
+      need_positive(a.shape, "shape");
+      return Tensor{a.shape, a.elem_bytes, std::nullopt};
+    }
+    case OpKind::Constant: {
+      need_positive(a.shape, "shape");
+      Tensor t{a.shape, a.elem_bytes, std::nullopt};
+      if (!a.int_data.empty()) {
+        if (static_cast<std::int64_t>(a.int_data.size()) != t.numel())
+          fail("has " + std::to_string(a.int_data.size()) + " values for shape " + shape_str(a.shape));
+        t.value = a.int_data;
+      }
+      return t;
+    }
+    case OpKind::Conv: return conv(*in[0], a);
+    case OpKind::Gemm: return gemm(*in[0], a);
+    case OpKind::MatMul: return matmul(*in[0], *in[1]);
+    case OpKind::MaxPool:
+    case OpKind::AvgPool: {
+      need_rank(*in[0], 4, op_name(kind).data());
+      return window_op(*in[0], a, in[0]->shape[1], op_name(kind).data());
+    }
+    case OpKind::GlobalAvgPool: {
+      if (in[0]->shape.size() < 3) fail("needs rank >= 3, got " + shape_str(in[0]->shape));
+      Tensor t{in[0]->shape, in[0]->elem_bytes, std::nullopt};
+      std::fill(t.shape.begin() + 2, t.shape.end(), 1);
+      return t;
+    }
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Pow:
+      return Tensor{broadcast(in[0]->shape, in[1]->shape),
+                    std::max(in[0]->elem_bytes, in[1]->elem_bytes),
+                    binary_value(kind, *in[0], *in[1])};
+    case OpKind::Relu:
+    case OpKind::Clip:
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Gelu:
+    case OpKind::Erf:
+    case OpKind::Sqrt:
+    case OpKind::Exp:
+    case OpKind::Dropout:
+      return Tensor{in[0]->shape, in[0]->elem_bytes, std::nullopt};
+    case OpKind::Identity: return *in[0];
+    case OpKind::Cast: return Tensor{in[0]->shape, a.elem_bytes, in[0]->value};
+    case OpKind::BatchNorm:
+      if (in[0]->shape.size() < 2) fail("needs rank >= 2, got " + shape_str(in[0]->shape));
+      if (a.in_channels && a.in_channels != in[0]->shape[1])
+        fail("parameters for " + std::to_string(a.in_channels) + " channels, input has shape " +
+             shape_str(in[0]->shape));
+      return Tensor{in[0]->shape, in[0]->elem_bytes, std::nullopt};
+    case OpKind::LayerNorm:
+    case OpKind::Softmax:
+      norm_axis(a.axis, in[0]->shape.size());
+      return Tensor{in[0]->shape, in[0]->elem_bytes, std::nullopt};
+    case OpKind::ReduceMean: return reduce_mean(*in[0], a);
+    case OpKind::Concat: return concat(in, a);
+    case OpKind::Reshape: return reshape(in, a);
+    case OpKind::Flatten: {
+      const Shape& s = in[0]->shape;
+      const std::size_t axis = a.axis == static_cast<std::int64_t>(s.size())
+                                   ? s.size()
+                                   : norm_axis(a.axis, s.size());
+      return Tensor{{product(s, 0, axis), product(s, axis, s.size())}, in[0]->elem_bytes,
+                    in[0]->value};
+    }
+    case OpKind::Transpose: return transpose(*in[0], a);
+    case OpKind::Shape:
+      return Tensor{{static_cast<std::int64_t>(in[0]->shape.size())}, 8, in[0]->shape};
+    case OpKind::Gather: return gather(*in[0], *in[1], a);
+    case OpKind::Unsqueeze: return unsqueeze(in, a);
+    case OpKind::Squeeze: return squeeze(in, a);
+    case OpKind::Fused: return fused(a, in);
+  }
+  fail("no shape rule");
+}
+
+}  // namespace nocflow::optimizer

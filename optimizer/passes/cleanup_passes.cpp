@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// Canonicalising clean-ups: identity/no-op elimination and constant folding of shape arithmetic.
+#include "optimizer/passes/pass.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+/// Removes operators that return their input unchanged: Identity, Dropout (nocflow graphs are
+/// inference graphs), Reshape/Flatten to the same shape, Transpose by the identity permutation,
+/// Concat of one input.
+class IdentityElimination final : public Pass {
+ public:
+  std::string_view name() const override { return "identity"; }
+  std::string_view description() const override { return "remove identity and no-op operators"; }
+
+  bool run(Graph& g) override {
+    bool changed = false;
+    for (NodeId id : g.topological_order()) {
+      if (!is_noop(g, id)) continue;
+      g.replace_all_uses(id, g.input(id, 0));
+      g.remove_node(id);
+      changed = true;
+    }
+    return changed;
+  }
+
+ private:
+  static bool is_noop(const Graph& g, NodeId id) {
+    const Node& n = g.node(id);
+    switch (n.kind) {
+      case OpKind::Identity:
+      case OpKind::Dropout: return true;
+      case OpKind::Reshape:
+      case OpKind::Flatten: return n.output.shape == g.node(g.input(id, 0)).output.shape;
+      case OpKind::Transpose:
+        for (std::size_t i = 0; i < n.attrs.perm.size(); ++i)
+          if (n.attrs.perm[i] != static_cast<std::int64_t>(i)) return false;
+        return !n.attrs.perm.empty() || n.output.shape.size() <= 1;
+      case OpKind::Concat: return g.inputs(id).size() == 1;
+      default: return false;
+    }
+  }
+};
+
+/// Folds shape arithmetic: a deterministic operator whose output value shape inference already
+/// knows becomes a Constant holding it; a Reshape, Unsqueeze or Squeeze reading a constant
+/// shape or axes takes it as an attribute. The nodes this leaves unused are DCE's.
+class ConstantFolding final : public Pass {
+ public:
+  std::string_view name() const override { return "constfold"; }
+  std::string_view description() const override { return "fold shape arithmetic into constants"; }
+
+  bool run(Graph& g) override {
+    bool changed = false;
+    for (NodeId id : g.topological_order()) {
+      Node& n = g.node(id);
+      if (n.output.value && n.kind != OpKind::Constant && n.kind != OpKind::Input &&
+          op_info(n.kind).deterministic) {
+        OpAttrs a;
+        a.shape = n.output.shape;
+        a.elem_bytes = n.output.elem_bytes;
+        a.int_data = *n.output.value;
+        n.kind = OpKind::Constant;
+        n.attrs = a;
+        g.set_inputs(id, {});
+        changed = true;
+        continue;
+      }
+      const bool takes_operand = (n.kind == OpKind::Reshape || n.kind == OpKind::Unsqueeze ||
+                                  n.kind == OpKind::Squeeze) && g.inputs(id).size() == 2;
+      if (!takes_operand) continue;
+      const Node& operand = g.node(g.input(id, 1));
+      if (operand.kind != OpKind::Constant || !operand.output.value) continue;
+      if (n.kind == OpKind::Reshape)
+        n.attrs.shape = *operand.output.value;
+      else
+        n.attrs.axes = *operand.output.value;
+      g.remove_input(id, 1);
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_identity_elimination() { return std::make_unique<IdentityElimination>(); }
+std::unique_ptr<Pass> make_constant_folding() { return std::make_unique<ConstantFolding>(); }
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Common-subexpression elimination by structural hashing (seed 002): visit nodes in
+// topological order, key each by (opcode, canonical inputs, attributes) — commutative operands
+// sorted — and redirect the uses of a node equal to one already seen to that one; the
+// duplicates are left dead for DCE. Inputs, constants whose
+// contents are unknown (weights) and non-deterministic operators (dropout, random generators)
+// are never merged, nor are operators whose parameters are their own (two convolutions of
+// equal shape have different weights unless they name the same initializers).
+#include <algorithm>
+#include <unordered_map>
+
+#include "optimizer/passes/pass.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+struct Key {
+  OpKind kind;
+  std::vector<NodeId> inputs;
+  const Node* node;
+
+  bool operator==(const Key& o) const {
+    return kind == o.kind && inputs == o.inputs && node->attrs == o.node->attrs &&
+           node->output.shape == o.node->output.shape;
+  }
+};
+
+struct KeyHash {
+  std::size_t operator()(const Key& k) const {
+    std::size_t h = static_cast<std::size_t>(k.kind) * 0x9e3779b97f4a7c15ULL;
+    for (NodeId in : k.inputs) h = (h ^ in) * 0x100000001b3ULL;
+    return h ^ (hash_attrs(k.node->attrs) << 1);
+  }
+};
+
+bool owns_parameters(OpKind k, const OpAttrs& a) {
+  const bool learned = k == OpKind::Conv || k == OpKind::Gemm || k == OpKind::BatchNorm ||
+                       k == OpKind::LayerNorm;
+  return learned && a.weights.empty();
+}
+
+bool mergeable(const Node& n) {
+  if (!op_info(n.kind).deterministic || n.kind == OpKind::Input) return false;
+  if (owns_parameters(n.kind, n.attrs)) return false;
+  for (const FusedPart& p : n.attrs.parts)
+    if (owns_parameters(p.kind, p.attrs)) return false;
+  if (n.kind == OpKind::Constant)
+    return !n.attrs.trainable && (!n.attrs.int_data.empty() || !n.attrs.float_data.empty());
+  return true;
+}
+
+class Cse final : public Pass {
+ public:
+  std::string_view name() const override { return "cse"; }
+  std::string_view description() const override { return "merge structurally equal operators"; }
+
+  bool run(Graph& g) override {
+    std::unordered_map<Key, NodeId, KeyHash> seen;
+    bool changed = false;
+    for (NodeId id : g.topological_order()) {
+      const Node& n = g.node(id);
+      if (!mergeable(n)) continue;
+      Key key{n.kind, g.inputs(id), &n};
+      if (op_info(n.kind).commutative) std::sort(key.inputs.begin(), key.inputs.end());
+      auto [it, inserted] = seen.emplace(key, id);
+      if (inserted || (g.num_uses(id) == 0 && !g.is_output(id))) continue;
+      // Rewire only: the duplicate is now dead and DCE sweeps it with whatever fed only it.
+      g.replace_all_uses(id, it->second);
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_cse() { return std::make_unique<Cse>(); }
+
+}  // namespace nocflow::optimizer

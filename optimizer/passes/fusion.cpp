@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// Operator fusion (seed 003) and batch-norm folding.
+//
+// fuse: from each Conv or Gemm anchor (in topological order), a depth-first walk along the
+// single consumer grows the group by the pattern
+//     anchor [BatchNorm] [activation] [element-wise Add/Mul/Sub/Div tail [activation]]
+// A node joins only if the previous member's output has no other consumer and is no graph
+// output (the fused node has one output), and only if the group stays contractible: no path
+// may leave the group and come back (checked with topological timestamps). Groups never
+// overlap; each becomes one Fused node named after its anchor.
+//
+// bnfold: a BatchNorm whose input is a Conv or Gemm used only by it is folded into that
+// operator's weights and bias (inference).
+#include "optimizer/passes/fusion.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "optimizer/passes/pass.h"
+
+namespace nocflow::optimizer {
+
+std::vector<std::size_t> topological_timestamps(const Graph& g) {
+  const auto order = g.topological_order();
+  std::size_t max_id = 0;
+  for (NodeId id : order) max_id = std::max<std::size_t>(max_id, id);
+  std::vector<std::size_t> ts(max_id + 1, 0);
+  for (std::size_t i = 0; i < order.size(); ++i) ts[order[i]] = i;
+  return ts;
+}
+
+bool fusion_creates_cycle(const Graph& g, const std::vector<NodeId>& group,
+                          const std::vector<std::size_t>& ts) {
+  const std::unordered_set<NodeId> members(group.begin(), group.end());
+  std::size_t earliest = ts[group.front()];
+  for (NodeId m : group) earliest = std::min(earliest, ts[m]);
+  // Walk backwards from every external producer of a member; only nodes later than the
+  // earliest member can lie on a path that starts inside the group.
+  std::vector<NodeId> stack;
+  std::unordered_set<NodeId> visited;
+  for (NodeId m : group)
+    for (NodeId in : g.inputs(m))
+      if (!members.count(in) && ts[in] > earliest && visited.insert(in).second) stack.push_back(in);
+  while (!stack.empty()) {
+    const NodeId at = stack.back();
+    stack.pop_back();
+    for (NodeId in : g.inputs(at)) {
+      if (members.count(in)) return true;
+      if (ts[in] > earliest && visited.insert(in).second) stack.push_back(in);
+    }
+  }
+  return false;
+}
+
+namespace {
+
+enum class Stage { Anchor, Norm, Act, Tail, TailAct };
+
+bool is_anchor(OpKind k) { return k == OpKind::Conv || k == OpKind::Gemm; }
+bool is_tail(OpKind k) {
+  return k == OpKind::Add || k == OpKind::Mul || k == OpKind::Sub || k == OpKind::Div;
+}
+
+/// The stage `next` would put the group in, or nullopt if it cannot follow `stage`.
+std::optional<Stage> advance(Stage stage, OpKind next) {
+  if (next == OpKind::BatchNorm && stage == Stage::Anchor) return Stage::Norm;
+  if (op_info(next).activation && (stage == Stage::Anchor || stage == Stage::Norm))
+    return Stage::Act;
+  if (is_tail(next) && stage != Stage::Tail && stage != Stage::TailAct) return Stage::Tail;
+  if (op_info(next).activation && stage == Stage::Tail) return Stage::TailAct;
+  return std::nullopt;
+}
+
+class Fusion final : public Pass {
+ public:
+  std::string_view name() const override { return "fuse"; }
+  std::string_view description() const override {
+    return "fuse conv/gemm + batch norm + activation + element-wise tail";
+  }
+
+  bool run(Graph& g) override {
+    bool changed = false;
+    for (NodeId anchor : g.topological_order()) {
+      if (!g.contains(anchor) || !is_anchor(g.node(anchor).kind)) continue;
+      const auto ts = topological_timestamps(g);
+      std::vector<NodeId> group = grow(g, anchor, ts);
+      if (group.size() < 2) continue;
+      contract(g, group);
+      changed = true;
+    }
+    return changed;
+  }
+
+ private:
+  static std::vector<NodeId> grow(const Graph& g, NodeId anchor, const std::vector<std::size_t>& ts) {
+    std::vector<NodeId> group{anchor};
+    Stage stage = Stage::Anchor;
+    NodeId last = anchor;
+    while (true) {
+      if (g.is_output(last) || g.num_uses(last) != 1) break;
+      const Use use = g.uses(last).front();
+      const Node& next = g.node(use.node);
+      auto to = advance(stage, next.kind);
+      if (!to) break;
+      group.push_back(use.node);
+      if (fusion_creates_cycle(g, group, ts)) {
+        group.pop_back();
+        break;
+      }
+      stage = *to;
+      last = use.node;
+    }
+    return group;
+  }
+
+  /// Replaces the chain `group` by one Fused node named after the anchor.
+  static void contract(Graph& g, const std::vector<NodeId>& group) {
+    Node fused;
+    fused.kind = OpKind::Fused;
+    std::vector<NodeId> inputs;
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      const Node& m = g.node(group[i]);
+      FusedPart part;
+      part.name = m.name;
+      part.kind = m.kind;
+      part.attrs = m.attrs;
+      part.chain_input = i == 0 ? 0 : -1;
+      const auto ins = g.inputs(group[i]);
+      for (std::size_t k = 0; k < ins.size(); ++k) {
+        if (i > 0 && ins[k] == group[i - 1] && part.chain_input < 0) {
+          part.chain_input = static_cast<int>(k);
+          continue;
+        }
+        inputs.push_back(ins[k]);
+        ++part.num_inputs;
+      }
+      fused.attrs.parts.push_back(std::move(part));
+    }
+    const std::string anchor_name = g.node(group.front()).name;
+    fused.name = g.unique_name(anchor_name + ".fused");
+    const NodeId id = g.add_node(std::move(fused), inputs);
+    g.replace_all_uses(group.back(), id);
+    for (NodeId m : group) g.remove_node(m);
+    g.rename(id, anchor_name);
+  }
+};
+
+class BatchNormFolding final : public Pass {
+ public:
+  std::string_view name() const override { return "bnfold"; }
+  std::string_view description() const override {
+    return "fold batch norm into the preceding conv/gemm";
+  }
+
+  bool run(Graph& g) override {
+    bool changed = false;
+    for (NodeId id : g.topological_order()) {
+      if (g.node(id).kind != OpKind::BatchNorm) continue;
+      const NodeId producer = g.input(id, 0);
+      Node& p = g.node(producer);
+      if (!is_anchor(p.kind) || g.num_uses(producer) != 1 || g.is_output(producer)) continue;
+      p.attrs.bias = true;  // the scale goes into the weights, the shift into the bias
+      g.replace_all_uses(id, producer);
+      g.remove_node(id);
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_fusion() { return std::make_unique<Fusion>(); }
+std::unique_ptr<Pass> make_batchnorm_folding() { return std::make_unique<BatchNormFolding>(); }
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/passes/pass_manager.h"
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "noc/base/error.h"
+#include "noc/base/names.h"
+#include "optimizer/graph/shape_inference.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+struct PassEntry {
+  std::string_view name;
+  std::unique_ptr<Pass> (*make)();
+};
+
+const PassEntry kPasses[] = {
+    {"identity", make_identity_elimination}, {"constfold", make_constant_folding},
+    {"cse", make_cse},                       {"dce", make_dce},
+    {"bnfold", make_batchnorm_folding},      {"fuse", make_fusion},
+};
+
+}  // namespace
+
+std::vector<std::string> pass_names() {
+  std::vector<std::string> out;
+  for (const auto& p : kPasses) out.emplace_back(p.name);
+  return out;
+}
+
+std::vector<std::string> default_pass_names() { return pass_names(); }
+
+std::unique_ptr<Pass> make_pass(std::string_view name) {
+  for (const auto& p : kPasses)
+    if (p.name == name) return p.make();
+  throw InputError(unknown_name_message("pass", name, pass_names()));
+}
+
+std::vector<std::string> parse_pass_list(const std::string& spec) {
+  if (spec == "default") return default_pass_names();
+  if (spec.empty() || spec == "none") return {};
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    const std::size_t comma = spec.find(',', start);
+    const std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    make_pass(item);  // validates the name
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+PassManager::PassManager(const std::vector<std::string>& names, int max_rounds)
+    : max_rounds_(max_rounds) {
+  for (const auto& n : names) passes_.push_back(make_pass(n));
+}
+
+std::vector<PassStat> PassManager::run(Graph& graph) {
+  std::vector<PassStat> stats;
+  if (passes_.empty()) return stats;
+  for (int round = 1; round <= max_rounds_; ++round) {
+    bool any = false;
+    for (auto& pass : passes_) {
+      PassStat s;
+      s.round = round;
+      s.pass = std::string(pass->name());
+      s.nodes_before = graph.num_nodes();
+      const auto t0 = std::chrono::steady_clock::now();
+      s.changed = pass->run(graph);
+      if (s.changed) infer_shapes(graph);
+      s.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      s.nodes_after = graph.num_nodes();
+      any = any || s.changed;
+      stats.push_back(s);
+    }
+    if (!any) return stats;
+  }
+  throw std::logic_error("passes did not reach a fixpoint in " + std::to_string(max_rounds_) +
+                         " rounds");
+}
+
+std::string format_pass_stats(const std::vector<PassStat>& stats) {
+  std::string out = "round  pass        nodes before  nodes after  removed  changed  time (ms)\n";
+  char line[160];
+  for (const auto& s : stats) {
+    std::snprintf(line, sizeof line, "%5d  %-10s  %12zu  %11zu  %7lld  %-7s  %9.3f\n", s.round,
+                  s.pass.c_str(), s.nodes_before, s.nodes_after,
+                  static_cast<long long>(s.nodes_before) - static_cast<long long>(s.nodes_after),
+                  s.changed ? "yes" : "no", s.millis);
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace nocflow::optimizer

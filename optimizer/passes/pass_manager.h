@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Runs a list of passes in order, round after round, until a whole round changes nothing (a
+// fixpoint), recording the node count before and after every pass.
+#include <string>
+#include <vector>
+
+#include "optimizer/passes/pass.h"
+
+namespace nocflow::optimizer {
+
+struct PassStat {
+  int round = 0;
+  std::string pass;
+  std::size_t nodes_before = 0;
+  std::size_t nodes_after = 0;
+  bool changed = false;
+  double millis = 0;
+};
+
+/// "default" → default_pass_names(); "none" or "" → no passes; else a comma-separated list.
+/// Throws InputError for an unknown pass name.
+std::vector<std::string> parse_pass_list(const std::string& spec);
+
+class PassManager {
+ public:
+  explicit PassManager(const std::vector<std::string>& names, int max_rounds = 16);
+  /// Runs to a fixpoint; throws std::logic_error if `max_rounds` rounds still change the graph.
+  std::vector<PassStat> run(Graph& graph);
+
+ private:
+  std::vector<std::unique_ptr<Pass>> passes_;
+  int max_rounds_;
+};
+
+/// A table of the stats: round, pass, nodes before → after, removed, time.
+std::string format_pass_stats(const std::vector<PassStat>& stats);
+
+}  // namespace nocflow::optimizer

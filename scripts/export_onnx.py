@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Export networks to ONNX for `nocflow inspect --network FILE.onnx`.
+
+Exports torchvision models (randomly initialised: nothing is downloaded) and a small PyTorch
+transformer encoder, then strips the weights: every initializer with more than
+--keep-elements elements is turned into external data pointing at a file that is never
+written, so the model keeps its graph and tensor shapes but no weight values. nocflow imports
+such models without reading weights. Small initializers (shape constants, scalars) stay inline.
+
+Needs Debian's python3-torch, python3-torchvision and python3-onnx
+(scripts/install-deps.sh --with-torch). Run with /usr/bin/python3:
+
+    /usr/bin/python3 scripts/export_onnx.py --out tests/optimizer/data
+    /usr/bin/python3 scripts/export_onnx.py --models resnet50 --keep-weights --out /tmp/onnx
+"""
+import argparse
+import math
+import os
+import sys
+
+import onnx
+import torch
+import torchvision
+
+TORCHVISION = {
+    "resnet18": lambda: torchvision.models.resnet18(weights=None),
+    "resnet50": lambda: torchvision.models.resnet50(weights=None),
+    "mobilenet_v2": lambda: torchvision.models.mobilenet_v2(weights=None),
+    "googlenet": lambda: torchvision.models.googlenet(weights=None, aux_logits=False,
+                                                      init_weights=True),
+}
+
+
+class NaiveLayerNorm(torch.nn.Module):
+    """Layer norm written the way a model author might: the mean is computed twice, once for
+    the centred input and once inside the variance, so the exported graph repeats the
+    mean/variance subgraph (the situation CSE is for)."""
+
+    def __init__(self, dim, eps=1e-5):
+        super().__init__()
+        self.gamma = torch.nn.Parameter(torch.ones(dim))
+        self.beta = torch.nn.Parameter(torch.zeros(dim))
+        self.eps = eps
+
+    def forward(self, x):
+        centred = x - x.mean(-1, keepdim=True)
+        var = ((x - x.mean(-1, keepdim=True)) ** 2).mean(-1, keepdim=True)
+        return centred / torch.sqrt(var + self.eps) * self.gamma + self.beta
+
+
+class EncoderLayer(torch.nn.Module):
+    """Post-norm transformer encoder layer; heads are split with sizes read from the tensor
+    (x.size()), which exports as Shape/Gather/Concat arithmetic feeding Reshape."""
+
+    def __init__(self, dim=256, heads=4, ffn=1024):
+        super().__init__()
+        self.heads = heads
+        self.q = torch.nn.Linear(dim, dim)
+        self.k = torch.nn.Linear(dim, dim)
+        self.v = torch.nn.Linear(dim, dim)
+        self.o = torch.nn.Linear(dim, dim)
+        self.ln1 = NaiveLayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, ffn)
+        self.fc2 = torch.nn.Linear(ffn, dim)
+        self.ln2 = NaiveLayerNorm(dim)
+
+    def split(self, t):
+        b, s, d = t.size()
+        return t.view(b, s, self.heads, d // self.heads).transpose(1, 2)
+
+    def forward(self, x):
+        b, s, d = x.size()
+        q, k, v = self.split(self.q(x)), self.split(self.k(x)), self.split(self.v(x))
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d // self.heads)
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), v)
+        ctx = ctx.transpose(1, 2).reshape(b, s, d)
+        h = self.ln1(x + self.o(ctx))
+        return self.ln2(h + self.fc2(torch.nn.functional.gelu(self.fc1(h))))
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self, layers=2, **kw):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(EncoderLayer(**kw) for _ in range(layers))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def strip_weights(model, keep_elements, location):
+    """Turn big initializers into external data in `location` (a file that is not written)."""
+    offset = 0
+    for init in model.graph.initializer:
+        numel = math.prod(init.dims) if init.dims else 1
+        if numel <= keep_elements:
+            continue
+        nbytes = numel * 4
+        init.ClearField("raw_data")
+        init.ClearField("float_data")
+        init.ClearField("int64_data")
+        init.data_location = onnx.TensorProto.EXTERNAL
+        del init.external_data[:]
+        for key, value in (("location", location), ("offset", str(offset)), ("length", str(nbytes))):
+            entry = init.external_data.add()
+            entry.key, entry.value = key, value
+        offset += nbytes
+
+
+def duplicate_centring(model):
+    """Give every Pow(Sub(x, ReduceMean(x)), 2) its own copy of the ReduceMean and Sub.
+
+    PyTorch's exporter already merges the two identical mean computations of NaiveLayerNorm;
+    this re-creates the graph a framework that lowers each use separately would produce
+    (seed 002: v2 = mean((X - mean(X))^2) computed apart from v1), which nocflow's CSE must
+    merge again."""
+    graph = model.graph
+    producer = {out: node for node in graph.node for out in node.output}
+    new_nodes = []
+    for node in graph.node:
+        if node.op_type == "Pow" and node.input[0] in producer:
+            sub = producer[node.input[0]]
+            mean = producer.get(sub.input[1]) if sub.op_type == "Sub" else None
+            if mean is not None and mean.op_type == "ReduceMean":
+                mean2 = onnx.NodeProto()
+                mean2.CopyFrom(mean)
+                mean2.name = mean.name + "_again"
+                mean2.output[0] = mean.output[0] + "_again"
+                sub2 = onnx.NodeProto()
+                sub2.CopyFrom(sub)
+                sub2.name = sub.name + "_again"
+                sub2.input[1] = mean2.output[0]
+                sub2.output[0] = sub.output[0] + "_again"
+                node.input[0] = sub2.output[0]
+                new_nodes += [mean2, sub2]
+        new_nodes.append(node)
+    del graph.node[:]
+    graph.node.extend(new_nodes)
+
+
+def export(name, module, example, out_dir, opset, keep_weights, keep_elements):
+    path = os.path.join(out_dir, name + ".onnx")
+    module.eval()
+    # The encoder keeps its shape arithmetic (Shape/Gather/Concat → Reshape) for nocflow's
+    # constant folding; the CNNs are folded by PyTorch (batch norm into conv).
+    with torch.no_grad():
+        torch.onnx.export(module, example, path, opset_version=opset, input_names=["input"],
+                          output_names=["output"], do_constant_folding=name != "encoder")
+    model = onnx.load(path)
+    if name == "encoder":
+        duplicate_centring(model)
+        onnx.save(model, path)
+    if not keep_weights:
+        strip_weights(model, keep_elements, name + ".weights.absent")
+        onnx.save(model, path)
+    print(f"{path}: {os.path.getsize(path)} bytes, {len(model.graph.node)} nodes")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default="onnx", help="output folder")
+    ap.add_argument("--models", default="resnet18,resnet50,mobilenet_v2,googlenet,encoder",
+                    help="comma-separated: " + ", ".join(list(TORCHVISION) + ["encoder"]))
+    ap.add_argument("--opset", type=int, default=13)
+    ap.add_argument("--keep-weights", action="store_true", help="keep weight values (large files)")
+    ap.add_argument("--keep-elements", type=int, default=64,
+                    help="initializers with at most this many elements stay inline")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    torch.manual_seed(0)
+    for name in args.models.split(","):
+        if name in TORCHVISION:
+            export(name, TORCHVISION[name](), torch.randn(1, 3, 224, 224), args.out, args.opset,
+                   args.keep_weights, args.keep_elements)
+        elif name == "encoder":
+            export("encoder", Encoder(), torch.randn(1, 64, 256), args.out, args.opset,
+                   args.keep_weights, args.keep_elements)
+        else:
+            sys.exit(f"export_onnx: unknown model '{name}'")
+
+
+if __name__ == "__main__":
+    main()

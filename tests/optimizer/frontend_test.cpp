@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// Network YAML, ONNX import and shape-inference errors.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+
+#include "noc/base/error.h"
+#include "optimizer/frontend/graph_builder.h"
+#include "optimizer/frontend/load_network.h"
+#include "optimizer/frontend/network_yaml.h"
+#include "optimizer/graph/op_cost.h"
+#include "optimizer/graph/shape_inference.h"
+#include "optimizer/passes/pass_manager.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+const std::string kConfigs = std::string(NOCFLOW_SOURCE_DIR) + "/configs/networks/";
+const std::string kData = std::string(NOCFLOW_SOURCE_DIR) + "/tests/optimizer/data/";
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+TEST(NetworkYaml, SequentialVgg5MatchesTheZoo) {
+  const GraphTotals yaml = graph_totals(load_network(kConfigs + "vgg5.yaml"));
+  const GraphTotals zoo = graph_totals(load_network("zoo:vgg5"));
+  EXPECT_EQ(yaml.macs, zoo.macs);
+  EXPECT_EQ(yaml.params, zoo.params);
+}
+
+TEST(NetworkYaml, EveryExampleLoads) {
+  for (const char* f : {"vgg5.yaml", "residual_block.yaml", "aux_head.yaml", "tiny_attention.yaml"}) {
+    const Graph g = load_network(kConfigs + f);
+    EXPECT_GT(graph_totals(g).macs, 0) << f;
+  }
+  const Graph g = load_network(kConfigs + "residual_block.yaml");
+  EXPECT_EQ(g.node(*g.find("out")).output.shape, (Shape{1, 128, 28, 28}));
+  const Graph a = load_network(kConfigs + "tiny_attention.yaml");
+  EXPECT_EQ(a.node(*a.find("scores")).output.shape, (Shape{2, 16, 16}));
+}
+
+TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
+  auto load = [](const std::string& text) { parse_network_yaml(text, "net.yaml"); };
+  {
+    const auto msg = error_of([&] { load("input: [1, 3, 8, 8]\nlayers:\n  - {op: conv, out: 4, kernle: 3}\n"); });
+    EXPECT_NE(msg.find("net.yaml:3:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("did you mean 'kernel'"), std::string::npos) << msg;
+  }
+  {
+    const auto msg = error_of([&] { load("input: [1, 3, 8, 8]\nlayers:\n  - {op: convolution}\n"); });
+    EXPECT_NE(msg.find("unknown operator 'convolution'"), std::string::npos) << msg;
+  }
+  {
+    const auto msg = error_of([&] { load("input: [1, 3, 8, 8]\nlayers:\n  - {op: conv, out: four, kernel: 3}\n"); });
+    EXPECT_NE(msg.find("net.yaml:3:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("expected an integer"), std::string::npos) << msg;
+  }
+  {
+    const auto msg = error_of([&] { load("input: [1, 3, 8, 8]\nlayers:\n  - {op: add, inputs: [input, nope]}\n"); });
+    EXPECT_NE(msg.find("unknown input name 'nope'"), std::string::npos) << msg;
+  }
+  {
+    const auto msg = error_of([&] {
+      load("inputs: {a: [1, 3, 8, 8], b: [1, 4, 8, 8]}\nlayers:\n  - {name: s, op: add, inputs: [a, b]}\n");
+    });
+    EXPECT_NE(msg.find("net.yaml:3:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("[1,3,8,8] and [1,4,8,8]"), std::string::npos) << msg;
+  }
+}
+
+TEST(ShapeInference, MismatchNamesNodeAndBothShapes) {
+  GraphBuilder b("bad");
+  const NodeId x = b.input({1, 8, 4, 4});
+  b.matmul(b.reshape(x, {1, 8, 16}, "r"), b.reshape(x, {1, 8, 16}, "r2"), "mm");
+  const auto msg = error_of([&] { b.finish(); });
+  EXPECT_NE(msg.find("node 'mm'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[1,8,16] x [1,8,16]"), std::string::npos) << msg;
+}
+
+TEST(ShapeInference, CycleNamesANodeOnIt) {
+  Graph g("loop");
+  OpAttrs in;
+  in.shape = {1, 4};
+  const NodeId x = g.add_node(Node{"x", OpKind::Input, in, {}});
+  const NodeId a = g.add_node(Node{"a", OpKind::Add, {}, {}}, {x, x});
+  const NodeId r = g.add_node(Node{"r", OpKind::Relu, {}, {}}, {a});
+  g.set_input(a, 1, r);  // a reads r, r reads a
+  const auto msg = error_of([&] { infer_shapes(g); });
+  EXPECT_NE(msg.find("cycle through node"), std::string::npos) << msg;
+  EXPECT_TRUE(msg.find("'a'") != std::string::npos || msg.find("'r'") != std::string::npos) << msg;
+}
+
+TEST(ShapeInference, ConvPoolAndDepthwiseRules) {
+  GraphBuilder b("rules");
+  const NodeId x = b.input({2, 32, 15, 15});
+  const NodeId dw = b.conv(x, 32, 3, 2, 1, 32, false, "dw");
+  const NodeId pool = b.maxpool(x, 3, 2, 0, true, "pool");  // ceil: 7
+  const Graph g = b.finish();
+  EXPECT_EQ(g.node(dw).output.shape, (Shape{2, 32, 8, 8}));
+  EXPECT_EQ(g.node(pool).output.shape, (Shape{2, 32, 7, 7}));
+  EXPECT_EQ(op_cost(g, dw).macs, 2 * 32 * 8 * 8 * 9);
+  EXPECT_FALSE(legal_part_dims(g, dw).contains(PartDim::Inpp));  // depthwise: nothing to reduce
+  EXPECT_TRUE(legal_part_dims(g, dw).contains(PartDim::Batch));
+}
+
+class OnnxTotals : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OnnxTotals, MatchTheZooWithinOnePercent) {
+  // Exported by scripts/export_onnx.py with weights stripped to absent external data.
+  const std::string name = GetParam();
+  const GraphTotals onnx = graph_totals(load_network(kData + name + ".onnx"));
+  const GraphTotals zoo = graph_totals(load_network("zoo:" + name));
+  EXPECT_NEAR(static_cast<double>(onnx.macs), static_cast<double>(zoo.macs), 0.01 * static_cast<double>(zoo.macs));
+  EXPECT_NEAR(static_cast<double>(onnx.params), static_cast<double>(zoo.params), 0.01 * static_cast<double>(zoo.params));
+}
+
+INSTANTIATE_TEST_SUITE_P(Torchvision, OnnxTotals,
+                         ::testing::Values("resnet18", "resnet50", "mobilenet_v2", "googlenet"));
+
+TEST(Onnx, GoogLeNetConcatBranchesImport) {
+  const Graph g = load_network(kData + "googlenet.onnx");
+  int concats = 0;
+  for (NodeId id : g.node_ids())
+    if (g.node(id).kind == OpKind::Concat) {
+      ++concats;
+      EXPECT_EQ(g.inputs(id).size(), 4u);
+    }
+  EXPECT_EQ(concats, 9);
+}
+
+TEST(Onnx, UnreadableAndMissingFilesAreInputErrors) {
+  EXPECT_NE(error_of([&] { load_network(kConfigs + "vgg5.onnx"); }).find("cannot open"), std::string::npos);
+  // A YAML file is not a protobuf model.
+  const std::string tmp = testing::TempDir() + "/garbage.onnx";
+  { std::ofstream(tmp) << "this is not a model\n"; }
+  EXPECT_NE(error_of([&] { load_network(tmp); }).find("not a readable ONNX model"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer

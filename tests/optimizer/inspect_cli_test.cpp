@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// `nocflow inspect` end to end: JSON contents, pass stats, and exit code 2 with one clear message
+// for each kind of bad network input.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code;
+  std::string output;  // stdout + stderr
+};
+
+CliRun run_nocflow(const std::string& args) {
+  const std::string cmd = std::string(NOCFLOW_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+fs::path temp_file(const std::string& name, const std::string& content) {
+  const fs::path dir = fs::temp_directory_path() / "nocflow_inspect_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary) << content;
+  return dir / name;
+}
+
+TEST(Inspect, JsonHasTotalsAndLayers) {
+  const auto json_path = temp_file("resnet50.json", "");
+  const CliRun r = run_nocflow("inspect --network zoo:resnet50 --passes none --json " + json_path.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json_path);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_NEAR(j["total_macs"].get<double>(), 4.09e9, 0.02 * 4.09e9);
+  EXPECT_NEAR(j["total_params"].get<double>(), 25.6e6, 0.02 * 25.6e6);
+  EXPECT_EQ(j["num_layers"].get<std::size_t>(), j["layers"].size());
+  const auto& first = j["layers"][0];
+  EXPECT_EQ(first["name"], "conv1");
+  EXPECT_EQ(first["op"], "Conv");
+  EXPECT_EQ(first["output_shape"], nlohmann::json({1, 64, 112, 112}));
+  EXPECT_EQ(first["macs"].get<std::int64_t>(), 118'013'952);
+  EXPECT_NE(r.output.find("total:"), std::string::npos);
+}
+
+TEST(Inspect, PassStatsAndDotFromOnnx) {
+  const auto dot = temp_file("encoder.dot", "");
+  const CliRun r = run_nocflow("inspect --network " + std::string(NOCFLOW_SOURCE_DIR) +
+                               "/tests/optimizer/data/encoder.onnx --print-pass-stats --dot " + dot.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cse"), std::string::npos);
+  EXPECT_NE(r.output.find("dce"), std::string::npos);
+  std::ifstream in(dot);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text.rfind("digraph", 0), 0u);
+}
+
+std::string onnx_with_unsupported_op() {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("bad");
+  auto* in = g->add_input();
+  in->set_name("x");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int d : {1, 4}) in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  auto* n = g->add_node();
+  n->set_op_type("Hardmax");
+  n->set_name("mystery");
+  n->add_input("x");
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+struct BadNetwork {
+  std::string name;
+  std::string file;     // file name, with content below
+  std::string content;
+  std::string expect;   // substring of the message
+};
+
+class InspectBadInput : public ::testing::TestWithParam<BadNetwork> {};
+
+TEST_P(InspectBadInput, ExitsTwoWithAClearMessage) {
+  const BadNetwork& b = GetParam();
+  const auto path = temp_file(b.file, b.content);
+  const CliRun r = run_nocflow("inspect --network " + path.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(b.expect), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, InspectBadInput,
+    ::testing::Values(
+        BadNetwork{"forward_reference", "forward.yaml",
+                   "input: [1, 4]\nlayers:\n  - {name: a, op: add, inputs: [input, b]}\n"
+                   "  - {name: b, op: relu, inputs: [a]}\n",
+                   "unknown input name 'b'"},
+        BadNetwork{"shape_mismatch", "mismatch.yaml",
+                   "inputs: {a: [1, 8], b: [1, 9]}\nlayers:\n  - {name: s, op: add, inputs: [a, b]}\n",
+                   "mismatch.yaml:3:"},
+        BadNetwork{"unknown_input", "unknown_input.yaml",
+                   "input: [1, 4]\nlayers:\n  - {op: relu, inputs: [imput]}\n",
+                   "did you mean 'input'"},
+        BadNetwork{"unknown_operator", "unknown_op.yaml",
+                   "input: [1, 4]\nlayers:\n  - {op: lstm}\n", "unknown operator 'lstm'"},
+        BadNetwork{"wrong_attribute_type", "wrong_type.yaml",
+                   "input: [1, 3, 8, 8]\nlayers:\n  - {op: conv, out: 8, kernel: 3, bias: maybe}\n",
+                   "wrong_type.yaml:3:"},
+        BadNetwork{"unsupported_onnx_operator", "unsupported.onnx", onnx_with_unsupported_op(),
+                   "node 'mystery' (Hardmax): unsupported ONNX operator 'Hardmax'"},
+        BadNetwork{"unreadable_onnx", "garbage.onnx", "not a protobuf at all",
+                   "not a readable ONNX model"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(Inspect, UnknownZooNameAndPass) {
+  EXPECT_EQ(run_nocflow("inspect --network zoo:resnet").exit_code, 2);
+  const CliRun r = run_nocflow("inspect --network zoo:vgg5 --passes fuze");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("did you mean 'fuse'"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// Passes: CSE, DCE, identity, constant folding, batch-norm folding, fusion and the fixpoint.
+#include <gtest/gtest.h>
+
+#include "noc/base/error.h"
+#include "optimizer/frontend/graph_builder.h"
+#include "optimizer/frontend/load_network.h"
+#include "optimizer/graph/op_cost.h"
+#include "optimizer/passes/fusion.h"
+#include "optimizer/passes/pass_manager.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+const std::string kConfigs = std::string(NOCFLOW_SOURCE_DIR) + "/configs/networks/";
+const std::string kData = std::string(NOCFLOW_SOURCE_DIR) + "/tests/optimizer/data/";
+
+std::size_t count(const Graph& g, OpKind k) {
+  std::size_t n = 0;
+  for (NodeId id : g.node_ids()) n += g.node(id).kind == k;
+  return n;
+}
+
+const PassStat& stat(const std::vector<PassStat>& s, const std::string& pass, int round = 1) {
+  for (const auto& x : s)
+    if (x.pass == pass && x.round == round) return x;
+  throw std::runtime_error("no stat");
+}
+
+TEST(Cse, MergesCommutedDuplicatesButNotRandomOnes) {
+  GraphBuilder b("cse");
+  const NodeId x = b.input({1, 8});
+  const NodeId y = b.input({1, 8}, "y");
+  const NodeId s1 = b.add(x, y, "s1");
+  const NodeId s2 = b.add(y, x, "s2");  // commuted: the same value
+  const NodeId d1 = b.dropout(s1, "d1");
+  const NodeId d2 = b.dropout(s1, "d2");  // non-deterministic: kept
+  b.add(b.binary(OpKind::Mul, s1, s2, "m"), b.add(d1, d2, "dd"), "out");
+  Graph g = b.finish();
+  const auto stats = PassManager({"cse", "dce"}).run(g);
+  EXPECT_FALSE(g.find("s2"));
+  EXPECT_TRUE(g.find("d1") && g.find("d2"));
+  EXPECT_EQ(stat(stats, "cse").nodes_after, stat(stats, "cse").nodes_before);  // rewires only
+  EXPECT_EQ(stat(stats, "dce").nodes_before - stat(stats, "dce").nodes_after, 1u);
+}
+
+TEST(Cse, ConvolutionsWithTheirOwnWeightsAreNotMerged) {
+  GraphBuilder b("convs");
+  const NodeId x = b.input({1, 8, 4, 4});
+  b.add(b.conv(x, 8, 3), b.conv(x, 8, 3));
+  Graph g = b.finish();
+  PassManager({"cse", "dce"}).run(g);
+  EXPECT_EQ(count(g, OpKind::Conv), 2u);
+}
+
+TEST(Cse, TransformerLayerNormDuplicatesAreRemoved) {
+  // The exported encoder computes each layer norm's centred input twice (seed 002's example):
+  // 4 layer norms × (ReduceMean + Sub) duplicated.
+  Graph g = load_network(kData + "encoder.onnx");
+  const std::size_t means_before = count(g, OpKind::ReduceMean);
+  const GraphTotals before = graph_totals(g);
+  const auto stats = PassManager({"identity", "constfold", "cse", "dce"}).run(g);
+  EXPECT_EQ(means_before, 12u);
+  EXPECT_EQ(count(g, OpKind::ReduceMean), 8u);
+  EXPECT_EQ(count(g, OpKind::Sub), 4u);
+  EXPECT_TRUE(stat(stats, "cse").changed);
+  EXPECT_GT(stat(stats, "dce").nodes_before, stat(stats, "dce").nodes_after);
+  EXPECT_EQ(count(g, OpKind::Shape), 0u);  // shape arithmetic folded and swept
+  EXPECT_EQ(graph_totals(g).macs, before.macs);
+  EXPECT_FALSE(stat(stats, "cse", 2).changed);  // fixpoint
+}
+
+TEST(Dce, UnusedAuxiliaryHeadIsRemoved) {
+  Graph g = load_network(kConfigs + "aux_head.yaml");
+  const auto before = graph_totals(g);
+  PassManager({"dce"}).run(g);
+  EXPECT_FALSE(g.find("aux_fc"));
+  EXPECT_FALSE(g.find("aux_pool"));
+  EXPECT_TRUE(g.find("classifier"));
+  EXPECT_EQ(before.params - graph_totals(g).params, 32 * 8 * 8 * 10 + 10);  // the aux fc: 32×8×8 → 10
+}
+
+TEST(Identity, NoOpsAreRemoved) {
+  GraphBuilder b("noops");
+  const NodeId x = b.input({1, 4, 2, 2});
+  b.relu(b.reshape(b.transpose(b.op(OpKind::Identity, {}, {x}), {0, 1, 2, 3}), {1, 4, 2, 2}), "r");
+  Graph g = b.finish();
+  PassManager({"identity"}).run(g);
+  EXPECT_EQ(g.num_nodes(), 2u);
+  EXPECT_EQ(g.inputs(*g.find("r")), std::vector<NodeId>{x});
+}
+
+TEST(BnFold, FoldsIntoConvAndKeepsMacs) {
+  Graph g = load_network("zoo:resnet18");
+  const auto before = graph_totals(g);
+  PassManager({"bnfold"}).run(g);
+  EXPECT_EQ(count(g, OpKind::BatchNorm), 0u);
+  EXPECT_EQ(graph_totals(g).macs, before.macs);
+  // Each of the 20 batch norms (2C parameters) becomes a conv bias (C parameters).
+  EXPECT_LT(graph_totals(g).params, before.params);
+}
+
+/// x → conv_a → relu_a ─┬─────────────────────────────→ add → out
+///                      └→ conv_b → bn_b → relu_b ────↗
+/// Naively fusing conv_a + relu_a + add (the direct path) would close a cycle through conv_b.
+Graph diamond() {
+  GraphBuilder b("diamond");
+  const NodeId x = b.input({1, 8, 8, 8});
+  const NodeId ra = b.relu(b.conv(x, 8, 3, 1, 1, 1, false, "conv_a"), "relu_a");
+  const NodeId rb = b.relu(b.batchnorm(b.conv(ra, 8, 3, 1, 1, 1, false, "conv_b"), 1e-5, "bn_b"), "relu_b");
+  b.add(ra, rb, "add");
+  return b.finish();
+}
+
+TEST(Fusion, NaiveGroupInTheDiamondWouldCreateACycle) {
+  const Graph g = diamond();
+  const auto ts = topological_timestamps(g);
+  EXPECT_TRUE(fusion_creates_cycle(g, {*g.find("conv_a"), *g.find("relu_a"), *g.find("add")}, ts));
+  EXPECT_FALSE(fusion_creates_cycle(
+      g, {*g.find("conv_b"), *g.find("bn_b"), *g.find("relu_b"), *g.find("add")}, ts));
+}
+
+TEST(Fusion, DiamondIsFusedWithoutACycle) {
+  Graph g = diamond();
+  const auto before = graph_totals(g);
+  PassManager({"fuse"}).run(g);  // re-runs shape inference: throws if a cycle appeared
+  ASSERT_TRUE(g.find("conv_a") && g.find("conv_b"));
+  EXPECT_EQ(g.node(*g.find("conv_a")).op_label(), "Conv+Relu");
+  EXPECT_EQ(g.node(*g.find("conv_b")).op_label(), "Conv+BatchNorm+Relu+Add");
+  EXPECT_EQ(g.num_nodes(), 3u);
+  EXPECT_EQ(graph_totals(g).macs, before.macs);
+  EXPECT_EQ(graph_totals(g).params, before.params);
+  EXPECT_EQ(g.node(g.outputs().front()).output.shape, (Shape{1, 8, 8, 8}));
+}
+
+TEST(Fusion, ResNet50DefaultPipelineKeepsMacs) {
+  Graph g = load_network("zoo:resnet50");
+  const auto before = graph_totals(g);
+  PassManager(default_pass_names()).run(g);
+  EXPECT_EQ(graph_totals(g).macs, before.macs);
+  EXPECT_EQ(count(g, OpKind::Relu), 0u);
+  EXPECT_EQ(count(g, OpKind::Add), 0u);  // residual adds became element-wise tails
+  EXPECT_EQ(count(g, OpKind::Fused), 53u - 4u);  // every conv but the 4 projection shortcuts
+}
+
+TEST(PassManager, UnknownPassListsKnownOnes) {
+  try {
+    parse_pass_list("cse,dcee");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'dce'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
