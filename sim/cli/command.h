@@ -32,5 +32,6 @@ void add_version_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);
 void add_traffic_command(CLI::App& app, Action& action);
+void add_optimize_command(CLI::App& app, Action& action);
 
 }  // namespace nocflow::sim::cli
