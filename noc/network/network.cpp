@@ -70,7 +70,7 @@ void Network::reset() {
   }
   channels_.clear();
   packets_.clear();
-  wakes_ = {};
+  wakes_.clear();
   active_routers_.clear();
   active_nis_.clear();
   router_listed_.assign(routers_.size(), 0);
@@ -81,7 +81,7 @@ void Network::reset() {
   outstanding_created_sum_ = 0;
   if (source_)
     for (int n = 0; n < num_nodes(); ++n) {
-      wakes_.push({0, n});
+      wakes_.push(0, n, 0);
       nis_[n].wake_listed = true;
     }
 }
@@ -164,21 +164,19 @@ void Network::deliver() {
 }
 
 void Network::pull_sources() {
-  while (!wakes_.empty() && wakes_.top().first <= now_) {
-    const int node = wakes_.top().second;
-    wakes_.pop();
+  wakes_.pop_due(now_, [&](int node) {
     Ni& ni = nis_[node];
     ni.wake_listed = false;
-    if (sources_stopped_ || !source_ || ni.current >= 0 || !ni.queue.empty()) continue;
+    if (sources_stopped_ || !source_ || ni.current >= 0 || !ni.queue.empty()) return;
     NewPacket p;
     Cycle wake = kNever;
     if (source_->pull(node, now_, p, wake)) {
       send(node, p);
     } else if (wake != kNever) {
-      wakes_.push({std::max(wake, now_ + 1), node});
+      wakes_.push(std::max(wake, now_ + 1), node, now_);
       ni.wake_listed = true;
     }
-  }
+  });
 }
 
 void Network::eject_flit(Ni& ni, int node, const Flit& f) {
@@ -255,7 +253,7 @@ void Network::step_ni(int node) {
         ni.inj[ni.vc].in_use = false;
         ni.current = -1;
         if (ni.queue.empty() && source_ && !ni.wake_listed && !sources_stopped_) {
-          wakes_.push({now_ + 1, node});
+          wakes_.push(now_ + 1, node, now_);
           ni.wake_listed = true;
         }
       } else {
@@ -303,7 +301,7 @@ void Network::watchdog() {
 
 void Network::step() {
   deliver();
-  if (!wakes_.empty()) pull_sources();
+  if (!wakes_.empty()) pull_sources();  // before injection: BookSim creates, then injects
 
   std::size_t keep = 0;
   for (std::size_t i = 0; i < active_nis_.size(); ++i) {
@@ -337,7 +335,7 @@ void Network::step() {
 Cycle Network::next_busy_cycle() const {
   if (!active_routers_.empty() || !active_nis_.empty()) return now_;
   Cycle next = channels_.next_event(now_ - 1);
-  if (!wakes_.empty() && !sources_stopped_) next = std::min(next, wakes_.top().first);
+  if (!sources_stopped_) next = std::min(next, wakes_.next(now_));
   return std::max(next, now_);
 }
 

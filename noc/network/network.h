@@ -23,12 +23,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
 #include "noc/flit.h"
 #include "noc/network/channels.h"
+#include "noc/network/wake_calendar.h"
 #include "noc/router/router.h"
 #include "noc/router/routing.h"
 #include "noc/spec.h"
@@ -141,8 +141,7 @@ class Network {
   DeliveryListener* listener_ = nullptr;
   bool sources_stopped_ = false;
 
-  using Wake = std::pair<Cycle, int>;
-  std::priority_queue<Wake, std::vector<Wake>, std::greater<Wake>> wakes_;
+  WakeCalendar wakes_;  ///< when to ask the source of an idle node for its next packet
 
   std::vector<int> active_routers_, active_nis_;
   std::vector<char> router_listed_, ni_listed_;

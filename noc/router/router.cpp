@@ -4,17 +4,6 @@
 #include "noc/base/error.h"
 
 namespace nocflow::noc {
-namespace {
-
-template <class Mask, class F>
-inline void for_each_bit(const Mask& m, F&& f) {
-  for (std::size_t w = 0; w < m.size(); ++w)
-    for (std::uint64_t bits = m[w]; bits; bits &= bits - 1)
-      f(static_cast<int>(w * 64 + __builtin_ctzll(bits)));
-}
-
-}  // namespace
-
 Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
                const RouterSpec& spec, const LinkSpec& link, int ejection_depth)
     : id_(id),
@@ -36,6 +25,8 @@ Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
   for (int p = 0; p < ports_; ++p) {
     out_peer_.push_back(topo.out(id, p));
     in_peer_.push_back(topo.in(id, p));
+    const PortPeer::Kind k = out_peer_.back().kind;
+    capacity_.push_back(k == PortPeer::Kind::Router ? depth_ : k == PortPeer::Kind::Node ? ejection_depth_ : 0);
   }
   single_word_ = ports_ * vcs_ <= 64;
   vc_mask_ = vcs_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << vcs_) - 1;
@@ -56,18 +47,10 @@ void Router::reset() {
   out_free_.assign(ports_, vc_mask_);
   sa_offset_.assign(ports_, 0);
   sa_vc_.assign(ports_ * ports_, -1);
+  sa_requests_.assign(ports_, 0);
   flits_sent_.assign(ports_, 0);
   buffered_ = 0;
   last_departure_ = 0;
-}
-
-int Router::credit_capacity(int out_port) const {
-  switch (out_peer_[out_port].kind) {
-    case PortPeer::Kind::Router: return depth_;
-    case PortPeer::Kind::Node: return ejection_depth_;
-    case PortPeer::Kind::None: return 0;
-  }
-  return 0;
 }
 
 const Flit& Router::front(int port, int vc) const {
@@ -194,6 +177,7 @@ std::uint64_t Router::port_bits_wide(const Mask& m, int port) const {
 }
 
 void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets) {
+  int requesters = 0, lone = -1;
   for (int p = 0; p < ports_; ++p) {
     if (single_word_) {  // jump straight to the next port with a candidate
       const std::uint64_t rest = sa_ready_[0] >> (p * vcs_);
@@ -206,23 +190,34 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
     // one asking for an output port is the one that requests it.
     const int offset = sa_offset_[p];
     const std::uint64_t from_offset = bits & (~std::uint64_t{0} << offset);
-    std::uint64_t requested = 0;  // output ports already asked for by this input port
+    std::uint64_t requested = 0;  // output ports asked for by this input port
     for (std::uint64_t part : {from_offset, bits & ~from_offset}) {
       for (; part; part &= part - 1) {
         const int vc = __builtin_ctzll(part);
         const InputVc& s = in_[p * vcs_ + vc];
         if (s.ready > now || out_[s.out_port * vcs_ + s.out_vc].credits <= 0) continue;
-        const int o = s.out_port;
-        const std::uint64_t bit = std::uint64_t{1} << o;
+        const std::uint64_t bit = std::uint64_t{1} << s.out_port;
         if (requested & bit) continue;
         requested |= bit;
-        sa_vc_[p * ports_ + o] = static_cast<std::int16_t>(vc);
-        sa_->request(p, o);
+        sa_vc_[p * ports_ + s.out_port] = static_cast<std::int16_t>(vc);
       }
     }
+    if (!requested) continue;
+    sa_requests_[p] = requested;
+    ++requesters;
+    lone = p;
   }
-  if (sa_->empty()) return;
-  sa_->allocate();
+  if (requesters == 0) return;
+  if (requesters == 1) {
+    sa_->allocate_single(lone, sa_requests_[lone]);
+  } else {
+    for (int p = 0; p < ports_; ++p) {
+      for (std::uint64_t m = sa_requests_[p]; m; m &= m - 1) sa_->request(p, __builtin_ctzll(m));
+      sa_requests_[p] = 0;
+    }
+    sa_->allocate();
+  }
+  sa_requests_[lone] = 0;
   for (int p : sa_->matched_inputs()) {
     const int o = sa_->matched_output(p);
     const int vc = sa_vc_[p * ports_ + o];

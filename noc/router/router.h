@@ -68,7 +68,7 @@ class Router {
   const OutputVc& output_vc(int port, int vc) const { return out_[port * vcs_ + vc]; }
   const Flit& front(int port, int vc) const;
   int buffer_depth() const { return depth_; }
-  int credit_capacity(int out_port) const;
+  int credit_capacity(int out_port) const { return capacity_[out_port]; }
   std::int64_t flits_sent(int out_port) const { return flits_sent_[out_port]; }
   /// Cycle of the last flit that left this router, for the watchdog.
   Cycle last_departure() const { return last_departure_; }
@@ -79,7 +79,16 @@ class Router {
   using Mask = std::array<std::uint64_t, 4>;  // one bit per input VC: up to 256 per router
   static void set(Mask& m, int i) { m[i >> 6] |= std::uint64_t{1} << (i & 63); }
   static void unset(Mask& m, int i) { m[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
-  static bool none(const Mask& m) { return !(m[0] | m[1] | m[2] | m[3]); }
+  bool none(const Mask& m) const {
+    return single_word_ ? !m[0] : !(m[0] | m[1] | m[2] | m[3]);
+  }
+  /// Call f(i) for every set bit i of m, in increasing order.
+  template <class F>
+  void for_each_bit(const Mask& m, F&& f) const {
+    const int words = single_word_ ? 1 : static_cast<int>(m.size());
+    for (int w = 0; w < words; ++w)
+      for (std::uint64_t bits = m[w]; bits; bits &= bits - 1) f(w * 64 + __builtin_ctzll(bits));
+  }
 
   void start_packet(int ivc, Cycle now);  ///< a head is at the front of an idle VC
   void compute_route(int ivc);
@@ -100,6 +109,7 @@ class Router {
   std::vector<OutputVc> out_;
   std::vector<Flit> slots_;  ///< ports * vcs * depth
   std::vector<PortPeer> out_peer_, in_peer_;
+  std::vector<int> capacity_;  ///< per output port: downstream buffer slots per VC
   Mask routing_{}, vc_alloc_{};  ///< VCs in the RC / VA stage
   Mask sa_ready_{};              ///< VCs active with a flit buffered: the SA candidates
   /// The VCs of input `port` in mask m, as the low vcs_ bits.
@@ -115,6 +125,7 @@ class Router {
   std::unique_ptr<Allocator> va_, sa_;
   std::vector<std::int16_t> sa_vc_;  ///< per (input port, output port): the requesting VC
                                      ///< (written for every request, read only for matches)
+  std::vector<std::uint64_t> sa_requests_;  ///< per input port: output ports requested (scratch)
   std::vector<std::int64_t> flits_sent_;
   int buffered_ = 0;
   Cycle last_departure_ = 0;

@@ -19,6 +19,10 @@ Topology Topology::build(const TopologySpec& spec) {
     t.num_nodes_ = spec.rows * spec.cols;
     t.max_ports_ = 5;
     const int n = t.num_nodes_;
+    for (int r = 0; r < n; ++r) {
+      t.xs_.push_back(r % t.cols_);
+      t.ys_.push_back(r / t.cols_);
+    }
     t.out_.assign(n, std::vector<PortPeer>(5));
     t.in_.assign(n, std::vector<PortPeer>(5));
     for (int r = 0; r < n; ++r) {
@@ -44,6 +48,8 @@ Topology Topology::build(const TopologySpec& spec) {
     t.cols_ = spec.ports;
     t.num_nodes_ = spec.ports;
     t.max_ports_ = spec.ports;
+    t.xs_.assign(1, 0);
+    t.ys_.assign(1, 0);
     t.out_.assign(1, std::vector<PortPeer>(spec.ports));
     t.in_.assign(1, std::vector<PortPeer>(spec.ports));
     for (int i = 0; i < spec.ports; ++i) {

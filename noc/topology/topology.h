@@ -43,8 +43,8 @@ class Topology {
   int node_router(int node) const { return node_router_[node]; }
   int node_port(int node) const { return node_port_[node]; }
 
-  int x(int router) const { return router % cols_; }
-  int y(int router) const { return router / cols_; }
+  int x(int router) const { return xs_[router]; }
+  int y(int router) const { return ys_[router]; }
 
   /// Routers a minimal route from src to dst traverses (BookSim's hop count: distance + 1).
   int routers_on_path(int src_node, int dst_node) const;
@@ -57,6 +57,7 @@ class Topology {
   int rows_ = 1, cols_ = 1, num_nodes_ = 0, max_ports_ = 0;
   std::vector<std::vector<PortPeer>> out_, in_;
   std::vector<int> node_router_, node_port_;
+  std::vector<int> xs_, ys_;  ///< router coordinates (routing asks for them per head flit)
 };
 
 }  // namespace nocflow::noc
