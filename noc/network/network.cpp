@@ -346,6 +346,7 @@ void Network::skip_to(Cycle cycle) {
 void Network::run_until(Cycle cycle) {
   while (now_ < cycle) {
     const Cycle next = next_busy_cycle();
+    if (next == kNever && cycle == kNever) return;  // idle for good
     if (next >= cycle) {
       now_ = cycle;
       return;

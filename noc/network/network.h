@@ -91,7 +91,8 @@ class Network {
   Cycle next_busy_cycle() const;
   /// Jump over idle cycles to `cycle` (<= next_busy_cycle()).
   void skip_to(Cycle cycle);
-  /// Run until `cycle` (exclusive) or until idle, skipping idle stretches.
+  /// Run until `cycle` (exclusive), skipping idle stretches; with kNever, until nothing is
+  /// left to do.
   void run_until(Cycle cycle);
   /// Nothing queued, in flight or scheduled (sources excepted).
   bool empty() const;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "noc/sc/noc_module.h"
 
+#include <algorithm>
 #include <string>
 
 namespace nocflow::noc {
@@ -24,11 +25,13 @@ NocModule::NocModule(const sc_core::sc_module_name& name, Network& net, double c
 void NocModule::tick() {
   try {
     const Cycle now = net_.now();
-    const Cycle next = net_.next_busy_cycle();
-    if (next >= target_) {  // nothing to do before the target: stop here
-      if (target_ > now) net_.skip_to(target_);
-      return;
+    if (now >= target_) return;  // reached: no re-trigger, so sc_start() returns
+    Cycle next = net_.next_busy_cycle();
+    if (next == kNever) {  // nothing will ever happen: stop here, or let time pass to the target
+      if (target_ == kNever) return;
+      next = target_;
     }
+    next = std::min(next, target_);
     if (next > now) {  // idle stretch: sleep through it
       net_.skip_to(next);
       next_trigger((next - now) * period_);
@@ -36,7 +39,7 @@ void NocModule::tick() {
     }
     net_.step();
     if (on_cycle) on_cycle(net_.now());
-    if (net_.now() < target_) next_trigger(period_);
+    next_trigger(period_);
   } catch (...) {
     error_ = std::current_exception();  // no re-trigger: the kernel runs out of events
   }

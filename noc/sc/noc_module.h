@@ -35,8 +35,10 @@ class NocModule : public sc_core::sc_module {
  public:
   NocModule(const sc_core::sc_module_name& name, Network& net, double clock_ghz);
 
-  /// Run the network under the kernel until cycle `end` (exclusive) or until it has nothing
-  /// left to do before `end`. Rethrows what the network threw (CheckError keeps its type).
+  /// Run the network under the kernel until cycle `end` (exclusive); SystemC time advances
+  /// with it (one clock period per cycle, idle stretches in one step). With end == kNever,
+  /// run until the network has nothing left to do. Rethrows what the network threw
+  /// (CheckError keeps its type).
   void run_until(Cycle end);
 
   /// Called after every simulated cycle; for progress reports (keep it cheap).

@@ -2,38 +2,19 @@
 // The command line on bad configs: one message naming file:line:col and key, exit code 2,
 // nothing written. And --set overrides reaching config.resolved.yaml.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+
+#include "tests/cli_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int exit_code;
-  std::string output;  // stdout + stderr
-};
+using nocflow::testing::CliRun;
+using nocflow::testing::run_nocflow;
 
-CliRun run_nocflow(const std::string& args) {
-  const std::string cmd = std::string(NOCFLOW_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-fs::path temp_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nocflow_cli_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path temp_dir(const std::string& name) { return nocflow::testing::fresh_dir("cli_" + name); }
 
 struct BadConfig {
   std::string name;
@@ -109,14 +90,12 @@ TEST(Cli, SetOverridesShowUpInResolvedConfig) {
                             "/configs/hw/mesh4x4.yaml --set router.vcs=3 --set link.latency=2 " +
                             "--set pe.sram_bytes=512KiB --out " + (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::ifstream in(dir / "out" / "config.resolved.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_NE(text.str().find("vcs: 3"), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("latency: 2"), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("sram_bytes: 524288"), std::string::npos) << text.str();
+  const std::string text = nocflow::testing::read_file(dir / "out" / "config.resolved.yaml");
+  EXPECT_NE(text.find("vcs: 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("latency: 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("sram_bytes: 524288"), std::string::npos) << text;
   // Keys not overridden keep the file's values.
-  EXPECT_NE(text.str().find("rows: 4"), std::string::npos) << text.str();
+  EXPECT_NE(text.find("rows: 4"), std::string::npos) << text;
 }
 
 TEST(Cli, CheckPrintsOneLineSummary) {
