@@ -2,12 +2,14 @@
 #include "noc/sc/noc_module.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace nocflow::noc {
 
-NocModule::NocModule(const sc_core::sc_module_name& name, Network& net, double clock_ghz)
-    : sc_core::sc_module(name), net_(net), period_(1.0 / clock_ghz, sc_core::SC_NS) {
+NocModule::NocModule(const sc_core::sc_module_name& name, Network& net, double clock_ghz,
+                     sc_core::sc_time phase)
+    : sc_core::sc_module(name), net_(net), period_(1.0 / clock_ghz, sc_core::SC_NS), phase_(phase) {
   const Topology& t = net.topology();
   for (int r = 0; r < t.num_routers(); ++r) {
     const std::string n = t.is_mesh() ? "router_" + std::to_string(t.x(r)) + "_" + std::to_string(t.y(r))
@@ -22,39 +24,64 @@ NocModule::NocModule(const sc_core::sc_module_name& name, Network& net, double c
   dont_initialize();
 }
 
+Cycle NocModule::cycle_now() const {
+  const sc_core::sc_time t = sc_core::sc_time_stamp();
+  if (t < phase_) return -base_;
+  return static_cast<Cycle>(std::floor((t - phase_) / period_ + 1e-9)) - base_;
+}
+
 void NocModule::tick() {
   try {
-    const Cycle now = net_.now();
-    if (now >= target_) return;  // reached: no re-trigger, so sc_start() returns
+    const Cycle c = cycle_now();
+    if (net_.now() < c) net_.skip_to(c);
+    if (net_.now() >= target_) return;  // reached: no re-trigger, so sc_start() returns
+    if (net_.now() == c && net_.next_busy_cycle() == c) {
+      net_.step();
+      if (on_cycle) on_cycle(net_.now());
+    }
     Cycle next = net_.next_busy_cycle();
-    if (next == kNever) {  // nothing will ever happen: stop here, or let time pass to the target
-      if (target_ == kNever) return;
-      next = target_;
+    if (next == kNever) {
+      if (target_ == kNever) {  // idle for good, unless someone adds work
+        next_trigger(wake_);
+        return;
+      }
+      next = target_;  // let time pass to the target
     }
     next = std::min(next, target_);
-    if (next > now) {  // idle stretch: sleep through it
-      net_.skip_to(next);
-      next_trigger((next - now) * period_);
-      return;
-    }
-    net_.step();
-    if (on_cycle) on_cycle(net_.now());
-    next_trigger(period_);
+    next_trigger(time_of(next) - sc_core::sc_time_stamp(), wake_);
   } catch (...) {
     error_ = std::current_exception();  // no re-trigger: the kernel runs out of events
   }
 }
 
-void NocModule::run_until(Cycle end) {
-  if (end <= net_.now()) return;
-  target_ = end;
-  wake_.notify(sc_core::SC_ZERO_TIME);
-  sc_core::sc_start();
+void NocModule::wake() {
+  const sc_core::sc_time at = time_of(std::max(cycle_now(), net_.now()));
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  wake_.notify(at > now ? at - now : sc_core::SC_ZERO_TIME);
+}
+
+void NocModule::free_run() {
+  target_ = kNever;
+  wake();
+}
+
+void NocModule::rethrow_error() {
   if (error_) {
     auto e = error_;
     error_ = nullptr;
     std::rethrow_exception(e);
   }
+}
+
+void NocModule::run_until(Cycle end) {
+  if (end <= net_.now()) return;
+  // Align: the current SystemC time is network cycle now() (the network may have been reset).
+  const Cycle sc_cycle = cycle_now() + base_;
+  base_ = std::max<Cycle>(0, sc_cycle - net_.now());
+  target_ = end;
+  wake();
+  sc_core::sc_start();
+  rethrow_error();
 }
 
 }  // namespace nocflow::noc
