@@ -41,6 +41,7 @@ struct LinkSpec {
 struct NiSpec {
   int injection_queue_flits = 0;  ///< 0 = unbounded source queue
   int ejection_queue_flits = 0;   ///< 0 = the sink always accepts
+  int max_packet_flits = 0;       ///< messages are cut into packets of at most this many flits
 };
 
 struct NocSpec {

@@ -213,7 +213,7 @@ void Network::step_ni(int node) {
   Ni& ni = nis_[node];
   const int vcs = spec_.router.vcs, depth = spec_.router.buffer_depth;
   // Inject at most one flit.
-  if (ni.current < 0 && !ni.queue.empty()) {
+  if (ni.current < 0 && !ni.queue.empty() && packets_[ni.queue.front()].created <= now_) {
     ni.current = ni.queue.front();
     ni.queue.pop_front();
     ni.next_seq = 0;

@@ -55,9 +55,11 @@ void NocModule::tick() {
 }
 
 void NocModule::wake() {
-  const sc_core::sc_time at = time_of(std::max(cycle_now(), net_.now()));
+  // The first evaluation point at or after now: the cycle a PE acting now belongs to.
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  wake_.notify(at > now ? at - now : sc_core::SC_ZERO_TIME);
+  Cycle c = std::max(cycle_now(), net_.now());
+  if (time_of(c) < now) ++c;
+  wake_.notify(time_of(c) - now);
 }
 
 void NocModule::free_run() {

@@ -87,6 +87,9 @@ const std::vector<Param>& hw_params() {
       field("ni.ejection_queue_flits", &HwSpec::ni, &NiSpec::ejection_queue_flits)
           .unit("flits").def(std::int64_t{0}).range(0, 1 << 30)
           .doc("reassembly queue per node; 0 = the sink always accepts (BookSim)"),
+      field("ni.max_packet_flits", &HwSpec::ni, &NiSpec::max_packet_flits)
+          .unit("flits").def(std::int64_t{16}).range(1, 65535)
+          .doc("a message (a PE-to-PE transfer) is cut into packets of at most this many flits"),
       // PE
       field("pe.macs_per_cycle", &HwSpec::pe, &PeSpec::macs_per_cycle)
           .unit("MACs/cycle").def(std::int64_t{256}).range(1, 1e9).doc("peak MAC rate of one PE"),

@@ -19,7 +19,7 @@ inline NocSpec booksim_spec(int rows, int cols) {
   s.router.vc_allocator = s.router.sw_allocator = "islip";
   s.router.alloc_iterations = 1;
   s.link = {16, 1};
-  s.ni = {0, 0};
+  s.ni = {0, 0, 16};
   s.watchdog_cycles = 5000;
   return s;
 }

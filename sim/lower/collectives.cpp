@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "sim/lower/collectives.h"
+
+#include <algorithm>
+
+namespace nocflow::sim {
+
+std::vector<int> ring_order(const noc::Topology& topo, std::vector<int> members) {
+  if (!topo.is_mesh()) {
+    std::sort(members.begin(), members.end());
+    return members;
+  }
+  auto key = [&](int pe) {
+    const int r = topo.node_router(pe), y = topo.y(r), x = topo.x(r);
+    return std::pair{y, y % 2 == 0 ? x : -x};
+  };
+  std::sort(members.begin(), members.end(), [&](int a, int b) { return key(a) < key(b); });
+  return members;
+}
+
+void ring_all_gather(ProgramSet& set, const std::vector<int>& ring, std::int64_t chunk_bytes, int layer) {
+  const int n = static_cast<int>(ring.size());
+  for (int round = 0; round < n - 1; ++round) {
+    std::vector<std::int64_t> tags(n);
+    for (int i = 0; i < n; ++i) {
+      tags[i] = set.new_tag();
+      set.send(ring[i], ring[(i + 1) % n], layer, chunk_bytes, tags[i]);
+    }
+    for (int i = 0; i < n; ++i) {
+      const int prev = (i + n - 1) % n;
+      set.recv(ring[i], ring[prev], layer, chunk_bytes, tags[prev]);
+    }
+  }
+}
+
+void direct_all_gather(ProgramSet& set, const std::vector<int>& members, std::int64_t chunk_bytes, int layer) {
+  const int n = static_cast<int>(members.size());
+  std::vector<std::vector<std::int64_t>> tag(n, std::vector<std::int64_t>(n));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) {
+        tag[i][j] = set.new_tag();
+        set.send(members[i], members[j], layer, chunk_bytes, tag[i][j]);
+      }
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      if (i != j) set.recv(members[j], members[i], layer, chunk_bytes, tag[i][j]);
+}
+
+void ring_all_reduce(ProgramSet& set, const std::vector<int>& ring, std::int64_t total_bytes,
+                     int element_bytes, std::int64_t adds_per_cycle, int layer) {
+  const int n = static_cast<int>(ring.size());
+  if (n < 2) return;
+  const std::int64_t chunk = (total_bytes + n - 1) / n;
+  const std::int64_t elements = (chunk + element_bytes - 1) / element_bytes;
+  const std::int64_t reduce_cycles = (elements + adds_per_cycle - 1) / adds_per_cycle;
+  // Reduce-scatter: after n-1 rounds each PE holds one fully reduced chunk.
+  for (int round = 0; round < n - 1; ++round) {
+    std::vector<std::int64_t> tags(n);
+    for (int i = 0; i < n; ++i) {
+      tags[i] = set.new_tag();
+      set.send(ring[i], ring[(i + 1) % n], layer, chunk, tags[i]);
+    }
+    for (int i = 0; i < n; ++i) {
+      const int prev = (i + n - 1) % n;
+      set.recv(ring[i], ring[prev], layer, chunk, tags[prev]);
+      set.reduce(ring[i], layer, reduce_cycles);
+    }
+  }
+  ring_all_gather(set, ring, chunk, layer);
+}
+
+void scatter(ProgramSet& set, int root, const std::vector<int>& members, std::int64_t bytes_each, int layer) {
+  for (int m : members)
+    if (m != root) set.transfer(root, m, layer, bytes_each);
+}
+
+void all_to_all(ProgramSet& set, const std::vector<int>& members, std::int64_t bytes_per_pair, int layer) {
+  direct_all_gather(set, members, bytes_per_pair, layer);  // the same message pattern
+}
+
+void halo_exchange(ProgramSet& set, const std::vector<HaloTransfer>& transfers, int layer) {
+  std::vector<std::int64_t> tags;
+  for (const auto& t : transfers) {
+    tags.push_back(set.new_tag());
+    set.send(t.from, t.to, layer, t.bytes, tags.back());
+  }
+  for (std::size_t i = 0; i < transfers.size(); ++i)
+    set.recv(transfers[i].to, transfers[i].from, layer, transfers[i].bytes, tags[i]);
+}
+
+}  // namespace nocflow::sim

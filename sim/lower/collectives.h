@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Collectives as messages with topology-aware schedules, appended to per-PE programs.
+// Every schedule is deterministic and moves exactly the bytes its contract states; each PE's
+// part is sends first, then the receives it needs, so no schedule can deadlock on its own.
+//
+//   ring_all_gather     n-1 rounds; in round k PE i forwards the chunk it got in round k-1 to
+//                       its ring successor: every PE ends with all n chunks.
+//                       Bytes on the wire: n (n-1) chunk.
+//   direct_all_gather   every PE sends its chunk to every other PE at once. Same bytes.
+//   ring_all_reduce     reduce-scatter then all-gather on the ring, each n-1 rounds of
+//                       total/n bytes per PE; each reduce-scatter round adds total/n elements'
+//                       worth of partial sums. Bytes: 2 (n-1) total.
+//   scatter             the root sends each other member its part.
+//   all_to_all          every PE sends `bytes_per_pair` to every other member.
+//   halo_exchange       each listed (from, to, bytes) neighbour transfer.
+// Rings follow ring_order(): a snake (boustrophedon) walk over the members' mesh positions,
+// so that consecutive members are mesh neighbours wherever the group allows.
+#include <cstdint>
+#include <vector>
+
+#include "noc/topology/topology.h"
+#include "sim/system/program.h"
+
+namespace nocflow::sim {
+
+/// The members sorted into a mesh-friendly ring (snake order by row, alternating direction).
+std::vector<int> ring_order(const noc::Topology& topo, std::vector<int> members);
+
+void ring_all_gather(ProgramSet& set, const std::vector<int>& ring, std::int64_t chunk_bytes, int layer);
+void direct_all_gather(ProgramSet& set, const std::vector<int>& members, std::int64_t chunk_bytes, int layer);
+/// `adds_per_cycle` and `element_bytes` turn each round's received bytes into reduce cycles.
+void ring_all_reduce(ProgramSet& set, const std::vector<int>& ring, std::int64_t total_bytes,
+                     int element_bytes, std::int64_t adds_per_cycle, int layer);
+void scatter(ProgramSet& set, int root, const std::vector<int>& members, std::int64_t bytes_each, int layer);
+void all_to_all(ProgramSet& set, const std::vector<int>& members, std::int64_t bytes_per_pair, int layer);
+
+struct HaloTransfer {
+  int from, to;
+  std::int64_t bytes;
+};
+void halo_exchange(ProgramSet& set, const std::vector<HaloTransfer>& transfers, int layer);
+
+}  // namespace nocflow::sim

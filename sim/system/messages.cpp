@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#include "sim/system/messages.h"
+
+#include <algorithm>
+
+#include "noc/base/error.h"
+
+namespace nocflow::sim {
+
+MessageLayer::MessageLayer(noc::Network& net, std::function<void(int)> on_complete)
+    : net_(net), on_complete_(std::move(on_complete)) {
+  net_.set_listener(this);
+}
+
+std::int64_t MessageLayer::flits_for(std::int64_t bytes) const {
+  const std::int64_t width = net_.spec().link.width_bytes;
+  return std::max<std::int64_t>(1, (bytes + width - 1) / width);
+}
+
+bool MessageLayer::send(int src, int dst, std::int64_t bytes, std::int64_t tag, noc::Cycle cycle) {
+  const std::int64_t flits = flits_for(bytes);
+  const std::int64_t max_packet = std::max(1, net_.spec().ni.max_packet_flits);
+  const int packets = static_cast<int>((flits + max_packet - 1) / max_packet);
+  const int bound = net_.spec().ni.injection_queue_flits;
+  if (bound > 0 && flits > bound)
+    throw InputError("message of " + std::to_string(flits) + " flits can never fit the " +
+                     std::to_string(bound) + "-flit source queue (ni.injection_queue_flits)");
+  const std::size_t id = messages_.size();
+  // Check space for the whole message first: it is queued entirely or not at all.
+  std::int64_t left = flits;
+  std::vector<int> sizes;
+  for (int p = 0; p < packets; ++p) {
+    sizes.push_back(static_cast<int>(std::min(left, max_packet)));
+    left -= sizes.back();
+  }
+  for (std::size_t p = 0; p < sizes.size(); ++p) {
+    if (!net_.send(src, {dst, sizes[p], cycle, static_cast<std::int64_t>(id), false})) {
+      if (p == 0) return false;
+      throw CheckError("source queue of PE " + std::to_string(src) + " filled in the middle of a message");
+    }
+  }
+  messages_.push_back({src, dst, bytes, tag, packets, false, false});
+  packets_ += packets;
+  flits_ += flits;
+  bytes_ += bytes;
+  return true;
+}
+
+void MessageLayer::delivered(const noc::Packet& packet, noc::Cycle now) {
+  Message& m = messages_[static_cast<std::size_t>(packet.tag)];
+  if (packet.dest != m.dst) throw CheckError("a packet of a message to PE " + std::to_string(m.dst) +
+                                             " arrived at PE " + std::to_string(packet.dest));
+  if (--m.packets_left > 0) return;
+  m.complete = true;
+  if (!arrived_.emplace(Key{m.src, m.dst, m.tag}, static_cast<std::size_t>(packet.tag)).second)
+    throw CheckError("two messages from PE " + std::to_string(m.src) + " to PE " +
+                     std::to_string(m.dst) + " carry tag " + std::to_string(m.tag));
+  on_complete_(m.dst);
+}
+
+bool MessageLayer::take(int src, int dst, std::int64_t tag, std::int64_t bytes) {
+  auto it = arrived_.find(Key{src, dst, tag});
+  if (it == arrived_.end()) return false;
+  Message& m = messages_[it->second];
+  if (m.bytes != bytes)
+    throw CheckError("PE " + std::to_string(dst) + " expected " + std::to_string(bytes) +
+                     " bytes from PE " + std::to_string(src) + " (tag " + std::to_string(tag) +
+                     ") but " + std::to_string(m.bytes) + " arrived");
+  m.taken = true;
+  arrived_.erase(it);
+  return true;
+}
+
+void MessageLayer::verify_all_taken() const {
+  for (const Message& m : messages_) {
+    if (!m.complete)
+      throw CheckError("message PE " + std::to_string(m.src) + " -> PE " + std::to_string(m.dst) +
+                       " (tag " + std::to_string(m.tag) + ", " + std::to_string(m.bytes) +
+                       " bytes) never arrived");
+    if (!m.taken)
+      throw CheckError("message PE " + std::to_string(m.src) + " -> PE " + std::to_string(m.dst) +
+                       " (tag " + std::to_string(m.tag) + ") arrived but no step received it");
+  }
+}
+
+}  // namespace nocflow::sim

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Messages over the NoC: a PE-to-PE transfer of `bytes` is cut into flits of the link width and
+// packets of at most ni.max_packet_flits, queued at the source NI, and complete when the last
+// of its packets has arrived. Completed messages wait, keyed by (source, destination, tag),
+// until the destination's Recv takes them. At the end, every message sent must have been
+// received exactly once, with the size the receiver expected.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "noc/network/network.h"
+
+namespace nocflow::sim {
+
+class MessageLayer : public noc::DeliveryListener {
+ public:
+  /// `on_complete(dst)` is called (inside the network's cycle) when a message reaches `dst`.
+  MessageLayer(noc::Network& net, std::function<void(int)> on_complete);
+
+  /// Queue a message at its source NI as of `cycle`. False when the source queue is full
+  /// (bounded ni.injection_queue_flits): nothing is queued, try again later.
+  bool send(int src, int dst, std::int64_t bytes, std::int64_t tag, noc::Cycle cycle);
+  /// If the message (src -> dst, tag) has fully arrived, consume it and return true. Throws
+  /// CheckError when its size differs from `bytes`.
+  bool take(int src, int dst, std::int64_t tag, std::int64_t bytes);
+  /// Throws CheckError unless every message sent was taken.
+  void verify_all_taken() const;
+
+  void delivered(const noc::Packet& packet, noc::Cycle now) override;
+
+  std::int64_t messages() const { return static_cast<std::int64_t>(messages_.size()); }
+  std::int64_t packets() const { return packets_; }
+  std::int64_t flits() const { return flits_; }
+  std::int64_t bytes() const { return bytes_; }
+  /// Flits a message of `bytes` occupies on the links.
+  std::int64_t flits_for(std::int64_t bytes) const;
+
+ private:
+  struct Message {
+    int src, dst;
+    std::int64_t bytes, tag;
+    int packets_left;
+    bool complete, taken;
+  };
+  struct Key {
+    int src, dst;
+    std::int64_t tag;
+    bool operator==(const Key& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::int64_t>()(k.tag * 1000003 + k.src * 65599 + k.dst);
+    }
+  };
+
+  noc::Network& net_;
+  std::function<void(int)> on_complete_;
+  std::vector<Message> messages_;
+  std::unordered_map<Key, std::size_t, KeyHash> arrived_;  ///< complete, not yet taken
+  std::int64_t packets_ = 0, flits_ = 0, bytes_ = 0;
+};
+
+}  // namespace nocflow::sim

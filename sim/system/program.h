@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What a PE executes: a straight-line program of steps, produced by lowering a plan (or built by
+// hand in tests). Steps run in order; each finishes before the next starts:
+//   Compute  busy for `cycles` (MACs on the array, SRAM traffic included by the lowering)
+//   Reduce   busy for `cycles` on the adders (partial sums)
+//   Send     hand a message of `bytes` to `peer` to the network interface; does not wait for it
+//   Recv     wait until the message (`peer` -> this PE, `tag`) has fully arrived
+//   Barrier  wait until every PE has reached its barrier with the same `tag`
+// Messages are matched by (source, destination, tag); a tag names one transfer.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace nocflow::sim {
+
+enum class StepKind : std::uint8_t { Compute, Reduce, Send, Recv, Barrier };
+
+struct Step {
+  StepKind kind = StepKind::Compute;
+  int layer = -1;             ///< the layer this step belongs to, for statistics and traces
+  int peer = -1;              ///< Send: destination PE; Recv: source PE
+  std::int64_t bytes = 0;     ///< Send/Recv: message size
+  std::int64_t cycles = 0;    ///< Compute/Reduce: duration
+  std::int64_t tag = 0;       ///< Send/Recv: message tag; Barrier: barrier id
+};
+
+using Program = std::vector<Step>;
+
+/// Per-PE programs plus the names of the layers their steps refer to.
+struct ProgramSet {
+  std::vector<Program> pe;
+  std::vector<std::string> layer_names;
+  std::int64_t next_tag = 1;
+
+  explicit ProgramSet(int num_pes = 0) : pe(num_pes) {}
+  std::int64_t new_tag() { return next_tag++; }
+
+  void compute(int p, int layer, std::int64_t cycles) { pe[p].push_back({StepKind::Compute, layer, -1, 0, cycles, 0}); }
+  void reduce(int p, int layer, std::int64_t cycles) { pe[p].push_back({StepKind::Reduce, layer, -1, 0, cycles, 0}); }
+  void send(int from, int to, int layer, std::int64_t bytes, std::int64_t tag) {
+    pe[from].push_back({StepKind::Send, layer, to, bytes, 0, tag});
+  }
+  void recv(int at, int from, int layer, std::int64_t bytes, std::int64_t tag) {
+    pe[at].push_back({StepKind::Recv, layer, from, bytes, 0, tag});
+  }
+  /// A matched pair: Send on `from`, Recv on `to`, one fresh tag.
+  void transfer(int from, int to, int layer, std::int64_t bytes) {
+    const std::int64_t tag = new_tag();
+    send(from, to, layer, bytes, tag);
+    recv(to, from, layer, bytes, tag);
+  }
+  void barrier_all(std::int64_t id) {
+    for (auto& prog : pe) prog.push_back({StepKind::Barrier, -1, -1, 0, 0, id});
+  }
+};
+
+const char* step_name(StepKind k);
+
+/// Human-readable listing of one PE's program (for --dump-programs).
+void write_program(std::ostream& out, const ProgramSet& set, int pe);
+
+}  // namespace nocflow::sim

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+#include "sim/system/system.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "noc/base/error.h"
+
+namespace nocflow::sim {
+
+System::System(const sc_core::sc_module_name& name, const HwSpec& hw, const ProgramSet& programs)
+    : sc_core::sc_module(name),
+      programs_(programs),
+      net_(hw.noc()),
+      noc_("noc", net_, hw.clock.frequency_ghz,
+           sc_core::sc_time(0.5 / hw.clock.frequency_ghz, sc_core::SC_NS)),
+      messages_(net_, [this](int dst) { pes_[dst]->arrival.notify(noc_.period() / 2); }) {
+  if (static_cast<int>(programs.pe.size()) != net_.num_nodes())
+    throw InputError("programs for " + std::to_string(programs.pe.size()) + " PEs, but the hardware has " +
+                     std::to_string(net_.num_nodes()));
+  for (int p = 0; p < net_.num_nodes(); ++p)
+    pes_.push_back(std::make_unique<PeModule>(("pe_" + std::to_string(p)).c_str(), p, programs.pe[p], *this));
+}
+
+System::~System() = default;
+
+noc::Cycle System::cycle_now() const {
+  return static_cast<noc::Cycle>(std::llround(sc_core::sc_time_stamp() / noc_.period()));
+}
+
+bool System::send(int pe, const Step& s) {
+  if (s.peer < 0 || s.peer >= net_.num_nodes())
+    throw InputError("PE " + std::to_string(pe) + " sends to PE " + std::to_string(s.peer) + ", which does not exist");
+  if (!messages_.send(pe, s.peer, s.bytes, s.tag, cycle_now())) return false;
+  noc_.wake();
+  return true;
+}
+
+bool System::take(int pe, const Step& s) { return messages_.take(s.peer, pe, s.tag, s.bytes); }
+
+void System::arrive_at_barrier(int pe, std::int64_t id) {
+  if (id != barrier_id_ + 1 && id != barrier_id_)
+    throw InputError("PE " + std::to_string(pe) + " reached barrier " + std::to_string(id) +
+                     " while barrier " + std::to_string(barrier_id_ + 1) + " was expected");
+  barrier_id_ = id;
+  if (++barrier_count_ == net_.num_nodes()) {
+    barrier_count_ = 0;
+    barriers_passed_ = id;
+    barrier_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+std::string System::waiting_report() const {
+  std::ostringstream s;
+  int lines = 0;
+  for (const auto& pe : pes_) {
+    if (pe->finished() || lines >= 16) continue;
+    const Step* step = pe->current();
+    s << "  PE " << pe->id() << " waits in " << step_name(step->kind);
+    if (step->kind == StepKind::Recv)
+      s << " for " << step->bytes << " bytes from PE " << step->peer << " (tag " << step->tag << ")";
+    if (step->kind == StepKind::Barrier) s << " " << step->tag;
+    s << "\n";
+    ++lines;
+  }
+  return s.str();
+}
+
+RunResult System::run() {
+  const auto t0 = std::chrono::steady_clock::now();
+  noc_.free_run();
+  sc_core::sc_start();
+  noc_.rethrow_error();
+  result_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  bool all_done = true;
+  for (const auto& pe : pes_) all_done &= pe->finished();
+  if (!all_done)
+    throw CheckError("the programs did not complete: nothing left to happen, but\n" + waiting_report());
+  messages_.verify_all_taken();
+  if (!net_.empty()) throw CheckError("the network still holds flits after every PE finished");
+  net_.verify_drained();
+
+  for (const auto& pe : pes_) {
+    result_.pe_finish.push_back(pe->finish_cycle());
+    result_.total_cycles = std::max(result_.total_cycles, pe->finish_cycle());
+  }
+  result_.messages = messages_.messages();
+  result_.packets = messages_.packets();
+  result_.flits = messages_.flits();
+  result_.bytes = messages_.bytes();
+  result_.links = noc::link_loads(net_, std::max<noc::Cycle>(result_.total_cycles, 1));
+  for (const auto& l : result_.links)
+    if (l.from.rfind("node", 0) != 0) result_.flit_hops += l.flits;  // router outputs
+  return result_;
+}
+
+}  // namespace nocflow::sim

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// The accelerator system on hand-checkable programs. SystemC elaborates once per process, so
+// every test here runs in its own process (gtest_discover_tests).
+#include <gtest/gtest.h>
+
+#include "noc/base/error.h"
+#include "sim/config/hw_loader.h"
+#include "sim/lower/collectives.h"
+#include "sim/system/system.h"
+
+namespace nocflow::sim {
+namespace {
+
+const std::string kBooksim = std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/booksim8x8.yaml";
+
+HwSpec mesh(int rows, int cols) {
+  return load_hw_config(kBooksim, {"topology.rows=" + std::to_string(rows), "topology.cols=" + std::to_string(cols)});
+}
+
+std::int64_t bytes_of(const RunResult& r, StepKind kind) {
+  std::int64_t b = 0;
+  for (const Span& s : r.spans)
+    if (s.kind == kind) b += s.bytes;
+  return b;
+}
+
+TEST(System, OneFlitMessageTakesTheNetworkLatencyPlusOneCycle) {
+  // 1x2 mesh, 16-byte flits: injected in cycle 0, complete in cycle 5*2 + 2 = 12 (as in the
+  // NoC tests), received at the next cycle boundary.
+  ProgramSet p(2);
+  p.transfer(0, 1, -1, 16);
+  System sys("sys", mesh(1, 2), p);
+  const RunResult r = sys.run();
+  EXPECT_EQ(r.total_cycles, 13);
+  EXPECT_EQ(r.pe_finish[0], 0);  // sending does not wait
+  EXPECT_EQ(r.flits, 1);
+  EXPECT_EQ(r.flit_hops, 2);
+}
+
+TEST(System, ComputeThenSendAddsUp) {
+  ProgramSet p(2);
+  p.compute(0, -1, 100);
+  p.transfer(0, 1, -1, 16);
+  p.compute(1, -1, 7);
+  System sys("sys", mesh(1, 2), p);
+  EXPECT_EQ(sys.run().total_cycles, 100 + 13 + 7);
+}
+
+TEST(System, BarrierReleasesEveryoneWhenTheLastArrives) {
+  ProgramSet p(4);
+  for (int pe = 0; pe < 4; ++pe) p.compute(pe, -1, 10 * (pe + 1));
+  p.barrier_all(1);
+  for (int pe = 0; pe < 4; ++pe) p.compute(pe, -1, 5);
+  System sys("sys", mesh(2, 2), p);
+  const RunResult r = sys.run();
+  for (int pe = 0; pe < 4; ++pe) EXPECT_EQ(r.pe_finish[pe], 45);
+}
+
+TEST(System, LongMessagesAreCutIntoPackets) {
+  ProgramSet p(2);
+  p.transfer(0, 1, -1, 1000);  // 63 flits of 16 bytes, packets of at most 16 flits
+  System sys("sys", mesh(1, 2), p);
+  const RunResult r = sys.run();
+  EXPECT_EQ(r.flits, 63);
+  EXPECT_EQ(r.packets, 4);
+  EXPECT_EQ(r.bytes, 1000);
+  // Streaming 63 flits after a 12-cycle head latency, at one flit per cycle: not before 12 + 62.
+  EXPECT_GE(r.total_cycles, 12 + 62 + 1);
+}
+
+TEST(Collectives, RingAllGatherMovesNTimesNMinusOneChunks) {
+  const HwSpec hw = mesh(2, 2);
+  ProgramSet p(4);
+  const auto ring = ring_order(noc::Topology::build(hw.topology), {0, 1, 2, 3});
+  EXPECT_EQ(ring, (std::vector<int>{0, 1, 3, 2}));  // snake: every step is a mesh neighbour
+  ring_all_gather(p, ring, 256, 0);
+  System sys("sys", hw, p);
+  const RunResult r = sys.run();
+  EXPECT_EQ(r.bytes, 4 * 3 * 256);
+  EXPECT_EQ(bytes_of(r, StepKind::Recv), 4 * 3 * 256);
+  // Each message crosses one link between neighbours: 2 routers per flit.
+  EXPECT_EQ(r.flit_hops, 2 * r.flits);
+}
+
+TEST(Collectives, RingAllReduceMovesTwiceTheTensorTimesNMinusOne) {
+  const HwSpec hw = mesh(2, 2);
+  ProgramSet p(4);
+  ring_all_reduce(p, ring_order(noc::Topology::build(hw.topology), {0, 1, 2, 3}), 4096, 2, 64, 0);
+  System sys("sys", hw, p);
+  const RunResult r = sys.run();
+  EXPECT_EQ(r.bytes, 2 * 3 * 4096);
+  std::int64_t reduce_cycles = 0;
+  for (const Span& s : r.spans)
+    if (s.kind == StepKind::Reduce) reduce_cycles += s.end - s.start;
+  EXPECT_EQ(reduce_cycles, 4 * 3 * (1024 / 2 / 64));  // 3 rounds per PE, 512 adds at 64/cycle
+}
+
+TEST(Collectives, HaloExchangeMovesExactlyTheHalo) {
+  ProgramSet p(4);
+  halo_exchange(p, {{0, 2, 640}, {2, 0, 640}, {1, 3, 640}, {3, 1, 640}}, 0);
+  System sys("sys", mesh(2, 2), p);
+  EXPECT_EQ(sys.run().bytes, 4 * 640);
+}
+
+TEST(System, AProgramWaitingForeverIsReported) {
+  ProgramSet p(2);
+  p.recv(1, 0, -1, 64, 99);  // nobody sends tag 99
+  System sys("sys", mesh(1, 2), p);
+  try {
+    sys.run();
+    FAIL() << "expected CheckError";
+  } catch (const CheckError& e) {
+    EXPECT_NE(std::string(e.what()).find("PE 1 waits in recv for 64 bytes from PE 0 (tag 99)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(System, AMessageNobodyReceivesIsReported) {
+  ProgramSet p(2);
+  p.send(0, 1, -1, 64, 5);
+  System sys("sys", mesh(1, 2), p);
+  EXPECT_THROW(sys.run(), CheckError);
+}
+
+}  // namespace
+}  // namespace nocflow::sim
