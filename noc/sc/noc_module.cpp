@@ -36,6 +36,7 @@ void NocModule::tick() {
     if (net_.now() < c) net_.skip_to(c);
     if (net_.now() >= target_) return;  // reached: no re-trigger, so sc_start() returns
     if (net_.now() == c && net_.next_busy_cycle() == c) {
+      if (before_cycle) before_cycle(c);
       net_.step();
       if (on_cycle) on_cycle(net_.now());
     }

@@ -59,7 +59,9 @@ class NocModule : public sc_core::sc_module {
   /// The network cycle the current SystemC time belongs to.
   Cycle cycle_now() const;
 
-  /// Called after every simulated cycle; for progress reports (keep it cheap).
+  /// Called before a cycle is evaluated (with that cycle) and after (with the next one); for
+  /// sampling and progress reports (keep them cheap).
+  std::function<void(Cycle)> before_cycle;
   std::function<void(Cycle)> on_cycle;
 
   const sc_core::sc_time& period() const { return period_; }

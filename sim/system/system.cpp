@@ -67,8 +67,45 @@ std::string System::waiting_report() const {
   return s.str();
 }
 
+std::vector<std::int64_t> System::link_counts() const {
+  std::vector<std::int64_t> counts;
+  const noc::Topology& t = net_.topology();
+  for (int n = 0; n < t.num_nodes(); ++n) counts.push_back(net_.injected_at(n));
+  for (int r = 0; r < t.num_routers(); ++r)
+    for (int p = 0; p < t.num_ports(r); ++p)
+      if (t.out(r, p).kind != noc::PortPeer::Kind::None) counts.push_back(net_.router(r).flits_sent(p));
+  return counts;
+}
+
+void System::close_windows(noc::Cycle before) {
+  // Every flit counted so far departed before cycle `before`.
+  if (window_ <= 0 || before < window_start_ + window_) return;
+  std::vector<std::int64_t> counts = link_counts();
+  LinkWindow w{window_start_, std::vector<std::int64_t>(counts.size())};
+  bool any = false;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    w.flits[i] = counts[i] - window_base_[i];
+    any |= w.flits[i] != 0;
+  }
+  if (any) result_.link_windows.push_back(std::move(w));
+  window_base_ = std::move(counts);
+  window_start_ = before / window_ * window_;
+}
+
+void System::after_cycle(noc::Cycle now) {
+  if (on_progress && (++cycles_seen_ & 0xfff) == 0 &&
+      std::chrono::steady_clock::now() - last_progress_ > std::chrono::seconds(2)) {
+    last_progress_ = std::chrono::steady_clock::now();
+    on_progress(now);
+  }
+}
+
 RunResult System::run() {
   const auto t0 = std::chrono::steady_clock::now();
+  last_progress_ = t0;
+  window_base_ = link_counts();
+  noc_.before_cycle = [this](noc::Cycle c) { close_windows(c); };
+  noc_.on_cycle = [this](noc::Cycle now) { after_cycle(now); };
   noc_.free_run();
   sc_core::sc_start();
   noc_.rethrow_error();
@@ -90,6 +127,7 @@ RunResult System::run() {
   result_.packets = messages_.packets();
   result_.flits = messages_.flits();
   result_.bytes = messages_.bytes();
+  close_windows(noc::kNever / 2);  // the last, partial window
   result_.links = noc::link_loads(net_, std::max<noc::Cycle>(result_.total_cycles, 1));
   for (const auto& l : result_.links)
     if (l.from.rfind("node", 0) != 0) result_.flit_hops += l.flits;  // router outputs

@@ -11,6 +11,8 @@
 // received from cycle c + 1.
 #include <systemc>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,6 +26,12 @@
 
 namespace nocflow::sim {
 
+/// Flits each link carried during one window of cycles (links in noc::link_loads order).
+struct LinkWindow {
+  noc::Cycle start = 0;
+  std::vector<std::int64_t> flits;
+};
+
 struct RunResult {
   noc::Cycle total_cycles = 0;           ///< when the last PE finished
   std::vector<noc::Cycle> pe_finish;     ///< per PE
@@ -31,6 +39,7 @@ struct RunResult {
   std::int64_t messages = 0, packets = 0, flits = 0, bytes = 0;
   std::int64_t flit_hops = 0;            ///< flits x routers traversed (for NoC energy)
   std::vector<noc::LinkLoad> links;
+  std::vector<LinkWindow> link_windows;  ///< when sampling was asked for; idle windows omitted
   double wall_seconds = 0;
 };
 
@@ -38,6 +47,11 @@ class System : public sc_core::sc_module, public PeHost {
  public:
   System(const sc_core::sc_module_name& name, const HwSpec& hw, const ProgramSet& programs);
   ~System() override;
+
+  /// Sample per-link flit counts every `cycles` (0: off) for traces.
+  void sample_links(noc::Cycle cycles) { window_ = cycles; }
+  /// Called every ~2 s of wall time with the current cycle, while running.
+  std::function<void(noc::Cycle)> on_progress;
 
   /// Run to completion (call once per process: SystemC elaborates once).
   RunResult run();
@@ -56,6 +70,15 @@ class System : public sc_core::sc_module, public PeHost {
   void record(const Span& span) override { result_.spans.push_back(span); }
 
   std::string waiting_report() const;
+  std::vector<std::int64_t> link_counts() const;
+  void close_windows(noc::Cycle before);
+  void after_cycle(noc::Cycle now);
+
+  noc::Cycle window_ = 0;
+  noc::Cycle window_start_ = 0;
+  std::vector<std::int64_t> window_base_;
+  std::int64_t cycles_seen_ = 0;
+  std::chrono::steady_clock::time_point last_progress_;
 
   const ProgramSet& programs_;
   noc::Network net_;

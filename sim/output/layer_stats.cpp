@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#include "sim/output/layer_stats.h"
+
+#include <algorithm>
+#include <map>
+
+namespace nocflow::sim {
+namespace {
+
+bool busy(StepKind k) { return k == StepKind::Compute || k == StepKind::Reduce; }
+
+}  // namespace
+
+std::vector<LayerStats> layer_stats(const RunResult& run, const std::vector<std::string>& names) {
+  std::vector<LayerStats> out(names.size());
+  struct PeLayer {
+    noc::Cycle start = noc::kNever, end = 0, busy = 0, blocked = 0;
+  };
+  std::vector<std::map<int, PeLayer>> per(names.size());  // layer -> pe -> cycles (reporting only)
+  for (const Span& s : run.spans) {
+    if (s.layer < 0 || s.layer >= static_cast<int>(names.size())) continue;
+    PeLayer& p = per[s.layer][s.pe];
+    p.start = std::min(p.start, s.start);
+    p.end = std::max(p.end, s.end);
+    if (busy(s.kind)) p.busy += s.end - s.start;
+    if (s.kind == StepKind::Recv) p.blocked += s.end - s.start;
+  }
+  for (std::size_t l = 0; l < names.size(); ++l) {
+    LayerStats& st = out[l];
+    st.name = names[l];
+    st.pes = static_cast<int>(per[l].size());
+    if (per[l].empty()) continue;
+    st.start = noc::kNever;
+    const PeLayer* critical = nullptr;
+    for (const auto& [pe, p] : per[l]) {
+      st.start = std::min(st.start, p.start);
+      if (!critical || p.end > critical->end) critical = &p;
+    }
+    st.end = critical->end;
+    st.compute = critical->busy;
+    st.communication = critical->blocked;
+    st.idle = std::max<noc::Cycle>(0, st.end - st.start - st.compute - st.communication);
+  }
+  return out;
+}
+
+RunTotals run_totals(const RunResult& run) {
+  int last = 0;
+  for (std::size_t p = 0; p < run.pe_finish.size(); ++p)
+    if (run.pe_finish[p] > run.pe_finish[last]) last = static_cast<int>(p);
+  RunTotals t;
+  for (const Span& s : run.spans) {
+    if (s.pe != last) continue;
+    if (busy(s.kind)) t.compute += s.end - s.start;
+    if (s.kind == StepKind::Recv || s.kind == StepKind::Barrier) t.communication += s.end - s.start;
+  }
+  return t;
+}
+
+}  // namespace nocflow::sim

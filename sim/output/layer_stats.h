@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Per-layer timing from a run's spans. For each layer: first start and last end over its PEs;
+// and, on the PE that finished the layer last (the critical one), its busy cycles (compute and
+// reduce), its exposed communication (cycles blocked in receives) and the rest of the span
+// (idle: waiting for the layer to start, barriers).
+#include <string>
+#include <vector>
+
+#include "sim/system/system.h"
+
+namespace nocflow::sim {
+
+struct LayerStats {
+  std::string name;
+  noc::Cycle start = 0, end = 0;
+  noc::Cycle compute = 0, communication = 0, idle = 0;
+  int pes = 0;  ///< PEs with a step in this layer
+};
+
+std::vector<LayerStats> layer_stats(const RunResult& run, const std::vector<std::string>& layer_names);
+
+/// Whole-run totals on the critical path of the last PE to finish: busy and blocked cycles.
+struct RunTotals {
+  noc::Cycle compute = 0, communication = 0;
+};
+RunTotals run_totals(const RunResult& run);
+
+}  // namespace nocflow::sim

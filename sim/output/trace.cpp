@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include "sim/output/trace.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace nocflow::sim {
+
+std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
+                               const std::vector<std::string>& layer_names, double clock_ghz,
+                               noc::Cycle window) {
+  const double us_per_cycle = 1e-3 / clock_ghz;
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "PEs"}}}});
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 2}, {"args", {{"name", "links"}}}});
+  for (std::size_t p = 0; p < run.pe_finish.size(); ++p)
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", p},
+                      {"args", {{"name", "PE " + std::to_string(p)}}}});
+  std::size_t spans = 0;
+  for (const Span& s : run.spans) {
+    const std::string layer = s.layer >= 0 && s.layer < static_cast<int>(layer_names.size())
+                                  ? layer_names[s.layer] : "";
+    nlohmann::ordered_json args = {{"layer", layer}, {"start_cycle", s.start}, {"end_cycle", s.end}};
+    if (s.kind == StepKind::Send || s.kind == StepKind::Recv) {
+      args["peer_pe"] = s.peer;
+      args["bytes"] = s.bytes;
+    }
+    events.push_back({{"name", std::string(step_name(s.kind)) + (layer.empty() ? "" : " " + layer)},
+                      {"cat", step_name(s.kind)},
+                      {"ph", "X"},
+                      {"ts", s.start * us_per_cycle},
+                      {"dur", (s.end - s.start) * us_per_cycle},
+                      {"pid", 1},
+                      {"tid", s.pe},
+                      {"args", args}});
+    ++spans;
+  }
+  for (const LinkWindow& w : run.link_windows)
+    for (std::size_t i = 0; i < w.flits.size() && i < run.links.size(); ++i)
+      if (w.flits[i] > 0)
+        events.push_back({{"name", run.links[i].from + " -> " + run.links[i].to},
+                          {"ph", "C"},
+                          {"ts", w.start * us_per_cycle},
+                          {"pid", 2},
+                          {"args", {{"flits per " + std::to_string(window) + " cycles", w.flits[i]}}}});
+  nlohmann::ordered_json doc = {{"displayTimeUnit", "ns"}, {"traceEvents", events}};
+  out << doc.dump() << "\n";
+  return spans;
+}
+
+void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle window) {
+  auto code = [](std::size_t i) {  // printable VCD identifiers
+    std::string s;
+    do {
+      s += static_cast<char>('!' + i % 94);
+      i /= 94;
+    } while (i);
+    return s;
+  };
+  out << "$timescale 1ns $end\n$comment one time unit is one clock cycle $end\n";
+  out << "$scope module pes $end\n";
+  for (int p = 0; p < num_pes; ++p) out << "$var integer 8 " << code(p) << " pe_" << p << "_state $end\n";
+  out << "$upscope $end\n$scope module links $end\n";
+  for (std::size_t i = 0; i < run.links.size(); ++i) {
+    std::string name = run.links[i].from + "_to_" + run.links[i].to;
+    std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+    out << "$var integer 32 " << code(num_pes + i) << " " << name << " $end\n";
+  }
+  out << "$upscope $end\n$enddefinitions $end\n";
+  // Value changes, time-ordered: span starts set a state, span ends return to idle.
+  std::multimap<noc::Cycle, std::pair<std::size_t, std::int64_t>> changes;
+  for (const Span& s : run.spans) {
+    if (s.end == s.start) continue;
+    changes.insert({s.start, {static_cast<std::size_t>(s.pe), 1 + static_cast<int>(s.kind)}});
+    changes.insert({s.end, {static_cast<std::size_t>(s.pe), 0}});
+  }
+  for (const LinkWindow& w : run.link_windows)
+    for (std::size_t i = 0; i < w.flits.size(); ++i) {
+      changes.insert({w.start, {num_pes + i, w.flits[i]}});
+      changes.insert({w.start + window, {num_pes + i, 0}});
+    }
+  auto bits = [](std::int64_t v) {
+    std::string b;
+    do {
+      b.insert(b.begin(), static_cast<char>('0' + (v & 1)));
+      v >>= 1;
+    } while (v);
+    return b;
+  };
+  out << "#0\n";
+  for (std::size_t i = 0; i < static_cast<std::size_t>(num_pes) + run.links.size(); ++i) out << "b0 " << code(i) << "\n";
+  noc::Cycle t = 0;
+  for (const auto& [time, change] : changes) {
+    if (time != t) {
+      out << "#" << time << "\n";
+      t = time;
+    }
+    out << "b" << bits(change.second) << " " << code(change.first) << "\n";
+  }
+}
+
+}  // namespace nocflow::sim

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Traces of a run. Chrome trace JSON (opens in https://ui.perfetto.dev or chrome://tracing):
+// process "PEs" with a track per PE carrying compute / reduce / send / recv / barrier spans,
+// and process "links" with a flit counter per link per sampling window. VCD (opens in GTKWave):
+// one integer signal per PE holding its state, one per link with flits per window.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/system/system.h"
+
+namespace nocflow::sim {
+
+/// Every span becomes one complete event; `clock_ghz` converts cycles to microseconds.
+/// Returns the number of span events written (equals run.spans.size()).
+std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
+                               const std::vector<std::string>& layer_names, double clock_ghz,
+                               noc::Cycle window);
+
+/// PE states: 0 idle, 1 compute, 2 reduce, 3 send, 4 recv, 5 barrier. Time unit: one cycle.
+void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle window);
+
+}  // namespace nocflow::sim
