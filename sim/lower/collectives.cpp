@@ -18,17 +18,18 @@ std::vector<int> ring_order(const noc::Topology& topo, std::vector<int> members)
   return members;
 }
 
-void ring_all_gather(ProgramSet& set, const std::vector<int>& ring, std::int64_t chunk_bytes, int layer) {
+void ring_all_gather(ProgramSet& set, const std::vector<int>& ring, std::int64_t chunk_bytes, int layer,
+                     int edge) {
   const int n = static_cast<int>(ring.size());
   for (int round = 0; round < n - 1; ++round) {
     std::vector<std::int64_t> tags(n);
     for (int i = 0; i < n; ++i) {
       tags[i] = set.new_tag();
-      set.send(ring[i], ring[(i + 1) % n], layer, chunk_bytes, tags[i]);
+      set.send(ring[i], ring[(i + 1) % n], layer, chunk_bytes, tags[i], edge);
     }
     for (int i = 0; i < n; ++i) {
       const int prev = (i + n - 1) % n;
-      set.recv(ring[i], ring[prev], layer, chunk_bytes, tags[prev]);
+      set.recv(ring[i], ring[prev], layer, chunk_bytes, tags[prev], edge);
     }
   }
 }
@@ -48,7 +49,7 @@ void direct_all_gather(ProgramSet& set, const std::vector<int>& members, std::in
 }
 
 void ring_all_reduce(ProgramSet& set, const std::vector<int>& ring, std::int64_t total_bytes,
-                     int element_bytes, std::int64_t adds_per_cycle, int layer) {
+                     int element_bytes, std::int64_t adds_per_cycle, int layer, int edge) {
   const int n = static_cast<int>(ring.size());
   if (n < 2) return;
   const std::int64_t chunk = (total_bytes + n - 1) / n;
@@ -59,15 +60,15 @@ void ring_all_reduce(ProgramSet& set, const std::vector<int>& ring, std::int64_t
     std::vector<std::int64_t> tags(n);
     for (int i = 0; i < n; ++i) {
       tags[i] = set.new_tag();
-      set.send(ring[i], ring[(i + 1) % n], layer, chunk, tags[i]);
+      set.send(ring[i], ring[(i + 1) % n], layer, chunk, tags[i], edge);
     }
     for (int i = 0; i < n; ++i) {
       const int prev = (i + n - 1) % n;
-      set.recv(ring[i], ring[prev], layer, chunk, tags[prev]);
-      set.reduce(ring[i], layer, reduce_cycles);
+      set.recv(ring[i], ring[prev], layer, chunk, tags[prev], edge);
+      set.reduce(ring[i], layer, reduce_cycles, edge);
     }
   }
-  ring_all_gather(set, ring, chunk, layer);
+  ring_all_gather(set, ring, chunk, layer, edge);
 }
 
 void scatter(ProgramSet& set, int root, const std::vector<int>& members, std::int64_t bytes_each, int layer) {

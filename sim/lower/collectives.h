@@ -27,11 +27,12 @@ namespace nocflow::sim {
 /// The members sorted into a mesh-friendly ring (snake order by row, alternating direction).
 std::vector<int> ring_order(const noc::Topology& topo, std::vector<int> members);
 
-void ring_all_gather(ProgramSet& set, const std::vector<int>& ring, std::int64_t chunk_bytes, int layer);
+void ring_all_gather(ProgramSet& set, const std::vector<int>& ring, std::int64_t chunk_bytes, int layer,
+                     int edge = -1);
 void direct_all_gather(ProgramSet& set, const std::vector<int>& members, std::int64_t chunk_bytes, int layer);
 /// `adds_per_cycle` and `element_bytes` turn each round's received bytes into reduce cycles.
 void ring_all_reduce(ProgramSet& set, const std::vector<int>& ring, std::int64_t total_bytes,
-                     int element_bytes, std::int64_t adds_per_cycle, int layer);
+                     int element_bytes, std::int64_t adds_per_cycle, int layer, int edge = -1);
 void scatter(ProgramSet& set, int root, const std::vector<int>& members, std::int64_t bytes_each, int layer);
 void all_to_all(ProgramSet& set, const std::vector<int>& members, std::int64_t bytes_per_pair, int layer);
 

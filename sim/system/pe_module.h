@@ -20,6 +20,7 @@ struct Span {
   noc::Cycle start = 0, end = 0;
   int peer = -1;
   std::int64_t bytes = 0;
+  int edge = -1;
 };
 
 /// What a PE needs from the system around it.

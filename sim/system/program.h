@@ -24,6 +24,7 @@ struct Step {
   std::int64_t bytes = 0;     ///< Send/Recv: message size
   std::int64_t cycles = 0;    ///< Compute/Reduce: duration
   std::int64_t tag = 0;       ///< Send/Recv: message tag; Barrier: barrier id
+  int edge = -1;              ///< Send/Recv/Reduce: the layer edge (or reduction) it serves
 };
 
 using Program = std::vector<Step>;
@@ -38,12 +39,14 @@ struct ProgramSet {
   std::int64_t new_tag() { return next_tag++; }
 
   void compute(int p, int layer, std::int64_t cycles) { pe[p].push_back({StepKind::Compute, layer, -1, 0, cycles, 0}); }
-  void reduce(int p, int layer, std::int64_t cycles) { pe[p].push_back({StepKind::Reduce, layer, -1, 0, cycles, 0}); }
-  void send(int from, int to, int layer, std::int64_t bytes, std::int64_t tag) {
-    pe[from].push_back({StepKind::Send, layer, to, bytes, 0, tag});
+  void reduce(int p, int layer, std::int64_t cycles, int edge = -1) {
+    pe[p].push_back({StepKind::Reduce, layer, -1, 0, cycles, 0, edge});
   }
-  void recv(int at, int from, int layer, std::int64_t bytes, std::int64_t tag) {
-    pe[at].push_back({StepKind::Recv, layer, from, bytes, 0, tag});
+  void send(int from, int to, int layer, std::int64_t bytes, std::int64_t tag, int edge = -1) {
+    pe[from].push_back({StepKind::Send, layer, to, bytes, 0, tag, edge});
+  }
+  void recv(int at, int from, int layer, std::int64_t bytes, std::int64_t tag, int edge = -1) {
+    pe[at].push_back({StepKind::Recv, layer, from, bytes, 0, tag, edge});
   }
   /// A matched pair: Send on `from`, Recv on `to`, one fresh tag.
   void transfer(int from, int to, int layer, std::int64_t bytes) {
@@ -52,7 +55,7 @@ struct ProgramSet {
     recv(to, from, layer, bytes, tag);
   }
   void barrier_all(std::int64_t id) {
-    for (auto& prog : pe) prog.push_back({StepKind::Barrier, -1, -1, 0, 0, id});
+    for (auto& prog : pe) prog.push_back({StepKind::Barrier, -1, -1, 0, 0, id, -1});
   }
 };
 

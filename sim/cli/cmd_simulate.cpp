@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// `nocflow simulate`: replay a partition plan on the cycle-level system (issue 6). The plan
+// comes from a plan.yaml (`nocflow optimize`) or is solved here; it is lowered to per-PE
+// programs, run on SystemC PEs over the NoC, and compared with the analytic models.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "noc/base/error.h"
+#include "optimizer/plan/plan.h"
+#include "sim/cli/command.h"
+#include "sim/config/hw_loader.h"
+#include "sim/lower/lowering.h"
+#include "sim/lower/workload_setup.h"
+#include "sim/output/layer_stats.h"
+#include "sim/output/run_report.h"
+#include "sim/output/trace.h"
+
+namespace nocflow::sim::cli {
+namespace {
+
+namespace opt = nocflow::optimizer;
+namespace fs = std::filesystem;
+
+struct SimulateArgs {
+  HwOptions hw;
+  std::string network, plan, solver = "dp", cost_model = "paper", mode = "dataflow";
+  std::string passes = "default", trace, dump_programs, out;
+  std::int64_t batch = 1;
+  bool vcd = false, quiet = false;
+  noc::Cycle window = 0;
+};
+
+opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const HwSpec& spec) {
+  if (!a.plan.empty()) return opt::read_plan(a.plan);
+  const opt::HwDesc hw = hw_desc_of(spec);
+  const auto model = opt::make_cost_model(a.cost_model, hw);
+  const opt::PartitionSetup s = opt::setup_partition(graph, hw, *model, {false, false, true});
+  const opt::SolveResult r = opt::make_solver(a.solver)->solve(s.problem, {60, "flow", "", false});
+  return opt::make_plan(s, r.choice, hw, *model, a.solver);
+}
+
+std::string fixed(double v, int precision = 1) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(precision) << v;
+  return o.str();
+}
+
+int run(const SimulateArgs& a) {
+  const HwSpec spec = a.hw.load();
+  if (a.mode != "dataflow" && a.mode != "barrier")
+    throw InputError("--mode: unknown mode '" + a.mode + "' (known: dataflow, barrier)");
+  if (!a.trace.empty() && a.trace != "perfetto")
+    throw InputError("--trace: unknown trace format '" + a.trace + "' (known: perfetto)");
+  if (a.vcd && spec.topology.num_nodes() > 256)
+    throw InputError("--vcd: for meshes up to 256 PEs (this one has " +
+                     std::to_string(spec.topology.num_nodes()) + "); use --trace perfetto");
+  const opt::Graph graph = prepare_network(a.network, a.batch, spec, a.passes);
+  const opt::Workload workload = opt::build_workload(graph);
+  const opt::Plan plan = make_or_read_plan(a, graph, spec);
+  const ExecMode mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
+  const Lowered lowered = lower_plan(workload, plan, spec, mode);  // validates the plan
+  prepare_output_dir(a.out, spec);
+  if (!a.dump_programs.empty()) {
+    fs::create_directories(a.dump_programs);
+    for (std::size_t p = 0; p < lowered.programs.pe.size(); ++p) {
+      std::ofstream f(fs::path(a.dump_programs) / ("pe_" + std::to_string(p) + ".txt"));
+      write_program(f, lowered.programs, static_cast<int>(p));
+    }
+  }
+
+  std::cout << "nocflow simulate: " << plan.network << " (" << workload.layers.size() << " layers, plan "
+            << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << a.mode
+            << ") on " << one_line_summary(spec) << std::endl;
+  const noc::Cycle window = a.window > 0 ? a.window : 1000;
+  System system("system", spec, lowered.programs);
+  if (!a.trace.empty() || a.vcd) system.sample_links(window);
+  if (!a.quiet)
+    system.on_progress = [](noc::Cycle c) { std::cerr << "  ... cycle " << c << std::endl; };
+  const RunResult r = system.run();
+
+  const auto layers = layer_stats(r, lowered.programs.layer_names);
+  const RunTotals totals = run_totals(r);
+  const auto edges = edge_reports(workload, lowered, r, hw_desc_of(spec));
+  const Energy energy = run_energy(workload, lowered, r, spec);
+  const double seconds = static_cast<double>(r.total_cycles) / (spec.clock.frequency_ghz * 1e9);
+
+  nlohmann::ordered_json j;
+  j["network"] = plan.network;
+  j["mode"] = a.mode;
+  j["plan"] = a.plan.empty() ? "solved: " + a.solver + " / " + a.cost_model : a.plan;
+  j["total_cycles"] = r.total_cycles;
+  j["total_seconds"] = seconds;
+  j["compute_cycles"] = totals.compute;
+  j["communication_cycles"] = totals.communication;
+  j["predicted_total_cycles"] = plan.total_cycles();
+  j["predicted_by"] = plan.cost_model;
+  j["energy_pj"] = {{"mac", energy.mac_pj}, {"sram", energy.sram_pj}, {"noc", energy.noc_pj}, {"total", energy.total()}};
+  j["messages"] = r.messages;
+  j["packets"] = r.packets;
+  j["flits"] = r.flits;
+  j["bytes"] = r.bytes;
+  j["flit_hops"] = r.flit_hops;
+  j["steps"] = r.spans.size();
+  j["wall_seconds"] = r.wall_seconds;
+  j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
+  j["units"] = {{"*_cycles", "clock cycles"}, {"total_seconds", "seconds of simulated time"},
+                {"energy_pj", "picojoules"}, {"bytes", "bytes"},
+                {"compute_cycles / communication_cycles",
+                 "on the PE that finished last: busy computing / blocked receiving (exposed)"},
+                {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
+  std::ofstream(fs::path(a.out) / "summary.json") << j.dump(2) << "\n";
+  {
+    std::ofstream f(fs::path(a.out) / "layers.csv");
+    write_layers_csv(f, lowered, layers);
+  }
+  {
+    std::ofstream f(fs::path(a.out) / "transfers.csv");
+    write_transfers_csv(f, edges);
+  }
+  {
+    std::ofstream f(fs::path(a.out) / "links.csv");
+    write_links_csv(f, r, spec.link.width_bytes);
+  }
+  std::string written = "summary.json, layers.csv, transfers.csv, links.csv, config.resolved.yaml";
+  if (!a.trace.empty()) {
+    std::ofstream f(fs::path(a.out) / "trace.json");
+    write_chrome_trace(f, r, lowered.programs.layer_names, spec.clock.frequency_ghz, window);
+    written += ", trace.json";
+  }
+  if (a.vcd) {
+    std::ofstream f(fs::path(a.out) / "trace.vcd");
+    write_vcd(f, r, spec.topology.num_nodes(), window);
+    written += ", trace.vcd";
+  }
+
+  std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3) << " us"
+            << " (predicted by " << plan.cost_model << ": " << fixed(plan.total_cycles()) << ")\n"
+            << "  critical PE      " << totals.compute << " cycles computing, " << totals.communication
+            << " cycles waiting for data\n"
+            << "  energy           " << fixed(energy.total() / 1e6, 3) << " uJ (MAC " << fixed(energy.mac_pj / 1e6, 3)
+            << ", SRAM " << fixed(energy.sram_pj / 1e6, 3) << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << ")\n"
+            << "  traffic          " << r.messages << " messages, " << r.packets << " packets, " << r.flits
+            << " flits, " << r.bytes << " bytes; every message received once, network drained\n"
+            << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall, "
+            << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
+  std::vector<const EdgeReport*> shown;
+  for (const auto& e : edges) shown.push_back(&e);
+  std::stable_sort(shown.begin(), shown.end(),
+                   [](auto* x, auto* y) { return x->simulated_cycles > y->simulated_cycles; });
+  if (shown.size() > 12) shown.resize(12);
+  std::cout << "  transfers (" << edges.size() << " edges; the " << shown.size()
+            << " longest; cycles; error = predicted / simulated - 1):\n"
+            << "    " << std::left << std::setw(44) << "edge" << std::setw(12) << "type" << std::right
+            << std::setw(11) << "bytes" << std::setw(10) << "paper" << std::setw(10) << "linkload"
+            << std::setw(10) << "simulated" << std::setw(9) << "err(ll)" << "\n";
+  for (const EdgeReport* e : shown) {
+    const std::string name = e->reduction ? e->src + " (reduce)" : e->src + " -> " + e->dst;
+    const std::string type = e->reduction ? "ALL_REDUCE" : e->type;
+    std::cout << "    " << std::left << std::setw(44) << name.substr(0, 43) << std::setw(12) << type
+              << std::right << std::setw(11) << e->bytes << std::setw(10)
+              << (e->paper_cycles >= 0 ? fixed(e->paper_cycles, 0) : "-") << std::setw(10)
+              << (e->linkload_cycles >= 0 ? fixed(e->linkload_cycles, 0) : "-") << std::setw(10)
+              << e->simulated_cycles << std::setw(9) << relative_error(e->linkload_cycles, e->simulated_cycles)
+              << "\n";
+  }
+  std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("simulate", "replay a partition plan cycle by cycle on the PEs and NoC");
+  auto a = std::make_shared<SimulateArgs>();
+  a->hw.add_to(*cmd);
+  cmd->add_option("--network", a->network, "zoo:NAME, a network .yaml or an .onnx model")->required()->type_name("X");
+  auto* plan = cmd->add_option("--plan", a->plan, "plan.yaml from nocflow optimize")->type_name("FILE");
+  cmd->add_option("--solver", a->solver, "without --plan: solve with this solver")->capture_default_str()->excludes(plan);
+  cmd->add_option("--cost-model", a->cost_model, "without --plan: paper | linkload")->capture_default_str()->excludes(plan);
+  cmd->add_option("--mode", a->mode, "dataflow (overlap) | barrier (layer by layer, edges isolated)")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "batch size of zoo networks")->capture_default_str();
+  cmd->add_option("--passes", a->passes, "graph passes (as for optimize)")->capture_default_str();
+  cmd->add_option("--trace", a->trace, "write trace.json in Chrome/Perfetto format")->type_name("perfetto");
+  cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");
+  cmd->add_option("--trace-window", a->window, "link sampling window for traces, cycles (default 1000)");
+  cmd->add_option("--dump-programs", a->dump_programs, "write each PE's program to DIR/pe_N.txt")->type_name("DIR");
+  cmd->add_flag("--quiet", a->quiet, "no progress lines");
+  cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
+  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
+}
+
+}  // namespace nocflow::sim::cli

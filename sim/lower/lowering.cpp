@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#include "sim/lower/lowering.h"
+
+#include <map>
+#include <set>
+
+#include "noc/base/error.h"
+#include "optimizer/cost/cost_model.h"
+#include "sim/lower/collectives.h"
+#include "sim/lower/pe_model.h"
+
+namespace nocflow::sim {
+namespace {
+
+namespace opt = optimizer;
+
+opt::PeGrid grid_of(const HwSpec& hw) {
+  return hw.topology.kind == "crossbar" ? opt::PeGrid{false, 1, hw.topology.ports}
+                                        : opt::PeGrid{true, hw.topology.rows, hw.topology.cols};
+}
+
+/// Check a plan layer against its network layer and the hardware; build its placed form.
+opt::PlacedLayer place_layer(const opt::Layer& layer, const opt::PlanLayer& pl, const HwSpec& hw) {
+  const int pes = hw.topology.num_nodes();
+  const std::string where = "plan layer '" + layer.name + "'";
+  const opt::Choice& c = pl.choice;
+  for (int d = 0; d < 5; ++d) {
+    const auto dim = static_cast<opt::PartDim>(d);
+    const int f = c.factor(dim);
+    if (f == 1) continue;
+    if (f < 1 || !layer.legal.contains(dim) || opt::dim_size(layer, dim) % f != 0)
+      throw InputError(where + ": choice " + c.str() + " does not fit the layer (" +
+                       std::string(opt::to_string(dim)) + " = " + std::to_string(f) + ", dimension " +
+                       std::to_string(opt::dim_size(layer, dim)) + ")");
+  }
+  if (c.nodes() > pes)
+    throw InputError(where + ": choice " + c.str() + " needs " + std::to_string(c.nodes()) +
+                     " PEs, the hardware has " + std::to_string(pes));
+  if (static_cast<int>(pl.pes.size()) != c.nodes())
+    throw InputError(where + ": " + std::to_string(pl.pes.size()) + " PEs listed for " +
+                     std::to_string(c.nodes()) + " grid nodes");
+  std::set<int> seen;
+  for (int pe : pl.pes) {
+    if (pe < 0 || pe >= pes)
+      throw InputError(where + ": PE " + std::to_string(pe) + " does not exist (" + std::to_string(pes) + " PEs)");
+    if (!seen.insert(pe).second) throw InputError(where + ": PE " + std::to_string(pe) + " listed twice");
+  }
+  const double bytes = opt::layer_memory_bytes(layer, c);
+  if (bytes > static_cast<double>(hw.pe.sram_bytes))
+    throw InputError(where + ": needs " + std::to_string(static_cast<std::int64_t>(bytes)) +
+                     " bytes per PE (weights, inputs and outputs of its share), but a PE's SRAM "
+                     "holds " + std::to_string(hw.pe.sram_bytes) + " (pe.sram_bytes)");
+  return {&layer, c, opt::Placement{pl.pes}};
+}
+
+/// INPP groups of a placed layer: PEs sharing an output block, in INPP order.
+std::vector<std::vector<int>> inpp_groups(const opt::PlacedLayer& pl) {
+  std::vector<std::vector<int>> groups;
+  const opt::Choice& c = pl.choice;
+  const int f = c.factor(opt::PartDim::Inpp);
+  for (int i = 0; i < c.nodes(); ++i) {
+    opt::GridCoord g = opt::grid_coord(c, i);
+    if (g[4] != 0) continue;
+    std::vector<int> group;
+    for (int m = 0; m < f; ++m) {
+      g[4] = m;
+      group.push_back(pl.placement.pe[static_cast<std::size_t>(opt::grid_index(c, g))]);
+    }
+    groups.push_back(group);
+  }
+  return groups;
+}
+
+}  // namespace
+
+Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const HwSpec& hw, ExecMode mode) {
+  const int pes = hw.topology.num_nodes();
+  if (plan.pes != pes)
+    throw InputError("the plan is for " + std::to_string(plan.pes) + " PEs (" + plan.topology +
+                     "), the hardware has " + std::to_string(pes));
+  std::map<std::string, const opt::PlanLayer*> by_name;
+  for (const auto& pl : plan.layers) by_name[pl.name] = &pl;
+  std::set<std::string> network_layers;
+  Lowered out;
+  out.programs = ProgramSet(pes);
+  for (const opt::Layer& l : workload.layers) {
+    network_layers.insert(l.name);
+    auto it = by_name.find(l.name);
+    if (it == by_name.end())
+      throw InputError("the plan has no layer '" + l.name + "' of the network (" + plan.network + ")");
+    out.layers.push_back(place_layer(l, *it->second, hw));
+    out.programs.layer_names.push_back(l.name);
+    out.compute_cycles.push_back(pe_work(l, it->second->choice, hw).cycles);
+  }
+  for (const auto& pl : plan.layers)
+    if (!network_layers.count(pl.name))
+      throw InputError("plan layer '" + pl.name + "' is not a layer of the network");
+
+  // Every transfer of every edge, with its tag, decided up front.
+  const opt::PeGrid grid = grid_of(hw);
+  const int num_layers = static_cast<int>(workload.layers.size());
+  std::vector<std::vector<int>> incoming(num_layers), outgoing(num_layers);
+  std::vector<std::vector<std::int64_t>> tags;
+  for (std::size_t e = 0; e < workload.edges.size(); ++e) {
+    const opt::LayerEdge& edge = workload.edges[e];
+    LoweredEdge le;
+    le.src_layer = edge.src;
+    le.dst_layer = edge.dst;
+    le.src = workload.layers[edge.src].name;
+    le.dst = workload.layers[edge.dst].name;
+    le.transfers = opt::edge_transfers(workload, edge, out.layers[edge.src], out.layers[edge.dst], grid);
+    le.bytes = opt::total_bytes(le.transfers);
+    std::vector<std::int64_t> t;
+    for (std::size_t i = 0; i < le.transfers.size(); ++i) t.push_back(out.programs.new_tag());
+    tags.push_back(t);
+    out.edges.push_back(std::move(le));
+    incoming[edge.dst].push_back(static_cast<int>(e));
+    outgoing[edge.src].push_back(static_cast<int>(e));
+  }
+
+  ProgramSet& prog = out.programs;
+  std::int64_t barrier = 0;
+  auto sends = [&](int e) {
+    const LoweredEdge& le = out.edges[e];
+    for (std::size_t i = 0; i < le.transfers.size(); ++i) {
+      const opt::Transfer& t = le.transfers[i];
+      prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
+    }
+  };
+  auto recvs_at = [&](int e, int pe, int layer) {
+    const LoweredEdge& le = out.edges[e];
+    for (std::size_t i = 0; i < le.transfers.size(); ++i)
+      if (pe < 0 || le.transfers[i].dst == pe)
+        prog.recv(le.transfers[i].dst, le.transfers[i].src, layer, le.transfers[i].bytes, tags[e][i], e);
+  };
+
+  for (int l = 0; l < num_layers; ++l) {
+    const opt::PlacedLayer& pl = out.layers[l];
+    for (int pe : pl.placement.pe) {
+      if (mode == ExecMode::Dataflow)
+        for (int e : incoming[l]) recvs_at(e, pe, l);
+      prog.compute(pe, l, out.compute_cycles[l]);
+    }
+    if (mode == ExecMode::Barrier) prog.barrier_all(++barrier);
+    if (pl.choice.factor(opt::PartDim::Inpp) > 1) {
+      LoweredEdge red;
+      red.src = red.dst = pl.layer->name;
+      red.src_layer = red.dst_layer = l;
+      red.reduction = true;
+      red.transfers = opt::reduction_transfers(pl);
+      red.bytes = opt::total_bytes(red.transfers);
+      const int e = static_cast<int>(out.edges.size());
+      out.edges.push_back(red);
+      const opt::GridCoord first = opt::grid_coord(pl.choice, 0);
+      const std::int64_t block = opt::output_block(*pl.layer, pl.choice, first).volume() * pl.layer->elem_bytes;
+      for (const auto& group : inpp_groups(pl))
+        ring_all_reduce(prog, group, block, pl.layer->elem_bytes, hw.pe.adds_per_cycle, l, e);
+      if (mode == ExecMode::Barrier) prog.barrier_all(++barrier);
+    }
+    for (int e : outgoing[l]) {
+      sends(e);
+      if (mode == ExecMode::Barrier) {
+        recvs_at(e, -1, out.edges[e].dst_layer);
+        prog.barrier_all(++barrier);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace nocflow::sim

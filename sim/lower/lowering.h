@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Lowering: a partition plan becomes one program per PE. For every layer, in topological order,
+// each PE of its placement:
+//   1. receives its inputs: every transfer of every incoming edge whose destination it is
+//      (optimizer::edge_transfers, the same code the linkload cost model uses);
+//   2. computes its share (pe_model.h);
+//   3. with INPP > 1, reduces partial sums with its INPP group: ring all-reduce
+//      (reduce-scatter + all-gather), members in INPP order, which the placement keeps adjacent;
+//   4. sends every transfer of every outgoing edge whose source it is.
+// Dataflow mode is exactly that: a PE starts a layer as soon as its inputs have arrived, and
+// sends overlap later computation. Barrier mode separates phases with global barriers: all
+// compute of a layer, then its reduction, then each outgoing edge alone, so that each
+// redistribution is measured in isolation.
+//
+// The plan must fit: every layer of the network present with a valid choice, its placement on
+// existing PEs, its per-PE data within SRAM. Otherwise InputError naming the layer.
+#include <string>
+#include <vector>
+
+#include "optimizer/partition/transfers.h"
+#include "optimizer/partition/workload.h"
+#include "optimizer/plan/plan.h"
+#include "sim/config/hw_spec.h"
+#include "sim/system/program.h"
+
+namespace nocflow::sim {
+
+enum class ExecMode { Dataflow, Barrier };
+
+/// A layer edge (or a layer's INPP reduction) as lowered: what moves where.
+struct LoweredEdge {
+  std::string src, dst;  ///< layer names; dst == src for a reduction
+  int src_layer = 0, dst_layer = 0;
+  bool reduction = false;
+  std::vector<optimizer::Transfer> transfers;
+  std::int64_t bytes = 0;
+};
+
+struct Lowered {
+  ProgramSet programs;
+  std::vector<LoweredEdge> edges;                ///< index = Step::edge
+  std::vector<optimizer::PlacedLayer> layers;    ///< workload order
+  std::vector<std::int64_t> compute_cycles;      ///< per layer, per PE (all PEs equal)
+};
+
+Lowered lower_plan(const optimizer::Workload& workload, const optimizer::Plan& plan,
+                   const HwSpec& hw, ExecMode mode);
+
+}  // namespace nocflow::sim

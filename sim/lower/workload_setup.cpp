@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#include "sim/lower/workload_setup.h"
+
+#include <algorithm>
+
+#include "noc/base/error.h"
+#include "optimizer/frontend/load_network.h"
+#include "optimizer/passes/pass_manager.h"
+
+namespace nocflow::sim {
+
+optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
+  optimizer::HwDesc h;
+  h.topology = s.topology;
+  h.routing = s.router.routing;
+  h.macs_per_cycle = static_cast<double>(s.pe.macs_per_cycle);
+  h.adds_per_cycle = static_cast<double>(std::max<std::int64_t>(1, s.pe.adds_per_cycle));
+  h.link_bytes_per_cycle = s.link.width_bytes;
+  const int route = s.router.lookahead_routing ? 0 : s.router.routing_delay;
+  const int alloc = s.router.speculative ? std::max(s.router.vc_alloc_delay, s.router.sw_alloc_delay)
+                                         : s.router.vc_alloc_delay + s.router.sw_alloc_delay;
+  h.router_pipeline_cycles = route + alloc + s.router.st_delay;
+  h.link_latency_cycles = s.link.latency;
+  h.mac_pj = s.energy.mac_pj;
+  h.hop_pj_per_byte = s.energy.hop_pj_per_byte;
+  h.sram_bytes = s.pe.sram_bytes;
+  h.bnoc_bytes_per_cycle = bnoc;
+  return h;
+}
+
+optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,
+                                 const std::string& passes) {
+  if (batch < 1) throw InputError("--batch: must be at least 1");
+  optimizer::Graph graph = optimizer::load_network(network, optimizer::ZooOptions{batch, spec.data.width_bytes});
+  optimizer::PassManager(optimizer::parse_pass_list(passes)).run(graph);
+  return graph;
+}
+
+}  // namespace nocflow::sim

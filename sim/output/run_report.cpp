@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#include "sim/output/run_report.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "optimizer/cost/cost_model.h"
+#include "optimizer/cost/paper_model.h"
+#include "sim/lower/pe_model.h"
+
+namespace nocflow::sim {
+
+namespace opt = optimizer;
+
+std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowered& lowered,
+                                     const RunResult& run, const opt::HwDesc& hw) {
+  const auto paper = opt::make_cost_model("paper", hw);
+  const auto linkload = opt::make_cost_model("linkload", hw);
+  std::vector<EdgeReport> out(lowered.edges.size());
+  std::vector<noc::Cycle> first(lowered.edges.size(), noc::kNever), last(lowered.edges.size(), 0);
+  for (const Span& s : run.spans) {
+    if (s.edge < 0) continue;
+    first[s.edge] = std::min(first[s.edge], s.start);
+    last[s.edge] = std::max(last[s.edge], s.end);
+  }
+  for (std::size_t e = 0; e < lowered.edges.size(); ++e) {
+    const LoweredEdge& le = lowered.edges[e];
+    EdgeReport& r = out[e];
+    r.src = le.src;
+    r.dst = le.dst;
+    r.reduction = le.reduction;
+    r.bytes = le.bytes;
+    r.simulated_cycles = first[e] == noc::kNever ? 0 : last[e] - first[e];
+    const opt::PlacedLayer& s = lowered.layers[le.src_layer];
+    const opt::PlacedLayer& d = lowered.layers[le.dst_layer];
+    if (le.reduction) {
+      r.type = "ALL_REDUCE (INPP partial sums)";
+      continue;
+    }
+    r.type = opt::to_string(opt::redist_type(*s.layer, s.choice, *d.layer, d.choice));
+    r.paper_cycles = paper->edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;
+    r.linkload_cycles = linkload->edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;
+  }
+  return out;
+}
+
+Energy run_energy(const opt::Workload& workload, const Lowered& lowered, const RunResult& run,
+                  const HwSpec& hw) {
+  Energy e;
+  for (std::size_t l = 0; l < lowered.layers.size(); ++l) {
+    const opt::PlacedLayer& pl = lowered.layers[l];
+    const PeWork w = pe_work(*pl.layer, pl.choice, hw);
+    e.mac_pj += static_cast<double>(workload.layers[l].macs) * hw.energy.mac_pj;
+    e.sram_pj += static_cast<double>(w.sram_bytes) * pl.choice.nodes() * hw.energy.sram_pj_per_byte;
+  }
+  e.noc_pj = static_cast<double>(run.flit_hops) * hw.link.width_bytes * hw.energy.hop_pj_per_byte;
+  return e;
+}
+
+std::string relative_error(double predicted, double simulated) {
+  if (predicted < 0 || simulated <= 0) return "";
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(4) << (predicted - simulated) / simulated;
+  return o.str();
+}
+
+void write_layers_csv(std::ostream& out, const Lowered& lowered, const std::vector<LayerStats>& layers) {
+  out << "layer,op,choice,pes,start_cycle,end_cycle,compute_cycles,communication_cycles,idle_cycles\n";
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const LayerStats& s = layers[l];
+    const opt::PlacedLayer& pl = lowered.layers[l];
+    out << s.name << "," << pl.layer->op << "," << pl.choice.str() << "," << pl.choice.nodes() << ","
+        << s.start << "," << s.end << "," << s.compute << "," << s.communication << "," << s.idle << "\n";
+  }
+}
+
+void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges) {
+  out << "src,dst,type,bytes,predicted_paper_cycles,predicted_linkload_cycles,simulated_cycles,"
+         "relative_error_paper,relative_error_linkload\n";
+  out << std::fixed << std::setprecision(1);
+  for (const EdgeReport& r : edges) {
+    out << r.src << "," << r.dst << "," << r.type << "," << r.bytes << ",";
+    if (r.paper_cycles >= 0) out << r.paper_cycles;
+    out << ",";
+    if (r.linkload_cycles >= 0) out << r.linkload_cycles;
+    out << "," << r.simulated_cycles << "," << relative_error(r.paper_cycles, r.simulated_cycles) << ","
+        << relative_error(r.linkload_cycles, r.simulated_cycles) << "\n";
+  }
+}
+
+void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes) {
+  out << "from,to,flits,bytes,utilisation_flits_per_cycle\n";
+  out << std::fixed << std::setprecision(6);
+  for (const auto& l : run.links)
+    out << l.from << "," << l.to << "," << l.flits << "," << l.flits * width_bytes << "," << l.utilisation << "\n";
+}
+
+}  // namespace nocflow::sim

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What `nocflow simulate` reports about a run: per-edge predicted vs simulated redistribution
+// times, energy, and the CSV/JSON files. Units: cycles, bytes, picojoules, seconds.
+//
+// Simulated time of an edge: from its first send to its last receive completing. In barrier
+// mode the edge runs alone between two barriers, so this is its isolated cost; in dataflow
+// mode it overlaps other work and is an upper bound on its exposed cost.
+// Energy: MACs x energy.mac_pj; bytes each PE reads and writes in SRAM x
+// energy.sram_pj_per_byte; flit-hops (flits x routers traversed) x link.width_bytes x
+// energy.hop_pj_per_byte.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "optimizer/cost/hw_desc.h"
+#include "sim/lower/lowering.h"
+#include "sim/output/layer_stats.h"
+#include "sim/system/system.h"
+
+namespace nocflow::sim {
+
+struct EdgeReport {
+  std::string src, dst, type;
+  bool reduction = false;
+  std::int64_t bytes = 0;        ///< exact transfer list
+  double paper_cycles = -1;      ///< -1: the model has no separate figure (reductions)
+  double linkload_cycles = -1;
+  noc::Cycle simulated_cycles = 0;
+};
+
+std::vector<EdgeReport> edge_reports(const optimizer::Workload& workload, const Lowered& lowered,
+                                     const RunResult& run, const optimizer::HwDesc& hw);
+
+struct Energy {
+  double mac_pj = 0, sram_pj = 0, noc_pj = 0;
+  double total() const { return mac_pj + sram_pj + noc_pj; }
+};
+Energy run_energy(const optimizer::Workload& workload, const Lowered& lowered, const RunResult& run,
+                  const HwSpec& hw);
+
+void write_layers_csv(std::ostream& out, const Lowered& lowered, const std::vector<LayerStats>& layers);
+void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges);
+void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes);
+
+/// Relative error of a prediction against the simulated value ("" when not applicable).
+std::string relative_error(double predicted, double simulated);
+
+}  // namespace nocflow::sim
