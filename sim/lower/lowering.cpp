@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sim/lower/lowering.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -118,11 +119,24 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     outgoing[edge.src].push_back(static_cast<int>(e));
   }
 
+  // Each source sends in ring order starting with its successor on the snake, so that at any
+  // moment the sources of an all-gather or all-to-all target different PEs (a permutation)
+  // instead of all converging on the lowest-numbered one.
+  std::vector<int> snake_pos(pes);
+  for (int i = 0; i < pes; ++i) snake_pos[opt::snake_pe(grid, i)] = i;
+  auto ring_distance = [&](const opt::Transfer& t) {
+    return (snake_pos[t.dst] - snake_pos[t.src] + pes) % pes;
+  };
   ProgramSet& prog = out.programs;
   std::int64_t barrier = 0;
   auto sends = [&](int e) {
     const LoweredEdge& le = out.edges[e];
-    for (std::size_t i = 0; i < le.transfers.size(); ++i) {
+    std::vector<std::size_t> order(le.transfers.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return ring_distance(le.transfers[a]) < ring_distance(le.transfers[b]);
+    });
+    for (std::size_t i : order) {
       const opt::Transfer& t = le.transfers[i];
       prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
     }
