@@ -14,6 +14,18 @@ namespace nocflow::sim {
 
 namespace opt = optimizer;
 
+namespace {
+
+/// A CSV field, quoted when it holds a comma or a quote (RFC 4180).
+std::string csv(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  std::string q = "\"";
+  for (char c : field) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
 std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowered& lowered,
                                      const RunResult& run, const opt::HwDesc& hw) {
   const auto paper = opt::make_cost_model("paper", hw);
@@ -71,7 +83,7 @@ void write_layers_csv(std::ostream& out, const Lowered& lowered, const std::vect
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const LayerStats& s = layers[l];
     const opt::PlacedLayer& pl = lowered.layers[l];
-    out << s.name << "," << pl.layer->op << "," << pl.choice.str() << "," << pl.choice.nodes() << ","
+    out << csv(s.name) << "," << csv(pl.layer->op) << "," << csv(pl.choice.str()) << "," << pl.choice.nodes() << ","
         << s.start << "," << s.end << "," << s.compute << "," << s.communication << "," << s.idle << "\n";
   }
 }
@@ -81,7 +93,7 @@ void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges
          "relative_error_paper,relative_error_linkload\n";
   out << std::fixed << std::setprecision(1);
   for (const EdgeReport& r : edges) {
-    out << r.src << "," << r.dst << "," << r.type << "," << r.bytes << ",";
+    out << csv(r.src) << "," << csv(r.dst) << "," << csv(r.type) << "," << r.bytes << ",";
     if (r.paper_cycles >= 0) out << r.paper_cycles;
     out << ",";
     if (r.linkload_cycles >= 0) out << r.linkload_cycles;
@@ -94,7 +106,7 @@ void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes) {
   out << "from,to,flits,bytes,utilisation_flits_per_cycle\n";
   out << std::fixed << std::setprecision(6);
   for (const auto& l : run.links)
-    out << l.from << "," << l.to << "," << l.flits << "," << l.flits * width_bytes << "," << l.utilisation << "\n";
+    out << csv(l.from) << "," << csv(l.to) << "," << l.flits << "," << l.flits * width_bytes << "," << l.utilisation << "\n";
 }
 
 }  // namespace nocflow::sim

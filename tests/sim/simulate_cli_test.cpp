@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// `nocflow simulate` end to end: outputs, determinism, summary against trace, bad plans.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "tests/cli_runner.h"
+
+namespace nocflow::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = NOCFLOW_SOURCE_DIR;
+const std::string kHw2x2 = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --set topology.rows=2 --set topology.cols=2";
+const std::string kTwoConv = kSrc + "/tests/sim/data/two_conv.yaml";
+
+nlohmann::json summary_without_timing(const fs::path& dir) {
+  nlohmann::json j = nlohmann::json::parse(read_file(dir / "summary.json"));
+  j.erase("wall_seconds");
+  j.erase("flits_per_second");
+  return j;
+}
+
+TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSummary) {
+  const fs::path dir = fresh_dir("simulate_det");
+  const std::string args = "simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 "
+                           "--mode barrier --trace perfetto --vcd --quiet --out ";
+  for (const char* run : {"a", "b"}) {
+    const CliRun r = run_nocflow(args + (dir / run).string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  for (const char* file : {"layers.csv", "transfers.csv", "links.csv", "trace.json", "trace.vcd",
+                           "config.resolved.yaml"})
+    EXPECT_EQ(read_file(dir / "a" / file), read_file(dir / "b" / file)) << file;
+  const nlohmann::json s = summary_without_timing(dir / "a");
+  EXPECT_EQ(s, summary_without_timing(dir / "b"));
+  // Counts in the summary agree with the trace: one span event per step, and the link
+  // counters add up to the flits' link traversals (injection links plus router outputs).
+  const auto trace = nlohmann::json::parse(read_file(dir / "a" / "trace.json"));
+  std::int64_t spans = 0, link_flits = 0, injected = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") ++spans;
+    if (e["ph"] == "C")
+      for (const auto& [k, v] : e["args"].items()) link_flits += v.get<std::int64_t>();
+  }
+  EXPECT_EQ(spans, s["steps"].get<std::int64_t>());
+  const std::string links = read_file(dir / "a" / "links.csv");
+  std::istringstream in(links);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line))
+    if (line.rfind("node", 0) == 0) {  // from,to,flits,bytes,utilisation: flits is third from the end
+      const auto u = line.rfind(','), b = line.rfind(',', u - 1), f = line.rfind(',', b - 1);
+      injected += std::stoll(line.substr(f + 1, b - f - 1));
+    }
+  EXPECT_EQ(injected, s["flits"].get<std::int64_t>());
+  EXPECT_EQ(link_flits, s["flits"].get<std::int64_t>() + s["flit_hops"].get<std::int64_t>());
+}
+
+TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
+  const fs::path dir = fresh_dir("simulate_bad");
+  ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + " --network " + kTwoConv + " --out " + (dir / "opt").string()).exit_code, 0);
+  const std::string plan = read_file(dir / "opt" / "plan.yaml");
+  // A plan without conv2.
+  const std::string missing = plan.substr(0, plan.find("  - name: conv2")) + "edges: []\n";
+  std::ofstream(dir / "missing.yaml") << missing;
+  const std::pair<std::string, std::string> cases[] = {
+      {kHw2x2 + " --plan " + (dir / "missing.yaml").string(), "the plan has no layer 'conv2'"},
+      {"--hw " + kSrc + "/configs/hw/mesh4x4.yaml --plan " + (dir / "opt" / "plan.yaml").string(),
+       "the plan is for 4 PEs (mesh 2x2), the hardware has 16"},
+      {kHw2x2 + " --set pe.sram_bytes=1KiB --plan " + (dir / "opt" / "plan.yaml").string(),
+       "a PE's SRAM holds 1024 (pe.sram_bytes)"},
+      {kHw2x2 + " --mode lockstep", "--mode: unknown mode 'lockstep'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliRun r = run_nocflow("simulate " + args + " --network " + kTwoConv + " --out " + (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out")) << args;
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::testing
