@@ -3,9 +3,10 @@
 # The main job: install dependencies if missing, build (Release), run the default example end
 # to end. Output goes to out/ (override with NOCFLOW_OUT=DIR).
 #
-# Today's default job (it grows as capabilities land): check the shipped hardware configs,
-# measure the BookSim-compatible 8x8 mesh under uniform traffic, and load ResNet-18 through
-# the front end.
+# The default example: ResNet-18 on the 8x8 mesh (configs/hw/mesh8x8.yaml): partition every
+# layer with the ILP under the per-PE SRAM limit, replay the plan cycle by cycle on the SystemC
+# PEs and NoC, print the summary and the transfers table (predicted vs simulated), and write a
+# Perfetto trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -13,17 +14,15 @@ cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)"
 nocflow=build/release/sim/nocflow
 out=${NOCFLOW_OUT:-out}
+hw=configs/hw/mesh8x8.yaml
 mkdir -p "$out"
 
-echo "== hardware configs"
-for f in configs/hw/*.yaml; do "$nocflow" config --check "$f"; done
+echo "== optimize: zoo:resnet18 on $hw (ilp, SRAM limit)"
+"$nocflow" optimize --hw "$hw" --network zoo:resnet18 --solver ilp --memory-limit --out "$out/optimize"
 echo
-echo "== NoC: uniform traffic, 0.2 flits/node/cycle, 4-flit packets (BookSim2's measurement)"
-"$nocflow" traffic --hw configs/hw/booksim8x8.yaml --rate 0.2 --packet-flits 4 --out "$out/traffic"
+echo "== simulate: replay the plan (dataflow), with a Perfetto trace"
+"$nocflow" simulate --hw "$hw" --network zoo:resnet18 --plan "$out/optimize/plan.yaml" \
+  --trace perfetto --out "$out/simulate"
 echo
-echo "== network: zoo:resnet18 after the default passes (table in $out/resnet18.txt)"
-"$nocflow" inspect --network zoo:resnet18 --print-pass-stats --json "$out/resnet18.json" \
-  --dot "$out/resnet18.dot" >"$out/resnet18.txt"
-grep -E "^(pass|total)" "$out/resnet18.txt" || tail -3 "$out/resnet18.txt"
-echo
-echo "nocflow: output in $out/ (traffic/summary.json, traffic/links.csv, resnet18.{txt,json,dot})"
+echo "nocflow: output in $out/ (optimize/plan.yaml; simulate/summary.json, layers.csv,"
+echo "         transfers.csv, links.csv, trace.json: open it at https://ui.perfetto.dev)"

@@ -39,7 +39,8 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
   if (!a.plan.empty()) return opt::read_plan(a.plan);
   const opt::HwDesc hw = hw_desc_of(spec);
   const auto model = opt::make_cost_model(a.cost_model, hw);
-  const opt::PartitionSetup s = opt::setup_partition(graph, hw, *model, {false, false, true});
+  // The per-PE SRAM limit is always on here: lowering rejects a plan that does not fit.
+  const opt::PartitionSetup s = opt::setup_partition(graph, hw, *model, {false, true, true});
   const opt::SolveResult r = opt::make_solver(a.solver)->solve(s.problem, {60, "flow", "", false});
   return opt::make_plan(s, r.choice, hw, *model, a.solver);
 }
@@ -180,7 +181,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   a->hw.add_to(*cmd);
   cmd->add_option("--network", a->network, "zoo:NAME, a network .yaml or an .onnx model")->required()->type_name("X");
   auto* plan = cmd->add_option("--plan", a->plan, "plan.yaml from nocflow optimize")->type_name("FILE");
-  cmd->add_option("--solver", a->solver, "without --plan: solve with this solver")->capture_default_str()->excludes(plan);
+  cmd->add_option("--solver", a->solver, "without --plan: solve with this solver (SRAM limit on)")->capture_default_str()->excludes(plan);
   cmd->add_option("--cost-model", a->cost_model, "without --plan: paper | linkload")->capture_default_str()->excludes(plan);
   cmd->add_option("--mode", a->mode, "dataflow (overlap) | barrier (layer by layer, edges isolated)")->capture_default_str();
   cmd->add_option("--batch", a->batch, "batch size of zoo networks")->capture_default_str();
