@@ -42,4 +42,17 @@ inline std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+/// The text of a JSON file, minus the given top-level keys (e.g. wall-clock fields).
+inline std::string json_without(const std::filesystem::path& path, std::initializer_list<const char*> keys) {
+  std::string text = read_file(path);
+  for (const char* key : keys) {
+    const std::string needle = std::string("\n  \"") + key + "\":";
+    const auto at = text.find(needle);
+    if (at == std::string::npos) continue;
+    const auto end = text.find('\n', at + 1);
+    text.erase(at, end - at);
+  }
+  return text;
+}
+
 }  // namespace nocflow::testing

@@ -18,20 +18,31 @@ std::vector<int> ring_order(const noc::Topology& topo, std::vector<int> members)
   return members;
 }
 
+namespace {
+
+/// One ring round: every member sends `bytes` to its successor, then receives from its
+/// predecessor (and, with reduce_cycles > 0, adds what it received to its own partial sums).
+void ring_round(ProgramSet& set, const std::vector<int>& ring, std::int64_t bytes, int layer,
+                int edge, std::int64_t reduce_cycles) {
+  const int n = static_cast<int>(ring.size());
+  std::vector<std::int64_t> tags(n);
+  for (int i = 0; i < n; ++i) {
+    tags[i] = set.new_tag();
+    set.send(ring[i], ring[(i + 1) % n], layer, bytes, tags[i], edge);
+  }
+  for (int i = 0; i < n; ++i) {
+    const int prev = (i + n - 1) % n;
+    set.recv(ring[i], ring[prev], layer, bytes, tags[prev], edge);
+    if (reduce_cycles > 0) set.reduce(ring[i], layer, reduce_cycles, edge);
+  }
+}
+
+}  // namespace
+
 void ring_all_gather(ProgramSet& set, const std::vector<int>& ring, std::int64_t chunk_bytes, int layer,
                      int edge) {
-  const int n = static_cast<int>(ring.size());
-  for (int round = 0; round < n - 1; ++round) {
-    std::vector<std::int64_t> tags(n);
-    for (int i = 0; i < n; ++i) {
-      tags[i] = set.new_tag();
-      set.send(ring[i], ring[(i + 1) % n], layer, chunk_bytes, tags[i], edge);
-    }
-    for (int i = 0; i < n; ++i) {
-      const int prev = (i + n - 1) % n;
-      set.recv(ring[i], ring[prev], layer, chunk_bytes, tags[prev], edge);
-    }
-  }
+  for (std::size_t round = 0; round + 1 < ring.size(); ++round)
+    ring_round(set, ring, chunk_bytes, layer, edge, 0);
 }
 
 void direct_all_gather(ProgramSet& set, const std::vector<int>& members, std::int64_t chunk_bytes, int layer) {
@@ -54,20 +65,9 @@ void ring_all_reduce(ProgramSet& set, const std::vector<int>& ring, std::int64_t
   if (n < 2) return;
   const std::int64_t chunk = (total_bytes + n - 1) / n;
   const std::int64_t elements = (chunk + element_bytes - 1) / element_bytes;
-  const std::int64_t reduce_cycles = (elements + adds_per_cycle - 1) / adds_per_cycle;
-  // Reduce-scatter: after n-1 rounds each PE holds one fully reduced chunk.
-  for (int round = 0; round < n - 1; ++round) {
-    std::vector<std::int64_t> tags(n);
-    for (int i = 0; i < n; ++i) {
-      tags[i] = set.new_tag();
-      set.send(ring[i], ring[(i + 1) % n], layer, chunk, tags[i], edge);
-    }
-    for (int i = 0; i < n; ++i) {
-      const int prev = (i + n - 1) % n;
-      set.recv(ring[i], ring[prev], layer, chunk, tags[prev], edge);
-      set.reduce(ring[i], layer, reduce_cycles, edge);
-    }
-  }
+  const std::int64_t reduce_cycles = std::max<std::int64_t>(1, (elements + adds_per_cycle - 1) / adds_per_cycle);
+  // Reduce-scatter: after n-1 rounds each PE holds one fully reduced chunk; then all-gather.
+  for (int round = 0; round < n - 1; ++round) ring_round(set, ring, chunk, layer, edge, reduce_cycles);
   ring_all_gather(set, ring, chunk, layer, edge);
 }
 

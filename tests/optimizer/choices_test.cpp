@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Choice enumeration and the pruning counts.
+#include <gtest/gtest.h>
+
+#include "noc/base/error.h"
+#include "optimizer/cost/cost_model.h"
+#include "optimizer/frontend/zoo.h"
+#include "optimizer/partition/choice.h"
+#include "optimizer/passes/pass_manager.h"
+#include "optimizer/plan/partition_setup.h"
+#include "optimizer/solver/solver.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+TEST(Choices, DivisorsAscending) {
+  EXPECT_EQ(divisors(12), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 12}));
+  EXPECT_EQ(divisors(1), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(divisors(49), (std::vector<std::int64_t>{1, 7, 49}));
+}
+
+TEST(Choices, FactorsDivideLegalDimsProductAtMostP) {
+  Layer l;
+  l.out = {1, 4, 2, 1};
+  l.reduction = 3;
+  l.legal = {PartDim::Outp, PartDim::OfmpH, PartDim::Inpp, PartDim::Batch};  // N = 1: only factor 1
+  const auto all = enumerate_choices(l, {4, false});
+  std::vector<std::string> names;
+  for (const Choice& c : all) names.push_back(c.str());
+  EXPECT_EQ(names, (std::vector<std::string>{"SINGLE", "INPP=3", "OFMP_H=2", "OUTP=2", "OUTP=2,OFMP_H=2", "OUTP=4"}));
+  const auto exact = enumerate_choices(l, {4, true});
+  ASSERT_EQ(exact.size(), 2u);
+  EXPECT_EQ(exact[0].str(), "OUTP=2,OFMP_H=2");
+  EXPECT_TRUE(enumerate_choices(l, {7, true}).empty());
+  l.legal = {PartDim::Outp};
+  EXPECT_EQ(enumerate_choices(l, {16, false}).size(), 3u);
+  EXPECT_EQ(parse_choice("OUTP=2,OFMP_H=2", "t"), exact[0]);
+  EXPECT_THROW(parse_choice("OUTP=x", "t"), InputError);
+}
+
+TEST(Choices, NoValidChoiceNamesTheLayer) {
+  Graph g = zoo_network("vgg5");
+  HwDesc hw;
+  hw.topology = {"mesh", 1, 7, 0};
+  const auto model = make_cost_model("paper", hw);
+  try {
+    setup_partition(g, hw, *model, {true, false, true});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 'conv1'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("exactly 7 PEs"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Choices, PruningKeepsTheOptimumOnVgg5BothModels) {
+  Graph g = zoo_network("vgg5");
+  PassManager(parse_pass_list("default")).run(g);
+  HwDesc hw;
+  hw.topology = {"mesh", 2, 4, 0};
+  for (const std::string name : {"paper", "linkload"}) {
+    const auto model = make_cost_model(name, hw);
+    const PartitionSetup full = setup_partition(g, hw, *model, {false, false, false});
+    const PartitionSetup pruned = setup_partition(g, hw, *model, {false, false, true});
+    EXPECT_EQ(full.choices_before, pruned.choices_before);
+    // paper: a choice is always the cheapest partner of itself (type NONE), which keeps most
+    // choices undominated; linkload's exact costs prune.
+    if (name == std::string("linkload")) EXPECT_LT(pruned.choices_after, pruned.choices_before);
+    EXPECT_LE(pruned.choices_after, pruned.choices_before);
+    const auto dp = make_solver("dp");
+    EXPECT_NEAR(dp->solve(full.problem, {}).cost, dp->solve(pruned.problem, {}).cost, 1e-9) << name;
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// `nocflow optimize` end to end: outputs, --compare, and exit code 2 for bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "optimizer/plan/plan.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code;
+  std::string output;
+};
+
+CliRun run_nocflow(const std::string& args) {
+  const std::string cmd = std::string(NOCFLOW_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string hw(const std::string& name) { return std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/" + name; }
+
+fs::path out_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / "nocflow_optimize_test" / name;
+  fs::remove_all(d);
+  return d;
+}
+
+TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
+  const fs::path out = out_dir("vgg5");
+  const CliRun r = run_nocflow("optimize --hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --compare --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(out / "summary.json");
+  const auto j = nlohmann::json::parse(in);
+  for (const char* key : {"solver", "cost_model", "total_cost_cycles", "compute_cycles",
+                          "redistribution_cycles", "solve_seconds", "energy_pj"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["solver"], "dp");
+  EXPECT_NEAR(j["total_cost_cycles"].get<double>(),
+              j["compute_cycles"].get<double>() + j["redistribution_cycles"].get<double>(), 1e-6);
+  const auto plan = nocflow::optimizer::read_plan((out / "plan.yaml").string());
+  EXPECT_EQ(plan.layers.front().name, "conv1");
+  EXPECT_NEAR(plan.total_cycles(), j["total_cost_cycles"].get<double>(), 1e-3);
+  EXPECT_TRUE(fs::exists(out / "config.resolved.yaml"));
+  std::ifstream csv(out / "compare.csv");
+  std::string line;
+  int rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 6);  // header + greedy, greedy-layout, dp, ilp-flow, ilp-mccormick
+  EXPECT_NE(r.output.find("ilp-mccormick"), std::string::npos);
+}
+
+TEST(OptimizeCli, LinkloadAndIlpWithExport) {
+  const fs::path out = out_dir("linkload");
+  const CliRun r = run_nocflow("optimize --hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --cost-model linkload "
+                               "--solver ilp --export-lp " + (fs::temp_directory_path() / "nocflow_vgg5.lp").string() +
+                               " --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("variables"), std::string::npos);
+  EXPECT_TRUE(fs::exists(fs::temp_directory_path() / "nocflow_vgg5.lp"));
+}
+
+TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
+  struct Case { std::string args, message; };
+  const std::vector<Case> cases = {
+      {"--solver annealing", "unknown solver 'annealing'"},
+      {"--cost-model fancy", "unknown cost model 'fancy'"},
+      {"--formulation bigm --solver ilp", "unknown ILP formulation"},
+      {"--exact-nodes --set topology.cols=7 --set topology.rows=1", "no partition choice using exactly 7 PEs"},
+      {"--memory-limit --set pe.sram_bytes=1024", "does not fit in PE memory"},
+  };
+  for (const Case& c : cases) {
+    const fs::path out = out_dir("bad");
+    const CliRun r = run_nocflow("optimize --hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 " + c.args + " --out " + out.string());
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(out)) << c.args;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+// Solvers on random small instances: brute force = dp = ilp flow = ilp McCormick, pruning
+// never changes the optimum, greedy is never better (issue 5, acceptance 2).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "noc/base/error.h"
+#include "optimizer/solver/elimination.h"
+#include "optimizer/solver/ilp_formulation.h"
+#include "optimizer/solver/solver.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+/// A random problem: `layers` layers with 1..max_choices choices, a chain or a random DAG
+/// (every layer reads one or two earlier layers), integer-ish costs so ties happen.
+Problem random_problem(std::mt19937& rng, int layers, int max_choices, bool chain) {
+  Problem p;
+  std::uniform_int_distribution<int> nch(1, max_choices), cost(0, 40), coin(0, 2);
+  for (int l = 0; l < layers; ++l) {
+    p.names.push_back("l" + std::to_string(l));
+    auto& node = p.node.emplace_back();
+    for (int i = nch(rng); i > 0; --i) node.push_back(cost(rng) + 0.25 * coin(rng));
+  }
+  auto add_edge = [&](int u, int v) {
+    Problem::Edge e{u, v, p.num_choices(v), {}};
+    for (int i = 0; i < p.num_choices(u) * p.num_choices(v); ++i) e.cost.push_back(cost(rng) * (coin(rng) ? 1.0 : 0.0));
+    p.edges.push_back(std::move(e));
+  };
+  for (int v = 1; v < layers; ++v) {
+    if (chain) { add_edge(v - 1, v); continue; }
+    std::uniform_int_distribution<int> pick(0, v - 1);
+    const int u = pick(rng);
+    add_edge(u, v);
+    if (coin(rng) == 0) {
+      const int w = pick(rng);
+      add_edge(w, v);  // may repeat u: parallel edges
+    }
+  }
+  return p;
+}
+
+TEST(Solvers, RandomInstancesAllExactSolversAgree) {
+  std::mt19937 rng(12345);
+  const auto dp = make_solver("dp"), ilp = make_solver("ilp"), greedy = make_solver("greedy"),
+             layout = make_solver("greedy-layout");
+  SolveOptions flow, mcc;
+  mcc.formulation = "mccormick";
+  int instances = 0;
+  for (int n = 0; n < 240; ++n) {
+    std::uniform_int_distribution<int> size(1, 6);
+    const Problem p = random_problem(rng, size(rng), 8, n % 2 == 0);
+    const double best = evaluate(p, brute_force(p));
+    const double tol = 1e-9 * std::max(1.0, best);
+    EXPECT_NEAR(dp->solve(p, flow).cost, best, tol) << "instance " << n;
+    const SolveResult f = ilp->solve(p, flow);
+    EXPECT_NEAR(f.cost, best, tol) << "instance " << n;
+    EXPECT_TRUE(f.ilp && f.ilp->optimal);
+    EXPECT_LE(f.ilp->lp_relaxation, best + tol);
+    EXPECT_NEAR(ilp->solve(p, mcc).cost, best, tol) << "instance " << n;
+    EXPECT_GE(greedy->solve(p, flow).cost, best - tol);
+    EXPECT_GE(layout->solve(p, flow).cost, best - tol);
+    // Dominance pruning keeps the optimum.
+    const PrunedProblem pruned = prune_dominated(p);
+    EXPECT_NEAR(evaluate(pruned.problem, brute_force(pruned.problem)), best, tol) << "instance " << n;
+    ++instances;
+  }
+  EXPECT_GE(instances, 200);
+}
+
+TEST(Solvers, PruningDropsDominatedChoices) {
+  Problem p;
+  p.names = {"a", "b"};
+  p.node = {{1, 2, 1}, {0, 0}};
+  p.edges.push_back({0, 1, 2, {1, 1, 1, 2, 1, 1}});  // choice 1 of a: worse everywhere than 0
+  const PrunedProblem r = prune_dominated(p);
+  EXPECT_EQ(r.kept[0], (std::vector<int>{0}));  // 2 duplicates 0 (ties: smaller index stays)
+  // Against a's only remaining choice, b's two choices cost the same: the smaller index stays.
+  EXPECT_EQ(r.kept[1], (std::vector<int>{0}));
+  EXPECT_DOUBLE_EQ(evaluate(r.problem, {0, 0}), evaluate(p, brute_force(p)));
+}
+
+TEST(Solvers, LpRelaxationReportedFromTheRootMatchesASeparateSolve) {
+  std::mt19937 rng(7);
+  for (int n = 0; n < 10; ++n) {
+    const Problem p = random_problem(rng, 5, 6, false);
+    const IlpModel m = build_ilp(p, "mccormick");
+    const LpSolution full = solve_lp(m.lp, {10, false, ""});
+    const LpSolution relaxed = solve_lp(m.lp, {10, true, ""});
+    ASSERT_TRUE(full.has_root_relaxation);
+    EXPECT_NEAR(full.root_relaxation, relaxed.objective, 1e-6);
+  }
+}
+
+TEST(Solvers, DpFallsBackToIlpWhenTheGraphDoesNotReduce) {
+  // K4: every layer has three neighbours, 40^4 assignments: too many to enumerate.
+  std::mt19937 rng(3);
+  Problem p;
+  std::uniform_real_distribution<double> cost(0, 10);
+  for (int l = 0; l < 4; ++l) {
+    p.names.push_back("l" + std::to_string(l));
+    p.node.emplace_back();
+    for (int i = 0; i < 40; ++i) p.node.back().push_back(cost(rng));
+  }
+  for (int u = 0; u < 4; ++u)
+    for (int v = u + 1; v < 4; ++v) {
+      Problem::Edge e{u, v, 40, {}};
+      for (int i = 0; i < 1600; ++i) e.cost.push_back(cost(rng));
+      p.edges.push_back(std::move(e));
+    }
+  EXPECT_FALSE(solve_by_elimination(p).has_value());
+  const SolveResult r = make_solver("dp")->solve(p, {});
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes[0].find("solved by ilp"), std::string::npos);
+  EXPECT_NEAR(r.cost, make_solver("ilp")->solve(p, {}).cost, 1e-9);
+}
+
+TEST(Solvers, MemoryLimitIsEnforcedOrNamesTheLayer) {
+  Problem p;
+  p.names = {"small", "big"};
+  p.node = {{1, 5}, {1, 5}};
+  p.memory = {{10, 1}, {10, 1}};
+  p.memory_limit = 5;  // only choice 1 fits
+  p.edges.push_back({0, 1, 2, {0, 0, 0, 0}});
+  for (const std::string name : {"greedy", "greedy-layout", "dp", "ilp"})
+    EXPECT_EQ(make_solver(name)->solve(p, {}).choice, (std::vector<int>{1, 1})) << name;
+  p.memory[1] = {10, 10};
+  try {
+    make_solver("ilp")->solve(p, {});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 'big'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Solvers, UnknownNamesListTheKnownOnes) {
+  try {
+    make_solver("annealing");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("greedy, greedy-layout, dp, ilp"), std::string::npos);
+  }
+  EXPECT_THROW(build_ilp({}, "big-m"), InputError);
+}
+
+TEST(Solvers, ExportLpWritesTheModel) {
+  std::mt19937 rng(5);
+  const Problem p = random_problem(rng, 3, 3, true);
+  const auto file = std::filesystem::temp_directory_path() / "nocflow_solver_test.lp";
+  SolveOptions o;
+  o.export_lp = file.string();
+  make_solver("ilp")->solve(p, o);
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("x_0_0"), std::string::npos);
+  EXPECT_NE(text.find("one_0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer

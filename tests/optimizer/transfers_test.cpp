@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// Exact data movement between partitioned layers, checked by hand (issue 5, acceptance 1).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "optimizer/cost/paper_model.h"
+#include "optimizer/frontend/graph_builder.h"
+#include "optimizer/partition/transfers.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+constexpr PeGrid kMesh4x4{true, 4, 4};
+
+Choice make(std::initializer_list<std::pair<PartDim, int>> f) {
+  Choice c;
+  for (auto [d, v] : f) c.factor(d) = v;
+  return c;
+}
+
+/// input 1×8×16×16 → producer conv (K=8, 1×1) → consumer conv (K=8, kernel k, pad k/2).
+struct TwoLayers {
+  Graph graph;
+  Workload w;
+  explicit TwoLayers(std::int64_t consumer_kernel = 1, std::int64_t batch = 1) {
+    GraphBuilder b("two", 4);
+    NodeId x = b.input({batch, 8, 16, 16});
+    x = b.conv(x, 8, 1, 1, 0, 1, false, "producer");
+    b.conv(x, 8, consumer_kernel, 1, consumer_kernel / 2, 1, false, "consumer");
+    graph = b.finish();
+    w = build_workload(graph);
+  }
+  std::int64_t tensor_bytes() const { return w.layers[0].output_bytes; }
+  std::vector<Transfer> moves(const Choice& a, const Choice& b) const {
+    const PlacedLayer p{&w.layers[0], a, place(a, kMesh4x4)};
+    const PlacedLayer c{&w.layers[1], b, place(b, kMesh4x4)};
+    return edge_transfers(w, w.edges.at(0), p, c, kMesh4x4);
+  }
+};
+
+TEST(Transfers, OutpToOutpIsAllGather) {
+  const TwoLayers t;
+  for (int f : {2, 4, 8}) {
+    const Choice c = make({{PartDim::Outp, f}});
+    const auto moves = t.moves(c, c);
+    std::map<int, std::int64_t> received;
+    for (const Transfer& m : moves) received[m.dst] += m.bytes;
+    ASSERT_EQ(received.size(), static_cast<std::size_t>(f));
+    for (const auto& [dst, bytes] : received) EXPECT_EQ(bytes, t.tensor_bytes() * (f - 1) / f) << f;
+    EXPECT_EQ(moves.size(), static_cast<std::size_t>(f * (f - 1)));
+  }
+}
+
+TEST(Transfers, PaperCallsSameFactorOutpFreeExactMovementDoesNot) {
+  // Seed Proposition 1: same OUTP factor on consecutive layers → redistribution 0. The consumer
+  // still needs every input channel, so the exact movement is an all-gather: the gap the
+  // simulator measures.
+  const TwoLayers t;
+  const Choice c = make({{PartDim::Outp, 4}});
+  EXPECT_EQ(redist_type(t.w.layers[0], c, t.w.layers[1], c), RedistType::None);
+  EXPECT_EQ(total_bytes(t.moves(c, c)), 3 * t.tensor_bytes());
+}
+
+TEST(Transfers, OutpToAlignedInppMovesNothing) {
+  const TwoLayers t;
+  for (int f : {2, 4, 8})
+    EXPECT_TRUE(t.moves(make({{PartDim::Outp, f}}), make({{PartDim::Inpp, f}})).empty()) << f;
+}
+
+TEST(Transfers, BatchToBatchMovesNothing) {
+  const TwoLayers t(3, 4);
+  const Choice c = make({{PartDim::Batch, 4}});
+  EXPECT_TRUE(t.moves(c, c).empty());
+}
+
+TEST(Transfers, OutpToOfmpHMovesAllButOwnQuarter) {
+  const TwoLayers t;  // 1×1 consumer: no halo
+  const auto moves = t.moves(make({{PartDim::Outp, 4}}), make({{PartDim::OfmpH, 4}}));
+  EXPECT_EQ(total_bytes(moves), t.tensor_bytes() * 3 / 4);
+  EXPECT_EQ(moves.size(), 12u);  // every node sends a 1/16 piece to each of the three others
+  for (const Transfer& m : moves) EXPECT_EQ(m.bytes, t.tensor_bytes() / 16);
+}
+
+TEST(Transfers, OfmpHToOfmpHMovesExactlyTheHaloRows) {
+  const TwoLayers t(3);  // 3×3, pad 1: one row above and one below each tile
+  const Choice c = make({{PartDim::OfmpH, 4}});
+  const auto moves = t.moves(c, c);
+  const std::int64_t row_bytes = 8 * 16 * 4;  // C × W × 4 bytes
+  ASSERT_EQ(moves.size(), 6u);                // 3 boundaries, both directions
+  for (const Transfer& m : moves) {
+    EXPECT_EQ(m.bytes, row_bytes);
+    EXPECT_EQ(kMesh4x4.distance(m.src, m.dst), 1);  // neighbours on the snake
+  }
+  EXPECT_EQ(total_bytes(moves), 2 * 3 * row_bytes);
+}
+
+TEST(Transfers, InppPartialSumsAreReducedBeforeUse) {
+  const TwoLayers t;
+  const Choice inpp = make({{PartDim::Inpp, 4}});
+  const PlacedLayer p{&t.w.layers[0], inpp, place(inpp, kMesh4x4)};
+  const auto ring = reduction_transfers(p);
+  ASSERT_EQ(ring.size(), 4u);
+  for (const Transfer& m : ring) EXPECT_EQ(m.bytes, 2 * 3 * t.tensor_bytes() / 4);  // 2(f−1)/f·D
+  // After the all-reduce every member holds the whole output: an OUTP 4 consumer on the same
+  // PEs reads its replica locally.
+  EXPECT_TRUE(t.moves(inpp, make({{PartDim::Outp, 4}})).empty());
+  EXPECT_TRUE(reduction_transfers({&t.w.layers[0], make({{PartDim::Outp, 4}}), place(make({{PartDim::Outp, 4}}), kMesh4x4)}).empty());
+}
+
+TEST(Transfers, NearestReplicaAndDeterministicOrder) {
+  const TwoLayers t;
+  // Producer INPP 2 × OUTP 2 (replicas in pairs), consumer OUTP 4 on other PEs than needed.
+  const Choice a = make({{PartDim::Outp, 2}, {PartDim::Inpp, 2}});
+  const auto m1 = t.moves(a, make({{PartDim::OfmpH, 4}}));
+  const auto m2 = t.moves(a, make({{PartDim::OfmpH, 4}}));
+  EXPECT_EQ(m1, m2);
+  for (std::size_t i = 1; i < m1.size(); ++i)
+    EXPECT_TRUE(m1[i - 1].src < m1[i].src || (m1[i - 1].src == m1[i].src && m1[i - 1].dst < m1[i].dst));
+  // Consumer node 1 (PE 1) needs rows 4..7 of all channels; channels 0..3 are on PEs 0 and 1
+  // (replicas): it takes them from itself, so it receives only channels 4..7 from PE 2 or 3,
+  // the nearer being PE 2 (one hop).
+  std::int64_t to_pe1 = 0;
+  for (const Transfer& m : m1)
+    if (m.dst == 1) {
+      EXPECT_EQ(m.src, 2);
+      to_pe1 += m.bytes;
+    }
+  EXPECT_EQ(to_pe1, t.tensor_bytes() / 8);
+}
+
+TEST(Placement, SnakeKeepsConsecutiveNodesAdjacent) {
+  const Choice c = make({{PartDim::Outp, 16}});
+  const Placement p = place(c, kMesh4x4);
+  for (int i = 1; i < 16; ++i) EXPECT_EQ(kMesh4x4.distance(p.pe[static_cast<std::size_t>(i - 1)], p.pe[static_cast<std::size_t>(i)]), 1);
+  const Choice g = make({{PartDim::Outp, 2}, {PartDim::OfmpH, 2}, {PartDim::Inpp, 2}});
+  for (int i = 0; i < g.nodes(); ++i) EXPECT_EQ(grid_index(g, grid_coord(g, i)), i);
+  EXPECT_EQ(grid_coord(g, 1)[static_cast<std::size_t>(PartDim::Inpp)], 1);  // INPP fastest
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
