@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// `nocflow validate`: the analytic cost models against cycle-level microbenchmarks of every
+// redistribution type, over mesh sizes and tensor sizes (issue 7; first part).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "noc/base/error.h"
+#include "sim/cli/command.h"
+#include "sim/config/hw_loader.h"
+#include "sim/validate/microbench.h"
+
+namespace nocflow::sim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ValidateArgs {
+  HwOptions hw;
+  std::vector<int> meshes = {2, 4, 8, 16};
+  int crossbar = 16;
+  std::vector<std::string> sizes = {"1KiB", "4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB"};
+  std::vector<std::string> types;
+  std::string out;
+};
+
+std::int64_t parse_size(const std::string& s) {
+  static const std::pair<const char*, std::int64_t> units[] = {{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"B", 1}};
+  for (const auto& [unit, scale] : units) {
+    const std::string u = unit;
+    if (s.size() > u.size() && s.compare(s.size() - u.size(), u.size(), u) == 0) {
+      try {
+        return std::stoll(s.substr(0, s.size() - u.size())) * scale;
+      } catch (const std::exception&) {
+        break;
+      }
+    }
+  }
+  throw InputError("--sizes: cannot read '" + s + "' (write e.g. 1KiB, 4MiB, 512B)");
+}
+
+struct Error {
+  double sum = 0, max = 0;
+  int count = 0;
+  void add(double predicted, double simulated) {
+    if (simulated <= 0) return;
+    const double e = std::abs(predicted - simulated) / simulated;
+    sum += e;
+    max = std::max(max, e);
+    ++count;
+  }
+};
+
+int run(const ValidateArgs& a) {
+  const HwSpec base = a.hw.load();
+  std::vector<std::string> types = a.types.empty() ? bench_types() : a.types;
+  for (const auto& t : types)
+    if (std::find(bench_types().begin(), bench_types().end(), t) == bench_types().end())
+      throw InputError("--types: unknown type '" + t + "'");
+  std::vector<std::int64_t> sizes;
+  for (const auto& s : a.sizes) sizes.push_back(parse_size(s));
+  std::vector<HwSpec> machines;
+  for (int k : a.meshes)
+    machines.push_back(load_hw_config(a.hw.file, [&] {
+      auto o = a.hw.overrides;
+      o.push_back("topology.kind=mesh");
+      o.push_back("topology.rows=" + std::to_string(k));
+      o.push_back("topology.cols=" + std::to_string(k));
+      return o;
+    }()));
+  if (a.crossbar > 0) {
+    HwSpec x = base;
+    x.topology = {"crossbar", 0, 0, a.crossbar};
+    machines.push_back(x);
+  }
+  prepare_output_dir(a.out, base);
+
+  std::ofstream csv(fs::path(a.out) / "validation.csv");
+  csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"
+         "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle\n";
+  std::map<std::pair<std::string, std::string>, Error> summary;  // (type, model)
+  const std::size_t total = machines.size() * types.size() * sizes.size();
+  std::size_t done = 0;
+  for (const HwSpec& hw : machines)
+    for (const std::string& type : types)
+      for (std::int64_t size : sizes) {
+        const BenchResult r = run_bench(hw, {"", type, size});
+        ++done;
+        if (!r.run) {
+          std::cout << "  [" << done << "/" << total << "] " << r.bench.topology << " " << type << " "
+                    << size << " B: no choice pair of this type, skipped\n";
+          continue;
+        }
+        auto rel = [&](double p) {
+          return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
+        };
+        csv << r.bench.topology << "," << type << "," << size << ",\"" << r.producer << "\",\"" << r.consumer
+            << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
+            << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
+            << r.max_link_utilisation << "\n";
+        summary[{type, "paper"}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles));
+        summary[{type, "linkload"}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles));
+        std::cout << "  [" << done << "/" << total << "] " << std::left << std::setw(12) << r.bench.topology
+                  << std::setw(11) << type << std::right << std::setw(9) << size << " B: simulated "
+                  << std::setw(8) << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
+                  << std::setprecision(0) << r.paper_cycles << ", linkload " << std::setw(8) << r.linkload_cycles
+                  << " cycles" << std::endl;
+      }
+
+  std::ofstream sum(fs::path(a.out) / "summary.csv");
+  sum << "type,model,cases,mape,max_error\n";
+  std::cout << "\n  " << std::left << std::setw(12) << "type" << std::setw(10) << "model" << std::right
+            << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
+  for (const auto& type : types)
+    for (const char* model : {"paper", "linkload"}) {
+      const Error& e = summary[{type, model}];
+      const double mape = e.count ? e.sum / e.count : 0;
+      sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "\n";
+      std::cout << "  " << std::left << std::setw(12) << type << std::setw(10) << model << std::right
+                << std::setw(7) << e.count << std::setw(9) << std::setprecision(1) << 100 * mape << "%"
+                << std::setw(11) << 100 * e.max << "%" << (e.count ? "" : "  (nothing moves: exact)") << "\n";
+    }
+  std::cout << "nocflow: wrote " << a.out << "/validation.csv, summary.csv, config.resolved.yaml\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("validate", "analytic cost models against cycle-level microbenchmarks");
+  auto a = std::make_shared<ValidateArgs>();
+  a->hw.add_to(*cmd);
+  cmd->add_option("--meshes", a->meshes, "mesh sides to test (k for k x k)")->capture_default_str()->delimiter(',');
+  cmd->add_option("--crossbar", a->crossbar, "crossbar ports to test (0: none)")->capture_default_str();
+  cmd->add_option("--sizes", a->sizes, "tensor sizes, e.g. 1KiB,64KiB,4MiB")->capture_default_str()->delimiter(',');
+  cmd->add_option("--types", a->types, "redistribution types (default: all)")->delimiter(',');
+  cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
+  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
+}
+
+}  // namespace nocflow::sim::cli
