@@ -157,7 +157,9 @@ void Network::deliver() {
         throw CheckError("node " + std::to_string(c.target) + " injection VC " +
                          std::to_string(c.vc) + ": more credits than buffer slots");
     } else {
-      routers_[c.target]->receive_credit(c.port, c.vc);
+      Router& router = *routers_[c.target];
+      router.receive_credit(c.port, c.vc);
+      if (router.buffered() > 0) activate_router(c.target);  // wakes a router asleep on credits
     }
   }
   channels_.done(now_);
@@ -321,10 +323,10 @@ void Network::step() {
     router.step(now_, channels_, packets_);
     ++router_steps_;
     if (router.last_departure() == now_) last_progress_ = now_;
-    if (router.buffered() > 0)
+    if (router.buffered() > 0 && !router.can_sleep(now_))
       active_routers_[keep++] = r;
     else
-      router_listed_[r] = 0;
+      router_listed_[r] = 0;  // idle, or asleep until a flit or credit arrives
   }
   active_routers_.resize(keep);
 
@@ -336,6 +338,10 @@ Cycle Network::next_busy_cycle() const {
   if (!active_routers_.empty() || !active_nis_.empty()) return now_;
   Cycle next = channels_.next_event(now_ - 1);
   if (!sources_stopped_) next = std::min(next, wakes_.next(now_));
+  // Flits in the network, every router holding them asleep, nothing on its way: nothing can
+  // ever move again. Go straight to the cycle where the watchdog reports it.
+  if (next == kNever && flits_injected_ > flits_ejected_)
+    next = last_progress_ + spec_.watchdog_cycles + 1;
   return std::max(next, now_);
 }
 

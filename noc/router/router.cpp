@@ -51,6 +51,7 @@ void Router::reset() {
   flits_sent_.assign(ports_, 0);
   buffered_ = 0;
   last_departure_ = 0;
+  progressed_ = false;
 }
 
 const Flit& Router::front(int port, int vc) const {
@@ -130,6 +131,7 @@ void Router::route_stage(Cycle now) {
     s.ready = now + routing_delay_;
     unset(routing_, ivc);
     set(vc_alloc_, ivc);
+    progressed_ = true;
   });
 }
 
@@ -158,6 +160,7 @@ void Router::vc_alloc_stage(Cycle now) {
 }
 
 void Router::grant_vc(int ivc, Cycle now) {
+  progressed_ = true;
   const int ovc = va_->matched_output(ivc);
   out_[ovc].in_use = true;
   out_free_[ovc / vcs_] &= ~(std::uint64_t{1} << (ovc % vcs_));
@@ -243,6 +246,7 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
     if (f.head()) ++packets[f.packet].routers;
     ++flits_sent_[o];
     last_departure_ = now;
+    progressed_ = true;
     if (f.tail()) {
       ov.in_use = false;
       out_free_[o] |= std::uint64_t{1} << s.out_vc;
@@ -256,7 +260,18 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
   }
 }
 
+bool Router::can_sleep(Cycle now) const {
+  if (progressed_) return false;
+  bool timer = false;
+  auto pending = [&](int ivc) { timer |= in_[ivc].ready > now; };
+  for_each_bit(routing_, pending);
+  for_each_bit(vc_alloc_, pending);
+  for_each_bit(sa_ready_, pending);
+  return !timer;
+}
+
 void Router::step(Cycle now, Channels& channels, PacketTable& packets) {
+  progressed_ = false;
   if (!none(routing_)) route_stage(now);
   if (!none(vc_alloc_)) vc_alloc_stage(now);
   if (!none(sa_ready_)) switch_alloc_stage(now, channels, packets);

@@ -59,6 +59,10 @@ class Router {
 
   /// Evaluate one cycle. Sends flits and credits into `channels`; counts link traffic.
   void step(Cycle now, Channels& channels, PacketTable& packets);
+  /// After step(now): true when nothing in the router can change before a flit or a credit
+  /// arrives (the step made no progress and no VC waits for a stage delay to pass). Skipping
+  /// its steps until then changes no result.
+  bool can_sleep(Cycle now) const;
 
   int id() const { return id_; }
   int buffered() const { return buffered_; }
@@ -129,6 +133,7 @@ class Router {
   std::vector<std::int64_t> flits_sent_;
   int buffered_ = 0;
   Cycle last_departure_ = 0;
+  bool progressed_ = false;  ///< the last step routed, allocated or sent something
 };
 
 }  // namespace nocflow::noc
