@@ -34,11 +34,18 @@ std::int64_t parse_size(const std::string& s) {
   for (const auto& [unit, scale] : units) {
     const std::string u = unit;
     if (s.size() > u.size() && s.compare(s.size() - u.size(), u.size(), u) == 0) {
+      const std::string number = s.substr(0, s.size() - u.size());
+      std::size_t used = 0;
+      std::int64_t v = 0;
       try {
-        return std::stoll(s.substr(0, s.size() - u.size())) * scale;
+        v = std::stoll(number, &used);
       } catch (const std::exception&) {
         break;
       }
+      if (used != number.size() || v <= 0) break;
+      if (v * scale < 64 || v * scale > (std::int64_t{1} << 30))
+        throw InputError("--sizes: " + s + " is outside 64 B .. 1 GiB");
+      return v * scale;
     }
   }
   throw InputError("--sizes: cannot read '" + s + "' (write e.g. 1KiB, 4MiB, 512B)");
@@ -46,9 +53,12 @@ std::int64_t parse_size(const std::string& s) {
 
 struct Error {
   double sum = 0, max = 0;
-  int count = 0;
+  int count = 0, still = 0, skipped = 0;  ///< cases with an error; moving nothing; skipped
   void add(double predicted, double simulated) {
-    if (simulated <= 0) return;
+    if (simulated <= 0) {
+      ++still;
+      return;
+    }
     const double e = std::abs(predicted - simulated) / simulated;
     sum += e;
     max = std::max(max, e);
@@ -92,6 +102,7 @@ int run(const ValidateArgs& a) {
         const BenchResult r = run_bench(hw, {"", type, size});
         ++done;
         if (!r.run) {
+          for (const char* model : {"paper", "linkload"}) ++summary[{type, model}].skipped;
           std::cout << "  [" << done << "/" << total << "] " << r.bench.topology << " " << type << " "
                     << size << " B: no choice pair of this type, skipped\n";
           continue;
@@ -113,17 +124,21 @@ int run(const ValidateArgs& a) {
       }
 
   std::ofstream sum(fs::path(a.out) / "summary.csv");
-  sum << "type,model,cases,mape,max_error\n";
+  sum << "type,model,cases,mape,max_error,cases_moving_nothing,cases_skipped\n";
   std::cout << "\n  " << std::left << std::setw(12) << "type" << std::setw(10) << "model" << std::right
             << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
   for (const auto& type : types)
     for (const char* model : {"paper", "linkload"}) {
       const Error& e = summary[{type, model}];
       const double mape = e.count ? e.sum / e.count : 0;
-      sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "\n";
+      sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "," << e.still << ","
+          << e.skipped << "\n";
       std::cout << "  " << std::left << std::setw(12) << type << std::setw(10) << model << std::right
                 << std::setw(7) << e.count << std::setw(9) << std::setprecision(1) << 100 * mape << "%"
-                << std::setw(11) << 100 * e.max << "%" << (e.count ? "" : "  (nothing moves: exact)") << "\n";
+                << std::setw(11) << 100 * e.max << "%";
+      if (e.still) std::cout << "  (+" << e.still << " moving nothing, both 0)";
+      if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
+      std::cout << "\n";
     }
   std::cout << "nocflow: wrote " << a.out << "/validation.csv, summary.csv, config.resolved.yaml\n";
   return 0;

@@ -17,6 +17,7 @@
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/partition/choice.h"
 #include "optimizer/partition/placement.h"
+#include "optimizer/partition/transfers.h"
 #include "sim/lower/lowering.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/run_report.h"
@@ -53,28 +54,41 @@ opt::Graph bench_graph(const std::array<std::int64_t, 3>& s, bool halo) {
   return g;
 }
 
-bool spatial_only(const opt::Choice& c) {
-  return c.factor(opt::PartDim::Outp) == 1 && c.factor(opt::PartDim::Inpp) == 1 &&
-         c.factor(opt::PartDim::Batch) == 1;
-}
-
-/// The first pair of choices of the wanted type (see the header): pairs using every PE first,
-/// then any (LOCAL needs two choices that differ only in INPP or BATCH, which at batch 1 and
-/// equal node counts cannot happen).
+/// The pair to benchmark for a type (see the header): among the pairs the paper model calls
+/// `type` that split the fewest dimensions, the one whose exact transfers move the most bytes
+/// (for NONE the fewest; ties: enumeration order). Pairs using every PE first; then any (LOCAL needs choices that
+/// differ only in INPP or BATCH, impossible at batch 1 with equal node counts).
 std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload& w, const std::string& type,
-                                                             int pes) {
+                                                             const opt::PeGrid& grid) {
+  auto splits = [](const opt::Choice& c) {
+    return static_cast<int>(std::count_if(c.f.begin(), c.f.end(), [](int f) { return f > 1; }));
+  };
   for (bool exact : {true, false}) {
-    const opt::ChoiceOptions options{pes, exact};
-    const auto producer = opt::enumerate_choices(w.layers[0], options);
-    const auto consumer = opt::enumerate_choices(w.layers[1], options);
-    for (const opt::Choice& ci : producer)
-      for (const opt::Choice& cj : consumer) {
-        if (type == "HALO") {
-          if (ci == cj && spatial_only(ci) && ci.nodes() > 1) return std::pair{ci, cj};
-          continue;
-        }
-        if (opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type) return std::pair{ci, cj};
+    const opt::ChoiceOptions options{grid.num_pes(), exact};
+    std::vector<std::pair<opt::Choice, opt::Choice>> simplest;
+    int fewest = 1 << 30;
+    for (const opt::Choice& ci : opt::enumerate_choices(w.layers[0], options))
+      for (const opt::Choice& cj : opt::enumerate_choices(w.layers[1], options)) {
+        const bool match = type == "HALO" ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 &&
+                                                (ci.factor(opt::PartDim::OfmpH) > 1 || ci.factor(opt::PartDim::OfmpW) > 1)
+                                          : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
+        if (!match) continue;
+        const int n = splits(ci) + splits(cj);
+        if (n < fewest) simplest.clear(), fewest = n;
+        if (n == fewest) simplest.push_back({ci, cj});
       }
+    std::optional<std::pair<opt::Choice, opt::Choice>> best;
+    std::int64_t most = 0;
+    for (const auto& [ci, cj] : simplest) {
+      const opt::PlacedLayer a{&w.layers[0], ci, opt::place(ci, grid)}, b{&w.layers[1], cj, opt::place(cj, grid)};
+      const std::int64_t bytes = opt::total_bytes(opt::edge_transfers(w, w.edges[0], a, b, grid)) +
+                                 (type == "ALL_REDUCE" ? opt::total_bytes(opt::reduction_transfers(a)) : 0);
+      // NONE: the pair that really moves nothing (OUTP f -> OUTP f is also NONE to the seed but
+      // is an all-gather; tests/optimizer/transfers_test.cpp documents that case).
+      const std::int64_t score = type == "NONE" ? -bytes : bytes;
+      if (score > most || !best) most = score, best = std::pair{ci, cj};
+    }
+    if (best) return best;
   }
   return std::nullopt;
 }
@@ -100,7 +114,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   const int pes = hw.topology.num_nodes();
   const opt::Graph graph = bench_graph(tensor_shape(bench.tensor_bytes, pes), bench.type == "HALO");
   const opt::Workload w = opt::build_workload(graph);
-  const auto pair = pick_pair(w, bench.type, pes);
+  const auto pair = pick_pair(w, bench.type, hw_desc_of(hw).grid());
   if (!pair) return r;
   r.run = true;
   r.producer = pair->first.str();

@@ -4,12 +4,15 @@
 //
 // A case is (topology, type, tensor bytes). Its network has two layers, a 1x1 convolution
 // producing a 2-byte C x H x W tensor of the requested size and a consumer convolution (3x3,
-// pad 1, for the halo case; 1x1 otherwise). Among the choice pairs using every PE (then, if
-// none fits, any), the first in enumeration order that the paper model's Type function calls
-// the wanted type is replayed in barrier mode, so the edge runs alone between two barriers;
-// for HALO, the first pair splitting H or W the same way on both sides (paper: NONE; exact: the
-// halo rows). A case with no such pair is skipped and reported. Each case runs in its own
-// child process.
+// pad 1, for the halo case; 1x1 otherwise). The pair of choices replayed: among the pairs
+// (using every PE if any qualifies) that the paper model's Type function calls the wanted type
+// and that split the fewest dimensions, the one whose exact transfer list moves the most bytes
+// (for NONE the fewest; ties: enumeration order). So each type gets its textbook pattern (OUTP -> OFMP: every strip
+// gathers all channels; OFMP_H -> OFMP_W: all-to-all) rather than a degenerate one (OUTP f ->
+// INPP f, which the seed calls an all-gather, moves nothing when aligned). HALO: the same
+// single spatial split on both sides with a 3x3 consumer (paper: NONE; exact: the halo rows).
+// The pair runs in barrier mode, so the edge is alone between two barriers, in its own child
+// process. A case with no such pair is skipped and reported.
 #include <cstdint>
 #include <string>
 #include <vector>
