@@ -75,14 +75,14 @@ int run(const ValidateArgs& a) {
   std::vector<std::int64_t> sizes;
   for (const auto& s : a.sizes) sizes.push_back(parse_size(s));
   std::vector<HwSpec> machines;
-  for (int k : a.meshes)
-    machines.push_back(load_hw_config(a.hw.file, [&] {
-      auto o = a.hw.overrides;
-      o.push_back("topology.kind=mesh");
-      o.push_back("topology.rows=" + std::to_string(k));
-      o.push_back("topology.cols=" + std::to_string(k));
-      return o;
-    }()));
+  for (int k : a.meshes) {
+    if (k < 2 || k > 64) throw InputError("--meshes: side " + std::to_string(k) + " is outside 2 .. 64");
+    HwSpec m = base;
+    m.topology = {"mesh", k, k, 0};
+    machines.push_back(m);
+  }
+  if (a.crossbar < 0 || a.crossbar == 1 || a.crossbar > 64)
+    throw InputError("--crossbar: ports must be 0 (none) or 2 .. 64");
   if (a.crossbar > 0) {
     HwSpec x = base;
     x.topology = {"crossbar", 0, 0, a.crossbar};
