@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/names.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/plan.h"
@@ -160,7 +161,9 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
 int run(const OptimizeArgs& a) {
   // Validate every name before any work or output.
   opt::make_solver(a.solver);
-  opt::build_ilp({}, a.formulation);
+  const auto forms = opt::formulation_names();
+  if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
+    throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
   const HwSpec spec = a.hw.load();
   const opt::HwDesc hw = hw_desc(spec, a.bnoc);
   const auto model = opt::make_cost_model(a.cost_model, hw);

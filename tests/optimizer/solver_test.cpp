@@ -97,19 +97,19 @@ TEST(Solvers, LpRelaxationReportedFromTheRootMatchesASeparateSolve) {
 }
 
 TEST(Solvers, DpFallsBackToIlpWhenTheGraphDoesNotReduce) {
-  // K4: every layer has three neighbours, 40^4 assignments: too many to enumerate.
+  // K5: every layer has four neighbours, 18^5 assignments: too many to enumerate.
   std::mt19937 rng(3);
   Problem p;
   std::uniform_real_distribution<double> cost(0, 10);
-  for (int l = 0; l < 4; ++l) {
+  for (int l = 0; l < 5; ++l) {
     p.names.push_back("l" + std::to_string(l));
     p.node.emplace_back();
-    for (int i = 0; i < 40; ++i) p.node.back().push_back(cost(rng));
+    for (int i = 0; i < 18; ++i) p.node.back().push_back(cost(rng));
   }
-  for (int u = 0; u < 4; ++u)
-    for (int v = u + 1; v < 4; ++v) {
-      Problem::Edge e{u, v, 40, {}};
-      for (int i = 0; i < 1600; ++i) e.cost.push_back(cost(rng));
+  for (int u = 0; u < 5; ++u)
+    for (int v = u + 1; v < 5; ++v) {
+      Problem::Edge e{u, v, 18, {}};
+      for (int i = 0; i < 18 * 18; ++i) e.cost.push_back(cost(rng));
       p.edges.push_back(std::move(e));
     }
   EXPECT_FALSE(solve_by_elimination(p).has_value());

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/cost/cost_model.h"
+
+#include "noc/base/error.h"
+#include "noc/base/names.h"
+#include "optimizer/cost/linkload_model.h"
+#include "optimizer/cost/paper_model.h"
+
+namespace nocflow::optimizer {
+
+std::vector<std::string> cost_model_names() { return {"paper", "linkload"}; }
+
+std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc& hw) {
+  if (name == "paper") return std::make_unique<PaperModel>(hw);
+  if (name == "linkload") return std::make_unique<LinkloadModel>(hw);
+  throw InputError(unknown_name_message("cost model", name, cost_model_names()));
+}
+
+double layer_memory_bytes(const Layer& l, const Choice& c) {
+  const double n = c.factor(PartDim::Batch), k = c.factor(PartDim::Outp),
+               h = c.factor(PartDim::OfmpH), w = c.factor(PartDim::OfmpW),
+               r = c.factor(PartDim::Inpp);
+  return static_cast<double>(l.weight_bytes) / (k * r) +
+         static_cast<double>(l.input_bytes) / (n * h * w * r) +
+         static_cast<double>(l.output_bytes) / (n * k * h * w);
+}
+
+}  // namespace nocflow::optimizer

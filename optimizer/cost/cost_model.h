@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Cost models: what a layer costs under a choice and what an edge costs under a pair of
+// choices, in cycles (and pJ, bytes). Chosen by name ("paper", "linkload").
+//
+// Contract: pure functions of (workload, hardware, choices): same arguments, same result, so
+// the solvers may tabulate them. Costs are ≥ 0. The edge cost covers moving the producer's
+// output to one consumer input slot; a layer's own work (compute, and for linkload the
+// reduction of INPP partial sums) is in its layer cost.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "optimizer/cost/hw_desc.h"
+#include "optimizer/partition/choice.h"
+#include "optimizer/partition/workload.h"
+
+namespace nocflow::optimizer {
+
+struct Cost {
+  double cycles = 0;
+  double energy_pj = 0;
+  double bytes = 0;  ///< bytes moved (edges; linkload: also a layer's reduction)
+};
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  virtual std::string name() const = 0;
+  virtual Cost layer_cost(const Layer& layer, const Choice& choice) const = 0;
+  virtual Cost edge_cost(const Workload& workload, const LayerEdge& edge, const Choice& src,
+                         const Choice& dst) const = 0;
+};
+
+/// Throws InputError listing the known names for an unknown one.
+std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc& hw);
+std::vector<std::string> cost_model_names();
+
+/// Per-PE bytes a layer holds under a choice (for the SRAM constraint): its weight share
+/// (split by OUTP and INPP), its input share (split by BATCH, OFMP_H, OFMP_W, INPP) and its
+/// output block (split by BATCH, OUTP, OFMP_H, OFMP_W). Halos are not counted.
+double layer_memory_bytes(const Layer& layer, const Choice& choice);
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The optimizer's description of the hardware: what the cost models need, and nothing of the
+// simulator's config structs (the `optimize` command converts sim::HwSpec into this).
+#include <cstdint>
+#include <string>
+
+#include "noc/spec.h"
+#include "optimizer/partition/placement.h"
+
+namespace nocflow::optimizer {
+
+struct HwDesc {
+  noc::TopologySpec topology{"mesh", 4, 4, 0};
+  std::string routing = "xy";             ///< noc routing function name
+  double macs_per_cycle = 256;            ///< per PE
+  double adds_per_cycle = 64;             ///< per PE, element-wise operations
+  double link_bytes_per_cycle = 32;       ///< one link (flit width × one flit per cycle)
+  int router_pipeline_cycles = 2;         ///< per hop, router stages
+  int link_latency_cycles = 1;            ///< per hop
+  double mac_pj = 0.5;
+  double hop_pj_per_byte = 2.0;
+  std::int64_t sram_bytes = 1 << 20;      ///< per PE
+  /// paper model's B_NoC in bytes per cycle; 0 = one link's bytes per cycle (the seed's
+  /// formula 9 divides by "the NoC bandwidth" without saying which, we read it as one link).
+  double bnoc_bytes_per_cycle = 0;
+
+  int num_pes() const { return topology.num_nodes(); }
+  bool mesh() const { return topology.kind != "crossbar"; }
+  PeGrid grid() const {
+    return mesh() ? PeGrid{true, topology.rows, topology.cols} : PeGrid{false, 1, topology.ports};
+  }
+  double bnoc() const { return bnoc_bytes_per_cycle > 0 ? bnoc_bytes_per_cycle : link_bytes_per_cycle; }
+};
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Half-open index ranges and 4-D boxes over a tensor seen as N×C×H×W (view4): the currency of
+// region arithmetic between producer blocks and consumer needs.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "optimizer/graph/node.h"
+
+namespace nocflow::optimizer {
+
+/// [lo, hi); empty when hi <= lo.
+struct Range {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  std::int64_t size() const { return hi > lo ? hi - lo : 0; }
+  bool empty() const { return hi <= lo; }
+  bool operator==(const Range& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+inline Range intersect(Range a, Range b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)}; }
+
+/// Axes of the 4-D view, in order.
+enum Axis4 : int { kN = 0, kC = 1, kH = 2, kW = 3 };
+
+struct Box {
+  std::array<Range, 4> r;
+  std::int64_t volume() const {
+    std::int64_t v = 1;
+    for (const Range& x : r) v *= x.size();
+    return v;
+  }
+  bool empty() const { return volume() == 0; }
+};
+
+inline Box intersect(const Box& a, const Box& b) {
+  Box o;
+  for (int i = 0; i < 4; ++i) o.r[i] = intersect(a.r[i], b.r[i]);
+  return o;
+}
+
+using Dims4 = std::array<std::int64_t, 4>;
+
+/// A tensor shape seen as N×C×H×W, following part_dim.h: rank 4 as is; rank 3 N×S×D → N, D, S, 1;
+/// rank 2 N×F → N, F, 1, 1; rank 1 → N, 1, 1, 1; rank ≥ 5 → N, rest flattened, 1, 1.
+inline Dims4 view4(const Shape& s) {
+  switch (s.size()) {
+    case 0: return {1, 1, 1, 1};
+    case 1: return {s[0], 1, 1, 1};
+    case 2: return {s[0], s[1], 1, 1};
+    case 3: return {s[0], s[2], s[1], 1};
+    case 4: return {s[0], s[1], s[2], s[3]};
+    default: {
+      std::int64_t rest = 1;
+      for (std::size_t i = 1; i < s.size(); ++i) rest *= s[i];
+      return {s[0], rest, 1, 1};
+    }
+  }
+}
+
+/// The view axis of tensor axis `axis` (negative counts from the end) for a tensor of `rank`.
+inline int view_axis(std::int64_t axis, std::size_t rank) {
+  const auto a = static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis);
+  if (a == 0) return kN;
+  if (rank == 3) return a == 1 ? kH : kC;
+  if (rank == 4) return static_cast<int>(a);
+  return kC;
+}
+
+inline Box full_box(const Dims4& d) { return {{Range{0, d[0]}, Range{0, d[1]}, Range{0, d[2]}, Range{0, d[3]}}}; }
+
+}  // namespace nocflow::optimizer

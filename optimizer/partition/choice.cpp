@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/partition/choice.h"
+
+#include "noc/base/error.h"
+
+namespace nocflow::optimizer {
+
+std::string Choice::str() const {
+  std::string out;
+  for (PartDim d : kAllPartDims)
+    if (factor(d) > 1)
+      out += (out.empty() ? "" : ",") + std::string(to_string(d)) + "=" + std::to_string(factor(d));
+  return out.empty() ? "SINGLE" : out;
+}
+
+Choice parse_choice(const std::string& text, const std::string& what) {
+  Choice c;
+  if (text == "SINGLE") return c;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t eq = item.find('=');
+    bool ok = false;
+    if (eq != std::string::npos) {
+      for (PartDim d : kAllPartDims) {
+        if (item.substr(0, eq) != to_string(d)) continue;
+        try {
+          std::size_t used = 0;
+          const int v = std::stoi(item.substr(eq + 1), &used);
+          ok = v >= 1 && used == item.size() - eq - 1;
+          c.factor(d) = v;
+        } catch (const std::exception&) {
+          ok = false;
+        }
+      }
+    }
+    if (!ok) throw InputError(what + ": bad partition choice '" + text + "' (expected e.g. OUTP=4,OFMP_H=2)");
+    start = comma + 1;
+  }
+  return c;
+}
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> small, large;
+  for (std::int64_t i = 1; i * i <= n; ++i) {
+    if (n % i) continue;
+    small.push_back(i);
+    if (i != n / i) large.push_back(n / i);
+  }
+  small.insert(small.end(), large.rbegin(), large.rend());
+  return small;
+}
+
+std::int64_t dim_size(const Layer& l, PartDim d) {
+  switch (d) {
+    case PartDim::Batch: return l.out[kN];
+    case PartDim::Outp: return l.out[kC];
+    case PartDim::OfmpH: return l.out[kH];
+    case PartDim::OfmpW: return l.out[kW];
+    case PartDim::Inpp: return l.reduction;
+  }
+  return 1;
+}
+
+std::vector<Choice> enumerate_choices(const Layer& layer, const ChoiceOptions& o) {
+  std::array<std::vector<std::int64_t>, 5> options;
+  for (PartDim d : kAllPartDims) {
+    auto& opt = options[static_cast<std::size_t>(d)];
+    if (layer.legal.contains(d)) {
+      for (std::int64_t v : divisors(std::max<std::int64_t>(1, dim_size(layer, d))))
+        if (v <= o.max_nodes) opt.push_back(v);
+    } else {
+      opt.push_back(1);
+    }
+  }
+  std::vector<Choice> out;
+  Choice c;
+  // Depth-first over the five dimensions, pruning once the product exceeds P.
+  auto recurse = [&](auto&& self, std::size_t dim, std::int64_t product) -> void {
+    if (dim == 5) {
+      if (!o.exact || product == o.max_nodes) out.push_back(c);
+      return;
+    }
+    for (std::int64_t v : options[dim]) {
+      if (product * v > o.max_nodes) break;
+      c.f[dim] = static_cast<int>(v);
+      self(self, dim + 1, product * v);
+    }
+    c.f[dim] = 1;
+  };
+  recurse(recurse, 0, 1);
+  return out;
+}
+
+}  // namespace nocflow::optimizer

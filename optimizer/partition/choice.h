@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Partition choices (seed 000 §2.2): a factor per dimension BATCH, OUTP, OFMP_H, OFMP_W, INPP;
+// the choice uses p = product of the factors nodes.
+//
+// Enumeration contract: every factor divides its dimension (N, K, H, W of the output view,
+// and the reduction size for INPP), dimensions the operator cannot split keep factor 1, and
+// p ≤ P (p = P with `exact`). Order is deterministic: lexicographic over (BATCH, OUTP, OFMP_H,
+// OFMP_W, INPP) factors, ascending.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "optimizer/partition/part_dim.h"
+#include "optimizer/partition/workload.h"
+
+namespace nocflow::optimizer {
+
+struct Choice {
+  std::array<int, 5> f{1, 1, 1, 1, 1};  ///< indexed by PartDim
+
+  int factor(PartDim d) const { return f[static_cast<std::size_t>(d)]; }
+  int& factor(PartDim d) { return f[static_cast<std::size_t>(d)]; }
+  int nodes() const { return f[0] * f[1] * f[2] * f[3] * f[4]; }
+  bool operator==(const Choice& o) const { return f == o.f; }
+  bool operator!=(const Choice& o) const { return f != o.f; }
+  /// "OUTP=4,OFMP_H=4" (factors > 1 in enum order), "SINGLE" when p = 1.
+  std::string str() const;
+};
+
+/// Parses str()'s format; throws InputError naming `what` on a malformed string.
+Choice parse_choice(const std::string& text, const std::string& what);
+
+struct ChoiceOptions {
+  int max_nodes = 1;   ///< P
+  bool exact = false;  ///< only choices with p = P
+};
+
+/// Every choice of `layer` (see the contract above). May be empty (with `exact`).
+std::vector<Choice> enumerate_choices(const Layer& layer, const ChoiceOptions& options);
+
+/// Ascending divisors of n (n ≥ 1).
+std::vector<std::int64_t> divisors(std::int64_t n);
+
+/// The dimension size a factor of `d` must divide.
+std::int64_t dim_size(const Layer& layer, PartDim d);
+
+}  // namespace nocflow::optimizer

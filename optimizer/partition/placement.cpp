@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/partition/placement.h"
+
+#include <cstdlib>
+
+#include "noc/base/error.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+// Mixed-radix order, slowest first (rule 1 of placement.h).
+constexpr PartDim kOrder[5] = {PartDim::Batch, PartDim::Outp, PartDim::OfmpH, PartDim::OfmpW,
+                               PartDim::Inpp};
+
+Range slice(std::int64_t size, int factor, int index) {
+  const std::int64_t part = size / factor;
+  return {part * index, part * (index + 1)};
+}
+
+}  // namespace
+
+int PeGrid::distance(int a, int b) const {
+  if (a == b) return 0;
+  if (!mesh) return 1;
+  return std::abs(a % cols - b % cols) + std::abs(a / cols - b / cols);
+}
+
+int grid_index(const Choice& c, const GridCoord& g) {
+  int i = 0;
+  for (PartDim d : kOrder) i = i * c.factor(d) + g[static_cast<std::size_t>(d)];
+  return i;
+}
+
+GridCoord grid_coord(const Choice& c, int index) {
+  GridCoord g{};
+  for (int k = 4; k >= 0; --k) {
+    const auto d = static_cast<std::size_t>(kOrder[k]);
+    g[d] = index % c.f[d];
+    index /= c.f[d];
+  }
+  return g;
+}
+
+int snake_pe(const PeGrid& grid, int i) {
+  if (!grid.mesh) return i;
+  const int row = i / grid.cols, col = i % grid.cols;
+  return row * grid.cols + (row % 2 == 0 ? col : grid.cols - 1 - col);
+}
+
+Placement place(const Choice& c, const PeGrid& grid) {
+  const int p = c.nodes();
+  if (p > grid.num_pes())
+    throw InputError("choice " + c.str() + " needs " + std::to_string(p) + " PEs, the machine has " +
+                     std::to_string(grid.num_pes()));
+  Placement out;
+  out.pe.resize(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) out.pe[static_cast<std::size_t>(i)] = snake_pe(grid, i);
+  return out;
+}
+
+Box output_block(const Layer& l, const Choice& c, const GridCoord& g) {
+  Box b;
+  b.r[kN] = slice(l.out[kN], c.factor(PartDim::Batch), g[0]);
+  b.r[kC] = slice(l.out[kC], c.factor(PartDim::Outp), g[1]);
+  b.r[kH] = slice(l.out[kH], c.factor(PartDim::OfmpH), g[2]);
+  b.r[kW] = slice(l.out[kW], c.factor(PartDim::OfmpW), g[3]);
+  return b;
+}
+
+Range reduction_slice(const Layer& l, const Choice& c, const GridCoord& g) {
+  return slice(l.reduction, c.factor(PartDim::Inpp), g[4]);
+}
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Placement: which PE runs each node of a choice's node grid.
+//
+// The rule (deterministic, mesh-aware):
+//  1. Grid nodes are numbered in mixed radix with the dimensions that exchange the most data
+//     varying fastest: INPP (partial sums reduced in a ring every time), then OFMP_W and OFMP_H
+//     (halo neighbours), then OUTP, then BATCH (independent). index =
+//     ((((b·fK + k)·fH + h)·fW + w)·fC + c).
+//  2. Index i goes to the i-th PE of a boustrophedon ("snake") walk of the mesh: row 0 left to
+//     right, row 1 right to left, ... so consecutive indices are always one hop apart and a
+//     group of g consecutive indices spans at most ⌈g/cols⌉+1 rows. On a crossbar, PE i.
+// Every choice starts at the snake's first PE, so two layers with the same grid get the same
+// PEs (OUTP f → INPP f aligned: node k of the producer and node k of the consumer coincide).
+#include <vector>
+
+#include "optimizer/partition/box.h"
+#include "optimizer/partition/choice.h"
+
+namespace nocflow::optimizer {
+
+/// What placement needs to know of the machine.
+struct PeGrid {
+  bool mesh = true;
+  int rows = 1;
+  int cols = 1;  ///< crossbar: number of PEs, rows = 1
+  int num_pes() const { return rows * cols; }
+  /// Hops between two PEs (Manhattan on a mesh, 1 on a crossbar, 0 for the same PE).
+  int distance(int a, int b) const;
+};
+
+/// Coordinates of one grid node, indexed by PartDim.
+using GridCoord = std::array<int, 5>;
+
+/// Mixed-radix number of a grid node (rule 1) and its inverse.
+int grid_index(const Choice& c, const GridCoord& g);
+GridCoord grid_coord(const Choice& c, int index);
+
+/// The PE of the i-th snake position.
+int snake_pe(const PeGrid& grid, int i);
+
+struct Placement {
+  std::vector<int> pe;  ///< PE of grid node i (grid_index order)
+};
+
+/// Throws InputError if the choice needs more nodes than there are PEs.
+Placement place(const Choice& c, const PeGrid& grid);
+
+/// The output block grid node `g` owns (INPP coordinate ignored: partial sums cover the block).
+Box output_block(const Layer& l, const Choice& c, const GridCoord& g);
+/// The reduction (INPP) slice of grid node `g`.
+Range reduction_slice(const Layer& l, const Choice& c, const GridCoord& g);
+
+}  // namespace nocflow::optimizer

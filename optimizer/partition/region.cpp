@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/partition/region.h"
+
+#include <algorithm>
+
+namespace nocflow::optimizer {
+namespace {
+
+struct OpView {
+  OpKind kind;
+  const OpAttrs& attrs;
+  std::vector<const Tensor*> inputs;
+  const Tensor& output;
+};
+
+Range window(Range out, std::int64_t stride, std::int64_t kernel, std::int64_t dilation,
+             std::int64_t pad, std::int64_t size) {
+  if (out.empty()) return {0, 0};
+  const std::int64_t lo = out.lo * stride - pad;
+  const std::int64_t hi = (out.hi - 1) * stride - pad + (kernel - 1) * dilation + 1;
+  return intersect(Range{lo, hi}, Range{0, size});
+}
+
+Box same_block(const Box& block, const Dims4& in, const Dims4& out) {
+  Box b;
+  for (int a = 0; a < 4; ++a) {
+    if (in[a] == out[a]) b.r[a] = block.r[a];
+    else if (in[a] == 1) b.r[a] = {0, 1};
+    else b.r[a] = {0, in[a]};
+  }
+  return b;
+}
+
+Box batch_slice(const Box& block, const Dims4& in, const Dims4& out) {
+  Box b = full_box(in);
+  if (in[kN] == out[kN]) b.r[kN] = block.r[kN];
+  return b;
+}
+
+Box conv_region(const OpView& op, const Box& block, Range red, const Dims4& in) {
+  const OpAttrs& a = op.attrs;
+  const Dims4 out = view4(op.output.shape);
+  Box b;
+  b.r[kN] = block.r[kN];
+  const std::int64_t groups = std::max<std::int64_t>(1, a.groups);
+  if (groups == 1) {
+    b.r[kC] = red;
+  } else {
+    const std::int64_t out_per_group = out[kC] / groups, in_per_group = in[kC] / groups;
+    const std::int64_t g0 = block.r[kC].lo / out_per_group, g1 = (block.r[kC].hi - 1) / out_per_group;
+    b.r[kC] = {g0 * in_per_group, (g1 + 1) * in_per_group};
+    if (g0 == g1 && red.size() < in_per_group)
+      b.r[kC] = {g0 * in_per_group + red.lo, g0 * in_per_group + red.hi};
+  }
+  b.r[kH] = window(block.r[kH], a.stride[0], a.kernel[0], a.dilation[0], a.pads[0], in[kH]);
+  b.r[kW] = window(block.r[kW], a.stride[1], a.kernel[1], a.dilation[1], a.pads[1], in[kW]);
+  return b;
+}
+
+Box matmul_region(const OpView& op, int input, const Box& block, Range red, const Dims4& in) {
+  const std::size_t rank = op.output.shape.size();
+  const Tensor& t = *op.inputs[static_cast<std::size_t>(input)];
+  if (t.shape.size() != rank) return full_box(in);
+  Box b = full_box(in);
+  b.r[kN] = block.r[kN];
+  if (rank == 4) {  // N×h×S×D · N×h×D×E
+    b.r[kC] = block.r[kC];
+    if (input == 0) b.r[kH] = block.r[kH], b.r[kW] = red;
+    else b.r[kH] = red, b.r[kW] = block.r[kW];
+  } else if (rank == 3) {  // N×S×D · N×D×E, views (N, D, S) and (N, E, D)
+    if (input == 0) b.r[kH] = block.r[kH], b.r[kC] = red;
+    else b.r[kC] = block.r[kC], b.r[kH] = red;
+  } else if (rank == 2) {  // M×K · K×E
+    if (input == 0) b.r[kC] = red;
+    else b.r[kN] = red, b.r[kC] = block.r[kC];
+  }
+  return b;
+}
+
+Box concat_region(const OpView& op, int input, const Box& block, const Dims4& in) {
+  const int axis = view_axis(op.attrs.axis, op.output.shape.size());
+  std::int64_t offset = 0;
+  for (int i = 0; i < input; ++i) offset += view4(op.inputs[static_cast<std::size_t>(i)]->shape)[axis];
+  Box b = block;
+  const Range mine = intersect(block.r[axis], {offset, offset + in[axis]});
+  b.r[axis] = mine.empty() ? Range{0, 0} : Range{mine.lo - offset, mine.hi - offset};
+  return b;
+}
+
+Box op_region(const OpView& op, int input, const Box& block, Range red) {
+  const Dims4 in = view4(op.inputs[static_cast<std::size_t>(input)]->shape);
+  const Dims4 out = view4(op.output.shape);
+  const OpAttrs& a = op.attrs;
+  switch (op.kind) {
+    case OpKind::Conv:
+      return input == 0 ? conv_region(op, block, red, in) : full_box(in);
+    case OpKind::MaxPool:
+    case OpKind::AvgPool: {
+      Box b = block;
+      b.r[kH] = window(block.r[kH], a.stride[0], a.kernel[0], 1, a.pads[0], in[kH]);
+      b.r[kW] = window(block.r[kW], a.stride[1], a.kernel[1], 1, a.pads[1], in[kW]);
+      return b;
+    }
+    case OpKind::GlobalAvgPool: {
+      Box b = full_box(in);
+      b.r[kN] = block.r[kN];
+      b.r[kC] = block.r[kC];
+      return b;
+    }
+    case OpKind::Gemm: {
+      if (input != 0) return full_box(in);
+      Box b = full_box(in);
+      b.r[kN] = block.r[kN];
+      b.r[kC] = red;
+      return b;
+    }
+    case OpKind::MatMul: return matmul_region(op, input, block, red, in);
+    case OpKind::Concat: return concat_region(op, input, block, in);
+    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
+    case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
+    case OpKind::Gelu: case OpKind::Erf: case OpKind::Sqrt: case OpKind::Exp:
+    case OpKind::BatchNorm: case OpKind::LayerNorm: case OpKind::Softmax:
+    case OpKind::Identity: case OpKind::Dropout: case OpKind::Cast:
+      return same_block(block, in, out);
+    default: return batch_slice(block, in, out);
+  }
+}
+
+Box fused_region(const Node& n, int input, const Box& block, Range red) {
+  const auto& parts = n.attrs.parts;
+  // Which part and position read each node input; the output block each part must produce.
+  struct Slot { std::size_t part; int position; };
+  std::vector<Slot> slot_of_input;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const int total = parts[p].num_inputs + (p == 0 ? 0 : 1);
+    for (int i = 0; i < total; ++i)
+      if (p == 0 || i != parts[p].chain_input) slot_of_input.push_back({p, i});
+  }
+  const Slot s = slot_of_input.at(static_cast<std::size_t>(input));
+  Box need = block;
+  for (std::size_t p = parts.size(); p-- > s.part + 1;) {
+    const FusedPart& part = parts[p];
+    std::vector<const Tensor*> pin;
+    for (const Tensor& t : part.inputs) pin.push_back(&t);
+    need = op_region({part.kind, part.attrs, pin, part.output}, part.chain_input, need,
+                     {0, 1});
+  }
+  const FusedPart& part = parts[s.part];
+  std::vector<const Tensor*> pin;
+  for (const Tensor& t : part.inputs) pin.push_back(&t);
+  return op_region({part.kind, part.attrs, pin, part.output}, s.position, need,
+                   s.part == 0 ? red : Range{0, 1});
+}
+
+}  // namespace
+
+Box input_region(const Graph& g, NodeId consumer, int input, const Box& out_block, Range red) {
+  const Node& n = g.node(consumer);
+  if (n.kind == OpKind::Fused) return fused_region(n, input, out_block, red);
+  std::vector<const Tensor*> in;
+  for (NodeId src : g.inputs(consumer)) in.push_back(&g.node(src).output);
+  return op_region({n.kind, n.attrs, in, n.output}, input, out_block, red);
+}
+
+}  // namespace nocflow::optimizer

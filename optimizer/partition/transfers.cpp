@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/partition/transfers.h"
+
+#include <algorithm>
+
+#include "optimizer/partition/region.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+/// Producer block indices along one view axis that overlap `need`.
+Range overlapping_slices(Range need, std::int64_t size, int factor) {
+  const std::int64_t part = size / factor;
+  if (need.empty()) return {0, 0};
+  return {need.lo / part, (need.hi - 1) / part + 1};
+}
+
+}  // namespace
+
+std::vector<Transfer> edge_transfers(const Workload& w, const LayerEdge& edge,
+                                     const PlacedLayer& prod, const PlacedLayer& cons,
+                                     const PeGrid& grid) {
+  const Layer& pl = *prod.layer;
+  const Layer& cl = *cons.layer;
+  const Choice& pc = prod.choice;
+  std::vector<Transfer> out;
+  std::vector<std::int64_t> from(static_cast<std::size_t>(grid.num_pes()), 0);  // bytes per source PE
+  std::vector<int> touched;
+  const int fc = pc.factor(PartDim::Inpp);
+  const std::array<int, 4> pf{pc.factor(PartDim::Batch), pc.factor(PartDim::Outp),
+                              pc.factor(PartDim::OfmpH), pc.factor(PartDim::OfmpW)};
+  // Consumer nodes by ascending PE, so that a stable counting sort by source below yields
+  // (src, dst) order in linear time.
+  std::vector<int> by_pe(static_cast<std::size_t>(cons.choice.nodes()));
+  for (std::size_t j = 0; j < by_pe.size(); ++j) by_pe[j] = static_cast<int>(j);
+  std::sort(by_pe.begin(), by_pe.end(), [&](int a, int b) {
+    return cons.placement.pe[static_cast<std::size_t>(a)] < cons.placement.pe[static_cast<std::size_t>(b)];
+  });
+  for (int j : by_pe) {
+    const GridCoord g = grid_coord(cons.choice, j);
+    const int dst = cons.placement.pe[static_cast<std::size_t>(j)];
+    const Box need = input_region(*w.graph, cl.id, edge.input, output_block(cl, cons.choice, g),
+                                  reduction_slice(cl, cons.choice, g));
+    if (need.empty()) continue;
+    touched.clear();
+    std::array<Range, 4> span;
+    for (int a = 0; a < 4; ++a) span[a] = overlapping_slices(need.r[a], pl.out[a], pf[a]);
+    GridCoord pg{};
+    for (pg[0] = static_cast<int>(span[0].lo); pg[0] < span[0].hi; ++pg[0])
+      for (pg[1] = static_cast<int>(span[1].lo); pg[1] < span[1].hi; ++pg[1])
+        for (pg[2] = static_cast<int>(span[2].lo); pg[2] < span[2].hi; ++pg[2])
+          for (pg[3] = static_cast<int>(span[3].lo); pg[3] < span[3].hi; ++pg[3]) {
+            pg[4] = 0;
+            const std::int64_t bytes =
+                intersect(need, output_block(pl, pc, pg)).volume() * pl.elem_bytes;
+            if (bytes == 0) continue;
+            // Nearest replica among the INPP group; ties: lowest PE id.
+            int best = -1, best_dist = 0;
+            for (pg[4] = 0; pg[4] < fc; ++pg[4]) {
+              const int pe = prod.placement.pe[static_cast<std::size_t>(grid_index(pc, pg))];
+              const int d = grid.distance(pe, dst);
+              if (best < 0 || d < best_dist || (d == best_dist && pe < best)) best = pe, best_dist = d;
+            }
+            if (best == dst) continue;
+            if (from[static_cast<std::size_t>(best)] == 0) touched.push_back(best);
+            from[static_cast<std::size_t>(best)] += bytes;
+          }
+    for (int src : touched) {
+      out.push_back({src, dst, from[static_cast<std::size_t>(src)]});
+      from[static_cast<std::size_t>(src)] = 0;
+    }
+  }
+  // (src, dst) pairs are unique (consumer nodes never share a PE) and dst ascends: a stable
+  // counting sort by src gives (src, dst) order.
+  std::vector<std::size_t> start(static_cast<std::size_t>(grid.num_pes()) + 1, 0);
+  for (const Transfer& t : out) ++start[static_cast<std::size_t>(t.src) + 1];
+  for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+  std::vector<Transfer> sorted(out.size());
+  for (const Transfer& t : out) sorted[start[static_cast<std::size_t>(t.src)]++] = t;
+  return sorted;
+}
+
+std::vector<Transfer> reduction_transfers(const PlacedLayer& pl) {
+  const Choice& c = pl.choice;
+  const int f = c.factor(PartDim::Inpp);
+  std::vector<Transfer> out;
+  if (f <= 1) return out;
+  const Layer& l = *pl.layer;
+  for (int i = 0; i < c.nodes(); ++i) {
+    GridCoord g = grid_coord(c, i);
+    const std::int64_t block = output_block(l, c, g).volume() * l.elem_bytes;
+    const std::int64_t bytes = (2 * (f - 1) * block + f - 1) / f;
+    const int src = pl.placement.pe[static_cast<std::size_t>(i)];
+    g[4] = (g[4] + 1) % f;
+    const int dst = pl.placement.pe[static_cast<std::size_t>(grid_index(c, g))];
+    out.push_back({src, dst, bytes});
+  }
+  std::sort(out.begin(), out.end(), [](const Transfer& a, const Transfer& b) {
+    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+  });
+  return out;
+}
+
+std::int64_t total_bytes(const std::vector<Transfer>& t) {
+  std::int64_t s = 0;
+  for (const Transfer& x : t) s += x.bytes;
+  return s;
+}
+
+}  // namespace nocflow::optimizer

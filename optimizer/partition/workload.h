@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The optimizer's view of a shape-inferred graph: its layers (every node but Input and
+// Constant, in topological order) and the layer-to-layer edges along which activations flow.
+// Data nodes (network inputs, constants) are assumed to sit wherever they are needed: edges
+// from them are not part of the problem.
+#include <string>
+#include <vector>
+
+#include "optimizer/graph/graph.h"
+#include "optimizer/partition/box.h"
+#include "optimizer/partition/part_dim.h"
+
+namespace nocflow::optimizer {
+
+struct Layer {
+  NodeId id = 0;
+  std::string name;
+  std::string op;                 ///< "Conv" or "Conv+Relu"
+  Dims4 out{1, 1, 1, 1};          ///< output tensor as N×C×H×W (view4)
+  std::int64_t reduction = 1;     ///< size of the INPP dimension (input channels per group)
+  std::int64_t macs = 0;
+  std::int64_t vector_ops = 0;
+  std::int64_t weight_bytes = 0;
+  std::int64_t input_bytes = 0;   ///< activations read from other layers and inputs
+  std::int64_t output_bytes = 0;
+  int elem_bytes = 4;
+  PartDimSet legal;
+  /// Spatial window of the layer's first windowed operator (conv, pool), for η_halo.
+  std::array<std::int64_t, 2> kernel{1, 1};
+  std::array<std::int64_t, 2> stride{1, 1};
+};
+
+/// Producer layer `src` feeds input slot `input` of consumer layer `dst` (indices into layers).
+struct LayerEdge {
+  int src = 0;
+  int dst = 0;
+  int input = 0;
+};
+
+struct Workload {
+  const Graph* graph = nullptr;  ///< not owned; must outlive the workload
+  std::vector<Layer> layers;     ///< topological order
+  std::vector<LayerEdge> edges;  ///< ordered by (dst, input)
+};
+
+/// Throws InputError if the graph has no layer.
+Workload build_workload(const Graph& graph);
+
+}  // namespace nocflow::optimizer

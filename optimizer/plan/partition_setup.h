@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// From a network and a machine to the tabulated partition problem: layers, choices per layer
+// (enumerated, then dominance-pruned), layer and edge costs from a cost model, the optional
+// per-PE memory limit. The solvers work on `problem`; `choices` maps their indices back.
+#include <string>
+#include <vector>
+
+#include "optimizer/cost/cost_model.h"
+#include "optimizer/solver/problem.h"
+
+namespace nocflow::optimizer {
+
+struct SetupOptions {
+  bool exact = false;          ///< only choices with p = P
+  bool memory_limit = false;   ///< enforce hw.sram_bytes per PE
+  bool prune = true;           ///< dominance pruning (exact: never changes the optimum)
+};
+
+struct PartitionSetup {
+  Workload workload;
+  std::vector<std::vector<Choice>> choices;  ///< [layer], after pruning
+  std::size_t choices_before = 0;            ///< total over layers, enumerated
+  std::size_t choices_after = 0;             ///< total over layers, after pruning
+  Problem problem;                           ///< over `choices`
+  double tabulate_seconds = 0;
+  double prune_seconds = 0;
+};
+
+/// Throws InputError when a layer has no valid choice (with `exact`: P divides no combination
+/// of its dimensions), naming the layer, its dimensions and P.
+PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostModel& model,
+                               const SetupOptions& options);
+
+/// Tabulates `model` over given choices (no pruning).
+Problem tabulate(const Workload& workload, const std::vector<std::vector<Choice>>& choices,
+                 const CostModel& model, const HwDesc& hw, bool memory_limit);
+
+}  // namespace nocflow::optimizer

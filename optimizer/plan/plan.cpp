@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/plan/plan.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <sstream>
+
+#include "noc/base/error.h"
+#include "optimizer/cost/paper_model.h"
+
+namespace nocflow::optimizer {
+
+Plan make_plan(const PartitionSetup& s, const std::vector<int>& x, const HwDesc& hw,
+               const CostModel& model, const std::string& solver) {
+  Plan plan;
+  plan.network = s.workload.graph ? s.workload.graph->name() : "";
+  plan.cost_model = model.name();
+  plan.solver = solver;
+  plan.pes = hw.num_pes();
+  plan.topology = hw.mesh() ? "mesh " + std::to_string(hw.topology.rows) + "x" + std::to_string(hw.topology.cols)
+                            : "crossbar " + std::to_string(hw.topology.ports);
+  auto chosen = [&](int l) { return s.choices[static_cast<std::size_t>(l)][static_cast<std::size_t>(x[static_cast<std::size_t>(l)])]; };
+  for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
+    const Layer& layer = s.workload.layers[l];
+    const Choice c = chosen(static_cast<int>(l));
+    const Cost cost = model.layer_cost(layer, c);
+    plan.layers.push_back({layer.name, layer.op, c, place(c, hw.grid()).pe, cost.cycles, cost.energy_pj});
+    plan.compute_cycles += cost.cycles;
+    plan.energy_pj += cost.energy_pj;
+  }
+  for (const LayerEdge& e : s.workload.edges) {
+    const Layer& src = s.workload.layers[static_cast<std::size_t>(e.src)];
+    const Layer& dst = s.workload.layers[static_cast<std::size_t>(e.dst)];
+    const Choice ci = chosen(e.src), cj = chosen(e.dst);
+    const Cost cost = model.edge_cost(s.workload, e, ci, cj);
+    plan.edges.push_back({src.name, dst.name, e.input, to_string(redist_type(src, ci, dst, cj)),
+                          cost.bytes, cost.cycles, cost.energy_pj});
+    plan.redistribution_cycles += cost.cycles;
+    plan.energy_pj += cost.energy_pj;
+  }
+  return plan;
+}
+
+std::string plan_yaml(const Plan& p) {
+  YAML::Emitter y;
+  y.SetDoublePrecision(12);
+  y << YAML::Comment("nocflow partition plan: cycles, pJ, bytes (see optimizer/plan/plan.h)");
+  y << YAML::BeginMap;
+  y << YAML::Key << "network" << YAML::Value << p.network;
+  y << YAML::Key << "cost_model" << YAML::Value << p.cost_model;
+  y << YAML::Key << "solver" << YAML::Value << p.solver;
+  y << YAML::Key << "pes" << YAML::Value << p.pes;
+  y << YAML::Key << "topology" << YAML::Value << p.topology;
+  y << YAML::Key << "totals" << YAML::Value << YAML::BeginMap
+    << YAML::Key << "total_cycles" << YAML::Value << p.total_cycles()
+    << YAML::Key << "compute_cycles" << YAML::Value << p.compute_cycles
+    << YAML::Key << "redistribution_cycles" << YAML::Value << p.redistribution_cycles
+    << YAML::Key << "energy_pj" << YAML::Value << p.energy_pj << YAML::EndMap;
+  y << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
+  for (const PlanLayer& l : p.layers) {
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << l.name
+      << YAML::Key << "op" << YAML::Value << l.op
+      << YAML::Key << "choice" << YAML::Value << l.choice.str()
+      << YAML::Key << "nodes" << YAML::Value << l.choice.nodes()
+      << YAML::Key << "pes" << YAML::Value << YAML::Flow << l.pes
+      << YAML::Key << "compute_cycles" << YAML::Value << l.compute_cycles << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
+  y << YAML::Key << "edges" << YAML::Value << YAML::BeginSeq;
+  for (const PlanEdge& e : p.edges) {
+    y << YAML::Flow << YAML::BeginMap << YAML::Key << "src" << YAML::Value << e.src
+      << YAML::Key << "dst" << YAML::Value << e.dst << YAML::Key << "input" << YAML::Value << e.input
+      << YAML::Key << "type" << YAML::Value << e.type << YAML::Key << "bytes" << YAML::Value << e.bytes
+      << YAML::Key << "cycles" << YAML::Value << e.cycles << YAML::EndMap;
+  }
+  y << YAML::EndSeq << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
+}
+
+namespace {
+
+template <typename T>
+T get(const YAML::Node& n, const std::string& key, const std::string& where) {
+  const YAML::Node v = n[key];
+  if (!v) throw InputError(where + ": missing key '" + key + "'");
+  try {
+    return v.as<T>();
+  } catch (const YAML::Exception&) {
+    throw InputError(where + ":" + std::to_string(v.Mark().line + 1) + ":" +
+                     std::to_string(v.Mark().column + 1) + ": key '" + key + "' has the wrong type");
+  }
+}
+
+}  // namespace
+
+Plan read_plan(const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::BadFile&) {
+    throw InputError(file + ": cannot read the plan");
+  } catch (const YAML::Exception& e) {
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  Plan p;
+  p.network = get<std::string>(root, "network", file);
+  p.cost_model = get<std::string>(root, "cost_model", file);
+  p.solver = get<std::string>(root, "solver", file);
+  p.pes = get<int>(root, "pes", file);
+  p.topology = get<std::string>(root, "topology", file);
+  const YAML::Node totals = root["totals"];
+  if (!totals) throw InputError(file + ": missing key 'totals'");
+  p.compute_cycles = get<double>(totals, "compute_cycles", file + ": totals");
+  p.redistribution_cycles = get<double>(totals, "redistribution_cycles", file + ": totals");
+  p.energy_pj = get<double>(totals, "energy_pj", file + ": totals");
+  for (const YAML::Node& n : root["layers"]) {
+    PlanLayer l;
+    l.name = get<std::string>(n, "name", file + ": layers");
+    l.op = get<std::string>(n, "op", file + ": layers");
+    l.choice = parse_choice(get<std::string>(n, "choice", file + ": layers"), file + ": layer '" + l.name + "'");
+    l.pes = get<std::vector<int>>(n, "pes", file + ": layers");
+    l.compute_cycles = get<double>(n, "compute_cycles", file + ": layers");
+    if (static_cast<int>(l.pes.size()) != l.choice.nodes())
+      throw InputError(file + ": layer '" + l.name + "': " + std::to_string(l.pes.size()) +
+                       " PEs listed for a choice of " + std::to_string(l.choice.nodes()) + " nodes");
+    p.layers.push_back(std::move(l));
+  }
+  for (const YAML::Node& n : root["edges"]) {
+    PlanEdge e;
+    e.src = get<std::string>(n, "src", file + ": edges");
+    e.dst = get<std::string>(n, "dst", file + ": edges");
+    e.input = get<int>(n, "input", file + ": edges");
+    e.type = get<std::string>(n, "type", file + ": edges");
+    e.bytes = get<double>(n, "bytes", file + ": edges");
+    e.cycles = get<double>(n, "cycles", file + ": edges");
+    p.edges.push_back(std::move(e));
+  }
+  return p;
+}
+
+}  // namespace nocflow::optimizer

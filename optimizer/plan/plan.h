@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A partition plan: per layer its choice, placement and predicted compute; per edge its
+// redistribution; totals. Written as plan.yaml by `nocflow optimize` and read back by
+// `nocflow simulate --plan`.
+//
+// plan.yaml layout (all costs in cycles, energy in pJ, bytes in bytes):
+//   network, cost_model, solver, pes, topology
+//   totals: {total_cycles, compute_cycles, redistribution_cycles, energy_pj}
+//   layers: - {name, op, choice: "OUTP=4,OFMP_H=4", nodes, pes: [..], compute_cycles}
+//   edges:  - {src, dst, input, type, bytes, cycles}
+#include <string>
+#include <vector>
+
+#include "optimizer/cost/cost_model.h"
+#include "optimizer/plan/partition_setup.h"
+#include "optimizer/solver/solver.h"
+
+namespace nocflow::optimizer {
+
+struct PlanLayer {
+  std::string name;
+  std::string op;
+  Choice choice;
+  std::vector<int> pes;  ///< PE of each grid node (placement.h order)
+  double compute_cycles = 0;
+  double energy_pj = 0;
+};
+
+struct PlanEdge {
+  std::string src, dst;
+  int input = 0;
+  std::string type;      ///< the seed's redistribution type (paper model's Type function)
+  double bytes = 0;      ///< per the cost model
+  double cycles = 0;
+  double energy_pj = 0;
+};
+
+struct Plan {
+  std::string network;
+  std::string cost_model;
+  std::string solver;
+  int pes = 0;
+  std::string topology;  ///< "mesh 4x4" | "crossbar 16"
+  std::vector<PlanLayer> layers;
+  std::vector<PlanEdge> edges;
+  double compute_cycles = 0;
+  double redistribution_cycles = 0;
+  double energy_pj = 0;
+  double total_cycles() const { return compute_cycles + redistribution_cycles; }
+};
+
+/// The plan of a solved setup, with every cost recomputed by `model`.
+Plan make_plan(const PartitionSetup& setup, const std::vector<int>& choice, const HwDesc& hw,
+               const CostModel& model, const std::string& solver);
+
+std::string plan_yaml(const Plan& plan);
+/// Throws InputError naming file and key for a malformed plan.
+Plan read_plan(const std::string& file);
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The solver-neutral partition problem: pick one choice per layer to minimise the sum of layer
+// costs and edge costs (seed 000 formula 21, over every graph edge), optionally with a per-PE
+// memory limit. Tables only: solvers never see layers, choices or cost models.
+#include <string>
+#include <vector>
+
+namespace nocflow::optimizer {
+
+struct Problem {
+  struct Edge {
+    int u = 0, v = 0;           ///< layers (u's choice indexes rows, v's columns)
+    int nv = 0;                 ///< choices of v
+    std::vector<double> cost;   ///< row-major |C_u| × |C_v|
+    double at(int i, int j) const { return cost[static_cast<std::size_t>(i) * nv + j]; }
+  };
+  std::vector<std::string> names;              ///< per layer
+  std::vector<std::vector<double>> node;       ///< [layer][choice] cost
+  std::vector<Edge> edges;
+  std::vector<std::vector<double>> memory;     ///< [layer][choice] bytes per PE; may be empty
+  double memory_limit = 0;                     ///< bytes per PE; 0: no limit
+  std::vector<std::vector<int>> pes;           ///< [layer][choice] p(c); may be empty
+  int max_pes = 0;                             ///< P (seed formula 17)
+
+  int num_layers() const { return static_cast<int>(node.size()); }
+  int num_choices(int layer) const { return static_cast<int>(node[static_cast<std::size_t>(layer)].size()); }
+  /// True if the memory limit allows choice i of layer l.
+  bool fits(int l, int i) const {
+    return memory_limit <= 0 || memory.empty() ||
+           memory[static_cast<std::size_t>(l)][static_cast<std::size_t>(i)] <= memory_limit;
+  }
+};
+
+/// Total cost of an assignment; +inf if it breaks the memory limit.
+double evaluate(const Problem& p, const std::vector<int>& choice);
+
+/// Exhaustive search (tests; throws std::length_error beyond 10^7 assignments).
+std::vector<int> brute_force(const Problem& p);
+
+/// Throws InputError naming the first layer none of whose choices fits the memory limit, with
+/// the smallest footprint and the limit.
+void check_memory_feasible(const Problem& p);
+
+/// Dominance pruning: choice b of a layer is dropped when a kept choice a is no worse on the
+/// layer cost, on memory and on every entry of every incident edge (ties: the smaller index
+/// stays). Repeated until nothing changes. Never changes the optimum value.
+struct PrunedProblem {
+  Problem problem;
+  std::vector<std::vector<int>> kept;  ///< [layer] original indices of the kept choices
+};
+PrunedProblem prune_dominated(const Problem& p);
+
+/// A sub-problem restricted to `kept` choices (original indices, ascending).
+Problem restrict_problem(const Problem& p, const std::vector<std::vector<int>>& kept);
+
+}  // namespace nocflow::optimizer

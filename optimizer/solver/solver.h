@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Solvers of the partition problem (solver/problem.h), chosen by name: greedy, greedy-layout,
+// dp, ilp.
+//
+// Contract: solve() returns one feasible choice index per layer and its cost as evaluate()
+// computes it; exact solvers (dp, ilp with an optimal status) return a minimum. Bad input
+// (memory limit nobody fits, unknown formulation) throws InputError. Solvers are stateless.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimizer/solver/problem.h"
+
+namespace nocflow::optimizer {
+
+struct SolveOptions {
+  double time_limit_s = 60;         ///< ilp: wall-clock limit
+  std::string formulation = "flow"; ///< ilp: flow | mccormick
+  std::string export_lp;            ///< ilp: write the model in LP format to this file
+  bool lp_relaxation = true;        ///< ilp: also solve the LP relaxation (reported)
+};
+
+struct IlpStats {
+  std::string formulation;
+  int variables = 0;
+  int constraints = 0;
+  double lp_relaxation = 0;  ///< objective of the relaxation (y and x continuous)
+  double gap = 0;            ///< (cost − best bound) / cost; 0 when proven optimal
+  bool optimal = false;
+};
+
+struct SolveResult {
+  std::string solver;
+  std::vector<int> choice;
+  double cost = 0;
+  double seconds = 0;
+  std::vector<std::string> notes;  ///< e.g. "graph not series-parallel: solved by ilp"
+  std::optional<IlpStats> ilp;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual std::string name() const = 0;
+  virtual SolveResult solve(const Problem& problem, const SolveOptions& options) const = 0;
+};
+
+/// Throws InputError listing the known names for an unknown one.
+std::unique_ptr<Solver> make_solver(const std::string& name);
+std::vector<std::string> solver_names();
+
+// Implementations (greedy.cpp, dp.cpp, ilp.cpp).
+std::unique_ptr<Solver> make_greedy_solver(bool layout_aware);
+std::unique_ptr<Solver> make_dp_solver();
+std::unique_ptr<Solver> make_ilp_solver();
+
+}  // namespace nocflow::optimizer
