@@ -69,23 +69,27 @@ double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
          static_cast<double>(l.max_routers) * (hw_.router_pipeline_cycles + hw_.link_latency_cycles);
 }
 
-Cost LinkloadModel::layer_cost(const Layer& l, const Choice& c) const {
+Cost LinkloadModel::reduction_cost(const Layer& l, const Choice& c) const {
   Cost out;
-  const int p = c.nodes();
-  out.cycles = static_cast<double>(l.macs) / p / hw_.macs_per_cycle +
-               static_cast<double>(l.vector_ops) / p / hw_.adds_per_cycle;
-  out.energy_pj = static_cast<double>(l.macs) * hw_.mac_pj;
   const int f = c.factor(PartDim::Inpp);
-  if (f > 1) {
-    const PlacedLayer placed{&l, c, place(c, hw_.grid())};
-    const auto red = reduction_transfers(placed);
-    const LinkLoad load = route(red);
-    const double block_elems = static_cast<double>(l.out[0]) * l.out[1] * l.out[2] * l.out[3] *
-                               f / p;
-    out.cycles += transfer_cycles(load) + block_elems * 2 * (f - 1) / f / hw_.adds_per_cycle;
-    out.bytes = static_cast<double>(total_bytes(red));
-    out.energy_pj += load.byte_hops * hw_.hop_pj_per_byte;
-  }
+  if (f <= 1) return out;
+  const PlacedLayer placed{&l, c, place(c, hw_.grid())};
+  const auto red = reduction_transfers(placed);
+  const LinkLoad load = route(red);
+  const double block_elems = static_cast<double>(l.out[0]) * l.out[1] * l.out[2] * l.out[3] * f / c.nodes();
+  // Adds happen in the reduce-scatter half only: (f - 1) rounds of block / f elements.
+  out.cycles = transfer_cycles(load) + block_elems * (f - 1) / f / hw_.adds_per_cycle;
+  out.bytes = static_cast<double>(total_bytes(red));
+  out.energy_pj = load.byte_hops * hw_.hop_pj_per_byte;
+  return out;
+}
+
+Cost LinkloadModel::layer_cost(const Layer& l, const Choice& c) const {
+  const int p = c.nodes();
+  Cost out = reduction_cost(l, c);
+  out.cycles += static_cast<double>(l.macs) / p / hw_.macs_per_cycle +
+                static_cast<double>(l.vector_ops) / p / hw_.adds_per_cycle;
+  out.energy_pj += static_cast<double>(l.macs) * hw_.mac_pj;
   return out;
 }
 

@@ -12,7 +12,8 @@
 //               beyond the busiest link).
 //  layer time = MACs/p / MACs per cycle + vector ops/p / adds per cycle (no η: MACs do not
 //               grow with a split) + the INPP ring all-reduce routed the same way, plus its
-//               adds (block elements × 2(f−1)/f / adds per cycle).
+//               adds (block elements × (f−1)/f / adds per cycle: the reduce-scatter half adds,
+//               the all-gather half only copies).
 //  energy     = MACs × e_MAC + Σ bytes × hops × e_hop (hops = router-to-router links, 1 on a
 //               crossbar).
 #include "optimizer/cost/cost_model.h"
@@ -35,6 +36,9 @@ class LinkloadModel : public CostModel {
   Cost layer_cost(const Layer& layer, const Choice& choice) const override;
   Cost edge_cost(const Workload& workload, const LayerEdge& edge, const Choice& src,
                  const Choice& dst) const override;
+  /// The INPP partial-sum reduction of a layer under a choice (zero without INPP): its ring
+  /// all-reduce routed onto the links, plus the adds. Part of layer_cost.
+  Cost reduction_cost(const Layer& layer, const Choice& choice) const;
   /// Route transfers and measure the busiest link.
   LinkLoad route(const std::vector<Transfer>& transfers) const;
   double transfer_cycles(const LinkLoad& load) const;

@@ -14,12 +14,11 @@
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
-#include "optimizer/frontend/load_network.h"
-#include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/ilp_formulation.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/lower/workload_setup.h"
 
 namespace nocflow::sim::cli {
 namespace {
@@ -44,27 +43,6 @@ struct OptimizeArgs {
   std::string export_lp;
   std::string out;
 };
-
-/// The optimizer's view of the machine. Router pipeline per hop: route computation (unless
-/// lookahead), VC and switch allocation (overlapped when speculative), switch traversal.
-opt::HwDesc hw_desc(const HwSpec& s, double bnoc) {
-  opt::HwDesc h;
-  h.topology = s.topology;
-  h.routing = s.router.routing;
-  h.macs_per_cycle = static_cast<double>(s.pe.macs_per_cycle);
-  h.adds_per_cycle = static_cast<double>(std::max<std::int64_t>(1, s.pe.adds_per_cycle));
-  h.link_bytes_per_cycle = s.link.width_bytes;
-  const int route = s.router.lookahead_routing ? 0 : s.router.routing_delay;
-  const int alloc = s.router.speculative ? std::max(s.router.vc_alloc_delay, s.router.sw_alloc_delay)
-                                         : s.router.vc_alloc_delay + s.router.sw_alloc_delay;
-  h.router_pipeline_cycles = route + alloc + s.router.st_delay;
-  h.link_latency_cycles = s.link.latency;
-  h.mac_pj = s.energy.mac_pj;
-  h.hop_pj_per_byte = s.energy.hop_pj_per_byte;
-  h.sram_bytes = s.pe.sram_bytes;
-  h.bnoc_bytes_per_cycle = bnoc;
-  return h;
-}
 
 struct CompareRow {
   std::string method;
@@ -165,12 +143,10 @@ int run(const OptimizeArgs& a) {
   if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
   const HwSpec spec = a.hw.load();
-  const opt::HwDesc hw = hw_desc(spec, a.bnoc);
+  const opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
   const auto model = opt::make_cost_model(a.cost_model, hw);
-  if (a.batch < 1) throw InputError("--batch: must be at least 1");
   if (a.time_limit <= 0) throw InputError("--time-limit: must be positive");
-  opt::Graph graph = opt::load_network(a.network, opt::ZooOptions{a.batch, spec.data.width_bytes});
-  opt::PassManager(opt::parse_pass_list(a.passes)).run(graph);
+  const opt::Graph graph = prepare_network(a.network, a.batch, spec, a.passes);
   const opt::PartitionSetup s =
       opt::setup_partition(graph, hw, *model, {a.exact, a.memory_limit, !a.no_prune});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};

@@ -148,15 +148,8 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   for (std::size_t e = 1; e < low.edges.size(); ++e)
     if (low.edges[e].reduction && bench.type == "ALL_REDUCE") measured = {static_cast<int>(e)};
   for (int e : measured) r.bytes_moved += low.edges[e].bytes;
-  if (bench.type == "ALL_REDUCE") {
-    // linkload counts a layer's INPP reduction in its layer cost: predict it alone, the ring's
-    // transfers routed as linkload routes them plus its adds, as that model does.
-    const opt::LinkloadModel ll(desc);
-    const int f = pair->first.factor(opt::PartDim::Inpp);
-    const std::int64_t block = opt::output_block(w.layers[0], pair->first, opt::grid_coord(pair->first, 0)).volume();
-    r.linkload_cycles = ll.transfer_cycles(ll.route(opt::reduction_transfers(low.layers[0]))) +
-                        static_cast<double>(block) * 2 * (f - 1) / f / desc.adds_per_cycle;
-  }
+  if (bench.type == "ALL_REDUCE")  // linkload counts a layer's INPP reduction in its layer cost
+    r.linkload_cycles = opt::LinkloadModel(desc).reduction_cost(w.layers[0], pair->first).cycles;
 
   const std::string out = run_in_child([&] {
     System sys("system", big, low.programs);

@@ -3,31 +3,20 @@
 // for each kind of bad network input.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_runner.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int exit_code;
-  std::string output;  // stdout + stderr
-};
-
-CliRun run_nocflow(const std::string& args) {
-  const std::string cmd = std::string(NOCFLOW_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using nocflow::testing::CliRun;
+using nocflow::testing::run_nocflow;
 
 fs::path temp_file(const std::string& name, const std::string& content) {
   const fs::path dir = fs::temp_directory_path() / "nocflow_inspect_test";

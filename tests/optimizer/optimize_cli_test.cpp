@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `nocflow optimize` end to end: outputs, --compare, and exit code 2 for bad input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -11,24 +10,14 @@
 
 #include "optimizer/plan/plan.h"
 
+#include "tests/cli_runner.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int exit_code;
-  std::string output;
-};
-
-CliRun run_nocflow(const std::string& args) {
-  const std::string cmd = std::string(NOCFLOW_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using nocflow::testing::CliRun;
+using nocflow::testing::run_nocflow;
 
 std::string hw(const std::string& name) { return std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/" + name; }
 
