@@ -123,8 +123,17 @@ class Importer {
   NodeId value(const std::string& name, const std::string& user) {
     if (auto it = values_.find(name); it != values_.end()) return it->second;
     auto c = consts_.find(name);
-    if (c == consts_.end())
+    if (c == consts_.end()) {
+      // ONNX lists nodes in topological order; a tensor produced by a later node means a
+      // cycle (or an unsorted graph, which ONNX forbids).
+      for (const auto& n : model_.graph().node())
+        for (const auto& out : n.output())
+          if (out == name)
+            throw InputError(path_ + ": tensor '" + name + "' used by " + user +
+                             " is produced only later, by node '" + n.name() +
+                             "': the graph has a cycle (or its nodes are not in topological order)");
       throw InputError(path_ + ": tensor '" + name + "' used by " + user + " is never produced");
+    }
     ConstInfo& info = c->second;
     if (!info.node) {
       OpAttrs a;

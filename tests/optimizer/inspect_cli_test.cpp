@@ -73,12 +73,40 @@ std::string onnx_with_unsupported_op() {
   return m.SerializeAsString();
 }
 
+/// x -> add(x, r) -> relu -> r: the relu feeds the add that feeds it.
+std::string onnx_with_cycle() {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("loop");
+  auto* in = g->add_input();
+  in->set_name("x");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int d : {1, 4}) in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->set_name("sum");
+  add->add_input("x");
+  add->add_input("r");
+  add->add_output("s");
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("act");
+  relu->add_input("s");
+  relu->add_output("r");
+  g->add_output()->set_name("r");
+  return m.SerializeAsString();
+}
+
 struct BadNetwork {
   std::string name;
   std::string file;     // file name, with content below
   std::string content;
   std::string expect;   // substring of the message
 };
+
+void PrintTo(const BadNetwork& b, std::ostream* os) { *os << b.name; }
 
 class InspectBadInput : public ::testing::TestWithParam<BadNetwork> {};
 
@@ -112,7 +140,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadNetwork{"unsupported_onnx_operator", "unsupported.onnx", onnx_with_unsupported_op(),
                    "node 'mystery' (Hardmax): unsupported ONNX operator 'Hardmax'"},
         BadNetwork{"unreadable_onnx", "garbage.onnx", "not a protobuf at all",
-                   "not a readable ONNX model"}),
+                   "not a readable ONNX model"},
+        BadNetwork{"cycle_in_graph", "loop.onnx", onnx_with_cycle(),
+                   "tensor 'r' used by node 'sum' is produced only later, by node 'act': the graph has a cycle"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(Inspect, UnknownZooNameAndPass) {
