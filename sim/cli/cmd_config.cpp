@@ -11,7 +11,7 @@
 namespace nocflow::sim::cli {
 
 void HwOptions::add_to(CLI::App& cmd, bool required) {
-  auto* hw = cmd.add_option("--hw", file, "hardware config YAML (see configs/README.md)");
+  auto* hw = cmd.add_option("--hw", file, "hardware config YAML (see configs/README.md)")->type_name("FILE");
   if (required) hw->required();
   cmd.add_option("--set", overrides, "override a config key, e.g. --set router.vcs=2 (repeatable)")
       ->type_name("KEY=VALUE")
@@ -19,6 +19,13 @@ void HwOptions::add_to(CLI::App& cmd, bool required) {
 }
 
 HwSpec HwOptions::load() const { return load_hw_config(file, overrides); }
+
+void NetworkOptions::add_to(CLI::App& cmd) {
+  cmd.add_option("--network", network, "zoo:NAME, a network .yaml or an .onnx model")->required()->type_name("X");
+  cmd.add_option("--batch", batch, "batch size of zoo networks")->capture_default_str();
+  cmd.add_option("--passes", passes, "graph passes before partitioning: default | none | a,b (see inspect)")
+      ->capture_default_str();
+}
 
 void prepare_output_dir(const std::string& dir, const HwSpec& spec) {
   std::error_code ec;

@@ -28,12 +28,10 @@ namespace fs = std::filesystem;
 
 struct OptimizeArgs {
   HwOptions hw;
-  std::string network;
+  NetworkOptions net;
   std::string solver = "dp";
   std::string cost_model = "paper";
   std::string formulation = "flow";
-  std::string passes = "default";
-  std::int64_t batch = 1;
   bool compare = false;
   bool exact = false;
   bool memory_limit = false;
@@ -146,7 +144,7 @@ int run(const OptimizeArgs& a) {
   const opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
   const auto model = opt::make_cost_model(a.cost_model, hw);
   if (a.time_limit <= 0) throw InputError("--time-limit: must be positive");
-  const opt::Graph graph = prepare_network(a.network, a.batch, spec, a.passes);
+  const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
   const opt::PartitionSetup s =
       opt::setup_partition(graph, hw, *model, {a.exact, a.memory_limit, !a.no_prune});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
@@ -182,14 +180,10 @@ void add_optimize_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("optimize", "partition every layer across the PEs (plan.yaml)");
   auto a = std::make_shared<OptimizeArgs>();
   a->hw.add_to(*cmd);
-  cmd->add_option("--network", a->network, "zoo:NAME, a network .yaml or an .onnx model")
-      ->required()->type_name("X");
+  a->net.add_to(*cmd);
   cmd->add_option("--solver", a->solver, "greedy | greedy-layout | dp | ilp")->capture_default_str();
   cmd->add_option("--cost-model", a->cost_model, "paper | linkload")->capture_default_str();
   cmd->add_option("--formulation", a->formulation, "ilp: flow | mccormick")->capture_default_str();
-  cmd->add_option("--passes", a->passes, "graph passes before partitioning (as for inspect)")
-      ->capture_default_str();
-  cmd->add_option("--batch", a->batch, "batch size of zoo networks")->capture_default_str();
   cmd->add_flag("--compare", a->compare, "run every solver, write compare.csv and print a table");
   cmd->add_flag("--exact-nodes", a->exact, "only choices using exactly P PEs");
   cmd->add_flag("--memory-limit", a->memory_limit, "per-PE SRAM constraint (pe.sram_bytes)");

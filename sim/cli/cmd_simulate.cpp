@@ -28,9 +28,9 @@ namespace fs = std::filesystem;
 
 struct SimulateArgs {
   HwOptions hw;
-  std::string network, plan, solver = "dp", cost_model = "paper", mode = "dataflow";
-  std::string passes = "default", trace, dump_programs, out;
-  std::int64_t batch = 1;
+  NetworkOptions net;
+  std::string plan, solver = "dp", cost_model = "paper", mode = "dataflow";
+  std::string trace, dump_programs, out;
   bool vcd = false, quiet = false;
   noc::Cycle window = 0;
 };
@@ -60,7 +60,7 @@ int run(const SimulateArgs& a) {
   if (a.vcd && spec.topology.num_nodes() > 256)
     throw InputError("--vcd: for meshes up to 256 PEs (this one has " +
                      std::to_string(spec.topology.num_nodes()) + "); use --trace perfetto");
-  const opt::Graph graph = prepare_network(a.network, a.batch, spec, a.passes);
+  const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
   const opt::Workload workload = opt::build_workload(graph);
   const opt::Plan plan = make_or_read_plan(a, graph, spec);
   const ExecMode mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
@@ -179,13 +179,11 @@ void add_simulate_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("simulate", "replay a partition plan cycle by cycle on the PEs and NoC");
   auto a = std::make_shared<SimulateArgs>();
   a->hw.add_to(*cmd);
-  cmd->add_option("--network", a->network, "zoo:NAME, a network .yaml or an .onnx model")->required()->type_name("X");
+  a->net.add_to(*cmd);
   auto* plan = cmd->add_option("--plan", a->plan, "plan.yaml from nocflow optimize")->type_name("FILE");
   cmd->add_option("--solver", a->solver, "without --plan: solve with this solver (SRAM limit on)")->capture_default_str()->excludes(plan);
   cmd->add_option("--cost-model", a->cost_model, "without --plan: paper | linkload")->capture_default_str()->excludes(plan);
   cmd->add_option("--mode", a->mode, "dataflow (overlap) | barrier (layer by layer, edges isolated)")->capture_default_str();
-  cmd->add_option("--batch", a->batch, "batch size of zoo networks")->capture_default_str();
-  cmd->add_option("--passes", a->passes, "graph passes (as for optimize)")->capture_default_str();
   cmd->add_option("--trace", a->trace, "write trace.json in Chrome/Perfetto format")->type_name("perfetto");
   cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");
   cmd->add_option("--trace-window", a->window, "link sampling window for traces, cycles (default 1000)");

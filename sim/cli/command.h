@@ -24,6 +24,16 @@ struct HwOptions {
   HwSpec load() const;
 };
 
+/// --network X, --batch N, --passes LIST: the network as optimize, simulate and friends load it
+/// (sim/lower/workload_setup.h), so that their layer names always agree.
+struct NetworkOptions {
+  std::string network;
+  std::int64_t batch = 1;
+  std::string passes = "default";
+
+  void add_to(CLI::App& cmd);
+};
+
 /// Create `dir` (and parents) and write the resolved config into it. Call only after all input
 /// has been validated, so that a failing command writes nothing.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec);
