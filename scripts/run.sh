@@ -4,9 +4,9 @@
 # to end. Output goes to out/ (override with NOCFLOW_OUT=DIR).
 #
 # The default example: ResNet-18 on the 8x8 mesh (configs/hw/mesh8x8.yaml): partition every
-# layer with the ILP under the per-PE SRAM limit, replay the plan cycle by cycle on the SystemC
-# PEs and NoC, print the summary and the transfers table (predicted vs simulated), and write a
-# Perfetto trace.
+# layer with the ILP under the linkload cost model and the per-PE SRAM limit, replay the plan
+# cycle by cycle on the SystemC PEs and NoC, print the summary and the transfers table
+# (predicted vs simulated), and write a Perfetto trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -17,8 +17,9 @@ out=${NOCFLOW_OUT:-out}
 hw=configs/hw/mesh8x8.yaml
 mkdir -p "$out"
 
-echo "== optimize: zoo:resnet18 on $hw (ilp, SRAM limit)"
-"$nocflow" optimize --hw "$hw" --network zoo:resnet18 --solver ilp --memory-limit --out "$out/optimize"
+echo "== optimize: zoo:resnet18 on $hw (ilp, linkload cost model, SRAM limit)"
+"$nocflow" optimize --hw "$hw" --network zoo:resnet18 --solver ilp --cost-model linkload --memory-limit \
+  --out "$out/optimize"
 echo
 echo "== simulate: replay the plan (dataflow), with a Perfetto trace"
 "$nocflow" simulate --hw "$hw" --network zoo:resnet18 --plan "$out/optimize/plan.yaml" \

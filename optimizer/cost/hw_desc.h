@@ -15,6 +15,9 @@ struct HwDesc {
   std::string routing = "xy";             ///< noc routing function name
   double macs_per_cycle = 256;            ///< per PE
   double adds_per_cycle = 64;             ///< per PE, element-wise operations
+  double sram_bytes_per_cycle = 64;       ///< per PE
+  int array_rows = 0;                     ///< MAC array shape; 0 = no array (rate only)
+  int array_cols = 0;
   double link_bytes_per_cycle = 32;       ///< one link (flit width × one flit per cycle)
   int router_pipeline_cycles = 2;         ///< per hop, router stages
   int link_latency_cycles = 1;            ///< per hop

@@ -6,6 +6,7 @@
 
 #include "noc/router/routing.h"
 #include "noc/topology/topology.h"
+#include "optimizer/cost/pe_model.h"
 
 namespace nocflow::optimizer {
 
@@ -85,10 +86,8 @@ Cost LinkloadModel::reduction_cost(const Layer& l, const Choice& c) const {
 }
 
 Cost LinkloadModel::layer_cost(const Layer& l, const Choice& c) const {
-  const int p = c.nodes();
   Cost out = reduction_cost(l, c);
-  out.cycles += static_cast<double>(l.macs) / p / hw_.macs_per_cycle +
-                static_cast<double>(l.vector_ops) / p / hw_.adds_per_cycle;
+  out.cycles += static_cast<double>(pe_work(l, c, hw_).cycles);
   out.energy_pj += static_cast<double>(l.macs) * hw_.mac_pj;
   return out;
 }

@@ -10,8 +10,9 @@
 //               serialization of the most loaded link, the second the pipeline fill of the
 //               longest route. Transfers are assumed to overlap perfectly (no contention
 //               beyond the busiest link).
-//  layer time = MACs/p / MACs per cycle + vector ops/p / adds per cycle (no η: MACs do not
-//               grow with a split) + the INPP ring all-reduce routed the same way, plus its
+//  layer time = the PE model's cycles for the layer's share (pe_model.h: MAC array
+//               utilisation, vector ops, SRAM bandwidth; no η: MACs do not grow with a split)
+//               + the INPP ring all-reduce routed the same way, plus its
 //               adds (block elements × (f−1)/f / adds per cycle: the reduce-scatter half adds,
 //               the all-gather half only copies).
 //  energy     = MACs × e_MAC + Σ bytes × hops × e_hop (hops = router-to-router links, 1 on a

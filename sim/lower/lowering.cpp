@@ -8,7 +8,8 @@
 #include "noc/base/error.h"
 #include "optimizer/cost/cost_model.h"
 #include "sim/lower/collectives.h"
-#include "sim/lower/pe_model.h"
+#include "optimizer/cost/pe_model.h"
+#include "sim/lower/workload_setup.h"
 
 namespace nocflow::sim {
 namespace {
@@ -82,6 +83,7 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   std::map<std::string, const opt::PlanLayer*> by_name;
   for (const auto& pl : plan.layers) by_name[pl.name] = &pl;
   std::set<std::string> network_layers;
+  const opt::HwDesc desc = hw_desc_of(hw);
   Lowered out;
   out.programs = ProgramSet(pes);
   for (const opt::Layer& l : workload.layers) {
@@ -91,7 +93,7 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
       throw InputError("the plan has no layer '" + l.name + "' of the network (" + plan.network + ")");
     out.layers.push_back(place_layer(l, *it->second, hw));
     out.programs.layer_names.push_back(l.name);
-    out.compute_cycles.push_back(pe_work(l, it->second->choice, hw).cycles);
+    out.compute_cycles.push_back(opt::pe_work(l, it->second->choice, desc).cycles);
   }
   for (const auto& pl : plan.layers)
     if (!network_layers.count(pl.name))

@@ -4,7 +4,7 @@
 // each PE of its placement:
 //   1. receives its inputs: every transfer of every incoming edge whose destination it is
 //      (optimizer::edge_transfers, the same code the linkload cost model uses);
-//   2. computes its share (pe_model.h);
+//   2. computes its share (optimizer/cost/pe_model.h, as the linkload model does);
 //   3. with INPP > 1, reduces partial sums with its INPP group: ring all-reduce
 //      (reduce-scatter + all-gather), members in INPP order, which the placement keeps adjacent;
 //   4. sends every transfer of every outgoing edge whose source it is.

@@ -15,6 +15,9 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   h.routing = s.router.routing;
   h.macs_per_cycle = static_cast<double>(s.pe.macs_per_cycle);
   h.adds_per_cycle = static_cast<double>(std::max<std::int64_t>(1, s.pe.adds_per_cycle));
+  h.sram_bytes_per_cycle = static_cast<double>(s.pe.sram_bytes_per_cycle);
+  h.array_rows = s.pe.array_rows;
+  h.array_cols = s.pe.array_cols;
   h.link_bytes_per_cycle = s.link.width_bytes;
   const int route = s.router.lookahead_routing ? 0 : s.router.routing_delay;
   const int alloc = s.router.speculative ? std::max(s.router.vc_alloc_delay, s.router.sw_alloc_delay)

@@ -8,7 +8,8 @@
 
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_model.h"
-#include "sim/lower/pe_model.h"
+#include "optimizer/cost/pe_model.h"
+#include "sim/lower/workload_setup.h"
 
 namespace nocflow::sim {
 
@@ -63,7 +64,7 @@ Energy run_energy(const opt::Workload& workload, const Lowered& lowered, const R
   Energy e;
   for (std::size_t l = 0; l < lowered.layers.size(); ++l) {
     const opt::PlacedLayer& pl = lowered.layers[l];
-    const PeWork w = pe_work(*pl.layer, pl.choice, hw);
+    const opt::PeWork w = opt::pe_work(*pl.layer, pl.choice, hw_desc_of(hw));
     e.mac_pj += static_cast<double>(workload.layers[l].macs) * hw.energy.mac_pj;
     e.sram_pj += static_cast<double>(w.sram_bytes) * pl.choice.nodes() * hw.energy.sram_pj_per_byte;
   }

@@ -6,7 +6,8 @@
 #include "optimizer/partition/placement.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/lowering.h"
-#include "sim/lower/pe_model.h"
+#include "optimizer/cost/pe_model.h"
+#include "sim/lower/workload_setup.h"
 #include "sim/output/layer_stats.h"
 #include "sim/system/system.h"
 
@@ -48,8 +49,8 @@ TEST(Replay, OutpLayerTakesItsComputePlusTheAllGatherTheNextLayerNeeds) {
   const opt::Workload w = opt::build_workload(g);
   const HwSpec hw = mesh2x2();
   const Lowered low = lower_plan(w, plan_for(w, {"OUTP=4", "OUTP=4"}), hw, ExecMode::Dataflow);
-  const std::int64_t c1 = pe_work(w.layers[0], low.layers[0].choice, hw).cycles;
-  const std::int64_t c2 = pe_work(w.layers[1], low.layers[1].choice, hw).cycles;
+  const std::int64_t c1 = opt::pe_work(w.layers[0], low.layers[0].choice, hw_desc_of(hw)).cycles;
+  const std::int64_t c2 = opt::pe_work(w.layers[1], low.layers[1].choice, hw_desc_of(hw)).cycles;
   System sys("sys", hw, low.programs);
   const RunResult r = sys.run();
   const auto layers = layer_stats(r, low.programs.layer_names);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "sim/lower/pe_model.h"
+#include "optimizer/cost/pe_model.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "optimizer/cost/cost_model.h"
 
-namespace nocflow::sim {
+namespace nocflow::optimizer {
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
@@ -19,24 +19,25 @@ double fill(std::int64_t n, std::int64_t lanes) {
 
 }  // namespace
 
-PeWork pe_work(const optimizer::Layer& layer, const optimizer::Choice& c, const HwSpec& hw) {
-  using optimizer::PartDim;
+PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
   PeWork w;
   const int p = c.nodes();
   w.macs = ceil_div(layer.macs, p);
-  if (hw.pe.array_rows > 0 && layer.macs > 0) {
+  if (hw.array_rows > 0 && layer.macs > 0) {
     const std::int64_t channels = ceil_div(layer.out[1], c.factor(PartDim::Outp));
     const std::int64_t reduction =
         ceil_div(layer.reduction, c.factor(PartDim::Inpp)) * layer.kernel[0] * layer.kernel[1];
-    w.utilisation = fill(channels, hw.pe.array_rows) * fill(reduction, hw.pe.array_cols);
+    w.utilisation = fill(channels, hw.array_rows) * fill(reduction, hw.array_cols);
   }
   const auto mac_cycles = static_cast<std::int64_t>(
-      std::ceil(static_cast<double>(w.macs) / (static_cast<double>(hw.pe.macs_per_cycle) * w.utilisation)));
-  const std::int64_t vector_cycles = ceil_div(ceil_div(layer.vector_ops, p), hw.pe.adds_per_cycle);
-  w.sram_bytes = static_cast<std::int64_t>(std::ceil(optimizer::layer_memory_bytes(layer, c)));
-  const std::int64_t sram_cycles = ceil_div(w.sram_bytes, hw.pe.sram_bytes_per_cycle);
+      std::ceil(static_cast<double>(w.macs) / (hw.macs_per_cycle * w.utilisation)));
+  const auto vector_cycles = static_cast<std::int64_t>(
+      std::ceil(static_cast<double>(ceil_div(layer.vector_ops, p)) / hw.adds_per_cycle));
+  w.sram_bytes = static_cast<std::int64_t>(std::ceil(layer_memory_bytes(layer, c)));
+  const auto sram_cycles = static_cast<std::int64_t>(
+      std::ceil(static_cast<double>(w.sram_bytes) / hw.sram_bytes_per_cycle));
   w.cycles = std::max(mac_cycles + vector_cycles, sram_cycles);
   return w;
 }
 
-}  // namespace nocflow::sim
+}  // namespace nocflow::optimizer
