@@ -42,8 +42,7 @@ Network::Network(const NocSpec& spec, std::unique_ptr<RoutingFunction> routing)
   if (!topo_.is_mesh() && spec_.router.routing == "west_first")
     throw InputError("router.routing: west_first needs a mesh");
   for (int r = 0; r < topo_.num_routers(); ++r)
-    routers_.push_back(std::make_unique<Router>(r, topo_, *routing_, spec_.router, spec_.link,
-                                                spec_.router.buffer_depth));
+    routers_.push_back(std::make_unique<Router>(r, topo_, *routing_, spec_.router, spec_.link));
   nis_.resize(topo_.num_nodes());
   reset();
 }

@@ -5,7 +5,7 @@
 
 namespace nocflow::noc {
 Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
-               const RouterSpec& spec, const LinkSpec& link, int ejection_depth)
+               const RouterSpec& spec, const LinkSpec& link)
     : id_(id),
       topo_(topo),
       route_fn_(routing),
@@ -17,8 +17,7 @@ Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
       flit_delay_(spec.sw_alloc_delay - 1 + spec.st_delay + link.latency + 1),
       credit_delay_(1 + link.latency),
       lookahead_(spec.lookahead_routing),
-      speculative_(spec.speculative),
-      ejection_depth_(ejection_depth) {
+      speculative_(spec.speculative) {
   if (ports_ > 64 || ports_ * vcs_ > 256)
     throw InputError("router: " + std::to_string(ports_) + " ports x " + std::to_string(vcs_) +
                      " VCs exceeds the supported 64 ports and 256 input VCs per router");
@@ -26,7 +25,7 @@ Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
     out_peer_.push_back(topo.out(id, p));
     in_peer_.push_back(topo.in(id, p));
     const PortPeer::Kind k = out_peer_.back().kind;
-    capacity_.push_back(k == PortPeer::Kind::Router ? depth_ : k == PortPeer::Kind::Node ? ejection_depth_ : 0);
+    capacity_.push_back(k == PortPeer::Kind::None ? 0 : depth_);  // routers and NIs buffer alike
   }
   single_word_ = ports_ * vcs_ <= 64;
   vc_mask_ = vcs_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << vcs_) - 1;

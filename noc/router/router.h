@@ -51,7 +51,7 @@ struct OutputVc {
 class Router {
  public:
   Router(int id, const Topology& topo, const RoutingFunction& routing, const RouterSpec& spec,
-         const LinkSpec& link, int ejection_depth);
+         const LinkSpec& link);
 
   /// Delivery phase: a flit reaches input port `port`; a credit returns for an output VC.
   void receive_flit(int port, const Flit& f, Cycle now);
@@ -107,7 +107,6 @@ class Router {
   int ports_, vcs_, depth_;
   int routing_delay_, vc_alloc_delay_, flit_delay_, credit_delay_;
   bool lookahead_, speculative_;
-  int ejection_depth_;
 
   std::vector<InputVc> in_;
   std::vector<OutputVc> out_;
