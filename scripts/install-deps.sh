@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libsystemc-dev libboost-graph-dev liblpsolve55-dev libsuitesparse-dev libyaml-cpp-dev
-  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   valgrind time python3-matplotlib
 )

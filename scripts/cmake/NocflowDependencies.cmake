@@ -5,7 +5,6 @@ find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
 find_package(Boost 1.74 REQUIRED)           # Boost.Graph is header-only
 find_package(yaml-cpp REQUIRED)             # target: yaml-cpp
-find_package(fmt REQUIRED)                  # target: fmt::fmt
 find_package(nlohmann_json 3 REQUIRED)      # target: nlohmann_json::nlohmann_json
 find_package(CLI11 REQUIRED)                # target: CLI11::CLI11
 
