@@ -51,15 +51,26 @@ std::int64_t parse_size(const std::string& s) {
   throw InputError("--sizes: cannot read '" + s + "' (write e.g. 1KiB, 4MiB, 512B)");
 }
 
+/// A case is near saturation when its busiest link carried at least this many flits per cycle
+/// over the redistribution's span (1 is a link's capacity).
+constexpr double kNearSaturation = 0.8;
+
 struct Error {
-  double sum = 0, max = 0;
-  int count = 0, still = 0, skipped = 0;  ///< cases with an error; moving nothing; skipped
-  void add(double predicted, double simulated) {
+  double sum = 0, max = 0;        ///< below saturation
+  double sum_all = 0, max_all = 0;
+  int count = 0, near = 0, still = 0, skipped = 0;  ///< below; near saturation; moving nothing; skipped
+  void add(double predicted, double simulated, bool near_saturation) {
     if (simulated <= 0) {
       ++still;
       return;
     }
     const double e = std::abs(predicted - simulated) / simulated;
+    sum_all += e;
+    max_all = std::max(max_all, e);
+    if (near_saturation) {
+      ++near;
+      return;
+    }
     sum += e;
     max = std::max(max, e);
     ++count;
@@ -114,8 +125,9 @@ int run(const ValidateArgs& a) {
             << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
             << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
             << r.max_link_utilisation << "\n";
-        summary[{type, "paper"}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles));
-        summary[{type, "linkload"}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles));
+        const bool near = r.max_link_utilisation >= kNearSaturation;
+        summary[{type, "paper"}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles), near);
+        summary[{type, "linkload"}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles), near);
         std::cout << "  [" << done << "/" << total << "] " << std::left << std::setw(12) << r.bench.topology
                   << std::setw(11) << type << std::right << std::setw(9) << size << " B: simulated "
                   << std::setw(8) << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
@@ -124,18 +136,25 @@ int run(const ValidateArgs& a) {
       }
 
   std::ofstream sum(fs::path(a.out) / "summary.csv");
-  sum << "type,model,cases,mape,max_error,cases_moving_nothing,cases_skipped\n";
-  std::cout << "\n  " << std::left << std::setw(12) << "type" << std::setw(10) << "model" << std::right
-            << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
+  sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
+         "cases_moving_nothing,cases_skipped\n";
+  std::cout << "\n  below saturation (busiest link < " << std::setprecision(1) << kNearSaturation
+            << " flits/cycle); all cases\n  "
+            << std::left << std::setw(12) << "type" << std::setw(10) << "model" << std::right << std::setw(7)
+            << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(7) << "near"
+            << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
   for (const auto& type : types)
     for (const char* model : {"paper", "linkload"}) {
       const Error& e = summary[{type, model}];
       const double mape = e.count ? e.sum / e.count : 0;
-      sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "," << e.still << ","
-          << e.skipped << "\n";
+      const int all = e.count + e.near;
+      const double mape_all = all ? e.sum_all / all : 0;
+      sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "," << e.near << ","
+          << mape_all << "," << e.max_all << "," << e.still << "," << e.skipped << "\n";
       std::cout << "  " << std::left << std::setw(12) << type << std::setw(10) << model << std::right
                 << std::setw(7) << e.count << std::setw(9) << std::setprecision(1) << 100 * mape << "%"
-                << std::setw(11) << 100 * e.max << "%";
+                << std::setw(11) << 100 * e.max << "%" << std::setw(7) << e.near << std::setw(9)
+                << 100 * mape_all << "%" << std::setw(11) << 100 * e.max_all << "%";
       if (e.still) std::cout << "  (+" << e.still << " moving nothing, both 0)";
       if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
       std::cout << "\n";

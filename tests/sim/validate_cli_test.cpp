@@ -58,7 +58,17 @@ TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
     }
   }
   EXPECT_EQ(rows, 6);
-  EXPECT_NE(read_file(dir / "out" / "summary.csv").find("ALL_GATHER,linkload,2,"), std::string::npos);
+  // Both ALL_GATHER cases appear in the summary, below or near saturation.
+  std::istringstream summary(read_file(dir / "out" / "summary.csv"));
+  bool found = false;
+  while (std::getline(summary, line)) {
+    const auto f = split(line);
+    if (f[0] == "ALL_GATHER" && f[1] == "linkload") {
+      found = true;
+      EXPECT_EQ(std::stoi(f[2]) + std::stoi(f[5]), 2) << line;
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(ValidateCli, BadArgumentsExitWith2) {
