@@ -27,6 +27,9 @@ struct HwDesc {
   /// paper model's B_NoC in bytes per cycle; 0 = one link's bytes per cycle (the seed's
   /// formula 9 divides by "the NoC bandwidth" without saying which, we read it as one link).
   double bnoc_bytes_per_cycle = 0;
+  /// paper model: cycles added to every redistribution that moves bytes. 0 = the seed's formula;
+  /// `nocflow validate --calibrate` fits it (with B_NoC) to cycle-level microbenchmarks.
+  double paper_latency_cycles = 0;
 
   int num_pes() const { return topology.num_nodes(); }
   bool mesh() const { return topology.kind != "crossbar"; }

@@ -85,7 +85,7 @@ Cost PaperModel::edge_cost(const Workload& w, const LayerEdge& e, const Choice& 
   const double h = h_avg(hw_.mesh(), std::max(ci.nodes(), cj.nodes()));
   Cost out;
   out.bytes = v;
-  out.cycles = v * h / hw_.bnoc();
+  out.cycles = v * h / hw_.bnoc() + (v > 0 ? hw_.paper_latency_cycles : 0);
   out.energy_pj = v * h * hw_.hop_pj_per_byte;
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
+#include "optimizer/cost/paper_calibration.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/ilp_formulation.h"
 #include "sim/cli/command.h"
@@ -38,6 +39,7 @@ struct OptimizeArgs {
   bool no_prune = false;
   double time_limit = 60;
   double bnoc = 0;
+  std::string calibration;
   std::string export_lp;
   std::string out;
 };
@@ -141,7 +143,8 @@ int run(const OptimizeArgs& a) {
   if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
   const HwSpec spec = a.hw.load();
-  const opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
+  opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
+  if (!a.calibration.empty()) opt::read_paper_calibration(a.calibration).apply(hw);
   const auto model = opt::make_cost_model(a.cost_model, hw);
   if (a.time_limit <= 0) throw InputError("--time-limit: must be positive");
   const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
@@ -189,7 +192,10 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_flag("--memory-limit", a->memory_limit, "per-PE SRAM constraint (pe.sram_bytes)");
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")->capture_default_str();
-  cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")->capture_default_str();
+  auto* bnoc = cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")->capture_default_str();
+  cmd->add_option("--calibration", a->calibration, "paper model B_NoC and latency from nocflow validate --calibrate")
+      ->type_name("FILE")
+      ->excludes(bnoc);
   cmd->add_option("--export-lp", a->export_lp, "ilp: write the model in LP format")->type_name("FILE");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "optimizer/cost/paper_calibration.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/validate/microbench.h"
@@ -26,6 +27,7 @@ struct ValidateArgs {
   int crossbar = 16;
   std::vector<std::string> sizes = {"1KiB", "4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB"};
   std::vector<std::string> types;
+  bool calibrate = false;
   std::string out;
 };
 
@@ -105,6 +107,7 @@ int run(const ValidateArgs& a) {
   csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"
          "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle\n";
   std::map<std::pair<std::string, std::string>, Error> summary;  // (type, model)
+  std::vector<BenchResult> results;  // for calibration
   const std::size_t total = machines.size() * types.size() * sizes.size();
   std::size_t done = 0;
   for (const HwSpec& hw : machines)
@@ -125,6 +128,7 @@ int run(const ValidateArgs& a) {
             << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
             << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
             << r.max_link_utilisation << "\n";
+        results.push_back(r);
         const bool near = r.max_link_utilisation >= kNearSaturation;
         summary[{type, "paper"}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles), near);
         summary[{type, "linkload"}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles), near);
@@ -159,7 +163,40 @@ int run(const ValidateArgs& a) {
       if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
       std::cout << "\n";
     }
-  std::cout << "nocflow: wrote " << a.out << "/validation.csv, summary.csv, config.resolved.yaml\n";
+  std::string written = "validation.csv, summary.csv, config.resolved.yaml";
+  if (a.calibrate) {
+    // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.
+    const double b0 = base.link.width_bytes;
+    std::vector<optimizer::CalibrationPoint> points;
+    for (const auto& r : results) points.push_back({r.paper_cycles * b0, static_cast<double>(r.simulated_cycles)});
+    const optimizer::PaperCalibration c = optimizer::fit_paper_calibration(points);
+    std::map<std::string, std::pair<Error, Error>> before_after;
+    Error all_before, all_after;
+    for (const auto& r : results) {
+      const double after = r.paper_cycles > 0 ? r.paper_cycles * b0 / c.bnoc_bytes_per_cycle + c.latency_cycles : 0;
+      before_after[r.bench.type].first.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
+      before_after[r.bench.type].second.add(after, static_cast<double>(r.simulated_cycles), false);
+      all_before.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
+      all_after.add(after, static_cast<double>(r.simulated_cycles), false);
+    }
+    auto mape = [](const Error& e) { return e.count ? 100 * e.sum / e.count : 0.0; };
+    std::ostringstream about;
+    about << std::setprecision(4) << "fitted on " << results.size() << " microbenchmarks of " << a.hw.file
+          << "; paper MAPE " << mape(all_before) << "% before, " << mape(all_after) << "% after";
+    std::ofstream(fs::path(a.out) / "calibration.yaml") << optimizer::paper_calibration_yaml(c, about.str());
+    written += ", calibration.yaml";
+    std::cout << "\n  paper model calibrated: B_NoC " << std::setprecision(2) << c.bnoc_bytes_per_cycle
+              << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "
+              << std::left << std::setw(12) << "type" << std::right << std::setw(14) << "MAPE before"
+              << std::setw(14) << "MAPE after" << "\n";
+    for (const auto& type : types)
+      std::cout << "  " << std::left << std::setw(12) << type << std::right << std::setw(13)
+                << mape(before_after[type].first) << "%" << std::setw(13) << mape(before_after[type].second)
+                << "%\n";
+    std::cout << "  " << std::left << std::setw(12) << "all" << std::right << std::setw(13) << mape(all_before)
+              << "%" << std::setw(13) << mape(all_after) << "%\n";
+  }
+  std::cout << "nocflow: wrote " << a.out << "/" << written << "\n";
   return 0;
 }
 
@@ -173,6 +210,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--crossbar", a->crossbar, "crossbar ports to test (0: none)")->capture_default_str();
   cmd->add_option("--sizes", a->sizes, "tensor sizes, e.g. 1KiB,64KiB,4MiB")->capture_default_str()->delimiter(',');
   cmd->add_option("--types", a->types, "redistribution types (default: all)")->delimiter(',');
+  cmd->add_flag("--calibrate", a->calibrate,
+                "fit the paper model's B_NoC and a fixed latency; write calibration.yaml");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }

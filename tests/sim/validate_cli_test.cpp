@@ -71,6 +71,27 @@ TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
   EXPECT_TRUE(found);
 }
 
+TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
+  const fs::path dir = fresh_dir("validate_calibrate");
+  const CliRun r = run_nocflow("validate " + kHw + " --meshes 2,4 --crossbar 0 --sizes 4KiB,64KiB "
+                               "--types ALL_GATHER,ALL_TO_ALL,SCATTER --calibrate --out " + (dir / "v").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string cal = read_file(dir / "v" / "calibration.yaml");
+  // "paper MAPE X% before, Y% after": calibration must help.
+  const auto before = cal.find("paper MAPE "), after = cal.find("% before, ");
+  ASSERT_NE(before, std::string::npos) << cal;
+  const double mape_before = std::stod(cal.substr(before + 11)), mape_after = std::stod(cal.substr(after + 10));
+  EXPECT_LT(mape_after, mape_before) << cal;
+  const CliRun o = run_nocflow("optimize " + kHw + " --network zoo:vgg5 --calibration " +
+                               (dir / "v" / "calibration.yaml").string() + " --out " + (dir / "o").string());
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  std::ofstream(dir / "bad.yaml") << "paper: {latency_cycles: 3}\n";
+  const CliRun bad = run_nocflow("optimize " + kHw + " --network zoo:vgg5 --calibration " +
+                                 (dir / "bad.yaml").string() + " --out " + (dir / "o2").string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("paper.bnoc_bytes_per_cycle"), std::string::npos) << bad.output;
+}
+
 TEST(ValidateCli, BadArgumentsExitWith2) {
   const fs::path dir = fresh_dir("validate_bad");
   EXPECT_EQ(run_nocflow("validate " + kHw + " --types ALL_GATHR --out " + (dir / "o").string()).exit_code, 2);

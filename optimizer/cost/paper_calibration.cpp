@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/cost/paper_calibration.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "noc/base/error.h"
+
+namespace nocflow::optimizer {
+
+PaperCalibration fit_paper_calibration(const std::vector<CalibrationPoint>& points) {
+  // Weighted least squares for y = a x + b with weights 1 / y^2 (relative error).
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int n = 0;
+  for (const auto& p : points) {
+    if (p.volume_hops <= 0 || p.simulated_cycles <= 0) continue;
+    const double w = 1.0 / (p.simulated_cycles * p.simulated_cycles);
+    sw += w;
+    sx += w * p.volume_hops;
+    sy += w * p.simulated_cycles;
+    sxx += w * p.volume_hops * p.volume_hops;
+    sxy += w * p.volume_hops * p.simulated_cycles;
+    ++n;
+  }
+  if (n < 2) throw InputError("calibration needs at least two microbenchmarks that move bytes");
+  const double det = sw * sxx - sx * sx;
+  double a = det != 0 ? (sw * sxy - sx * sy) / det : 0;
+  double b = det != 0 ? (sy - a * sx) / sw : 0;
+  if (b < 0 || a <= 0) {  // no negative latency: fit the slope alone
+    b = 0;
+    a = sxy / sxx;
+  }
+  if (a <= 0) throw InputError("calibration: the microbenchmarks give no positive bandwidth");
+  return {1.0 / a, b};
+}
+
+PaperCalibration read_paper_calibration(const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::BadFile&) {
+    throw InputError(file + ": cannot open calibration file");
+  } catch (const YAML::ParserException& e) {
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                     ": YAML syntax error: " + e.msg);
+  }
+  const YAML::Node paper = root["paper"];
+  if (!paper || !paper.IsMap()) throw InputError(file + ": expected a 'paper' section");
+  auto number = [&](const char* key, double min) {
+    const YAML::Node n = paper[key];
+    double v = 0;
+    if (!n || !n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < min)
+      throw InputError(file + ": paper." + key + ": expected a number >= " + std::to_string(min));
+    return v;
+  };
+  PaperCalibration c{number("bnoc_bytes_per_cycle", 1e-9), number("latency_cycles", 0)};
+  return c;
+}
+
+std::string paper_calibration_yaml(const PaperCalibration& c, const std::string& comment) {
+  std::ostringstream out;
+  out.precision(10);
+  out << "# nocflow paper-model calibration: T = V * h_avg / bnoc + latency (cycles)\n"
+      << "# load with: nocflow optimize --calibration FILE\n";
+  std::istringstream lines(comment);
+  for (std::string line; std::getline(lines, line);) out << "# " << line << "\n";
+  out << "paper:\n  bnoc_bytes_per_cycle: " << c.bnoc_bytes_per_cycle << "\n  latency_cycles: " << c.latency_cycles
+      << "\n";
+  return out.str();
+}
+
+}  // namespace nocflow::optimizer

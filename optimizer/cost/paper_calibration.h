@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The paper model's free parameters, fitted to cycle-level microbenchmarks by
+// `nocflow validate --calibrate` and loaded by `nocflow optimize --calibration FILE`:
+//   T = V * h_avg / B_NoC + L   (L only when V > 0)
+// The file is YAML: {paper: {bnoc_bytes_per_cycle: B, latency_cycles: L}} plus what it was fitted on.
+#include <string>
+#include <vector>
+
+#include "optimizer/cost/hw_desc.h"
+
+namespace nocflow::optimizer {
+
+struct PaperCalibration {
+  double bnoc_bytes_per_cycle = 0;
+  double latency_cycles = 0;
+
+  void apply(HwDesc& hw) const {
+    hw.bnoc_bytes_per_cycle = bnoc_bytes_per_cycle;
+    hw.paper_latency_cycles = latency_cycles;
+  }
+};
+
+/// One microbenchmark: x = V * h_avg (bytes), y = simulated cycles.
+struct CalibrationPoint {
+  double volume_hops = 0;
+  double simulated_cycles = 0;
+};
+
+/// Minimises the squared relative error sum((x / B + L - y) / y)^2 over the points with x, y > 0,
+/// with B > 0 and L >= 0 (L = 0 when the free fit would make it negative). Throws InputError
+/// with fewer than two usable points.
+PaperCalibration fit_paper_calibration(const std::vector<CalibrationPoint>& points);
+
+/// Throws InputError naming the file and key for a missing file, bad YAML or bad values.
+PaperCalibration read_paper_calibration(const std::string& file);
+std::string paper_calibration_yaml(const PaperCalibration& c, const std::string& comment);
+
+}  // namespace nocflow::optimizer
