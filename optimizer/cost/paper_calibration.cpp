@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/cost/paper_calibration.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cmath>
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "optimizer/io/yaml_file.h"
 
 namespace nocflow::optimizer {
 
@@ -37,15 +36,7 @@ PaperCalibration fit_paper_calibration(const std::vector<CalibrationPoint>& poin
 }
 
 PaperCalibration read_paper_calibration(const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw InputError(file + ": cannot open calibration file");
-  } catch (const YAML::ParserException& e) {
-    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                     ": YAML syntax error: " + e.msg);
-  }
+  const YAML::Node root = load_yaml_file(file, "calibration file");
   const YAML::Node paper = root["paper"];
   if (!paper || !paper.IsMap()) throw InputError(file + ": expected a 'paper' section");
   auto number = [&](const char* key, double min) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/plan/plan.h"
 
+#include "optimizer/io/yaml_file.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <sstream>
@@ -94,14 +96,7 @@ T get(const YAML::Node& n, const std::string& key, const std::string& where) {
 }  // namespace
 
 Plan read_plan(const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw InputError(file + ": cannot read the plan");
-  } catch (const YAML::Exception& e) {
-    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  const YAML::Node root = load_yaml_file(file, "plan");
   Plan p;
   p.network = get<std::string>(root, "network", file);
   p.cost_model = get<std::string>(root, "cost_model", file);

@@ -54,16 +54,23 @@ TEST(Inspect, PassStatsAndDotFromOnnx) {
   EXPECT_EQ(text.rfind("digraph", 0), 0u);
 }
 
-std::string onnx_with_unsupported_op() {
+/// A model with one 1x4 float input "x" and no nodes yet.
+onnx::ModelProto onnx_with_input(const std::string& name) {
   onnx::ModelProto m;
   m.set_ir_version(7);
   m.add_opset_import()->set_version(13);
   auto* g = m.mutable_graph();
-  g->set_name("bad");
+  g->set_name(name);
   auto* in = g->add_input();
   in->set_name("x");
   in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   for (int d : {1, 4}) in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  return m;
+}
+
+std::string onnx_with_unsupported_op() {
+  onnx::ModelProto m = onnx_with_input("bad");
+  auto* g = m.mutable_graph();
   auto* n = g->add_node();
   n->set_op_type("Hardmax");
   n->set_name("mystery");
@@ -75,15 +82,8 @@ std::string onnx_with_unsupported_op() {
 
 /// x -> add(x, r) -> relu -> r: the relu feeds the add that feeds it.
 std::string onnx_with_cycle() {
-  onnx::ModelProto m;
-  m.set_ir_version(7);
-  m.add_opset_import()->set_version(13);
+  onnx::ModelProto m = onnx_with_input("loop");
   auto* g = m.mutable_graph();
-  g->set_name("loop");
-  auto* in = g->add_input();
-  in->set_name("x");
-  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int d : {1, 4}) in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
   auto* add = g->add_node();
   add->set_op_type("Add");
   add->set_name("sum");

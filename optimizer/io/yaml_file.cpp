@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/io/yaml_file.h"
+
+#include "noc/base/error.h"
+
+namespace nocflow::optimizer {
+
+YAML::Node load_yaml_file(const std::string& file, const std::string& what) {
+  try {
+    return YAML::LoadFile(file);
+  } catch (const YAML::BadFile&) {
+    throw InputError(file + ": cannot read the " + what);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                     ": YAML syntax error: " + e.msg);
+  }
+}
+
+}  // namespace nocflow::optimizer
