@@ -10,6 +10,7 @@ packages=(
   libsystemc-dev libboost-graph-dev liblpsolve55-dev libsuitesparse-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
+  libopenmpi-dev openmpi-bin
   valgrind time python3-matplotlib
 )
 [[ "${1:-}" == "--with-torch" ]] && packages+=(python3-torch python3-torchvision python3-onnx)

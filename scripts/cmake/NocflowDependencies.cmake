@@ -7,6 +7,7 @@ find_package(Boost 1.74 REQUIRED)           # Boost.Graph is header-only
 find_package(yaml-cpp REQUIRED)             # target: yaml-cpp
 find_package(nlohmann_json 3 REQUIRED)      # target: nlohmann_json::nlohmann_json
 find_package(CLI11 REQUIRED)                # target: CLI11::CLI11
+find_package(MPI REQUIRED COMPONENTS CXX)   # target: MPI::MPI_CXX (only the sweep's MPI module)
 
 # SystemC 2.3.4 ships only pkg-config metadata and is built as C++17.
 pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET systemc)

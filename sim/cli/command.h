@@ -45,5 +45,6 @@ void add_traffic_command(CLI::App& app, Action& action);
 void add_optimize_command(CLI::App& app, Action& action);
 void add_simulate_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
+void add_sweep_command(CLI::App& app, Action& action);
 
 }  // namespace nocflow::sim::cli

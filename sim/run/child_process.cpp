@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "sim/run/child_process.h"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "noc/base/error.h"
 
@@ -24,9 +28,15 @@ void write_all(int fd, const std::string& data) {
   }
 }
 
-}  // namespace
+/// A running child: its pid and the read end of its report pipe.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string report;
+  std::size_t task = 0;
+};
 
-std::string run_in_child(const std::function<std::string()>& fn) {
+Child spawn(const std::function<std::string()>& fn) {
   int fds[2];
   if (::pipe(fds) != 0) throw CheckError(std::string("cannot create a pipe: ") + std::strerror(errno));
   std::fflush(nullptr);  // nothing buffered twice
@@ -52,23 +62,83 @@ std::string run_in_child(const std::function<std::string()>& fn) {
     ::_exit(0);
   }
   ::close(fds[1]);
-  std::string report;
+  return {pid, fds[0], {}, 0};
+}
+
+/// Reads what is available; true at end of file.
+bool read_some(Child& c) {
   char buf[65536];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) report.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
+  const ssize_t n = ::read(c.fd, buf, sizeof buf);
+  if (n > 0) {
+    c.report.append(buf, static_cast<std::size_t>(n));
+    return false;
+  }
+  if (n < 0 && errno == EINTR) return false;
+  return true;
+}
+
+/// Closes the pipe, reaps the child and decodes its report.
+ChildResult finish(Child& c) {
+  ::close(c.fd);
   int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (report.empty()) {
+  while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (c.report.empty()) {
     const std::string how = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
                                                 : "exited with code " + std::to_string(WEXITSTATUS(status));
-    throw CheckError("a simulation child process " + how + " without reporting");
+    return {ChildResult::Kind::CheckError, "a simulation child process " + how + " without reporting"};
   }
-  const std::string body = report.substr(1);
-  switch (report[0]) {
-    case kOk: return body;
-    case kInput: throw InputError(body);
-    case kCheck: throw CheckError(body);
-    default: throw CheckError("a simulation child process failed: " + body);
+  std::string body = c.report.substr(1);
+  switch (c.report[0]) {
+    case kOk: return {ChildResult::Kind::Ok, std::move(body)};
+    case kInput: return {ChildResult::Kind::InputError, std::move(body)};
+    case kCheck: return {ChildResult::Kind::CheckError, std::move(body)};
+    default: return {ChildResult::Kind::CheckError, "a simulation child process failed: " + body};
+  }
+}
+
+}  // namespace
+
+std::string run_in_child(const std::function<std::string()>& fn) {
+  Child c = spawn(fn);
+  while (!read_some(c)) {
+  }
+  ChildResult r = finish(c);
+  switch (r.kind) {
+    case ChildResult::Kind::Ok: return std::move(r.text);
+    case ChildResult::Kind::InputError: throw InputError(r.text);
+    default: throw CheckError(r.text);
+  }
+}
+
+void run_in_children(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,
+                     const std::function<void(std::size_t, const ChildResult&)>& done,
+                     const std::function<void()>& tick) {
+  std::vector<Child> running;
+  std::size_t next = 0;
+  while (next < n || !running.empty()) {
+    while (next < n && static_cast<int>(running.size()) < std::max(jobs, 1)) {
+      const std::size_t i = next++;
+      Child c = spawn([&task, i] { return task(i); });
+      c.task = i;
+      running.push_back(std::move(c));
+    }
+    std::vector<pollfd> fds;
+    for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
+    const int ready = ::poll(fds.data(), fds.size(), 1000);
+    if (ready < 0 && errno != EINTR) throw CheckError(std::string("poll failed: ") + std::strerror(errno));
+    if (ready <= 0) {
+      if (tick) tick();
+      continue;
+    }
+    // Children whose pipe has data or closed; finished ones leave `running` (order kept).
+    for (std::size_t k = running.size(); k-- > 0;) {
+      if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (!read_some(running[k])) continue;
+      Child c = std::move(running[k]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      done(c.task, finish(c));
+    }
   }
 }
 

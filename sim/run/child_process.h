@@ -1,16 +1,30 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // SystemC can elaborate only once per process, so commands that run many simulations
-// (validate, sweep) run each one in a forked child. run_in_child(fn) forks; the child runs fn
-// and sends back the string it returns; the parent returns that string. An InputError or
-// CheckError thrown in the child is thrown again in the parent with the same type and
-// message; any other failure (another exception, a crash, a signal) becomes a CheckError that
-// says how the child ended.
+// (validate, sweep) run each one in a forked child. The child runs a function and sends back
+// the string it returns. An InputError or CheckError thrown in the child comes back with the
+// same type and message; any other failure (another exception, a crash, a signal) is a
+// CheckError that says how the child ended.
+#include <cstddef>
 #include <functional>
 #include <string>
 
 namespace nocflow::sim {
 
+/// Forks; the child runs fn; returns its string or throws its error (see above).
 std::string run_in_child(const std::function<std::string()>& fn);
+
+/// How one of several children ended.
+struct ChildResult {
+  enum class Kind { Ok, InputError, CheckError } kind = Kind::Ok;
+  std::string text;  ///< the returned string, or the error message
+};
+
+/// Runs task(0) .. task(n-1), each in its own forked child, at most `jobs` at a time. In the
+/// parent, done(i, result) is called as each child ends (completion order), and tick() about
+/// once a second while children run (progress display). Errors do not stop the others.
+void run_in_children(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,
+                     const std::function<void(std::size_t, const ChildResult&)>& done,
+                     const std::function<void()>& tick = {});
 
 }  // namespace nocflow::sim

@@ -2,7 +2,12 @@
 // Simulations in child processes: several SystemC elaborations from one parent process.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <csignal>
+#include <thread>
 
 #include "noc/base/error.h"
 #include "sim/config/hw_loader.h"
@@ -50,6 +55,46 @@ TEST(ChildProcess, ErrorsKeepTheirTypeAndMessage) {
   } catch (const CheckError& e) {
     EXPECT_NE(std::string(e.what()).find("killed by signal 9"), std::string::npos) << e.what();
   }
+}
+
+TEST(ChildProcess, ManyChildrenRunAtMostJobsAtOnceAndReportEach) {
+  // Each child reports its task and pid; task 3 fails its input, task 5 dies.
+  constexpr std::size_t n = 8;
+  std::vector<ChildResult> results(n);
+  std::vector<std::size_t> order;
+  const auto start = std::chrono::steady_clock::now();
+  run_in_children(
+      n, 3,
+      [](std::size_t i) -> std::string {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        if (i == 3) throw InputError("task 3 does not fit");
+        if (i == 5) std::raise(SIGKILL);
+        return std::to_string(i) + " " + std::to_string(::getpid());
+      },
+      [&](std::size_t i, const ChildResult& r) {
+        results[i] = r;
+        order.push_back(i);
+      });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(order.size(), n);
+  std::sort(order.begin(), order.end());
+  EXPECT_TRUE(std::adjacent_find(order.begin(), order.end()) == order.end()) << "a task reported twice";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 3) {
+      EXPECT_EQ(results[i].kind, ChildResult::Kind::InputError);
+      EXPECT_EQ(results[i].text, "task 3 does not fit");
+    } else if (i == 5) {
+      EXPECT_EQ(results[i].kind, ChildResult::Kind::CheckError);
+      EXPECT_NE(results[i].text.find("killed by signal 9"), std::string::npos) << results[i].text;
+    } else {
+      EXPECT_EQ(results[i].kind, ChildResult::Kind::Ok);
+      EXPECT_EQ(results[i].text.substr(0, results[i].text.find(' ')), std::to_string(i));
+      EXPECT_NE(results[i].text.substr(results[i].text.find(' ') + 1), std::to_string(::getpid()));
+    }
+  }
+  // 8 tasks of 0.2 s, 3 at a time: 3 rounds, so at least 0.6 s (and far less than 8 x 0.2 s
+  // run one by one, though wall time on a loaded machine is not asserted from above).
+  EXPECT_GE(seconds, 0.6);
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// `nocflow sweep`: a design-space sweep from a YAML spec (sim/sweep/spec.h), each point solved
+// and replayed in a child process, --jobs at a time; under mpirun the points are shared among
+// the ranks and rank 0 writes results.csv (issue 7).
+#include <iostream>
+
+#include "noc/base/error.h"
+#include "sim/cli/command.h"
+#include "sim/sweep/mpi.h"
+#include "sim/sweep/spec.h"
+#include "sim/sweep/sweep.h"
+
+namespace nocflow::sim::cli {
+namespace {
+
+struct SweepArgs {
+  std::string spec;
+  SweepOptions options;
+  bool list = false;
+};
+
+int run(const SweepArgs& a) {
+  if (a.options.jobs < 1) throw InputError("--jobs: must be at least 1");
+  const SweepSpec spec = load_sweep_spec(a.spec);
+  const std::vector<SweepPoint> points = sweep_points(spec);
+  if (a.list) {
+    for (const auto& p : points)
+      std::cout << p.index << "  " << p.key << "  (" << p.hw.topology.num_nodes() << " PEs)\n";
+    std::cout << points.size() << " points\n";
+    return 0;
+  }
+  if (a.options.out.empty()) throw InputError("--out is required (unless --list)");
+  const Cluster cluster = launched_under_mpi() ? mpi_cluster() : Cluster{};
+  return run_sweep(spec, points, a.options, cluster);
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("sweep", "run a design-space sweep (YAML spec of axes); mpirun shares the points");
+  auto a = std::make_shared<SweepArgs>();
+  cmd->add_option("--spec", a->spec, "sweep spec YAML (see configs/sweeps/README.md)")->required()->type_name("FILE");
+  cmd->add_option("--jobs", a->options.jobs, "points run at once on this machine (per MPI rank)")->capture_default_str();
+  cmd->add_option("--out", a->options.out, "output folder")->type_name("DIR");
+  cmd->add_flag("--resume", a->options.resume, "finish a sweep in --out: skip points already there");
+  cmd->add_flag("--list", a->list, "print the points and exit");
+  cmd->add_flag("--quiet", a->options.quiet, "no progress output");
+  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
+}
+
+}  // namespace nocflow::sim::cli

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+#include "sim/sweep/spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "noc/base/error.h"
+#include "noc/base/names.h"
+#include "optimizer/cost/cost_model.h"
+#include "optimizer/frontend/zoo.h"
+#include "optimizer/io/yaml_file.h"
+#include "optimizer/solver/solver.h"
+#include "sim/config/hw_loader.h"
+
+namespace nocflow::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// "spec.yaml:3:9: " for a node.
+std::string where(const std::string& file, const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": ";
+}
+
+/// A relative path in the spec is relative to the spec's folder.
+std::string resolve(const std::string& spec_file, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  return (fs::path(spec_file).parent_path() / path).lexically_normal().string();
+}
+
+bool is_config_key(const std::string& name) { return name.find('.') != std::string::npos; }
+
+/// "RxC" or "k" (k x k); sides 1 .. 64.
+std::pair<int, int> parse_mesh(const std::string& v) {
+  const auto x = v.find('x');
+  auto side = [&](const std::string& s) {
+    std::size_t used = 0;
+    int k = 0;
+    try {
+      k = std::stoi(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != s.size()) throw InputError("'" + v + "' is not a mesh shape (write RxC, e.g. 8x8, or k)");
+    if (k < 1 || k > 64) throw InputError("mesh side " + s + " is outside 1 .. 64");
+    return k;
+  };
+  if (x == std::string::npos) {
+    const int k = side(v);
+    return {k, k};
+  }
+  return {side(v.substr(0, x)), side(v.substr(x + 1))};
+}
+
+std::int64_t parse_batch(const std::string& v) {
+  std::size_t used = 0;
+  long long b = 0;
+  try {
+    b = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size()) throw InputError("batch '" + v + "' is not an integer");
+  if (b < 1 || b > 4096) throw InputError("batch " + v + " is outside 1 .. 4096");
+  return b;
+}
+
+void check_name(const std::string& what, const std::string& v, const std::vector<std::string>& known) {
+  if (std::find(known.begin(), known.end(), v) == known.end()) throw InputError(unknown_name_message(what, v, known));
+}
+
+/// Places of every value, for error messages: [axis][value] -> "file:line:col: ".
+using Places = std::vector<std::vector<std::string>>;
+
+/// Applies one value of a non-config axis to a point; throws InputError (without place).
+void apply(SweepPoint& p, const std::string& axis, const std::string& v, const std::string& spec_file,
+           std::pair<int, int>& mesh, std::string& kind) {
+  if (axis == "mesh") {
+    mesh = parse_mesh(v);
+  } else if (axis == "topology") {
+    check_name("topology", v, {"mesh", "crossbar"});
+    kind = v;
+  } else if (axis == "network") {
+    if (v.rfind("zoo:", 0) == 0) {
+      check_name("zoo network", v.substr(4), optimizer::zoo_names());
+      p.network = v;
+    } else {
+      p.network = resolve(spec_file, v);
+      if (!fs::is_regular_file(p.network)) throw InputError("network file " + p.network + " does not exist");
+    }
+  } else if (axis == "batch") {
+    p.batch = parse_batch(v);
+  } else if (axis == "solver") {
+    check_name("solver", v, optimizer::solver_names());
+    p.solver = v;
+  } else if (axis == "cost_model") {
+    check_name("cost model", v, optimizer::cost_model_names());
+    p.cost_model = v;
+  } else if (axis == "mode") {
+    check_name("mode", v, {"dataflow", "barrier"});
+    p.mode = v;
+  } else if (axis == "passes") {
+    p.passes = v;
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& sweep_axis_names() {
+  static const std::vector<std::string> names = {"mesh",     "topology", "network", "batch",
+                                                 "solver",   "cost_model", "mode",  "passes"};
+  return names;
+}
+
+SweepSpec load_sweep_spec(const std::string& file) {
+  SweepSpec s;
+  s.file = file;
+  {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(file + ": cannot read the sweep spec");
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    s.text = bytes.str();
+  }
+  const YAML::Node root = optimizer::load_yaml_file(file, "sweep spec");
+  if (!root.IsMap()) throw InputError(file + ": a sweep spec is a map with keys hw, set, axes");
+  std::set<std::string> seen;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    if (!seen.insert(key).second) throw InputError(where(file, kv.first) + "duplicate key '" + key + "'");
+    if (key == "hw") {
+      if (!kv.second.IsScalar()) throw InputError(where(file, kv.second) + "hw: expected a config file path");
+      s.hw = resolve(file, kv.second.as<std::string>());
+    } else if (key == "set") {
+      if (!kv.second.IsMap()) throw InputError(where(file, kv.second) + "set: expected a map of config keys to values");
+      for (const auto& o : kv.second) {
+        if (!o.second.IsScalar())
+          throw InputError(where(file, o.second) + "set." + o.first.as<std::string>() + ": expected one value");
+        s.overrides.push_back(o.first.as<std::string>() + "=" + o.second.as<std::string>());
+      }
+    } else if (key == "axes") {
+      if (!kv.second.IsMap() || kv.second.size() == 0)
+        throw InputError(where(file, kv.second) + "axes: expected a map of axis names to values");
+    } else {
+      throw InputError(where(file, kv.first) + unknown_name_message("key", key, {"hw", "set", "axes"}));
+    }
+  }
+  if (!root["hw"]) throw InputError(file + ": missing key 'hw' (the base hardware config)");
+  if (!root["axes"]) throw InputError(file + ": missing key 'axes'");
+  // The base config and fixed overrides must load on their own.
+  try {
+    load_hw_config(s.hw, s.overrides);
+  } catch (const InputError& e) {
+    throw InputError(where(file, root["hw"]) + "base config: " + e.what());
+  }
+  seen.clear();
+  for (const auto& kv : root["axes"]) {
+    SweepAxis axis{kv.first.as<std::string>(), {}};
+    if (!seen.insert(axis.name).second)
+      throw InputError(where(file, kv.first) + "duplicate axis '" + axis.name + "'");
+    const auto& known = sweep_axis_names();
+    if (!is_config_key(axis.name) && std::find(known.begin(), known.end(), axis.name) == known.end())
+      throw InputError(where(file, kv.first) + unknown_name_message("axis", axis.name, known) +
+                       "; config keys such as router.vcs are axes too");
+    const YAML::Node& values = kv.second;
+    if (values.IsScalar()) {
+      axis.values.push_back(values.as<std::string>());
+    } else if (values.IsSequence()) {
+      if (values.size() == 0) throw InputError(where(file, values) + "axis '" + axis.name + "' is empty");
+      std::set<std::string> distinct;
+      for (const auto& v : values) {
+        if (!v.IsScalar()) throw InputError(where(file, v) + "axis '" + axis.name + "': expected a list of values");
+        const std::string value = v.as<std::string>();
+        if (!distinct.insert(value).second)
+          throw InputError(where(file, v) + "axis '" + axis.name + "': value '" + value + "' appears twice");
+        axis.values.push_back(value);
+      }
+    } else {
+      throw InputError(where(file, values) + "axis '" + axis.name + "': expected a value or a list of values");
+    }
+    // Check each value alone, so the error points at it.
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      const YAML::Node node = values.IsSequence() ? values[i] : values;
+      try {
+        if (is_config_key(axis.name)) {
+          std::vector<std::string> o = s.overrides;
+          o.push_back(axis.name + "=" + axis.values[i]);
+          load_hw_config(s.hw, o);
+        } else {
+          SweepPoint p;
+          std::pair<int, int> mesh;
+          std::string kind;
+          apply(p, axis.name, axis.values[i], file, mesh, kind);
+        }
+      } catch (const InputError& e) {
+        throw InputError(where(file, node) + "axis '" + axis.name + "': " + e.what());
+      }
+    }
+    s.axes.push_back(std::move(axis));
+  }
+  return s;
+}
+
+std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
+  std::size_t total = 1;
+  for (const auto& a : spec.axes) total *= a.values.size();
+  std::vector<SweepPoint> points;
+  points.reserve(total);
+  for (std::size_t index = 0; index < total; ++index) {
+    SweepPoint p;
+    p.index = index;
+    // Mixed radix, last axis fastest.
+    std::size_t rest = index;
+    p.values.resize(spec.axes.size());
+    for (std::size_t a = spec.axes.size(); a-- > 0;) {
+      p.values[a] = spec.axes[a].values[rest % spec.axes[a].values.size()];
+      rest /= spec.axes[a].values.size();
+    }
+    std::vector<std::string> overrides = spec.overrides;
+    std::pair<int, int> mesh{0, 0};
+    std::string kind;
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+      const std::string& name = spec.axes[a].name;
+      p.key += (a ? " " : "") + name + "=" + p.values[a];
+      if (is_config_key(name))
+        overrides.push_back(name + "=" + p.values[a]);
+      else
+        apply(p, name, p.values[a], spec.file, mesh, kind);
+    }
+    try {
+      p.hw = load_hw_config(spec.hw, overrides);
+      if (kind.empty()) kind = p.hw.topology.kind;
+      if (mesh.first == 0)
+        mesh = p.hw.topology.kind == "mesh" ? std::pair{p.hw.topology.rows, p.hw.topology.cols}
+                                            : std::pair{p.hw.topology.ports, 1};
+      if (kind == "mesh") {
+        p.hw.topology = {"mesh", mesh.first, mesh.second, 0};
+      } else {
+        const int ports = mesh.first * mesh.second;
+        if (ports < 2 || ports > 64) throw InputError("a crossbar has 2 .. 64 ports, not " + std::to_string(ports));
+        p.hw.topology = {"crossbar", 0, 0, ports};
+      }
+    } catch (const InputError& e) {
+      throw InputError(spec.file + ": point " + p.key + ": " + e.what());
+    }
+    if (p.network.empty()) throw InputError(spec.file + ": no network: add an axis 'network' (e.g. network: zoo:resnet18)");
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+}  // namespace nocflow::sim

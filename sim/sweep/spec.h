@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A sweep spec: a base hardware config and axes whose cartesian product is the set of points.
+//
+//   hw: ../hw/mesh8x8.yaml          # base config, relative to the spec file
+//   set: {pe.sram_bytes: 67108864}  # fixed overrides of config keys (optional)
+//   axes:                           # in this order: the first axis varies slowest
+//     mesh: [2x2, 4x4, 8x8]         # RxC (or k for k x k): the mesh's shape, or the crossbar's ports
+//     network: [zoo:resnet50, ../networks/vgg5.yaml]
+//     solver: [greedy, dp]
+//     cost_model: linkload          # one value: a fixed setting, still a column of results.csv
+//     router.vcs: [2, 4]            # any config key (see configs/README.md)
+//
+// Axes: mesh, topology (mesh | crossbar), network, batch, solver, cost_model, mode (dataflow |
+// barrier), passes, and every config key. Settings no axis names keep their defaults: the
+// base config's topology, solver dp, cost model linkload, mode dataflow, batch 1, passes
+// default. Every value of every point is checked when the spec is loaded, so a bad spec fails
+// before any simulation with file:line:col.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/config/hw_spec.h"
+
+namespace nocflow::sim {
+
+struct SweepAxis {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+struct SweepSpec {
+  std::string file;                    ///< the spec's path
+  std::string text;                    ///< the spec's bytes (--resume checks it is unchanged)
+  std::string hw;                      ///< base config path (resolved against the spec's folder)
+  std::vector<std::string> overrides;  ///< `set:` as key=value
+  std::vector<SweepAxis> axes;
+};
+
+/// One point: its values (one per axis) and the settings they resolve to.
+struct SweepPoint {
+  std::size_t index = 0;
+  std::string key;  ///< "mesh=8x8 network=zoo:resnet50 solver=dp": identifies the point in results
+  std::vector<std::string> values;
+  HwSpec hw;
+  std::string network;
+  std::int64_t batch = 1;
+  std::string solver = "dp", cost_model = "linkload", mode = "dataflow", passes = "default";
+};
+
+/// Reads and checks a spec; InputError with file:line:col on any problem.
+SweepSpec load_sweep_spec(const std::string& file);
+
+/// Every point in order (first axis slowest), each checked (InputError naming the value's place).
+std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
+
+/// Axis names other than config keys.
+const std::vector<std::string>& sweep_axis_names();
+
+}  // namespace nocflow::sim

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+#include "sim/sweep/sweep.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "noc/base/error.h"
+#include "optimizer/cost/cost_model.h"
+#include "optimizer/plan/partition_setup.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/solver/solver.h"
+#include "sim/config/hw_loader.h"
+#include "sim/lower/workload_setup.h"
+#include "sim/run/child_process.h"
+#include "sim/run/replay.h"
+
+namespace nocflow::sim {
+namespace {
+
+namespace fs = std::filesystem;
+namespace opt = optimizer;
+using Clock = std::chrono::steady_clock;
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+  return q + "\"";
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string line;
+  for (std::size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + csv_field(fields[i]);
+  return line;
+}
+
+std::vector<std::string> parse_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+std::string number(double v, int precision) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(precision) << v;
+  return o.str();
+}
+
+std::string duration(double s) {
+  const long t = std::lround(s);
+  std::ostringstream o;
+  if (t >= 3600) o << t / 3600 << "h";
+  if (t >= 60) o << std::setw(t >= 3600 ? 2 : 1) << std::setfill('0') << (t / 60) % 60 << "m";
+  o << std::setw(t >= 60 ? 2 : 1) << std::setfill('0') << t % 60 << "s";
+  return o.str();
+}
+
+/// "12 ms", "3.4 s"
+std::string seconds_text(double s) { return s < 1 ? number(1000 * s, 1) + " ms" : number(s, 1) + " s"; }
+
+std::vector<std::string> header(const SweepSpec& spec) {
+  std::vector<std::string> h{"point"};
+  for (const auto& a : spec.axes) h.push_back(a.name);
+  for (const auto& c : sweep_result_columns()) h.push_back(c);
+  return h;
+}
+
+std::string partial_name(int rank) { return "results.partial-" + std::to_string(rank) + ".csv"; }
+
+/// Rows already in `dir` (results.csv and partial files) with a status that needs no rerun,
+/// by point key. A file whose header differs from this spec's is an error.
+std::map<std::string, std::string> finished_rows(const fs::path& dir, const std::string& expected_header) {
+  std::map<std::string, std::string> rows;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("results.partial-", 0) == 0) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (fs::exists(dir / "results.csv")) files.insert(files.begin(), dir / "results.csv");
+  const std::size_t status_column = parse_csv_line(expected_header).size() - sweep_result_columns().size() + 1;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    if (line != expected_header)
+      throw InputError(f.string() + ": its columns differ from this spec's; use another --out");
+    while (std::getline(in, line)) {
+      const auto fields = parse_csv_line(line);
+      if (fields.size() <= status_column) continue;  // a line cut short by an interruption
+      const std::string& status = fields[status_column];
+      if (status == "ok" || status == "infeasible") rows.emplace(fields[0], line);
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+const std::vector<std::string>& sweep_result_columns() {
+  static const std::vector<std::string> c = {
+      "pes", "status", "total_cycles", "compute_cycles", "communication_cycles", "energy_pj",
+      "predicted_cycles", "prediction_error", "solve_seconds", "tabulate_seconds", "sim_wall_seconds", "message"};
+  return c;
+}
+
+std::vector<std::string> run_sweep_point(const SweepPoint& p) {
+  const opt::Graph graph = prepare_network(p.network, p.batch, p.hw, p.passes);
+  const opt::HwDesc hw = hw_desc_of(p.hw);
+  const auto model = opt::make_cost_model(p.cost_model, hw);
+  // As `nocflow simulate` solves: the per-PE SRAM limit is on, since lowering rejects a plan
+  // that does not fit.
+  const opt::PartitionSetup s = opt::setup_partition(graph, hw, *model, {false, true, true});
+  const opt::SolveResult r = opt::make_solver(p.solver)->solve(s.problem, {60, "flow", "", false});
+  const opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, p.solver);
+  const ReplayOutcome o = replay(p.hw, s.workload, plan, p.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow);
+  const double predicted = plan.total_cycles();
+  const double error = o.total_cycles > 0 ? predicted / static_cast<double>(o.total_cycles) - 1 : 0;
+  return {std::to_string(o.total_cycles), std::to_string(o.compute_cycles), std::to_string(o.communication_cycles),
+          number(o.energy_pj, 1), number(predicted, 1), number(error, 6), number(r.seconds, 6),
+          number(s.tabulate_seconds, 4), number(o.wall_seconds, 4), ""};
+}
+
+int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepOptions& o,
+              const Cluster& cluster) {
+  const fs::path dir = o.out;
+  const std::string head = csv_line(header(spec));
+
+  // Rank 0 decides what is finished; every rank gets the same list.
+  std::string finished_keys;
+  std::map<std::string, std::string> finished;
+  std::string setup_error;
+  if (cluster.rank == 0) {
+    try {
+      const bool had_sweep = fs::exists(dir / "sweep.yaml");
+      if (had_sweep && !o.resume)
+        throw InputError(o.out + " already holds a sweep: use --resume to finish it, or another --out");
+      if (had_sweep) {
+        std::ifstream in(dir / "sweep.yaml", std::ios::binary);
+        std::ostringstream old;
+        old << in.rdbuf();
+        if (old.str() != spec.text)
+          throw InputError("--resume: " + (dir / "sweep.yaml").string() + " differs from " + spec.file +
+                           "; a changed spec needs another --out");
+        finished = finished_rows(dir, head);
+      }
+      fs::create_directories(dir);
+      std::ofstream(dir / "sweep.yaml", std::ios::binary) << spec.text;
+      std::ofstream(dir / "config.resolved.yaml") << resolved_yaml(load_hw_config(spec.hw, spec.overrides));
+      for (const auto& [key, row] : finished) finished_keys += key + "\n";
+    } catch (const std::exception& e) {
+      setup_error = std::string("E") + e.what();
+    }
+  }
+  const std::string shared = cluster.broadcast(setup_error.empty() ? "K" + finished_keys : setup_error);
+  if (shared[0] == 'E') throw InputError(shared.substr(1));
+  std::set<std::string> done;
+  {
+    std::istringstream in(shared.substr(1));
+    for (std::string k; std::getline(in, k);) done.insert(k);
+  }
+  std::vector<const SweepPoint*> pending;
+  for (const SweepPoint& p : points)
+    if (!done.count(p.key)) pending.push_back(&p);
+  std::vector<const SweepPoint*> mine;
+  for (std::size_t i = 0; i < pending.size(); ++i)
+    if (static_cast<int>(i % static_cast<std::size_t>(cluster.size)) == cluster.rank) mine.push_back(pending[i]);
+
+  const std::string who = cluster.size > 1 ? "[rank " + std::to_string(cluster.rank) + "] " : "";
+  if (!o.quiet)
+    std::cout << who << "nocflow sweep: " << points.size() << " points, " << done.size() << " already done, "
+              << mine.size() << " to run here with " << o.jobs << " job(s)"
+              << (cluster.size > 1 ? " (" + std::to_string(pending.size()) + " among " +
+                                         std::to_string(cluster.size) + " ranks)"
+                                   : "")
+              << std::endl;
+
+  fs::create_directories(dir);
+  std::ofstream partial(dir / partial_name(cluster.rank), std::ios::app);
+  if (partial.tellp() == 0) partial << head << "\n" << std::flush;
+  std::vector<std::string> new_rows;
+  int failures = 0;
+  const bool bar = !o.quiet && cluster.rank == 0 && ::isatty(STDERR_FILENO);
+  const auto start = Clock::now();
+  std::size_t finished_here = 0, running_estimate = 0;
+  auto draw_bar = [&] {
+    if (!bar) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    const std::size_t n = mine.size();
+    const int width = 30;
+    const int fill = n ? static_cast<int>(width * finished_here / n) : width;
+    std::cerr << "\r  [" << std::string(static_cast<std::size_t>(fill), '#')
+              << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << finished_here << "/" << n
+              << " points, " << running_estimate << " running, " << duration(elapsed) << " elapsed";
+    if (finished_here > 0 && finished_here < n)
+      std::cerr << ", ~" << duration(elapsed / static_cast<double>(finished_here) * static_cast<double>(n - finished_here))
+                << " left";
+    std::cerr << "   " << std::flush;
+  };
+  run_in_children(
+      mine.size(), o.jobs,
+      [&](std::size_t i) { return csv_line(run_sweep_point(*mine[i])); },
+      [&](std::size_t i, const ChildResult& r) {
+        const SweepPoint& p = *mine[i];
+        std::vector<std::string> row{p.key};
+        row.insert(row.end(), p.values.begin(), p.values.end());
+        row.push_back(std::to_string(p.hw.topology.num_nodes()));
+        std::string shown;
+        if (r.kind == ChildResult::Kind::Ok) {
+          const auto fields = parse_csv_line(r.text);
+          row.push_back("ok");
+          row.insert(row.end(), fields.begin(), fields.end());
+          shown = fields[0] + " cycles (predicted " + number(std::stod(fields[4]), 0) + ", " +
+                  number(100 * std::stod(fields[5]), 1) + "%), tabulate + solve " +
+                  seconds_text(std::stod(fields[7]) + std::stod(fields[6])) + ", simulation " +
+                  seconds_text(std::stod(fields[8]));
+        } else {
+          const bool infeasible = r.kind == ChildResult::Kind::InputError;
+          failures += infeasible ? 0 : 1;
+          row.push_back(infeasible ? "infeasible" : "failed");
+          row.resize(row.size() + sweep_result_columns().size() - 3);
+          row.push_back(r.text);
+          shown = (infeasible ? "infeasible: " : "FAILED: ") + r.text;
+        }
+        const std::string line = csv_line(row);
+        partial << line << "\n" << std::flush;
+        new_rows.push_back(line);
+        ++finished_here;
+        if (!o.quiet) {
+          if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r";
+          std::cout << who << "  [" << finished_here << "/" << mine.size() << "] " << p.key << ": " << shown
+                    << std::endl;
+        }
+        running_estimate = std::min<std::size_t>(static_cast<std::size_t>(std::max(o.jobs, 1)), mine.size() - finished_here);
+        draw_bar();
+      },
+      [&] {
+        running_estimate = std::min<std::size_t>(static_cast<std::size_t>(std::max(o.jobs, 1)), mine.size() - finished_here);
+        draw_bar();
+      });
+  if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r" << std::flush;
+  partial.close();
+
+  // Gather every rank's new rows on rank 0; it writes results.csv in point order.
+  std::string mine_text;
+  for (const auto& r : new_rows) mine_text += r + "\n";
+  const std::vector<std::string> all = cluster.gather(mine_text);
+  std::error_code ignored;
+  fs::remove(dir / partial_name(cluster.rank), ignored);
+  if (cluster.rank != 0) return failures ? 3 : 0;
+
+  std::map<std::string, std::size_t> index;
+  for (const SweepPoint& p : points) index[p.key] = p.index;
+  std::vector<std::string> rows(points.size());
+  for (const auto& [key, row] : finished)
+    if (index.count(key)) rows[index[key]] = row;
+  int failed_total = 0;
+  for (const std::string& text : all) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      const auto fields = parse_csv_line(line);
+      rows[index.at(fields[0])] = line;
+      failed_total += fields[spec.axes.size() + 2] == "failed";
+    }
+  }
+  std::ofstream results(dir / "results.csv");
+  results << head << "\n";
+  std::size_t missing = 0;
+  for (const auto& r : rows) {
+    if (r.empty()) {
+      ++missing;
+      continue;
+    }
+    results << r << "\n";
+  }
+  results.close();
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("results.partial-", 0) == 0) fs::remove(e.path(), ignored);
+  if (!o.quiet)
+    std::cout << "nocflow: wrote " << o.out << "/results.csv (" << points.size() - missing << " of " << points.size()
+              << " points" << (failed_total ? ", " + std::to_string(failed_total) + " failed" : "") << "), sweep.yaml, "
+              << "config.resolved.yaml in " << number(std::chrono::duration<double>(Clock::now() - start).count(), 1)
+              << " s" << std::endl;
+  return failed_total ? 3 : 0;
+}
+
+}  // namespace nocflow::sim

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Running a sweep: every point solved (optimizer) and replayed (cycle-level system) in its own
+// child process, `jobs` at a time, shared among MPI ranks when launched under mpirun.
+//
+// Output folder: sweep.yaml (the spec, verbatim), config.resolved.yaml (the base config),
+// results.csv (one row per point, in point order; written at the end). While running, each
+// rank appends finished rows to results.partial-R.csv, so an interrupted sweep loses only the
+// points in flight; --resume skips every point already in results.csv or a partial file whose
+// status is ok or infeasible (failed points run again).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/sweep/spec.h"
+
+namespace nocflow::sim {
+
+/// The processes sharing a sweep: one (size 1) or the ranks of an MPI job (sim/sweep/mpi.h).
+struct Cluster {
+  int rank = 0, size = 1;
+  /// Every rank's string, in rank order, on rank 0 (empty elsewhere).
+  std::function<std::vector<std::string>(const std::string&)> gather = [](const std::string& s) {
+    return std::vector<std::string>{s};
+  };
+  /// Rank 0's string, on every rank.
+  std::function<std::string(const std::string&)> broadcast = [](const std::string& s) { return s; };
+};
+
+struct SweepOptions {
+  std::string out;
+  int jobs = 1;
+  bool resume = false;
+  bool quiet = false;  ///< no per-point lines or progress bar
+};
+
+/// The columns of results.csv after the point and axis columns.
+const std::vector<std::string>& sweep_result_columns();
+
+/// Runs the points this rank owns; returns the exit code (0, or 3 when a point failed a check).
+int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepOptions& options,
+              const Cluster& cluster);
+
+/// One point, in this process: solve, replay, and the CSV fields of sweep_result_columns()
+/// from `status` on (without pes and status). Elaborates SystemC: call in a child.
+std::vector<std::string> run_sweep_point(const SweepPoint& point);
+
+}  // namespace nocflow::sim

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+// `nocflow sweep`: spec errors (exit 2, file:line:col, nothing written), a small sweep against
+// `nocflow simulate`, --resume after an interruption, and the same sweep under mpirun.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "tests/cli_runner.h"
+
+namespace nocflow::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kHw = std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml";
+
+fs::path write_spec(const fs::path& dir, const std::string& body) {
+  const fs::path file = dir / "spec.yaml";
+  std::ofstream(file) << body;
+  return file;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char c : line) {
+    if (c == ',')
+      out.emplace_back();
+    else
+      out.back().push_back(c);
+  }
+  return out;
+}
+
+/// results.csv without the wall-clock columns, which vary run to run.
+std::string deterministic(const fs::path& csv) {
+  std::istringstream in(read_file(csv));
+  std::string line, out;
+  std::vector<bool> keep;
+  while (std::getline(in, line)) {
+    const auto fields = split(line);
+    if (keep.empty())
+      for (const auto& f : fields) keep.push_back(f.find("seconds") == std::string::npos);
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      if (keep.at(i)) out += fields[i] + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+struct BadSpec {
+  const char* name;
+  const char* body;   ///< after "hw: <mesh4x4>\n"
+  const char* place;  ///< expected "spec.yaml:L:C"
+  const char* message;
+};
+
+void PrintTo(const BadSpec& c, std::ostream* os) { *os << c.name; }
+
+class BadSpecTest : public ::testing::TestWithParam<BadSpec> {};
+
+TEST_P(BadSpecTest, ExitsTwoNamingThePlaceAndWritesNothing) {
+  const BadSpec& c = GetParam();
+  const fs::path dir = fresh_dir(std::string("sweep_bad_") + c.name);
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + c.body);
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(std::string("spec.yaml:") + c.place), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sweep, BadSpecTest,
+    ::testing::Values(
+        BadSpec{"unknown_axis", "axes:\n  network: zoo:vgg5\n  meshes: [2, 4]\n", "4:3",
+                "unknown axis 'meshes'; did you mean 'mesh'?"},
+        BadSpec{"empty_axis", "axes:\n  network: zoo:vgg5\n  mesh: []\n", "4:9", "axis 'mesh' is empty"},
+        BadSpec{"bad_mesh", "axes:\n  network: zoo:vgg5\n  mesh: [2x2, 4y4]\n", "4:15", "'4y4' is not a mesh shape"},
+        BadSpec{"mesh_too_big", "axes:\n  network: zoo:vgg5\n  mesh: [128]\n", "4:10", "outside 1 .. 64"},
+        BadSpec{"unknown_solver", "axes:\n  network: zoo:vgg5\n  solver: [greedy, dpp]\n", "4:20",
+                "unknown solver 'dpp'; did you mean 'dp'?"},
+        BadSpec{"unknown_zoo", "axes:\n  network: [zoo:resnet51]\n", "3:13", "unknown zoo network 'resnet51'"},
+        BadSpec{"missing_network_file", "axes:\n  network: [nets/none.yaml]\n", "3:13", "does not exist"},
+        BadSpec{"bad_batch", "axes:\n  network: zoo:vgg5\n  batch: [1, two]\n", "4:14", "batch 'two' is not an integer"},
+        BadSpec{"config_key_range", "axes:\n  network: zoo:vgg5\n  router.vcs: [2, 0]\n", "4:19", "router.vcs"},
+        BadSpec{"unknown_config_key", "axes:\n  network: zoo:vgg5\n  router.vcz: [2]\n", "4:16", "router.vcz"},
+        BadSpec{"duplicate_value", "axes:\n  network: zoo:vgg5\n  solver: [dp, dp]\n", "4:16", "'dp' appears twice"},
+        BadSpec{"unknown_key", "axis:\n  network: zoo:vgg5\n", "2:1", "unknown key 'axis'; did you mean 'axes'?"},
+        BadSpec{"axes_not_map", "axes: [mesh]\n", "2:7", "axes: expected a map"},
+        BadSpec{"bad_set", "set: {link.width_bytes: 0}\naxes:\n  network: zoo:vgg5\n", "1:5", "link.width_bytes"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(SweepCli, MissingHwIsAnError) {
+  const fs::path dir = fresh_dir("sweep_no_hw");
+  const fs::path spec = write_spec(dir, "axes:\n  network: zoo:vgg5\n");
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("missing key 'hw'"), std::string::npos) << r.output;
+}
+
+/// Four points: two meshes x two solvers, vgg5 under the paper model (fast).
+const std::string kSmall = "set: {pe.sram_bytes: 67108864}\naxes:\n  mesh: [2x2, 4x4]\n  network: zoo:vgg5\n"
+                           "  solver: [greedy, dp]\n  cost_model: paper\n";
+
+TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
+  const fs::path dir = fresh_dir("sweep_small");
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --jobs 2 --out " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream in(read_file(dir / "out/results.csv"));
+  std::string line;
+  std::getline(in, line);
+  const auto head = split(line);
+  ASSERT_EQ(head[0], "point");
+  ASSERT_EQ(head[1], "mesh");
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(in, line)) rows.push_back(split(line));
+  ASSERT_EQ(rows.size(), 4u);
+  // Point order: first axis slowest.
+  EXPECT_EQ(rows[0][0], "mesh=2x2 network=zoo:vgg5 solver=greedy cost_model=paper");
+  EXPECT_EQ(rows[3][0], "mesh=4x4 network=zoo:vgg5 solver=dp cost_model=paper");
+  auto column = [&](const std::string& name) {
+    for (std::size_t i = 0; i < head.size(); ++i)
+      if (head[i] == name) return i;
+    ADD_FAILURE() << "no column " << name;
+    return std::size_t{0};
+  };
+  for (const auto& row : rows) EXPECT_EQ(row[column("status")], "ok") << row[0];
+  EXPECT_EQ(rows[3][column("pes")], "16");
+  // The 4x4 dp point is what `nocflow simulate` gives for the same machine and solver.
+  const CliRun s = run_nocflow("simulate --hw " + kHw + " --set pe.sram_bytes=67108864 --network zoo:vgg5 "
+                               "--solver dp --cost-model paper --quiet --out " + (dir / "sim").string());
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  const auto summary = nlohmann::json::parse(read_file(dir / "sim/summary.json"));
+  EXPECT_EQ(rows[3][column("total_cycles")], std::to_string(summary["total_cycles"].get<long long>()));
+  EXPECT_EQ(rows[3][column("communication_cycles")],
+            std::to_string(summary["communication_cycles"].get<long long>()));
+  // Greedy is never better than the optimum under the model it optimises.
+  EXPECT_GE(std::stod(rows[2][column("predicted_cycles")]), std::stod(rows[3][column("predicted_cycles")]));
+
+  // A second run into the same folder needs --resume; with it, nothing is left to run.
+  const CliRun again = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_NE(again.output.find("--resume"), std::string::npos) << again.output;
+  const CliRun resumed = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "out").string());
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("4 already done, 0 to run"), std::string::npos) << resumed.output;
+}
+
+TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
+  const fs::path dir = fresh_dir("sweep_resume");
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
+  ASSERT_EQ(run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "full").string()).exit_code, 0);
+  // An interrupted run leaves the spec and a partial file with the points finished so far
+  // (here two, the second one cut short mid-line as a kill might leave it).
+  fs::create_directories(dir / "cut");
+  fs::copy_file(dir / "full/sweep.yaml", dir / "cut/sweep.yaml");
+  {
+    std::istringstream in(read_file(dir / "full/results.csv"));
+    std::string head, a, b;
+    std::getline(in, head);
+    std::getline(in, a);
+    std::getline(in, b);
+    std::ofstream(dir / "cut/results.partial-0.csv") << head << "\n" << a << "\n" << b.substr(0, 20) << "\n";
+  }
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "cut").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 already done, 3 to run"), std::string::npos) << r.output;
+  EXPECT_EQ(deterministic(dir / "cut/results.csv"), deterministic(dir / "full/results.csv"));
+  EXPECT_FALSE(fs::exists(dir / "cut/results.partial-0.csv"));
+  // A changed spec cannot resume into the folder.
+  std::ofstream(spec, std::ios::app) << "  mode: barrier\n";
+  const CliRun changed = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "cut").string());
+  EXPECT_EQ(changed.exit_code, 2) << changed.output;
+  EXPECT_NE(changed.output.find("differs from"), std::string::npos) << changed.output;
+}
+
+TEST(SweepCli, MpiRanksShareThePointsAndGatherOneResult) {
+  const fs::path dir = fresh_dir("sweep_mpi");
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
+  ASSERT_EQ(run_nocflow("sweep --spec " + spec.string() + " --jobs 2 --out " + (dir / "local").string()).exit_code, 0);
+  // Root may run mpirun only when it says so; two ranks on however many cores there are.
+  const std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(NOCFLOW_MPIEXEC) +
+                          " --oversubscribe -np 2 " + NOCFLOW_BINARY + " sweep --spec " + spec.string() +
+                          " --out " + (dir / "mpi").string() + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  ASSERT_EQ(pclose(pipe), 0) << out;
+  EXPECT_NE(out.find("[rank 1]"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 to run here"), std::string::npos) << out;
+  EXPECT_EQ(deterministic(dir / "mpi/results.csv"), deterministic(dir / "local/results.csv"));
+}
+
+}  // namespace
+}  // namespace nocflow::testing
