@@ -15,6 +15,7 @@
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/validate/microbench.h"
+#include "sim/validate/rank.h"
 
 namespace nocflow::sim::cli {
 namespace {
@@ -29,6 +30,11 @@ struct ValidateArgs {
   std::vector<std::string> types;
   bool calibrate = false;
   std::string out;
+  // --rank: plan ranking (sim/validate/rank.h) instead of the microbenchmarks.
+  bool rank = false;
+  NetworkOptions net;
+  int k = 10;
+  std::string mode = "dataflow";
 };
 
 std::int64_t parse_size(const std::string& s) {
@@ -79,7 +85,30 @@ struct Error {
   }
 };
 
+int run_rank(const ValidateArgs& a) {
+  if (a.net.network.empty()) throw InputError("--rank needs --network (the network whose plans to rank)");
+  if (a.mode != "dataflow" && a.mode != "barrier")
+    throw InputError("--mode: unknown mode '" + a.mode + "' (known: dataflow, barrier)");
+  if (a.k < 1) throw InputError("--k: must be at least 1");
+  const HwSpec spec = a.hw.load();
+  RankOptions o;
+  o.network = a.net.network;
+  o.batch = a.net.batch;
+  o.passes = a.net.passes;
+  o.k = a.k;
+  o.mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
+  std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model, "
+            << a.mode << " replay, on " << one_line_summary(spec) << std::endl;
+  const RankReport report = rank_plans(spec, o, std::cout);
+  prepare_output_dir(a.out, spec);
+  const std::string written = write_rank_files(a.out, report);
+  print_rank_table(std::cout, report);
+  std::cout << "nocflow: wrote " << a.out << "/" << written << ", config.resolved.yaml\n";
+  return 0;
+}
+
 int run(const ValidateArgs& a) {
+  if (a.rank) return run_rank(a);
   const HwSpec base = a.hw.load();
   std::vector<std::string> types = a.types.empty() ? bench_types() : a.types;
   for (const auto& t : types)
@@ -212,6 +241,14 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--types", a->types, "redistribution types (default: all)")->delimiter(',');
   cmd->add_flag("--calibrate", a->calibrate,
                 "fit the paper model's B_NoC and a fixed latency; write calibration.yaml");
+  cmd->add_flag("--rank", a->rank,
+                "instead: replay the k best plans of each cost model, rank correlation and regret (needs --network)");
+  a->net.add_to(*cmd);
+  cmd->get_option("--network")->required(false);  // only --rank reads a network
+  cmd->add_option("--k", a->k, "--rank: plans per cost model")->capture_default_str();
+  cmd->add_option("--mode", a->mode,
+                  "--rank: replay mode, dataflow (as deployed: regret is real) | barrier (phases isolated, "
+                  "as the models add them)")->capture_default_str();
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Plan ranking (`nocflow validate --rank`): do the cost models order plans the way the
+// cycle-level simulator does? For each model, the k cheapest plans under that model
+// (optimizer/solver/kbest.h, SRAM limit on, as `simulate` solves) are replayed, each in its own
+// child process (sim/run/replay.h); a plan both models pick is replayed once.
+//
+// Per model: Kendall τ-b between predicted and simulated total cycles over its k plans; the
+// regret of trusting it, (simulated cycles of its predicted-best plan − best simulated cycles
+// among all plans replayed) / that best; the error of its predicted-best plan's prediction.
+//
+// Dataflow replay is the default: regret is about what a deployment would run. Barrier replay
+// (phases isolated, as the models add them up) separates overlap from model error.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "optimizer/plan/plan.h"
+#include "sim/config/hw_spec.h"
+#include "sim/lower/lowering.h"
+
+namespace nocflow::sim {
+
+struct RankOptions {
+  std::string network;               ///< zoo:NAME, .yaml or .onnx
+  std::int64_t batch = 1;
+  std::string passes = "default";
+  int k = 10;                        ///< plans per model
+  ExecMode mode = ExecMode::Dataflow;
+  std::vector<std::string> models = {"paper", "linkload"};
+};
+
+struct RankedPlan {
+  std::string model;
+  int k = 0;                       ///< 0 = the model's cheapest
+  int plan_id = 0;                 ///< distinct plans over all models, from 0
+  double predicted_cycles = 0;     ///< the model's plan total (compute + redistribution)
+  double predicted_compute_cycles = 0, predicted_redistribution_cycles = 0;
+  std::int64_t simulated_cycles = 0;
+  std::int64_t simulated_compute_cycles = 0;        ///< critical PE busy computing
+  std::int64_t simulated_communication_cycles = 0;  ///< critical PE waiting for data
+  int predicted_rank = 0, simulated_rank = 0;       ///< within the model's plans, 1 = cheapest;
+                                                    ///< ties share the smaller rank
+  double relative_error() const;                    ///< (predicted − simulated) / simulated
+};
+
+struct ModelRanking {
+  std::string model;
+  int plans = 0;
+  double kendall_tau = 0;          ///< τ-b; NaN when undefined (fewer than 2 plans, all tied)
+  double regret_pct = 0;
+  double best_plan_error_pct = 0;  ///< signed, of the model's predicted-best plan
+  double predicted_spread_pct = 0; ///< (max − min) / min predicted cycles over its plans
+  double simulated_spread_pct = 0; ///< the same, simulated
+  double error_range_pct = 0;      ///< max − min relative error over its plans: when this exceeds
+                                   ///< the predicted spread, τ reflects model error, not order
+  double optimize_seconds = 0;     ///< set-up (tabulation, pruning) and k best, wall clock
+};
+
+struct RankReport {
+  std::string network, mode;
+  std::vector<RankedPlan> plans;   ///< model by model, k ascending
+  std::vector<ModelRanking> models;
+  std::vector<optimizer::Plan> distinct;  ///< by plan_id, as the first model to find it priced it
+  int replays = 0;                 ///< distinct plans simulated
+  double simulate_seconds = 0;     ///< wall clock, all replays
+};
+
+/// Optimizes, replays and ranks; progress lines go to `progress`. InputError for a bad
+/// network or model name, CheckError if a replay fails its checks.
+RankReport rank_plans(const HwSpec& hw, const RankOptions& options, std::ostream& progress);
+
+/// DIR/rank.csv, DIR/rank_summary.csv and DIR/plans/plan_ID.yaml (for `nocflow simulate --plan`,
+/// which reports per layer and edge); DIR must exist. Returns what was written.
+std::string write_rank_files(const std::string& dir, const RankReport& report);
+
+/// The summary as a table with units.
+void print_rank_table(std::ostream& out, const RankReport& report);
+
+/// Kendall's τ-b of paired samples: (concordant − discordant pairs) /
+/// √((pairs − pairs tied in x)(pairs − pairs tied in y)); a pair tied in x or y counts as
+/// neither. NaN when the denominator is 0 (fewer than two samples, or all tied on one side).
+double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y);
+
+}  // namespace nocflow::sim

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// `nocflow validate --rank` end to end on a small network: files, rows, τ as recomputed from
+// rank.csv; --rank without --network is an input error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "tests/cli_runner.h"
+
+namespace nocflow::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kHw = "--hw " + std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml";
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  for (std::string field; std::getline(in, field, ',');) out.push_back(field);
+  return out;
+}
+
+/// Rows of a CSV file as column name → text.
+std::vector<std::map<std::string, std::string>> read_csv(const fs::path& file) {
+  std::istringstream in(read_file(file));
+  std::string line;
+  std::getline(in, line);
+  const auto header = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    const auto f = split(line);
+    EXPECT_EQ(f.size(), header.size()) << line;
+    auto& row = rows.emplace_back();
+    for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) row[header[i]] = f[i];
+  }
+  return rows;
+}
+
+/// τ-b counted pair by pair, independently of the library's implementation.
+double tau_b(const std::vector<double>& x, const std::vector<double>& y) {
+  double concordant = 0, discordant = 0, tied_x = 0, tied_y = 0, pairs = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      ++pairs;
+      if (x[i] == x[j]) ++tied_x;
+      if (y[i] == y[j]) ++tied_y;
+      if (x[i] != x[j] && y[i] != y[j]) ((x[i] < x[j]) == (y[i] < y[j]) ? concordant : discordant) += 1;
+    }
+  return (concordant - discordant) / std::sqrt((pairs - tied_x) * (pairs - tied_y));
+}
+
+TEST(RankCli, RankWithoutNetworkIsAnInputError) {
+  const fs::path dir = fresh_dir("rank_bad");
+  const CliRun r = run_nocflow("validate " + kHw + " --rank --out " + (dir / "o").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--network"), std::string::npos) << r.output;
+  const CliRun m = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --mode fast --out " + (dir / "o").string());
+  EXPECT_EQ(m.exit_code, 2) << m.output;
+  EXPECT_FALSE(fs::exists(dir / "o"));
+}
+
+TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
+  const fs::path dir = fresh_dir("rank_vgg5");
+  const CliRun r = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 3 --out " + (dir / "o").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto plans = read_csv(dir / "o" / "rank.csv");
+  const auto summary = read_csv(dir / "o" / "rank_summary.csv");
+  ASSERT_EQ(plans.size(), 6u);
+  ASSERT_EQ(summary.size(), 2u);
+  std::map<std::string, std::string> simulated_of_plan;  // plan_id → simulated cycles
+  for (const auto& s : summary) {
+    std::vector<double> predicted, simulated;
+    for (const auto& p : plans) {
+      if (p.at("model") != s.at("model")) continue;
+      EXPECT_EQ(std::stoi(p.at("k")), static_cast<int>(predicted.size()));
+      predicted.push_back(std::stod(p.at("predicted_cycles")));
+      simulated.push_back(std::stod(p.at("simulated_cycles")));
+      EXPECT_GT(simulated.back(), 0);
+      if (predicted.size() > 1) {
+        EXPECT_LE(predicted[predicted.size() - 2], predicted.back());  // k ascending
+      }
+      // A plan both models picked was replayed once: the same simulated cycles.
+      auto [it, added] = simulated_of_plan.emplace(p.at("plan_id"), p.at("simulated_cycles"));
+      EXPECT_EQ(it->second, p.at("simulated_cycles"));
+    }
+    ASSERT_EQ(predicted.size(), 3u) << s.at("model");
+    EXPECT_EQ(std::stoi(s.at("plans")), 3);
+    const double tau = std::stod(s.at("kendall_tau"));
+    EXPECT_GE(tau, -1);
+    EXPECT_LE(tau, 1);
+    EXPECT_NEAR(tau, tau_b(predicted, simulated), 1e-12) << s.at("model");
+    EXPECT_GE(std::stod(s.at("regret_pct")), 0);
+  }
+  EXPECT_TRUE(fs::exists(dir / "o" / "config.resolved.yaml"));
+  // Every distinct plan is written, ready for `nocflow simulate --plan`.
+  for (const auto& [id, cycles] : simulated_of_plan)
+    EXPECT_TRUE(fs::exists(dir / "o" / "plans" / ("plan_" + id + ".yaml"))) << id;
+  EXPECT_FALSE(fs::exists(dir / "o" / "plans" / ("plan_" + std::to_string(simulated_of_plan.size()) + ".yaml")));
+  EXPECT_NE(r.output.find("tau-b"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace nocflow::testing
