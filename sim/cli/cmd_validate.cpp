@@ -35,6 +35,7 @@ struct ValidateArgs {
   NetworkOptions net;
   int k = 10;
   std::string mode = "dataflow";
+  int jobs = 1;
 };
 
 std::int64_t parse_size(const std::string& s) {
@@ -97,6 +98,8 @@ int run_rank(const ValidateArgs& a) {
   o.passes = a.net.passes;
   o.k = a.k;
   o.mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
+  if (a.jobs < 1) throw InputError("--jobs: must be at least 1");
+  o.jobs = a.jobs;
   std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model, "
             << a.mode << " replay, on " << one_line_summary(spec) << std::endl;
   const RankReport report = rank_plans(spec, o, std::cout);
@@ -246,6 +249,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   a->net.add_to(*cmd);
   cmd->get_option("--network")->required(false);  // only --rank reads a network
   cmd->add_option("--k", a->k, "--rank: plans per cost model")->capture_default_str();
+  cmd->add_option("--jobs", a->jobs, "--rank: plans replayed at once (one process each)")->capture_default_str();
   cmd->add_option("--mode", a->mode,
                   "--rank: replay mode, dataflow (as deployed: regret is real) | barrier (phases isolated, "
                   "as the models add them)")->capture_default_str();

@@ -18,6 +18,8 @@
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/kbest.h"
 #include "sim/lower/workload_setup.h"
+#include "noc/base/error.h"
+#include "sim/run/child_process.h"
 #include "sim/run/replay.h"
 
 namespace nocflow::sim {
@@ -87,6 +89,36 @@ double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y)
   return denominator > 0 ? static_cast<double>(s) / denominator : std::numeric_limits<double>::quiet_NaN();
 }
 
+namespace {
+
+/// Partition strategies: which choices a layer may take. A spread of plans, from the model's
+/// optimum ("any") to constrained ones that are clearly worse, so that a ranking has distances
+/// to resolve.
+struct Strategy {
+  const char* name;
+  bool (*allows)(const opt::Choice& c, int pes);
+};
+bool only(const opt::Choice& c, std::initializer_list<opt::PartDim> dims) {
+  for (opt::PartDim d : opt::kAllPartDims)
+    if (c.factor(d) > 1 && std::find(dims.begin(), dims.end(), d) == dims.end()) return false;
+  return true;
+}
+const Strategy kStrategies[] = {
+    {"any", [](const opt::Choice&, int) { return true; }},
+    {"OUTP only", [](const opt::Choice& c, int) { return only(c, {opt::PartDim::Outp}); }},
+    {"OFMP only", [](const opt::Choice& c, int) { return only(c, {opt::PartDim::OfmpH, opt::PartDim::OfmpW}); }},
+    {"OFMP_H only", [](const opt::Choice& c, int) { return only(c, {opt::PartDim::OfmpH}); }},
+    {"OFMP_W only", [](const opt::Choice& c, int) { return only(c, {opt::PartDim::OfmpW}); }},
+    {"INPP only", [](const opt::Choice& c, int) { return only(c, {opt::PartDim::Inpp}); }},
+    {"OUTP and INPP", [](const opt::Choice& c, int) { return only(c, {opt::PartDim::Outp, opt::PartDim::Inpp}); }},
+    {"no INPP", [](const opt::Choice& c, int) { return c.factor(opt::PartDim::Inpp) == 1; }},
+    {"all PEs", [](const opt::Choice& c, int pes) { return c.nodes() == pes; }},
+    {"at most P/4 PEs", [](const opt::Choice& c, int pes) { return 4 * c.nodes() <= pes; }},
+    {"at most P/16 PEs", [](const opt::Choice& c, int pes) { return 16 * c.nodes() <= pes; }},
+};
+
+}  // namespace
+
 RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& progress) {
   RankReport report;
   report.mode = o.mode == ExecMode::Barrier ? "barrier" : "dataflow";
@@ -95,25 +127,30 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
   const opt::HwDesc hw = hw_desc_of(spec);
   report.network = o.network;
 
-  // 1. The k best plans of every model.
+  // 1. Per model: its k best plans, and its best plan under each strategy.
   std::vector<opt::Plan> plans;                  // distinct, by plan_id
-  std::vector<std::string> first_seen;           // "paper plan 3" per plan_id
+  std::vector<std::string> first_seen;           // "paper k-best 3" per plan_id
   std::map<PlanKey, int> ids;
   for (const std::string& name : o.models) {
     const auto t0 = Clock::now();
     const auto model = opt::make_cost_model(name, hw);
-    // SRAM limit on, as `simulate` solves: lowering rejects a plan that does not fit.
-    const opt::PartitionSetup setup = opt::setup_partition(graph, hw, *model, {false, true, true});
+    // SRAM limit on, as `simulate` solves: lowering rejects a plan that does not fit. Unpruned,
+    // because a strategy may exclude the choice that dominated another.
+    const opt::PartitionSetup setup = opt::setup_partition(graph, hw, *model, {false, true, false});
+    const opt::PrunedProblem pruned = opt::prune_dominated(setup.problem);
     const auto t1 = Clock::now();
-    const auto best = opt::k_best(setup.problem, o.k);
-    ModelRanking m;
-    m.model = name;
-    m.plans = static_cast<int>(best.size());
-    for (std::size_t i = 0; i < best.size(); ++i) {
-      opt::Plan plan = opt::make_plan(setup, best[i].choice, hw, *model, "dp k-best");
+    const std::size_t first_row = report.plans.size();  // this model's rows start here
+    auto add = [&](const std::vector<int>& choice, const std::string& set, const std::string& label, int k) {
+      opt::Plan plan = opt::make_plan(setup, choice, hw, *model, set == "kbest" ? "dp k-best" : "dp " + label);
+      const auto known = ids.find(key_of(plan));
+      if (known != ids.end())  // a strategy whose best plan another strategy already gave: one row
+        for (std::size_t i = first_row; i < report.plans.size(); ++i)
+          if (report.plans[i].set == set && report.plans[i].plan_id == known->second) return false;
       RankedPlan r;
       r.model = name;
-      r.k = static_cast<int>(i);
+      r.set = set;
+      r.label = label;
+      r.k = k;
       r.predicted_cycles = plan.total_cycles();
       r.predicted_compute_cycles = plan.compute_cycles;
       r.predicted_redistribution_cycles = plan.redistribution_cycles;
@@ -121,37 +158,77 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
       r.plan_id = it->second;
       if (added) {
         plans.push_back(std::move(plan));
-        first_seen.push_back(name + " plan " + std::to_string(i + 1));
+        first_seen.push_back(name + " " + label);
       }
       report.plans.push_back(r);
+      return true;
+    };
+    const auto best = opt::k_best(pruned.problem, o.k);
+    for (std::size_t i = 0; i < best.size(); ++i) {
+      std::vector<int> choice(best[i].choice.size());
+      for (std::size_t l = 0; l < choice.size(); ++l)
+        choice[l] = pruned.kept[l][static_cast<std::size_t>(best[i].choice[l])];
+      add(choice, "kbest", "k-best " + std::to_string(i + 1), static_cast<int>(i));
+    }
+    ModelRanking m;
+    m.model = name;
+    m.plans = static_cast<int>(best.size());
+    std::ostringstream notes;
+    int strategy_index = 0;
+    for (const Strategy& st : kStrategies) {
+      if (!o.strategies) break;
+      std::vector<std::vector<int>> kept(setup.choices.size());
+      int open_layers = 0;  // layers with no choice of the strategy that fits the SRAM keep all
+      for (std::size_t l = 0; l < setup.choices.size(); ++l) {
+        const int layer = static_cast<int>(l);
+        for (std::size_t i = 0; i < setup.choices[l].size(); ++i)
+          if (st.allows(setup.choices[l][i], hw.num_pes()) && setup.problem.fits(layer, static_cast<int>(i)))
+            kept[l].push_back(static_cast<int>(i));
+        if (kept[l].empty()) {
+          ++open_layers;
+          for (std::size_t i = 0; i < setup.choices[l].size(); ++i) kept[l].push_back(static_cast<int>(i));
+        }
+      }
+      try {
+        const opt::Problem restricted = opt::restrict_problem(setup.problem, kept);
+        const opt::SolveResult r = opt::make_solver("dp")->solve(restricted, {60, "flow", "", false});
+        std::vector<int> choice(kept.size());
+        for (std::size_t l = 0; l < kept.size(); ++l)
+          choice[l] = kept[l][static_cast<std::size_t>(r.choice[l])];
+        if (add(choice, "strategy", std::string("strategy ") + st.name, strategy_index)) ++strategy_index;
+        if (open_layers) notes << "; " << st.name << ": " << open_layers << " layers keep all choices";
+      } catch (const InputError& e) {  // e.g. nothing fits the SRAM under this strategy
+        notes << "; " << st.name << " skipped (" << e.what() << ")";
+      }
     }
     m.optimize_seconds = seconds_since(t0);
-    progress << "  " << name << ": " << setup.choices_after << " choices (" << setup.choices_before
-             << " before pruning), set-up " << fixed(std::chrono::duration<double>(t1 - t0).count(), 1)
-             << " s, " << best.size() << " best plans in " << fixed(seconds_since(t1), 1) << " s, predicted "
+    std::size_t kept_choices = 0;
+    for (const auto& k : pruned.kept) kept_choices += k.size();
+    progress << "  " << name << ": " << setup.choices_before << " choices, " << kept_choices
+             << " after dominance pruning, set-up " << fixed(std::chrono::duration<double>(t1 - t0).count(), 1) << " s, "
+             << best.size() << " best plans (predicted "
              << fixed(best.empty() ? 0 : best.front().cost, 0) << " .. " << fixed(best.empty() ? 0 : best.back().cost, 0)
-             << " cycles" << std::endl;
+             << " cycles) and " << strategy_index << " strategy plans in " << fixed(seconds_since(t1), 1) << " s"
+             << notes.str() << std::endl;
     report.models.push_back(m);
   }
 
-  // 2. Replay every distinct plan once, in a child process each.
+  // 2. Replay every distinct plan once, in child processes, o.jobs at a time.
   const auto t_sim = Clock::now();
   std::vector<ReplayOutcome> outcome(plans.size());
-  std::vector<bool> done(plans.size(), false);
+  std::size_t finished = 0;
+  run_in_children(
+      plans.size(), o.jobs, [&](std::size_t id) { return replay(spec, workload, plans[id], o.mode).serialize(); },
+      [&](std::size_t id, const ChildResult& r) {
+        if (r.kind == ChildResult::Kind::InputError) throw InputError(first_seen[id] + ": " + r.text);
+        if (r.kind != ChildResult::Kind::Ok) throw CheckError(first_seen[id] + ": " + r.text);
+        outcome[id] = ReplayOutcome::deserialize(r.text);
+        progress << "  [" << ++finished << "/" << plans.size() << "] " << first_seen[id] << ": simulated "
+                 << outcome[id].total_cycles << " cycles, predicted " << fixed(plans[id].total_cycles(), 0)
+                 << " cycles (" << fixed(outcome[id].wall_seconds, 1) << " s simulation)" << std::endl;
+      });
   for (RankedPlan& r : report.plans) {
     const auto id = static_cast<std::size_t>(r.plan_id);
-    const std::string label = r.model + " plan " + std::to_string(r.k + 1);
-    if (!done[id]) {
-      outcome[id] = replay_in_child(spec, workload, plans[id], o.mode);
-      done[id] = true;
-      progress << "  [" << id + 1 << "/" << plans.size() << "] " << label << ": simulated "
-               << outcome[id].total_cycles << " cycles, predicted " << fixed(r.predicted_cycles, 0) << " cycles ("
-               << fixed(outcome[id].wall_seconds, 1) << " s simulation)" << std::endl;
-    } else {
-      progress << "        " << label << ": same plan as " << first_seen[id] << ", simulated "
-               << outcome[id].total_cycles << " cycles, predicted " << fixed(r.predicted_cycles, 0) << " cycles"
-               << std::endl;
-    }
     r.simulated_cycles = outcome[id].total_cycles;
     r.simulated_compute_cycles = outcome[id].compute_cycles;
     r.simulated_communication_cycles = outcome[id].communication_cycles;
@@ -164,15 +241,33 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
   std::int64_t best_simulated = std::numeric_limits<std::int64_t>::max();
   for (const auto& out : outcome) best_simulated = std::min(best_simulated, out.total_cycles);
   for (ModelRanking& m : report.models) {
-    std::vector<RankedPlan*> mine;
-    for (RankedPlan& r : report.plans)
-      if (r.model == m.model) mine.push_back(&r);
-    if (mine.empty()) continue;
-    std::vector<double> predicted, simulated;
-    for (const RankedPlan* r : mine) {
-      predicted.push_back(r->predicted_cycles);
-      simulated.push_back(static_cast<double>(r->simulated_cycles));
+    // A plan can appear in both sets of a model (the "any" strategy is the first k-best).
+    auto collect = [&](const std::string& set) {
+      std::vector<RankedPlan*> mine;
+      std::vector<int> seen;
+      for (RankedPlan& r : report.plans)
+        if (r.model == m.model && r.set == set && std::find(seen.begin(), seen.end(), r.plan_id) == seen.end()) {
+          mine.push_back(&r);
+          seen.push_back(r.plan_id);
+        }
+      return mine;
+    };
+    auto values = [](const std::vector<RankedPlan*>& rows, bool simulated) {
+      std::vector<double> v;
+      for (const RankedPlan* r : rows) v.push_back(simulated ? static_cast<double>(r->simulated_cycles) : r->predicted_cycles);
+      return v;
+    };
+    const auto strategy = collect("strategy");
+    m.strategy_plans = static_cast<int>(strategy.size());
+    m.strategy_kendall_tau = kendall_tau_b(values(strategy, false), values(strategy, true));
+    if (!strategy.empty()) m.strategy_predicted_spread_pct = spread_pct(values(strategy, false));
+    {
+      const auto pr = ranks(values(strategy, false)), sr = ranks(values(strategy, true));
+      for (std::size_t i = 0; i < strategy.size(); ++i) strategy[i]->predicted_rank = pr[i], strategy[i]->simulated_rank = sr[i];
     }
+    const auto mine = collect("kbest");
+    if (mine.empty()) continue;
+    const std::vector<double> predicted = values(mine, false), simulated = values(mine, true);
     const auto pr = ranks(predicted), sr = ranks(simulated);
     for (std::size_t i = 0; i < mine.size(); ++i) mine[i]->predicted_rank = pr[i], mine[i]->simulated_rank = sr[i];
     m.kendall_tau = kendall_tau_b(predicted, simulated);
@@ -193,21 +288,22 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
 std::string write_rank_files(const std::string& dir, const RankReport& report) {
   namespace fs = std::filesystem;
   std::ofstream csv(fs::path(dir) / "rank.csv");
-  csv << "model,k,predicted_cycles,simulated_cycles,predicted_rank,simulated_rank,relative_error,plan_id,"
+  csv << "model,set,label,k,predicted_cycles,simulated_cycles,predicted_rank,simulated_rank,relative_error,plan_id,"
          "predicted_compute_cycles,predicted_redistribution_cycles,simulated_compute_cycles,"
          "simulated_communication_cycles\n";
   for (const RankedPlan& r : report.plans)
-    csv << r.model << "," << r.k << "," << exact(r.predicted_cycles) << "," << r.simulated_cycles << ","
+    csv << r.model << "," << r.set << "," << r.label << "," << r.k << "," << exact(r.predicted_cycles) << "," << r.simulated_cycles << ","
         << r.predicted_rank << "," << r.simulated_rank << "," << exact(r.relative_error()) << "," << r.plan_id << ","
         << exact(r.predicted_compute_cycles) << "," << exact(r.predicted_redistribution_cycles) << ","
         << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << "\n";
   std::ofstream sum(fs::path(dir) / "rank_summary.csv");
   sum << "model,plans,kendall_tau,regret_pct,best_plan_error_pct,predicted_spread_pct,simulated_spread_pct,"
-         "error_range_pct,mode\n";
+         "error_range_pct,strategy_plans,strategy_kendall_tau,strategy_predicted_spread_pct,mode\n";
   for (const ModelRanking& m : report.models)
     sum << m.model << "," << m.plans << "," << exact(m.kendall_tau) << "," << exact(m.regret_pct) << ","
         << exact(m.best_plan_error_pct) << "," << exact(m.predicted_spread_pct) << ","
-        << exact(m.simulated_spread_pct) << "," << exact(m.error_range_pct) << "," << report.mode << "\n";
+        << exact(m.simulated_spread_pct) << "," << exact(m.error_range_pct) << "," << m.strategy_plans << ","
+        << exact(m.strategy_kendall_tau) << "," << exact(m.strategy_predicted_spread_pct) << "," << report.mode << "\n";
   fs::create_directories(fs::path(dir) / "plans");
   for (std::size_t id = 0; id < report.distinct.size(); ++id)
     std::ofstream(fs::path(dir) / "plans" / ("plan_" + std::to_string(id) + ".yaml")) << opt::plan_yaml(report.distinct[id]);
@@ -217,18 +313,22 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
 void print_rank_table(std::ostream& out, const RankReport& report) {
   out << "\n  " << report.network << ", " << report.mode << " replay: " << report.replays << " distinct plans simulated in "
       << fixed(report.simulate_seconds, 1) << " s\n  " << std::left << std::setw(10) << "model" << std::right
-      << std::setw(6) << "plans" << std::setw(10) << "tau-b" << std::setw(12) << "regret" << std::setw(14)
+      << std::setw(6) << "k" << std::setw(10) << "tau-b" << std::setw(12) << "regret" << std::setw(14)
       << "best error" << std::setw(18) << "predicted spread" << std::setw(18) << "simulated spread" << std::setw(12)
+      << "strategies" << std::setw(10) << "tau-b" << std::setw(18) << "predicted spread" << std::setw(12)
       << "optimize" << "\n";
   for (const ModelRanking& m : report.models)
     out << "  " << std::left << std::setw(10) << m.model << std::right << std::setw(6) << m.plans << std::setw(10)
         << (std::isnan(m.kendall_tau) ? std::string("n/a") : fixed(m.kendall_tau, 3)) << std::setw(11)
         << fixed(m.regret_pct, 2) << "%" << std::setw(13) << fixed(m.best_plan_error_pct, 1) << "%" << std::setw(17)
         << fixed(m.predicted_spread_pct, 2) << "%" << std::setw(17) << fixed(m.simulated_spread_pct, 2) << "%"
-        << std::setw(10) << fixed(m.optimize_seconds, 1) << " s\n";
+        << std::setw(12) << m.strategy_plans << std::setw(10)
+        << (std::isnan(m.strategy_kendall_tau) ? std::string("n/a") : fixed(m.strategy_kendall_tau, 3))
+        << std::setw(17) << fixed(m.strategy_predicted_spread_pct, 1) << "%" << std::setw(10)
+        << fixed(m.optimize_seconds, 1) << " s\n";
   out << "  (regret: simulated cycles of the model's predicted-best plan over the best simulated plan of any model;"
          "\n   best error: (predicted − simulated) / simulated cycles of that plan; spread: (max − min) / min cycles"
-         " over the model's plans)\n";
+         " over the model's plans;\n   k: its k best plans; strategies: its best plan under each partition strategy)\n";
   for (const ModelRanking& m : report.models)
     if (m.plans > 1 && m.error_range_pct > m.predicted_spread_pct)
       out << "  note: " << m.model << " predicts its " << m.plans << " plans within " << fixed(m.predicted_spread_pct, 2)

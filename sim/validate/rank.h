@@ -5,9 +5,17 @@
 // (optimizer/solver/kbest.h, SRAM limit on, as `simulate` solves) are replayed, each in its own
 // child process (sim/run/replay.h); a plan both models pick is replayed once.
 //
-// Per model: Kendall τ-b between predicted and simulated total cycles over its k plans; the
-// regret of trusting it, (simulated cycles of its predicted-best plan − best simulated cycles
-// among all plans replayed) / that best; the error of its predicted-best plan's prediction.
+// The k best plans of a model are usually near-twins (they differ in how one or two layers
+// split, and the model prices them within a fraction of a percent), so their order is below
+// any model's resolution. Each model also ranks a spread of plans: its best plan under each
+// partition strategy (kStrategies: one dimension only, no INPP, all PEs, a quarter of the PEs,
+// ...; a layer with no choice of a strategy keeps all its choices), found by dp on the
+// unpruned problem restricted to the strategy's choices.
+//
+// Per model: Kendall τ-b between predicted and simulated total cycles over its k best plans and
+// over its strategy plans; the regret of trusting it, (simulated cycles of its predicted-best
+// plan − best simulated cycles among all plans replayed) / that best; the error of its
+// predicted-best plan's prediction.
 //
 // Dataflow replay is the default: regret is about what a deployment would run. Barrier replay
 // (phases isolated, as the models add them up) separates overlap from model error.
@@ -29,11 +37,15 @@ struct RankOptions {
   int k = 10;                        ///< plans per model
   ExecMode mode = ExecMode::Dataflow;
   std::vector<std::string> models = {"paper", "linkload"};
+  bool strategies = true;            ///< also rank the per-strategy best plans
+  int jobs = 1;                      ///< replays at once (child processes)
 };
 
 struct RankedPlan {
   std::string model;
-  int k = 0;                       ///< 0 = the model's cheapest
+  std::string set = "kbest";       ///< "kbest" or "strategy"
+  std::string label;               ///< "k-best 3", "strategy OUTP only"
+  int k = 0;                       ///< index within the model's set; 0 = the cheapest k-best
   int plan_id = 0;                 ///< distinct plans over all models, from 0
   double predicted_cycles = 0;     ///< the model's plan total (compute + redistribution)
   double predicted_compute_cycles = 0, predicted_redistribution_cycles = 0;
@@ -48,7 +60,10 @@ struct RankedPlan {
 struct ModelRanking {
   std::string model;
   int plans = 0;
-  double kendall_tau = 0;          ///< τ-b; NaN when undefined (fewer than 2 plans, all tied)
+  double kendall_tau = 0;          ///< τ-b over the k best; NaN when undefined (< 2 plans, all tied)
+  int strategy_plans = 0;          ///< distinct strategy plans
+  double strategy_kendall_tau = 0; ///< τ-b over the strategy plans (NaN when undefined)
+  double strategy_predicted_spread_pct = 0;
   double regret_pct = 0;
   double best_plan_error_pct = 0;  ///< signed, of the model's predicted-best plan
   double predicted_spread_pct = 0; ///< (max − min) / min predicted cycles over its plans
