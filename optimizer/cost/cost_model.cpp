@@ -16,6 +16,16 @@ std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc
   throw InputError(unknown_name_message("cost model", name, cost_model_names()));
 }
 
+std::vector<double> CostModel::edge_cycles_table(const Workload& w, const LayerEdge& e,
+                                                 const std::vector<Choice>& src_choices,
+                                                 const std::vector<Choice>& dst_choices) const {
+  std::vector<double> out;
+  out.reserve(src_choices.size() * dst_choices.size());
+  for (const Choice& a : src_choices)
+    for (const Choice& b : dst_choices) out.push_back(edge_cost(w, e, a, b).cycles);
+  return out;
+}
+
 double layer_memory_bytes(const Layer& l, const Choice& c) {
   const double n = c.factor(PartDim::Batch), k = c.factor(PartDim::Outp),
                h = c.factor(PartDim::OfmpH), w = c.factor(PartDim::OfmpW),

@@ -30,6 +30,12 @@ class CostModel {
   virtual Cost layer_cost(const Layer& layer, const Choice& choice) const = 0;
   virtual Cost edge_cost(const Workload& workload, const LayerEdge& edge, const Choice& src,
                          const Choice& dst) const = 0;
+  /// edge_cost(...).cycles for every pair, row-major |src_choices| × |dst_choices|. The
+  /// default calls edge_cost per pair; a model may override it with a faster computation of
+  /// the same numbers.
+  virtual std::vector<double> edge_cycles_table(const Workload& workload, const LayerEdge& edge,
+                                                const std::vector<Choice>& src_choices,
+                                                const std::vector<Choice>& dst_choices) const;
 };
 
 /// Throws InputError listing the known names for an unknown one.

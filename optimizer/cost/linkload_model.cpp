@@ -2,10 +2,16 @@
 #include "optimizer/cost/linkload_model.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <limits>
+#include <thread>
 
 #include "noc/router/routing.h"
 #include "noc/topology/topology.h"
+#include "optimizer/cost/dimension_order_loads.h"
 #include "optimizer/cost/pe_model.h"
 
 namespace nocflow::optimizer {
@@ -32,56 +38,177 @@ struct LinkloadModel::Impl {
     }
     return p;
   }
+  /// Router output ports, then one injection channel per node.
+  std::size_t num_links() const {
+    return static_cast<std::size_t>(topo.num_routers() * topo.max_ports() + topo.num_nodes());
+  }
+  int injection_link(int node) const { return topo.num_routers() * topo.max_ports() + node; }
+  FlitSize flit;  ///< link width
 };
 
-LinkloadModel::LinkloadModel(HwDesc hw) : hw_(std::move(hw)), impl_(std::make_unique<Impl>()) {
+namespace {
+
+/// Flits per link of a set of transfers, added one transfer at a time along the cached routes
+/// (exact integers). finish() returns the loads and starts over.
+class PathLoadCounter {
+ public:
+  explicit PathLoadCounter(const LinkloadModel::Impl& impl) : impl_(impl), load_(impl.num_links(), 0) {}
+
+  void add(int src, int dst, std::int64_t bytes) {
+    const std::int64_t flits = impl_.flit.flits(bytes);
+    load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
+    const std::vector<int>& links = impl_.path(src, dst);
+    for (int link : links) load_[static_cast<std::size_t>(link)] += flits;
+    // Router-to-router links (Manhattan distance on a mesh); the crossbar's one switch counts
+    // as one hop, as in the paper model's h_avg.
+    const int routers = static_cast<int>(links.size());
+    const int hops = std::max(1, routers - 1);
+    out_.max_hops = std::max(out_.max_hops, hops);
+    out_.max_routers = std::max(out_.max_routers, routers);
+    byte_hops_ += bytes * hops;
+  }
+
+  /// Every destination receives every piece from another PE (ProducerLayout::for_each_group).
+  void add_group(const int* dsts, std::size_t num_dsts, const Piece* pieces, std::size_t num_pieces) {
+    for (std::size_t d = 0; d < num_dsts; ++d)
+      for (std::size_t i = 0; i < num_pieces; ++i)
+        if (pieces[i].src != dsts[d]) add(pieces[i].src, dsts[d], pieces[i].bytes);
+  }
+
+  LinkLoad finish() {
+    LinkLoad out = out_;
+    out.max_link_flits = static_cast<double>(*std::max_element(load_.begin(), load_.end()));
+    out.byte_hops = static_cast<double>(byte_hops_);
+    std::fill(load_.begin(), load_.end(), 0);
+    out_ = {};
+    byte_hops_ = 0;
+    return out;
+  }
+
+ private:
+  const LinkloadModel::Impl& impl_;
+  std::vector<std::int64_t> load_;
+  LinkLoad out_;
+  std::int64_t byte_hops_ = 0;
+};
+
+/// One row of a cost table (one producer choice against every consumer choice).
+template <class Counter>
+void fill_row(Counter& counter, std::vector<Piece>& scratch, const PlacedLayer& producer,
+              const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model,
+              double* row) {
+  const ProducerLayout layout(producer, grid);
+  for (const ConsumerNeeds& n : needs) {
+    layout.for_each_group(n, scratch, [&](const int* dsts, std::size_t num_dsts, const Piece* pieces,
+                                          std::size_t num_pieces) {
+      counter.add_group(dsts, num_dsts, pieces, num_pieces);
+    });
+    *row++ = model.transfer_cycles(counter.finish());
+  }
+}
+
+/// Calls work(worker) on `threads` threads (the caller's included) and rethrows the first
+/// exception once all have finished.
+template <class Work>
+void run_workers(int threads, Work&& work) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+  auto guarded = [&](int worker) {
+    try {
+      work(worker);
+    } catch (...) {
+      errors[static_cast<std::size_t>(worker)] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
+  guarded(0);
+  for (std::thread& t : pool) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
+LinkloadModel::LinkloadModel(HwDesc hw, Options options)
+    : hw_(std::move(hw)), options_(options), impl_(std::make_unique<Impl>()) {
+  if (options_.threads <= 0) options_.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   impl_->topo = noc::Topology::build(hw_.topology);
   impl_->routing = noc::make_routing(hw_.routing);
   impl_->paths.resize(static_cast<std::size_t>(impl_->topo.num_nodes()) * impl_->topo.num_nodes());
+  impl_->flit = FlitSize(std::llround(hw_.link_bytes_per_cycle));
 }
 
 LinkloadModel::~LinkloadModel() = default;
 
 LinkLoad LinkloadModel::route(const std::vector<Transfer>& transfers) const {
-  const noc::Topology& t = impl_->topo;
-  const int ports = t.max_ports();
-  // Router output ports, then one injection channel per node.
-  std::vector<double> load(static_cast<std::size_t>(t.num_routers() * ports + t.num_nodes()), 0.0);
-  LinkLoad out;
-  for (const Transfer& x : transfers) {
-    const double b = static_cast<double>(x.bytes);
-    load[static_cast<std::size_t>(t.num_routers() * ports + x.src)] += b;
-    const std::vector<int>& links = impl_->path(x.src, x.dst);
-    for (int link : links) load[static_cast<std::size_t>(link)] += b;
-    // Router-to-router links (Manhattan distance on a mesh); the crossbar's one switch counts
-    // as one hop, as in the paper model's h_avg.
-    const int hops = std::max(1, static_cast<int>(links.size()) - 1);
-    out.max_hops = std::max(out.max_hops, hops);
-    out.max_routers = std::max(out.max_routers, static_cast<int>(links.size()));
-    out.byte_hops += b * hops;
+  PathLoadCounter counter(*impl_);
+  for (const Transfer& x : transfers) counter.add(x.src, x.dst, x.bytes);
+  return counter.finish();
+}
+
+double LinkloadModel::latency_cycles(const LinkLoad& l) const {
+  if (l.max_link_flits <= 0) return 0;
+  // The NoC's zero-load latency (noc/README.md): per router its pipeline and the link, plus
+  // the injection and ejection channels.
+  return static_cast<double>(l.max_routers) * (hw_.router_pipeline_cycles + hw_.link_latency_cycles) + 2;
+}
+
+double LinkloadModel::serialization_cycles(const LinkLoad& l) const { return l.max_link_flits; }
+
+double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
+  return latency_cycles(l) + serialization_cycles(l);
+}
+
+ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) const {
+  ReductionTime out;
+  const int f = c.factor(PartDim::Inpp);
+  if (f <= 1) return out;
+  // The ring all-reduce as the simulator runs it (sim/lower/collectives.h): 2(f − 1) rounds; in
+  // each, every member of every INPP group sends a chunk of ⌈block / f⌉ bytes to its successor
+  // and waits for its predecessor's; in the f − 1 reduce-scatter rounds it then adds the chunk.
+  const PlacedLayer placed{&l, c, place(c, hw_.grid())};
+  const std::int64_t block = output_block(l, c, grid_coord(c, 0)).volume() * l.elem_bytes;
+  const std::int64_t chunk = (block + f - 1) / f;
+  std::vector<Transfer> round = reduction_transfers(placed);  // member → successor
+  for (Transfer& t : round) t.bytes = chunk;
+  const LinkLoad one = route(round);
+  // A member's next send waits for its predecessor's chunk, so the rounds advance at the mean
+  // hop latency around the ring (the cycle mean of the max-plus recurrence), and the slowest
+  // hop is paid once more.
+  const double per_router = hw_.router_pipeline_cycles + hw_.link_latency_cycles;
+  double mean = 0, slowest = 0;
+  for (int i = 0; i < c.nodes(); ++i) {
+    GridCoord g = grid_coord(c, i);
+    if (g[4] != 0) continue;  // one pass per group, from its first member
+    double sum = 0;
+    for (int m = 0; m < f; ++m) {
+      g[4] = m;
+      const int src = placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))];
+      g[4] = (m + 1) % f;
+      const int dst = placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))];
+      const double hop = static_cast<double>(impl_->path(src, dst).size()) * per_router + 2;
+      sum += hop;
+      slowest = std::max(slowest, hop);
+    }
+    mean = std::max(mean, sum / f);
   }
-  for (double l : load) out.max_link_bytes = std::max(out.max_link_bytes, l);
+  const int rounds = 2 * (f - 1);
+  const std::int64_t elements = (chunk + l.elem_bytes - 1) / l.elem_bytes;
+  const auto adds = static_cast<std::int64_t>(std::max(1.0, hw_.adds_per_cycle));
+  out.latency = rounds * mean + (slowest - mean);
+  out.transfer = rounds * serialization_cycles(one);
+  out.adds = static_cast<double>((f - 1) * std::max<std::int64_t>(1, (elements + adds - 1) / adds));
+  out.bytes = static_cast<double>(rounds) * static_cast<double>(chunk) * static_cast<double>(round.size());
+  out.byte_hops = rounds * one.byte_hops;
   return out;
 }
 
-double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
-  if (l.max_link_bytes <= 0) return 0;
-  return std::ceil(l.max_link_bytes / hw_.link_bytes_per_cycle) +
-         static_cast<double>(l.max_routers) * (hw_.router_pipeline_cycles + hw_.link_latency_cycles);
-}
-
 Cost LinkloadModel::reduction_cost(const Layer& l, const Choice& c) const {
+  const ReductionTime t = reduction_time(l, c);
   Cost out;
-  const int f = c.factor(PartDim::Inpp);
-  if (f <= 1) return out;
-  const PlacedLayer placed{&l, c, place(c, hw_.grid())};
-  const auto red = reduction_transfers(placed);
-  const LinkLoad load = route(red);
-  const double block_elems = static_cast<double>(l.out[0]) * l.out[1] * l.out[2] * l.out[3] * f / c.nodes();
-  // Adds happen in the reduce-scatter half only: (f - 1) rounds of block / f elements.
-  out.cycles = transfer_cycles(load) + block_elems * (f - 1) / f / hw_.adds_per_cycle;
-  out.bytes = static_cast<double>(total_bytes(red));
-  out.energy_pj = load.byte_hops * hw_.hop_pj_per_byte;
+  out.cycles = t.cycles();
+  out.bytes = t.bytes;
+  out.energy_pj = t.byte_hops * hw_.hop_pj_per_byte;
   return out;
 }
 
@@ -89,6 +216,45 @@ Cost LinkloadModel::layer_cost(const Layer& l, const Choice& c) const {
   Cost out = reduction_cost(l, c);
   out.cycles += static_cast<double>(pe_work(l, c, hw_).cycles);
   out.energy_pj += static_cast<double>(l.macs) * hw_.mac_pj;
+  return out;
+}
+
+std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const LayerEdge& e,
+                                                    const std::vector<Choice>& src_choices,
+                                                    const std::vector<Choice>& dst_choices) const {
+  // The same numbers as edge_cost, without building transfer lists (transfers.h, fast part).
+  const PeGrid grid = hw_.grid();
+  const Layer& producer = w.layers[static_cast<std::size_t>(e.src)];
+  const Layer& consumer = w.layers[static_cast<std::size_t>(e.dst)];
+  std::vector<ConsumerNeeds> needs;
+  needs.reserve(dst_choices.size());
+  for (const Choice& cj : dst_choices) needs.push_back(consumer_needs(w, e, {&consumer, cj, place(cj, grid)}));
+  // Rows are independent: with dimension-order routing they are shared out to threads, each
+  // with its own counter, taking the next row as they finish one. An entry is computed the
+  // same way whichever thread computes it, so the table does not depend on the thread count.
+  // The route-walking counter fills the route cache on first use and runs on one thread.
+  const std::size_t rows = src_choices.size(), cols = dst_choices.size();
+  std::vector<double> out(rows * cols);
+  const noc::Topology& t = impl_->topo;
+  const bool dimension_order = t.is_mesh() && (hw_.routing == "xy" || hw_.routing == "yx");
+  const int threads = dimension_order && rows * cols >= 4096 ? std::min(options_.threads, static_cast<int>(rows)) : 1;
+  std::atomic<std::size_t> next_row{0};
+  run_workers(threads, [&](int) {
+    std::vector<Piece> scratch;
+    auto fill = [&](auto& counter) {
+      for (std::size_t i; (i = next_row++) < rows;) {
+        const Choice& ci = src_choices[i];
+        fill_row(counter, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this, out.data() + i * cols);
+      }
+    };
+    if (dimension_order) {
+      DimensionOrderLoadCounter counter(t, impl_->flit, hw_.routing == "xy", options_.always_group);
+      fill(counter);
+    } else {
+      PathLoadCounter counter(*impl_);
+      fill(counter);
+    }
+  });
   return out;
 }
 

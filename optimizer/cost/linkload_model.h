@@ -2,51 +2,97 @@
 #pragma once
 // linkload: the exact transfer list (partition/transfers.h) routed onto the NoC's links with
 // the configured routing function (noc/router/routing.h, first candidate for adaptive ones),
-// exactly as the routers would.
+// exactly as the routers would. Every term below is a property of the simulator's NoC that
+// `nocflow validate` measures (sim/README.md, "Validation").
 //
-//  edge time  = ⌈max link bytes / link bytes per cycle⌉ + routers on the longest route ×
-//               (router pipeline + link latency); links are every router output port
-//               (ejection included) and every node's injection channel; the first term is the
-//               serialization of the most loaded link, the second the pipeline fill of the
-//               longest route. Transfers are assumed to overlap perfectly (no contention
-//               beyond the busiest link).
+//  edge time  = busiest link flits + routers on the longest route × (router pipeline + link
+//               latency) + 2.
+//               Flits: each transfer is one message, cut into ⌈bytes / link width⌉ flits (at
+//               least one), as the NI does (sim/system/messages.h); a link's load is the sum
+//               over the messages crossing it, so many small messages cost their rounding.
+//               Links: every router output port (ejection included) and every node's injection
+//               channel. The second and third terms are the NoC's zero-load pipeline latency
+//               (noc/README.md: T0 = (pipeline + link) R + 2 + (L − 1); the message is usable
+//               the cycle after its tail arrives, hence L flits rather than L − 1).
+//               Transfers are assumed to overlap perfectly: no contention beyond the busiest
+//               link. The simulator's sources send their messages one after the other (FIFO,
+//               sim/lower/lowering.cpp's ring order), and a message held up at a shared link or
+//               ejection port holds up the source's next ones: that head-of-line contention is
+//               what this model misses (validate's contention column).
 //  layer time = the PE model's cycles for the layer's share (pe_model.h: MAC array
 //               utilisation, vector ops, SRAM bandwidth; no η: MACs do not grow with a split)
-//               + the INPP ring all-reduce routed the same way, plus its
-//               adds (block elements × (f−1)/f / adds per cycle: the reduce-scatter half adds,
-//               the all-gather half only copies).
+//               + the INPP ring all-reduce as the simulator runs it (sim/lower/collectives.h):
+//               2(f − 1) rounds in which every member sends a chunk of ⌈block / f⌉ bytes to
+//               its ring successor and waits for its predecessor's, the f − 1 reduce-scatter
+//               rounds then adding the chunk (max(1, ⌈chunk elements / adds per cycle⌉)).
+//               Time = 2(f − 1) × (one round's busiest link flits + the ring's mean hop
+//               latency) + (slowest hop − mean hop) + the adds. A member can only send round
+//               k + 1 after receiving round k, so the rounds advance at the mean latency around
+//               the ring (the cycle mean of that max-plus recurrence); the slowest hop is paid
+//               once more at the start. (The model used to count the reduction as one
+//               transfer of 2(f − 1)/f · block per member, one latency: 36 % MAPE in validate.)
 //  energy     = MACs × e_MAC + Σ bytes × hops × e_hop (hops = router-to-router links, 1 on a
 //               crossbar).
+//
+// Tabulating edge tables (edge_cycles_table) does not build transfer lists: consumer needs and
+// producer layouts are computed once per choice (transfers.h), equal needs are grouped, and
+// with dimension-order routing (xy, yx) the loads are counted in difference form instead of
+// walking routes, on all hardware threads; tests/optimizer/transfers_test.cpp checks every
+// entry against edge_cost.
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/partition/transfers.h"
 
 namespace nocflow::optimizer {
 
 struct LinkLoad {
-  double max_link_bytes = 0;
+  double max_link_flits = 0;  ///< flits on the busiest link (each transfer cut into flits)
   int max_hops = 0;     ///< router-to-router links of the longest route (≥ 1)
   int max_routers = 0;  ///< routers the longest route traverses
   double byte_hops = 0;
 };
 
+/// A layer's INPP ring all-reduce, in cycles.
+struct ReductionTime {
+  double latency = 0;   ///< hop latencies of the 2(f − 1) rounds
+  double transfer = 0;  ///< the busiest link's flits, every round
+  double adds = 0;      ///< the reduce-scatter rounds' adds
+  double bytes = 0, byte_hops = 0;
+  double cycles() const { return latency + transfer + adds; }
+};
+
 class LinkloadModel : public CostModel {
  public:
-  explicit LinkloadModel(HwDesc hw);
+  /// How edge tables are computed; the numbers never depend on these.
+  struct Options {
+    int threads = 0;            ///< threads for edge_cycles_table; 0 = one per hardware thread
+    bool always_group = false;  ///< tests: take the grouped path for every group of ≥ 2 destinations
+  };
+  explicit LinkloadModel(HwDesc hw) : LinkloadModel(std::move(hw), Options{}) {}
+  LinkloadModel(HwDesc hw, Options options);
   ~LinkloadModel() override;
   std::string name() const override { return "linkload"; }
   Cost layer_cost(const Layer& layer, const Choice& choice) const override;
   Cost edge_cost(const Workload& workload, const LayerEdge& edge, const Choice& src,
                  const Choice& dst) const override;
+  std::vector<double> edge_cycles_table(const Workload& workload, const LayerEdge& edge,
+                                        const std::vector<Choice>& src_choices,
+                                        const std::vector<Choice>& dst_choices) const override;
   /// The INPP partial-sum reduction of a layer under a choice (zero without INPP): its ring
   /// all-reduce routed onto the links, plus the adds. Part of layer_cost.
   Cost reduction_cost(const Layer& layer, const Choice& choice) const;
+  ReductionTime reduction_time(const Layer& layer, const Choice& choice) const;
   /// Route transfers and measure the busiest link.
   LinkLoad route(const std::vector<Transfer>& transfers) const;
+  /// transfer_cycles = latency_cycles + serialization_cycles (0 when nothing moves).
   double transfer_cycles(const LinkLoad& load) const;
+  double latency_cycles(const LinkLoad& load) const;        ///< pipeline fill of the longest route
+  double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits
+
+ struct Impl;  ///< topology, routing and the route cache (linkload_model.cpp)
 
  private:
-  struct Impl;
   HwDesc hw_;
+  Options options_;
   std::unique_ptr<Impl> impl_;
 };
 

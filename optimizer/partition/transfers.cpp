@@ -2,6 +2,7 @@
 #include "optimizer/partition/transfers.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "optimizer/partition/region.h"
 
@@ -99,6 +100,73 @@ std::vector<Transfer> reduction_transfers(const PlacedLayer& pl) {
     return a.src != b.src ? a.src < b.src : a.dst < b.dst;
   });
   return out;
+}
+
+ConsumerNeeds consumer_needs(const Workload& w, const LayerEdge& edge, const PlacedLayer& cons) {
+  const Layer& cl = *cons.layer;
+  struct Node {
+    Box need;
+    int pe;
+  };
+  std::vector<Node> nodes;
+  for (int j = 0; j < cons.choice.nodes(); ++j) {
+    const GridCoord g = grid_coord(cons.choice, j);
+    const Box need = input_region(*w.graph, cl.id, edge.input, output_block(cl, cons.choice, g),
+                                  reduction_slice(cl, cons.choice, g));
+    if (!need.empty()) nodes.push_back({need, cons.placement.pe[static_cast<std::size_t>(j)]});
+  }
+  auto key = [](const Node& n) {
+    const auto& r = n.need.r;
+    return std::tuple(r[0].lo, r[0].hi, r[1].lo, r[1].hi, r[2].lo, r[2].hi, r[3].lo, r[3].hi, n.pe);
+  };
+  std::sort(nodes.begin(), nodes.end(), [&](const Node& a, const Node& b) { return key(a) < key(b); });
+  ConsumerNeeds out;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const bool same = i > 0 && std::equal(nodes[i].need.r.begin(), nodes[i].need.r.end(), nodes[i - 1].need.r.begin());
+    if (!same) {
+      out.need.push_back(nodes[i].need);
+      out.first.push_back(static_cast<int>(i));
+    }
+    out.pe.push_back(nodes[i].pe);
+  }
+  out.first.push_back(static_cast<int>(nodes.size()));
+  return out;
+}
+
+ProducerLayout::ProducerLayout(const PlacedLayer& prod, const PeGrid& grid) {
+  const Layer& l = *prod.layer;
+  const Choice& c = prod.choice;
+  const std::array<std::int64_t, 4> f{c.factor(PartDim::Batch), c.factor(PartDim::Outp),
+                                      c.factor(PartDim::OfmpH), c.factor(PartDim::OfmpW)};
+  for (int a = 0; a < 4; ++a) {
+    part_[a] = l.out[a] / f[a];
+    auto& block = block_of_[static_cast<std::size_t>(a)];
+    block.resize(static_cast<std::size_t>(l.out[a]));
+    for (std::size_t i = 0; i < block.size(); ++i) block[i] = static_cast<std::int32_t>(static_cast<std::int64_t>(i) / part_[a]);
+  }
+  stride_ = {f[1] * f[2] * f[3], f[2] * f[3], f[3], 1};
+  elem_bytes_ = l.elem_bytes;
+  const int fc = c.factor(PartDim::Inpp);
+  blocks_ = c.nodes() / fc;
+  // Grid index = block × f_C + INPP coordinate (INPP varies fastest, placement.h).
+  auto pe = [&](int block, int r) { return prod.placement.pe[static_cast<std::size_t>(block * fc + r)]; };
+  if (fc == 1) {
+    source_.resize(static_cast<std::size_t>(blocks_));
+    for (int b = 0; b < blocks_; ++b) source_[static_cast<std::size_t>(b)] = pe(b, 0);
+    return;
+  }
+  dst_stride_ = static_cast<std::size_t>(blocks_);
+  source_.resize(static_cast<std::size_t>(grid.num_pes()) * dst_stride_);
+  for (int dst = 0; dst < grid.num_pes(); ++dst)
+    for (int b = 0; b < blocks_; ++b) {
+      int best = -1, best_dist = 0;
+      for (int r = 0; r < fc; ++r) {
+        const int p = pe(b, r);
+        const int d = grid.distance(p, dst);
+        if (best < 0 || d < best_dist || (d == best_dist && p < best)) best = p, best_dist = d;
+      }
+      source_[static_cast<std::size_t>(dst) * dst_stride_ + static_cast<std::size_t>(b)] = best;
+    }
 }
 
 std::int64_t total_bytes(const std::vector<Transfer>& t) {

@@ -10,6 +10,8 @@
 // Needs: consumer node g needs input_region(...) of its block and reduction slice.
 // Moves: for each needed piece, the replica nearest to the consumer's PE (hops; ties: lowest
 // PE id) sends exactly the intersection; pieces already on the consumer's PE move nothing.
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -46,5 +48,123 @@ std::vector<Transfer> reduction_transfers(const PlacedLayer& layer);
 
 /// Sum of bytes.
 std::int64_t total_bytes(const std::vector<Transfer>& transfers);
+
+// ---- The same transfers, fast, for tabulating a cost model over many choice pairs ----------
+//
+// edge_transfers recomputes everything for one pair. A cost table visits every pair of two
+// choice lists, so the work that depends on one side only is done once per choice:
+// `consumer_needs` (input_region of every consumer node, nodes with equal needs grouped) once
+// per consumer choice, a `ProducerLayout` (block sizes and, per destination PE, the nearest
+// replica of every block) once per producer choice. `for_each_group` then lists the pieces a
+// group of consumer nodes receives, with bytes as products of 1-D overlaps.
+//
+// Consumer nodes that need the same box receive the same pieces from the same PEs when the
+// producer has one replica per block (no INPP), so the pieces are listed once for the group
+// (a conv consumer's nodes that differ only in OUTP need the same input: OUTP 16 lists each
+// piece once instead of 16 times). With INPP replicas the nearest one depends on the
+// destination and each node is its own group.
+//
+// Expanded (every destination of a group × every piece whose source is not that
+// destination), the listed transfers are exactly those of edge_transfers, in another order:
+// the pieces one node needs lie in distinct producer blocks whose replica sets are disjoint, so
+// no (src, dst) pair comes twice and nothing needs merging. tests/optimizer/transfers_test.cpp
+// checks this over all choice pairs of several edges.
+
+/// The consumer side of an edge under one choice: the distinct non-empty needs, each with the
+/// PEs of the consumer nodes that need it.
+struct ConsumerNeeds {
+  std::vector<Box> need;    ///< input_region of a block, in the producer's output view
+  std::vector<int> first;   ///< need g is needed by pe[first[g] .. first[g + 1])
+  std::vector<int> pe;      ///< ascending within a group
+  std::size_t groups() const { return need.size(); }
+};
+ConsumerNeeds consumer_needs(const Workload& workload, const LayerEdge& edge,
+                             const PlacedLayer& consumer);
+
+/// Bytes one producer PE sends to each destination of the group being visited.
+struct Piece {
+  int src = 0;  ///< PE
+  std::int64_t bytes = 0;
+};
+
+/// The producer side of an edge under one choice.
+class ProducerLayout {
+ public:
+  ProducerLayout(const PlacedLayer& producer, const PeGrid& grid);
+
+  /// For every group of `needs`, calls visit(dsts, num_dsts, pieces, num_pieces): each
+  /// destination PE receives every piece whose source is another PE (a piece from a
+  /// destination's own PE moves nothing to it). Without INPP a group is a group of
+  /// `needs`; with INPP every destination is visited alone. `scratch` holds the pieces.
+  template <class Visit>
+  void for_each_group(const ConsumerNeeds& needs, std::vector<Piece>& scratch, Visit&& visit) const;
+
+ private:
+  /// The pieces of `need` for destination PE `dst` (its nearest replicas), into `out`.
+  Piece* list_pieces(const Box& need, int dst, Piece* out) const;
+
+  std::array<std::int64_t, 4> part_{};  ///< block size per view axis
+  std::array<std::vector<std::int32_t>, 4> block_of_;  ///< per view axis: index / part_ (no division per node)
+  std::array<std::int64_t, 4> stride_{};  ///< block index = Σ block coordinate × stride
+  std::int64_t elem_bytes_ = 0;
+  int blocks_ = 0;           ///< distinct blocks (nodes / f_C)
+  std::size_t dst_stride_ = 0;  ///< 0 without INPP (one replica per block), else blocks_
+  /// source_[dst × dst_stride_ + block]: the replica of `block` nearest to PE `dst` (ties:
+  /// lowest PE id), as in edge_transfers.
+  std::vector<int> source_;
+};
+
+template <class Visit>
+void ProducerLayout::for_each_group(const ConsumerNeeds& needs, std::vector<Piece>& scratch,
+                                    Visit&& visit) const {
+  scratch.resize(static_cast<std::size_t>(blocks_));  // a node needs each block at most once
+  for (std::size_t g = 0; g < needs.groups(); ++g) {
+    const int* dsts = needs.pe.data() + needs.first[g];
+    const auto members = static_cast<std::size_t>(needs.first[g + 1] - needs.first[g]);
+    if (dst_stride_ == 0) {
+      const Piece* end = list_pieces(needs.need[g], dsts[0], scratch.data());
+      visit(dsts, members, static_cast<const Piece*>(scratch.data()), static_cast<std::size_t>(end - scratch.data()));
+      continue;
+    }
+    for (std::size_t m = 0; m < members; ++m) {
+      const Piece* end = list_pieces(needs.need[g], dsts[m], scratch.data());
+      visit(dsts + m, std::size_t{1}, static_cast<const Piece*>(scratch.data()), static_cast<std::size_t>(end - scratch.data()));
+    }
+  }
+}
+
+inline Piece* ProducerLayout::list_pieces(const Box& need, int dst, Piece* out) const {
+  // The blocks along axis a that overlap need [lo, hi) are [lo / part, (hi − 1) / part]; the
+  // block index is Σ s_a × stride_a. The axis with the most blocks is visited innermost.
+  struct Span {
+    std::int64_t first = 0, last = 0;  ///< blocks [first, last)
+    std::int64_t stride = 0, part = 0;
+    Range need;
+    std::int64_t overlap(std::int64_t s) const {
+      return std::min(need.hi, (s + 1) * part) - std::max(need.lo, s * part);
+    }
+  };
+  const int* source = source_.data() + static_cast<std::size_t>(dst) * dst_stride_;
+  std::array<Span, 4> span;
+  for (std::size_t a = 0; a < 4; ++a) {
+    const std::int32_t* block = block_of_[a].data();
+    span[a] = {block[need.r[a].lo], block[need.r[a].hi - 1] + 1, stride_[a], part_[a], need.r[a]};
+  }
+  for (std::size_t a = 0; a < 3; ++a)
+    if (span[a].last - span[a].first > span[3].last - span[3].first) std::swap(span[a], span[3]);
+  const Span& in = span[3];
+  for (std::int64_t s0 = span[0].first; s0 < span[0].last; ++s0) {
+    const std::int64_t v0 = span[0].overlap(s0) * elem_bytes_;
+    for (std::int64_t s1 = span[1].first; s1 < span[1].last; ++s1) {
+      const std::int64_t v1 = v0 * span[1].overlap(s1);
+      for (std::int64_t s2 = span[2].first; s2 < span[2].last; ++s2) {
+        const std::int64_t v2 = v1 * span[2].overlap(s2);
+        const int* row = source + s0 * span[0].stride + s1 * span[1].stride + s2 * span[2].stride;
+        for (std::int64_t s3 = in.first; s3 < in.last; ++s3) *out++ = {row[s3 * in.stride], v2 * in.overlap(s3)};
+      }
+    }
+  }
+  return out;
+}
 
 }  // namespace nocflow::optimizer

@@ -74,11 +74,7 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
     }
     const auto& cu = choices[static_cast<std::size_t>(e.src)];
     const auto& cv = choices[static_cast<std::size_t>(e.dst)];
-    Problem::Edge pe{e.src, e.dst, static_cast<int>(cv.size()), {}};
-    pe.cost.reserve(cu.size() * cv.size());
-    for (const Choice& a : cu)
-      for (const Choice& b : cv) pe.cost.push_back(model.edge_cost(w, e, a, b).cycles);
-    p.edges.push_back(std::move(pe));
+    p.edges.push_back({e.src, e.dst, static_cast<int>(cv.size()), model.edge_cycles_table(w, e, cu, cv)});
   }
   return p;
 }

@@ -137,8 +137,10 @@ int run(const ValidateArgs& a) {
 
   std::ofstream csv(fs::path(a.out) / "validation.csv");
   csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"
-         "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle\n";
+         "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle,"
+      << decomposition_csv_header() << "\n";
   std::map<std::pair<std::string, std::string>, Error> summary;  // (type, model)
+  DecompositionSummary decomposition;  // below saturation
   std::vector<BenchResult> results;  // for calibration
   const std::size_t total = machines.size() * types.size() * sizes.size();
   std::size_t done = 0;
@@ -159,9 +161,10 @@ int run(const ValidateArgs& a) {
         csv << r.bench.topology << "," << type << "," << size << ",\"" << r.producer << "\",\"" << r.consumer
             << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
             << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
-            << r.max_link_utilisation << "\n";
+            << r.max_link_utilisation << "," << decomposition_csv_columns(r) << "\n";
         results.push_back(r);
         const bool near = r.max_link_utilisation >= kNearSaturation;
+        if (!near) decomposition.add(r);
         summary[{type, "paper"}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles), near);
         summary[{type, "linkload"}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles), near);
         std::cout << "  [" << done << "/" << total << "] " << std::left << std::setw(12) << r.bench.topology
@@ -173,7 +176,7 @@ int run(const ValidateArgs& a) {
 
   std::ofstream sum(fs::path(a.out) / "summary.csv");
   sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
-         "cases_moving_nothing,cases_skipped\n";
+         "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header() << "\n";
   std::cout << "\n  below saturation (busiest link < " << std::setprecision(1) << kNearSaturation
             << " flits/cycle); all cases\n  "
             << std::left << std::setw(12) << "type" << std::setw(10) << "model" << std::right << std::setw(7)
@@ -186,7 +189,8 @@ int run(const ValidateArgs& a) {
       const int all = e.count + e.near;
       const double mape_all = all ? e.sum_all / all : 0;
       sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "," << e.near << ","
-          << mape_all << "," << e.max_all << "," << e.still << "," << e.skipped << "\n";
+          << mape_all << "," << e.max_all << "," << e.still << "," << e.skipped << ","
+          << decomposition.csv_columns(type, model) << "\n";
       std::cout << "  " << std::left << std::setw(12) << type << std::setw(10) << model << std::right
                 << std::setw(7) << e.count << std::setw(9) << std::setprecision(1) << 100 * mape << "%"
                 << std::setw(11) << 100 * e.max << "%" << std::setw(7) << e.near << std::setw(9)
@@ -195,6 +199,7 @@ int run(const ValidateArgs& a) {
       if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
       std::cout << "\n";
     }
+  decomposition.print(std::cout, types);
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";
   if (a.calibrate) {
     // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.

@@ -7,10 +7,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <map>
 #include <optional>
 #include <sstream>
+#include <unordered_set>
 
 #include "noc/base/error.h"
+#include "noc/topology/topology.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/paper_model.h"
@@ -99,7 +103,165 @@ std::string topology_name(const HwSpec& hw) {
                                               std::to_string(hw.topology.cols);
 }
 
+/// The lowered programs reduced to the measured redistribution: its sends, receives and adds,
+/// and every barrier (computes and other edges go, so that link counters see only this
+/// redistribution; in barrier mode it starts right after a barrier either way). With
+/// `solo` ≥ 0 only that PE sends (and adds), and only the receives of its messages remain.
+ProgramSet measured_programs(const ProgramSet& all, const std::vector<int>& measured, int solo) {
+  auto is_measured = [&](int edge) { return std::find(measured.begin(), measured.end(), edge) != measured.end(); };
+  std::unordered_set<std::int64_t> sent;  // tags of the kept sends
+  for (std::size_t pe = 0; pe < all.pe.size(); ++pe)
+    for (const Step& s : all.pe[pe])
+      if (s.kind == StepKind::Send && is_measured(s.edge) && (solo < 0 || static_cast<int>(pe) == solo))
+        sent.insert(s.tag);
+  ProgramSet out(static_cast<int>(all.pe.size()));
+  out.layer_names = all.layer_names;
+  out.next_tag = all.next_tag;
+  for (std::size_t pe = 0; pe < all.pe.size(); ++pe)
+    for (const Step& s : all.pe[pe]) {
+      bool keep = false;
+      switch (s.kind) {
+        case StepKind::Barrier: keep = true; break;
+        case StepKind::Send:
+        case StepKind::Recv: keep = is_measured(s.edge) && sent.count(s.tag) > 0; break;
+        case StepKind::Reduce: keep = is_measured(s.edge) && (solo < 0 || static_cast<int>(pe) == solo); break;
+        case StepKind::Compute: keep = false; break;
+      }
+      if (keep) out.pe[pe].push_back(s);
+    }
+  return out;
+}
+
+struct Simulated {
+  std::int64_t cycles = 0;          ///< first to last step of the measured redistribution
+  std::int64_t flits = 0;           ///< flits injected
+  std::int64_t busiest_link = 0;    ///< flits on the busiest link
+};
+
+/// Runs `programs` in a child process and measures the redistribution `measured`.
+Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vector<int>& measured) {
+  const std::string out = run_in_child([&] {
+    System sys("system", hw, programs);
+    const RunResult run = sys.run();
+    noc::Cycle first = noc::kNever, last = 0;
+    for (const Span& s : run.spans)
+      if (std::find(measured.begin(), measured.end(), s.edge) != measured.end()) {
+        first = std::min(first, s.start);
+        last = std::max(last, s.end);
+      }
+    std::int64_t busiest = 0;
+    for (const auto& l : run.links) busiest = std::max(busiest, l.flits);
+    std::ostringstream o;
+    o << (first == noc::kNever ? 0 : last - first) << " " << run.flits << " " << busiest;
+    return o.str();
+  });
+  Simulated r;
+  std::istringstream(out) >> r.cycles >> r.flits >> r.busiest_link;
+  return r;
+}
+
 }  // namespace
+
+ErrorParts error_parts(const BenchResult& r, const std::string& model) {
+  const bool paper = model == "paper";
+  ErrorParts e;
+  e.latency = (paper ? r.paper_latency : r.linkload_latency) - static_cast<double>(r.hop_latency_cycles);
+  e.load = (paper ? r.paper_load : r.linkload_load) - static_cast<double>(r.serialization_cycles());
+  e.contention = -static_cast<double>(r.contention_cycles());
+  return e;
+}
+
+std::string decomposition_csv_header() {
+  return "flits_moved,busiest_sender,busiest_sender_bytes,solo_cycles,hop_latency_cycles,"
+         "serialization_cycles,contention_cycles,paper_bytes,paper_latency_cycles,paper_load_cycles,"
+         "linkload_latency_cycles,linkload_load_cycles";
+}
+
+std::string decomposition_csv_columns(const BenchResult& r) {
+  std::ostringstream o;
+  o << std::setprecision(12);
+  o << r.flits_moved << "," << r.busiest_sender << "," << r.busiest_sender_bytes << "," << r.solo_cycles << ","
+    << r.hop_latency_cycles << "," << r.serialization_cycles() << "," << r.contention_cycles() << ","
+    << r.paper_bytes << "," << r.paper_latency << "," << r.paper_load << "," << r.linkload_latency << ","
+    << r.linkload_load;
+  return o.str();
+}
+
+void DecompositionSummary::add(const BenchResult& r) {
+  if (r.simulated_cycles <= 0) return;
+  const auto t = static_cast<double>(r.simulated_cycles);
+  Shares& s = time_[r.bench.type];
+  ++s.cases;
+  s.hop += static_cast<double>(r.hop_latency_cycles) / t;
+  s.serialization += static_cast<double>(r.serialization_cycles()) / t;
+  s.contention += static_cast<double>(r.contention_cycles()) / t;
+  for (const char* model : {"paper", "linkload"}) {
+    const ErrorParts e = error_parts(r, model);
+    ModelParts& m = parts_[{r.bench.type, model}];
+    ++m.cases;
+    m.error += e.total() / t;
+    m.latency += e.latency / t;
+    m.load += e.load / t;
+    m.contention += e.contention / t;
+    if (r.bytes_moved > 0) {
+      const double bytes = model == std::string("paper") ? r.paper_bytes : static_cast<double>(r.bytes_moved);
+      m.volume += bytes / static_cast<double>(r.bytes_moved) - 1;
+      ++m.volume_cases;
+    }
+  }
+}
+
+std::string DecompositionSummary::csv_header() {
+  return "hop_latency_share,serialization_share,contention_share,mean_error,latency_error,load_error,"
+         "missed_contention,volume_error";
+}
+
+std::string DecompositionSummary::csv_columns(const std::string& type, const std::string& model) const {
+  auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
+  const auto ti = time_.find(type);
+  const Shares s = ti == time_.end() ? Shares{} : ti->second;
+  const auto pi = parts_.find({type, model});
+  const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
+  std::ostringstream o;
+  o << std::setprecision(10);
+  o << mean(s.hop, s.cases) << "," << mean(s.serialization, s.cases) << "," << mean(s.contention, s.cases) << ","
+    << mean(m.error, m.cases) << "," << mean(m.latency, m.cases) << "," << mean(m.load, m.cases) << ","
+    << mean(m.contention, m.cases) << "," << mean(m.volume, m.volume_cases);
+  return o.str();
+}
+
+void DecompositionSummary::print(std::ostream& out, const std::vector<std::string>& types) const {
+  auto pct = [](double sum, int n) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(1) << (n > 0 ? 100 * sum / n : 0.0) << "%";
+    return o.str();
+  };
+  out << "\n  where the simulated time goes (mean share, cases below saturation), and each model's mean\n"
+         "  signed error = its latency term - hop latency + its load term - serialization - contention\n  "
+      << std::left << std::setw(12) << "type" << std::right << std::setw(7) << "cases" << std::setw(9) << "hop"
+      << std::setw(9) << "serial" << std::setw(9) << "content" << "   " << std::left << std::setw(10) << "model"
+      << std::right << std::setw(9) << "error" << std::setw(10) << "latency" << std::setw(9) << "load"
+      << std::setw(10) << "content" << std::setw(9) << "volume" << "\n";
+  for (const auto& type : types) {
+    const auto ti = time_.find(type);
+    if (ti == time_.end()) continue;
+    const Shares& s = ti->second;
+    bool first = true;
+    for (const char* model : {"paper", "linkload"}) {
+      const ModelParts& m = parts_.at({type, model});
+      out << "  " << std::left << std::setw(12) << (first ? type : "") << std::right;
+      if (first)
+        out << std::setw(7) << s.cases << std::setw(9) << pct(s.hop, s.cases) << std::setw(9)
+            << pct(s.serialization, s.cases) << std::setw(9) << pct(s.contention, s.cases);
+      else
+        out << std::setw(34) << "";
+      out << "   " << std::left << std::setw(10) << model << std::right << std::setw(9) << pct(m.error, m.cases)
+          << std::setw(10) << pct(m.latency, m.cases) << std::setw(9) << pct(m.load, m.cases) << std::setw(10)
+          << pct(m.contention, m.cases) << std::setw(9) << pct(m.volume, m.volume_cases) << "\n";
+      first = false;
+    }
+  }
+}
 
 const std::vector<std::string>& bench_types() {
   static const std::vector<std::string> types = {"NONE", "LOCAL", "ALL_GATHER", "SCATTER",
@@ -122,10 +284,13 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
 
   // Both models on this edge; ALL_REDUCE is the producer's own reduction in the exact models.
   const opt::HwDesc desc = hw_desc_of(hw);
-  const auto paper = opt::make_cost_model("paper", desc);
-  const auto linkload = opt::make_cost_model("linkload", desc);
-  r.paper_cycles = paper->edge_cost(w, w.edges[0], pair->first, pair->second).cycles;
-  r.linkload_cycles = linkload->edge_cost(w, w.edges[0], pair->first, pair->second).cycles;
+  const opt::PaperModel paper(desc);
+  const opt::LinkloadModel linkload(desc);
+  const opt::Cost paper_cost = paper.edge_cost(w, w.edges[0], pair->first, pair->second);
+  r.paper_cycles = paper_cost.cycles;
+  r.paper_bytes = paper_cost.bytes;
+  r.paper_latency = paper_cost.bytes > 0 ? desc.paper_latency_cycles : 0;
+  r.paper_load = r.paper_cycles - r.paper_latency;
 
   opt::Plan plan;
   plan.network = "bench";
@@ -143,32 +308,44 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   HwSpec big = hw;
   big.pe.sram_bytes = std::max<std::int64_t>(hw.pe.sram_bytes, std::int64_t{1} << 40);  // data fit is not the question
   const Lowered low = lower_plan(w, plan, big, ExecMode::Barrier);
-  // The redistribution to measure: the edge, plus the producer's reduction for ALL_REDUCE.
+  // The redistribution to measure: the edge, or for ALL_REDUCE the producer's reduction (not
+  // the consumer's, when it has INPP too).
   std::vector<int> measured = {0};
   for (std::size_t e = 1; e < low.edges.size(); ++e)
-    if (low.edges[e].reduction && bench.type == "ALL_REDUCE") measured = {static_cast<int>(e)};
+    if (low.edges[e].reduction && low.edges[e].src_layer == 0 && bench.type == "ALL_REDUCE")
+      measured = {static_cast<int>(e)};
   for (int e : measured) r.bytes_moved += low.edges[e].bytes;
-  if (bench.type == "ALL_REDUCE")  // linkload counts a layer's INPP reduction in its layer cost
-    r.linkload_cycles = opt::LinkloadModel(desc).reduction_cost(w.layers[0], pair->first).cycles;
+  // linkload's terms (for ALL_REDUCE its ring all-reduce: the rounds' hop latencies, and their
+  // serialization plus the adds as the load term).
+  if (bench.type == "ALL_REDUCE") {
+    const opt::ReductionTime t = linkload.reduction_time(w.layers[0], pair->first);
+    r.linkload_cycles = t.cycles();
+    r.linkload_latency = t.latency;
+  } else {
+    r.linkload_cycles = linkload.edge_cost(w, w.edges[0], pair->first, pair->second).cycles;
+    r.linkload_latency = linkload.latency_cycles(linkload.route(low.edges[0].transfers));
+  }
+  r.linkload_load = r.linkload_cycles - r.linkload_latency;
 
-  const std::string out = run_in_child([&] {
-    System sys("system", big, low.programs);
-    const RunResult run = sys.run();
-    noc::Cycle first = noc::kNever, last = 0;
-    for (const Span& s : run.spans)
-      if (std::find(measured.begin(), measured.end(), s.edge) != measured.end()) {
-        first = std::min(first, s.start);
-        last = std::max(last, s.end);
-      }
-    const noc::Cycle cycles = first == noc::kNever ? 0 : last - first;
-    std::int64_t busiest = 0;
-    for (const auto& l : run.links) busiest = std::max(busiest, l.flits);
-    std::ostringstream o;
-    o << cycles << " " << (cycles > 0 ? static_cast<double>(busiest) / static_cast<double>(cycles) : 0.0);
-    return o.str();
-  });
-  std::istringstream in(out);
-  in >> r.simulated_cycles >> r.max_link_utilisation;
+  // The busiest sender, and the zero-load pipeline latency of its longest route.
+  std::map<int, std::int64_t> sent;
+  for (int e : measured)
+    for (const opt::Transfer& t : low.edges[static_cast<std::size_t>(e)].transfers) sent[t.src] += t.bytes;
+  for (const auto& [pe, bytes] : sent)
+    if (bytes > r.busiest_sender_bytes) r.busiest_sender = pe, r.busiest_sender_bytes = bytes;
+  const noc::Topology topo = noc::Topology::build(hw.topology);
+  int routers = 0;
+  if (r.busiest_sender >= 0)
+    for (const Step& s : low.programs.pe[static_cast<std::size_t>(r.busiest_sender)])
+      if (s.kind == StepKind::Send && std::find(measured.begin(), measured.end(), s.edge) != measured.end())
+        routers = std::max(routers, topo.routers_on_path(r.busiest_sender, s.peer));
+  if (routers > 0) r.hop_latency_cycles = routers * (desc.router_pipeline_cycles + desc.link_latency_cycles) + 2;
+
+  const Simulated all = simulate(big, measured_programs(low.programs, measured, -1), measured);
+  r.simulated_cycles = all.cycles;
+  r.flits_moved = all.flits;
+  r.max_link_utilisation = all.cycles > 0 ? static_cast<double>(all.busiest_link) / static_cast<double>(all.cycles) : 0;
+  r.solo_cycles = r.busiest_sender < 0 ? 0 : simulate(big, measured_programs(low.programs, measured, r.busiest_sender), measured).cycles;
   return r;
 }
 

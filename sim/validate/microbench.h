@@ -14,7 +14,10 @@
 // The pair runs in barrier mode, so the edge is alone between two barriers, in its own child
 // process. A case with no such pair is skipped and reported.
 #include <cstdint>
+#include <map>
+#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/config/hw_spec.h"
@@ -32,9 +35,67 @@ struct BenchResult {
   bool run = false;            ///< false: no choice pair of that type at this size
   std::string producer, consumer;  ///< the choices
   std::int64_t bytes_moved = 0;    ///< exact transfer list
+  std::int64_t flits_moved = 0;    ///< flits the simulator put into the network (per message ⌈bytes / width⌉)
   double paper_cycles = 0, linkload_cycles = 0;
   std::int64_t simulated_cycles = 0;
   double max_link_utilisation = 0;  ///< busiest link's flits per cycle during the edge
+
+  // Where the simulated time goes. The contention-free run replays the same redistribution
+  // with only its busiest sender sending (most bytes; ties: lowest PE): the other flows are
+  // gone, so T_sim − T_solo is what they cost it (contention). H is the zero-load pipeline
+  // latency of that sender's longest route (noc/README.md: (router pipeline + link latency)
+  // per router + 2 channel traversals), and T_solo − H its serialization.
+  int busiest_sender = -1;
+  std::int64_t busiest_sender_bytes = 0;
+  std::int64_t solo_cycles = 0;      ///< T_solo
+  std::int64_t hop_latency_cycles = 0;  ///< H
+  std::int64_t serialization_cycles() const { return solo_cycles - hop_latency_cycles; }
+  std::int64_t contention_cycles() const { return simulated_cycles - solo_cycles; }
+
+  // Each model's prediction split into its latency term and its load term (load = the rest):
+  // paper: the calibrated fixed latency and V·h_avg/B_NoC; linkload: routers on the longest
+  // route × (pipeline + link) and the busiest link's serialization (plus, for ALL_REDUCE, the
+  // adds). `paper_bytes` is the seed's formula volume V; linkload's volume is bytes_moved.
+  double paper_bytes = 0;
+  double paper_latency = 0, paper_load = 0;
+  double linkload_latency = 0, linkload_load = 0;
+};
+
+/// How a model's error on one case splits: (prediction − T_sim) = (its latency term − H) +
+/// (its load term − serialization) − contention, exactly.
+struct ErrorParts {
+  double latency = 0, load = 0, contention = 0;  ///< cycles; contention ≤ 0: what the model misses
+  double total() const { return latency + load + contention; }
+};
+ErrorParts error_parts(const BenchResult& r, const std::string& model);
+
+/// Columns appended to each validation.csv row (sim/README.md documents every column).
+std::string decomposition_csv_header();
+std::string decomposition_csv_columns(const BenchResult& r);
+
+/// Per type, over the cases it is given (`nocflow validate`: those below saturation that take
+/// time): the mean share of simulated time in hop latency, serialization and contention and,
+/// per model, its mean signed relative error split into latency, load and missed contention
+/// (the three add up to the error), and its mean volume error (model bytes / exact − 1).
+class DecompositionSummary {
+ public:
+  void add(const BenchResult& r);
+  /// Columns appended to summary.csv's (type, model) rows.
+  static std::string csv_header();
+  std::string csv_columns(const std::string& type, const std::string& model) const;
+  void print(std::ostream& out, const std::vector<std::string>& types) const;
+
+ private:
+  struct Shares {
+    int cases = 0;
+    double hop = 0, serialization = 0, contention = 0;  ///< sums of shares of T_sim
+  };
+  struct ModelParts {
+    int cases = 0, volume_cases = 0;
+    double error = 0, latency = 0, load = 0, contention = 0, volume = 0;  ///< sums
+  };
+  std::map<std::string, Shares> time_;                              ///< by type
+  std::map<std::pair<std::string, std::string>, ModelParts> parts_;  ///< by (type, model)
 };
 
 /// The type names, in the seed's order, plus HALO.

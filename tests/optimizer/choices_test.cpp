@@ -64,7 +64,9 @@ TEST(Choices, PruningKeepsTheOptimumOnVgg5BothModels) {
     EXPECT_EQ(full.choices_before, pruned.choices_before);
     // paper: a choice is always the cheapest partner of itself (type NONE), which keeps most
     // choices undominated; linkload's exact costs prune.
-    if (name == std::string("linkload")) EXPECT_LT(pruned.choices_after, pruned.choices_before);
+    if (name == std::string("linkload")) {
+      EXPECT_LT(pruned.choices_after, pruned.choices_before);
+    }
     EXPECT_LE(pruned.choices_after, pruned.choices_before);
     const auto dp = make_solver("dp");
     EXPECT_NEAR(dp->solve(full.problem, {}).cost, dp->solve(pruned.problem, {}).cost, 1e-9) << name;

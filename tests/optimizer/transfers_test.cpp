@@ -2,8 +2,10 @@
 // Exact data movement between partitioned layers, checked by hand (issue 5, acceptance 1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
+#include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/frontend/graph_builder.h"
 #include "optimizer/partition/transfers.h"
@@ -136,6 +138,144 @@ TEST(Placement, SnakeKeepsConsecutiveNodesAdjacent) {
   const Choice g = make({{PartDim::Outp, 2}, {PartDim::OfmpH, 2}, {PartDim::Inpp, 2}});
   for (int i = 0; i < g.nodes(); ++i) EXPECT_EQ(grid_index(g, grid_coord(g, i)), i);
   EXPECT_EQ(grid_coord(g, 1)[static_cast<std::size_t>(PartDim::Inpp)], 1);  // INPP fastest
+}
+
+// ---- The fast path for cost tables (transfers.h: consumer_needs, ProducerLayout;
+// linkload_model.cpp: edge_cycles_table) against the straightforward computation ----------
+
+/// Edges of every kind the region rules distinguish: 1×1 conv, 3×3 halo, strided depthwise
+/// (grouped), pooling, element-wise add, concat (both inputs), flatten, fully connected.
+struct FastPathNetwork {
+  Graph graph;
+  Workload w;
+  FastPathNetwork() {
+    GraphBuilder b("fast", 2);
+    const NodeId x = b.input({2, 8, 8, 8});
+    const NodeId pw = b.conv(x, 16, 1, 1, 0, 1, false, "pw");
+    const NodeId halo = b.conv(pw, 16, 3, 1, 1, 1, false, "halo");
+    const NodeId dw = b.conv(halo, 16, 3, 2, 1, 16, false, "dw");
+    const NodeId pool = b.maxpool(pw, 2, 2, 0, "pool");
+    const NodeId sum = b.add(dw, pool, "add");
+    const NodeId cat = b.concat({sum, dw}, 1, "cat");
+    b.gemm(b.flatten(cat, 1, "flat"), 10, true, "fc");
+    graph = b.finish();
+    w = build_workload(graph);
+  }
+  const Layer& layer(int i) const { return w.layers[static_cast<std::size_t>(i)]; }
+};
+
+HwDesc machine(const std::string& kind, int rows, int cols, const std::string& routing) {
+  HwDesc hw;
+  hw.topology = kind == "crossbar" ? noc::TopologySpec{"crossbar", 0, 0, rows * cols} : noc::TopologySpec{"mesh", rows, cols, 0};
+  hw.routing = routing;
+  return hw;
+}
+
+std::vector<Choice> all_choices(const Layer& l, const HwDesc& hw) { return enumerate_choices(l, {hw.num_pes(), false}); }
+
+/// Expands for_each_group into a transfer list sorted like edge_transfers.
+std::vector<Transfer> fast_transfers(const ProducerLayout& layout, const ConsumerNeeds& needs) {
+  std::vector<Transfer> out;
+  std::vector<Piece> scratch;
+  layout.for_each_group(needs, scratch, [&](const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
+    for (std::size_t d = 0; d < m; ++d)
+      for (std::size_t i = 0; i < k; ++i)
+        if (pieces[i].src != dsts[d]) out.push_back({pieces[i].src, dsts[d], pieces[i].bytes});
+  });
+  std::sort(out.begin(), out.end(), [](const Transfer& a, const Transfer& b) {
+    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+  });
+  return out;
+}
+
+TEST(FastTransfers, EqualEdgeTransfersForEveryChoicePair) {
+  const FastPathNetwork n;
+  for (const PeGrid grid : {PeGrid{true, 4, 4}, PeGrid{true, 2, 4}}) {
+    const HwDesc hw = machine("mesh", grid.rows, grid.cols, "xy");
+    for (const LayerEdge& e : n.w.edges) {
+      const auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
+      std::size_t pairs = 0, moving = 0;
+      for (const Choice& b : cv) {
+        const PlacedLayer cons{&n.layer(e.dst), b, place(b, grid)};
+        const ConsumerNeeds needs = consumer_needs(n.w, e, cons);
+        for (const Choice& a : cu) {
+          const PlacedLayer prod{&n.layer(e.src), a, place(a, grid)};
+          const auto slow = edge_transfers(n.w, e, prod, cons, grid);
+          ASSERT_EQ(fast_transfers(ProducerLayout(prod, grid), needs), slow)
+              << n.layer(e.src).name << " -> " << n.layer(e.dst).name << " " << a.str() << " -> " << b.str()
+              << " on " << grid.rows << "x" << grid.cols;
+          ++pairs;
+          moving += !slow.empty();
+        }
+      }
+      EXPECT_GT(moving, pairs / 4) << n.layer(e.src).name << " -> " << n.layer(e.dst).name;
+    }
+  }
+}
+
+TEST(FastTransfers, EqualNeedsAreGrouped) {
+  const FastPathNetwork n;
+  const PeGrid grid{true, 4, 4};
+  // pw -> halo, consumer OUTP 4 x OFMP_H 4: the four OUTP nodes of each row strip read the same
+  // input box, so 4 groups of 4.
+  const Choice b = make({{PartDim::Outp, 4}, {PartDim::OfmpH, 4}});
+  const ConsumerNeeds needs = consumer_needs(n.w, n.w.edges.at(0), {&n.layer(1), b, place(b, grid)});
+  ASSERT_EQ(needs.groups(), 4u);
+  for (std::size_t g = 0; g < needs.groups(); ++g) EXPECT_EQ(needs.first[g + 1] - needs.first[g], 4);
+}
+
+/// Every routing the fast table handles differently: dimension order (xy, yx; with and
+/// without the grouped path, one and two threads) and route walking (west_first, crossbar).
+TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
+  const FastPathNetwork n;
+  struct Case {
+    HwDesc hw;
+    LinkloadModel::Options options;
+  };
+  std::vector<Case> cases;
+  for (const auto& [rows, cols] : {std::pair{4, 4}, std::pair{2, 4}})
+    for (const std::string routing : {"xy", "yx", "west_first"})
+      for (const bool group : {false, true})
+        cases.push_back({machine("mesh", rows, cols, routing), {group ? 2 : 1, group}});
+  cases.push_back({machine("crossbar", 1, 8, "xy"), {1, false}});
+  for (const Case& c : cases) {
+    const LinkloadModel fast(c.hw, c.options);
+    const LinkloadModel reference(c.hw, {1, false});
+    for (const LayerEdge& e : n.w.edges) {
+      const auto cu = all_choices(n.layer(e.src), c.hw), cv = all_choices(n.layer(e.dst), c.hw);
+      const std::vector<double> table = fast.edge_cycles_table(n.w, e, cu, cv);
+      ASSERT_EQ(table.size(), cu.size() * cv.size());
+      for (std::size_t i = 0; i < cu.size(); ++i)
+        for (std::size_t j = 0; j < cv.size(); ++j) {
+          const double slow = reference.edge_cost(n.w, e, cu[i], cv[j]).cycles;
+          ASSERT_NEAR(table[i * cv.size() + j], slow, 1e-9 * std::max(1.0, slow))
+              << n.layer(e.src).name << " -> " << n.layer(e.dst).name << " " << cu[i].str() << " -> "
+              << cv[j].str() << " on " << c.hw.topology.kind << " " << c.hw.topology.rows << "x"
+              << c.hw.topology.cols << " " << c.hw.routing << (c.options.always_group ? " grouped" : "");
+        }
+    }
+  }
+}
+
+TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
+  // Groups large enough for the grouped path to be chosen on its own (OUTP consumers whose
+  // nodes all need every input channel), checked entry by entry on a sample of pairs.
+  const FastPathNetwork n;
+  const HwDesc hw = machine("mesh", 8, 8, "xy");
+  const LinkloadModel model(hw);
+  const LayerEdge& e = n.w.edges.at(0);  // pw -> halo
+  auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
+  std::vector<Choice> su, sv;
+  for (std::size_t i = 0; i < cu.size(); i += 7) su.push_back(cu[i]);
+  for (std::size_t j = 0; j < cv.size(); j += 5) sv.push_back(cv[j]);
+  sv.push_back(make({{PartDim::Outp, 16}, {PartDim::Batch, 2}, {PartDim::OfmpH, 2}}));
+  su.push_back(make({{PartDim::Outp, 16}, {PartDim::OfmpW, 4}}));
+  const std::vector<double> table = model.edge_cycles_table(n.w, e, su, sv);
+  for (std::size_t i = 0; i < su.size(); ++i)
+    for (std::size_t j = 0; j < sv.size(); ++j) {
+      const double slow = model.edge_cost(n.w, e, su[i], sv[j]).cycles;
+      ASSERT_NEAR(table[i * sv.size() + j], slow, 1e-9 * std::max(1.0, slow)) << su[i].str() << " -> " << sv[j].str();
+    }
 }
 
 }  // namespace

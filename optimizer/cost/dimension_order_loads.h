@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Link loads of dimension-order routing (xy, yx) on a mesh, counted without walking routes: the
+// linkload cost model's counter for tabulating edge tables (linkload_model.cpp).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+#include "noc/topology/topology.h"
+#include "optimizer/cost/linkload_model.h"
+#include "optimizer/partition/transfers.h"
+
+namespace nocflow::optimizer {
+
+/// A message (one transfer) is cut into flits of the link width, at least one
+/// (sim/system/messages.h).
+class FlitSize {
+ public:
+  explicit FlitSize(std::int64_t bytes = 1) : bytes_(std::max<std::int64_t>(1, bytes)) {
+    if ((bytes_ & (bytes_ - 1)) == 0) shift_ = __builtin_ctzll(static_cast<unsigned long long>(bytes_));
+  }
+  std::int64_t flits(std::int64_t bytes) const {
+    const std::int64_t rounded = bytes + bytes_ - 1;
+    return std::max<std::int64_t>(1, shift_ >= 0 ? rounded >> shift_ : rounded / bytes_);
+  }
+
+ private:
+  std::int64_t bytes_;
+  int shift_ = -1;  ///< log2(bytes_) when a power of two: a shift instead of a division
+};
+
+/// The smallest index range holding everything added (empty: lo > hi).
+struct Extent {
+  int lo = std::numeric_limits<int>::max(), hi = -1;
+  void add(int i) { lo = std::min(lo, i), hi = std::max(hi, i); }
+  void add(const Extent& e) { lo = std::min(lo, e.lo), hi = std::max(hi, e.hi); }
+};
+
+/// The same loads for dimension-order routing on a mesh, without walking routes. A route goes
+/// along the first dimension A (x for xy, y for yx) in the source's line, then along B in the
+/// destination's line, then ejects. Each straight run adds its flits to a contiguous range of
+/// links of one line and direction, kept in difference form (+flits at the link where the run
+/// starts, −flits at the router where it stops); finish() takes prefix sums in each direction
+/// over the lines that carried something. Per group of destinations (for_each_group):
+///  - one destination: O(1) per piece, the B runs' common stop and the ejection once;
+///  - several (m) destinations: O(pieces + lines × (m + routers per line)) instead of
+///    O(pieces × m): a source's A runs towards all destinations start at its router (flits ×
+///    destinations beyond it in each direction), stop at the destinations' coordinates along A
+///    (in each source line: destinations there × flits of the line's sources before them),
+///    and each destination's B runs start at every source line (that line's flits).
+/// Everything is exact integer arithmetic, equal to walking every route (linkload_model.cpp's
+/// PathLoadCounter; tests/optimizer/transfers_test.cpp). For cost tables only: byte_hops
+/// (energy) is not counted.
+class DimensionOrderLoadCounter {
+ public:
+  /// `always_group`: take the grouped path whenever a group has ≥ 2 destinations (tests).
+  DimensionOrderLoadCounter(const noc::Topology& t, FlitSize flit, bool x_first, bool always_group)
+      : flit_(flit), na_(x_first ? t.cols() : t.rows()), nb_(x_first ? t.rows() : t.cols()),
+        always_group_(always_group) {
+    for (int n = 0; n < t.num_nodes(); ++n) {
+      const int r = t.node_router(n);
+      a_.push_back(x_first ? t.x(r) : t.y(r));
+      b_.push_back(x_first ? t.y(r) : t.x(r));
+    }
+    const auto links = static_cast<std::size_t>(na_ * nb_);
+    for (auto* v : {&run_a_[kUp], &run_a_[kDown], &run_b_[kUp], &run_b_[kDown], &injected_, &weight_})
+      v->assign(links, 0);
+    line_flits_.assign(static_cast<std::size_t>(nb_), 0);
+    per_a_.assign(static_cast<std::size_t>(na_), 0);
+    per_b_.assign(static_cast<std::size_t>(nb_), 0);
+    for (auto* v : {&beyond_[kUp], &beyond_[kDown]}) v->assign(static_cast<std::size_t>(na_), 0);
+  }
+
+  void add_group(const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
+    const std::size_t direct = k * m, grouped = 2 * (k + std::min<std::size_t>(k, static_cast<std::size_t>(nb_)) *
+                                                          (static_cast<std::size_t>(na_) + m));
+    if (m > 1 && (grouped < direct || always_group_)) return add_many(dsts, m, pieces, k);
+    for (std::size_t d = 0; d < m; ++d) add_one(dsts[d], pieces, k);
+  }
+
+  LinkLoad finish() {
+    std::int64_t most = most_;
+    auto take = [&most](std::int64_t& cell, std::int64_t& sum) {
+      sum += cell;
+      cell = 0;
+      most = std::max(most, sum);
+    };
+    for (int line = lines_a_.lo; line <= lines_a_.hi; ++line) {
+      std::int64_t up = 0, down = 0;
+      for (int a = 0; a < na_; ++a) take(run_a_[kUp][cell(line, a)], up);
+      for (int a = na_ - 1; a >= 0; --a) take(run_a_[kDown][cell(line, a)], down);
+    }
+    for (int line = lines_b_.lo; line <= lines_b_.hi; ++line) {
+      std::int64_t up = 0, down = 0;
+      for (int b = 0; b < nb_; ++b) take(run_b_[kUp][cell_b(line, b)], up);
+      for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down);
+    }
+    for (int c = sources_.lo; c <= sources_.hi; ++c) {
+      std::int64_t sum = 0;
+      take(injected_[static_cast<std::size_t>(c)], sum);
+    }
+    lines_a_ = lines_b_ = sources_ = {};
+    LinkLoad out;
+    out.max_link_flits = static_cast<double>(most);
+    out.max_routers = max_routers_;
+    out.max_hops = max_routers_ > 0 ? max_routers_ - 1 : 0;
+    max_routers_ = 0;
+    most_ = 0;
+    return out;
+  }
+
+ private:
+  static constexpr std::size_t kUp = 0, kDown = 1;  ///< towards larger / smaller coordinates
+
+  /// [line b][a]: runs along A, injection, and a node's weight are indexed by its router's
+  /// cell; [line a][b]: runs along B.
+  std::size_t cell(int line_b, int a) const { return static_cast<std::size_t>(line_b * na_ + a); }
+  std::size_t cell_b(int line_a, int b) const { return static_cast<std::size_t>(line_a * nb_ + b); }
+
+  /// One destination, O(1) per piece. Accumulators are locals: as members they would be
+  /// stored and reloaded for every piece.
+  void add_one(int dst, const Piece* pieces, std::size_t k) {
+    const int ad = a_[static_cast<std::size_t>(dst)], bd = b_[static_cast<std::size_t>(dst)];
+    std::int64_t* const run_a[2] = {run_a_[kUp].data(), run_a_[kDown].data()};
+    std::int64_t* const run_b[2] = {run_b_[kUp].data(), run_b_[kDown].data()};
+    std::int64_t* const injected = injected_.data();
+    std::int64_t into = 0, stop_up = 0, stop_down = 0;
+    int routers = 0;
+    Extent lines, sources;
+    for (std::size_t i = 0; i < k; ++i) {
+      if (pieces[i].src == dst) continue;
+      const auto s = static_cast<std::size_t>(pieces[i].src);
+      const std::int64_t flits = flit_.flits(pieces[i].bytes);
+      const int as = a_[s], bs = b_[s];
+      const std::size_t c = cell(bs, as);
+      injected[c] += flits;
+      sources.add(static_cast<int>(c));
+      into += flits;
+      // Run 1 along A in line bs, from as up to (not including) ad; run 2 along B in line ad,
+      // from bs to bd, whose stop is common to the destination. Branch-free: the direction is
+      // data-dependent and would mispredict; an empty run adds 0.
+      std::int64_t* const along_a = run_a[as > ad ? kDown : kUp];
+      const std::int64_t flits_a = as != ad ? flits : 0;
+      along_a[c] += flits_a;
+      along_a[cell(bs, ad)] -= flits_a;
+      lines.add(bs);
+      run_b[bs > bd ? kDown : kUp][cell_b(ad, bs)] += bs != bd ? flits : 0;
+      stop_up += bs < bd ? flits : 0;
+      stop_down += bs > bd ? flits : 0;
+      const int r = std::abs(as - ad) + std::abs(bs - bd) + 1;
+      routers = std::max(routers, r);
+    }
+    if (into == 0) return;
+    run_b[kUp][cell_b(ad, bd)] -= stop_up;
+    run_b[kDown][cell_b(ad, bd)] -= stop_down;
+    lines_a_.add(lines);
+    lines_b_.add(ad);
+    sources_.add(sources);
+    most_ = std::max(most_, into);  // the ejection link, complete: each destination comes once
+    max_routers_ = std::max(max_routers_, routers);
+  }
+
+  /// m > 1 destinations receiving the same pieces (see the class comment).
+  void add_many(const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
+    const auto dm = static_cast<std::int64_t>(m);
+    // Sources by router cell and by line; destinations per coordinate along A and along B.
+    Extent lines;
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      const auto s = static_cast<std::size_t>(pieces[i].src);
+      const std::int64_t flits = flit_.flits(pieces[i].bytes);
+      weight_[cell(b_[s], a_[s])] = flits;
+      line_flits_[static_cast<std::size_t>(b_[s])] += flits;
+      lines.add(b_[s]);
+      total += flits;
+    }
+    for (std::size_t d = 0; d < m; ++d) {
+      const auto j = static_cast<std::size_t>(dsts[d]);
+      ++per_a_[static_cast<std::size_t>(a_[j])];
+      ++per_b_[static_cast<std::size_t>(b_[j])];
+    }
+    // Injection and ejection: every piece goes to every destination but its own PE.
+    for (std::size_t i = 0; i < k; ++i) {
+      const auto s = static_cast<std::size_t>(pieces[i].src);
+      injected_[cell(b_[s], a_[s])] += weight_[cell(b_[s], a_[s])] * dm;
+      sources_.add(static_cast<int>(cell(b_[s], a_[s])));
+    }
+    for (std::size_t d = 0; d < m; ++d) {
+      const auto j = static_cast<std::size_t>(dsts[d]);
+      const std::int64_t own = weight_[cell(b_[j], a_[j])];
+      injected_[cell(b_[j], a_[j])] -= own;
+      most_ = std::max(most_, total - own);
+    }
+    // A runs start at each source router: flits × destinations beyond it in each direction.
+    std::vector<std::int64_t>& beyond_up = beyond_[kUp];
+    std::vector<std::int64_t>& beyond_down = beyond_[kDown];
+    beyond_up[na_ - 1] = beyond_down[0] = 0;
+    for (int a = na_ - 2; a >= 0; --a) beyond_up[a] = beyond_up[a + 1] + per_a_[a + 1];
+    for (int a = 1; a < na_; ++a) beyond_down[a] = beyond_down[a - 1] + per_a_[a - 1];
+    for (std::size_t i = 0; i < k; ++i) {
+      const auto s = static_cast<std::size_t>(pieces[i].src);
+      const std::size_t c = cell(b_[s], a_[s]);
+      run_a_[kUp][c] += weight_[c] * beyond_up[a_[s]];
+      run_a_[kDown][c] += weight_[c] * beyond_down[a_[s]];
+    }
+    // ... and stop at each destination coordinate: destinations there × the line's flits
+    // from sources before it.
+    lines_a_.add(lines);
+    for (int line = lines.lo; line <= lines.hi; ++line) {
+      std::int64_t before = 0;
+      for (int a = 0; a < na_; ++a) {
+        run_a_[kUp][cell(line, a)] -= per_a_[a] * before;
+        before += weight_[cell(line, a)];
+      }
+      before = 0;
+      for (int a = na_ - 1; a >= 0; --a) {
+        run_a_[kDown][cell(line, a)] -= per_a_[a] * before;
+        before += weight_[cell(line, a)];
+      }
+    }
+    // B runs: in the destination's line along A, from every source line to the destination.
+    for (std::size_t d = 0; d < m; ++d) {
+      const auto j = static_cast<std::size_t>(dsts[d]);
+      const int ad = a_[j], bd = b_[j];
+      std::int64_t up = 0, down = 0;
+      for (int b = 0; b < nb_; ++b) {
+        const std::int64_t flits = line_flits_[static_cast<std::size_t>(b)];
+        if (b < bd) run_b_[kUp][cell_b(ad, b)] += flits, up += flits;
+        if (b > bd) run_b_[kDown][cell_b(ad, b)] += flits, down += flits;
+      }
+      run_b_[kUp][cell_b(ad, bd)] -= up;
+      run_b_[kDown][cell_b(ad, bd)] -= down;
+      lines_b_.add(ad);
+    }
+    // The longest route: the Manhattan distance between the sets is set by the extremes of
+    // a + b and a − b (a piece to its own PE has distance 0).
+    int lo_s[2] = {1 << 30, 1 << 30}, hi_s[2] = {-(1 << 30), -(1 << 30)}, lo_d[2] = {1 << 30, 1 << 30},
+        hi_d[2] = {-(1 << 30), -(1 << 30)};
+    auto extremes = [](int a, int b, int* lo, int* hi) {
+      lo[0] = std::min(lo[0], a + b), hi[0] = std::max(hi[0], a + b);
+      lo[1] = std::min(lo[1], a - b), hi[1] = std::max(hi[1], a - b);
+    };
+    for (std::size_t i = 0; i < k; ++i) extremes(a_[pieces[i].src], b_[pieces[i].src], lo_s, hi_s);
+    for (std::size_t d = 0; d < m; ++d) extremes(a_[dsts[d]], b_[dsts[d]], lo_d, hi_d);
+    int distance = 0;
+    for (int r = 0; r < 2; ++r) distance = std::max({distance, hi_s[r] - lo_d[r], hi_d[r] - lo_s[r]});
+    if (distance > 0) max_routers_ = std::max(max_routers_, distance + 1);
+    // Scratch back to zero.
+    for (std::size_t i = 0; i < k; ++i) {
+      const auto s = static_cast<std::size_t>(pieces[i].src);
+      weight_[cell(b_[s], a_[s])] = 0;
+      line_flits_[static_cast<std::size_t>(b_[s])] = 0;
+    }
+    std::fill(per_a_.begin(), per_a_.end(), 0);
+    std::fill(per_b_.begin(), per_b_.end(), 0);
+  }
+
+  FlitSize flit_;
+  int na_, nb_;                ///< routers along A and along B
+  bool always_group_;
+  std::vector<int> a_, b_;     ///< per node: its router's coordinates along A and B
+  /// Loads in difference form per direction: runs along A by cell(), along B by cell_b().
+  std::array<std::vector<std::int64_t>, 2> run_a_, run_b_;
+  std::vector<std::int64_t> injected_;  ///< by cell()
+  Extent lines_a_, lines_b_, sources_;  ///< lines along A, along B, cells that carry flits
+  std::int64_t most_ = 0;      ///< the busiest ejection link so far
+  int max_routers_ = 0;
+  // add_many's scratch, zero between calls.
+  std::vector<std::int64_t> weight_;      ///< flits of the piece from each cell
+  std::vector<std::int64_t> line_flits_;  ///< flits of the pieces from each line along A
+  std::vector<std::int64_t> per_a_, per_b_;  ///< destinations per coordinate along A, along B
+  // add_many's work arrays, overwritten by each call.
+  std::array<std::vector<std::int64_t>, 2> beyond_;  ///< destinations beyond each coordinate along A
+};
+
+}  // namespace nocflow::optimizer
