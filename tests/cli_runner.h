@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <stdexcept>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace nocflow::testing {
 
@@ -53,6 +56,39 @@ inline std::string json_without(const std::filesystem::path& path, std::initiali
     text.erase(at, end - at);
   }
   return text;
+}
+
+/// A CSV line's fields; commas inside double quotes stay in the field (quotes dropped).
+inline std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
+/// Rows of a CSV file as column name -> text; throws on a row whose field count differs.
+inline std::vector<std::map<std::string, std::string>> read_csv_rows(const std::filesystem::path& file) {
+  std::istringstream in(read_file(file));
+  std::string line;
+  std::getline(in, line);
+  const auto header = split_csv(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    const auto fields = split_csv(line);
+    if (fields.size() != header.size())
+      throw std::runtime_error(file.string() + ": " + std::to_string(fields.size()) + " fields, header has " +
+                               std::to_string(header.size()) + ": " + line);
+    auto& row = rows.emplace_back();
+    for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = fields[i];
+  }
+  return rows;
 }
 
 }  // namespace nocflow::testing

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -36,39 +37,35 @@ std::string resolve(const std::string& spec_file, const std::string& path) {
 
 bool is_config_key(const std::string& name) { return name.find('.') != std::string::npos; }
 
+/// The whole of `v` as an integer, or nothing.
+std::optional<long long> to_int(const std::string& v) {
+  std::size_t used = 0;
+  try {
+    const long long n = std::stoll(v, &used);
+    if (used == v.size()) return n;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 /// "RxC" or "k" (k x k); sides 1 .. 64.
 std::pair<int, int> parse_mesh(const std::string& v) {
-  const auto x = v.find('x');
   auto side = [&](const std::string& s) {
-    std::size_t used = 0;
-    int k = 0;
-    try {
-      k = std::stoi(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != s.size()) throw InputError("'" + v + "' is not a mesh shape (write RxC, e.g. 8x8, or k)");
-    if (k < 1 || k > 64) throw InputError("mesh side " + s + " is outside 1 .. 64");
-    return k;
+    const auto k = to_int(s);
+    if (!k) throw InputError("'" + v + "' is not a mesh shape (write RxC, e.g. 8x8, or k)");
+    if (*k < 1 || *k > 64) throw InputError("mesh side " + s + " is outside 1 .. 64");
+    return static_cast<int>(*k);
   };
-  if (x == std::string::npos) {
-    const int k = side(v);
-    return {k, k};
-  }
+  const auto x = v.find('x');
+  if (x == std::string::npos) return {side(v), side(v)};
   return {side(v.substr(0, x)), side(v.substr(x + 1))};
 }
 
 std::int64_t parse_batch(const std::string& v) {
-  std::size_t used = 0;
-  long long b = 0;
-  try {
-    b = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v.size()) throw InputError("batch '" + v + "' is not an integer");
-  if (b < 1 || b > 4096) throw InputError("batch " + v + " is outside 1 .. 4096");
-  return b;
+  const auto b = to_int(v);
+  if (!b) throw InputError("batch '" + v + "' is not an integer");
+  if (*b < 1 || *b > 4096) throw InputError("batch " + v + " is outside 1 .. 4096");
+  return *b;
 }
 
 void check_name(const std::string& what, const std::string& v, const std::vector<std::string>& known) {

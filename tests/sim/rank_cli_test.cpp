@@ -15,29 +15,6 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kHw = "--hw " + std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml";
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  for (std::string field; std::getline(in, field, ',');) out.push_back(field);
-  return out;
-}
-
-/// Rows of a CSV file as column name → text.
-std::vector<std::map<std::string, std::string>> read_csv(const fs::path& file) {
-  std::istringstream in(read_file(file));
-  std::string line;
-  std::getline(in, line);
-  const auto header = split(line);
-  std::vector<std::map<std::string, std::string>> rows;
-  while (std::getline(in, line)) {
-    const auto f = split(line);
-    EXPECT_EQ(f.size(), header.size()) << line;
-    auto& row = rows.emplace_back();
-    for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) row[header[i]] = f[i];
-  }
-  return rows;
-}
-
 /// τ-b counted pair by pair, independently of the library's implementation.
 double tau_b(const std::vector<double>& x, const std::vector<double>& y) {
   double concordant = 0, discordant = 0, tied_x = 0, tied_y = 0, pairs = 0;
@@ -65,8 +42,8 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
   const fs::path dir = fresh_dir("rank_vgg5");
   const CliRun r = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 3 --out " + (dir / "o").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto plans = read_csv(dir / "o" / "rank.csv");
-  const auto summary = read_csv(dir / "o" / "rank_summary.csv");
+  const auto plans = read_csv_rows(dir / "o" / "rank.csv");
+  const auto summary = read_csv_rows(dir / "o" / "rank_summary.csv");
   ASSERT_EQ(summary.size(), 2u);
   std::map<std::string, std::string> simulated_of_plan;  // plan_id → simulated cycles
   for (const auto& s : summary) {

@@ -23,24 +23,13 @@ fs::path write_spec(const fs::path& dir, const std::string& body) {
   return file;
 }
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out(1);
-  for (char c : line) {
-    if (c == ',')
-      out.emplace_back();
-    else
-      out.back().push_back(c);
-  }
-  return out;
-}
-
 /// results.csv without the wall-clock columns, which vary run to run.
 std::string deterministic(const fs::path& csv) {
   std::istringstream in(read_file(csv));
   std::string line, out;
   std::vector<bool> keep;
   while (std::getline(in, line)) {
-    const auto fields = split(line);
+    const auto fields = split_csv(line);
     if (keep.empty())
       for (const auto& f : fields) keep.push_back(f.find("seconds") == std::string::npos);
     for (std::size_t i = 0; i < fields.size(); ++i)
@@ -113,11 +102,11 @@ TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
   std::istringstream in(read_file(dir / "out/results.csv"));
   std::string line;
   std::getline(in, line);
-  const auto head = split(line);
+  const auto head = split_csv(line);
   ASSERT_EQ(head[0], "point");
   ASSERT_EQ(head[1], "mesh");
   std::vector<std::vector<std::string>> rows;
-  while (std::getline(in, line)) rows.push_back(split(line));
+  while (std::getline(in, line)) rows.push_back(split_csv(line));
   ASSERT_EQ(rows.size(), 4u);
   // Point order: first axis slowest.
   EXPECT_EQ(rows[0][0], "mesh=2x2 network=zoo:vgg5 solver=greedy cost_model=paper");

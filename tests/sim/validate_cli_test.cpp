@@ -14,19 +14,6 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kHw = "--hw " + std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml";
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string field;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) out.push_back(field), field.clear();
-    else field += c;
-  }
-  out.push_back(field);
-  return out;
-}
-
 TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
   const fs::path dir = fresh_dir("validate");
   const CliRun r = run_nocflow("validate " + kHw + " --meshes 2 --crossbar 0 --sizes 4KiB,16KiB "
@@ -35,11 +22,11 @@ TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
   std::istringstream csv(read_file(dir / "out" / "validation.csv"));
   std::string line;
   std::getline(csv, line);
-  const auto header = split(line);
+  const auto header = split_csv(line);
   ASSERT_EQ(header[1], "type");
   int rows = 0;
   while (std::getline(csv, line)) {
-    const auto f = split(line);
+    const auto f = split_csv(line);
     ++rows;
     const std::int64_t tensor = std::stoll(f[2]), moved = std::stoll(f[5]);
     const std::int64_t simulated = std::stoll(f[8]);
@@ -64,7 +51,7 @@ TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
   std::istringstream summary(read_file(dir / "out" / "summary.csv"));
   bool found = false;
   while (std::getline(summary, line)) {
-    const auto f = split(line);
+    const auto f = split_csv(line);
     if (f[0] == "ALL_GATHER" && f[1] == "linkload") {
       found = true;
       EXPECT_EQ(std::stoi(f[2]) + std::stoi(f[5]), 2) << line;
@@ -94,28 +81,12 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   EXPECT_NE(bad.output.find("paper.bnoc_bytes_per_cycle"), std::string::npos) << bad.output;
 }
 
-/// validation.csv as rows of named fields.
-std::vector<std::map<std::string, std::string>> read_rows(const fs::path& file) {
-  std::istringstream csv(read_file(file));
-  std::string line;
-  std::getline(csv, line);
-  const auto header = split(line);
-  std::vector<std::map<std::string, std::string>> rows;
-  while (std::getline(csv, line)) {
-    const auto f = split(line);
-    EXPECT_EQ(f.size(), header.size()) << line;
-    auto& row = rows.emplace_back();
-    for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) row[header[i]] = f[i];
-  }
-  return rows;
-}
-
 TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
   const fs::path dir = fresh_dir("validate_decompose");
   const CliRun r = run_nocflow("validate " + kHw + " --meshes 2,4 --crossbar 0 --sizes 4KiB,64KiB "
                                "--types LOCAL,ALL_GATHER,SCATTER --out " + (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = read_rows(dir / "out" / "validation.csv");
+  const auto rows = read_csv_rows(dir / "out" / "validation.csv");
   ASSERT_EQ(rows.size(), 12u);
   auto num = [](const std::map<std::string, std::string>& row, const std::string& key) {
     EXPECT_TRUE(row.count(key)) << key;
@@ -151,11 +122,11 @@ TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
   std::istringstream summary(read_file(dir / "out" / "summary.csv"));
   std::string line;
   std::getline(summary, line);
-  const auto header = split(line);
+  const auto header = split_csv(line);
   int checked = 0;
   while (std::getline(summary, line)) {
     std::map<std::string, double> f;
-    const auto fields = split(line);
+    const auto fields = split_csv(line);
     for (std::size_t i = 2; i < header.size() && i < fields.size(); ++i) f[header[i]] = std::stod(fields[i]);
     // (written with 6 significant digits)
     EXPECT_NEAR(f["latency_error"] + f["load_error"] + f["missed_contention"], f["mean_error"], 1e-5) << line;
@@ -176,7 +147,7 @@ TEST(ValidateCli, LinkloadIsExactWithoutContention) {
   const CliRun r = run_nocflow("validate " + kHw + " --meshes 2,4 --crossbar 8 --sizes 4KiB,64KiB "
                                "--types LOCAL,ALL_REDUCE --out " + (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = read_rows(dir / "out" / "validation.csv");
+  const auto rows = read_csv_rows(dir / "out" / "validation.csv");
   ASSERT_EQ(rows.size(), 12u);
   for (const auto& row : rows) {
     const std::string what = row.at("topology") + " " + row.at("type") + " " + row.at("tensor_bytes");
