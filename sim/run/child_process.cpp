@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "noc/base/error.h"
@@ -28,6 +30,54 @@ void write_all(int fd, const std::string& data) {
   }
 }
 
+// Running children, for the signal handler below (a fixed array: async-signal-safe).
+constexpr int kMaxChildren = 256;
+volatile pid_t g_children[kMaxChildren] = {};
+
+/// SIGINT, SIGTERM or SIGHUP to the parent (Ctrl-C, mpirun stopping a rank, a batch system's
+/// kill) ends the children too, then the parent as the signal would have: no orphaned
+/// simulation keeps running.
+void end_children_and_exit(int sig) {
+  for (int i = 0; i < kMaxChildren; ++i)
+    if (g_children[i] > 0) ::kill(g_children[i], SIGKILL);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
+
+/// Installs end_children_and_exit while alive; restores the previous handlers.
+class ForwardSignals {
+ public:
+  ForwardSignals() {
+    struct sigaction a {};
+    a.sa_handler = end_children_and_exit;
+    sigemptyset(&a.sa_mask);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &a, &old_[i]);
+  }
+  ~ForwardSignals() {
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &old_[i], nullptr);
+  }
+  ForwardSignals(const ForwardSignals&) = delete;
+  ForwardSignals& operator=(const ForwardSignals&) = delete;
+
+ private:
+  struct sigaction old_[std::size(kForwarded)] {};
+};
+
+void remember(pid_t pid) {
+  for (int i = 0; i < kMaxChildren; ++i)
+    if (g_children[i] == 0) {
+      g_children[i] = pid;
+      return;
+    }
+}
+
+void forget(pid_t pid) {
+  for (int i = 0; i < kMaxChildren; ++i)
+    if (g_children[i] == pid) g_children[i] = 0;
+}
+
 /// A running child: its pid and the read end of its report pipe.
 struct Child {
   pid_t pid = -1;
@@ -43,6 +93,7 @@ Child spawn(const std::function<std::string()>& fn) {
   const pid_t pid = ::fork();
   if (pid < 0) throw CheckError(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {  // child: report, then leave without running the parent's destructors
+    for (int sig : kForwarded) ::signal(sig, SIG_DFL);
     ::close(fds[0]);
     std::string report;
     try {
@@ -62,6 +113,7 @@ Child spawn(const std::function<std::string()>& fn) {
     ::_exit(0);
   }
   ::close(fds[1]);
+  remember(pid);
   return {pid, fds[0], {}, 0};
 }
 
@@ -83,6 +135,7 @@ ChildResult finish(Child& c) {
   int status = 0;
   while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  forget(c.pid);
   if (c.report.empty()) {
     const std::string how = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
                                                 : "exited with code " + std::to_string(WEXITSTATUS(status));
@@ -100,6 +153,7 @@ ChildResult finish(Child& c) {
 }  // namespace
 
 std::string run_in_child(const std::function<std::string()>& fn) {
+  const ForwardSignals forward;
   Child c = spawn(fn);
   while (!read_some(c)) {
   }
@@ -114,10 +168,12 @@ std::string run_in_child(const std::function<std::string()>& fn) {
 void run_in_children(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,
                      const std::function<void(std::size_t, const ChildResult&)>& done,
                      const std::function<void()>& tick) {
+  const ForwardSignals forward;
+  jobs = std::clamp(jobs, 1, kMaxChildren);
   std::vector<Child> running;
   std::size_t next = 0;
   while (next < n || !running.empty()) {
-    while (next < n && static_cast<int>(running.size()) < std::max(jobs, 1)) {
+    while (next < n && static_cast<int>(running.size()) < jobs) {
       const std::size_t i = next++;
       Child c = spawn([&task, i] { return task(i); });
       c.task = i;

@@ -4,7 +4,8 @@
 // (validate, sweep) run each one in a forked child. The child runs a function and sends back
 // the string it returns. An InputError or CheckError thrown in the child comes back with the
 // same type and message; any other failure (another exception, a crash, a signal) is a
-// CheckError that says how the child ended.
+// CheckError that says how the child ended. While children run, SIGINT, SIGTERM and SIGHUP to
+// the parent kill them before ending the parent, so that no orphan keeps simulating.
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -20,7 +21,7 @@ struct ChildResult {
   std::string text;  ///< the returned string, or the error message
 };
 
-/// Runs task(0) .. task(n-1), each in its own forked child, at most `jobs` at a time. In the
+/// Runs task(0) .. task(n-1), each in its own forked child, at most `jobs` (≤ 256) at a time. In the
 /// parent, done(i, result) is called as each child ends (completion order), and tick() about
 /// once a second while children run (progress display). Errors do not stop the others.
 void run_in_children(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,

@@ -2,11 +2,13 @@
 // Simulations in child processes: several SystemC elaborations from one parent process.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 #include "noc/base/error.h"
@@ -95,6 +97,57 @@ TEST(ChildProcess, ManyChildrenRunAtMostJobsAtOnceAndReportEach) {
   // 8 tasks of 0.2 s, 3 at a time: 3 rounds, so at least 0.6 s (and far less than 8 x 0.2 s
   // run one by one, though wall time on a loaded machine is not asserted from above).
   EXPECT_GE(seconds, 0.6);
+}
+
+/// A process's state letter from /proc ("" when it is gone; "Z": ended, not yet reaped).
+std::string state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string skip, letter;
+  stat >> skip >> skip >> letter;
+  return letter;
+}
+
+/// True once `pid` has ended, waiting up to 2 s.
+bool ended(pid_t pid) {
+  for (int i = 0; i < 200; ++i) {
+    const std::string s = state(pid);
+    if (s.empty() || s == "Z") return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(ChildProcess, TerminatingTheParentEndsItsChildren) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t parent = ::fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {  // a parent running two long simulations, as `nocflow sweep --jobs 2`
+    ::close(fds[0]);
+    run_in_children(
+        2, 2,
+        [&](std::size_t) -> std::string {
+          const pid_t me = ::getpid();
+          if (::write(fds[1], &me, sizeof me) != sizeof me) return "";
+          std::this_thread::sleep_for(std::chrono::seconds(60));
+          return "";
+        },
+        [](std::size_t, const ChildResult&) {});
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  pid_t children[2] = {0, 0};
+  for (pid_t& c : children) ASSERT_EQ(::read(fds[0], &c, sizeof c), static_cast<ssize_t>(sizeof c));
+  ::close(fds[0]);
+  for (pid_t c : children) {
+    const std::string s = state(c);
+    EXPECT_FALSE(s.empty() || s == "Z") << "child " << c << " should be sleeping";
+  }
+  ::kill(parent, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(parent, &status, 0), parent);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  for (pid_t c : children) EXPECT_TRUE(ended(c)) << "child " << c << " outlived its parent";
 }
 
 }  // namespace
