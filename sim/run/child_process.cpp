@@ -90,10 +90,19 @@ Child spawn(const std::function<std::string()>& fn) {
   int fds[2];
   if (::pipe(fds) != 0) throw CheckError(std::string("cannot create a pipe: ") + std::strerror(errno));
   std::fflush(nullptr);  // nothing buffered twice
+  // The forwarded signals wait until the parent has noted the child's pid.
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  for (int sig : kForwarded) sigaddset(&forwarded, sig);
+  ::sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
   const pid_t pid = ::fork();
-  if (pid < 0) throw CheckError(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    throw CheckError(std::string("cannot fork: ") + std::strerror(errno));
+  }
   if (pid == 0) {  // child: report, then leave without running the parent's destructors
     for (int sig : kForwarded) ::signal(sig, SIG_DFL);
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     ::close(fds[0]);
     std::string report;
     try {
@@ -114,6 +123,7 @@ Child spawn(const std::function<std::string()>& fn) {
   }
   ::close(fds[1]);
   remember(pid);
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   return {pid, fds[0], {}, 0};
 }
 
