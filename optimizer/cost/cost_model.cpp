@@ -10,9 +10,13 @@ namespace nocflow::optimizer {
 
 std::vector<std::string> cost_model_names() { return {"paper", "linkload"}; }
 
-std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc& hw) {
+std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc& hw, int threads) {
   if (name == "paper") return std::make_unique<PaperModel>(hw);
-  if (name == "linkload") return std::make_unique<LinkloadModel>(hw);
+  if (name == "linkload") {
+    LinkloadModel::Options options;
+    options.threads = threads;
+    return std::make_unique<LinkloadModel>(hw, options);
+  }
   throw InputError(unknown_name_message("cost model", name, cost_model_names()));
 }
 

@@ -38,8 +38,9 @@ class CostModel {
                                                 const std::vector<Choice>& dst_choices) const;
 };
 
-/// Throws InputError listing the known names for an unknown one.
-std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc& hw);
+/// Throws InputError listing the known names for an unknown one. `threads`: for tabulating
+/// (linkload), 0 = one per hardware thread; results never depend on it.
+std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc& hw, int threads = 0);
 std::vector<std::string> cost_model_names();
 
 /// Per-PE bytes a layer holds under a choice (for the SRAM constraint): its weight share

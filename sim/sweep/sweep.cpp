@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "noc/base/error.h"
 #include "optimizer/cost/cost_model.h"
@@ -131,10 +132,10 @@ const std::vector<std::string>& sweep_result_columns() {
   return c;
 }
 
-std::vector<std::string> run_sweep_point(const SweepPoint& p) {
+std::vector<std::string> run_sweep_point(const SweepPoint& p, int threads) {
   const opt::Graph graph = prepare_network(p.network, p.batch, p.hw, p.passes);
   const opt::HwDesc hw = hw_desc_of(p.hw);
-  const auto model = opt::make_cost_model(p.cost_model, hw);
+  const auto model = opt::make_cost_model(p.cost_model, hw, threads);
   // As `nocflow simulate` solves: the per-PE SRAM limit is on, since lowering rejects a plan
   // that does not fit.
   const opt::PartitionSetup s = opt::setup_partition(graph, hw, *model, {false, true, true});
@@ -224,9 +225,11 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
                 << " left";
     std::cerr << "   " << std::flush;
   };
+  // The jobs share the cores: each tabulates on its part of them.
+  const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(o.jobs, 1));
   run_in_children(
       mine.size(), o.jobs,
-      [&](std::size_t i) { return csv_line(run_sweep_point(*mine[i])); },
+      [&](std::size_t i) { return csv_line(run_sweep_point(*mine[i], threads)); },
       [&](std::size_t i, const ChildResult& r) {
         const SweepPoint& p = *mine[i];
         std::vector<std::string> row{p.key};
