@@ -4,12 +4,14 @@ column name, number parsing, tick labels, and writing figures.
 
 Contract: tables are read with the csv module into lists of dicts keyed by column name, so a
 column nocflow adds later is simply ignored; a column a plot needs and the file lacks is a
-PlotError naming the file and the column. Nothing here calls sys.exit(); the scripts' main()
-turns a PlotError into one message and exit code 2.
+PlotError naming the file and the column. Nothing here calls sys.exit(); run_script() turns a
+PlotError into one message and exit code 2.
 """
+import argparse
 import csv
 import math
 import os
+import sys
 
 import matplotlib
 
@@ -122,3 +124,22 @@ def output_dir(csv_path, out):
     d = out if out else (os.path.dirname(os.path.abspath(csv_path)) or ".")
     os.makedirs(d, exist_ok=True)
     return d
+
+
+def run_script(name, description, csv_help, plot, argv=None):
+    """A plot script's command line: CSV [--out DIR]. plot(csv_path, out, written) reads the
+    CSV, then draws into output_dir(csv_path, out) (so a bad CSV creates nothing); the PNGs
+    written are listed, a PlotError is one message and exit code 2."""
+    p = argparse.ArgumentParser(prog=name, description=description)
+    p.add_argument("csv", help=csv_help)
+    p.add_argument("--out", help="folder for the PNGs (default: the CSV's folder)")
+    a = p.parse_args(argv)
+    written = []
+    try:
+        plot(a.csv, a.out, written)
+    except PlotError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"{name}: wrote {path}")
+    return 0

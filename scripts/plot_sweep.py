@@ -19,14 +19,13 @@ others solid), marker the values of any other axis that takes several values (co
 router.vcs, ...). Axes with a single value are listed under the title. Columns are read by
 name; unknown columns are ignored. Needs matplotlib (Debian's python3-matplotlib).
 """
-import argparse
 import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree (the tests run from it)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_common import (FIGSIZE, PlotError, legend_outside, number, output_dir, plt,  # noqa: E402
-                         read_table, require_columns, save, set_log2_ticks,
+                         read_table, require_columns, run_script, save, set_log2_ticks,
                          set_log_count_axis)
 from matplotlib.lines import Line2D  # noqa: E402
 
@@ -268,62 +267,53 @@ def plot_speedup(sweep, out_dir, written):
     save(fig, out_dir, "sweep_speedup.png", written)
 
 
-def plot_comm_share(sweep, out_dir, written):
-    if "communication_cycles" not in sweep.columns:
-        print("plot_sweep: no communication_cycles column: sweep_comm_share.png skipped")
+def plot_percent(sweep, out_dir, written, column, name, title, ylabel, percent, zero_line=False):
+    """One series per network and solver of percent(value of column, row), in %."""
+    if column not in sweep.columns:
+        print(f"plot_sweep: no {column} column: {name} skipped")
         return
 
-    def share(r):
-        c = number(r.get("communication_cycles"))
-        return None if c is None else 100.0 * c / r["_total"]
+    def value(r):
+        x = number(r.get(column))
+        return None if x is None else percent(x, r)
 
-    fig, ax = new_figure("Exposed communication share (PE that finished last)", sweep, len(sweep.rows))
-    drawn = draw_series(ax, sweep, sweep.series(), share)
-    ax.set_ylabel("communication / total cycles (%)")
-    ax.set_ylim(bottom=0)
+    fig, ax = new_figure(title, sweep, len(sweep.rows))
+    drawn = draw_series(ax, sweep, sweep.series(), value)
+    if zero_line:
+        ax.axhline(0.0, color="black", lw=1, zorder=0)
+    else:
+        ax.set_ylim(bottom=0)
+    ax.set_ylabel(ylabel)
     sweep.x_ticks(ax, drawn)
     sweep.legend(ax)
-    save(fig, out_dir, "sweep_comm_share.png", written)
+    save(fig, out_dir, name, written)
+
+
+def plot_comm_share(sweep, out_dir, written):
+    plot_percent(sweep, out_dir, written, "communication_cycles", "sweep_comm_share.png",
+                 "Exposed communication share (PE that finished last)", "communication / total cycles (%)",
+                 lambda cycles, r: 100.0 * cycles / r["_total"])
 
 
 def plot_prediction_error(sweep, out_dir, written):
-    if "prediction_error" not in sweep.columns:
-        print("plot_sweep: no prediction_error column: sweep_prediction_error.png skipped")
-        return
+    plot_percent(sweep, out_dir, written, "prediction_error", "sweep_prediction_error.png",
+                 "Cost model prediction error (predicted / simulated - 1)",
+                 "prediction error (%; < 0: under-predicts)", lambda error, r: 100.0 * error, zero_line=True)
 
-    def err(r):
-        e = number(r.get("prediction_error"))
-        return None if e is None else 100.0 * e
 
-    fig, ax = new_figure("Cost model prediction error (predicted / simulated - 1)", sweep, len(sweep.rows))
-    drawn = draw_series(ax, sweep, sweep.series(), err)
-    ax.axhline(0.0, color="black", lw=1, zorder=0)
-    ax.set_ylabel("prediction error (%; < 0: under-predicts)")
-    sweep.x_ticks(ax, drawn)
-    sweep.legend(ax)
-    save(fig, out_dir, "sweep_prediction_error.png", written)
+def plot_all(csv_path, out, written):
+    sweep = Sweep(csv_path)
+    out_dir = output_dir(csv_path, out)
+    if sweep.not_ok:
+        print("plot_sweep: not plotted: " + ", ".join(f"{n} {s}" for s, n in sweep.not_ok.items())
+              + f" of {sweep.total_rows} rows")
+    for plot in (plot_cycles, plot_speedup, plot_comm_share, plot_prediction_error):
+        plot(sweep, out_dir, written)
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("results_csv", help="results.csv written by `nocflow sweep`")
-    p.add_argument("--out", help="folder for the PNGs (default: the CSV's folder)")
-    a = p.parse_args(argv)
-    try:
-        sweep = Sweep(a.results_csv)
-        out_dir = output_dir(a.results_csv, a.out)
-        if sweep.not_ok:
-            print("plot_sweep: not plotted: " + ", ".join(f"{n} {s}" for s, n in sweep.not_ok.items())
-                  + f" of {sweep.total_rows} rows")
-        written = []
-        for plot in (plot_cycles, plot_speedup, plot_comm_share, plot_prediction_error):
-            plot(sweep, out_dir, written)
-    except PlotError as e:
-        print(f"plot_sweep: {e}", file=sys.stderr)
-        return 2
-    for path in written:
-        print(f"plot_sweep: wrote {path}")
-    return 0
+    return run_script("plot_sweep", __doc__.split("\n\n")[0], "results.csv written by `nocflow sweep`",
+                      plot_all, argv)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ near saturation when busiest_link_flits_per_cycle >= 0.8 (as `nocflow validate`'
 drawn with hollow markers. Columns are read by name; unknown columns are ignored. Needs
 matplotlib (Debian's python3-matplotlib).
 """
-import argparse
 import os
 import re
 import sys
@@ -32,7 +31,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree (the tests run from it)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_common import (PlotError, bytes_label, legend_outside, number, output_dir, plt,  # noqa: E402
-                         read_table, require_columns, save, set_log2_ticks)
+                         read_table, require_columns, run_script, save, set_log2_ticks)
 import matplotlib.ticker as ticker  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
@@ -304,28 +303,21 @@ def plot_decomposition(v, out_dir, written):
     save(fig, out_dir, "validation_decomposition.png", written)
 
 
+def plot_all(csv_path, out, written):
+    v = Validation(csv_path)
+    out_dir = output_dir(csv_path, out)
+    if v.still:
+        print("plot_validation: moving nothing (simulated 0 cycles), not plotted: "
+              + ", ".join(f"{t} x{n}" for t, n in v.still.items()))
+    plot_error_vs_size(v, "linkload", out_dir, "validation_error_vs_size.png", written, log_y=False)
+    plot_error_vs_size(v, "paper", out_dir, "validation_paper_error_vs_size.png", written, log_y=True)
+    plot_error_vs_mesh(v, out_dir, written)
+    plot_decomposition(v, out_dir, written)
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("validation_csv", help="validation.csv written by `nocflow validate`")
-    p.add_argument("--out", help="folder for the PNGs (default: the CSV's folder)")
-    a = p.parse_args(argv)
-    try:
-        v = Validation(a.validation_csv)
-        out_dir = output_dir(a.validation_csv, a.out)
-        if v.still:
-            print("plot_validation: moving nothing (simulated 0 cycles), not plotted: "
-                  + ", ".join(f"{t} x{n}" for t, n in v.still.items()))
-        written = []
-        plot_error_vs_size(v, "linkload", out_dir, "validation_error_vs_size.png", written, log_y=False)
-        plot_error_vs_size(v, "paper", out_dir, "validation_paper_error_vs_size.png", written, log_y=True)
-        plot_error_vs_mesh(v, out_dir, written)
-        plot_decomposition(v, out_dir, written)
-    except PlotError as e:
-        print(f"plot_validation: {e}", file=sys.stderr)
-        return 2
-    for path in written:
-        print(f"plot_validation: wrote {path}")
-    return 0
+    return run_script("plot_validation", __doc__.split("\n\n")[0], "validation.csv written by `nocflow validate`",
+                      plot_all, argv)
 
 
 if __name__ == "__main__":

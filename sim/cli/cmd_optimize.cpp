@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/plan/plan.h"
@@ -81,12 +82,6 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
   return j;
 }
 
-std::string fmt(double v, int precision = 1) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(precision) << v;
-  return o.str();
-}
-
 void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwDesc& hw,
              const opt::CostModel& model) {
   std::vector<CompareRow> rows;
@@ -118,7 +113,7 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
     if (!row.failure.empty()) {
       csv << row.method << ",,,,,,," << row.result.seconds << ",0\n";
       std::cout << "  " << std::left << std::setw(16) << row.method << "  no solution after "
-                << fmt(row.result.seconds, 1) << " s: " << row.failure << "\n";
+                << fixed(row.result.seconds, 1) << " s: " << row.failure << "\n";
       continue;
     }
     const double imp = base.total_cycles() > 0 ? 100 * (1 - row.plan.total_cycles() / base.total_cycles()) : 0;
@@ -129,9 +124,9 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
         << row.plan.compute_cycles << "," << row.plan.redistribution_cycles << "," << row.plan.energy_pj
         << "," << imp << "," << imp_r << "," << row.result.seconds << "," << (optimal ? 1 : 0) << "\n";
     std::cout << "  " << std::left << std::setw(16) << row.method << std::right << std::setw(16)
-              << fmt(row.plan.total_cycles()) << std::setw(16) << fmt(row.plan.redistribution_cycles)
-              << std::setw(10) << fmt(imp) << std::setw(10) << fmt(imp_r) << std::setw(12)
-              << fmt(row.result.seconds, 4) << (optimal ? "" : "  (not proven optimal)") << "\n";
+              << fixed(row.plan.total_cycles()) << std::setw(16) << fixed(row.plan.redistribution_cycles)
+              << std::setw(10) << fixed(imp) << std::setw(10) << fixed(imp_r) << std::setw(12)
+              << fixed(row.result.seconds, 4) << (optimal ? "" : "  (not proven optimal)") << "\n";
   }
   std::cout << "  (cycles; improvement over greedy; ilp times include the LP relaxation solve)\n";
 }
@@ -160,16 +155,16 @@ int run(const OptimizeArgs& a) {
   std::cout << "nocflow optimize: " << plan.network << " on " << one_line_summary(spec) << "\n"
             << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
             << ", choices " << s.choices_before << " -> " << s.choices_after
-            << " after dominance pruning (tabulated in " << fmt(s.tabulate_seconds, 3) << " s, pruned in "
-            << fmt(s.prune_seconds, 3) << " s)\n"
+            << " after dominance pruning (tabulated in " << fixed(s.tabulate_seconds, 3) << " s, pruned in "
+            << fixed(s.prune_seconds, 3) << " s)\n"
             << "  solver " << a.solver << (r.ilp ? " (" + r.ilp->formulation + ")" : "") << ", cost model "
-            << a.cost_model << ": total " << fmt(plan.total_cycles()) << " cycles = compute "
-            << fmt(plan.compute_cycles) << " + redistribution " << fmt(plan.redistribution_cycles)
-            << ", energy " << fmt(plan.energy_pj / 1e6, 3) << " uJ, solved in " << fmt(r.seconds, 4) << " s\n";
+            << a.cost_model << ": total " << fixed(plan.total_cycles()) << " cycles = compute "
+            << fixed(plan.compute_cycles) << " + redistribution " << fixed(plan.redistribution_cycles)
+            << ", energy " << fixed(plan.energy_pj / 1e6, 3) << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
   if (r.ilp)
     std::cout << "  ilp: " << r.ilp->variables << " variables, " << r.ilp->constraints
-              << " constraints, LP relaxation " << fmt(r.ilp->lp_relaxation) << ", gap "
-              << fmt(100 * r.ilp->gap, 2) << " %" << (r.ilp->optimal ? ", optimal" : "") << "\n";
+              << " constraints, LP relaxation " << fixed(r.ilp->lp_relaxation) << ", gap "
+              << fixed(100 * r.ilp->gap, 2) << " %" << (r.ilp->optimal ? ", optimal" : "") << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out << "/plan.yaml, summary.json, config.resolved.yaml"

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "optimizer/plan/plan.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
@@ -37,18 +38,7 @@ struct SimulateArgs {
 
 opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const HwSpec& spec) {
   if (!a.plan.empty()) return opt::read_plan(a.plan);
-  const opt::HwDesc hw = hw_desc_of(spec);
-  const auto model = opt::make_cost_model(a.cost_model, hw);
-  // The per-PE SRAM limit is always on here: lowering rejects a plan that does not fit.
-  const opt::PartitionSetup s = opt::setup_partition(graph, hw, *model, {false, true, true});
-  const opt::SolveResult r = opt::make_solver(a.solver)->solve(s.problem, {60, "flow", "", false});
-  return opt::make_plan(s, r.choice, hw, *model, a.solver);
-}
-
-std::string fixed(double v, int precision = 1) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(precision) << v;
-  return o.str();
+  return solve_plan(graph, spec, a.solver, a.cost_model).plan;
 }
 
 int run(const SimulateArgs& a) {

@@ -6,6 +6,8 @@
 #include "noc/base/error.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/passes/pass_manager.h"
+#include "optimizer/plan/partition_setup.h"
+#include "optimizer/solver/solver.h"
 
 namespace nocflow::sim {
 
@@ -37,6 +39,15 @@ optimizer::Graph prepare_network(const std::string& network, std::int64_t batch,
   optimizer::Graph graph = optimizer::load_network(network, optimizer::ZooOptions{batch, spec.data.width_bytes});
   optimizer::PassManager(optimizer::parse_pass_list(passes)).run(graph);
   return graph;
+}
+
+SolvedPlan solve_plan(const optimizer::Graph& graph, const HwSpec& spec, const std::string& solver,
+                      const std::string& cost_model, int threads) {
+  const optimizer::HwDesc hw = hw_desc_of(spec);
+  const auto model = optimizer::make_cost_model(cost_model, hw, threads);
+  const optimizer::PartitionSetup s = optimizer::setup_partition(graph, hw, *model, {false, true, true});
+  const optimizer::SolveResult r = optimizer::make_solver(solver)->solve(s.problem, {60, "flow", "", false});
+  return {optimizer::make_plan(s, r.choice, hw, *model, solver), s.tabulate_seconds, r.seconds};
 }
 
 }  // namespace nocflow::sim

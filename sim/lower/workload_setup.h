@@ -8,6 +8,7 @@
 
 #include "optimizer/cost/hw_desc.h"
 #include "optimizer/graph/graph.h"
+#include "optimizer/plan/plan.h"
 #include "sim/config/hw_spec.h"
 
 namespace nocflow::sim {
@@ -20,5 +21,15 @@ optimizer::HwDesc hw_desc_of(const HwSpec& spec, double bnoc = 0);
 /// zoo:NAME, a network .yaml or an .onnx file; `passes` as for `nocflow inspect`.
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,
                                  const std::string& passes = "default");
+
+/// A plan solved for replay, as `simulate` (without --plan) and `sweep` solve: the per-PE SRAM
+/// limit on (lowering rejects a plan that does not fit), dominance pruning, a 60 s ILP limit.
+struct SolvedPlan {
+  optimizer::Plan plan;
+  double tabulate_seconds = 0, solve_seconds = 0;  ///< wall clock
+};
+/// `threads`: for tabulating the cost model, 0 = one per hardware thread.
+SolvedPlan solve_plan(const optimizer::Graph& graph, const HwSpec& spec, const std::string& solver,
+                      const std::string& cost_model, int threads = 0);
 
 }  // namespace nocflow::sim

@@ -16,10 +16,8 @@
 #include <thread>
 
 #include "noc/base/error.h"
-#include "optimizer/cost/cost_model.h"
-#include "optimizer/plan/partition_setup.h"
-#include "optimizer/plan/plan.h"
-#include "optimizer/solver/solver.h"
+#include "noc/base/format.h"
+#include "optimizer/partition/workload.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/run/child_process.h"
@@ -70,12 +68,6 @@ std::vector<std::string> parse_csv_line(const std::string& line) {
   return out;
 }
 
-std::string number(double v, int precision) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(precision) << v;
-  return o.str();
-}
-
 std::string duration(double s) {
   const long t = std::lround(s);
   std::ostringstream o;
@@ -86,7 +78,7 @@ std::string duration(double s) {
 }
 
 /// "12 ms", "3.4 s"
-std::string seconds_text(double s) { return s < 1 ? number(1000 * s, 1) + " ms" : number(s, 1) + " s"; }
+std::string seconds_text(double s) { return s < 1 ? fixed(1000 * s, 1) + " ms" : fixed(s, 1) + " s"; }
 
 std::vector<std::string> header(const SweepSpec& spec) {
   std::vector<std::string> h{"point"};
@@ -134,19 +126,14 @@ const std::vector<std::string>& sweep_result_columns() {
 
 std::vector<std::string> run_sweep_point(const SweepPoint& p, int threads) {
   const opt::Graph graph = prepare_network(p.network, p.batch, p.hw, p.passes);
-  const opt::HwDesc hw = hw_desc_of(p.hw);
-  const auto model = opt::make_cost_model(p.cost_model, hw, threads);
-  // As `nocflow simulate` solves: the per-PE SRAM limit is on, since lowering rejects a plan
-  // that does not fit.
-  const opt::PartitionSetup s = opt::setup_partition(graph, hw, *model, {false, true, true});
-  const opt::SolveResult r = opt::make_solver(p.solver)->solve(s.problem, {60, "flow", "", false});
-  const opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, p.solver);
-  const ReplayOutcome o = replay(p.hw, s.workload, plan, p.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow);
-  const double predicted = plan.total_cycles();
+  const SolvedPlan solved = solve_plan(graph, p.hw, p.solver, p.cost_model, threads);
+  const ReplayOutcome o = replay(p.hw, opt::build_workload(graph), solved.plan,
+                                 p.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow);
+  const double predicted = solved.plan.total_cycles();
   const double error = o.total_cycles > 0 ? predicted / static_cast<double>(o.total_cycles) - 1 : 0;
   return {std::to_string(o.total_cycles), std::to_string(o.compute_cycles), std::to_string(o.communication_cycles),
-          number(o.energy_pj, 1), number(predicted, 1), number(error, 6), number(r.seconds, 6),
-          number(s.tabulate_seconds, 4), number(o.wall_seconds, 4), ""};
+          fixed(o.energy_pj, 1), fixed(predicted, 1), fixed(error, 6), fixed(solved.solve_seconds, 6),
+          fixed(solved.tabulate_seconds, 4), fixed(o.wall_seconds, 4), ""};
 }
 
 int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepOptions& o,
@@ -210,7 +197,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   int failures = 0;
   const bool bar = !o.quiet && cluster.rank == 0 && ::isatty(STDERR_FILENO);
   const auto start = Clock::now();
-  std::size_t finished_here = 0, running_estimate = 0;
+  std::size_t finished_here = 0;
   auto draw_bar = [&] {
     if (!bar) return;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -219,7 +206,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
     const int fill = n ? static_cast<int>(width * finished_here / n) : width;
     std::cerr << "\r  [" << std::string(static_cast<std::size_t>(fill), '#')
               << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << finished_here << "/" << n
-              << " points, " << running_estimate << " running, " << duration(elapsed) << " elapsed";
+              << " points, " << std::min(static_cast<std::size_t>(o.jobs), n - finished_here) << " running, "
+              << duration(elapsed) << " elapsed";
     if (finished_here > 0 && finished_here < n)
       std::cerr << ", ~" << duration(elapsed / static_cast<double>(finished_here) * static_cast<double>(n - finished_here))
                 << " left";
@@ -240,8 +228,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
           const auto fields = parse_csv_line(r.text);
           row.push_back("ok");
           row.insert(row.end(), fields.begin(), fields.end());
-          shown = fields[0] + " cycles (predicted " + number(std::stod(fields[4]), 0) + ", " +
-                  number(100 * std::stod(fields[5]), 1) + "%), tabulate + solve " +
+          shown = fields[0] + " cycles (predicted " + fixed(std::stod(fields[4]), 0) + ", " +
+                  fixed(100 * std::stod(fields[5]), 1) + "%), tabulate + solve " +
                   seconds_text(std::stod(fields[7]) + std::stod(fields[6])) + ", simulation " +
                   seconds_text(std::stod(fields[8]));
         } else {
@@ -261,13 +249,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
           std::cout << who << "  [" << finished_here << "/" << mine.size() << "] " << p.key << ": " << shown
                     << std::endl;
         }
-        running_estimate = std::min<std::size_t>(static_cast<std::size_t>(std::max(o.jobs, 1)), mine.size() - finished_here);
         draw_bar();
       },
-      [&] {
-        running_estimate = std::min<std::size_t>(static_cast<std::size_t>(std::max(o.jobs, 1)), mine.size() - finished_here);
-        draw_bar();
-      });
+      draw_bar);
   if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r" << std::flush;
   partial.close();
 
@@ -309,7 +293,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   if (!o.quiet)
     std::cout << "nocflow: wrote " << o.out << "/results.csv (" << points.size() - missing << " of " << points.size()
               << " points" << (failed_total ? ", " + std::to_string(failed_total) + " failed" : "") << "), sweep.yaml, "
-              << "config.resolved.yaml in " << number(std::chrono::duration<double>(Clock::now() - start).count(), 1)
+              << "config.resolved.yaml in " << fixed(std::chrono::duration<double>(Clock::now() - start).count(), 1)
               << " s" << std::endl;
   return failed_total ? 3 : 0;
 }

@@ -19,6 +19,7 @@
 #include "optimizer/solver/kbest.h"
 #include "sim/lower/workload_setup.h"
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "sim/run/child_process.h"
 #include "sim/run/replay.h"
 
@@ -37,12 +38,6 @@ std::string exact(double v) {
   std::array<char, 32> buf{};
   const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
   return std::string(buf.data(), r.ptr);
-}
-
-std::string fixed(double v, int precision) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(precision) << v;
-  return o.str();
 }
 
 /// 1 + the number of strictly smaller values: the cheapest is 1, ties share the smaller rank.
@@ -241,15 +236,11 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
   std::int64_t best_simulated = std::numeric_limits<std::int64_t>::max();
   for (const auto& out : outcome) best_simulated = std::min(best_simulated, out.total_cycles);
   for (ModelRanking& m : report.models) {
-    // A plan can appear in both sets of a model (the "any" strategy is the first k-best).
+    // Rows are distinct within a (model, set): add() keeps one row per plan.
     auto collect = [&](const std::string& set) {
       std::vector<RankedPlan*> mine;
-      std::vector<int> seen;
       for (RankedPlan& r : report.plans)
-        if (r.model == m.model && r.set == set && std::find(seen.begin(), seen.end(), r.plan_id) == seen.end()) {
-          mine.push_back(&r);
-          seen.push_back(r.plan_id);
-        }
+        if (r.model == m.model && r.set == set) mine.push_back(&r);
       return mine;
     };
     auto values = [](const std::vector<RankedPlan*>& rows, bool simulated) {
