@@ -42,6 +42,7 @@ struct NiSpec {
   int injection_queue_flits = 0;  ///< 0 = unbounded source queue
   int ejection_queue_flits = 0;   ///< 0 = the sink always accepts
   int max_packet_flits = 0;       ///< messages are cut into packets of at most this many flits
+  int channels = 1;               ///< messages a source NI injects at once (DMA channels)
 };
 
 struct NocSpec {

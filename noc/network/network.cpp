@@ -11,11 +11,17 @@ namespace nocflow::noc {
 
 struct Network::Ni {
   int router = 0, port = 0;
-  // Source side.
-  std::deque<std::uint32_t> queue;  ///< packets waiting, by id
-  int queued_flits = 0;
-  std::int64_t current = -1;  ///< packet being injected
-  int next_seq = 0, vc = 0, last_vc = -1;
+  // Source side: messages oldest first; the first `channels` of them inject.
+  struct Message {
+    NewPacket m;               ///< m.flits: flits not yet in a started packet
+    std::uint64_t serial = 0;  ///< arrival order, for the round-robin
+    std::int64_t packet = -1;  ///< packet being injected
+    int next_seq = 0, vc = 0;
+  };
+  std::deque<Message> queue;
+  std::int64_t queued_flits = 0;
+  std::uint64_t next_serial = 0, last_served = 0;
+  int last_vc = -1;
   std::vector<OutputVc> inj;  ///< injection VCs at the router's local input port
   bool wake_listed = false;
   // Sink side.
@@ -27,7 +33,7 @@ struct Network::Ni {
   std::int64_t injected = 0, ejected = 0;
 
   bool busy() const {
-    return current >= 0 || !queue.empty() || held_total > 0 || (sink_interval > 0 && reassembly > 0);
+    return !queue.empty() || held_total > 0 || (sink_interval > 0 && reassembly > 0);
   }
 };
 
@@ -96,17 +102,16 @@ bool Network::send(int src, const NewPacket& p) {
   Ni& ni = nis_[src];
   const int bound = spec_.ni.injection_queue_flits;
   if (bound > 0 && ni.queued_flits + p.flits > bound) return false;
-  if (p.dest < 0 || p.dest >= num_nodes() || p.flits < 1 || p.flits > 65535)
-    throw InputError("send: bad packet (dest " + std::to_string(p.dest) + ", " +
-                     std::to_string(p.flits) + " flits)");
-  Packet pk;
-  pk.src = src;
-  pk.dest = p.dest;
-  pk.length = p.flits;
-  pk.created = p.created;
-  pk.tag = p.tag;
-  pk.measured = p.measured;
-  ni.queue.push_back(packets_.add(pk));
+  const int packet_flits = p.packet_flits > 0 ? std::min(p.packet_flits, p.flits) : p.flits;
+  if (p.dest < 0 || p.dest >= num_nodes() || p.flits < 1 || packet_flits > 65535)
+    throw InputError("send: bad message (dest " + std::to_string(p.dest) + ", " +
+                     std::to_string(p.flits) + " flits in packets of " +
+                     std::to_string(packet_flits) + ")");
+  Ni::Message m;
+  m.m = p;
+  m.m.packet_flits = packet_flits;
+  m.serial = ni.next_serial++;
+  ni.queue.push_back(m);
   ni.queued_flits += p.flits;
   outstanding_flits_ += p.flits;
   outstanding_created_sum_ += static_cast<double>(p.flits) * static_cast<double>(p.created);
@@ -168,7 +173,7 @@ void Network::pull_sources() {
   wakes_.pop_due(now_, [&](int node) {
     Ni& ni = nis_[node];
     ni.wake_listed = false;
-    if (sources_stopped_ || !source_ || ni.current >= 0 || !ni.queue.empty()) return;
+    if (sources_stopped_ || !source_ || !ni.queue.empty()) return;
     NewPacket p;
     Cycle wake = kNever;
     if (source_->pull(node, now_, p, wake)) {
@@ -213,53 +218,69 @@ void Network::eject_flit(Ni& ni, int node, const Flit& f) {
 void Network::step_ni(int node) {
   Ni& ni = nis_[node];
   const int vcs = spec_.router.vcs, depth = spec_.router.buffer_depth;
-  // Inject at most one flit.
-  if (ni.current < 0 && !ni.queue.empty() && packets_[ni.queue.front()].created <= now_) {
-    ni.current = ni.queue.front();
-    ni.queue.pop_front();
-    ni.next_seq = 0;
+  // Inject at most one flit: from the next channel after the last served that can send, a
+  // packet in progress with a credit or a message starting a packet on a free VC.
+  int free_vc = -1;
+  for (int k = 1; k <= vcs && free_vc < 0; ++k) {
+    const int v = (ni.last_vc + k) % vcs;
+    if (!ni.inj[v].in_use && ni.inj[v].credits > 0) free_vc = v;
   }
-  if (ni.current >= 0) {
-    Packet& pk = packets_[static_cast<std::uint32_t>(ni.current)];
-    bool go = false;
-    if (ni.next_seq == 0) {
-      for (int k = 1; k <= vcs && !go; ++k) {
-        const int v = (ni.last_vc + k) % vcs;
-        if (!ni.inj[v].in_use && ni.inj[v].credits > 0) {
-          ni.vc = ni.last_vc = v;
-          ni.inj[v].in_use = true;
-          pk.head_injected = now_;
-          go = true;
-        }
+  const std::size_t channels = std::min<std::size_t>(ni.queue.size(), std::max(1, spec_.ni.channels));
+  std::size_t pick = channels;
+  std::uint64_t pick_key = 0;
+  for (std::size_t i = 0; i < channels; ++i) {
+    const Ni::Message& m = ni.queue[i];
+    const bool can = m.packet >= 0 ? ni.inj[m.vc].credits > 0 : free_vc >= 0 && m.m.created <= now_;
+    // Round-robin: serials after the last served come first, in order, then the rest.
+    const std::uint64_t key = m.serial - ni.last_served - 1;  // wraps for serial <= last_served
+    if (can && (pick == channels || key < pick_key)) {
+      pick = i;
+      pick_key = key;
+    }
+  }
+  if (pick < channels) {
+    Ni::Message& m = ni.queue[pick];
+    if (m.packet < 0) {
+      Packet pk;
+      pk.src = node;
+      pk.dest = m.m.dest;
+      pk.length = std::min(m.m.flits, m.m.packet_flits);
+      pk.created = m.m.created;
+      pk.tag = m.m.tag;
+      pk.measured = m.m.measured;
+      pk.head_injected = now_;
+      m.m.flits -= pk.length;
+      m.packet = packets_.add(pk);
+      m.next_seq = 0;
+      m.vc = ni.last_vc = free_vc;
+      ni.inj[free_vc].in_use = true;
+    }
+    const Packet& pk = packets_[static_cast<std::uint32_t>(m.packet)];
+    Flit f;
+    f.packet = static_cast<std::uint32_t>(m.packet);
+    f.seq = static_cast<std::uint16_t>(m.next_seq);
+    f.dest = static_cast<std::uint16_t>(pk.dest);
+    f.vc = static_cast<std::uint8_t>(m.vc);
+    f.flags = (m.next_seq == 0 ? Flit::kHead : 0) | (m.next_seq + 1 == pk.length ? Flit::kTail : 0);
+    f.inject_cycle = now_;
+    --ni.inj[m.vc].credits;
+    channels_.send_flit(now_ + 1 + spec_.link.latency,
+                        {ni.router, static_cast<std::int16_t>(ni.port), false, f});
+    ++ni.injected;
+    ++flits_injected_;
+    --ni.queued_flits;
+    last_progress_ = now_;
+    ni.last_served = m.serial;
+    if (f.tail()) {
+      ni.inj[m.vc].in_use = false;
+      m.packet = -1;
+      if (m.m.flits == 0) ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
+      if (ni.queue.empty() && source_ && !ni.wake_listed && !sources_stopped_) {
+        wakes_.push(now_ + 1, node, now_);
+        ni.wake_listed = true;
       }
     } else {
-      go = ni.inj[ni.vc].credits > 0;
-    }
-    if (go) {
-      Flit f;
-      f.packet = static_cast<std::uint32_t>(ni.current);
-      f.seq = static_cast<std::uint16_t>(ni.next_seq);
-      f.dest = static_cast<std::uint16_t>(pk.dest);
-      f.vc = static_cast<std::uint8_t>(ni.vc);
-      f.flags = (ni.next_seq == 0 ? Flit::kHead : 0) | (ni.next_seq + 1 == pk.length ? Flit::kTail : 0);
-      f.inject_cycle = now_;
-      --ni.inj[ni.vc].credits;
-      channels_.send_flit(now_ + 1 + spec_.link.latency,
-                          {ni.router, static_cast<std::int16_t>(ni.port), false, f});
-      ++ni.injected;
-      ++flits_injected_;
-      --ni.queued_flits;
-      last_progress_ = now_;
-      if (f.tail()) {
-        ni.inj[ni.vc].in_use = false;
-        ni.current = -1;
-        if (ni.queue.empty() && source_ && !ni.wake_listed && !sources_stopped_) {
-          wakes_.push(now_ + 1, node, now_);
-          ni.wake_listed = true;
-        }
-      } else {
-        ++ni.next_seq;
-      }
+      ++m.next_seq;
     }
   }
   // Take at most one flit from the network into reassembly.
@@ -436,9 +457,9 @@ std::string Network::stuck_report(int max_lines) const {
       }
   }
   for (int n = 0; n < num_nodes() && lines < max_lines; ++n)
-    if (nis_[n].current >= 0 || !nis_[n].queue.empty()) {
-      s << "  node " << n << " source: " << nis_[n].queue.size() + (nis_[n].current >= 0)
-        << " packet(s) waiting to inject\n";
+    if (!nis_[n].queue.empty()) {
+      s << "  node " << n << " source: " << nis_[n].queue.size() << " message(s), "
+        << nis_[n].queued_flits << " flit(s) waiting to inject\n";
       ++lines;
     }
   return s.str();

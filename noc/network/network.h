@@ -10,9 +10,13 @@
 // Only busy routers and NIs are visited, and idle stretches are skipped whole (next_busy_cycle /
 // skip_to), so cost grows with traffic, not with routers x cycles.
 //
-// Source NI: a FIFO of packets (bounded by ni.injection_queue_flits, 0 = unbounded); a head
-// takes the first free injection VC with a credit, round-robin from the last used (BookSim);
-// one flit per cycle. Sink NI: per-VC buffers of router.buffer_depth flits; each cycle one flit
+// Source NI: a FIFO of messages (bounded by ni.injection_queue_flits, 0 = unbounded), each
+// cut into packets as it is injected. The oldest ni.channels messages inject at once, like the
+// channels of a DMA engine: each has at most one packet in progress, on its own injection VC;
+// a head takes the first free injection VC with a credit, round-robin from the last used
+// (BookSim); each cycle one flit leaves, from the next channel (round-robin) that can send.
+// With one channel this is BookSim's FIFO of packets; with several, a message held up by a
+// busy link or destination no longer holds up the messages queued behind it. Sink NI: per-VC buffers of router.buffer_depth flits; each cycle one flit
 // moves into the reassembly queue (ni.ejection_queue_flits, 0 = unbounded) and its credit
 // returns; a packet is delivered when its tail does. A slow consumer (set_sink_interval)
 // drains the reassembly queue, which back-pressures the network.
@@ -36,12 +40,15 @@
 
 namespace nocflow::noc {
 
+/// A message to queue at a source NI: `flits` flits cut into packets of at most `packet_flits`
+/// (0: one packet). Every packet carries `tag`, `created` and `measured`.
 struct NewPacket {
   int dest = 0;
   int flits = 1;
   Cycle created = 0;
   std::int64_t tag = 0;
   bool measured = false;
+  int packet_flits = 0;
 };
 
 /// Generates packets lazily, BookSim style. Contract: pull() is called for a node whose source
@@ -82,7 +89,7 @@ class Network {
   /// The consumer at `node` takes one flit from reassembly every `cycles` cycles (0: at once).
   void set_sink_interval(int node, int cycles);
 
-  /// Queue a packet at node `src`. False when the source queue is full.
+  /// Queue a message at node `src`. False when the source queue is full.
   bool send(int src, const NewPacket& packet);
 
   Cycle now() const { return now_; }

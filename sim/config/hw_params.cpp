@@ -90,6 +90,10 @@ const std::vector<Param>& hw_params() {
       field("ni.max_packet_flits", &HwSpec::ni, &NiSpec::max_packet_flits)
           .unit("flits").def(std::int64_t{16}).range(1, 65535)
           .doc("a message (a PE-to-PE transfer) is cut into packets of at most this many flits"),
+      field("ni.channels", &HwSpec::ni, &NiSpec::channels)
+          .unit("messages").def(std::int64_t{1}).range(1, 64)
+          .doc("messages a source NI injects at once, a packet of each in turn (DMA channels); "
+               "1 = one after another"),
       // PE
       field("pe.macs_per_cycle", &HwSpec::pe, &PeSpec::macs_per_cycle)
           .unit("MACs/cycle").def(std::int64_t{256}).range(1, 1e9).doc("peak MAC rate of one PE"),

@@ -2,6 +2,7 @@
 #include "sim/system/messages.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "noc/base/error.h"
 
@@ -25,20 +26,12 @@ bool MessageLayer::send(int src, int dst, std::int64_t bytes, std::int64_t tag, 
   if (bound > 0 && flits > bound)
     throw InputError("message of " + std::to_string(flits) + " flits can never fit the " +
                      std::to_string(bound) + "-flit source queue (ni.injection_queue_flits)");
+  if (flits > std::numeric_limits<int>::max())
+    throw InputError("message of " + std::to_string(bytes) + " bytes: more flits than the NI can count");
   const std::size_t id = messages_.size();
-  // Check space for the whole message first: it is queued entirely or not at all.
-  std::int64_t left = flits;
-  std::vector<int> sizes;
-  for (int p = 0; p < packets; ++p) {
-    sizes.push_back(static_cast<int>(std::min(left, max_packet)));
-    left -= sizes.back();
-  }
-  for (std::size_t p = 0; p < sizes.size(); ++p) {
-    if (!net_.send(src, {dst, sizes[p], cycle, static_cast<std::int64_t>(id), false})) {
-      if (p == 0) return false;
-      throw CheckError("source queue of PE " + std::to_string(src) + " filled in the middle of a message");
-    }
-  }
+  if (!net_.send(src, {dst, static_cast<int>(flits), cycle, static_cast<std::int64_t>(id), false,
+                       static_cast<int>(max_packet)}))
+    return false;
   messages_.push_back({src, dst, bytes, tag, packets, false, false});
   packets_ += packets;
   flits_ += flits;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Messages over the NoC: a PE-to-PE transfer of `bytes` is cut into flits of the link width and
-// packets of at most ni.max_packet_flits, queued at the source NI, and complete when the last
-// of its packets has arrived. Completed messages wait, keyed by (source, destination, tag),
+// Messages over the NoC: a PE-to-PE transfer of `bytes` is cut into flits of the link width,
+// queued whole at the source NI, which cuts it into packets of at most ni.max_packet_flits as it
+// injects them (noc/network/network.h: ni.channels messages at once). A message completes when
+// the last of its packets has arrived. Completed messages wait, keyed by (source, destination, tag),
 // until the destination's Recv takes them. At the end, every message sent must have been
 // received exactly once, with the size the receiver expected.
 #include <cstdint>

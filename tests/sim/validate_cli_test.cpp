@@ -155,6 +155,30 @@ TEST(ValidateCli, LinkloadIsExactWithoutContention) {
   }
 }
 
+TEST(ValidateCli, HaloContentionIsTheNiQueueAndGoesWithTwoChannels) {
+  // The halo: every PE sends its two neighbours a message each. With one NI channel a PE's
+  // second message waits for its first, and the snake's ends start out of step, so halos
+  // queue behind each other (contention); with two channels each PE sends both at once and
+  // linkload's busiest link is the whole story.
+  auto halo = [](const std::string& channels) {
+    const fs::path dir = fresh_dir("validate_halo_" + channels);
+    const CliRun r = run_nocflow("validate " + kHw + " --set ni.channels=" + channels +
+                                 " --meshes 4 --crossbar 0 --sizes 1MiB --types HALO --out " +
+                                 (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const auto rows = read_csv_rows(dir / "out" / "validation.csv");
+    EXPECT_EQ(rows.size(), 1u);
+    return rows.empty() ? std::map<std::string, std::string>{} : rows[0];
+  };
+  const auto one = halo("1"), two = halo("2");
+  ASSERT_FALSE(one.empty());
+  ASSERT_FALSE(two.empty());
+  EXPECT_GT(std::stod(one.at("contention_cycles")), 0.2 * std::stod(one.at("simulated_cycles")));
+  EXPECT_LT(std::stod(two.at("contention_cycles")), 0.05 * std::stod(two.at("simulated_cycles")));
+  EXPECT_LT(std::abs(std::stod(two.at("linkload_error"))), 0.05);
+  EXPECT_EQ(one.at("linkload_cycles"), two.at("linkload_cycles"));  // the model has no NI term
+}
+
 TEST(ValidateCli, BadArgumentsExitWith2) {
   const fs::path dir = fresh_dir("validate_bad");
   EXPECT_EQ(run_nocflow("validate " + kHw + " --types ALL_GATHR --out " + (dir / "o").string()).exit_code, 2);
