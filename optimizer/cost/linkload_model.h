@@ -15,10 +15,11 @@
 //               (noc/README.md: T0 = (pipeline + link) R + 2 + (L − 1); the message is usable
 //               the cycle after its tail arrives, hence L flits rather than L − 1).
 //               Transfers are assumed to overlap perfectly: no contention beyond the busiest
-//               link. The simulator's sources send their messages one after the other (FIFO,
-//               sim/lower/lowering.cpp's ring order), and a message held up at a shared link or
-//               ejection port holds up the source's next ones: that head-of-line contention is
-//               what this model misses (validate's contention column).
+//               link, as if every source's NI sent all its messages at once (ni.channels at
+//               least the messages it has; with fewer, a message held up at a shared link or
+//               ejection port holds up the ones queued behind it). What it misses is the
+//               routers' own head-of-line blocking: all-to-all-like edges keep the busiest
+//               link 56-77 % busy, not 100 % (validate's contention column).
 //  layer time = the PE model's cycles for the layer's share (pe_model.h: MAC array
 //               utilisation, vector ops, SRAM bandwidth; no η: MACs do not grow with a split)
 //               + the INPP ring all-reduce as the simulator runs it (sim/lower/collectives.h):
