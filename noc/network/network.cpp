@@ -13,7 +13,7 @@ struct Network::Ni {
   int router = 0, port = 0;
   // Source side: messages oldest first; the first `channels` of them inject.
   struct Message {
-    NewPacket m;               ///< m.flits: flits not yet in a started packet
+    NewPacket desc;            ///< desc.flits: flits not yet in a started packet
     std::uint64_t serial = 0;  ///< arrival order, for the round-robin
     std::int64_t packet = -1;  ///< packet being injected
     int next_seq = 0, vc = 0;
@@ -108,8 +108,8 @@ bool Network::send(int src, const NewPacket& p) {
                      std::to_string(p.flits) + " flits in packets of " +
                      std::to_string(packet_flits) + ")");
   Ni::Message m;
-  m.m = p;
-  m.m.packet_flits = packet_flits;
+  m.desc = p;
+  m.desc.packet_flits = packet_flits;
   m.serial = ni.next_serial++;
   ni.queue.push_back(m);
   ni.queued_flits += p.flits;
@@ -219,21 +219,28 @@ void Network::step_ni(int node) {
   Ni& ni = nis_[node];
   const int vcs = spec_.router.vcs, depth = spec_.router.buffer_depth;
   // Inject at most one flit: from the next channel after the last served that can send, a
-  // packet in progress with a credit or a message starting a packet on a free VC.
-  int free_vc = -1;
-  for (int k = 1; k <= vcs && free_vc < 0; ++k) {
-    const int v = (ni.last_vc + k) % vcs;
-    if (!ni.inj[v].in_use && ni.inj[v].credits > 0) free_vc = v;
-  }
+  // packet in progress with a credit or a message starting a packet on a free VC (looked for
+  // only when a message needs one).
+  int free_vc = -2;  // -2: not looked for yet, -1: none
+  auto find_free_vc = [&] {
+    free_vc = -1;
+    for (int k = 1; k <= vcs && free_vc < 0; ++k) {
+      const int v = (ni.last_vc + k) % vcs;
+      if (!ni.inj[v].in_use && ni.inj[v].credits > 0) free_vc = v;
+    }
+    return free_vc;
+  };
   const std::size_t channels = std::min<std::size_t>(ni.queue.size(), std::max(1, spec_.ni.channels));
   std::size_t pick = channels;
   std::uint64_t pick_key = 0;
   for (std::size_t i = 0; i < channels; ++i) {
     const Ni::Message& m = ni.queue[i];
-    const bool can = m.packet >= 0 ? ni.inj[m.vc].credits > 0 : free_vc >= 0 && m.m.created <= now_;
     // Round-robin: serials after the last served come first, in order, then the rest.
     const std::uint64_t key = m.serial - ni.last_served - 1;  // wraps for serial <= last_served
-    if (can && (pick == channels || key < pick_key)) {
+    if (pick < channels && key > pick_key) continue;
+    const bool can = m.packet >= 0 ? ni.inj[m.vc].credits > 0
+                                   : m.desc.created <= now_ && (free_vc == -2 ? find_free_vc() : free_vc) >= 0;
+    if (can) {
       pick = i;
       pick_key = key;
     }
@@ -243,13 +250,13 @@ void Network::step_ni(int node) {
     if (m.packet < 0) {
       Packet pk;
       pk.src = node;
-      pk.dest = m.m.dest;
-      pk.length = std::min(m.m.flits, m.m.packet_flits);
-      pk.created = m.m.created;
-      pk.tag = m.m.tag;
-      pk.measured = m.m.measured;
+      pk.dest = m.desc.dest;
+      pk.length = std::min(m.desc.flits, m.desc.packet_flits);
+      pk.created = m.desc.created;
+      pk.tag = m.desc.tag;
+      pk.measured = m.desc.measured;
       pk.head_injected = now_;
-      m.m.flits -= pk.length;
+      m.desc.flits -= pk.length;
       m.packet = packets_.add(pk);
       m.next_seq = 0;
       m.vc = ni.last_vc = free_vc;
@@ -274,7 +281,7 @@ void Network::step_ni(int node) {
     if (f.tail()) {
       ni.inj[m.vc].in_use = false;
       m.packet = -1;
-      if (m.m.flits == 0) ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
+      if (m.desc.flits == 0) ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
       if (ni.queue.empty() && source_ && !ni.wake_listed && !sources_stopped_) {
         wakes_.push(now_ + 1, node, now_);
         ni.wake_listed = true;

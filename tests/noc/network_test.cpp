@@ -253,6 +253,33 @@ struct MessageArrivals : DeliveryListener {
   }
 };
 
+/// Node 0 of a 1x3 mesh with `channels` NI channels sends `first` (tag 0) then `second`
+/// (tag 1); node 1's consumer takes a flit every `node1_interval` cycles (0: at once) from a
+/// 2-flit reassembly queue. The cycles at which each message's last packet arrived.
+std::pair<Cycle, Cycle> last_arrivals(int channels, NewPacket first, NewPacket second,
+                                      int node1_interval = 0) {
+  NocSpec spec = booksim_spec(1, 3);
+  spec.ni.channels = channels;
+  if (node1_interval > 0) spec.ni.ejection_queue_flits = 2;
+  Network net(spec);
+  if (node1_interval > 0) net.set_sink_interval(1, node1_interval);
+  MessageArrivals a;
+  net.set_listener(&a);
+  first.tag = 0;
+  second.tag = 1;
+  net.send(0, first);
+  net.send(0, second);
+  net.drain();
+  net.verify_drained();
+  EXPECT_EQ(net.flits_ejected(), first.flits + second.flits);
+  EXPECT_EQ(a.by_tag.size(), 2u);
+  if (a.by_tag.size() != 2u) return {-1, -1};
+  auto packets = [](const NewPacket& m) { return (m.flits + m.packet_flits - 1) / m.packet_flits; };
+  EXPECT_EQ(static_cast<int>(a.by_tag[0].size()), packets(first));
+  EXPECT_EQ(static_cast<int>(a.by_tag[1].size()), packets(second));
+  return {a.by_tag[0].back(), a.by_tag[1].back()};
+}
+
 TEST(NetworkInterface, OneChannelCutsAMessageIntoItsPacketsInOrder) {
   // A 40-flit message in packets of at most 16 flits arrives exactly as the 16-, 16- and
   // 8-flit packets sent one by one.
@@ -271,27 +298,12 @@ TEST(NetworkInterface, OneChannelCutsAMessageIntoItsPacketsInOrder) {
 }
 
 TEST(NetworkInterface, SeveralChannelsInterleaveMessages) {
-  // Node 0 of a 1x3 mesh sends 64 flits to node 1 (tag 0), then 64 to node 2 (tag 1). One
-  // channel sends them one after the other; two alternate their packets, so both finish
-  // together, close to when the first finished alone (the injection channel is shared).
-  auto run = [](int channels) {
-    NocSpec spec = booksim_spec(1, 3);
-    spec.ni.channels = channels;
-    Network net(spec);
-    MessageArrivals a;
-    net.set_listener(&a);
-    net.send(0, {1, 64, 0, 0, false, 8});
-    net.send(0, {2, 64, 0, 1, false, 8});
-    net.drain();
-    net.verify_drained();
-    EXPECT_EQ(net.flits_ejected(), 128);
-    EXPECT_EQ(a.by_tag.size(), 2u);
-    EXPECT_EQ(a.by_tag[0].size(), 8u);
-    EXPECT_EQ(a.by_tag[1].size(), 8u);
-    return std::pair{a.by_tag[0].back(), a.by_tag[1].back()};
-  };
-  const auto [first1, second1] = run(1);
-  const auto [first2, second2] = run(2);
+  // 64 flits to node 1, then 64 to node 2. One channel sends them one after the other; two
+  // alternate their packets, so both finish together, close to when the first finished alone
+  // (the injection channel is shared).
+  const NewPacket to1{1, 64, 0, 0, false, 8}, to2{2, 64, 0, 0, false, 8};
+  const auto [first1, second1] = last_arrivals(1, to1, to2);
+  const auto [first2, second2] = last_arrivals(2, to1, to2);
   EXPECT_GE(second1 - first1, 64);  // the second message starts after the first
   EXPECT_LE(std::abs(second2 - first2), 10);
   EXPECT_LE(std::max(first2, second2), second1 + 2);
@@ -301,23 +313,9 @@ TEST(NetworkInterface, AMessageHeldAtItsDestinationNoLongerHoldsUpTheNextWithTwo
   // Node 1's consumer takes a flit every 8 cycles; node 0 sends it 64 flits, then 8 flits to
   // node 2. One channel: the second message waits behind the first (head-of-line blocking).
   // Two channels: it arrives long before the first completes.
-  auto run = [](int channels) {
-    NocSpec spec = booksim_spec(1, 3);
-    spec.ni.channels = channels;
-    spec.ni.ejection_queue_flits = 2;
-    Network net(spec);
-    net.set_sink_interval(1, 8);
-    MessageArrivals a;
-    net.set_listener(&a);
-    net.send(0, {1, 64, 0, 0, false, 4});
-    net.send(0, {2, 8, 0, 1, false, 4});
-    net.drain();
-    net.verify_drained();
-    EXPECT_EQ(net.flits_ejected(), 72);
-    return std::pair{a.by_tag[0].back(), a.by_tag[1].back()};
-  };
-  const auto [slow1, next1] = run(1);
-  const auto [slow2, next2] = run(2);
+  const NewPacket slow{1, 64, 0, 0, false, 4}, next{2, 8, 0, 0, false, 4};
+  const auto [slow1, next1] = last_arrivals(1, slow, next, 8);
+  const auto [slow2, next2] = last_arrivals(2, slow, next, 8);
   EXPECT_GE(slow1, 8 * 60);
   EXPECT_GT(next1, slow1 - 8 * 16);  // sent after the slow one's last packet left node 0
   EXPECT_LT(next2, slow2 / 4);

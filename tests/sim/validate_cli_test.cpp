@@ -14,6 +14,21 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kHw = "--hw " + std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml";
 
+/// `nocflow validate` on mesh4x4.yaml with `args`, into a fresh folder's out/.
+struct Validation {
+  fs::path out;
+  CliRun run;
+  std::vector<std::map<std::string, std::string>> rows;  ///< validation.csv
+};
+Validation validate(const std::string& name, const std::string& args) {
+  Validation v;
+  v.out = fresh_dir(name) / "out";
+  v.run = run_nocflow("validate " + kHw + " " + args + " --out " + v.out.string());
+  EXPECT_EQ(v.run.exit_code, 0) << v.run.output;
+  if (v.run.exit_code == 0) v.rows = read_csv_rows(v.out / "validation.csv");
+  return v;
+}
+
 TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
   const fs::path dir = fresh_dir("validate");
   const CliRun r = run_nocflow("validate " + kHw + " --meshes 2 --crossbar 0 --sizes 4KiB,16KiB "
@@ -82,11 +97,9 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
 }
 
 TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
-  const fs::path dir = fresh_dir("validate_decompose");
-  const CliRun r = run_nocflow("validate " + kHw + " --meshes 2,4 --crossbar 0 --sizes 4KiB,64KiB "
-                               "--types LOCAL,ALL_GATHER,SCATTER --out " + (dir / "out").string());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = read_csv_rows(dir / "out" / "validation.csv");
+  const Validation v = validate("validate_decompose", "--meshes 2,4 --crossbar 0 --sizes 4KiB,64KiB "
+                                                    "--types LOCAL,ALL_GATHER,SCATTER");
+  const auto& rows = v.rows;
   ASSERT_EQ(rows.size(), 12u);
   auto num = [](const std::map<std::string, std::string>& row, const std::string& key) {
     EXPECT_TRUE(row.count(key)) << key;
@@ -119,7 +132,7 @@ TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
   EXPECT_GE(single_sender, 2);  // LOCAL: SINGLE -> INPP, all from one PE
   EXPECT_GE(contended, 2);
   // summary.csv: per model, latency + load + missed contention = mean signed error.
-  std::istringstream summary(read_file(dir / "out" / "summary.csv"));
+  std::istringstream summary(read_file(v.out / "summary.csv"));
   std::string line;
   std::getline(summary, line);
   const auto header = split_csv(line);
@@ -136,20 +149,17 @@ TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
     ++checked;
   }
   EXPECT_EQ(checked, 6);
-  EXPECT_NE(r.output.find("where the simulated time goes"), std::string::npos) << r.output;
+  EXPECT_NE(v.run.output.find("where the simulated time goes"), std::string::npos) << v.run.output;
 }
 
 TEST(ValidateCli, LinkloadIsExactWithoutContention) {
   // One sender (LOCAL) and the ring all-reduce: linkload's zero-load latency, per-message flits
   // and round-by-round reduction leave little unexplained (optimizer/cost/linkload_model.h;
   // LOCAL's longest route need not be its last message's: a few cycles).
-  const fs::path dir = fresh_dir("validate_exact");
-  const CliRun r = run_nocflow("validate " + kHw + " --meshes 2,4 --crossbar 8 --sizes 4KiB,64KiB "
-                               "--types LOCAL,ALL_REDUCE --out " + (dir / "out").string());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = read_csv_rows(dir / "out" / "validation.csv");
-  ASSERT_EQ(rows.size(), 12u);
-  for (const auto& row : rows) {
+  const Validation v = validate("validate_exact", "--meshes 2,4 --crossbar 8 --sizes 4KiB,64KiB "
+                                                "--types LOCAL,ALL_REDUCE");
+  ASSERT_EQ(v.rows.size(), 12u);
+  for (const auto& row : v.rows) {
     const std::string what = row.at("topology") + " " + row.at("type") + " " + row.at("tensor_bytes");
     EXPECT_LT(std::abs(std::stod(row.at("linkload_error"))), 0.05) << what;
   }
@@ -161,14 +171,10 @@ TEST(ValidateCli, HaloContentionIsTheNiQueueAndGoesWithTwoChannels) {
   // queue behind each other (contention); with two channels each PE sends both at once and
   // linkload's busiest link is the whole story.
   auto halo = [](const std::string& channels) {
-    const fs::path dir = fresh_dir("validate_halo_" + channels);
-    const CliRun r = run_nocflow("validate " + kHw + " --set ni.channels=" + channels +
-                                 " --meshes 4 --crossbar 0 --sizes 1MiB --types HALO --out " +
-                                 (dir / "out").string());
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    const auto rows = read_csv_rows(dir / "out" / "validation.csv");
-    EXPECT_EQ(rows.size(), 1u);
-    return rows.empty() ? std::map<std::string, std::string>{} : rows[0];
+    const Validation v = validate("validate_halo_" + channels, "--set ni.channels=" + channels +
+                                  " --meshes 4 --crossbar 0 --sizes 1MiB --types HALO");
+    EXPECT_EQ(v.rows.size(), 1u);
+    return v.rows.empty() ? std::map<std::string, std::string>{} : v.rows[0];
   };
   const auto one = halo("1"), two = halo("2");
   ASSERT_FALSE(one.empty());
