@@ -224,17 +224,18 @@ void Network::step_ni(int node) {
   int free_vc = -2;  // -2: not looked for yet, -1: none
   auto find_free_vc = [&] {
     free_vc = -1;
-    for (int k = 1; k <= vcs && free_vc < 0; ++k) {
-      const int v = (ni.last_vc + k) % vcs;
-      if (!ni.inj[v].in_use && ni.inj[v].credits > 0) free_vc = v;
+    for (int k = 0, v = ni.last_vc; k < vcs; ++k) {
+      if (++v == vcs) v = 0;
+      if (!ni.inj[v].in_use && ni.inj[v].credits > 0) return free_vc = v;
     }
     return free_vc;
   };
   const std::size_t channels = std::min<std::size_t>(ni.queue.size(), std::max(1, spec_.ni.channels));
   std::size_t pick = channels;
   std::uint64_t pick_key = 0;
-  for (std::size_t i = 0; i < channels; ++i) {
-    const Ni::Message& m = ni.queue[i];
+  auto it = ni.queue.begin();
+  for (std::size_t i = 0; i < channels; ++i, ++it) {
+    const Ni::Message& m = *it;
     // Round-robin: serials after the last served come first, in order, then the rest.
     const std::uint64_t key = m.serial - ni.last_served - 1;  // wraps for serial <= last_served
     if (pick < channels && key > pick_key) continue;
@@ -294,14 +295,13 @@ void Network::step_ni(int node) {
   const int capacity = spec_.ni.ejection_queue_flits;
   const bool counted = capacity > 0 || ni.sink_interval > 0;
   if (ni.held_total > 0 && (capacity == 0 || ni.reassembly < capacity)) {
-    for (int k = 0; k < vcs; ++k) {
-      const int v = (ni.next_vc + k) % vcs;
+    for (int k = 0, v = ni.next_vc; k < vcs; ++k, v = v + 1 == vcs ? 0 : v + 1) {
       if (ni.held_count[v] == 0) continue;
       const Flit f = ni.held[static_cast<std::size_t>(v) * depth + ni.held_head[v]];
-      ni.held_head[v] = static_cast<std::uint16_t>((ni.held_head[v] + 1) % depth);
+      if (++ni.held_head[v] == depth) ni.held_head[v] = 0;
       --ni.held_count[v];
       --ni.held_total;
-      ni.next_vc = (v + 1) % vcs;
+      ni.next_vc = v + 1 == vcs ? 0 : v + 1;
       channels_.send_credit(now_ + 1 + spec_.link.latency,
                             {ni.router, static_cast<std::int16_t>(ni.port),
                              static_cast<std::uint8_t>(v), false});
