@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "noc/base/error.h"
 #include "optimizer/cost/paper_calibration.h"
@@ -138,8 +139,9 @@ int run(const ValidateArgs& a) {
   std::ofstream csv(fs::path(a.out) / "validation.csv");
   csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"
          "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle,"
-      << decomposition_csv_header() << "\n";
+      << decomposition_csv_header() << ",busiest_link_kind\n";
   std::map<std::pair<std::string, std::string>, Error> summary;  // (type, model)
+  std::map<std::tuple<std::string, std::string, bool>, Error> by_bound;  // (type, model, router-bound)
   DecompositionSummary decomposition;  // below saturation
   std::vector<BenchResult> results;  // for calibration
   const std::size_t total = machines.size() * types.size() * sizes.size();
@@ -161,12 +163,15 @@ int run(const ValidateArgs& a) {
         csv << r.bench.topology << "," << type << "," << size << ",\"" << r.producer << "\",\"" << r.consumer
             << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
             << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
-            << r.max_link_utilisation << "," << decomposition_csv_columns(r) << "\n";
+            << r.max_link_utilisation << "," << decomposition_csv_columns(r) << ","
+            << (r.router_bound ? "router" : "endpoint") << "\n";
         results.push_back(r);
         const bool near = r.max_link_utilisation >= kNearSaturation;
         if (!near) decomposition.add(r);
         summary[{type, "paper"}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles), near);
         summary[{type, "linkload"}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles), near);
+        by_bound[{type, "paper", r.router_bound}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles), near);
+        by_bound[{type, "linkload", r.router_bound}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles), near);
         std::cout << "  [" << done << "/" << total << "] " << std::left << std::setw(12) << r.bench.topology
                   << std::setw(11) << type << std::right << std::setw(9) << size << " B: simulated "
                   << std::setw(8) << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
@@ -176,7 +181,9 @@ int run(const ValidateArgs& a) {
 
   std::ofstream sum(fs::path(a.out) / "summary.csv");
   sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
-         "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header() << "\n";
+         "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header()
+      << ",cases_endpoint_bound,mape_endpoint_bound,max_error_endpoint_bound,cases_router_bound,"
+         "mape_router_bound,max_error_router_bound\n";
   std::cout << "\n  below saturation (busiest link < " << std::setprecision(1) << kNearSaturation
             << " flits/cycle); all cases\n  "
             << std::left << std::setw(12) << "type" << std::setw(10) << "model" << std::right << std::setw(7)
@@ -190,7 +197,12 @@ int run(const ValidateArgs& a) {
       const double mape_all = all ? e.sum_all / all : 0;
       sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "," << e.near << ","
           << mape_all << "," << e.max_all << "," << e.still << "," << e.skipped << ","
-          << decomposition.csv_columns(type, model) << "\n";
+          << decomposition.csv_columns(type, model);
+      for (bool router : {false, true}) {
+        const Error& b = by_bound[{type, model, router}];
+        sum << "," << b.count << "," << (b.count ? b.sum / b.count : 0) << "," << b.max;
+      }
+      sum << "\n";
       std::cout << "  " << std::left << std::setw(12) << type << std::setw(10) << model << std::right
                 << std::setw(7) << e.count << std::setw(9) << std::setprecision(1) << 100 * mape << "%"
                 << std::setw(11) << 100 * e.max << "%" << std::setw(7) << e.near << std::setw(9)
@@ -200,6 +212,20 @@ int run(const ValidateArgs& a) {
       std::cout << "\n";
     }
   decomposition.print(std::cout, types);
+  std::cout << "\n  linkload below saturation, by what bounds the edge: a router-to-router link carried more\n"
+               "  flits than any PE's injection or ejection channel (router), or not (endpoint)\n  "
+            << std::left << std::setw(12) << "type" << std::right << std::setw(10) << "endpoint" << std::setw(10)
+            << "MAPE" << std::setw(12) << "max error" << std::setw(10) << "router" << std::setw(10) << "MAPE"
+            << std::setw(12) << "max error" << "\n";
+  for (const auto& type : types) {
+    std::cout << "  " << std::left << std::setw(12) << type << std::right;
+    for (bool router : {false, true}) {
+      const Error& b = by_bound[{type, "linkload", router}];
+      std::cout << std::setw(10) << b.count << std::setw(9) << std::setprecision(1)
+                << (b.count ? 100 * b.sum / b.count : 0.0) << "%" << std::setw(11) << 100 * b.max << "%";
+    }
+    std::cout << "\n";
+  }
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";
   if (a.calibrate) {
     // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.

@@ -39,6 +39,9 @@ struct BenchResult {
   double paper_cycles = 0, linkload_cycles = 0;
   std::int64_t simulated_cycles = 0;
   double max_link_utilisation = 0;  ///< busiest link's flits per cycle during the edge
+  /// A router-to-router link carried more flits than any injection or ejection channel: the
+  /// routers, not the PEs' NIs, bound the edge.
+  bool router_bound = false;
 
   // Where the simulated time goes. The contention-free run replays the same redistribution
   // with only its busiest sender sending (most bytes; ties: lowest PE): the other flows are

@@ -185,6 +185,27 @@ TEST(ValidateCli, HaloContentionIsTheNiQueueAndGoesWithTwoChannels) {
   EXPECT_EQ(one.at("linkload_cycles"), two.at("linkload_cycles"));  // the model has no NI term
 }
 
+TEST(ValidateCli, EdgesAreSplitByWhatBoundsThem) {
+  const Validation v = validate("validate_bound", "--meshes 4 --crossbar 8 --sizes 64KiB --types SCATTER,HALO");
+  ASSERT_EQ(v.rows.size(), 4u);
+  int router_bound = 0;
+  for (const auto& row : v.rows) {
+    const std::string kind = row.at("busiest_link_kind");
+    // A crossbar has no router-to-router links; a mesh's all-to-all loads its middle links most.
+    if (row.at("topology").rfind("crossbar", 0) == 0) {
+      EXPECT_EQ(kind, "endpoint") << row.at("type");
+    } else if (row.at("type") == "SCATTER") {
+      EXPECT_EQ(kind, "router");
+    }
+    router_bound += kind == "router";
+  }
+  EXPECT_EQ(router_bound, 1);
+  for (const auto& row : read_csv_rows(v.out / "summary.csv"))
+    EXPECT_EQ(std::stoi(row.at("cases_endpoint_bound")) + std::stoi(row.at("cases_router_bound")),
+              std::stoi(row.at("cases_below_saturation")))
+        << row.at("type") << " " << row.at("model");
+}
+
 TEST(ValidateCli, BadArgumentsExitWith2) {
   const fs::path dir = fresh_dir("validate_bad");
   EXPECT_EQ(run_nocflow("validate " + kHw + " --types ALL_GATHR --out " + (dir / "o").string()).exit_code, 2);
