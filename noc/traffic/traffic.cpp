@@ -106,17 +106,18 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles) {
   for (int n = 0; n < t.num_nodes(); ++n) {
     const int r = t.node_router(n);
     links.push_back({"node " + std::to_string(n), t.router_name(r) + "." + t.port_name(r, t.node_port(n)),
-                     net.injected_at(n), net.injected_at(n) / c});
+                     net.injected_at(n), net.injected_at(n) / c, LinkLoad::Kind::Injection});
   }
   for (int r = 0; r < t.num_routers(); ++r)
     for (int p = 0; p < t.num_ports(r); ++p) {
       const PortPeer& peer = t.out(r, p);
       if (peer.kind == PortPeer::Kind::None) continue;
-      const std::string to = peer.kind == PortPeer::Kind::Node
-                                 ? "node " + std::to_string(peer.id)
-                                 : t.router_name(peer.id) + "." + t.port_name(peer.id, peer.port);
+      const bool ejection = peer.kind == PortPeer::Kind::Node;
+      const std::string to = ejection ? "node " + std::to_string(peer.id)
+                                      : t.router_name(peer.id) + "." + t.port_name(peer.id, peer.port);
       const std::int64_t f = net.router(r).flits_sent(p);
-      links.push_back({t.router_name(r) + "." + t.port_name(r, p), to, f, f / c});
+      links.push_back({t.router_name(r) + "." + t.port_name(r, p), to, f, f / c,
+                       ejection ? LinkLoad::Kind::Ejection : LinkLoad::Kind::RouterToRouter});
     }
   return links;
 }

@@ -43,9 +43,11 @@ struct TrafficOptions {
 };
 
 struct LinkLoad {
+  enum class Kind { Injection, RouterToRouter, Ejection };
   std::string from, to;  ///< "node 3", "r(1,2).E"
   std::int64_t flits = 0;
   double utilisation = 0;  ///< flits per cycle over the run
+  Kind kind = Kind::RouterToRouter;
 };
 
 struct TrafficResult {

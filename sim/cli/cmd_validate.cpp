@@ -69,6 +69,7 @@ struct Error {
   double sum = 0, max = 0;        ///< below saturation
   double sum_all = 0, max_all = 0;
   int count = 0, near = 0, still = 0, skipped = 0;  ///< below; near saturation; moving nothing; skipped
+  double mape() const { return count ? sum / count : 0; }  ///< below saturation, a fraction
   void add(double predicted, double simulated, bool near_saturation) {
     if (simulated <= 0) {
       ++still;
@@ -192,7 +193,7 @@ int run(const ValidateArgs& a) {
   for (const auto& type : types)
     for (const char* model : {"paper", "linkload"}) {
       const Error& e = summary[{type, model}];
-      const double mape = e.count ? e.sum / e.count : 0;
+      const double mape = e.mape();
       const int all = e.count + e.near;
       const double mape_all = all ? e.sum_all / all : 0;
       sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "," << e.near << ","
@@ -200,7 +201,7 @@ int run(const ValidateArgs& a) {
           << decomposition.csv_columns(type, model);
       for (bool router : {false, true}) {
         const Error& b = by_bound[{type, model, router}];
-        sum << "," << b.count << "," << (b.count ? b.sum / b.count : 0) << "," << b.max;
+        sum << "," << b.count << "," << b.mape() << "," << b.max;
       }
       sum << "\n";
       std::cout << "  " << std::left << std::setw(12) << type << std::setw(10) << model << std::right
@@ -222,7 +223,7 @@ int run(const ValidateArgs& a) {
     for (bool router : {false, true}) {
       const Error& b = by_bound[{type, "linkload", router}];
       std::cout << std::setw(10) << b.count << std::setw(9) << std::setprecision(1)
-                << (b.count ? 100 * b.sum / b.count : 0.0) << "%" << std::setw(11) << 100 * b.max << "%";
+                << 100 * b.mape() << "%" << std::setw(11) << 100 * b.max << "%";
     }
     std::cout << "\n";
   }
@@ -242,7 +243,7 @@ int run(const ValidateArgs& a) {
       all_before.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
       all_after.add(after, static_cast<double>(r.simulated_cycles), false);
     }
-    auto mape = [](const Error& e) { return e.count ? 100 * e.sum / e.count : 0.0; };
+    auto mape = [](const Error& e) { return 100 * e.mape(); };
     std::ostringstream about;
     about << std::setprecision(4) << "fitted on " << results.size() << " microbenchmarks of " << a.hw.file
           << "; paper MAPE " << mape(all_before) << "% before, " << mape(all_after) << "% after";

@@ -130,7 +130,7 @@ RunResult System::run() {
   close_windows(noc::kNever / 2);  // the last, partial window
   result_.links = noc::link_loads(net_, std::max<noc::Cycle>(result_.total_cycles, 1));
   for (const auto& l : result_.links)
-    if (l.from.rfind("node", 0) != 0) result_.flit_hops += l.flits;  // router outputs
+    if (l.kind != noc::LinkLoad::Kind::Injection) result_.flit_hops += l.flits;  // router outputs
   return result_;
 }
 

@@ -135,9 +135,9 @@ ProgramSet measured_programs(const ProgramSet& all, const std::vector<int>& meas
 struct Simulated {
   std::int64_t cycles = 0;          ///< first to last step of the measured redistribution
   std::int64_t flits = 0;           ///< flits injected
-  std::int64_t busiest_link = 0;    ///< flits on the busiest link
   std::int64_t busiest_router_link = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint = 0;     ///< flits on the busiest injection or ejection channel
+  std::int64_t busiest_link() const { return std::max(busiest_router_link, busiest_endpoint); }
 };
 
 /// Runs `programs` in a child process and measures the redistribution `measured`.
@@ -153,8 +153,8 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
       }
     std::int64_t router = 0, endpoint = 0;
     for (const auto& l : run.links) {
-      const bool at_node = l.from.rfind("node", 0) == 0 || l.to.rfind("node", 0) == 0;
-      (at_node ? endpoint : router) = std::max(at_node ? endpoint : router, l.flits);
+      std::int64_t& busiest = l.kind == noc::LinkLoad::Kind::RouterToRouter ? router : endpoint;
+      busiest = std::max(busiest, l.flits);
     }
     std::ostringstream o;
     o << (first == noc::kNever ? 0 : last - first) << " " << run.flits << " " << router << " " << endpoint;
@@ -162,7 +162,6 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
   });
   Simulated r;
   std::istringstream(out) >> r.cycles >> r.flits >> r.busiest_router_link >> r.busiest_endpoint;
-  r.busiest_link = std::max(r.busiest_router_link, r.busiest_endpoint);
   return r;
 }
 
@@ -350,7 +349,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   const Simulated all = simulate(big, measured_programs(low.programs, measured, -1), measured);
   r.simulated_cycles = all.cycles;
   r.flits_moved = all.flits;
-  r.max_link_utilisation = all.cycles > 0 ? static_cast<double>(all.busiest_link) / static_cast<double>(all.cycles) : 0;
+  r.max_link_utilisation = all.cycles > 0 ? static_cast<double>(all.busiest_link()) / static_cast<double>(all.cycles) : 0;
   r.router_bound = all.busiest_router_link > all.busiest_endpoint;
   r.solo_cycles = r.busiest_sender < 0 ? 0 : simulate(big, measured_programs(low.programs, measured, r.busiest_sender), measured).cycles;
   return r;
