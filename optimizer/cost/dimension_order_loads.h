@@ -82,29 +82,34 @@ class DimensionOrderLoadCounter {
   }
 
   LinkLoad finish() {
-    std::int64_t most = most_;
-    auto take = [&most](std::int64_t& cell, std::int64_t& sum) {
+    std::int64_t router = 0, endpoint = most_;
+    auto take = [](std::int64_t& cell, std::int64_t& sum, std::int64_t& most) {
       sum += cell;
       cell = 0;
       most = std::max(most, sum);
     };
     for (int line = lines_a_.lo; line <= lines_a_.hi; ++line) {
       std::int64_t up = 0, down = 0;
-      for (int a = 0; a < na_; ++a) take(run_a_[kUp][cell(line, a)], up);
-      for (int a = na_ - 1; a >= 0; --a) take(run_a_[kDown][cell(line, a)], down);
+      for (int a = 0; a < na_; ++a) take(run_a_[kUp][cell(line, a)], up, router);
+      for (int a = na_ - 1; a >= 0; --a) take(run_a_[kDown][cell(line, a)], down, router);
     }
     for (int line = lines_b_.lo; line <= lines_b_.hi; ++line) {
       std::int64_t up = 0, down = 0;
-      for (int b = 0; b < nb_; ++b) take(run_b_[kUp][cell_b(line, b)], up);
-      for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down);
+      for (int b = 0; b < nb_; ++b) take(run_b_[kUp][cell_b(line, b)], up, router);
+      for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down, router);
     }
     for (int c = sources_.lo; c <= sources_.hi; ++c) {
       std::int64_t sum = 0;
-      take(injected_[static_cast<std::size_t>(c)], sum);
+      take(injected_[static_cast<std::size_t>(c)], sum, endpoint);
     }
     lines_a_ = lines_b_ = sources_ = {};
     LinkLoad out;
-    out.max_link_flits = static_cast<double>(most);
+    out.max_router_link_flits = static_cast<double>(router);
+    out.max_endpoint_flits = static_cast<double>(endpoint);
+    out.max_link_flits = static_cast<double>(std::max(router, endpoint));
+    out.flits = static_cast<double>(flits_);
+    out.messages = static_cast<double>(messages_);
+    flits_ = messages_ = 0;
     out.max_routers = max_routers_;
     out.max_hops = max_routers_ > 0 ? max_routers_ - 1 : 0;
     max_routers_ = 0;
@@ -127,7 +132,7 @@ class DimensionOrderLoadCounter {
     std::int64_t* const run_a[2] = {run_a_[kUp].data(), run_a_[kDown].data()};
     std::int64_t* const run_b[2] = {run_b_[kUp].data(), run_b_[kDown].data()};
     std::int64_t* const injected = injected_.data();
-    std::int64_t into = 0, stop_up = 0, stop_down = 0;
+    std::int64_t into = 0, stop_up = 0, stop_down = 0, messages = 0;
     int routers = 0;
     Extent lines, sources;
     for (std::size_t i = 0; i < k; ++i) {
@@ -139,6 +144,7 @@ class DimensionOrderLoadCounter {
       injected[c] += flits;
       sources.add(static_cast<int>(c));
       into += flits;
+      ++messages;
       // Run 1 along A in line bs, from as up to (not including) ad; run 2 along B in line ad,
       // from bs to bd, whose stop is common to the destination. Branch-free: the direction is
       // data-dependent and would mispredict; an empty run adds 0.
@@ -154,6 +160,8 @@ class DimensionOrderLoadCounter {
       routers = std::max(routers, r);
     }
     if (into == 0) return;
+    flits_ += into;
+    messages_ += messages;
     run_b[kUp][cell_b(ad, bd)] -= stop_up;
     run_b[kDown][cell_b(ad, bd)] -= stop_down;
     lines_a_.add(lines);
@@ -193,6 +201,8 @@ class DimensionOrderLoadCounter {
       const std::int64_t own = weight_[cell(b_[j], a_[j])];
       injected_[cell(b_[j], a_[j])] -= own;
       most_ = std::max(most_, total - own);
+      flits_ += total - own;
+      messages_ += static_cast<std::int64_t>(k) - (own > 0 ? 1 : 0);
     }
     // A runs start at each source router: flits × destinations beyond it in each direction.
     std::vector<std::int64_t>& beyond_up = beyond_[kUp];
@@ -267,6 +277,7 @@ class DimensionOrderLoadCounter {
   std::vector<std::int64_t> injected_;  ///< by cell()
   Extent lines_a_, lines_b_, sources_;  ///< lines along A, along B, cells that carry flits
   std::int64_t most_ = 0;      ///< the busiest ejection link so far
+  std::int64_t flits_ = 0, messages_ = 0;  ///< so far
   int max_routers_ = 0;
   // add_many's scratch, zero between calls.
   std::vector<std::int64_t> weight_;      ///< flits of the piece from each cell

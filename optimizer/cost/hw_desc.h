@@ -30,6 +30,11 @@ struct HwDesc {
   /// paper model: cycles added to every redistribution that moves bytes. 0 = the seed's formula;
   /// `nocflow validate --calibrate` fits it (with B_NoC) to cycle-level microbenchmarks.
   double paper_latency_cycles = 0;
+  /// linkload: how much slower than its flits a busiest router-to-router link drains when many
+  /// sources' flows share it (LinkloadModel::serialization_cycles); 0 = no slowdown. Fitted per
+  /// machine by `nocflow validate` (calibration.yaml, `linkload.router_slowdown`).
+  double router_slowdown = 0;
+  int vc_buffer_flits = 8;                ///< router buffer per VC (flits), the slowdown's scale
 
   int num_pes() const { return topology.num_nodes(); }
   bool mesh() const { return topology.kind != "crossbar"; }

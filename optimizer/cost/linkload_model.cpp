@@ -43,6 +43,7 @@ struct LinkloadModel::Impl {
     return static_cast<std::size_t>(topo.num_routers() * topo.max_ports() + topo.num_nodes());
   }
   int injection_link(int node) const { return topo.num_routers() * topo.max_ports() + node; }
+  std::vector<bool> router_to_router;  ///< per link: between two routers (not a PE's channel)
   FlitSize flit;  ///< link width
 };
 
@@ -56,6 +57,8 @@ class PathLoadCounter {
 
   void add(int src, int dst, std::int64_t bytes) {
     const std::int64_t flits = impl_.flit.flits(bytes);
+    flits_ += flits;
+    ++messages_;
     load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
     const std::vector<int>& links = impl_.path(src, dst);
     for (int link : links) load_[static_cast<std::size_t>(link)] += flits;
@@ -77,11 +80,20 @@ class PathLoadCounter {
 
   LinkLoad finish() {
     LinkLoad out = out_;
-    out.max_link_flits = static_cast<double>(*std::max_element(load_.begin(), load_.end()));
+    std::int64_t router = 0, endpoint = 0;
+    for (std::size_t i = 0; i < load_.size(); ++i) {
+      std::int64_t& busiest = impl_.router_to_router[i] ? router : endpoint;
+      busiest = std::max(busiest, load_[i]);
+    }
+    out.max_router_link_flits = static_cast<double>(router);
+    out.max_endpoint_flits = static_cast<double>(endpoint);
+    out.max_link_flits = static_cast<double>(std::max(router, endpoint));
+    out.flits = static_cast<double>(flits_);
+    out.messages = static_cast<double>(messages_);
     out.byte_hops = static_cast<double>(byte_hops_);
     std::fill(load_.begin(), load_.end(), 0);
     out_ = {};
-    byte_hops_ = 0;
+    byte_hops_ = flits_ = messages_ = 0;
     return out;
   }
 
@@ -89,7 +101,7 @@ class PathLoadCounter {
   const LinkloadModel::Impl& impl_;
   std::vector<std::int64_t> load_;
   LinkLoad out_;
-  std::int64_t byte_hops_ = 0;
+  std::int64_t byte_hops_ = 0, flits_ = 0, messages_ = 0;
 };
 
 /// One row of a cost table (one producer choice against every consumer choice).
@@ -135,6 +147,11 @@ LinkloadModel::LinkloadModel(HwDesc hw, Options options)
   impl_->topo = noc::Topology::build(hw_.topology);
   impl_->routing = noc::make_routing(hw_.routing);
   impl_->paths.resize(static_cast<std::size_t>(impl_->topo.num_nodes()) * impl_->topo.num_nodes());
+  impl_->router_to_router.assign(impl_->num_links(), false);
+  for (int r = 0; r < impl_->topo.num_routers(); ++r)
+    for (int p = 0; p < impl_->topo.num_ports(r); ++p)
+      impl_->router_to_router[static_cast<std::size_t>(r * impl_->topo.max_ports() + p)] =
+          impl_->topo.out(r, p).kind == noc::PortPeer::Kind::Router;
   impl_->flit = FlitSize(std::llround(hw_.link_bytes_per_cycle));
 }
 
@@ -153,7 +170,17 @@ double LinkloadModel::latency_cycles(const LinkLoad& l) const {
   return static_cast<double>(l.max_routers) * (hw_.router_pipeline_cycles + hw_.link_latency_cycles) + 2;
 }
 
-double LinkloadModel::serialization_cycles(const LinkLoad& l) const { return l.max_link_flits; }
+double LinkloadModel::drain_flits(const LinkLoad& l, double router_slowdown, int vc_buffer_flits) {
+  // Only a router-to-router link busier than every channel is slowed: it carries ≥ 2 sources.
+  if (router_slowdown <= 0 || l.max_router_link_flits <= l.max_endpoint_flits || l.messages <= 0)
+    return l.max_link_flits;
+  const double m = l.flits / l.messages;
+  return l.max_router_link_flits * (1 + router_slowdown * m / (m + vc_buffer_flits));
+}
+
+double LinkloadModel::serialization_cycles(const LinkLoad& l) const {
+  return drain_flits(l, hw_.router_slowdown, hw_.vc_buffer_flits);
+}
 
 double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
   return latency_cycles(l) + serialization_cycles(l);
@@ -200,6 +227,8 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
   out.adds = static_cast<double>((f - 1) * std::max<std::int64_t>(1, (elements + adds - 1) / adds));
   out.bytes = static_cast<double>(rounds) * static_cast<double>(chunk) * static_cast<double>(round.size());
   out.byte_hops = rounds * one.byte_hops;
+  out.round = one;
+  out.rounds = rounds;
   return out;
 }
 

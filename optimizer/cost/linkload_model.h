@@ -17,9 +17,15 @@
 //               Transfers are assumed to overlap perfectly: no contention beyond the busiest
 //               link, as if every source's NI sent all its messages at once (ni.channels at
 //               least the messages it has; with fewer, a message held up at a shared link or
-//               ejection port holds up the ones queued behind it). What it misses is the
-//               routers' own head-of-line blocking: all-to-all-like edges keep the busiest
-//               link 56-77 % busy, not 100 % (validate's contention column).
+//               ejection port holds up the ones queued behind it).
+//               Router slowdown s (HwDesc::router_slowdown, 0 unless calibrated): when a
+//               router-to-router link carries more flits than any injection or ejection
+//               channel, several sources' flows share it, and the routers' head-of-line and
+//               VC blocking keep it 53-77 % busy (validate: all-to-all-like edges). Its flits
+//               then count (1 + s · m / (m + B)) times, m the edge's mean message length and
+//               B the VC buffer (flits): a message that fits in one router's buffer does not
+//               hold VCs across routers. s is a property of the machine (mesh size, router),
+//               fitted by `nocflow validate` on one case per machine.
 //  layer time = the PE model's cycles for the layer's share (pe_model.h: MAC array
 //               utilisation, vector ops, SRAM bandwidth; no η: MACs do not grow with a split)
 //               + the INPP ring all-reduce as the simulator runs it (sim/lower/collectives.h):
@@ -47,6 +53,9 @@ namespace nocflow::optimizer {
 
 struct LinkLoad {
   double max_link_flits = 0;  ///< flits on the busiest link (each transfer cut into flits)
+  double max_router_link_flits = 0;  ///< ... on the busiest router-to-router link
+  double max_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
+  double flits = 0, messages = 0;    ///< all messages and their flits (mean message length)
   int max_hops = 0;     ///< router-to-router links of the longest route (≥ 1)
   int max_routers = 0;  ///< routers the longest route traverses
   double byte_hops = 0;
@@ -58,6 +67,8 @@ struct ReductionTime {
   double transfer = 0;  ///< the busiest link's flits, every round
   double adds = 0;      ///< the reduce-scatter rounds' adds
   double bytes = 0, byte_hops = 0;
+  LinkLoad round;  ///< one round's transfers
+  int rounds = 0;
   double cycles() const { return latency + transfer + adds; }
 };
 
@@ -87,7 +98,9 @@ class LinkloadModel : public CostModel {
   /// transfer_cycles = latency_cycles + serialization_cycles (0 when nothing moves).
   double transfer_cycles(const LinkLoad& load) const;
   double latency_cycles(const LinkLoad& load) const;        ///< pipeline fill of the longest route
-  double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits
+  double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits, slowed down
+  /// The busiest link's flits, a router-to-router link's times (1 + slowdown · m / (m + B)).
+  static double drain_flits(const LinkLoad& load, double router_slowdown, int vc_buffer_flits);
 
  struct Impl;  ///< topology, routing and the route cache (linkload_model.cpp)
 

@@ -63,3 +63,40 @@ std::string paper_calibration_yaml(const PaperCalibration& c, const std::string&
 }
 
 }  // namespace nocflow::optimizer
+
+namespace nocflow::optimizer {
+
+std::string topology_name(const noc::TopologySpec& t) {
+  return t.kind == "crossbar" ? "crossbar " + std::to_string(t.ports)
+                              : t.kind + " " + std::to_string(t.rows) + "x" + std::to_string(t.cols);
+}
+
+std::string linkload_calibration_yaml(const std::map<std::string, double>& router_slowdown) {
+  std::ostringstream out;
+  out.precision(10);
+  out << "linkload:\n  # a busiest router-to-router link's flits count 1 + s * m / (m + VC buffer)\n"
+      << "  router_slowdown:" << (router_slowdown.empty() ? " {}" : "") << "\n";
+  for (const auto& [topology, s] : router_slowdown) out << "    \"" << topology << "\": " << s << "\n";
+  return out.str();
+}
+
+std::optional<double> read_router_slowdown(const std::string& file, const noc::TopologySpec& topology) {
+  const YAML::Node root = load_yaml_file(file, "calibration file");
+  const YAML::Node linkload = root["linkload"];
+  if (!linkload) return std::nullopt;
+  const YAML::Node table = linkload["router_slowdown"];
+  if (!table || !table.IsMap()) throw InputError(file + ": linkload.router_slowdown: expected a map of machine: number");
+  const std::string name = topology_name(topology);
+  std::string known;
+  for (const auto& entry : table) known += (known.empty() ? "" : ", ") + entry.first.as<std::string>();
+  const YAML::Node n = table[name];
+  if (!n)
+    throw InputError(file + ": linkload.router_slowdown has no entry for '" + name + "' (it has: " +
+                     (known.empty() ? "none" : known) + "); run nocflow validate --calibrate on this machine");
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < 0)
+    throw InputError(file + ": linkload.router_slowdown." + name + ": expected a number >= 0");
+  return v;
+}
+
+}  // namespace nocflow::optimizer

@@ -3,7 +3,10 @@
 // The paper model's free parameters, fitted to cycle-level microbenchmarks by
 // `nocflow validate --calibrate` and loaded by `nocflow optimize --calibration FILE`:
 //   T = V * h_avg / B_NoC + L   (L only when V > 0)
-// The file is YAML: {paper: {bnoc_bytes_per_cycle: B, latency_cycles: L}} plus what it was fitted on.
+// The file is YAML: {paper: {bnoc_bytes_per_cycle: B, latency_cycles: L}} plus what it was fitted on,
+// and linkload's router slowdown per machine: {linkload: {router_slowdown: {"mesh 8x8": s, ...}}}.
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +38,13 @@ PaperCalibration fit_paper_calibration(const std::vector<CalibrationPoint>& poin
 /// Throws InputError naming the file and key for a missing file, bad YAML or bad values.
 PaperCalibration read_paper_calibration(const std::string& file);
 std::string paper_calibration_yaml(const PaperCalibration& c, const std::string& comment);
+
+/// "mesh 8x8", "crossbar 16": how calibration files name a machine.
+std::string topology_name(const noc::TopologySpec& t);
+/// The linkload section: router slowdown by topology name.
+std::string linkload_calibration_yaml(const std::map<std::string, double>& router_slowdown);
+/// The router slowdown `file` gives for `topology`; nullopt when the file has no linkload
+/// section. Throws InputError when the section lacks that topology or a value is not >= 0.
+std::optional<double> read_router_slowdown(const std::string& file, const noc::TopologySpec& topology);
 
 }  // namespace nocflow::optimizer

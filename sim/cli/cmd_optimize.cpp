@@ -139,7 +139,10 @@ int run(const OptimizeArgs& a) {
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
   const HwSpec spec = a.hw.load();
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
-  if (!a.calibration.empty()) opt::read_paper_calibration(a.calibration).apply(hw);
+  if (!a.calibration.empty()) {
+    opt::read_paper_calibration(a.calibration).apply(hw);
+    if (const auto s = opt::read_router_slowdown(a.calibration, hw.topology)) hw.router_slowdown = *s;
+  }
   const auto model = opt::make_cost_model(a.cost_model, hw);
   if (a.time_limit <= 0) throw InputError("--time-limit: must be positive");
   const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
@@ -188,7 +191,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")->capture_default_str();
   auto* bnoc = cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")->capture_default_str();
-  cmd->add_option("--calibration", a->calibration, "paper model B_NoC and latency from nocflow validate --calibrate")
+  cmd->add_option("--calibration", a->calibration, "paper model B_NoC and latency, linkload router slowdown, from nocflow validate --calibrate")
       ->type_name("FILE")
       ->excludes(bnoc);
   cmd->add_option("--export-lp", a->export_lp, "ilp: write the model in LP format")->type_name("FILE");

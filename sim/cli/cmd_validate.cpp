@@ -140,45 +140,64 @@ int run(const ValidateArgs& a) {
   std::ofstream csv(fs::path(a.out) / "validation.csv");
   csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"
          "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle,"
-      << decomposition_csv_header() << ",busiest_link_kind\n";
+      << decomposition_csv_header()
+      << ",busiest_link_kind,busiest_router_link_flits,busiest_endpoint_flits,messages,linkload_fitted_cycles,"
+         "linkload_fitted_error,router_slowdown,slowdown_fitted_here\n";
   std::map<std::pair<std::string, std::string>, Error> summary;  // (type, model)
   std::map<std::tuple<std::string, std::string, bool>, Error> by_bound;  // (type, model, router-bound)
   DecompositionSummary decomposition;  // below saturation
   std::vector<BenchResult> results;  // for calibration
   const std::size_t total = machines.size() * types.size() * sizes.size();
   std::size_t done = 0;
-  for (const HwSpec& hw : machines)
+  std::map<std::string, double> slowdowns;  // by topology, with a router-bound case
+  for (const HwSpec& hw : machines) {
+    std::vector<BenchResult> machine;
     for (const std::string& type : types)
       for (std::int64_t size : sizes) {
-        const BenchResult r = run_bench(hw, {"", type, size});
+        BenchResult r = run_bench(hw, {"", type, size});
         ++done;
         if (!r.run) {
-          for (const char* model : {"paper", "linkload"}) ++summary[{type, model}].skipped;
+          for (const std::string& model : bench_models()) ++summary[{type, model}].skipped;
           std::cout << "  [" << done << "/" << total << "] " << r.bench.topology << " " << type << " "
                     << size << " B: no choice pair of this type, skipped\n";
           continue;
         }
-        auto rel = [&](double p) {
-          return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
-        };
-        csv << r.bench.topology << "," << type << "," << size << ",\"" << r.producer << "\",\"" << r.consumer
-            << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
-            << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
-            << r.max_link_utilisation << "," << decomposition_csv_columns(r) << ","
-            << (r.router_bound ? "router" : "endpoint") << "\n";
-        results.push_back(r);
-        const bool near = r.max_link_utilisation >= kNearSaturation;
-        if (!near) decomposition.add(r);
-        summary[{type, "paper"}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles), near);
-        summary[{type, "linkload"}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles), near);
-        by_bound[{type, "paper", r.router_bound}].add(r.paper_cycles, static_cast<double>(r.simulated_cycles), near);
-        by_bound[{type, "linkload", r.router_bound}].add(r.linkload_cycles, static_cast<double>(r.simulated_cycles), near);
         std::cout << "  [" << done << "/" << total << "] " << std::left << std::setw(12) << r.bench.topology
                   << std::setw(11) << type << std::right << std::setw(9) << size << " B: simulated "
                   << std::setw(8) << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
                   << std::setprecision(0) << r.paper_cycles << ", linkload " << std::setw(8) << r.linkload_cycles
                   << " cycles" << std::endl;
+        machine.push_back(std::move(r));
       }
+    // The router slowdown is known once the machine's cases have run.
+    const double s = fit_router_slowdown(machine);
+    for (const BenchResult& r : machine)
+      if (r.slowdown_fitted_here) slowdowns[r.bench.topology] = s;
+    for (const BenchResult& r : machine) {
+      const std::string& type = r.bench.type;
+      const double fitted = r.linkload_fitted_cycles();
+      auto rel = [&](double p) {
+        return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
+      };
+      csv << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer << "\",\""
+          << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
+          << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
+          << r.max_link_utilisation << "," << decomposition_csv_columns(r) << ","
+          << (r.router_bound ? "router" : "endpoint") << "," << r.busiest_router_link_flits << ","
+          << r.busiest_endpoint_flits << "," << r.messages << "," << fitted << "," << rel(fitted) << ","
+          << r.router_slowdown << "," << (r.slowdown_fitted_here ? 1 : 0) << "\n";
+      results.push_back(r);
+      const bool near = r.max_link_utilisation >= kNearSaturation;
+      if (!near) decomposition.add(r);
+      const auto sim = static_cast<double>(r.simulated_cycles);
+      for (const std::string& model : bench_models()) {
+        if (model == "linkload_fitted" && r.slowdown_fitted_here) continue;  // scored on predictions only
+        const double p = model == "paper" ? r.paper_cycles : model == "linkload" ? r.linkload_cycles : fitted;
+        summary[{type, model}].add(p, sim, near);
+        by_bound[{type, model, r.router_bound}].add(p, sim, near);
+      }
+    }
+  }
 
   std::ofstream sum(fs::path(a.out) / "summary.csv");
   sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
@@ -187,11 +206,11 @@ int run(const ValidateArgs& a) {
          "mape_router_bound,max_error_router_bound\n";
   std::cout << "\n  below saturation (busiest link < " << std::setprecision(1) << kNearSaturation
             << " flits/cycle); all cases\n  "
-            << std::left << std::setw(12) << "type" << std::setw(10) << "model" << std::right << std::setw(7)
+            << std::left << std::setw(12) << "type" << std::setw(16) << "model" << std::right << std::setw(7)
             << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(7) << "near"
             << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
   for (const auto& type : types)
-    for (const char* model : {"paper", "linkload"}) {
+    for (const std::string& model : bench_models()) {
       const Error& e = summary[{type, model}];
       const double mape = e.mape();
       const int all = e.count + e.near;
@@ -204,29 +223,36 @@ int run(const ValidateArgs& a) {
         sum << "," << b.count << "," << b.mape() << "," << b.max;
       }
       sum << "\n";
-      std::cout << "  " << std::left << std::setw(12) << type << std::setw(10) << model << std::right
+      std::cout << "  " << std::left << std::setw(12) << type << std::setw(16) << model << std::right
                 << std::setw(7) << e.count << std::setw(9) << std::setprecision(1) << 100 * mape << "%"
                 << std::setw(11) << 100 * e.max << "%" << std::setw(7) << e.near << std::setw(9)
                 << 100 * mape_all << "%" << std::setw(11) << 100 * e.max_all << "%";
-      if (e.still) std::cout << "  (+" << e.still << " moving nothing, both 0)";
+      if (e.still) std::cout << "  (+" << e.still << " moving nothing, predicted and simulated 0)";
       if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
       std::cout << "\n";
     }
   decomposition.print(std::cout, types);
   std::cout << "\n  linkload below saturation, by what bounds the edge: a router-to-router link carried more\n"
                "  flits than any PE's injection or ejection channel (router), or not (endpoint)\n  "
-            << std::left << std::setw(12) << "type" << std::right << std::setw(10) << "endpoint" << std::setw(10)
-            << "MAPE" << std::setw(12) << "max error" << std::setw(10) << "router" << std::setw(10) << "MAPE"
-            << std::setw(12) << "max error" << "\n";
-  for (const auto& type : types) {
-    std::cout << "  " << std::left << std::setw(12) << type << std::right;
-    for (bool router : {false, true}) {
-      const Error& b = by_bound[{type, "linkload", router}];
-      std::cout << std::setw(10) << b.count << std::setw(9) << std::setprecision(1)
-                << 100 * b.mape() << "%" << std::setw(11) << 100 * b.max << "%";
+            << std::left << std::setw(12) << "type" << std::setw(16) << "model" << std::right << std::setw(10)
+            << "endpoint" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(10) << "router"
+            << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
+  for (const auto& type : types)
+    for (const char* model : {"linkload", "linkload_fitted"}) {
+      std::cout << "  " << std::left << std::setw(12) << (model == std::string("linkload") ? type : "")
+                << std::setw(16) << model << std::right;
+      for (bool router : {false, true}) {
+        const Error& b = by_bound[{type, model, router}];
+        std::cout << std::setw(10) << b.count << std::setw(9) << std::setprecision(1) << 100 * b.mape() << "%"
+                  << std::setw(11) << 100 * b.max << "%";
+      }
+      std::cout << "\n";
     }
-    std::cout << "\n";
-  }
+  std::cout << "\n  router slowdown s (linkload_fitted), fitted per machine on its router-bound case with the\n"
+               "  busiest router-to-router link (slowdown_fitted_here in validation.csv):";
+  if (slowdowns.empty()) std::cout << " none (no router-bound case)";
+  for (const auto& [topology, s] : slowdowns) std::cout << "  " << topology << " " << std::setprecision(3) << s;
+  std::cout << "\n";
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";
   if (a.calibrate) {
     // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.
@@ -247,7 +273,8 @@ int run(const ValidateArgs& a) {
     std::ostringstream about;
     about << std::setprecision(4) << "fitted on " << results.size() << " microbenchmarks of " << a.hw.file
           << "; paper MAPE " << mape(all_before) << "% before, " << mape(all_after) << "% after";
-    std::ofstream(fs::path(a.out) / "calibration.yaml") << optimizer::paper_calibration_yaml(c, about.str());
+    std::ofstream(fs::path(a.out) / "calibration.yaml")
+        << optimizer::paper_calibration_yaml(c, about.str()) << optimizer::linkload_calibration_yaml(slowdowns);
     written += ", calibration.yaml";
     std::cout << "\n  paper model calibrated: B_NoC " << std::setprecision(2) << c.bnoc_bytes_per_cycle
               << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "
@@ -275,7 +302,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--sizes", a->sizes, "tensor sizes, e.g. 1KiB,64KiB,4MiB")->capture_default_str()->delimiter(',');
   cmd->add_option("--types", a->types, "redistribution types (default: all)")->delimiter(',');
   cmd->add_flag("--calibrate", a->calibrate,
-                "fit the paper model's B_NoC and a fixed latency; write calibration.yaml");
+                "fit the paper model's B_NoC and a fixed latency; write them and the router slowdowns to calibration.yaml");
   cmd->add_flag("--rank", a->rank,
                 "instead: replay the k best plans of each cost model, rank correlation and regret (needs --network)");
   a->net.add_to(*cmd);

@@ -30,6 +30,7 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   h.hop_pj_per_byte = s.energy.hop_pj_per_byte;
   h.sram_bytes = s.pe.sram_bytes;
   h.bnoc_bytes_per_cycle = bnoc;
+  h.vc_buffer_flits = std::max(1, s.router.buffer_depth);
   return h;
 }
 

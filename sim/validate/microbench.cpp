@@ -167,11 +167,40 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
 
 }  // namespace
 
+double BenchResult::linkload_fitted_cycles() const {
+  const double plain = opt::LinkloadModel::drain_flits(linkload_links, 0, vc_buffer_flits);
+  const double slowed = opt::LinkloadModel::drain_flits(linkload_links, router_slowdown, vc_buffer_flits);
+  return linkload_cycles + linkload_rounds * (slowed - plain);
+}
+
+double fit_router_slowdown(std::vector<BenchResult>& machine) {
+  BenchResult* probe = nullptr;
+  for (BenchResult& r : machine) {
+    const opt::LinkLoad& l = r.linkload_links;
+    if (!r.run || r.bench.type == "ALL_REDUCE" || r.simulated_cycles <= 0 || l.messages <= 0 ||
+        l.max_router_link_flits <= l.max_endpoint_flits)
+      continue;
+    if (!probe || l.max_router_link_flits > probe->linkload_links.max_router_link_flits) probe = &r;
+  }
+  double s = 0;
+  if (probe) {
+    // T_sim = latency + L_R (1 + s m / (m + B)), and linkload_cycles = latency + L_R.
+    const opt::LinkLoad& l = probe->linkload_links;
+    const double m = l.flits / l.messages;
+    const double slowed = static_cast<double>(probe->simulated_cycles) - probe->linkload_cycles + l.max_router_link_flits;
+    s = std::max(0.0, (slowed / l.max_router_link_flits - 1) * (m + probe->vc_buffer_flits) / m);
+    probe->slowdown_fitted_here = true;
+  }
+  for (BenchResult& r : machine) r.router_slowdown = s;
+  return s;
+}
+
 ErrorParts error_parts(const BenchResult& r, const std::string& model) {
   const bool paper = model == "paper";
+  const double linkload_load = model == "linkload_fitted" ? r.linkload_fitted_cycles() - r.linkload_latency : r.linkload_load;
   ErrorParts e;
   e.latency = (paper ? r.paper_latency : r.linkload_latency) - static_cast<double>(r.hop_latency_cycles);
-  e.load = (paper ? r.paper_load : r.linkload_load) - static_cast<double>(r.serialization_cycles());
+  e.load = (paper ? r.paper_load : linkload_load) - static_cast<double>(r.serialization_cycles());
   e.contention = -static_cast<double>(r.contention_cycles());
   return e;
 }
@@ -200,7 +229,8 @@ void DecompositionSummary::add(const BenchResult& r) {
   s.hop += static_cast<double>(r.hop_latency_cycles) / t;
   s.serialization += static_cast<double>(r.serialization_cycles()) / t;
   s.contention += static_cast<double>(r.contention_cycles()) / t;
-  for (const char* model : {"paper", "linkload"}) {
+  for (const std::string& model : bench_models()) {
+    if (model == "linkload_fitted" && r.slowdown_fitted_here) continue;  // not a prediction
     const ErrorParts e = error_parts(r, model);
     ModelParts& m = parts_[{r.bench.type, model}];
     ++m.cases;
@@ -209,7 +239,7 @@ void DecompositionSummary::add(const BenchResult& r) {
     m.load += e.load / t;
     m.contention += e.contention / t;
     if (r.bytes_moved > 0) {
-      const double bytes = model == std::string("paper") ? r.paper_bytes : static_cast<double>(r.bytes_moved);
+      const double bytes = model == "paper" ? r.paper_bytes : static_cast<double>(r.bytes_moved);
       m.volume += bytes / static_cast<double>(r.bytes_moved) - 1;
       ++m.volume_cases;
     }
@@ -244,7 +274,7 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
   out << "\n  where the simulated time goes (mean share, cases below saturation), and each model's mean\n"
          "  signed error = its latency term - hop latency + its load term - serialization - contention\n  "
       << std::left << std::setw(12) << "type" << std::right << std::setw(7) << "cases" << std::setw(9) << "hop"
-      << std::setw(9) << "serial" << std::setw(9) << "content" << "   " << std::left << std::setw(10) << "model"
+      << std::setw(9) << "serial" << std::setw(9) << "content" << "   " << std::left << std::setw(16) << "model"
       << std::right << std::setw(9) << "error" << std::setw(10) << "latency" << std::setw(9) << "load"
       << std::setw(10) << "content" << std::setw(9) << "volume" << "\n";
   for (const auto& type : types) {
@@ -252,20 +282,26 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
     if (ti == time_.end()) continue;
     const Shares& s = ti->second;
     bool first = true;
-    for (const char* model : {"paper", "linkload"}) {
-      const ModelParts& m = parts_.at({type, model});
+    for (const std::string& model : bench_models()) {
+      const auto pi = parts_.find({type, model});
+      const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
       out << "  " << std::left << std::setw(12) << (first ? type : "") << std::right;
       if (first)
         out << std::setw(7) << s.cases << std::setw(9) << pct(s.hop, s.cases) << std::setw(9)
             << pct(s.serialization, s.cases) << std::setw(9) << pct(s.contention, s.cases);
       else
         out << std::setw(34) << "";
-      out << "   " << std::left << std::setw(10) << model << std::right << std::setw(9) << pct(m.error, m.cases)
+      out << "   " << std::left << std::setw(16) << model << std::right << std::setw(9) << pct(m.error, m.cases)
           << std::setw(10) << pct(m.latency, m.cases) << std::setw(9) << pct(m.load, m.cases) << std::setw(10)
           << pct(m.contention, m.cases) << std::setw(9) << pct(m.volume, m.volume_cases) << "\n";
       first = false;
     }
   }
+}
+
+const std::vector<std::string>& bench_models() {
+  static const std::vector<std::string> models = {"paper", "linkload", "linkload_fitted"};
+  return models;
 }
 
 const std::vector<std::string>& bench_types() {
@@ -322,20 +358,24 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   for (int e : measured) r.bytes_moved += low.edges[e].bytes;
   // linkload's terms (for ALL_REDUCE its ring all-reduce: the rounds' hop latencies, and their
   // serialization plus the adds as the load term).
+  r.vc_buffer_flits = desc.vc_buffer_flits;
   if (bench.type == "ALL_REDUCE") {
     const opt::ReductionTime t = linkload.reduction_time(w.layers[0], pair->first);
     r.linkload_cycles = t.cycles();
     r.linkload_latency = t.latency;
+    r.linkload_links = t.round;
+    r.linkload_rounds = t.rounds;
   } else {
     r.linkload_cycles = linkload.edge_cost(w, w.edges[0], pair->first, pair->second).cycles;
-    r.linkload_latency = linkload.latency_cycles(linkload.route(low.edges[0].transfers));
+    r.linkload_links = linkload.route(low.edges[0].transfers);
+    r.linkload_latency = linkload.latency_cycles(r.linkload_links);
   }
   r.linkload_load = r.linkload_cycles - r.linkload_latency;
 
   // The busiest sender, and the zero-load pipeline latency of its longest route.
   std::map<int, std::int64_t> sent;
   for (int e : measured)
-    for (const opt::Transfer& t : low.edges[static_cast<std::size_t>(e)].transfers) sent[t.src] += t.bytes;
+    for (const opt::Transfer& t : low.edges[static_cast<std::size_t>(e)].transfers) sent[t.src] += t.bytes, ++r.messages;
   for (const auto& [pe, bytes] : sent)
     if (bytes > r.busiest_sender_bytes) r.busiest_sender = pe, r.busiest_sender_bytes = bytes;
   const noc::Topology topo = noc::Topology::build(hw.topology);
@@ -351,6 +391,8 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   r.flits_moved = all.flits;
   r.max_link_utilisation = all.cycles > 0 ? static_cast<double>(all.busiest_link()) / static_cast<double>(all.cycles) : 0;
   r.router_bound = all.busiest_router_link > all.busiest_endpoint;
+  r.busiest_router_link_flits = all.busiest_router_link;
+  r.busiest_endpoint_flits = all.busiest_endpoint;
   r.solo_cycles = r.busiest_sender < 0 ? 0 : simulate(big, measured_programs(low.programs, measured, r.busiest_sender), measured).cycles;
   return r;
 }

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "optimizer/cost/linkload_model.h"
 #include "sim/config/hw_spec.h"
 
 namespace nocflow::sim {
@@ -42,6 +43,9 @@ struct BenchResult {
   /// A router-to-router link carried more flits than any injection or ejection channel: the
   /// routers, not the PEs' NIs, bound the edge.
   bool router_bound = false;
+  std::int64_t busiest_router_link_flits = 0;  ///< flits on the busiest router-to-router link
+  std::int64_t busiest_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
+  std::int64_t messages = 0;                   ///< transfers (one message each)
 
   // Where the simulated time goes. The contention-free run replays the same redistribution
   // with only its busiest sender sending (most bytes; ties: lowest PE): the other flows are
@@ -62,7 +66,22 @@ struct BenchResult {
   double paper_bytes = 0;
   double paper_latency = 0, paper_load = 0;
   double linkload_latency = 0, linkload_load = 0;
+
+  // linkload with a router slowdown s fitted to one case of the machine (fit_router_slowdown):
+  // the busiest link of the edge, or of one ring round (`linkload_rounds` of them) for ALL_REDUCE.
+  optimizer::LinkLoad linkload_links;
+  int linkload_rounds = 1;
+  int vc_buffer_flits = 8;
+  double router_slowdown = 0;     ///< s of this case's machine
+  bool slowdown_fitted_here = false;  ///< s was fitted on this case (not a prediction)
+  double linkload_fitted_cycles() const;
 };
+
+/// The machine's router slowdown: fitted on its router-bound case (a router-to-router link
+/// busier than any PE channel; not ALL_REDUCE) whose busiest link carries the most flits, so
+/// that linkload predicts that case exactly; 0 without one. Sets router_slowdown on every
+/// result and marks the case it was fitted on.
+double fit_router_slowdown(std::vector<BenchResult>& machine);
 
 /// How a model's error on one case splits: (prediction − T_sim) = (its latency term − H) +
 /// (its load term − serialization) − contention, exactly.
@@ -100,6 +119,10 @@ class DecompositionSummary {
   std::map<std::string, Shares> time_;                              ///< by type
   std::map<std::pair<std::string, std::string>, ModelParts> parts_;  ///< by (type, model)
 };
+
+/// The models validate compares: paper, linkload, and linkload_fitted (linkload with the
+/// machine's router slowdown, scored only on the cases it was not fitted on).
+const std::vector<std::string>& bench_models();
 
 /// The type names, in the seed's order, plus HALO.
 const std::vector<std::string>& bench_types();

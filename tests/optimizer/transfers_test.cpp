@@ -225,7 +225,8 @@ TEST(FastTransfers, EqualNeedsAreGrouped) {
 }
 
 /// Every routing the fast table handles differently: dimension order (xy, yx; with and
-/// without the grouped path, one and two threads) and route walking (west_first, crossbar).
+/// without the grouped path, one and two threads) and route walking (west_first, crossbar);
+/// with a router slowdown half of the time, which reads every count of LinkLoad.
 TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
   const FastPathNetwork n;
   struct Case {
@@ -236,7 +237,11 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
   for (const auto& [rows, cols] : {std::pair{4, 4}, std::pair{2, 4}})
     for (const std::string routing : {"xy", "yx", "west_first"})
       for (const bool group : {false, true})
-        cases.push_back({machine("mesh", rows, cols, routing), {group ? 2 : 1, group}});
+        for (const double slowdown : {0.0, 0.8}) {
+          HwDesc hw = machine("mesh", rows, cols, routing);
+          hw.router_slowdown = slowdown;
+          cases.push_back({hw, {group ? 2 : 1, group}});
+        }
   cases.push_back({machine("crossbar", 1, 8, "xy"), {1, false}});
   for (const Case& c : cases) {
     const LinkloadModel fast(c.hw, c.options);
@@ -261,7 +266,8 @@ TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
   // Groups large enough for the grouped path to be chosen on its own (OUTP consumers whose
   // nodes all need every input channel), checked entry by entry on a sample of pairs.
   const FastPathNetwork n;
-  const HwDesc hw = machine("mesh", 8, 8, "xy");
+  HwDesc hw = machine("mesh", 8, 8, "xy");
+  hw.router_slowdown = 0.8;
   const LinkloadModel model(hw);
   const LayerEdge& e = n.w.edges.at(0);  // pw -> halo
   auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
@@ -276,6 +282,33 @@ TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
       const double slow = model.edge_cost(n.w, e, su[i], sv[j]).cycles;
       ASSERT_NEAR(table[i * sv.size() + j], slow, 1e-9 * std::max(1.0, slow)) << su[i].str() << " -> " << sv[j].str();
     }
+}
+
+TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
+  LinkLoad l;
+  l.max_link_flits = l.max_router_link_flits = 100;
+  l.max_endpoint_flits = 60;
+  l.flits = 800, l.messages = 100;  // 8-flit messages, 8-flit VC buffers: half the slowdown
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, 0.5, 8), 125);
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, 0.0, 8), 100);
+  l.max_endpoint_flits = l.max_link_flits = 120;  // a PE's channel binds: not slowed
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, 0.5, 8), 120);
+
+  // On a 4x4 mesh an all-to-all (OUTP 16 -> OFMP_H 4 x OFMP_W 4) is router-bound and slows
+  // down; a gather to one PE is bound by its ejection channel and does not.
+  const FastPathNetwork n;
+  HwDesc hw = machine("mesh", 4, 4, "xy");
+  const LinkloadModel plain(hw);
+  hw.router_slowdown = 0.5;
+  const LinkloadModel slowed(hw);
+  const LayerEdge& e = n.w.edges.at(0);
+  const Choice outp = make({{PartDim::Outp, 16}}), spatial = make({{PartDim::OfmpH, 4}, {PartDim::OfmpW, 4}});
+  const LinkLoad a2a = plain.route(edge_transfers(n.w, e, {&n.layer(e.src), outp, place(outp, hw.grid())},
+                                                  {&n.layer(e.dst), spatial, place(spatial, hw.grid())}, hw.grid()));
+  ASSERT_GT(a2a.max_router_link_flits, a2a.max_endpoint_flits);
+  EXPECT_GT(slowed.edge_cost(n.w, e, outp, spatial).cycles, plain.edge_cost(n.w, e, outp, spatial).cycles);
+  const Choice one = make({});
+  EXPECT_EQ(slowed.edge_cost(n.w, e, outp, one).cycles, plain.edge_cost(n.w, e, outp, one).cycles);
 }
 
 }  // namespace

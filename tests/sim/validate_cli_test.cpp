@@ -94,6 +94,39 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
                                  (dir / "bad.yaml").string() + " --out " + (dir / "o2").string());
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("paper.bnoc_bytes_per_cycle"), std::string::npos) << bad.output;
+
+  // linkload's router slowdown: fitted on one router-bound case of the 4x4 mesh, which it then
+  // predicts exactly; it changes only cases where a router-to-router link binds; optimize
+  // loads it for this machine and names the machines a file lacks.
+  int fitted = 0, slowed = 0;
+  for (const auto& row : read_csv_rows(dir / "v" / "validation.csv")) {
+    const std::string what = row.at("topology") + " " + row.at("type") + " " + row.at("tensor_bytes");
+    const double sim = std::stod(row.at("simulated_cycles")), plain = std::stod(row.at("linkload_cycles"));
+    const double with = std::stod(row.at("linkload_fitted_cycles"));
+    if (row.at("slowdown_fitted_here") == "1") {
+      ++fitted;
+      EXPECT_EQ(row.at("topology"), "mesh 4x4") << what;
+      EXPECT_GT(std::stod(row.at("router_slowdown")), 0) << what;
+      EXPECT_NEAR(with, sim, 1e-3 * sim) << what;
+    }
+    if (with != plain) {
+      ++slowed;
+      EXPECT_GT(with, plain) << what;
+      EXPECT_GT(std::stoll(row.at("busiest_router_link_flits")), std::stoll(row.at("busiest_endpoint_flits"))) << what;
+    }
+  }
+  EXPECT_EQ(fitted, 1);
+  EXPECT_GE(slowed, 2);
+  EXPECT_NE(cal.find("\"mesh 4x4\":"), std::string::npos) << cal;
+  const CliRun l = run_nocflow("optimize " + kHw + " --network zoo:vgg5 --cost-model linkload --calibration " +
+                               (dir / "v" / "calibration.yaml").string() + " --out " + (dir / "o3").string());
+  EXPECT_EQ(l.exit_code, 0) << l.output;
+  std::ofstream(dir / "other.yaml") << "paper: {bnoc_bytes_per_cycle: 32, latency_cycles: 3}\n"
+                                       "linkload: {router_slowdown: {\"mesh 8x8\": 0.5}}\n";
+  const CliRun other = run_nocflow("optimize " + kHw + " --network zoo:vgg5 --calibration " +
+                                   (dir / "other.yaml").string() + " --out " + (dir / "o4").string());
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("no entry for 'mesh 4x4' (it has: mesh 8x8)"), std::string::npos) << other.output;
 }
 
 TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
@@ -148,7 +181,7 @@ TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 6);
+  EXPECT_EQ(checked, 9);  // 3 types x (paper, linkload, linkload_fitted)
   EXPECT_NE(v.run.output.find("where the simulated time goes"), std::string::npos) << v.run.output;
 }
 
