@@ -183,19 +183,18 @@ int run(const ValidateArgs& a) {
           << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
           << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
           << r.max_link_utilisation << "," << decomposition_csv_columns(r) << ","
-          << (r.router_bound ? "router" : "endpoint") << "," << r.busiest_router_link_flits << ","
+          << (r.router_bound() ? "router" : "endpoint") << "," << r.busiest_router_link_flits << ","
           << r.busiest_endpoint_flits << "," << r.messages << "," << fitted << "," << rel(fitted) << ","
           << r.router_slowdown << "," << (r.slowdown_fitted_here ? 1 : 0) << "\n";
       results.push_back(r);
       const bool near = r.max_link_utilisation >= kNearSaturation;
       if (!near) decomposition.add(r);
       const auto sim = static_cast<double>(r.simulated_cycles);
-      for (const std::string& model : bench_models()) {
-        if (model == "linkload_fitted" && r.slowdown_fitted_here) continue;  // scored on predictions only
-        const double p = model == "paper" ? r.paper_cycles : model == "linkload" ? r.linkload_cycles : fitted;
-        summary[{type, model}].add(p, sim, near);
-        by_bound[{type, model, r.router_bound}].add(p, sim, near);
-      }
+      for (const std::string& model : bench_models())
+        if (r.scores(model)) {
+          summary[{type, model}].add(r.predicted(model), sim, near);
+          by_bound[{type, model, r.router_bound()}].add(r.predicted(model), sim, near);
+        }
     }
   }
 

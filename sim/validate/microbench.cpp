@@ -168,9 +168,12 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
 }  // namespace
 
 double BenchResult::linkload_fitted_cycles() const {
-  const double plain = opt::LinkloadModel::drain_flits(linkload_links, 0, vc_buffer_flits);
   const double slowed = opt::LinkloadModel::drain_flits(linkload_links, router_slowdown, vc_buffer_flits);
-  return linkload_cycles + linkload_rounds * (slowed - plain);
+  return linkload_cycles + linkload_rounds * (slowed - linkload_links.max_link_flits);
+}
+
+double BenchResult::predicted(const std::string& model) const {
+  return model == "paper" ? paper_cycles : model == "linkload" ? linkload_cycles : linkload_fitted_cycles();
 }
 
 double fit_router_slowdown(std::vector<BenchResult>& machine) {
@@ -196,11 +199,9 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
 }
 
 ErrorParts error_parts(const BenchResult& r, const std::string& model) {
-  const bool paper = model == "paper";
-  const double linkload_load = model == "linkload_fitted" ? r.linkload_fitted_cycles() - r.linkload_latency : r.linkload_load;
   ErrorParts e;
-  e.latency = (paper ? r.paper_latency : r.linkload_latency) - static_cast<double>(r.hop_latency_cycles);
-  e.load = (paper ? r.paper_load : linkload_load) - static_cast<double>(r.serialization_cycles());
+  e.latency = r.latency(model) - static_cast<double>(r.hop_latency_cycles);
+  e.load = r.load(model) - static_cast<double>(r.serialization_cycles());
   e.contention = -static_cast<double>(r.contention_cycles());
   return e;
 }
@@ -216,8 +217,8 @@ std::string decomposition_csv_columns(const BenchResult& r) {
   o << std::setprecision(12);
   o << r.flits_moved << "," << r.busiest_sender << "," << r.busiest_sender_bytes << "," << r.solo_cycles << ","
     << r.hop_latency_cycles << "," << r.serialization_cycles() << "," << r.contention_cycles() << ","
-    << r.paper_bytes << "," << r.paper_latency << "," << r.paper_load << "," << r.linkload_latency << ","
-    << r.linkload_load;
+    << r.paper_bytes << "," << r.paper_latency << "," << r.load("paper") << "," << r.linkload_latency << ","
+    << r.load("linkload");
   return o.str();
 }
 
@@ -230,7 +231,7 @@ void DecompositionSummary::add(const BenchResult& r) {
   s.serialization += static_cast<double>(r.serialization_cycles()) / t;
   s.contention += static_cast<double>(r.contention_cycles()) / t;
   for (const std::string& model : bench_models()) {
-    if (model == "linkload_fitted" && r.slowdown_fitted_here) continue;  // not a prediction
+    if (!r.scores(model)) continue;
     const ErrorParts e = error_parts(r, model);
     ModelParts& m = parts_[{r.bench.type, model}];
     ++m.cases;
@@ -331,7 +332,6 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   r.paper_cycles = paper_cost.cycles;
   r.paper_bytes = paper_cost.bytes;
   r.paper_latency = paper_cost.bytes > 0 ? desc.paper_latency_cycles : 0;
-  r.paper_load = r.paper_cycles - r.paper_latency;
 
   opt::Plan plan;
   plan.network = "bench";
@@ -370,7 +370,6 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
     r.linkload_links = linkload.route(low.edges[0].transfers);
     r.linkload_latency = linkload.latency_cycles(r.linkload_links);
   }
-  r.linkload_load = r.linkload_cycles - r.linkload_latency;
 
   // The busiest sender, and the zero-load pipeline latency of its longest route.
   std::map<int, std::int64_t> sent;
@@ -390,7 +389,6 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   r.simulated_cycles = all.cycles;
   r.flits_moved = all.flits;
   r.max_link_utilisation = all.cycles > 0 ? static_cast<double>(all.busiest_link()) / static_cast<double>(all.cycles) : 0;
-  r.router_bound = all.busiest_router_link > all.busiest_endpoint;
   r.busiest_router_link_flits = all.busiest_router_link;
   r.busiest_endpoint_flits = all.busiest_endpoint;
   r.solo_cycles = r.busiest_sender < 0 ? 0 : simulate(big, measured_programs(low.programs, measured, r.busiest_sender), measured).cycles;

@@ -40,11 +40,11 @@ struct BenchResult {
   double paper_cycles = 0, linkload_cycles = 0;
   std::int64_t simulated_cycles = 0;
   double max_link_utilisation = 0;  ///< busiest link's flits per cycle during the edge
-  /// A router-to-router link carried more flits than any injection or ejection channel: the
-  /// routers, not the PEs' NIs, bound the edge.
-  bool router_bound = false;
   std::int64_t busiest_router_link_flits = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
+  /// A router-to-router link carried more flits than any injection or ejection channel: the
+  /// routers, not the PEs' NIs, bound the edge.
+  bool router_bound() const { return busiest_router_link_flits > busiest_endpoint_flits; }
   std::int64_t messages = 0;                   ///< transfers (one message each)
 
   // Where the simulated time goes. The contention-free run replays the same redistribution
@@ -64,8 +64,7 @@ struct BenchResult {
   // route × (pipeline + link) and the busiest link's serialization (plus, for ALL_REDUCE, the
   // adds). `paper_bytes` is the seed's formula volume V; linkload's volume is bytes_moved.
   double paper_bytes = 0;
-  double paper_latency = 0, paper_load = 0;
-  double linkload_latency = 0, linkload_load = 0;
+  double paper_latency = 0, linkload_latency = 0;
 
   // linkload with a router slowdown s fitted to one case of the machine (fit_router_slowdown):
   // the busiest link of the edge, or of one ring round (`linkload_rounds` of them) for ALL_REDUCE.
@@ -75,6 +74,13 @@ struct BenchResult {
   double router_slowdown = 0;     ///< s of this case's machine
   bool slowdown_fitted_here = false;  ///< s was fitted on this case (not a prediction)
   double linkload_fitted_cycles() const;
+
+  /// A model's (bench_models()) prediction, latency term and load term (the rest), in cycles.
+  double predicted(const std::string& model) const;
+  double latency(const std::string& model) const { return model == "paper" ? paper_latency : linkload_latency; }
+  double load(const std::string& model) const { return predicted(model) - latency(model); }
+  /// Whether the case scores `model`: linkload_fitted is not scored on the case it was fitted on.
+  bool scores(const std::string& model) const { return !(model == "linkload_fitted" && slowdown_fitted_here); }
 };
 
 /// The machine's router slowdown: fitted on its router-bound case (a router-to-router link
