@@ -13,6 +13,9 @@ Writes into DIR (default: the CSV's folder):
                                         larger, so it gets its own figure and a log y axis)
     validation_error_vs_mesh.png        mean |linkload error| (%) per type vs mesh size: left
                                         below saturation only, right all cases
+    validation_fitted_error_vs_mesh.png the same for linkload_fitted (router contention
+                                        calibrated per machine), without the case each machine
+                                        was fitted on; only when the CSV has it
     validation_decomposition.png        only when the CSV has error-decomposition columns
                                         (hop_latency_cycles, serialization_cycles,
                                         contention_cycles...): each component's mean share of
@@ -37,7 +40,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 
 NEAR_SATURATION = 0.8  # flits per cycle on the busiest link (sim/cli/cmd_validate.cpp)
 TYPES = ["NONE", "LOCAL", "ALL_GATHER", "SCATTER", "ALL_TO_ALL", "ALL_REDUCE", "HALO"]
-MODELS = ["linkload", "paper"]
+MODELS = ["linkload", "linkload_fitted", "paper"]
 # The simulated time's parts (nocflow validate; sim/README.md), in stacking order. The models'
 # own terms (paper_latency_cycles, linkload_load_cycles, ...) are predictions, not parts of it.
 DECOMPOSITION_PARTS = ["hop_latency_cycles", "serialization_cycles", "contention_cycles"]
@@ -57,7 +60,10 @@ class Case:
         busiest = number(row.get("busiest_link_flits_per_cycle"))
         self.near_saturation = busiest is not None and busiest >= NEAR_SATURATION
         self.error = {}
+        fitted_here = number(row.get("slowdown_fitted_here")) == 1  # linkload_fitted's fit, not a prediction
         for m in MODELS:
+            if m == "linkload_fitted" and fitted_here:
+                continue
             e = number(row.get(f"{m}_error"))
             if e is None and f"{m}_error" not in columns:
                 predicted = number(row.get(f"{m}_cycles"))
@@ -201,9 +207,9 @@ def mean(values):
     return sum(values) / len(values) if values else None
 
 
-def plot_error_vs_mesh(v, out_dir, written, model="linkload"):
+def plot_error_vs_mesh(v, out_dir, written, model, name):
     if model not in v.models:
-        print(f"plot_validation: no {model} errors: validation_error_vs_mesh.png skipped")
+        print(f"plot_validation: no {model} errors: {name} skipped")
         return
     types = [t for t in v.types if any(c.type == t and model in c.error for c in v.cases)]
     meshes = [t for t in v.topologies if t.startswith("mesh")]
@@ -253,7 +259,7 @@ def plot_error_vs_mesh(v, out_dir, written, model="linkload"):
     handles = [Line2D([], [], color=f"C{k % 10}", marker=MARKERS[k % len(MARKERS)], lw=1.8) for k in range(len(types))]
     legend_outside(axes[1], handles, types, title="type")
     fig.tight_layout(rect=(0, 0, 1, 0.92))
-    save(fig, out_dir, "validation_error_vs_mesh.png", written)
+    save(fig, out_dir, name, written)
 
 
 def plot_decomposition(v, out_dir, written):
@@ -311,7 +317,8 @@ def plot_all(csv_path, out, written):
               + ", ".join(f"{t} x{n}" for t, n in v.still.items()))
     plot_error_vs_size(v, "linkload", out_dir, "validation_error_vs_size.png", written, log_y=False)
     plot_error_vs_size(v, "paper", out_dir, "validation_paper_error_vs_size.png", written, log_y=True)
-    plot_error_vs_mesh(v, out_dir, written)
+    plot_error_vs_mesh(v, out_dir, written, "linkload", "validation_error_vs_mesh.png")
+    plot_error_vs_mesh(v, out_dir, written, "linkload_fitted", "validation_fitted_error_vs_mesh.png")
     plot_decomposition(v, out_dir, written)
 
 

@@ -82,25 +82,26 @@ class DimensionOrderLoadCounter {
   }
 
   LinkLoad finish() {
-    std::int64_t router = 0, endpoint = most_;
-    auto take = [](std::int64_t& cell, std::int64_t& sum, std::int64_t& most) {
+    std::int64_t router = 0, endpoint = most_, router_flit_hops = 0, unused = 0;
+    auto take = [](std::int64_t& cell, std::int64_t& sum, std::int64_t& most, std::int64_t& total) {
       sum += cell;
       cell = 0;
       most = std::max(most, sum);
+      total += sum;
     };
     for (int line = lines_a_.lo; line <= lines_a_.hi; ++line) {
       std::int64_t up = 0, down = 0;
-      for (int a = 0; a < na_; ++a) take(run_a_[kUp][cell(line, a)], up, router);
-      for (int a = na_ - 1; a >= 0; --a) take(run_a_[kDown][cell(line, a)], down, router);
+      for (int a = 0; a < na_; ++a) take(run_a_[kUp][cell(line, a)], up, router, router_flit_hops);
+      for (int a = na_ - 1; a >= 0; --a) take(run_a_[kDown][cell(line, a)], down, router, router_flit_hops);
     }
     for (int line = lines_b_.lo; line <= lines_b_.hi; ++line) {
       std::int64_t up = 0, down = 0;
-      for (int b = 0; b < nb_; ++b) take(run_b_[kUp][cell_b(line, b)], up, router);
-      for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down, router);
+      for (int b = 0; b < nb_; ++b) take(run_b_[kUp][cell_b(line, b)], up, router, router_flit_hops);
+      for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down, router, router_flit_hops);
     }
     for (int c = sources_.lo; c <= sources_.hi; ++c) {
       std::int64_t sum = 0;
-      take(injected_[static_cast<std::size_t>(c)], sum, endpoint);
+      take(injected_[static_cast<std::size_t>(c)], sum, endpoint, unused);
     }
     lines_a_ = lines_b_ = sources_ = {};
     LinkLoad out;
@@ -109,6 +110,8 @@ class DimensionOrderLoadCounter {
     out.max_link_flits = static_cast<double>(std::max(router, endpoint));
     out.flits = static_cast<double>(flits_);
     out.messages = static_cast<double>(messages_);
+    out.router_flit_hops = static_cast<double>(router_flit_hops);
+    out.router_links = 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_;
     flits_ = messages_ = 0;
     out.max_routers = max_routers_;
     out.max_hops = max_routers_ > 0 ? max_routers_ - 1 : 0;

@@ -31,7 +31,8 @@ struct HwDesc {
   /// `nocflow validate --calibrate` fits it (with B_NoC) to cycle-level microbenchmarks.
   double paper_latency_cycles = 0;
   /// linkload: how much slower than its flits a busiest router-to-router link drains when many
-  /// sources' flows share it (LinkloadModel::serialization_cycles); 0 = no slowdown. Fitted per
+  /// sources' flows share it (LinkloadModel::drain_flits, overlap_cycles); 0 = no slowdown and
+  /// no overlap: the longest route plus the busiest link. Fitted per
   /// machine by `nocflow validate` (calibration.yaml, `linkload.router_slowdown`).
   double router_slowdown = 0;
   int vc_buffer_flits = 8;                ///< router buffer per VC (flits), the slowdown's scale

@@ -44,6 +44,7 @@ struct LinkloadModel::Impl {
   }
   int injection_link(int node) const { return topo.num_routers() * topo.max_ports() + node; }
   std::vector<bool> router_to_router;  ///< per link: between two routers (not a PE's channel)
+  int router_links = 0;                 ///< how many are
   FlitSize flit;  ///< link width
 };
 
@@ -80,11 +81,14 @@ class PathLoadCounter {
 
   LinkLoad finish() {
     LinkLoad out = out_;
-    std::int64_t router = 0, endpoint = 0;
+    std::int64_t router = 0, endpoint = 0, router_flit_hops = 0;
     for (std::size_t i = 0; i < load_.size(); ++i) {
       std::int64_t& busiest = impl_.router_to_router[i] ? router : endpoint;
       busiest = std::max(busiest, load_[i]);
+      if (impl_.router_to_router[i]) router_flit_hops += load_[i];
     }
+    out.router_flit_hops = static_cast<double>(router_flit_hops);
+    out.router_links = impl_.router_links;
     out.max_router_link_flits = static_cast<double>(router);
     out.max_endpoint_flits = static_cast<double>(endpoint);
     out.max_link_flits = static_cast<double>(std::max(router, endpoint));
@@ -150,8 +154,10 @@ LinkloadModel::LinkloadModel(HwDesc hw, Options options)
   impl_->router_to_router.assign(impl_->num_links(), false);
   for (int r = 0; r < impl_->topo.num_routers(); ++r)
     for (int p = 0; p < impl_->topo.num_ports(r); ++p)
-      impl_->router_to_router[static_cast<std::size_t>(r * impl_->topo.max_ports() + p)] =
-          impl_->topo.out(r, p).kind == noc::PortPeer::Kind::Router;
+      if (impl_->topo.out(r, p).kind == noc::PortPeer::Kind::Router) {
+        impl_->router_to_router[static_cast<std::size_t>(r * impl_->topo.max_ports() + p)] = true;
+        ++impl_->router_links;
+      }
   impl_->flit = FlitSize(std::llround(hw_.link_bytes_per_cycle));
 }
 
@@ -167,23 +173,37 @@ double LinkloadModel::latency_cycles(const LinkLoad& l) const {
   if (l.max_link_flits <= 0) return 0;
   // The NoC's zero-load latency (noc/README.md): per router its pipeline and the link, plus
   // the injection and ejection channels.
-  return static_cast<double>(l.max_routers) * (hw_.router_pipeline_cycles + hw_.link_latency_cycles) + 2;
+  return route_cycles(l.max_routers, hw_);
 }
 
-double LinkloadModel::drain_flits(const LinkLoad& l, double router_slowdown, int vc_buffer_flits) {
+double LinkloadModel::slowdown_scale(const LinkLoad& l, int vc_buffer_flits) {
   // Only a router-to-router link busier than every channel is slowed: it carries ≥ 2 sources.
-  if (router_slowdown <= 0 || l.max_router_link_flits <= l.max_endpoint_flits || l.messages <= 0)
-    return l.max_link_flits;
+  if (l.max_router_link_flits <= l.max_endpoint_flits || l.messages <= 0 || l.router_links <= 0) return 0;
   const double m = l.flits / l.messages;
-  return l.max_router_link_flits * (1 + router_slowdown * m / (m + vc_buffer_flits));
+  const double spread = l.router_flit_hops / (l.router_links * l.max_router_link_flits);  // U
+  return spread * spread * m / (m + vc_buffer_flits);
 }
 
-double LinkloadModel::serialization_cycles(const LinkLoad& l) const {
-  return drain_flits(l, hw_.router_slowdown, hw_.vc_buffer_flits);
+double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
+  const double scale = slowdown_scale(l, hw.vc_buffer_flits);
+  if (hw.router_slowdown <= 0 || scale <= 0) return l.max_link_flits;
+  return l.max_router_link_flits * (1 + hw.router_slowdown * scale);
 }
+
+double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {
+  if (l.flits <= 0) return 0;
+  return (route_cycles(l.max_routers, hw) - route_cycles(1 + l.router_flit_hops / l.flits, hw)) / 2;
+}
+
+double LinkloadModel::overlap_cycles(const LinkLoad& l, const HwDesc& hw) {
+  if (hw.router_slowdown <= 0 || slowdown_scale(l, hw.vc_buffer_flits) <= 0) return 0;
+  return std::max(0.0, std::min(drain_flits(l, hw) - l.max_endpoint_flits, midpoint_saving(l, hw)));
+}
+
+double LinkloadModel::serialization_cycles(const LinkLoad& l) const { return drain_flits(l, hw_); }
 
 double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
-  return latency_cycles(l) + serialization_cycles(l);
+  return latency_cycles(l) + serialization_cycles(l) - overlap_cycles(l);
 }
 
 ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) const {
@@ -202,7 +222,6 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
   // A member's next send waits for its predecessor's chunk, so the rounds advance at the mean
   // hop latency around the ring (the cycle mean of the max-plus recurrence), and the slowest
   // hop is paid once more.
-  const double per_router = hw_.router_pipeline_cycles + hw_.link_latency_cycles;
   double mean = 0, slowest = 0;
   for (int i = 0; i < c.nodes(); ++i) {
     GridCoord g = grid_coord(c, i);
@@ -213,7 +232,7 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
       const int src = placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))];
       g[4] = (m + 1) % f;
       const int dst = placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))];
-      const double hop = static_cast<double>(impl_->path(src, dst).size()) * per_router + 2;
+      const double hop = route_cycles(static_cast<double>(impl_->path(src, dst).size()), hw_);
       sum += hop;
       slowest = std::max(slowest, hop);
     }

@@ -18,14 +18,23 @@
 //               link, as if every source's NI sent all its messages at once (ni.channels at
 //               least the messages it has; with fewer, a message held up at a shared link or
 //               ejection port holds up the ones queued behind it).
-//               Router slowdown s (HwDesc::router_slowdown, 0 unless calibrated): when a
+//               Router contention (HwDesc::router_slowdown s, 0 unless calibrated): when a
 //               router-to-router link carries more flits than any injection or ejection
-//               channel, several sources' flows share it, and the routers' head-of-line and
-//               VC blocking keep it 53-77 % busy (validate: all-to-all-like edges). Its flits
-//               then count (1 + s · m / (m + B)) times, m the edge's mean message length and
-//               B the VC buffer (flits): a message that fits in one router's buffer does not
-//               hold VCs across routers. s is a property of the machine (mesh size, router),
-//               fitted by `nocflow validate` on one case per machine.
+//               channel, several sources' flows share it, and the routers' head-of-line and VC
+//               blocking keep it only 53-77 % busy (validate: all-to-all-like edges). Its flits
+//               L_R then count (1 + s · U² · m / (m + B)) times: m the edge's mean message
+//               length and B the VC buffer (flits), since a message that fits in one router's
+//               buffer does not hold VCs across routers; U = mean router-to-router link load /
+//               L_R, since a flow blocks the busiest link only when links both before and after
+//               it are busy too (a scatter with two messages per source loses a few %, an
+//               all-to-all 30-88 %).
+//               The busiest link's flits travel shorter routes than the longest one, so the
+//               edge then takes max(longest route + busiest channel, midpoint route + slowed
+//               L_R), the midpoint route's latency halfway between the mean route's (over
+//               flits) and the longest's: overlap_cycles is what that hides of latency +
+//               drain. s is a property of the machine (mesh size, router), fitted by `nocflow
+//               validate` on one case per machine; MAPE/max of held-out cases in
+//               optimizer/README.md ("Router contention").
 //  layer time = the PE model's cycles for the layer's share (pe_model.h: MAC array
 //               utilisation, vector ops, SRAM bandwidth; no η: MACs do not grow with a split)
 //               + the INPP ring all-reduce as the simulator runs it (sim/lower/collectives.h):
@@ -56,6 +65,10 @@ struct LinkLoad {
   double max_router_link_flits = 0;  ///< ... on the busiest router-to-router link
   double max_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
   double flits = 0, messages = 0;    ///< all messages and their flits (mean message length)
+  /// Flits summed over the router-to-router links (Σ flits × hops of every message), and how
+  /// many such links the topology has: their mean load, and the mean route.
+  double router_flit_hops = 0;
+  int router_links = 0;
   int max_hops = 0;     ///< router-to-router links of the longest route (≥ 1)
   int max_routers = 0;  ///< routers the longest route traverses
   double byte_hops = 0;
@@ -95,12 +108,27 @@ class LinkloadModel : public CostModel {
   ReductionTime reduction_time(const Layer& layer, const Choice& choice) const;
   /// Route transfers and measure the busiest link.
   LinkLoad route(const std::vector<Transfer>& transfers) const;
-  /// transfer_cycles = latency_cycles + serialization_cycles (0 when nothing moves).
+  /// transfer_cycles = latency_cycles + serialization_cycles − overlap_cycles (0 when nothing
+  /// moves).
   double transfer_cycles(const LinkLoad& load) const;
   double latency_cycles(const LinkLoad& load) const;        ///< pipeline fill of the longest route
   double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits, slowed down
-  /// The busiest link's flits, a router-to-router link's times (1 + slowdown · m / (m + B)).
-  static double drain_flits(const LinkLoad& load, double router_slowdown, int vc_buffer_flits);
+  double overlap_cycles(const LinkLoad& load) const { return overlap_cycles(load, hw_); }
+  /// The busiest link's flits, a router-to-router link's times (1 + s · scale), with hw's
+  /// router_slowdown s (see slowdown_scale).
+  static double drain_flits(const LinkLoad& load, const HwDesc& hw);
+  /// U² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
+  /// channel, else 0: the slowdown per unit of s.
+  static double slowdown_scale(const LinkLoad& load, int vc_buffer_flits);
+  /// (longest route − mean route) / 2, in cycles: what the midpoint route saves.
+  static double midpoint_saving(const LinkLoad& load, const HwDesc& hw);
+  /// The latency a slowed-down drain hides: min(drain − busiest channel, midpoint_saving);
+  /// 0 when nothing is slowed down.
+  static double overlap_cycles(const LinkLoad& load, const HwDesc& hw);
+  /// Zero-load latency of a route through `routers` routers (may be fractional: a mean).
+  static double route_cycles(double routers, const HwDesc& hw) {
+    return routers * (hw.router_pipeline_cycles + hw.link_latency_cycles) + 2;
+  }
 
  struct Impl;  ///< topology, routing and the route cache (linkload_model.cpp)
 

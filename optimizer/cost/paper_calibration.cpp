@@ -74,7 +74,8 @@ std::string topology_name(const noc::TopologySpec& t) {
 std::string linkload_calibration_yaml(const std::map<std::string, double>& router_slowdown) {
   std::ostringstream out;
   out.precision(10);
-  out << "linkload:\n  # a busiest router-to-router link's flits count 1 + s * m / (m + VC buffer)\n"
+  out << "linkload:\n  # a busiest router-to-router link's flits count 1 + s * U^2 * m / (m + VC buffer)\n"
+      << "  # (U its mean router link's share, m the mean message; optimizer/cost/linkload_model.h)\n"
       << "  router_slowdown:" << (router_slowdown.empty() ? " {}" : "") << "\n";
   for (const auto& [topology, s] : router_slowdown) out << "    \"" << topology << "\": " << s << "\n";
   return out.str();
@@ -97,6 +98,11 @@ std::optional<double> read_router_slowdown(const std::string& file, const noc::T
   if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < 0)
     throw InputError(file + ": linkload.router_slowdown." + name + ": expected a number >= 0");
   return v;
+}
+
+void apply_calibration_file(const std::string& file, HwDesc& hw) {
+  read_paper_calibration(file).apply(hw);
+  if (const auto s = read_router_slowdown(file, hw.topology)) hw.router_slowdown = *s;
 }
 
 }  // namespace nocflow::optimizer

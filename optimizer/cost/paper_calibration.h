@@ -46,5 +46,8 @@ std::string linkload_calibration_yaml(const std::map<std::string, double>& route
 /// The router slowdown `file` gives for `topology`; nullopt when the file has no linkload
 /// section. Throws InputError when the section lacks that topology or a value is not >= 0.
 std::optional<double> read_router_slowdown(const std::string& file, const noc::TopologySpec& topology);
+/// Both: the paper model's B_NoC and latency, and linkload's router slowdown when the file has
+/// a linkload section (`optimize --calibration`, `validate --rank --calibration`).
+void apply_calibration_file(const std::string& file, HwDesc& hw);
 
 }  // namespace nocflow::optimizer

@@ -139,10 +139,7 @@ int run(const OptimizeArgs& a) {
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
   const HwSpec spec = a.hw.load();
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
-  if (!a.calibration.empty()) {
-    opt::read_paper_calibration(a.calibration).apply(hw);
-    if (const auto s = opt::read_router_slowdown(a.calibration, hw.topology)) hw.router_slowdown = *s;
-  }
+  if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
   const auto model = opt::make_cost_model(a.cost_model, hw);
   if (a.time_limit <= 0) throw InputError("--time-limit: must be positive");
   const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);

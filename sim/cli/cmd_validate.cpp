@@ -33,6 +33,7 @@ struct ValidateArgs {
   std::string out;
   // --rank: plan ranking (sim/validate/rank.h) instead of the microbenchmarks.
   bool rank = false;
+  std::string calibration;  // --rank: calibration.yaml for the cost models
   NetworkOptions net;
   int k = 10;
   std::string mode = "dataflow";
@@ -102,8 +103,10 @@ int run_rank(const ValidateArgs& a) {
   o.mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
   if (a.jobs < 1) throw InputError("--jobs: must be at least 1");
   o.jobs = a.jobs;
-  std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model, "
-            << a.mode << " replay, on " << one_line_summary(spec) << std::endl;
+  o.calibration = a.calibration;
+  std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model"
+            << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
+            << " replay, on " << one_line_summary(spec) << std::endl;
   const RankReport report = rank_plans(spec, o, std::cout);
   prepare_output_dir(a.out, spec);
   const std::string written = write_rank_files(a.out, report);
@@ -114,6 +117,8 @@ int run_rank(const ValidateArgs& a) {
 
 int run(const ValidateArgs& a) {
   if (a.rank) return run_rank(a);
+  if (!a.calibration.empty())
+    throw InputError("--calibration: only with --rank (the microbenchmarks fit their own: --calibrate)");
   const HwSpec base = a.hw.load();
   std::vector<std::string> types = a.types.empty() ? bench_types() : a.types;
   for (const auto& t : types)
@@ -308,6 +313,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->get_option("--network")->required(false);  // only --rank reads a network
   cmd->add_option("--k", a->k, "--rank: plans per cost model")->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "--rank: plans replayed at once (one process each)")->capture_default_str();
+  cmd->add_option("--calibration", a->calibration,
+                  "--rank: calibration.yaml (validate --calibrate) for the cost models, as optimize --calibration")
+      ->type_name("FILE");
   cmd->add_option("--mode", a->mode,
                   "--rank: replay mode, dataflow (as deployed: regret is real) | barrier (phases isolated, "
                   "as the models add them)")->capture_default_str();

@@ -168,8 +168,12 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
 }  // namespace
 
 double BenchResult::linkload_fitted_cycles() const {
-  const double slowed = opt::LinkloadModel::drain_flits(linkload_links, router_slowdown, vc_buffer_flits);
-  return linkload_cycles + linkload_rounds * (slowed - linkload_links.max_link_flits);
+  opt::HwDesc hw = linkload_hw;
+  hw.router_slowdown = router_slowdown;
+  // An ALL_REDUCE's rounds each drain their busiest link; its latency is the ring's own.
+  const double overlap = bench.type == "ALL_REDUCE" ? 0 : opt::LinkloadModel::overlap_cycles(linkload_links, hw);
+  const double slowed = opt::LinkloadModel::drain_flits(linkload_links, hw);
+  return linkload_cycles + linkload_rounds * (slowed - linkload_links.max_link_flits) - overlap;
 }
 
 double BenchResult::predicted(const std::string& model) const {
@@ -187,11 +191,13 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
   }
   double s = 0;
   if (probe) {
-    // T_sim = latency + L_R (1 + s m / (m + B)), and linkload_cycles = latency + L_R.
+    // T_sim = linkload_cycles + L_R · s · scale − midpoint_saving (the drain's overlap when
+    // that is the smaller; linkload_cycles = longest route + L_R).
     const opt::LinkLoad& l = probe->linkload_links;
-    const double m = l.flits / l.messages;
-    const double slowed = static_cast<double>(probe->simulated_cycles) - probe->linkload_cycles + l.max_router_link_flits;
-    s = std::max(0.0, (slowed / l.max_router_link_flits - 1) * (m + probe->vc_buffer_flits) / m);
+    const double extra = static_cast<double>(probe->simulated_cycles) - probe->linkload_cycles +
+                         opt::LinkloadModel::midpoint_saving(l, probe->linkload_hw);
+    const double scale = opt::LinkloadModel::slowdown_scale(l, probe->linkload_hw.vc_buffer_flits);
+    if (scale > 0) s = std::max(0.0, extra / l.max_router_link_flits / scale);
     probe->slowdown_fitted_here = true;
   }
   for (BenchResult& r : machine) r.router_slowdown = s;
@@ -358,7 +364,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   for (int e : measured) r.bytes_moved += low.edges[e].bytes;
   // linkload's terms (for ALL_REDUCE its ring all-reduce: the rounds' hop latencies, and their
   // serialization plus the adds as the load term).
-  r.vc_buffer_flits = desc.vc_buffer_flits;
+  r.linkload_hw = desc;
   if (bench.type == "ALL_REDUCE") {
     const opt::ReductionTime t = linkload.reduction_time(w.layers[0], pair->first);
     r.linkload_cycles = t.cycles();

@@ -70,7 +70,7 @@ struct BenchResult {
   // the busiest link of the edge, or of one ring round (`linkload_rounds` of them) for ALL_REDUCE.
   optimizer::LinkLoad linkload_links;
   int linkload_rounds = 1;
-  int vc_buffer_flits = 8;
+  optimizer::HwDesc linkload_hw;  ///< the machine, as linkload saw it (no slowdown)
   double router_slowdown = 0;     ///< s of this case's machine
   bool slowdown_fitted_here = false;  ///< s was fitted on this case (not a prediction)
   double linkload_fitted_cycles() const;

@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "optimizer/cost/paper_calibration.h"
 #include "optimizer/plan/partition_setup.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/kbest.h"
@@ -119,7 +120,8 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
   report.mode = o.mode == ExecMode::Barrier ? "barrier" : "dataflow";
   const opt::Graph graph = prepare_network(o.network, o.batch, spec, o.passes);
   const opt::Workload workload = opt::build_workload(graph);
-  const opt::HwDesc hw = hw_desc_of(spec);
+  opt::HwDesc hw = hw_desc_of(spec);
+  if (!o.calibration.empty()) opt::apply_calibration_file(o.calibration, hw);
   report.network = o.network;
 
   // 1. Per model: its k best plans, and its best plan under each strategy.

@@ -39,6 +39,7 @@ struct RankOptions {
   std::vector<std::string> models = {"paper", "linkload"};
   bool strategies = true;            ///< also rank the per-strategy best plans
   int jobs = 1;                      ///< replays at once (child processes)
+  std::string calibration;           ///< calibration.yaml for the models (empty: none)
 };
 
 struct RankedPlan {

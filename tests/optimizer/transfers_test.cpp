@@ -288,11 +288,26 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   LinkLoad l;
   l.max_link_flits = l.max_router_link_flits = 100;
   l.max_endpoint_flits = 60;
-  l.flits = 800, l.messages = 100;  // 8-flit messages, 8-flit VC buffers: half the slowdown
-  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, 0.5, 8), 125);
-  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, 0.0, 8), 100);
+  l.flits = 800, l.messages = 100;  // 8-flit messages, 8-flit VC buffers: m / (m + B) = 1/2
+  l.router_links = 10, l.router_flit_hops = 500;  // mean router link 50 flits: U = 1/2, U² = 1/4
+  l.max_routers = 17;
+  HwDesc desc;  // 2-stage routers, 1-cycle links: 3 cycles per router
+  desc.vc_buffer_flits = 8;
+  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0.125);
+  desc.router_slowdown = 0.5;
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 106.25);
+  // Longest route 17 routers (53 cycles), mean route 1 + 500 / 800 routers (6.875 cycles).
+  EXPECT_DOUBLE_EQ(LinkloadModel::midpoint_saving(l, desc), (53 - 6.875) / 2);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), (53 - 6.875) / 2);
+  l.max_endpoint_flits = 95;  // the drain hides no more than it exceeds the busiest channel
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 106.25 - 95);
+  desc.router_slowdown = 0;
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
+  desc.router_slowdown = 0.5;
   l.max_endpoint_flits = l.max_link_flits = 120;  // a PE's channel binds: not slowed
-  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, 0.5, 8), 120);
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
 
   // On a 4x4 mesh an all-to-all (OUTP 16 -> OFMP_H 4 x OFMP_W 4) is router-bound and slows
   // down; a gather to one PE is bound by its ejection channel and does not.
@@ -306,7 +321,11 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   const LinkLoad a2a = plain.route(edge_transfers(n.w, e, {&n.layer(e.src), outp, place(outp, hw.grid())},
                                                   {&n.layer(e.dst), spatial, place(spatial, hw.grid())}, hw.grid()));
   ASSERT_GT(a2a.max_router_link_flits, a2a.max_endpoint_flits);
-  EXPECT_GT(slowed.edge_cost(n.w, e, outp, spatial).cycles, plain.edge_cost(n.w, e, outp, spatial).cycles);
+  EXPECT_GT(slowed.serialization_cycles(a2a), plain.serialization_cycles(a2a));
+  EXPECT_GT(slowed.overlap_cycles(a2a), 0);
+  EXPECT_EQ(plain.overlap_cycles(a2a), 0);
+  EXPECT_DOUBLE_EQ(slowed.edge_cost(n.w, e, outp, spatial).cycles,
+                   slowed.latency_cycles(a2a) + slowed.serialization_cycles(a2a) - slowed.overlap_cycles(a2a));
   const Choice one = make({});
   EXPECT_EQ(slowed.edge_cost(n.w, e, outp, one).cycles, plain.edge_cost(n.w, e, outp, one).cycles);
 }

@@ -95,8 +95,8 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("paper.bnoc_bytes_per_cycle"), std::string::npos) << bad.output;
 
-  // linkload's router slowdown: fitted on one router-bound case of the 4x4 mesh, which it then
-  // predicts exactly; it changes only cases where a router-to-router link binds; optimize
+  // linkload's router contention: fitted on one router-bound case of the 4x4 mesh, which it
+  // then predicts exactly; it changes only cases where a router-to-router link binds; optimize
   // loads it for this machine and names the machines a file lacks.
   int fitted = 0, slowed = 0;
   for (const auto& row : read_csv_rows(dir / "v" / "validation.csv")) {
@@ -109,9 +109,8 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
       EXPECT_GT(std::stod(row.at("router_slowdown")), 0) << what;
       EXPECT_NEAR(with, sim, 1e-3 * sim) << what;
     }
-    if (with != plain) {
+    if (with != plain) {  // slower drain, some latency hidden
       ++slowed;
-      EXPECT_GT(with, plain) << what;
       EXPECT_GT(std::stoll(row.at("busiest_router_link_flits")), std::stoll(row.at("busiest_endpoint_flits"))) << what;
     }
   }
