@@ -254,7 +254,8 @@ def plot_error_vs_mesh(v, out_dir, written, model, name):
     axes[0].set_ylabel(f"mean |{model} error| (%)")
     fig.suptitle(f"{model} model: mean |predicted / simulated - 1| per redistribution type vs mesh size",
                  fontweight="bold")
-    fig.text(0.5, 0.915, f"{v.source()}: mean over the tested tensor sizes{v.left_out()}", ha="center",
+    fitted = "; each machine's fitted case left out" if model == "linkload_fitted" else ""
+    fig.text(0.5, 0.915, f"{v.source()}: mean over the tested tensor sizes{fitted}{v.left_out()}", ha="center",
              fontsize="small", color="0.3")
     handles = [Line2D([], [], color=f"C{k % 10}", marker=MARKERS[k % len(MARKERS)], lw=1.8) for k in range(len(types))]
     legend_outside(axes[1], handles, types, title="type")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Numbers as text for reports and progress lines.
+// Numbers as text for reports and progress lines; text as a CSV field.
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -12,6 +12,15 @@ inline std::string fixed(double v, int digits = 1) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(digits) << v;
   return o.str();
+}
+
+/// `s` as one CSV field: quoted (quotes doubled, newlines as spaces) when it holds a comma, a
+/// quote or a newline.
+inline std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+  return q + "\"";
 }
 
 }  // namespace nocflow

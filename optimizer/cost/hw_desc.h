@@ -3,6 +3,7 @@
 // The optimizer's description of the hardware: what the cost models need, and nothing of the
 // simulator's config structs (the `optimize` command converts sim::HwSpec into this).
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "noc/spec.h"
@@ -30,11 +31,12 @@ struct HwDesc {
   /// paper model: cycles added to every redistribution that moves bytes. 0 = the seed's formula;
   /// `nocflow validate --calibrate` fits it (with B_NoC) to cycle-level microbenchmarks.
   double paper_latency_cycles = 0;
-  /// linkload: how much slower than its flits a busiest router-to-router link drains when many
-  /// sources' flows share it (LinkloadModel::drain_flits, overlap_cycles); 0 = no slowdown and
-  /// no overlap: the longest route plus the busiest link. Fitted per
-  /// machine by `nocflow validate` (calibration.yaml, `linkload.router_slowdown`).
-  double router_slowdown = 0;
+  /// linkload's router contention: how much slower than its flits a busiest router-to-router
+  /// link drains when many sources' flows share it (LinkloadModel::drain_flits; the drain then
+  /// also overlaps latency, overlap_cycles). Unset = uncalibrated: the longest route plus the
+  /// busiest link. Fitted per machine by `nocflow validate` (calibration.yaml,
+  /// `linkload.router_contention`); 0 there keeps the overlap without a slowdown.
+  std::optional<double> router_slowdown;
   int vc_buffer_flits = 8;                ///< router buffer per VC (flits), the slowdown's scale
 
   int num_pes() const { return topology.num_nodes(); }

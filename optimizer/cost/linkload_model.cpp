@@ -186,8 +186,8 @@ double LinkloadModel::slowdown_scale(const LinkLoad& l, int vc_buffer_flits) {
 
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
   const double scale = slowdown_scale(l, hw.vc_buffer_flits);
-  if (hw.router_slowdown <= 0 || scale <= 0) return l.max_link_flits;
-  return l.max_router_link_flits * (1 + hw.router_slowdown * scale);
+  if (!hw.router_slowdown || scale <= 0) return l.max_link_flits;
+  return l.max_router_link_flits * (1 + *hw.router_slowdown * scale);
 }
 
 double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {
@@ -196,7 +196,7 @@ double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {
 }
 
 double LinkloadModel::overlap_cycles(const LinkLoad& l, const HwDesc& hw) {
-  if (hw.router_slowdown <= 0 || slowdown_scale(l, hw.vc_buffer_flits) <= 0) return 0;
+  if (!hw.router_slowdown || slowdown_scale(l, hw.vc_buffer_flits) <= 0) return 0;
   return std::max(0.0, std::min(drain_flits(l, hw) - l.max_endpoint_flits, midpoint_saving(l, hw)));
 }
 

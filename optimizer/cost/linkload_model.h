@@ -18,10 +18,10 @@
 //               link, as if every source's NI sent all its messages at once (ni.channels at
 //               least the messages it has; with fewer, a message held up at a shared link or
 //               ejection port holds up the ones queued behind it).
-//               Router contention (HwDesc::router_slowdown s, 0 unless calibrated): when a
+//               Router contention (HwDesc::router_slowdown s, unset unless calibrated): when a
 //               router-to-router link carries more flits than any injection or ejection
 //               channel, several sources' flows share it, and the routers' head-of-line and VC
-//               blocking keep it only 53-77 % busy (validate: all-to-all-like edges). Its flits
+//               blocking keep it only 53-82 % busy (validate: all-to-all-like edges). Its flits
 //               L_R then count (1 + s · U² · m / (m + B)) times: m the edge's mean message
 //               length and B the VC buffer (flits), since a message that fits in one router's
 //               buffer does not hold VCs across routers; U = mean router-to-router link load /
@@ -41,9 +41,10 @@
 //               2(f − 1) rounds in which every member sends a chunk of ⌈block / f⌉ bytes to
 //               its ring successor and waits for its predecessor's, the f − 1 reduce-scatter
 //               rounds then adding the chunk (max(1, ⌈chunk elements / adds per cycle⌉)).
-//               Time = 2(f − 1) × (one round's busiest link flits + the ring's mean hop
-//               latency) + (slowest hop − mean hop) + the adds. A member can only send round
-//               k + 1 after receiving round k, so the rounds advance at the mean latency around
+//               Time = 2(f − 1) × (one round's busiest-link drain, slowed as above when
+//               calibrated but without the overlap, + the ring's mean hop latency) + (slowest
+//               hop − mean hop) + the adds. A member can only send round k + 1 after
+//               receiving round k, so the rounds advance at the mean latency around
 //               the ring (the cycle mean of that max-plus recurrence); the slowest hop is paid
 //               once more at the start. (The model used to count the reduction as one
 //               transfer of 2(f − 1)/f · block per member, one latency: 36 % MAPE in validate.)
@@ -114,16 +115,16 @@ class LinkloadModel : public CostModel {
   double latency_cycles(const LinkLoad& load) const;        ///< pipeline fill of the longest route
   double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits, slowed down
   double overlap_cycles(const LinkLoad& load) const { return overlap_cycles(load, hw_); }
-  /// The busiest link's flits, a router-to-router link's times (1 + s · scale), with hw's
-  /// router_slowdown s (see slowdown_scale).
+  /// The busiest link's flits; a router-to-router link's times (1 + s · scale) when hw's
+  /// router_slowdown s is set (see slowdown_scale).
   static double drain_flits(const LinkLoad& load, const HwDesc& hw);
   /// U² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
   /// channel, else 0: the slowdown per unit of s.
   static double slowdown_scale(const LinkLoad& load, int vc_buffer_flits);
   /// (longest route − mean route) / 2, in cycles: what the midpoint route saves.
   static double midpoint_saving(const LinkLoad& load, const HwDesc& hw);
-  /// The latency a slowed-down drain hides: min(drain − busiest channel, midpoint_saving);
-  /// 0 when nothing is slowed down.
+  /// The latency a router-bound drain hides when router_slowdown is set: min(drain − busiest
+  /// channel, midpoint_saving); 0 otherwise.
   static double overlap_cycles(const LinkLoad& load, const HwDesc& hw);
   /// Zero-load latency of a route through `routers` routers (may be fractional: a mean).
   static double route_cycles(double routers, const HwDesc& hw) {

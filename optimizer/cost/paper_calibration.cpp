@@ -74,9 +74,12 @@ std::string topology_name(const noc::TopologySpec& t) {
 std::string linkload_calibration_yaml(const std::map<std::string, double>& router_slowdown) {
   std::ostringstream out;
   out.precision(10);
-  out << "linkload:\n  # a busiest router-to-router link's flits count 1 + s * U^2 * m / (m + VC buffer)\n"
-      << "  # (U its mean router link's share, m the mean message; optimizer/cost/linkload_model.h)\n"
-      << "  router_slowdown:" << (router_slowdown.empty() ? " {}" : "") << "\n";
+  out << "linkload:\n"
+         "  # router contention s per machine (optimizer/README.md, \"Router contention\"): where a\n"
+         "  # router-to-router link is busier than every PE channel, an edge takes\n"
+         "  # max(longest route + busiest channel, midpoint route + L_R * (1 + s * U^2 * m / (m + B))),\n"
+         "  # U = mean router-link load / busiest (L_R), m the mean message and B the VC buffer in flits\n"
+      << "  router_contention:" << (router_slowdown.empty() ? " {}" : "") << "\n";
   for (const auto& [topology, s] : router_slowdown) out << "    \"" << topology << "\": " << s << "\n";
   return out.str();
 }
@@ -85,24 +88,27 @@ std::optional<double> read_router_slowdown(const std::string& file, const noc::T
   const YAML::Node root = load_yaml_file(file, "calibration file");
   const YAML::Node linkload = root["linkload"];
   if (!linkload) return std::nullopt;
-  const YAML::Node table = linkload["router_slowdown"];
-  if (!table || !table.IsMap()) throw InputError(file + ": linkload.router_slowdown: expected a map of machine: number");
+  const YAML::Node table = linkload["router_contention"];
+  if (!table && linkload["router_slowdown"])
+    throw InputError(file + ": linkload.router_slowdown is the earlier form of router contention (1 + s * m / (m + B), "
+                            "no overlap), whose s does not carry over; run nocflow validate --calibrate again");
+  if (!table || !table.IsMap()) throw InputError(file + ": linkload.router_contention: expected a map of machine: number");
   const std::string name = topology_name(topology);
   std::string known;
   for (const auto& entry : table) known += (known.empty() ? "" : ", ") + entry.first.as<std::string>();
   const YAML::Node n = table[name];
   if (!n)
-    throw InputError(file + ": linkload.router_slowdown has no entry for '" + name + "' (it has: " +
+    throw InputError(file + ": linkload.router_contention has no entry for '" + name + "' (it has: " +
                      (known.empty() ? "none" : known) + "); run nocflow validate --calibrate on this machine");
   double v = 0;
   if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < 0)
-    throw InputError(file + ": linkload.router_slowdown." + name + ": expected a number >= 0");
+    throw InputError(file + ": linkload.router_contention." + name + ": expected a number >= 0");
   return v;
 }
 
 void apply_calibration_file(const std::string& file, HwDesc& hw) {
   read_paper_calibration(file).apply(hw);
-  if (const auto s = read_router_slowdown(file, hw.topology)) hw.router_slowdown = *s;
+  hw.router_slowdown = read_router_slowdown(file, hw.topology);
 }
 
 }  // namespace nocflow::optimizer

@@ -4,7 +4,7 @@
 // `nocflow validate --calibrate` and loaded by `nocflow optimize --calibration FILE`:
 //   T = V * h_avg / B_NoC + L   (L only when V > 0)
 // The file is YAML: {paper: {bnoc_bytes_per_cycle: B, latency_cycles: L}} plus what it was fitted on,
-// and linkload's router slowdown per machine: {linkload: {router_slowdown: {"mesh 8x8": s, ...}}}.
+// and linkload's router contention per machine: {linkload: {router_contention: {"mesh 8x8": s, ...}}}.
 #include <map>
 #include <optional>
 #include <string>
@@ -41,12 +41,13 @@ std::string paper_calibration_yaml(const PaperCalibration& c, const std::string&
 
 /// "mesh 8x8", "crossbar 16": how calibration files name a machine.
 std::string topology_name(const noc::TopologySpec& t);
-/// The linkload section: router slowdown by topology name.
+/// The linkload section: router contention s by topology name.
 std::string linkload_calibration_yaml(const std::map<std::string, double>& router_slowdown);
-/// The router slowdown `file` gives for `topology`; nullopt when the file has no linkload
-/// section. Throws InputError when the section lacks that topology or a value is not >= 0.
+/// The router contention s `file` gives for `topology`; nullopt when the file has no linkload
+/// section. Throws InputError when the section lacks that topology, a value is not >= 0, or
+/// the file has the earlier `router_slowdown` form.
 std::optional<double> read_router_slowdown(const std::string& file, const noc::TopologySpec& topology);
-/// Both: the paper model's B_NoC and latency, and linkload's router slowdown when the file has
+/// Both: the paper model's B_NoC and latency, and linkload's router contention when the file has
 /// a linkload section (`optimize --calibration`, `validate --rank --calibration`).
 void apply_calibration_file(const std::string& file, HwDesc& hw);
 

@@ -94,6 +94,8 @@ int run_rank(const ValidateArgs& a) {
   if (a.mode != "dataflow" && a.mode != "barrier")
     throw InputError("--mode: unknown mode '" + a.mode + "' (known: dataflow, barrier)");
   if (a.k < 1) throw InputError("--k: must be at least 1");
+  if (a.calibrate)
+    throw InputError("--calibrate: fits the microbenchmarks, not with --rank (to rank calibrated models: --calibration FILE)");
   const HwSpec spec = a.hw.load();
   RankOptions o;
   o.network = a.net.network;
@@ -154,7 +156,7 @@ int run(const ValidateArgs& a) {
   std::vector<BenchResult> results;  // for calibration
   const std::size_t total = machines.size() * types.size() * sizes.size();
   std::size_t done = 0;
-  std::map<std::string, double> slowdowns;  // by topology, with a router-bound case
+  std::map<std::string, double> slowdowns;  // by topology; 0 without a router-bound case
   for (const HwSpec& hw : machines) {
     std::vector<BenchResult> machine;
     for (const std::string& type : types)
@@ -176,8 +178,7 @@ int run(const ValidateArgs& a) {
       }
     // The router slowdown is known once the machine's cases have run.
     const double s = fit_router_slowdown(machine);
-    for (const BenchResult& r : machine)
-      if (r.slowdown_fitted_here) slowdowns[r.bench.topology] = s;
+    if (!machine.empty()) slowdowns[machine.front().bench.topology] = s;
     for (const BenchResult& r : machine) {
       const std::string& type = r.bench.type;
       const double fitted = r.linkload_fitted_cycles();
@@ -252,9 +253,9 @@ int run(const ValidateArgs& a) {
       }
       std::cout << "\n";
     }
-  std::cout << "\n  router slowdown s (linkload_fitted), fitted per machine on its router-bound case with the\n"
-               "  busiest router-to-router link (slowdown_fitted_here in validation.csv):";
-  if (slowdowns.empty()) std::cout << " none (no router-bound case)";
+  std::cout << "\n  router contention s (linkload_fitted), fitted per machine on its router-bound case with the\n"
+               "  busiest router-to-router link (slowdown_fitted_here in validation.csv; 0: no such case):";
+  if (slowdowns.empty()) std::cout << " none";
   for (const auto& [topology, s] : slowdowns) std::cout << "  " << topology << " " << std::setprecision(3) << s;
   std::cout << "\n";
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";

@@ -169,7 +169,7 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
 
 double BenchResult::linkload_fitted_cycles() const {
   opt::HwDesc hw = linkload_hw;
-  hw.router_slowdown = router_slowdown;
+  hw.router_slowdown = router_slowdown;  // set, even to 0: the contention form
   // An ALL_REDUCE's rounds each drain their busiest link; its latency is the ring's own.
   const double overlap = bench.type == "ALL_REDUCE" ? 0 : opt::LinkloadModel::overlap_cycles(linkload_links, hw);
   const double slowed = opt::LinkloadModel::drain_flits(linkload_links, hw);

@@ -66,7 +66,7 @@ struct BenchResult {
   double paper_bytes = 0;
   double paper_latency = 0, linkload_latency = 0;
 
-  // linkload with a router slowdown s fitted to one case of the machine (fit_router_slowdown):
+  // linkload with router contention s fitted to one case of the machine (fit_router_slowdown):
   // the busiest link of the edge, or of one ring round (`linkload_rounds` of them) for ALL_REDUCE.
   optimizer::LinkLoad linkload_links;
   int linkload_rounds = 1;
@@ -83,10 +83,12 @@ struct BenchResult {
   bool scores(const std::string& model) const { return !(model == "linkload_fitted" && slowdown_fitted_here); }
 };
 
-/// The machine's router slowdown: fitted on its router-bound case (a router-to-router link
+/// The machine's router contention s: fitted on its router-bound case (a router-to-router link
 /// busier than any PE channel; not ALL_REDUCE) whose busiest link carries the most flits, so
-/// that linkload predicts that case exactly; 0 without one. Sets router_slowdown on every
-/// result and marks the case it was fitted on.
+/// that linkload_fitted predicts that case exactly, unless no s ≥ 0 can (the case simulates
+/// faster than midpoint route + L_R: s = 0; or slower only through longest route + busiest
+/// channel, which s does not change); 0 without a router-bound case. Sets router_slowdown on
+/// every result and marks the case it was fitted on.
 double fit_router_slowdown(std::vector<BenchResult>& machine);
 
 /// How a model's error on one case splits: (prediction − T_sim) = (its latency term − H) +

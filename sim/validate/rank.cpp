@@ -118,6 +118,7 @@ const Strategy kStrategies[] = {
 RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& progress) {
   RankReport report;
   report.mode = o.mode == ExecMode::Barrier ? "barrier" : "dataflow";
+  report.calibration = o.calibration;
   const opt::Graph graph = prepare_network(o.network, o.batch, spec, o.passes);
   const opt::Workload workload = opt::build_workload(graph);
   opt::HwDesc hw = hw_desc_of(spec);
@@ -291,12 +292,13 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
         << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << "\n";
   std::ofstream sum(fs::path(dir) / "rank_summary.csv");
   sum << "model,plans,kendall_tau,regret_pct,best_plan_error_pct,predicted_spread_pct,simulated_spread_pct,"
-         "error_range_pct,strategy_plans,strategy_kendall_tau,strategy_predicted_spread_pct,mode\n";
+         "error_range_pct,strategy_plans,strategy_kendall_tau,strategy_predicted_spread_pct,mode,calibration\n";
   for (const ModelRanking& m : report.models)
     sum << m.model << "," << m.plans << "," << exact(m.kendall_tau) << "," << exact(m.regret_pct) << ","
         << exact(m.best_plan_error_pct) << "," << exact(m.predicted_spread_pct) << ","
         << exact(m.simulated_spread_pct) << "," << exact(m.error_range_pct) << "," << m.strategy_plans << ","
-        << exact(m.strategy_kendall_tau) << "," << exact(m.strategy_predicted_spread_pct) << "," << report.mode << "\n";
+        << exact(m.strategy_kendall_tau) << "," << exact(m.strategy_predicted_spread_pct) << "," << report.mode << ","
+        << csv_field(report.calibration) << "\n";
   fs::create_directories(fs::path(dir) / "plans");
   for (std::size_t id = 0; id < report.distinct.size(); ++id)
     std::ofstream(fs::path(dir) / "plans" / ("plan_" + std::to_string(id) + ".yaml")) << opt::plan_yaml(report.distinct[id]);

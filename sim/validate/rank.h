@@ -76,6 +76,7 @@ struct ModelRanking {
 
 struct RankReport {
   std::string network, mode;
+  std::string calibration;         ///< the calibration file the models used (empty: none)
   std::vector<RankedPlan> plans;   ///< model by model, k ascending
   std::vector<ModelRanking> models;
   std::vector<optimizer::Plan> distinct;  ///< by plan_id, as the first model to find it priced it

@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 
+#include "noc/topology/topology.h"
+#include "optimizer/cost/dimension_order_loads.h"
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/frontend/graph_builder.h"
@@ -237,7 +241,7 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
   for (const auto& [rows, cols] : {std::pair{4, 4}, std::pair{2, 4}})
     for (const std::string routing : {"xy", "yx", "west_first"})
       for (const bool group : {false, true})
-        for (const double slowdown : {0.0, 0.8}) {
+        for (const std::optional<double> slowdown : {std::optional<double>{}, std::optional<double>{0.8}}) {
           HwDesc hw = machine("mesh", rows, cols, routing);
           hw.router_slowdown = slowdown;
           cases.push_back({hw, {group ? 2 : 1, group}});
@@ -260,6 +264,52 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
         }
     }
   }
+}
+
+/// The difference-form counter's every count equals route walking's (LinkloadModel::route),
+/// not only the cycles they add up to: non-square meshes both ways round, xy and yx, with and
+/// without the grouped path.
+TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
+  const FastPathNetwork n;
+  std::size_t pairs = 0, router_bound = 0;
+  for (const auto& [rows, cols] : {std::pair{2, 4}, std::pair{4, 2}})
+    for (const std::string routing : {"xy", "yx"})
+      for (const bool group : {false, true}) {
+        const HwDesc hw = machine("mesh", rows, cols, routing);
+        const LinkloadModel model(hw);
+        const noc::Topology topo = noc::Topology::build(hw.topology);
+        DimensionOrderLoadCounter counter(topo, FlitSize(std::llround(hw.link_bytes_per_cycle)), routing == "xy", group);
+        const PeGrid grid = hw.grid();
+        std::vector<Piece> scratch;
+        for (const LayerEdge& e : n.w.edges)
+          for (const Choice& b : all_choices(n.layer(e.dst), hw)) {
+            const PlacedLayer cons{&n.layer(e.dst), b, place(b, grid)};
+            const ConsumerNeeds needs = consumer_needs(n.w, e, cons);
+            for (const Choice& a : all_choices(n.layer(e.src), hw)) {
+              const PlacedLayer prod{&n.layer(e.src), a, place(a, grid)};
+              ProducerLayout(prod, grid).for_each_group(
+                  needs, scratch, [&](const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
+                    counter.add_group(dsts, m, pieces, k);
+                  });
+              const LinkLoad fast = counter.finish();
+              const LinkLoad slow = model.route(edge_transfers(n.w, e, prod, cons, grid));
+              const std::string what = a.str() + " -> " + b.str() + " on " + std::to_string(rows) + "x" +
+                                       std::to_string(cols) + " " + routing + (group ? " grouped" : "");
+              ASSERT_EQ(fast.max_link_flits, slow.max_link_flits) << what;
+              ASSERT_EQ(fast.max_router_link_flits, slow.max_router_link_flits) << what;
+              ASSERT_EQ(fast.max_endpoint_flits, slow.max_endpoint_flits) << what;
+              ASSERT_EQ(fast.flits, slow.flits) << what;
+              ASSERT_EQ(fast.messages, slow.messages) << what;
+              ASSERT_EQ(fast.router_flit_hops, slow.router_flit_hops) << what;
+              ASSERT_EQ(fast.router_links, slow.router_links) << what;
+              ASSERT_EQ(fast.max_routers, slow.max_routers) << what;
+              ++pairs;
+              router_bound += slow.max_router_link_flits > slow.max_endpoint_flits;
+            }
+          }
+        EXPECT_EQ(model.route({}).router_links, 2 * (rows - 1) * cols + 2 * (cols - 1) * rows);
+      }
+  EXPECT_GT(router_bound, pairs / 20);  // the slowdown's counts are exercised
 }
 
 TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
@@ -301,7 +351,10 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), (53 - 6.875) / 2);
   l.max_endpoint_flits = 95;  // the drain hides no more than it exceeds the busiest channel
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 106.25 - 95);
-  desc.router_slowdown = 0;
+  desc.router_slowdown = 0;  // calibrated to no slowdown: the overlap stays
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 100 - 95);
+  desc.router_slowdown.reset();  // uncalibrated: longest route + busiest link
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
   desc.router_slowdown = 0.5;

@@ -91,7 +91,7 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
 TEST(RankCli, CalibrationFileCalibratesTheModels) {
   const fs::path dir = fresh_dir("rank_calibrated");
   std::ofstream(dir / "cal.yaml") << "paper: {bnoc_bytes_per_cycle: 64, latency_cycles: 10}\n"
-                                     "linkload: {router_slowdown: {\"mesh 4x4\": 0.5}}\n";
+                                     "linkload: {router_contention: {\"mesh 4x4\": 0.5}}\n";
   auto paper_best = [&](const std::string& extra, const std::string& out) {
     const CliRun r = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 1 " + extra + " --out " +
                                  (dir / out).string());
@@ -103,10 +103,13 @@ TEST(RankCli, CalibrationFileCalibratesTheModels) {
   };
   const double plain = paper_best("", "plain");
   const double calibrated = paper_best("--calibration " + (dir / "cal.yaml").string(), "calibrated");
+  for (const auto& row : read_csv_rows(dir / "calibrated" / "rank_summary.csv"))
+    EXPECT_EQ(row.at("calibration"), (dir / "cal.yaml").string());
+  for (const auto& row : read_csv_rows(dir / "plain" / "rank_summary.csv")) EXPECT_EQ(row.at("calibration"), "");
   EXPECT_GT(plain, 0);
   EXPECT_NE(calibrated, plain);  // B_NoC doubled and 10 cycles per redistribution
   std::ofstream(dir / "other.yaml") << "paper: {bnoc_bytes_per_cycle: 64, latency_cycles: 10}\n"
-                                       "linkload: {router_slowdown: {\"mesh 8x8\": 0.5}}\n";
+                                       "linkload: {router_contention: {\"mesh 8x8\": 0.5}}\n";
   const CliRun other = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 1 --calibration " +
                                    (dir / "other.yaml").string() + " --out " + (dir / "other").string());
   EXPECT_EQ(other.exit_code, 2) << other.output;
@@ -116,6 +119,10 @@ TEST(RankCli, CalibrationFileCalibratesTheModels) {
                                    " --out " + (dir / "micro").string());
   EXPECT_EQ(micro.exit_code, 2) << micro.output;
   EXPECT_NE(micro.output.find("--calibration: only with --rank"), std::string::npos) << micro.output;
+  const CliRun both = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --calibrate --out " +
+                                  (dir / "both").string());
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("--calibrate: fits the microbenchmarks, not with --rank"), std::string::npos) << both.output;
 }
 
 }  // namespace
