@@ -321,6 +321,10 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "--rank: replay mode, dataflow (as deployed: regret is real) | barrier (phases isolated, "
                   "as the models add them)")->capture_default_str();
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
+  // The two jobs read disjoint options: one given to the other job is a mistake, not ignored.
+  CLI::Option* rank = cmd->get_option("--rank");
+  for (const char* micro : {"--meshes", "--crossbar", "--sizes", "--types"}) rank->excludes(cmd->get_option(micro));
+  for (const char* ranked : {"--network", "--k", "--jobs", "--mode"}) cmd->get_option(ranked)->needs(rank);
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }
 

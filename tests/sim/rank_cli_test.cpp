@@ -36,6 +36,13 @@ TEST(RankCli, RankWithoutNetworkIsAnInputError) {
   EXPECT_NE(r.output.find("--network"), std::string::npos) << r.output;
   const CliRun m = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --mode fast --out " + (dir / "o").string());
   EXPECT_EQ(m.exit_code, 2) << m.output;
+  // Options of the other job are refused, not ignored.
+  const CliRun sizes = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --meshes 4 --out " + (dir / "o").string());
+  EXPECT_EQ(sizes.exit_code, 2) << sizes.output;
+  EXPECT_NE(sizes.output.find("--meshes excludes --rank"), std::string::npos) << sizes.output;
+  const CliRun k = run_nocflow("validate " + kHw + " --k 3 --out " + (dir / "o").string());
+  EXPECT_EQ(k.exit_code, 2) << k.output;
+  EXPECT_NE(k.output.find("--k requires --rank"), std::string::npos) << k.output;
   EXPECT_FALSE(fs::exists(dir / "o"));
 }
 
