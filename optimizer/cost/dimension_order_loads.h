@@ -105,13 +105,7 @@ class DimensionOrderLoadCounter {
     }
     lines_a_ = lines_b_ = sources_ = {};
     LinkLoad out;
-    out.max_router_link_flits = static_cast<double>(router);
-    out.max_endpoint_flits = static_cast<double>(endpoint);
-    out.max_link_flits = static_cast<double>(std::max(router, endpoint));
-    out.flits = static_cast<double>(flits_);
-    out.messages = static_cast<double>(messages_);
-    out.router_flit_hops = static_cast<double>(router_flit_hops);
-    out.router_links = 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_;
+    out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_, flits_, messages_);
     flits_ = messages_ = 0;
     out.max_routers = max_routers_;
     out.max_hops = max_routers_ > 0 ? max_routers_ - 1 : 0;

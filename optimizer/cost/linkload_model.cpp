@@ -87,13 +87,7 @@ class PathLoadCounter {
       busiest = std::max(busiest, load_[i]);
       if (impl_.router_to_router[i]) router_flit_hops += load_[i];
     }
-    out.router_flit_hops = static_cast<double>(router_flit_hops);
-    out.router_links = impl_.router_links;
-    out.max_router_link_flits = static_cast<double>(router);
-    out.max_endpoint_flits = static_cast<double>(endpoint);
-    out.max_link_flits = static_cast<double>(std::max(router, endpoint));
-    out.flits = static_cast<double>(flits_);
-    out.messages = static_cast<double>(messages_);
+    out.set_counts(router, endpoint, router_flit_hops, impl_.router_links, flits_, messages_);
     out.byte_hops = static_cast<double>(byte_hops_);
     std::fill(load_.begin(), load_.end(), 0);
     out_ = {};
@@ -176,18 +170,29 @@ double LinkloadModel::latency_cycles(const LinkLoad& l) const {
   return route_cycles(l.max_routers, hw_);
 }
 
+namespace {
+/// Only a router-to-router link busier than every channel is slowed: it carries ≥ 2 sources.
+bool router_bound(const LinkLoad& l) {
+  return l.max_router_link_flits > l.max_endpoint_flits && l.messages > 0 && l.router_links > 0;
+}
+
+/// overlap_cycles, given the drain.
+double hidden_latency(const LinkLoad& l, const HwDesc& hw, double drain) {
+  if (!hw.router_slowdown || !router_bound(l)) return 0;
+  return std::max(0.0, std::min(drain - l.max_endpoint_flits, LinkloadModel::midpoint_saving(l, hw)));
+}
+}  // namespace
+
 double LinkloadModel::slowdown_scale(const LinkLoad& l, int vc_buffer_flits) {
-  // Only a router-to-router link busier than every channel is slowed: it carries ≥ 2 sources.
-  if (l.max_router_link_flits <= l.max_endpoint_flits || l.messages <= 0 || l.router_links <= 0) return 0;
+  if (!router_bound(l)) return 0;
   const double m = l.flits / l.messages;
   const double spread = l.router_flit_hops / (l.router_links * l.max_router_link_flits);  // U
   return spread * spread * m / (m + vc_buffer_flits);
 }
 
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
-  const double scale = slowdown_scale(l, hw.vc_buffer_flits);
-  if (!hw.router_slowdown || scale <= 0) return l.max_link_flits;
-  return l.max_router_link_flits * (1 + *hw.router_slowdown * scale);
+  if (!hw.router_slowdown || !router_bound(l)) return l.max_link_flits;  // uncalibrated: no arithmetic
+  return l.max_router_link_flits * (1 + *hw.router_slowdown * slowdown_scale(l, hw.vc_buffer_flits));
 }
 
 double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {
@@ -196,14 +201,14 @@ double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {
 }
 
 double LinkloadModel::overlap_cycles(const LinkLoad& l, const HwDesc& hw) {
-  if (!hw.router_slowdown || slowdown_scale(l, hw.vc_buffer_flits) <= 0) return 0;
-  return std::max(0.0, std::min(drain_flits(l, hw) - l.max_endpoint_flits, midpoint_saving(l, hw)));
+  return hidden_latency(l, hw, drain_flits(l, hw));
 }
 
 double LinkloadModel::serialization_cycles(const LinkLoad& l) const { return drain_flits(l, hw_); }
 
 double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
-  return latency_cycles(l) + serialization_cycles(l) - overlap_cycles(l);
+  const double drain = drain_flits(l, hw_);  // once: edge tables call this for every entry
+  return latency_cycles(l) + drain - hidden_latency(l, hw_, drain);
 }
 
 ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) const {

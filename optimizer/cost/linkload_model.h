@@ -56,6 +56,9 @@
 // with dimension-order routing (xy, yx) the loads are counted in difference form instead of
 // walking routes, on all hardware threads; tests/optimizer/transfers_test.cpp checks every
 // entry against edge_cost.
+#include <algorithm>
+#include <cstdint>
+
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/partition/transfers.h"
 
@@ -73,6 +76,18 @@ struct LinkLoad {
   int max_hops = 0;     ///< router-to-router links of the longest route (≥ 1)
   int max_routers = 0;  ///< routers the longest route traverses
   double byte_hops = 0;
+
+  /// The counts both link counters end with (integers), the busiest link derived from its parts.
+  void set_counts(std::int64_t busiest_router_link, std::int64_t busiest_endpoint, std::int64_t flit_hops,
+                  int links, std::int64_t all_flits, std::int64_t all_messages) {
+    max_router_link_flits = static_cast<double>(busiest_router_link);
+    max_endpoint_flits = static_cast<double>(busiest_endpoint);
+    max_link_flits = static_cast<double>(std::max(busiest_router_link, busiest_endpoint));
+    router_flit_hops = static_cast<double>(flit_hops);
+    router_links = links;
+    flits = static_cast<double>(all_flits);
+    messages = static_cast<double>(all_messages);
+  }
 };
 
 /// A layer's INPP ring all-reduce, in cycles.
