@@ -38,6 +38,7 @@ struct ValidateArgs {
   int k = 10;
   std::string mode = "dataflow";
   int jobs = 1;
+  int placements = 4;
 };
 
 std::int64_t parse_size(const std::string& s) {
@@ -106,6 +107,8 @@ int run_rank(const ValidateArgs& a) {
   if (a.jobs < 1) throw InputError("--jobs: must be at least 1");
   o.jobs = a.jobs;
   o.calibration = a.calibration;
+  if (a.placements < 1) throw InputError("--placements: must be at least 1 (1: the plans as placed, no images)");
+  o.placements = a.placements;
   std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model"
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
             << " replay, on " << one_line_summary(spec) << std::endl;
@@ -314,6 +317,10 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->get_option("--network")->required(false);  // only --rank reads a network
   cmd->add_option("--k", a->k, "--rank: plans per cost model")->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "--rank: plans replayed at once (one process each)")->capture_default_str();
+  cmd->add_option("--placements", a->placements,
+                  "--rank: replay each k-best plan on this many equivalent placements (mirror images the routing "
+                  "commutes with, identity included): the simulator's own resolution")
+      ->capture_default_str();
   cmd->add_option("--calibration", a->calibration,
                   "--rank: calibration.yaml (validate --calibrate) for the cost models, as optimize --calibration")
       ->type_name("FILE");
@@ -324,7 +331,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   // The two jobs read disjoint options: one given to the other job is a mistake, not ignored.
   CLI::Option* rank = cmd->get_option("--rank");
   for (const char* micro : {"--meshes", "--crossbar", "--sizes", "--types"}) rank->excludes(cmd->get_option(micro));
-  for (const char* ranked : {"--network", "--k", "--jobs", "--mode"}) cmd->get_option(ranked)->needs(rank);
+  for (const char* ranked : {"--network", "--k", "--jobs", "--mode", "--placements"}) cmd->get_option(ranked)->needs(rank);
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }
 

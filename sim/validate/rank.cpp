@@ -21,6 +21,7 @@
 #include "sim/lower/workload_setup.h"
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/router/symmetry.h"
 #include "sim/run/child_process.h"
 #include "sim/run/replay.h"
 
@@ -63,6 +64,20 @@ PlanKey key_of(const opt::Plan& plan) {
 }
 
 }  // namespace
+
+double RankedPlan::simulated_mean_cycles() const {
+  if (placement_cycles.empty()) return static_cast<double>(simulated_cycles);
+  double sum = 0;
+  for (std::int64_t c : placement_cycles) sum += static_cast<double>(c);
+  return sum / static_cast<double>(placement_cycles.size());
+}
+
+opt::Plan placed_image(const opt::Plan& plan, const std::vector<int>& node) {
+  opt::Plan image = plan;
+  for (opt::PlanLayer& l : image.layers)
+    for (int& pe : l.pes) pe = node.at(static_cast<std::size_t>(pe));
+  return image;
+}
 
 double RankedPlan::relative_error() const {
   return simulated_cycles > 0 ? (predicted_cycles - static_cast<double>(simulated_cycles)) / static_cast<double>(simulated_cycles) : 0;
@@ -211,33 +226,62 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
     report.models.push_back(m);
   }
 
-  // 2. Replay every distinct plan once, in child processes, o.jobs at a time.
+  // 2. Replay every distinct plan once, and each k-best plan on the other images of its placement,
+  // in child processes, o.jobs at a time.
+  std::vector<noc::Symmetry> images =
+      noc::routing_symmetries(noc::Topology::build(spec.topology), *noc::make_routing(spec.router.routing));
+  images.resize(std::min(images.size(), static_cast<std::size_t>(std::max(1, o.placements))));
+  for (const noc::Symmetry& s : images) report.placements.push_back(s.name);
+  struct Job {
+    std::size_t id, image;
+  };
+  std::vector<Job> jobs;
+  for (std::size_t id = 0; id < plans.size(); ++id) jobs.push_back({id, 0});
+  std::vector<bool> in_kbest(plans.size(), false);
+  for (const RankedPlan& r : report.plans)
+    if (r.set == "kbest") in_kbest[static_cast<std::size_t>(r.plan_id)] = true;
+  for (std::size_t image = 1; image < images.size(); ++image)
+    for (std::size_t id = 0; id < plans.size(); ++id)
+      if (in_kbest[id]) jobs.push_back({id, image});
   const auto t_sim = Clock::now();
-  std::vector<ReplayOutcome> outcome(plans.size());
+  std::vector<std::vector<ReplayOutcome>> outcome(plans.size(), std::vector<ReplayOutcome>(images.size()));
   std::size_t finished = 0;
+  auto name_of = [&](const Job& j) {
+    return first_seen[j.id] + (j.image ? " (" + images[j.image].name + ")" : std::string());
+  };
   run_in_children(
-      plans.size(), o.jobs, [&](std::size_t id) { return replay(spec, workload, plans[id], o.mode).serialize(); },
-      [&](std::size_t id, const ChildResult& r) {
-        if (r.kind == ChildResult::Kind::InputError) throw InputError(first_seen[id] + ": " + r.text);
-        if (r.kind != ChildResult::Kind::Ok) throw CheckError(first_seen[id] + ": " + r.text);
-        outcome[id] = ReplayOutcome::deserialize(r.text);
-        progress << "  [" << ++finished << "/" << plans.size() << "] " << first_seen[id] << ": simulated "
-                 << outcome[id].total_cycles << " cycles, predicted " << fixed(plans[id].total_cycles(), 0)
-                 << " cycles (" << fixed(outcome[id].wall_seconds, 1) << " s simulation)" << std::endl;
+      jobs.size(), o.jobs,
+      [&](std::size_t i) {
+        const Job& j = jobs[i];
+        return replay(spec, workload, j.image ? placed_image(plans[j.id], images[j.image].node) : plans[j.id], o.mode)
+            .serialize();
+      },
+      [&](std::size_t i, const ChildResult& r) {
+        const Job& j = jobs[i];
+        if (r.kind == ChildResult::Kind::InputError) throw InputError(name_of(j) + ": " + r.text);
+        if (r.kind != ChildResult::Kind::Ok) throw CheckError(name_of(j) + ": " + r.text);
+        ReplayOutcome& out = outcome[j.id][j.image];
+        out = ReplayOutcome::deserialize(r.text);
+        progress << "  [" << ++finished << "/" << jobs.size() << "] " << name_of(j) << ": simulated "
+                 << out.total_cycles << " cycles, predicted " << fixed(plans[j.id].total_cycles(), 0)
+                 << " cycles (" << fixed(out.wall_seconds, 1) << " s simulation)" << std::endl;
       });
   for (RankedPlan& r : report.plans) {
     const auto id = static_cast<std::size_t>(r.plan_id);
-    r.simulated_cycles = outcome[id].total_cycles;
-    r.simulated_compute_cycles = outcome[id].compute_cycles;
-    r.simulated_communication_cycles = outcome[id].communication_cycles;
+    r.simulated_cycles = outcome[id][0].total_cycles;
+    r.simulated_compute_cycles = outcome[id][0].compute_cycles;
+    r.simulated_communication_cycles = outcome[id][0].communication_cycles;
+    if (r.set == "kbest")
+      for (const ReplayOutcome& out : outcome[id]) r.placement_cycles.push_back(out.total_cycles);
   }
   report.replays = static_cast<int>(plans.size());
+  report.image_replays = static_cast<int>(jobs.size() - plans.size());
   report.distinct = std::move(plans);
   report.simulate_seconds = seconds_since(t_sim);
 
   // 3. Per model: ranks, τ, regret, error of the predicted-best plan.
   std::int64_t best_simulated = std::numeric_limits<std::int64_t>::max();
-  for (const auto& out : outcome) best_simulated = std::min(best_simulated, out.total_cycles);
+  for (const auto& out : outcome) best_simulated = std::min(best_simulated, out[0].total_cycles);
   for (ModelRanking& m : report.models) {
     // Rows are distinct within a (model, set): add() keeps one row per plan.
     auto collect = [&](const std::string& set) {
@@ -275,6 +319,27 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
       return a->relative_error() < b->relative_error();
     });
     m.error_range_pct = 100 * ((*hi)->relative_error() - (*lo)->relative_error());
+    // The simulator against itself on equivalent placements, and the model against their mean.
+    const std::size_t n_images = report.placements.size();
+    auto on_image = [&](std::size_t image) {
+      std::vector<double> v;
+      for (const RankedPlan* r : mine) v.push_back(static_cast<double>(r->placement_cycles[image]));
+      return v;
+    };
+    double tau_sum = 0, spread_sum = 0;
+    int tau_pairs = 0;
+    for (std::size_t a = 0; a < n_images; ++a)
+      for (std::size_t b = a + 1; b < n_images; ++b)
+        if (const double t = kendall_tau_b(on_image(a), on_image(b)); !std::isnan(t)) tau_sum += t, ++tau_pairs;
+    std::vector<double> mean;
+    for (const RankedPlan* r : mine) {
+      spread_sum += spread_pct(std::vector<double>(r->placement_cycles.begin(), r->placement_cycles.end()));
+      mean.push_back(r->simulated_mean_cycles());
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    m.self_kendall_tau = tau_pairs ? tau_sum / tau_pairs : nan;
+    m.placement_spread_pct = n_images > 1 ? spread_sum / static_cast<double>(mine.size()) : nan;
+    m.mean_kendall_tau = n_images > 1 ? kendall_tau_b(predicted, mean) : nan;
   }
   return report;
 }
@@ -284,30 +349,43 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
   std::ofstream csv(fs::path(dir) / "rank.csv");
   csv << "model,set,label,k,predicted_cycles,simulated_cycles,predicted_rank,simulated_rank,relative_error,plan_id,"
          "predicted_compute_cycles,predicted_redistribution_cycles,simulated_compute_cycles,"
-         "simulated_communication_cycles\n";
+         "simulated_communication_cycles,placements,simulated_mean_cycles\n";
   for (const RankedPlan& r : report.plans)
     csv << r.model << "," << r.set << "," << r.label << "," << r.k << "," << exact(r.predicted_cycles) << "," << r.simulated_cycles << ","
         << r.predicted_rank << "," << r.simulated_rank << "," << exact(r.relative_error()) << "," << r.plan_id << ","
         << exact(r.predicted_compute_cycles) << "," << exact(r.predicted_redistribution_cycles) << ","
-        << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << "\n";
+        << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << ","
+        << std::max<std::size_t>(1, r.placement_cycles.size()) << "," << exact(r.simulated_mean_cycles()) << "\n";
   std::ofstream sum(fs::path(dir) / "rank_summary.csv");
   sum << "model,plans,kendall_tau,regret_pct,best_plan_error_pct,predicted_spread_pct,simulated_spread_pct,"
-         "error_range_pct,strategy_plans,strategy_kendall_tau,strategy_predicted_spread_pct,mode,calibration\n";
+         "error_range_pct,strategy_plans,strategy_kendall_tau,strategy_predicted_spread_pct,mode,calibration,"
+         "placements,self_kendall_tau,placement_spread_pct,mean_kendall_tau\n";
   for (const ModelRanking& m : report.models)
     sum << m.model << "," << m.plans << "," << exact(m.kendall_tau) << "," << exact(m.regret_pct) << ","
         << exact(m.best_plan_error_pct) << "," << exact(m.predicted_spread_pct) << ","
         << exact(m.simulated_spread_pct) << "," << exact(m.error_range_pct) << "," << m.strategy_plans << ","
         << exact(m.strategy_kendall_tau) << "," << exact(m.strategy_predicted_spread_pct) << "," << report.mode << ","
-        << csv_field(report.calibration) << "\n";
+        << csv_field(report.calibration) << "," << report.placements.size() << "," << exact(m.self_kendall_tau) << ","
+        << exact(m.placement_spread_pct) << "," << exact(m.mean_kendall_tau) << "\n";
+  std::ofstream images(fs::path(dir) / "rank_placements.csv");
+  images << "plan_id,placement,simulated_cycles\n";
+  std::vector<bool> done(report.distinct.size(), false);
+  for (const RankedPlan& r : report.plans) {
+    if (r.placement_cycles.empty() || done[static_cast<std::size_t>(r.plan_id)]) continue;
+    done[static_cast<std::size_t>(r.plan_id)] = true;
+    for (std::size_t i = 0; i < r.placement_cycles.size(); ++i)
+      images << r.plan_id << "," << csv_field(report.placements[i]) << "," << r.placement_cycles[i] << "\n";
+  }
   fs::create_directories(fs::path(dir) / "plans");
   for (std::size_t id = 0; id < report.distinct.size(); ++id)
     std::ofstream(fs::path(dir) / "plans" / ("plan_" + std::to_string(id) + ".yaml")) << opt::plan_yaml(report.distinct[id]);
-  return "rank.csv, rank_summary.csv, plans/plan_ID.yaml (" + std::to_string(report.distinct.size()) + " plans)";
+  return "rank.csv, rank_summary.csv, rank_placements.csv, plans/plan_ID.yaml (" + std::to_string(report.distinct.size()) + " plans)";
 }
 
 void print_rank_table(std::ostream& out, const RankReport& report) {
-  out << "\n  " << report.network << ", " << report.mode << " replay: " << report.replays << " distinct plans simulated in "
-      << fixed(report.simulate_seconds, 1) << " s\n  " << std::left << std::setw(10) << "model" << std::right
+  out << "\n  " << report.network << ", " << report.mode << " replay: " << report.replays << " distinct plans"
+      << (report.image_replays ? " (and " + std::to_string(report.image_replays) + " replays on other placements)" : "")
+      << " simulated in " << fixed(report.simulate_seconds, 1) << " s\n  " << std::left << std::setw(10) << "model" << std::right
       << std::setw(6) << "k" << std::setw(10) << "tau-b" << std::setw(12) << "regret" << std::setw(14)
       << "best error" << std::setw(18) << "predicted spread" << std::setw(18) << "simulated spread" << std::setw(12)
       << "strategies" << std::setw(10) << "tau-b" << std::setw(18) << "predicted spread" << std::setw(12)
@@ -324,11 +402,31 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
   out << "  (regret: simulated cycles of the model's predicted-best plan over the best simulated plan of any model;"
          "\n   best error: (predicted − simulated) / simulated cycles of that plan; spread: (max − min) / min cycles"
          " over the model's plans;\n   k: its k best plans; strategies: its best plan under each partition strategy)\n";
+  if (report.placements.size() > 1) {
+    out << "\n  the simulator's own resolution: each model's k best also replayed on " << report.placements.size() - 1
+        << " equivalent placements (";
+    for (std::size_t i = 1; i < report.placements.size(); ++i) out << (i > 1 ? ", " : "") << report.placements[i];
+    out << "; " << report.image_replays << " more replays)\n  " << std::left << std::setw(10) << "model" << std::right
+        << std::setw(22) << "sim vs sim tau-b" << std::setw(20) << "placement spread" << std::setw(26)
+        << "tau-b vs placement mean" << "\n";
+    auto tau = [](double t) { return std::isnan(t) ? std::string("n/a") : fixed(t, 3); };
+    for (const ModelRanking& m : report.models)
+      out << "  " << std::left << std::setw(10) << m.model << std::right << std::setw(22) << tau(m.self_kendall_tau)
+          << std::setw(19) << fixed(m.placement_spread_pct, 2) << "%" << std::setw(26) << tau(m.mean_kendall_tau) << "\n";
+    out << "  (sim vs sim: tau-b between the simulator's orders of the same plans on two equivalent placements, mean"
+           " over pairs;\n   placement spread: (max − min) / min simulated cycles of one plan over the placements, mean"
+           " over plans)\n";
+  }
   for (const ModelRanking& m : report.models)
     if (m.plans > 1 && m.error_range_pct > m.predicted_spread_pct)
       out << "  note: " << m.model << " predicts its " << m.plans << " plans within " << fixed(m.predicted_spread_pct, 2)
           << "% of each other, but its error varies by " << fixed(m.error_range_pct, 2)
           << "% across them: their order is below the model's resolution, and tau-b mostly measures that error\n";
+  for (const ModelRanking& m : report.models)
+    if (m.plans > 1 && !std::isnan(m.self_kendall_tau) && m.self_kendall_tau < 0.8)
+      out << "  note: on equivalent placements the simulator orders " << m.model << "'s " << m.plans
+          << " best plans with tau-b " << fixed(m.self_kendall_tau, 2)
+          << " against itself: a model's tau-b over them is bounded by that noise, not by its formulas\n";
 }
 
 }  // namespace nocflow::sim

@@ -19,6 +19,14 @@
 //
 // Dataflow replay is the default: regret is about what a deployment would run. Barrier replay
 // (phases isolated, as the models add them up) separates overlap from model error.
+//
+// The simulator's own resolution: each k-best plan is also replayed on images of its placement
+// under the network's symmetries (noc/router/symmetry.h: mirrors of a mesh that its routing
+// commutes with, a crossbar's port reversal). Every image moves the same flits over the same
+// hops, so any model that prices routes predicts it alike; the simulator differs only in
+// arbitration ties. τ-b between the simulator's orders of the k best on two images (mean over
+// pairs of images) is the agreement no predictor can be expected to beat; τ-b of the prediction
+// against the mean over images is the model's τ with that noise averaged.
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -40,6 +48,8 @@ struct RankOptions {
   bool strategies = true;            ///< also rank the per-strategy best plans
   int jobs = 1;                      ///< replays at once (child processes)
   std::string calibration;           ///< calibration.yaml for the models (empty: none)
+  int placements = 4;                ///< images of each k-best plan replayed, identity first
+                                     ///< (at most the network's symmetries; 1: identity only)
 };
 
 struct RankedPlan {
@@ -55,7 +65,10 @@ struct RankedPlan {
   std::int64_t simulated_communication_cycles = 0;  ///< critical PE waiting for data
   int predicted_rank = 0, simulated_rank = 0;       ///< within the model's plans, 1 = cheapest;
                                                     ///< ties share the smaller rank
+  std::vector<std::int64_t> placement_cycles;       ///< simulated on each image (RankReport::placements);
+                                                    ///< [0] = simulated_cycles; k-best plans only
   double relative_error() const;                    ///< (predicted − simulated) / simulated
+  double simulated_mean_cycles() const;             ///< mean over placement_cycles
 };
 
 struct ModelRanking {
@@ -72,6 +85,10 @@ struct ModelRanking {
   double error_range_pct = 0;      ///< max − min relative error over its plans: when this exceeds
                                    ///< the predicted spread, τ reflects model error, not order
   double optimize_seconds = 0;     ///< set-up (tabulation, pruning) and k best, wall clock
+  // Over the k best replayed on every image (NaN with one image or when undefined):
+  double self_kendall_tau = 0;     ///< the simulator's τ-b between two images, mean over pairs
+  double placement_spread_pct = 0; ///< (max − min) / min simulated cycles over images, mean over plans
+  double mean_kendall_tau = 0;     ///< τ-b of predicted against the mean over images
 };
 
 struct RankReport {
@@ -80,7 +97,9 @@ struct RankReport {
   std::vector<RankedPlan> plans;   ///< model by model, k ascending
   std::vector<ModelRanking> models;
   std::vector<optimizer::Plan> distinct;  ///< by plan_id, as the first model to find it priced it
-  int replays = 0;                 ///< distinct plans simulated
+  std::vector<std::string> placements;    ///< the images replayed, "identity" first
+  int replays = 0;                 ///< distinct plans simulated (on the identity)
+  int image_replays = 0;           ///< further replays, of k-best plans on the other images
   double simulate_seconds = 0;     ///< wall clock, all replays
 };
 
@@ -88,7 +107,10 @@ struct RankReport {
 /// network or model name, CheckError if a replay fails its checks.
 RankReport rank_plans(const HwSpec& hw, const RankOptions& options, std::ostream& progress);
 
-/// DIR/rank.csv, DIR/rank_summary.csv and DIR/plans/plan_ID.yaml (for `nocflow simulate --plan`,
+/// `plan` with every layer's PEs mapped through `node` (a symmetry's image of each node).
+optimizer::Plan placed_image(const optimizer::Plan& plan, const std::vector<int>& node);
+
+/// DIR/rank.csv, DIR/rank_summary.csv, DIR/rank_placements.csv and DIR/plans/plan_ID.yaml (for `nocflow simulate --plan`,
 /// which reports per layer and edge); DIR must exist. Returns what was written.
 std::string write_rank_files(const std::string& dir, const RankReport& report);
 

@@ -43,6 +43,12 @@ TEST(RankCli, RankWithoutNetworkIsAnInputError) {
   const CliRun k = run_nocflow("validate " + kHw + " --k 3 --out " + (dir / "o").string());
   EXPECT_EQ(k.exit_code, 2) << k.output;
   EXPECT_NE(k.output.find("--k requires --rank"), std::string::npos) << k.output;
+  const CliRun images = run_nocflow("validate " + kHw + " --placements 2 --out " + (dir / "o").string());
+  EXPECT_EQ(images.exit_code, 2) << images.output;
+  EXPECT_NE(images.output.find("--placements requires --rank"), std::string::npos) << images.output;
+  const CliRun none = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --placements 0 --out " + (dir / "o").string());
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("--placements: must be at least 1"), std::string::npos) << none.output;
   EXPECT_FALSE(fs::exists(dir / "o"));
 }
 
@@ -93,6 +99,47 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
     EXPECT_TRUE(fs::exists(dir / "o" / "plans" / ("plan_" + id + ".yaml"))) << id;
   EXPECT_FALSE(fs::exists(dir / "o" / "plans" / ("plan_" + std::to_string(simulated_of_plan.size()) + ".yaml")));
   EXPECT_NE(r.output.find("tau-b"), std::string::npos) << r.output;
+
+  // Each k-best plan was also replayed on the 3 other images of its placement; the summary's
+  // simulator-against-itself τ and the τ against the mean recompute from rank_placements.csv.
+  std::map<std::string, std::vector<double>> on_image;  // plan_id → cycles per image
+  std::vector<std::string> image_names;
+  for (const auto& row : read_csv_rows(dir / "o" / "rank_placements.csv")) {
+    on_image[row.at("plan_id")].push_back(std::stod(row.at("simulated_cycles")));
+    if (on_image.size() == 1) image_names.push_back(row.at("placement"));
+  }
+  EXPECT_EQ(image_names, (std::vector<std::string>{"identity", "mirror y", "mirror x", "rotate 180"}));
+  for (const auto& s : summary) {
+    EXPECT_EQ(s.at("placements"), "4");
+    std::vector<double> predicted, mean;
+    std::vector<std::vector<double>> by_image(4);
+    for (const auto& p : plans) {
+      if (p.at("model") != s.at("model") || p.at("set") != "kbest") continue;
+      const auto& cycles = on_image.at(p.at("plan_id"));
+      ASSERT_EQ(cycles.size(), 4u);
+      EXPECT_EQ(cycles[0], std::stod(p.at("simulated_cycles")));
+      EXPECT_EQ(p.at("placements"), "4");
+      predicted.push_back(std::stod(p.at("predicted_cycles")));
+      mean.push_back((cycles[0] + cycles[1] + cycles[2] + cycles[3]) / 4);
+      EXPECT_NEAR(std::stod(p.at("simulated_mean_cycles")), mean.back(), 1e-9);
+      for (std::size_t i = 0; i < 4; ++i) by_image[i].push_back(cycles[i]);
+    }
+    double sum = 0;
+    int pairs = 0;
+    for (std::size_t a = 0; a < 4; ++a)
+      for (std::size_t b = a + 1; b < 4; ++b) {
+        const double t = tau_b(by_image[a], by_image[b]);
+        if (!std::isnan(t)) sum += t, ++pairs;
+      }
+    if (pairs) {
+      EXPECT_NEAR(std::stod(s.at("self_kendall_tau")), sum / pairs, 1e-12) << s.at("model");
+    }
+    const double mean_tau = tau_b(predicted, mean);
+    if (!std::isnan(mean_tau)) {
+      EXPECT_NEAR(std::stod(s.at("mean_kendall_tau")), mean_tau, 1e-12) << s.at("model");
+    }
+  }
+  EXPECT_NE(r.output.find("the simulator's own resolution"), std::string::npos) << r.output;
 }
 
 TEST(RankCli, CalibrationFileCalibratesTheModels) {

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Plan ranking (sim/validate/rank.h): Kendall τ-b on hand-computed cases, ties included; a
-// plan found twice is replayed once.
+// plan found twice is replayed once; images of a placement move the same traffic, and the
+// k best are replayed on every image.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <sstream>
 
+#include "noc/router/symmetry.h"
 #include "sim/config/hw_loader.h"
+#include "sim/lower/workload_setup.h"
+#include "sim/run/replay.h"
 #include "sim/validate/rank.h"
 
 namespace nocflow::sim {
@@ -43,6 +47,7 @@ TEST(RankPlans, APlanFoundTwiceIsReplayedOnce) {
   o.k = 2;
   o.models = {"linkload", "linkload"};  // the second finds exactly the first one's plans
   o.strategies = false;
+  o.placements = 1;
   std::ostringstream progress;
   const RankReport r = rank_plans(hw, o, progress);
   EXPECT_EQ(r.replays, 2);
@@ -55,6 +60,80 @@ TEST(RankPlans, APlanFoundTwiceIsReplayedOnce) {
   EXPECT_EQ(progress.str().find("[3/"), std::string::npos) << progress.str();
   ASSERT_EQ(r.models.size(), 2u);
   EXPECT_EQ(r.models[0].regret_pct, r.models[1].regret_pct);
+}
+
+HwSpec mesh4x4() { return load_hw_config(std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml", {}); }
+
+TEST(RankPlans, ImagesOfAPlacementMoveTheSameTrafficOverTheSameHops) {
+  const HwSpec hw = mesh4x4();
+  RankOptions o;
+  o.network = "zoo:vgg5";
+  o.k = 1;
+  o.models = {"linkload"};
+  o.strategies = false;
+  o.placements = 1;
+  std::ostringstream progress;
+  const RankReport r = rank_plans(hw, o, progress);
+  ASSERT_EQ(r.distinct.size(), 1u);
+  const optimizer::Plan& plan = r.distinct[0];
+  const optimizer::Graph g = prepare_network(o.network, 1, hw, "default");  // the workload refers to it
+  const optimizer::Workload w = optimizer::build_workload(g);
+  const ReplayOutcome base = replay_in_child(hw, w, plan, ExecMode::Dataflow);
+  const auto images = noc::routing_symmetries(noc::Topology::build(hw.topology), *noc::make_routing(hw.router.routing));
+  ASSERT_EQ(images.size(), 4u);
+  for (const noc::Symmetry& s : images) {
+    const ReplayOutcome image = replay_in_child(hw, w, placed_image(plan, s.node), ExecMode::Dataflow);
+    EXPECT_EQ(image.flits, base.flits) << s.name;
+    EXPECT_EQ(image.messages, base.messages) << s.name;
+    // NoC energy counts flit hops: an image routes every flit over as many hops.
+    EXPECT_NEAR(image.energy_pj, base.energy_pj, 1e-9 * base.energy_pj) << s.name;
+    EXPECT_NEAR(static_cast<double>(image.total_cycles), static_cast<double>(base.total_cycles),
+                0.01 * static_cast<double>(base.total_cycles)) << s.name;
+  }
+  // Swapping two PEs that are not images of each other changes the hops.
+  std::vector<int> swap(16);
+  for (int i = 0; i < 16; ++i) swap[static_cast<std::size_t>(i)] = i;
+  std::swap(swap[0], swap[5]);
+  const ReplayOutcome shuffled = replay_in_child(hw, w, placed_image(plan, swap), ExecMode::Dataflow);
+  EXPECT_EQ(shuffled.flits, base.flits);
+  EXPECT_NE(shuffled.energy_pj, base.energy_pj);
+}
+
+TEST(RankPlans, KBestPlansAreReplayedOnEveryImage) {
+  RankOptions o;
+  o.network = "zoo:vgg5";
+  o.k = 3;
+  o.models = {"linkload"};
+  o.strategies = false;
+  o.placements = 9;  // more than the mesh has: its 4
+  std::ostringstream progress;
+  const RankReport r = rank_plans(mesh4x4(), o, progress);
+  EXPECT_EQ(r.placements, (std::vector<std::string>{"identity", "mirror y", "mirror x", "rotate 180"}));
+  ASSERT_EQ(r.plans.size(), 3u);
+  EXPECT_EQ(r.replays, 3);
+  EXPECT_EQ(r.image_replays, 9);
+  std::vector<double> predicted, mean;
+  for (const RankedPlan& p : r.plans) {
+    ASSERT_EQ(p.placement_cycles.size(), 4u);
+    EXPECT_EQ(p.placement_cycles[0], p.simulated_cycles);
+    predicted.push_back(p.predicted_cycles);
+    mean.push_back((static_cast<double>(p.placement_cycles[0]) + static_cast<double>(p.placement_cycles[1]) +
+                    static_cast<double>(p.placement_cycles[2]) + static_cast<double>(p.placement_cycles[3])) / 4);
+  }
+  double tau_sum = 0;
+  int pairs = 0;
+  for (std::size_t a = 0; a < 4; ++a)
+    for (std::size_t b = a + 1; b < 4; ++b) {
+      std::vector<double> x, y;
+      for (const RankedPlan& p : r.plans)
+        x.push_back(static_cast<double>(p.placement_cycles[a])), y.push_back(static_cast<double>(p.placement_cycles[b]));
+      tau_sum += kendall_tau_b(x, y), ++pairs;
+    }
+  ASSERT_EQ(r.models.size(), 1u);
+  EXPECT_NEAR(r.models[0].self_kendall_tau, tau_sum / pairs, 1e-12);
+  EXPECT_NEAR(r.models[0].mean_kendall_tau, kendall_tau_b(predicted, mean), 1e-12);
+  EXPECT_GE(r.models[0].placement_spread_pct, 0);
+  EXPECT_NE(progress.str().find("k-best 3 (rotate 180)"), std::string::npos) << progress.str();
 }
 
 }  // namespace
