@@ -426,7 +426,7 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
     if (m.plans > 1 && !std::isnan(m.self_kendall_tau) && m.self_kendall_tau < 0.8)
       out << "  note: on equivalent placements the simulator orders " << m.model << "'s " << m.plans
           << " best plans with tau-b " << fixed(m.self_kendall_tau, 2)
-          << " against itself: a model's tau-b over them is bounded by that noise, not by its formulas\n";
+          << " against itself: tau-b over these plans measures its arbitration ties as much as the model\n";
 }
 
 }  // namespace nocflow::sim
