@@ -3,10 +3,9 @@
 // Symmetries of a network: relabellings of nodes, routers and ports that map the topology onto
 // itself and commute with its routing function, so that traffic between relabelled nodes takes
 // the relabelled routes. A plan placed on an image of its PEs moves the same flits over the
-// same number of hops on links of the same kinds; an analytic model that sees only routes
-// prices both alike, and what still differs in simulation (arbitration order, which port a
-// tie favours) is below any such model's resolution. `validate --rank` replays plans on these
-// images to measure that floor.
+// same number of hops on links of the same kinds. `validate --rank` replays plans on these
+// images to measure how much the simulator's tie-breaks (arbitration, send order, which of two
+// equally near copies supplies a block) move a plan's cycles.
 //
 // Mesh candidates: the 8 rotations and reflections of the square (4 on a rectangle: the two
 // mirrors and the half turn); kept when the routing commutes with them, e.g. all 4 of a mirror

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/io/yaml_file.h"
 
+#include <filesystem>
+
 #include "noc/base/error.h"
 
 namespace nocflow::optimizer {
 
 YAML::Node load_yaml_file(const std::string& file, const std::string& what) {
+  // A directory opens, then fails to read with a stream error: say what it is instead.
+  if (std::filesystem::is_directory(file)) throw InputError(file + ": cannot read the " + what + ": it is a directory");
   try {
     return YAML::LoadFile(file);
   } catch (const YAML::BadFile&) {

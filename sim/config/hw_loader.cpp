@@ -211,6 +211,8 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
 HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides) {
   std::map<std::string, RawValue> given;
   if (!file.empty()) {
+    // A directory opens as an empty stream: refuse it rather than read it as an empty config.
+    if (std::filesystem::is_directory(file)) throw InputError(file + ": cannot open hardware config: it is a directory");
     std::ifstream in(file);
     if (!in) {
       const std::string why = std::filesystem::exists(file) ? "cannot read it" : "no such file";

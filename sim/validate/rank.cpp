@@ -271,7 +271,7 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
     r.simulated_cycles = outcome[id][0].total_cycles;
     r.simulated_compute_cycles = outcome[id][0].compute_cycles;
     r.simulated_communication_cycles = outcome[id][0].communication_cycles;
-    if (r.set == "kbest")
+    if (in_kbest[id])  // every row of the plan, whatever its set: the rows of one plan agree
       for (const ReplayOutcome& out : outcome[id]) r.placement_cycles.push_back(out.total_cycles);
   }
   report.replays = static_cast<int>(plans.size());
@@ -304,6 +304,8 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
       for (std::size_t i = 0; i < strategy.size(); ++i) strategy[i]->predicted_rank = pr[i], strategy[i]->simulated_rank = sr[i];
     }
     const auto mine = collect("kbest");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    m.self_kendall_tau = m.placement_spread_pct = m.mean_kendall_tau = nan;
     if (mine.empty()) continue;
     const std::vector<double> predicted = values(mine, false), simulated = values(mine, true);
     const auto pr = ranks(predicted), sr = ranks(simulated);
@@ -336,7 +338,6 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
       spread_sum += spread_pct(std::vector<double>(r->placement_cycles.begin(), r->placement_cycles.end()));
       mean.push_back(r->simulated_mean_cycles());
     }
-    const double nan = std::numeric_limits<double>::quiet_NaN();
     m.self_kendall_tau = tau_pairs ? tau_sum / tau_pairs : nan;
     m.placement_spread_pct = n_images > 1 ? spread_sum / static_cast<double>(mine.size()) : nan;
     m.mean_kendall_tau = n_images > 1 ? kendall_tau_b(predicted, mean) : nan;
@@ -404,7 +405,7 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
          " over the model's plans;\n   k: its k best plans; strategies: its best plan under each partition strategy)\n";
   if (report.placements.size() > 1) {
     out << "\n  the simulator's own resolution: each model's k best also replayed on " << report.placements.size() - 1
-        << " equivalent placements (";
+        << " equivalent placement" << (report.placements.size() > 2 ? "s" : "") << " (";
     for (std::size_t i = 1; i < report.placements.size(); ++i) out << (i > 1 ? ", " : "") << report.placements[i];
     out << "; " << report.image_replays << " more replays)\n  " << std::left << std::setw(10) << "model" << std::right
         << std::setw(22) << "sim vs sim tau-b" << std::setw(20) << "placement spread" << std::setw(26)

@@ -23,10 +23,13 @@
 // The simulator's own resolution: each k-best plan is also replayed on images of its placement
 // under the network's symmetries (noc/router/symmetry.h: mirrors of a mesh that its routing
 // commutes with, a crossbar's port reversal). Every image moves the same flits over the same
-// hops, so any model that prices routes predicts it alike; the simulator differs only in
-// arbitration ties. τ-b between the simulator's orders of the k best on two images (mean over
-// pairs of images) is the agreement no predictor can be expected to beat; τ-b of the prediction
-// against the mean over images is the model's τ with that noise averaged.
+// number of hops (the same NoC energy); what changes are the simulator's tie-breaks, which no
+// analytic model sees: which port wins an arbitration tie, the order in which a source issues
+// its sends (by ring distance along the placement) and which of two equally near copies of a
+// block supplies it (the lower PE id; the links differ, the hop counts do not). τ-b between the
+// simulator's orders of the k best on two images (mean over pairs of images) measures how much
+// those tie-breaks reorder the plans; τ-b of the prediction against the mean over images is the
+// model's τ with that noise averaged.
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -66,7 +69,7 @@ struct RankedPlan {
   int predicted_rank = 0, simulated_rank = 0;       ///< within the model's plans, 1 = cheapest;
                                                     ///< ties share the smaller rank
   std::vector<std::int64_t> placement_cycles;       ///< simulated on each image (RankReport::placements);
-                                                    ///< [0] = simulated_cycles; k-best plans only
+                                                    ///< [0] = simulated_cycles; plans in a k-best set
   double relative_error() const;                    ///< (predicted − simulated) / simulated
   double simulated_mean_cycles() const;             ///< mean over placement_cycles
 };

@@ -18,12 +18,14 @@ fs::path temp_dir(const std::string& name) { return nocflow::testing::fresh_dir(
 
 struct BadConfig {
   std::string name;
-  std::string yaml;             // file content ("" = do not create the file)
+  std::string yaml;             // file content ("" = do not create the file; kDirectory: a directory)
   std::string extra_args;       // e.g. --set
   std::vector<std::string> expect;  // fragments of the message
 };
 
 void PrintTo(const BadConfig& c, std::ostream* os) { *os << c.name; }
+
+const std::string kDirectory = "<directory>";
 
 class BadConfigTest : public ::testing::TestWithParam<BadConfig> {};
 
@@ -31,7 +33,11 @@ TEST_P(BadConfigTest, GivesOneClearMessageAndExitCode2AndWritesNothing) {
   const BadConfig& c = GetParam();
   const fs::path dir = temp_dir(c.name);
   const fs::path file = dir / "hw.yaml";
-  if (!c.yaml.empty()) std::ofstream(file) << c.yaml;
+  if (c.yaml == kDirectory) {
+    fs::create_directory(file);
+  } else if (!c.yaml.empty()) {
+    std::ofstream(file) << c.yaml;
+  }
   const fs::path out = dir / "out";
   const CliRun r = run_nocflow("config --check " + file.string() + " " + c.extra_args + " --out " +
                             out.string());
@@ -67,6 +73,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"yaml_syntax", "router:\n  vcs: [1, 2\nlink: {}\n", "",
                   {"hw.yaml:", "YAML syntax error"}},
         BadConfig{"missing_file", "", "", {"hw.yaml: cannot open hardware config: no such file"}},
+        BadConfig{"directory", kDirectory, "", {"hw.yaml: cannot open hardware config: it is a directory"}},
         BadConfig{"section_not_map", "router: 4\n", "",
                   {"hw.yaml:1:9:", "router: expected a mapping"}},
         BadConfig{"map_not_scalar", "router:\n  vcs:\n    a: 1\n", "",

@@ -133,12 +133,22 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
       }
     if (pairs) {
       EXPECT_NEAR(std::stod(s.at("self_kendall_tau")), sum / pairs, 1e-12) << s.at("model");
+    } else {
+      EXPECT_EQ(s.at("self_kendall_tau"), "nan") << s.at("model");  // every pair of images all tied
     }
     const double mean_tau = tau_b(predicted, mean);
     if (!std::isnan(mean_tau)) {
       EXPECT_NEAR(std::stod(s.at("mean_kendall_tau")), mean_tau, 1e-12) << s.at("model");
+    } else {
+      EXPECT_EQ(s.at("mean_kendall_tau"), "nan") << s.at("model");
     }
   }
+  // A plan's rows agree, whatever set they are in (the model's cheapest strategy plan is its
+  // first k-best plan).
+  for (const auto& p : plans)
+    if (on_image.count(p.at("plan_id"))) {
+      EXPECT_EQ(p.at("placements"), "4") << p.at("model") << " " << p.at("label");
+    }
   EXPECT_NE(r.output.find("the simulator's own resolution"), std::string::npos) << r.output;
 }
 

@@ -70,6 +70,9 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
       {kHw2x2 + " --set pe.sram_bytes=1KiB --plan " + (dir / "opt" / "plan.yaml").string(),
        "a PE's SRAM holds 1024 (pe.sram_bytes)"},
       {kHw2x2 + " --mode lockstep", "--mode: unknown mode 'lockstep'"},
+      // A directory opens as a stream and fails on the first read: named, not an internal error.
+      {kHw2x2 + " --plan " + (dir / "opt").string(), "cannot read the plan: it is a directory"},
+      {"--hw " + (dir / "opt").string(), "cannot open hardware config: it is a directory"},
   };
   for (const auto& [args, message] : cases) {
     const CliRun r = run_nocflow("simulate " + args + " --network " + kTwoConv + " --out " + (dir / "out").string());
