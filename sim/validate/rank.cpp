@@ -49,6 +49,9 @@ std::vector<int> ranks(const std::vector<double>& v) {
   return r;
 }
 
+/// τ for a table: "n/a" when undefined.
+std::string tau_text(double tau) { return std::isnan(tau) ? std::string("n/a") : fixed(tau, 3); }
+
 double spread_pct(const std::vector<double>& v) {
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   return *lo > 0 ? 100 * (*hi - *lo) / *lo : 0;
@@ -393,11 +396,11 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
       << "optimize" << "\n";
   for (const ModelRanking& m : report.models)
     out << "  " << std::left << std::setw(10) << m.model << std::right << std::setw(6) << m.plans << std::setw(10)
-        << (std::isnan(m.kendall_tau) ? std::string("n/a") : fixed(m.kendall_tau, 3)) << std::setw(11)
+        << tau_text(m.kendall_tau) << std::setw(11)
         << fixed(m.regret_pct, 2) << "%" << std::setw(13) << fixed(m.best_plan_error_pct, 1) << "%" << std::setw(17)
         << fixed(m.predicted_spread_pct, 2) << "%" << std::setw(17) << fixed(m.simulated_spread_pct, 2) << "%"
         << std::setw(12) << m.strategy_plans << std::setw(10)
-        << (std::isnan(m.strategy_kendall_tau) ? std::string("n/a") : fixed(m.strategy_kendall_tau, 3))
+        << tau_text(m.strategy_kendall_tau)
         << std::setw(17) << fixed(m.strategy_predicted_spread_pct, 1) << "%" << std::setw(10)
         << fixed(m.optimize_seconds, 1) << " s\n";
   out << "  (regret: simulated cycles of the model's predicted-best plan over the best simulated plan of any model;"
@@ -410,10 +413,9 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
     out << "; " << report.image_replays << " more replays)\n  " << std::left << std::setw(10) << "model" << std::right
         << std::setw(22) << "sim vs sim tau-b" << std::setw(20) << "placement spread" << std::setw(26)
         << "tau-b vs placement mean" << "\n";
-    auto tau = [](double t) { return std::isnan(t) ? std::string("n/a") : fixed(t, 3); };
     for (const ModelRanking& m : report.models)
-      out << "  " << std::left << std::setw(10) << m.model << std::right << std::setw(22) << tau(m.self_kendall_tau)
-          << std::setw(19) << fixed(m.placement_spread_pct, 2) << "%" << std::setw(26) << tau(m.mean_kendall_tau) << "\n";
+      out << "  " << std::left << std::setw(10) << m.model << std::right << std::setw(22) << tau_text(m.self_kendall_tau)
+          << std::setw(19) << fixed(m.placement_spread_pct, 2) << "%" << std::setw(26) << tau_text(m.mean_kendall_tau) << "\n";
     out << "  (sim vs sim: tau-b between the simulator's orders of the same plans on two equivalent placements, mean"
            " over pairs;\n   placement spread: (max − min) / min simulated cycles of one plan over the placements, mean"
            " over plans)\n";
@@ -427,7 +429,7 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
     if (m.plans > 1 && !std::isnan(m.self_kendall_tau) && m.self_kendall_tau < 0.8)
       out << "  note: on equivalent placements the simulator orders " << m.model << "'s " << m.plans
           << " best plans with tau-b " << fixed(m.self_kendall_tau, 2)
-          << " against itself: tau-b over these plans measures its arbitration ties as much as the model\n";
+          << " against itself: tau-b over these plans measures its tie-breaks as much as the model\n";
 }
 
 }  // namespace nocflow::sim
