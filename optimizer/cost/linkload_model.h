@@ -21,7 +21,9 @@
 //               Router contention (HwDesc::router_slowdown s, unset unless calibrated): when a
 //               router-to-router link carries more flits than any injection or ejection
 //               channel, several sources' flows share it, and the routers' head-of-line and VC
-//               blocking keep it only 53-82 % busy (validate: all-to-all-like edges). Its flits
+//               blocking keep it only 53-82 % busy (validate: all-to-all-like edges); the same
+//               when it carries as many and the edge has more messages than senders (2-D
+//               halos; one message per sender is a ring round or a permutation). Its flits
 //               L_R then count (1 + s · U² · m / (m + B)) times: m the edge's mean message
 //               length and B the VC buffer (flits), since a message that fits in one router's
 //               buffer does not hold VCs across routers; U = mean router-to-router link load /
@@ -69,6 +71,7 @@ struct LinkLoad {
   double max_router_link_flits = 0;  ///< ... on the busiest router-to-router link
   double max_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
   double flits = 0, messages = 0;    ///< all messages and their flits (mean message length)
+  double sources = 0;                ///< PEs that send something
   /// Flits summed over the router-to-router links (Σ flits × hops of every message), and how
   /// many such links the topology has: their mean load, and the mean route.
   double router_flit_hops = 0;
@@ -79,7 +82,7 @@ struct LinkLoad {
 
   /// The counts both link counters end with (integers), the busiest link derived from its parts.
   void set_counts(std::int64_t busiest_router_link, std::int64_t busiest_endpoint, std::int64_t flit_hops,
-                  int links, std::int64_t all_flits, std::int64_t all_messages) {
+                  int links, std::int64_t all_flits, std::int64_t all_messages, std::int64_t senders) {
     max_router_link_flits = static_cast<double>(busiest_router_link);
     max_endpoint_flits = static_cast<double>(busiest_endpoint);
     max_link_flits = static_cast<double>(std::max(busiest_router_link, busiest_endpoint));
@@ -87,6 +90,7 @@ struct LinkLoad {
     router_links = links;
     flits = static_cast<double>(all_flits);
     messages = static_cast<double>(all_messages);
+    sources = static_cast<double>(senders);
   }
 };
 

@@ -12,6 +12,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "optimizer/cost/paper_calibration.h"
 #include "optimizer/plan/plan.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
@@ -30,15 +31,15 @@ namespace fs = std::filesystem;
 struct SimulateArgs {
   HwOptions hw;
   NetworkOptions net;
-  std::string plan, solver = "dp", cost_model = "paper", mode = "dataflow";
+  std::string plan, solver = "dp", cost_model = "paper", mode = "dataflow", calibration;
   std::string trace, dump_programs, out;
   bool vcd = false, quiet = false;
   noc::Cycle window = 0;
 };
 
-opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const HwSpec& spec) {
+opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const opt::HwDesc& hw) {
   if (!a.plan.empty()) return opt::read_plan(a.plan);
-  return solve_plan(graph, spec, a.solver, a.cost_model).plan;
+  return solve_plan(graph, hw, a.solver, a.cost_model).plan;
 }
 
 int run(const SimulateArgs& a) {
@@ -50,9 +51,11 @@ int run(const SimulateArgs& a) {
   if (a.vcd && spec.topology.num_nodes() > 256)
     throw InputError("--vcd: for meshes up to 256 PEs (this one has " +
                      std::to_string(spec.topology.num_nodes()) + "); use --trace perfetto");
+  opt::HwDesc hw = hw_desc_of(spec);
+  if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
   const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
   const opt::Workload workload = opt::build_workload(graph);
-  const opt::Plan plan = make_or_read_plan(a, graph, spec);
+  const opt::Plan plan = make_or_read_plan(a, graph, hw);
   const ExecMode mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
   const Lowered lowered = lower_plan(workload, plan, spec, mode);  // validates the plan
   prepare_output_dir(a.out, spec);
@@ -76,7 +79,7 @@ int run(const SimulateArgs& a) {
 
   const auto layers = layer_stats(r, lowered.programs.layer_names);
   const RunTotals totals = run_totals(r);
-  const auto edges = edge_reports(workload, lowered, r, hw_desc_of(spec));
+  const auto edges = edge_reports(workload, lowered, r, hw);
   const Energy energy = run_energy(workload, lowered, r, spec);
   const double seconds = static_cast<double>(r.total_cycles) / (spec.clock.frequency_ghz * 1e9);
 
@@ -173,6 +176,10 @@ void add_simulate_command(CLI::App& app, Action& action) {
   auto* plan = cmd->add_option("--plan", a->plan, "plan.yaml from nocflow optimize")->type_name("FILE");
   cmd->add_option("--solver", a->solver, "without --plan: solve with this solver (SRAM limit on)")->capture_default_str()->excludes(plan);
   cmd->add_option("--cost-model", a->cost_model, "without --plan: paper | linkload")->capture_default_str()->excludes(plan);
+  cmd->add_option("--calibration", a->calibration,
+                  "calibration.yaml (validate --calibrate) for the cost models: the solve without --plan and "
+                  "the predicted column of every table")
+      ->type_name("FILE");
   cmd->add_option("--mode", a->mode, "dataflow (overlap) | barrier (layer by layer, edges isolated)")->capture_default_str();
   cmd->add_option("--trace", a->trace, "write trace.json in Chrome/Perfetto format")->type_name("perfetto");
   cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");

@@ -42,9 +42,8 @@ optimizer::Graph prepare_network(const std::string& network, std::int64_t batch,
   return graph;
 }
 
-SolvedPlan solve_plan(const optimizer::Graph& graph, const HwSpec& spec, const std::string& solver,
+SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw, const std::string& solver,
                       const std::string& cost_model, int threads) {
-  const optimizer::HwDesc hw = hw_desc_of(spec);
   const auto model = optimizer::make_cost_model(cost_model, hw, threads);
   const optimizer::PartitionSetup s = optimizer::setup_partition(graph, hw, *model, {false, true, true});
   const optimizer::SolveResult r = optimizer::make_solver(solver)->solve(s.problem, {60, "flow", "", false});

@@ -29,7 +29,7 @@ struct SolvedPlan {
   double tabulate_seconds = 0, solve_seconds = 0;  ///< wall clock
 };
 /// `threads`: for tabulating the cost model, 0 = one per hardware thread.
-SolvedPlan solve_plan(const optimizer::Graph& graph, const HwSpec& spec, const std::string& solver,
+SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw, const std::string& solver,
                       const std::string& cost_model, int threads = 0);
 
 }  // namespace nocflow::sim

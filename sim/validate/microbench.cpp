@@ -73,9 +73,10 @@ std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload
     int fewest = 1 << 30;
     for (const opt::Choice& ci : opt::enumerate_choices(w.layers[0], options))
       for (const opt::Choice& cj : opt::enumerate_choices(w.layers[1], options)) {
-        const bool match = type == "HALO" ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 &&
-                                                (ci.factor(opt::PartDim::OfmpH) > 1 || ci.factor(opt::PartDim::OfmpW) > 1)
-                                          : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
+        const bool h = ci.factor(opt::PartDim::OfmpH) > 1, wd = ci.factor(opt::PartDim::OfmpW) > 1;
+        const bool match = type == "HALO"      ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 && (h || wd)
+                           : type == "HALO_2D" ? ci == cj && splits(ci) == 2 && h && wd
+                                               : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
         if (!match) continue;
         const int n = splits(ci) + splits(cj);
         if (n < fewest) simplest.clear(), fewest = n;
@@ -313,7 +314,7 @@ const std::vector<std::string>& bench_models() {
 
 const std::vector<std::string>& bench_types() {
   static const std::vector<std::string> types = {"NONE", "LOCAL", "ALL_GATHER", "SCATTER",
-                                                 "ALL_TO_ALL", "ALL_REDUCE", "HALO"};
+                                                 "ALL_TO_ALL", "ALL_REDUCE", "HALO", "HALO_2D"};
   return types;
 }
 
@@ -322,7 +323,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   r.bench = bench;
   r.bench.topology = topology_name(hw);
   const int pes = hw.topology.num_nodes();
-  const opt::Graph graph = bench_graph(tensor_shape(bench.tensor_bytes, pes), bench.type == "HALO");
+  const opt::Graph graph = bench_graph(tensor_shape(bench.tensor_bytes, pes), bench.type.rfind("HALO", 0) == 0);
   const opt::Workload w = opt::build_workload(graph);
   const auto pair = pick_pair(w, bench.type, hw_desc_of(hw).grid());
   if (!pair) return r;

@@ -11,6 +11,8 @@
 // gathers all channels; OFMP_H -> OFMP_W: all-to-all) rather than a degenerate one (OUTP f ->
 // INPP f, which the seed calls an all-gather, moves nothing when aligned). HALO: the same
 // single spatial split on both sides with a 3x3 consumer (paper: NONE; exact: the halo rows).
+// HALO_2D: the same with both OFMP_H and OFMP_W split (rows, columns and corners to up to 8
+// neighbours, some several hops away on the mesh).
 // The pair runs in barrier mode, so the edge is alone between two barriers, in its own child
 // process. A case with no such pair is skipped and reported.
 #include <cstdint>
@@ -27,7 +29,7 @@ namespace nocflow::sim {
 
 struct BenchCase {
   std::string topology;  ///< "mesh 4x4", "crossbar 16"
-  std::string type;      ///< NONE, LOCAL, ALL_GATHER, SCATTER, ALL_TO_ALL, ALL_REDUCE, HALO
+  std::string type;      ///< NONE, LOCAL, ALL_GATHER, SCATTER, ALL_TO_ALL, ALL_REDUCE, HALO, HALO_2D
   std::int64_t tensor_bytes = 0;
 };
 
@@ -132,7 +134,7 @@ class DecompositionSummary {
 /// machine's router slowdown, scored only on the cases it was not fitted on).
 const std::vector<std::string>& bench_models();
 
-/// The type names, in the seed's order, plus HALO.
+/// The type names, in the seed's order, plus HALO and HALO_2D.
 const std::vector<std::string>& bench_types();
 
 /// One case on `hw` (whose topology is the one to test). Runs the simulation in a child.

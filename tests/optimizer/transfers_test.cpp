@@ -300,6 +300,7 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
               ASSERT_EQ(fast.max_endpoint_flits, slow.max_endpoint_flits) << what;
               ASSERT_EQ(fast.flits, slow.flits) << what;
               ASSERT_EQ(fast.messages, slow.messages) << what;
+              ASSERT_EQ(fast.sources, slow.sources) << what;
               ASSERT_EQ(fast.router_flit_hops, slow.router_flit_hops) << what;
               ASSERT_EQ(fast.router_links, slow.router_links) << what;
               ASSERT_EQ(fast.max_routers, slow.max_routers) << what;
@@ -361,6 +362,15 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   l.max_endpoint_flits = l.max_link_flits = 120;  // a PE's channel binds: not slowed
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
+  // As busy as the busiest channel: slowed when some source sends several messages (links
+  // shared by neighbours' flows, as in a 2-D halo), not when each sends one (a ring round).
+  l.max_endpoint_flits = 100;
+  l.max_link_flits = 100;
+  l.sources = 10;  // 100 messages from 10 sources
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 106.25);
+  l.sources = 100;
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
+  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0);
 
   // On a 4x4 mesh an all-to-all (OUTP 16 -> OFMP_H 4 x OFMP_W 4) is router-bound and slows
   // down; a gather to one PE is bound by its ejection channel and does not.

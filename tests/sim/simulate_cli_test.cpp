@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 #include "tests/cli_runner.h"
 
@@ -54,6 +56,50 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
     }
   EXPECT_EQ(injected, s["flits"].get<std::int64_t>());
   EXPECT_EQ(link_flits, s["flits"].get<std::int64_t>() + s["flit_hops"].get<std::int64_t>());
+}
+
+/// Rows of transfers.csv as (src -> dst, predicted paper, predicted linkload, bytes).
+std::vector<std::tuple<std::string, double, double, std::int64_t>> predictions(const fs::path& csv) {
+  std::vector<std::tuple<std::string, double, double, std::int64_t>> out;
+  std::istringstream in(read_file(csv));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    if (f.size() < 6 || f[4].empty()) continue;
+    out.emplace_back(f[0] + " -> " + f[1], std::stod(f[4]), f[5].empty() ? -1 : std::stod(f[5]), std::stoll(f[3]));
+  }
+  return out;
+}
+
+TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
+  // The paper model's T = V h / B_NoC + latency: two calibrations with the same B_NoC differ
+  // by the latency on every edge the paper model moves bytes on (T > 0 without latency), and
+  // by nothing on the others.
+  const fs::path dir = fresh_dir("simulate_cal");
+  std::ofstream(dir / "lat0.yaml") << "paper:\n  bnoc_bytes_per_cycle: 64\n  latency_cycles: 0\n";
+  std::ofstream(dir / "lat40.yaml") << "paper:\n  bnoc_bytes_per_cycle: 64\n  latency_cycles: 40\n";
+  const std::string args = "simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 --mode barrier --quiet";
+  for (const char* cal : {"lat0", "lat40"}) {
+    const CliRun r = run_nocflow(args + " --calibration " + (dir / (std::string(cal) + ".yaml")).string() +
+                                 " --out " + (dir / cal).string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto a = predictions(dir / "lat0" / "transfers.csv"), b = predictions(dir / "lat40" / "transfers.csv");
+  ASSERT_EQ(a.size(), b.size());
+  int moving = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto& [edge, paper0, linkload0, bytes] = a[i];
+    EXPECT_EQ(edge, std::get<0>(b[i]));
+    EXPECT_NEAR(std::get<1>(b[i]) - paper0, paper0 > 0 ? 40 : 0, 1e-6) << edge;
+    EXPECT_EQ(std::get<2>(b[i]), linkload0) << edge;  // no linkload section: linkload as it was
+    moving += paper0 > 0 && bytes > 0;
+  }
+  EXPECT_GT(moving, 0);
+  const CliRun bad = run_nocflow(args + " --calibration " + (dir / "missing.yaml").string() + " --out " + (dir / "c").string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
 }
 
 TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {

@@ -32,7 +32,7 @@ Validation validate(const std::string& name, const std::string& args) {
 TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
   const fs::path dir = fresh_dir("validate");
   const CliRun r = run_nocflow("validate " + kHw + " --meshes 2 --crossbar 0 --sizes 4KiB,16KiB "
-                               "--types ALL_GATHER,HALO,NONE --out " + (dir / "out").string());
+                               "--types ALL_GATHER,HALO,HALO_2D,NONE --out " + (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::istringstream csv(read_file(dir / "out" / "validation.csv"));
   std::string line;
@@ -60,8 +60,16 @@ TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
       EXPECT_GT(moved, 0) << line;
       EXPECT_LT(moved, tensor) << line;  // only boundary rows or columns
     }
+    if (f[1] == "HALO_2D") {
+      // 2 x 2 blocks of a C x 16 x 16 tensor (the side is capped at 4 x PEs): each PE sends its
+      // neighbours one row and one column of 8 and the diagonal one its corner, C channels each.
+      EXPECT_EQ(f[3], "OFMP_H=2,OFMP_W=2") << line;
+      EXPECT_EQ(f[4], f[3]) << line;
+      const std::int64_t channels = tensor / (2 * 16 * 16);
+      EXPECT_EQ(moved, 4 * (8 + 8 + 1) * channels * 2) << line;
+    }
   }
-  EXPECT_EQ(rows, 6);
+  EXPECT_EQ(rows, 8);
   // Both ALL_GATHER cases appear in the summary, below or near saturation.
   std::istringstream summary(read_file(dir / "out" / "summary.csv"));
   bool found = false;
