@@ -82,7 +82,7 @@ class DimensionOrderLoadCounter {
   }
 
   LinkLoad finish() {
-    std::int64_t router = 0, endpoint = most_, router_flit_hops = 0, unused = 0, senders = 0;
+    std::int64_t router = 0, endpoint = most_, router_flit_hops = 0, unused = 0;
     auto take = [](std::int64_t& cell, std::int64_t& sum, std::int64_t& most, std::int64_t& total) {
       sum += cell;
       cell = 0;
@@ -100,14 +100,12 @@ class DimensionOrderLoadCounter {
       for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down, router, router_flit_hops);
     }
     for (int c = sources_.lo; c <= sources_.hi; ++c) {
-      senders += injected_[static_cast<std::size_t>(c)] > 0;
       std::int64_t sum = 0;
       take(injected_[static_cast<std::size_t>(c)], sum, endpoint, unused);
     }
     lines_a_ = lines_b_ = sources_ = {};
     LinkLoad out;
-    out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_, flits_, messages_,
-                   senders);
+    out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_, flits_, messages_);
     flits_ = messages_ = 0;
     out.max_routers = max_routers_;
     out.max_hops = max_routers_ > 0 ? max_routers_ - 1 : 0;

@@ -25,18 +25,22 @@ struct LinkloadModel::Impl {
 
   const std::vector<int>& path(int src, int dst) const {
     auto& p = paths[static_cast<std::size_t>(src * topo.num_nodes() + dst)];
-    if (!p.empty()) return p;
+    if (p.empty()) walk(src, dst, [&](int link) { p.push_back(link); });
+    return p;
+  }
+  /// Calls on_link for each link of the route, without the cache (thread-safe).
+  template <class F>
+  void walk(int src, int dst, F&& on_link) const {
     const int ports = topo.max_ports();
     int router = topo.node_router(src), in_port = topo.node_port(src);
     for (int guard = 0; guard < 4 * topo.num_routers() + 4; ++guard) {
       const int port = noc::first_port(routing->route(topo, router, in_port, dst));
-      p.push_back(router * ports + port);
+      on_link(router * ports + port);
       const noc::PortPeer& peer = topo.out(router, port);
       if (peer.kind != noc::PortPeer::Kind::Router) break;
       router = peer.id;
       in_port = peer.port;
     }
-    return p;
   }
   /// Router output ports, then one injection channel per node.
   std::size_t num_links() const {
@@ -50,22 +54,35 @@ struct LinkloadModel::Impl {
 
 namespace {
 
-/// Flits per link of a set of transfers, added one transfer at a time along the cached routes
-/// (exact integers). finish() returns the loads and starts over.
+/// Flits per link of a set of transfers, added one transfer at a time along the routes
+/// (exact integers), and which links carry more than one source. `cached`: along the model's
+/// route cache (one thread), else walking each route (any thread). finish() returns the loads
+/// and starts over.
 class PathLoadCounter {
  public:
-  explicit PathLoadCounter(const LinkloadModel::Impl& impl) : impl_(impl), load_(impl.num_links(), 0) {}
+  explicit PathLoadCounter(const LinkloadModel::Impl& impl, bool cached = true)
+      : impl_(impl), cached_(cached), load_(impl.num_links(), 0), owner_(impl.num_links(), kNobody),
+        shared_(impl.num_links(), 0) {}
 
   void add(int src, int dst, std::int64_t bytes) {
     const std::int64_t flits = impl_.flit.flits(bytes);
     flits_ += flits;
     ++messages_;
     load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
-    const std::vector<int>& links = impl_.path(src, dst);
-    for (int link : links) load_[static_cast<std::size_t>(link)] += flits;
+    int routers = 0;
+    auto on_link = [&](int link) {
+      const auto i = static_cast<std::size_t>(link);
+      load_[i] += flits;
+      if (owner_[i] == kNobody) owner_[i] = src;
+      shared_[i] |= owner_[i] != src;
+      ++routers;
+    };
+    if (cached_)
+      for (int link : impl_.path(src, dst)) on_link(link);
+    else
+      impl_.walk(src, dst, on_link);
     // Router-to-router links (Manhattan distance on a mesh); the crossbar's one switch counts
     // as one hop, as in the paper model's h_avg.
-    const int routers = static_cast<int>(links.size());
     const int hops = std::max(1, routers - 1);
     out_.max_hops = std::max(out_.max_hops, hops);
     out_.max_routers = std::max(out_.max_routers, routers);
@@ -81,40 +98,54 @@ class PathLoadCounter {
 
   LinkLoad finish() {
     LinkLoad out = out_;
-    std::int64_t router = 0, endpoint = 0, router_flit_hops = 0, senders = 0;
+    std::int64_t router = 0, endpoint = 0, router_flit_hops = 0;
     for (std::size_t i = 0; i < load_.size(); ++i) {
       std::int64_t& busiest = impl_.router_to_router[i] ? router : endpoint;
       busiest = std::max(busiest, load_[i]);
       if (impl_.router_to_router[i]) router_flit_hops += load_[i];
     }
-    for (int n = 0; n < impl_.topo.num_nodes(); ++n) senders += load_[static_cast<std::size_t>(impl_.injection_link(n))] > 0;
-    out.set_counts(router, endpoint, router_flit_hops, impl_.router_links, flits_, messages_, senders);
+    out.set_counts(router, endpoint, router_flit_hops, impl_.router_links, flits_, messages_);
+    for (std::size_t i = 0; i < load_.size(); ++i)
+      if (impl_.router_to_router[i] && load_[i] == router && router > 0 && shared_[i]) out.busiest_router_link_shared = true;
     out.byte_hops = static_cast<double>(byte_hops_);
     std::fill(load_.begin(), load_.end(), 0);
+    std::fill(owner_.begin(), owner_.end(), kNobody);
+    std::fill(shared_.begin(), shared_.end(), 0);
     out_ = {};
     byte_hops_ = flits_ = messages_ = 0;
     return out;
   }
 
  private:
+  static constexpr int kNobody = -1;
   const LinkloadModel::Impl& impl_;
+  bool cached_;
   std::vector<std::int64_t> load_;
+  std::vector<int> owner_;    ///< per link: the first source whose flits crossed it
+  std::vector<char> shared_;  ///< per link: another source's crossed it too
   LinkLoad out_;
   std::int64_t byte_hops_ = 0, flits_ = 0, messages_ = 0;
 };
 
-/// One row of a cost table (one producer choice against every consumer choice).
+/// One row of a cost table (one producer choice against every consumer choice). `recount`
+/// (with a counter that does not see sharing): walks the routes of an entry whose busiest
+/// router link ties with the busiest channel, when the model's slowdown depends on the tie.
 template <class Counter>
-void fill_row(Counter& counter, std::vector<Piece>& scratch, const PlacedLayer& producer,
+void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& scratch, const PlacedLayer& producer,
               const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model,
-              double* row) {
+              const HwDesc& hw, double* row) {
   const ProducerLayout layout(producer, grid);
   for (const ConsumerNeeds& n : needs) {
-    layout.for_each_group(n, scratch, [&](const int* dsts, std::size_t num_dsts, const Piece* pieces,
-                                          std::size_t num_pieces) {
-      counter.add_group(dsts, num_dsts, pieces, num_pieces);
-    });
-    *row++ = model.transfer_cycles(counter.finish());
+    auto count = [&](auto& c) {
+      layout.for_each_group(n, scratch, [&](const int* dsts, std::size_t num_dsts, const Piece* pieces,
+                                            std::size_t num_pieces) { c.add_group(dsts, num_dsts, pieces, num_pieces); });
+      return c.finish();
+    };
+    LinkLoad load = count(counter);
+    if (recount && hw.router_slowdown && load.max_router_link_flits > 0 &&
+        load.max_router_link_flits == load.max_endpoint_flits)
+      load = count(*recount);
+    *row++ = model.transfer_cycles(load);
   }
 }
 
@@ -174,14 +205,12 @@ double LinkloadModel::latency_cycles(const LinkLoad& l) const {
 namespace {
 /// Only a router-to-router link that binds and is shared is slowed. Busier than every channel,
 /// it carries ≥ 2 sources. As busy as the busiest channel, it may carry one source's whole
-/// traffic (a ring round, a permutation: not slowed, validate's ALL_REDUCE and LOCAL), or
-/// several sources' flows each as long as the channels' (2-D halo rows two hops apart: 1.3-1.4 x
-/// in barrier replays of mobilenet_v2); the counts cannot tell which link carries whom, and
-/// take it as shared when some source sends more than one message.
+/// traffic (a ring round, a corner PE's gather: not slowed, validate's ALL_REDUCE and
+/// ALL_GATHER), or several sources' flows each as long as the channels' (2-D halos: 1.3-1.4 x
+/// in barrier replays of mobilenet_v2).
 bool router_bound(const LinkLoad& l) {
-  if (l.messages <= 0 || l.router_links <= 0) return false;
-  return l.max_router_link_flits > l.max_endpoint_flits ||
-         (l.max_router_link_flits == l.max_endpoint_flits && l.messages > l.sources);
+  return l.max_router_link_flits >= l.max_endpoint_flits && l.busiest_router_link_shared && l.messages > 0 &&
+         l.router_links > 0;
 }
 
 /// overlap_cycles, given the drain.
@@ -302,18 +331,20 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
   std::atomic<std::size_t> next_row{0};
   run_workers(threads, [&](int) {
     std::vector<Piece> scratch;
-    auto fill = [&](auto& counter) {
+    auto fill = [&](auto& counter, PathLoadCounter* recount) {
       for (std::size_t i; (i = next_row++) < rows;) {
         const Choice& ci = src_choices[i];
-        fill_row(counter, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this, out.data() + i * cols);
+        fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this, hw_,
+                 out.data() + i * cols);
       }
     };
     if (dimension_order) {
       DimensionOrderLoadCounter counter(t, impl_->flit, hw_.routing == "xy", options_.always_group);
-      fill(counter);
+      PathLoadCounter recount(*impl_, false);
+      fill(counter, &recount);
     } else {
       PathLoadCounter counter(*impl_);
-      fill(counter);
+      fill(counter, nullptr);
     }
   });
   return out;

@@ -22,8 +22,8 @@
 //               router-to-router link carries more flits than any injection or ejection
 //               channel, several sources' flows share it, and the routers' head-of-line and VC
 //               blocking keep it only 53-82 % busy (validate: all-to-all-like edges); the same
-//               when it carries as many and the edge has more messages than senders (2-D
-//               halos; one message per sender is a ring round or a permutation). Its flits
+//               when it carries as many flits and ≥ 2 sources' flows (2-D halos; one source's
+//               whole traffic on one link, as in a ring round, is not slowed). Its flits
 //               L_R then count (1 + s · U² · m / (m + B)) times: m the edge's mean message
 //               length and B the VC buffer (flits), since a message that fits in one router's
 //               buffer does not hold VCs across routers; U = mean router-to-router link load /
@@ -71,7 +71,11 @@ struct LinkLoad {
   double max_router_link_flits = 0;  ///< ... on the busiest router-to-router link
   double max_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
   double flits = 0, messages = 0;    ///< all messages and their flits (mean message length)
-  double sources = 0;                ///< PEs that send something
+  /// A router-to-router link carrying max_router_link_flits carries flits of ≥ 2 sources.
+  /// Always so when it is busier than every channel; only route walking (LinkloadModel::route)
+  /// sees it otherwise: the difference-form counter leaves it false, and edge tables recount
+  /// an entry whose busiest router link ties with the busiest channel by walking routes.
+  bool busiest_router_link_shared = false;
   /// Flits summed over the router-to-router links (Σ flits × hops of every message), and how
   /// many such links the topology has: their mean load, and the mean route.
   double router_flit_hops = 0;
@@ -82,7 +86,7 @@ struct LinkLoad {
 
   /// The counts both link counters end with (integers), the busiest link derived from its parts.
   void set_counts(std::int64_t busiest_router_link, std::int64_t busiest_endpoint, std::int64_t flit_hops,
-                  int links, std::int64_t all_flits, std::int64_t all_messages, std::int64_t senders) {
+                  int links, std::int64_t all_flits, std::int64_t all_messages) {
     max_router_link_flits = static_cast<double>(busiest_router_link);
     max_endpoint_flits = static_cast<double>(busiest_endpoint);
     max_link_flits = static_cast<double>(std::max(busiest_router_link, busiest_endpoint));
@@ -90,7 +94,7 @@ struct LinkLoad {
     router_links = links;
     flits = static_cast<double>(all_flits);
     messages = static_cast<double>(all_messages);
-    sources = static_cast<double>(senders);
+    busiest_router_link_shared = busiest_router_link > busiest_endpoint;
   }
 };
 

@@ -271,7 +271,7 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
 /// without the grouped path.
 TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
   const FastPathNetwork n;
-  std::size_t pairs = 0, router_bound = 0;
+  std::size_t pairs = 0, router_bound = 0, ties = 0, shared_ties = 0;
   for (const auto& [rows, cols] : {std::pair{2, 4}, std::pair{4, 2}})
     for (const std::string routing : {"xy", "yx"})
       for (const bool group : {false, true}) {
@@ -300,7 +300,14 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
               ASSERT_EQ(fast.max_endpoint_flits, slow.max_endpoint_flits) << what;
               ASSERT_EQ(fast.flits, slow.flits) << what;
               ASSERT_EQ(fast.messages, slow.messages) << what;
-              ASSERT_EQ(fast.sources, slow.sources) << what;
+              // Sharing: both know it where it follows from the counts (a router link busier
+              // than every channel); only route walking settles the rest (tables recount ties).
+              if (slow.max_router_link_flits > slow.max_endpoint_flits) {
+                ASSERT_TRUE(fast.busiest_router_link_shared) << what;
+                ASSERT_TRUE(slow.busiest_router_link_shared) << what;
+              }
+              ties += slow.max_router_link_flits == slow.max_endpoint_flits && slow.max_router_link_flits > 0;
+              shared_ties += slow.max_router_link_flits == slow.max_endpoint_flits && slow.busiest_router_link_shared;
               ASSERT_EQ(fast.router_flit_hops, slow.router_flit_hops) << what;
               ASSERT_EQ(fast.router_links, slow.router_links) << what;
               ASSERT_EQ(fast.max_routers, slow.max_routers) << what;
@@ -311,6 +318,8 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
         EXPECT_EQ(model.route({}).router_links, 2 * (rows - 1) * cols + 2 * (cols - 1) * rows);
       }
   EXPECT_GT(router_bound, pairs / 20);  // the slowdown's counts are exercised
+  EXPECT_GT(shared_ties, 0u);            // ties both ways
+  EXPECT_GT(ties, shared_ties);
 }
 
 TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
@@ -342,6 +351,7 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   l.flits = 800, l.messages = 100;  // 8-flit messages, 8-flit VC buffers: m / (m + B) = 1/2
   l.router_links = 10, l.router_flit_hops = 500;  // mean router link 50 flits: U = 1/2, U² = 1/4
   l.max_routers = 17;
+  l.busiest_router_link_shared = true;  // as set_counts has it: busier than every channel
   HwDesc desc;  // 2-stage routers, 1-cycle links: 3 cycles per router
   desc.vc_buffer_flits = 8;
   EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0.125);
@@ -362,15 +372,16 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   l.max_endpoint_flits = l.max_link_flits = 120;  // a PE's channel binds: not slowed
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
-  // As busy as the busiest channel: slowed when some source sends several messages (links
-  // shared by neighbours' flows, as in a 2-D halo), not when each sends one (a ring round).
+  // As busy as the busiest channel: slowed when ≥ 2 sources share the link (neighbours' flows
+  // in a 2-D halo), not when it carries one source's whole traffic (a ring round).
   l.max_endpoint_flits = 100;
   l.max_link_flits = 100;
-  l.sources = 10;  // 100 messages from 10 sources
+  l.busiest_router_link_shared = true;
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 106.25);
-  l.sources = 100;
+  l.busiest_router_link_shared = false;
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
   EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0);
+  l.busiest_router_link_shared = true;
 
   // On a 4x4 mesh an all-to-all (OUTP 16 -> OFMP_H 4 x OFMP_W 4) is router-bound and slows
   // down; a gather to one PE is bound by its ejection channel and does not.

@@ -107,7 +107,8 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   EXPECT_NE(bad.output.find("paper.bnoc_bytes_per_cycle"), std::string::npos) << bad.output;
 
   // linkload's router contention: fitted on one router-bound case of the 4x4 mesh, which it
-  // then predicts exactly; it changes only cases where a router-to-router link binds; optimize
+  // then predicts exactly; it changes only cases where a router-to-router link binds (busier
+  // than every channel, or as busy with several messages per sender); optimize
   // loads it for this machine and names the machines a file lacks.
   int fitted = 0, slowed = 0;
   for (const auto& row : read_csv_rows(dir / "v" / "validation.csv")) {
@@ -122,7 +123,7 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
     }
     if (with != plain) {  // slower drain, some latency hidden
       ++slowed;
-      EXPECT_GT(std::stoll(row.at("busiest_router_link_flits")), std::stoll(row.at("busiest_endpoint_flits"))) << what;
+      EXPECT_GE(std::stoll(row.at("busiest_router_link_flits")), std::stoll(row.at("busiest_endpoint_flits"))) << what;
     }
   }
   EXPECT_EQ(fitted, 1);
