@@ -142,7 +142,7 @@ class LinkloadModel : public CostModel {
   /// router_slowdown s is set (see slowdown_scale).
   static double drain_flits(const LinkLoad& load, const HwDesc& hw);
   /// U² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
-  /// channel, else 0: the slowdown per unit of s.
+  /// channel, or as busy and shared by ≥ 2 sources; else 0: the slowdown per unit of s.
   static double slowdown_scale(const LinkLoad& load, int vc_buffer_flits);
   /// (longest route − mean route) / 2, in cycles: what the midpoint route saves.
   static double midpoint_saving(const LinkLoad& load, const HwDesc& hw);

@@ -76,7 +76,8 @@ std::string linkload_calibration_yaml(const std::map<std::string, double>& route
   out.precision(10);
   out << "linkload:\n"
          "  # router contention s per machine (optimizer/README.md, \"Router contention\"): where a\n"
-         "  # router-to-router link is busier than every PE channel, an edge takes\n"
+         "  # router-to-router link is busier than every PE channel (or as busy, shared by >= 2\n"
+         "  # sources), an edge takes\n"
          "  # max(longest route + busiest channel, midpoint route + L_R * (1 + s * U^2 * m / (m + B))),\n"
          "  # U = mean router-link load / busiest (L_R), m the mean message and B the VC buffer in flits\n"
       << "  router_contention:" << (router_slowdown.empty() ? " {}" : "") << "\n";

@@ -93,6 +93,7 @@ int run(const SimulateArgs& a) {
   j["communication_cycles"] = totals.communication;
   j["predicted_total_cycles"] = plan.total_cycles();
   j["predicted_by"] = plan.cost_model;
+  j["calibration"] = a.calibration;  // of the predictions (and of the solve without --plan); empty: none
   j["energy_pj"] = {{"mac", energy.mac_pj}, {"sram", energy.sram_pj}, {"noc", energy.noc_pj}, {"total", energy.total()}};
   j["messages"] = r.messages;
   j["packets"] = r.packets;

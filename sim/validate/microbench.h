@@ -45,7 +45,8 @@ struct BenchResult {
   std::int64_t busiest_router_link_flits = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
   /// A router-to-router link carried more flits than any injection or ejection channel: the
-  /// routers, not the PEs' NIs, bound the edge.
+  /// routers, not the PEs' NIs, bound the edge. (A tie counts as endpoint-bound, even where
+  /// linkload_fitted slows a shared one.)
   bool router_bound() const { return busiest_router_link_flits > busiest_endpoint_flits; }
   std::int64_t messages = 0;                   ///< transfers (one message each)
 

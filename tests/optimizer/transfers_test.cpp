@@ -344,6 +344,36 @@ TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
     }
 }
 
+TEST(LinkloadModel, RouteWalkingTellsASharedTieFromOneSourcesLink) {
+  // A 1x4 mesh, PEs 0..3 left to right, 2-flit messages.
+  const LinkloadModel model(machine("mesh", 1, 4, "xy"));
+  const auto bytes = static_cast<std::int64_t>(2 * machine("mesh", 1, 4, "xy").link_bytes_per_cycle);
+  // 0 -> 2: every link of the route carries the injection's 2 flits, one source: not shared.
+  const LinkLoad one = model.route({{0, 2, bytes}});
+  EXPECT_EQ(one.max_router_link_flits, one.max_endpoint_flits);
+  EXPECT_FALSE(one.busiest_router_link_shared);
+  // 0 -> 3 and 1 -> 3: link 2 -> 3 carries 4 flits of two sources, as many as 3's ejection.
+  const LinkLoad two = model.route({{0, 3, bytes}, {1, 3, bytes}});
+  EXPECT_EQ(two.max_router_link_flits, 4);
+  EXPECT_EQ(two.max_endpoint_flits, 4);
+  EXPECT_TRUE(two.busiest_router_link_shared);
+  // 0 -> 3 twice: 4 flits on every link, one source.
+  const LinkLoad twice = model.route({{0, 3, bytes}, {0, 3, bytes}});
+  EXPECT_EQ(twice.max_router_link_flits, twice.max_endpoint_flits);
+  EXPECT_FALSE(twice.busiest_router_link_shared);
+  // Shared, but not the busiest router link: 0 -> 1 (6 flits) and 2 -> 1 (2 flits) share no
+  // link; add 3 -> 1 (2 flits): 2 -> 1 then carries 4 flits of two sources, under 0 -> 1's 6.
+  const LinkLoad under = model.route({{0, 1, 3 * bytes}, {2, 1, bytes}, {3, 1, bytes}});
+  EXPECT_EQ(under.max_router_link_flits, 6);
+  EXPECT_FALSE(under.busiest_router_link_shared);
+  // Calibrated, the shared tie is slowed and the single-source one is not.
+  HwDesc hw = machine("mesh", 1, 4, "xy");
+  hw.router_slowdown = 1.0;
+  const LinkloadModel slowed(hw);
+  EXPECT_GT(slowed.serialization_cycles(two), model.serialization_cycles(two));
+  EXPECT_EQ(slowed.serialization_cycles(twice), model.serialization_cycles(twice));
+}
+
 TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   LinkLoad l;
   l.max_link_flits = l.max_router_link_flits = 100;
@@ -381,7 +411,6 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   l.busiest_router_link_shared = false;
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
   EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0);
-  l.busiest_router_link_shared = true;
 
   // On a 4x4 mesh an all-to-all (OUTP 16 -> OFMP_H 4 x OFMP_W 4) is router-bound and slows
   // down; a gather to one PE is bound by its ejection channel and does not.

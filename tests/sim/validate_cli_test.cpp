@@ -108,7 +108,7 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
 
   // linkload's router contention: fitted on one router-bound case of the 4x4 mesh, which it
   // then predicts exactly; it changes only cases where a router-to-router link binds (busier
-  // than every channel, or as busy with several messages per sender); optimize
+  // than every channel, or as busy and shared by ≥ 2 sources); optimize
   // loads it for this machine and names the machines a file lacks.
   int fitted = 0, slowed = 0;
   for (const auto& row : read_csv_rows(dir / "v" / "validation.csv")) {
