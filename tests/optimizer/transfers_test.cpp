@@ -322,6 +322,33 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
   EXPECT_GT(ties, shared_ties);
 }
 
+TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
+  // A calibrated table large enough to be shared out to threads (≥ 4096 entries): the tie
+  // entries' recounts walk routes on the worker threads; two threads give one thread's table,
+  // and sampled entries equal edge_cost.
+  const FastPathNetwork n;
+  HwDesc hw = machine("mesh", 8, 8, "xy");
+  hw.router_slowdown = 0.8;
+  const LayerEdge& e = n.w.edges.at(0);
+  const auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
+  ASSERT_GE(cu.size() * cv.size(), 4096u);
+  const std::vector<double> one = LinkloadModel(hw, {1, false}).edge_cycles_table(n.w, e, cu, cv);
+  const std::vector<double> two = LinkloadModel(hw, {2, false}).edge_cycles_table(n.w, e, cu, cv);
+  ASSERT_EQ(one, two);
+  const LinkloadModel model(hw);
+  const PeGrid grid = hw.grid();
+  int shared_ties = 0;
+  for (std::size_t k = 0; k < one.size(); k += 23) {
+    const std::size_t i = k / cv.size(), j = k % cv.size();
+    const double slow = model.edge_cost(n.w, e, cu[i], cv[j]).cycles;
+    ASSERT_NEAR(one[k], slow, 1e-9 * std::max(1.0, slow)) << cu[i].str() << " -> " << cv[j].str();
+    const LinkLoad l = model.route(edge_transfers(n.w, e, {&n.layer(e.src), cu[i], place(cu[i], grid)},
+                                                  {&n.layer(e.dst), cv[j], place(cv[j], grid)}, grid));
+    shared_ties += l.max_router_link_flits == l.max_endpoint_flits && l.busiest_router_link_shared;
+  }
+  EXPECT_GT(shared_ties, 0);  // the recount is exercised
+}
+
 TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
   // Groups large enough for the grouped path to be chosen on its own (OUTP consumers whose
   // nodes all need every input channel), checked entry by entry on a sample of pairs.
