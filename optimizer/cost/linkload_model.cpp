@@ -105,8 +105,10 @@ class PathLoadCounter {
       if (impl_.router_to_router[i]) router_flit_hops += load_[i];
     }
     out.set_counts(router, endpoint, router_flit_hops, impl_.router_links, flits_, messages_);
+    // Walked, not inferred from the counts: any busiest router link crossed by ≥ 2 sources.
+    out.busiest_router_link_shared = false;
     for (std::size_t i = 0; i < load_.size(); ++i)
-      if (impl_.router_to_router[i] && load_[i] == router && router > 0 && shared_[i]) out.busiest_router_link_shared = true;
+      out.busiest_router_link_shared |= impl_.router_to_router[i] && router > 0 && load_[i] == router && shared_[i];
     out.byte_hops = static_cast<double>(byte_hops_);
     std::fill(load_.begin(), load_.end(), 0);
     std::fill(owner_.begin(), owner_.end(), kNobody);
@@ -128,12 +130,11 @@ class PathLoadCounter {
 };
 
 /// One row of a cost table (one producer choice against every consumer choice). `recount`
-/// (with a counter that does not see sharing): walks the routes of an entry whose busiest
-/// router link ties with the busiest channel, when the model's slowdown depends on the tie.
+/// (with a counter that does not see sharing): walks the routes of an entry whose time
+/// depends on sharing (LinkloadModel::depends_on_sharing).
 template <class Counter>
 void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& scratch, const PlacedLayer& producer,
-              const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model,
-              const HwDesc& hw, double* row) {
+              const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model, double* row) {
   const ProducerLayout layout(producer, grid);
   for (const ConsumerNeeds& n : needs) {
     auto count = [&](auto& c) {
@@ -142,9 +143,7 @@ void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& sc
       return c.finish();
     };
     LinkLoad load = count(counter);
-    if (recount && hw.router_slowdown && load.max_router_link_flits > 0 &&
-        load.max_router_link_flits == load.max_endpoint_flits)
-      load = count(*recount);
+    if (recount && model.depends_on_sharing(load)) load = count(*recount);
     *row++ = model.transfer_cycles(load);
   }
 }
@@ -243,6 +242,10 @@ double LinkloadModel::overlap_cycles(const LinkLoad& l, const HwDesc& hw) {
 
 double LinkloadModel::serialization_cycles(const LinkLoad& l) const { return drain_flits(l, hw_); }
 
+bool LinkloadModel::depends_on_sharing(const LinkLoad& l) const {
+  return hw_.router_slowdown && l.max_router_link_flits > 0 && l.max_router_link_flits == l.max_endpoint_flits;
+}
+
 double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
   const double drain = drain_flits(l, hw_);  // once: edge tables call this for every entry
   return latency_cycles(l) + drain - hidden_latency(l, hw_, drain);
@@ -334,8 +337,7 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
     auto fill = [&](auto& counter, PathLoadCounter* recount) {
       for (std::size_t i; (i = next_row++) < rows;) {
         const Choice& ci = src_choices[i];
-        fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this, hw_,
-                 out.data() + i * cols);
+        fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this, out.data() + i * cols);
       }
     };
     if (dimension_order) {

@@ -72,9 +72,9 @@ struct LinkLoad {
   double max_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
   double flits = 0, messages = 0;    ///< all messages and their flits (mean message length)
   /// A router-to-router link carrying max_router_link_flits carries flits of ≥ 2 sources.
-  /// Always so when it is busier than every channel; only route walking (LinkloadModel::route)
-  /// sees it otherwise: the difference-form counter leaves it false, and edge tables recount
-  /// an entry whose busiest router link ties with the busiest channel by walking routes.
+  /// Route walking (LinkloadModel::route) finds it; the difference-form counter infers it only
+  /// where the counts imply it (busier than every channel), and edge tables recount an entry
+  /// whose busiest router link ties with the busiest channel by walking routes.
   bool busiest_router_link_shared = false;
   /// Flits summed over the router-to-router links (Σ flits × hops of every message), and how
   /// many such links the topology has: their mean load, and the mean route.
@@ -138,6 +138,9 @@ class LinkloadModel : public CostModel {
   double latency_cycles(const LinkLoad& load) const;        ///< pipeline fill of the longest route
   double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits, slowed down
   double overlap_cycles(const LinkLoad& load) const { return overlap_cycles(load, hw_); }
+  /// Whether `load`'s time turns on busiest_router_link_shared beyond what its counts imply:
+  /// calibrated, with the busiest router link tied with the busiest channel.
+  bool depends_on_sharing(const LinkLoad& load) const;
   /// The busiest link's flits; a router-to-router link's times (1 + s · scale) when hw's
   /// router_slowdown s is set (see slowdown_scale).
   static double drain_flits(const LinkLoad& load, const HwDesc& hw);
