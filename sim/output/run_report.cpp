@@ -15,17 +15,12 @@ namespace nocflow::sim {
 
 namespace opt = optimizer;
 
-namespace {
-
-/// A CSV field, quoted when it holds a comma or a quote (RFC 4180).
-std::string csv(const std::string& field) {
+std::string csv_field(const std::string& field) {
   if (field.find_first_of(",\"\n") == std::string::npos) return field;
   std::string q = "\"";
   for (char c : field) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
-
-}  // namespace
 
 std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowered& lowered,
                                      const RunResult& run, const opt::HwDesc& hw) {
@@ -84,7 +79,7 @@ void write_layers_csv(std::ostream& out, const Lowered& lowered, const std::vect
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const LayerStats& s = layers[l];
     const opt::PlacedLayer& pl = lowered.layers[l];
-    out << csv(s.name) << "," << csv(pl.layer->op) << "," << csv(pl.choice.str()) << "," << pl.choice.nodes() << ","
+    out << csv_field(s.name) << "," << csv_field(pl.layer->op) << "," << csv_field(pl.choice.str()) << "," << pl.choice.nodes() << ","
         << s.start << "," << s.end << "," << s.compute << "," << s.communication << "," << s.idle << "\n";
   }
 }
@@ -94,7 +89,7 @@ void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges
          "relative_error_paper,relative_error_linkload\n";
   out << std::fixed << std::setprecision(1);
   for (const EdgeReport& r : edges) {
-    out << csv(r.src) << "," << csv(r.dst) << "," << csv(r.type) << "," << r.bytes << ",";
+    out << csv_field(r.src) << "," << csv_field(r.dst) << "," << csv_field(r.type) << "," << r.bytes << ",";
     if (r.paper_cycles >= 0) out << r.paper_cycles;
     out << ",";
     if (r.linkload_cycles >= 0) out << r.linkload_cycles;
@@ -107,7 +102,7 @@ void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes) {
   out << "from,to,flits,bytes,utilisation_flits_per_cycle\n";
   out << std::fixed << std::setprecision(6);
   for (const auto& l : run.links)
-    out << csv(l.from) << "," << csv(l.to) << "," << l.flits << "," << l.flits * width_bytes << "," << l.utilisation << "\n";
+    out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << "," << l.flits * width_bytes << "," << l.utilisation << "\n";
 }
 
 }  // namespace nocflow::sim

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `nocflow traffic` end to end: outputs, determinism, overrides, bad input.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <iomanip>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/cli_runner.h"
 
@@ -69,6 +73,85 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
     EXPECT_NE(r.output.find(message), std::string::npos) << args << ": " << r.output;
     EXPECT_FALSE(fs::exists(dir / "out")) << args;
   }
+}
+
+/// `traffic --messages` on the 8x8 booksim config (5 cycles per router: 4 stages + link;
+/// 16-byte flits, 4-flit VC buffers).
+CliRun messages(const fs::path& dir, const std::string& file_text, const std::string& extra = "") {
+  { std::ofstream(dir / "messages.txt") << file_text; }
+  return run_nocflow("traffic --hw " + kHw + " --messages " + (dir / "messages.txt").string() + " --out " +
+                     (dir / "out").string() + " " + extra);
+}
+
+TEST(TrafficCli, MessagesReplayABatchAtTheZeroLoadLatency) {
+  const fs::path dir = fresh_dir("traffic_messages");
+  // Node 0 -> 63 crosses 15 routers, node 5 -> 6 two; neither message is longer than a VC
+  // buffer, so each takes BookSim2's zero-load latency 5 R + 2 + (L - 1) to its tail and is
+  // usable the cycle after: 5 R + 2 + L.
+  const CliRun r = messages(dir, "# src dst bytes [start]\n0 63 64\n\n5 6 48 100  # starts later\n");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const int first = 5 * 15 + 2 + 4, second = 5 * 2 + 2 + 3;
+  EXPECT_EQ(read_file(dir / "out" / "messages.csv"),
+            "src,dst,bytes,flits,start_cycle,delivered_cycle,latency_cycles\n"
+            "0,63,64,4,0," + std::to_string(first - 1) + "," + std::to_string(first) + "\n" +
+            "5,6,48,3,100," + std::to_string(100 + second - 1) + "," + std::to_string(second) + "\n");
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
+  EXPECT_EQ(j["cycles"].get<int>(), 100 + second);
+  EXPECT_EQ(j["flits"].get<int>(), 7);
+  // Both routes (xy) cross r(5,0) -> r(6,0), one after the other.
+  EXPECT_EQ(j["busiest_router_link_flits"].get<int>(), 7);
+  // links.csv (router names hold commas, so quoted): every flit once on an injection channel.
+  std::istringstream links(read_file(dir / "out" / "links.csv"));
+  std::string line;
+  int injected = 0;
+  std::getline(links, line);  // header
+  while (std::getline(links, line)) {
+    std::istringstream fields(line);
+    std::string from, to, flits;
+    std::getline(fields, from, ',');
+    fields >> std::quoted(to);
+    fields.ignore(1);  // ','
+    std::getline(fields, flits, ',');
+    if (from.rfind("node ", 0) == 0) injected += std::stoi(flits);
+  }
+  EXPECT_EQ(injected, 7);
+}
+
+TEST(TrafficCli, MessagesToOneNodeShareItsEjectionChannel) {
+  const fs::path dir = fresh_dir("traffic_messages_share");
+  // Nodes 1 and 8 are both one hop from node 0: alone, each 4-flit message takes 5 * 2 + 2 + 4
+  // = 16 cycles; together their 8 flits leave through node 0's one ejection channel.
+  const CliRun alone = messages(dir, "1 0 64\n");
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "out" / "summary.json"))["cycles"].get<int>(), 16);
+  const CliRun both = messages(dir, "1 0 64\n8 0 64\n");
+  ASSERT_EQ(both.exit_code, 0) << both.output;
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
+  EXPECT_EQ(j["busiest_ejection_flits"].get<int>(), 8);
+  EXPECT_GE(j["cycles"].get<int>(), 16 + 4);
+}
+
+TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
+  const fs::path dir = fresh_dir("traffic_messages_bad");
+  const std::pair<std::string, std::string> cases[] = {
+      {"0 64 10\n", "messages.txt:1: node 64 is outside the machine's 0..63"},
+      {"# header\n3 3 10\n", "messages.txt:2: a message from node 3 to itself never enters the NoC"},
+      {"0 1\n", "messages.txt:1: not three integers"},
+      {"0 1 0\n", "messages.txt:1: bytes must be at least 1"},
+      {"0 1 10 soon\n", "messages.txt:1: start_cycle is not an integer"},
+      {"0 1 10 -5\n", "messages.txt:1: start_cycle must be at least 0"},
+      {"0 1 10 5 6\n", "messages.txt:1: unexpected '6'"},
+      {"# nothing\n\n", "messages.txt: no messages"},
+  };
+  for (const auto& [text, message] : cases) {
+    const CliRun r = messages(dir, text);
+    EXPECT_EQ(r.exit_code, 2) << text << ": " << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << text << ": " << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out")) << text;
+  }
+  const CliRun both = messages(dir, "0 1 10\n", "--rate 0.2");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("--rate excludes --messages"), std::string::npos) << both.output;
 }
 
 }  // namespace

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#include "noc/traffic/batch.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+#include "noc/base/error.h"
+
+namespace nocflow::noc {
+namespace {
+
+/// Records, per message, when its last packet's tail arrived.
+class BatchListener : public DeliveryListener {
+ public:
+  explicit BatchListener(std::vector<int> packets) : left_(std::move(packets)), delivered_(left_.size(), -1) {}
+  void delivered(const Packet& p, Cycle now) override {
+    const auto m = static_cast<std::size_t>(p.tag);
+    if (--left_[m] == 0) delivered_[m] = now;
+  }
+  std::vector<Cycle> take() { return std::move(delivered_); }
+
+ private:
+  std::vector<int> left_;
+  std::vector<Cycle> delivered_;
+};
+
+}  // namespace
+
+std::vector<BatchMessage> read_messages(std::istream& in, const std::string& name, int nodes) {
+  std::vector<BatchMessage> out;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string text = line.substr(0, line.find('#'));
+    std::istringstream fields(text);
+    std::string first;
+    if (!(fields >> first)) continue;  // blank or comment
+    auto fail = [&](const std::string& why) {
+      throw InputError(name + ":" + std::to_string(number) + ": " + why + " (expected: src dst bytes [start_cycle])");
+    };
+    BatchMessage m;
+    std::istringstream head(first);
+    if (!(head >> m.src) || !head.eof() || !(fields >> m.dst >> m.bytes)) fail("not three integers");
+    if (!(fields >> m.start)) {
+      if (!fields.eof()) fail("start_cycle is not an integer");
+      m.start = 0;
+    }
+    std::string extra;
+    if (fields.clear(), fields >> extra) fail("unexpected '" + extra + "'");
+    for (int node : {m.src, m.dst})
+      if (node < 0 || node >= nodes)
+        fail("node " + std::to_string(node) + " is outside the machine's 0.." + std::to_string(nodes - 1));
+    if (m.src == m.dst) fail("a message from node " + std::to_string(m.src) + " to itself never enters the NoC");
+    if (m.bytes < 1) fail("bytes must be at least 1");
+    if (m.start < 0) fail("start_cycle must be at least 0");
+    out.push_back(m);
+  }
+  if (out.empty()) throw InputError(name + ": no messages");
+  return out;
+}
+
+BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages, const Advance& advance) {
+  const std::int64_t width = net.spec().link.width_bytes;
+  const int max_packet = std::max(1, net.spec().ni.max_packet_flits);
+  BatchResult r;
+  std::vector<int> packets;
+  for (const BatchMessage& m : messages) {
+    const std::int64_t flits = std::max<std::int64_t>(1, (m.bytes + width - 1) / width);
+    if (flits > std::numeric_limits<int>::max())
+      throw InputError("a message of " + std::to_string(m.bytes) + " bytes has more flits than the NI can count");
+    const int bound = net.spec().ni.injection_queue_flits;
+    if (bound > 0 && flits > bound)
+      throw InputError("a message of " + std::to_string(flits) + " flits can never fit the " + std::to_string(bound) +
+                       "-flit source queue (ni.injection_queue_flits)");
+    r.flits.push_back(flits);
+    packets.push_back(static_cast<int>((flits + max_packet - 1) / max_packet));
+    r.packets += packets.back();
+  }
+  BatchListener listener(packets);
+  net.set_source(nullptr);  // resets the network
+  net.set_listener(&listener);
+
+  // Messages in start order (list order within a cycle); a full bounded source queue holds
+  // its node's later messages back until it takes them.
+  std::vector<std::size_t> order(messages.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return messages[a].start < messages[b].start; });
+  std::vector<std::deque<std::size_t>> waiting(static_cast<std::size_t>(net.num_nodes()));
+  std::size_t next = 0, blocked = 0;
+  const Cycle first = messages[order.front()].start;
+  while (next < order.size() || blocked > 0) {
+    const Cycle now = blocked > 0 ? net.now() : messages[order[next]].start;
+    advance(now);
+    for (; next < order.size() && messages[order[next]].start <= now; ++next, ++blocked)
+      waiting[static_cast<std::size_t>(messages[order[next]].src)].push_back(order[next]);
+    for (auto& queue : waiting)
+      while (!queue.empty()) {
+        const std::size_t i = queue.front();
+        const BatchMessage& m = messages[i];
+        if (!net.send(m.src, {m.dst, static_cast<int>(r.flits[i]), now, static_cast<std::int64_t>(i), false, max_packet}))
+          break;
+        queue.pop_front();
+        --blocked;
+      }
+    if (blocked > 0) advance(now + 1);
+  }
+  advance(kNever);
+  net.verify_drained();
+  net.set_listener(nullptr);
+
+  r.delivered = listener.take();
+  Cycle last = first;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (r.delivered[i] < 0)
+      throw CheckError("message " + std::to_string(i) + " (node " + std::to_string(messages[i].src) + " -> node " +
+                       std::to_string(messages[i].dst) + ") was never delivered");
+    last = std::max(last, r.delivered[i] + 1);
+  }
+  r.cycles = last - first;
+  r.router_steps = net.router_steps();
+  r.links = link_loads(net, r.cycles);
+  return r;
+}
+
+}  // namespace nocflow::noc
