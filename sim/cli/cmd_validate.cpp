@@ -30,6 +30,7 @@ struct ValidateArgs {
   std::vector<std::string> sizes = {"1KiB", "4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB"};
   std::vector<std::string> types;
   bool calibrate = false;
+  bool dump_messages = false;
   std::string out;
   // --rank: plan ranking (sim/validate/rank.h) instead of the microbenchmarks.
   bool rank = false;
@@ -40,6 +41,23 @@ struct ValidateArgs {
   int jobs = 1;
   int placements = 4;
 };
+
+/// OUT/messages/<topology>_<type>_<bytes>.txt, the case's sends as a `traffic --messages` file,
+/// and OUT/messages/<topology>.yaml, the machine it ran on.
+void write_messages(const std::string& out, const HwSpec& hw, const BenchResult& r) {
+  std::string topology = r.bench.topology;
+  std::replace(topology.begin(), topology.end(), ' ', '_');
+  const fs::path dir = fs::path(out) / "messages";
+  fs::create_directories(dir);
+  std::ofstream(dir / (topology + ".yaml")) << resolved_yaml(hw);
+  const std::string name = topology + "_" + r.bench.type + "_" + std::to_string(r.bench.tensor_bytes) + ".txt";
+  std::ofstream f(dir / name);
+  f << "# " << r.bench.topology << " " << r.bench.type << " " << r.bench.tensor_bytes << " B: " << r.producer
+    << " -> " << r.consumer << ", simulated " << r.simulated_cycles << " cycles\n"
+    << "# replay: nocflow traffic --hw " << (dir / (topology + ".yaml")).string() << " --messages "
+    << (dir / name).string() << " --out DIR\n# src dst bytes\n";
+  for (const noc::BatchMessage& m : r.sends) f << m.src << " " << m.dst << " " << m.bytes << "\n";
+}
 
 std::int64_t parse_size(const std::string& s) {
   static const std::pair<const char*, std::int64_t> units[] = {{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"B", 1}};
@@ -195,6 +213,7 @@ int run(const ValidateArgs& a) {
           << (r.router_bound() ? "router" : "endpoint") << "," << r.busiest_router_link_flits << ","
           << r.busiest_endpoint_flits << "," << r.messages << "," << fitted << "," << rel(fitted) << ","
           << r.router_slowdown << "," << (r.slowdown_fitted_here ? 1 : 0) << "\n";
+      if (a.dump_messages && !r.sends.empty()) write_messages(a.out, hw, r);
       results.push_back(r);
       const bool near = r.max_link_utilisation >= kNearSaturation;
       if (!near) decomposition.add(r);
@@ -315,6 +334,9 @@ void add_validate_command(CLI::App& app, Action& action) {
                 "instead: replay the k best plans of each cost model, rank correlation and regret (needs --network)");
   a->net.add_to(*cmd);
   cmd->get_option("--network")->required(false);  // only --rank reads a network
+  cmd->add_flag("--dump-messages", a->dump_messages,
+                "write each case's sends to OUT/messages/ (nocflow traffic --messages replays them; not ALL_REDUCE)")
+      ->excludes("--rank");
   cmd->add_option("--k", a->k, "--rank: plans per cost model")->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "--rank: plans replayed at once (one process each)")->capture_default_str();
   cmd->add_option("--placements", a->placements,

@@ -391,6 +391,11 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
       if (s.kind == StepKind::Send && std::find(measured.begin(), measured.end(), s.edge) != measured.end())
         routers = std::max(routers, topo.routers_on_path(r.busiest_sender, s.peer));
   if (routers > 0) r.hop_latency_cycles = routers * (desc.router_pipeline_cycles + desc.link_latency_cycles) + 2;
+  if (bench.type != "ALL_REDUCE")
+    for (std::size_t pe = 0; pe < low.programs.pe.size(); ++pe)
+      for (const Step& s : low.programs.pe[pe])
+        if (s.kind == StepKind::Send && s.edge == measured.front())
+          r.sends.push_back({static_cast<int>(pe), s.peer, s.bytes, 0});
 
   const Simulated all = simulate(big, measured_programs(low.programs, measured, -1), measured);
   r.simulated_cycles = all.cycles;

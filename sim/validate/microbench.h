@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "noc/traffic/batch.h"
 #include "optimizer/cost/linkload_model.h"
 #include "sim/config/hw_spec.h"
 
@@ -49,6 +50,10 @@ struct BenchResult {
   /// linkload_fitted slows a shared one.)
   bool router_bound() const { return busiest_router_link_flits > busiest_endpoint_flits; }
   std::int64_t messages = 0;                   ///< transfers (one message each)
+  /// The measured sends, each PE's in its program's order: `nocflow traffic --messages`
+  /// replays them (all at start 0, as the barrier releases them) in simulated_cycles. Empty
+  /// for ALL_REDUCE, whose ring rounds each wait for the previous one.
+  std::vector<noc::BatchMessage> sends;
 
   // Where the simulated time goes. The contention-free run replays the same redistribution
   // with only its busiest sender sending (most bytes; ties: lowest PE): the other flows are
