@@ -62,12 +62,11 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
 }
 
 BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages, const Advance& advance) {
-  const std::int64_t width = net.spec().link.width_bytes;
   const int max_packet = std::max(1, net.spec().ni.max_packet_flits);
   BatchResult r;
   std::vector<int> packets;
   for (const BatchMessage& m : messages) {
-    const std::int64_t flits = std::max<std::int64_t>(1, (m.bytes + width - 1) / width);
+    const std::int64_t flits = message_flits(m.bytes, net.spec().link.width_bytes);
     if (flits > std::numeric_limits<int>::max())
       throw InputError("a message of " + std::to_string(m.bytes) + " bytes has more flits than the NI can count");
     const int bound = net.spec().ni.injection_queue_flits;

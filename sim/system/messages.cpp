@@ -14,8 +14,7 @@ MessageLayer::MessageLayer(noc::Network& net, std::function<void(int)> on_comple
 }
 
 std::int64_t MessageLayer::flits_for(std::int64_t bytes) const {
-  const std::int64_t width = net_.spec().link.width_bytes;
-  return std::max<std::int64_t>(1, (bytes + width - 1) / width);
+  return noc::message_flits(bytes, net_.spec().link.width_bytes);
 }
 
 bool MessageLayer::send(int src, int dst, std::int64_t bytes, std::int64_t tag, noc::Cycle cycle) {
