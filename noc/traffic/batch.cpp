@@ -2,6 +2,7 @@
 #include "noc/traffic/batch.h"
 
 #include <algorithm>
+#include <charconv>
 #include <deque>
 #include <limits>
 #include <numeric>
@@ -33,25 +34,26 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
   std::vector<BatchMessage> out;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    const std::string text = line.substr(0, line.find('#'));
-    std::istringstream fields(text);
-    std::string first;
-    if (!(fields >> first)) continue;  // blank or comment
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::vector<std::string> fields;
+    for (std::string w; words >> w;) fields.push_back(w);
+    if (fields.empty()) continue;  // blank or comment
     auto fail = [&](const std::string& why) {
       throw InputError(name + ":" + std::to_string(number) + ": " + why + " (expected: src dst bytes [start_cycle])");
     };
-    BatchMessage m;
-    std::istringstream head(first);
-    if (!(head >> m.src) || !head.eof() || !(fields >> m.dst >> m.bytes)) fail("not three integers");
-    if (!(fields >> m.start)) {
-      if (!fields.eof()) fail("start_cycle is not an integer");
-      m.start = 0;
+    if (fields.size() < 3) fail("not three integers");
+    if (fields.size() > 4) fail("unexpected '" + fields[4] + "'");
+    static const char* const what[] = {"src", "dst", "bytes", "start_cycle"};
+    std::int64_t v[4] = {0, 0, 0, 0};
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const std::string& f = fields[i];
+      const auto [end, error] = std::from_chars(f.data(), f.data() + f.size(), v[i]);
+      if (error != std::errc() || end != f.data() + f.size()) fail(std::string(what[i]) + " '" + f + "' is not an integer");
     }
-    std::string extra;
-    if (fields.clear(), fields >> extra) fail("unexpected '" + extra + "'");
-    for (int node : {m.src, m.dst})
-      if (node < 0 || node >= nodes)
-        fail("node " + std::to_string(node) + " is outside the machine's 0.." + std::to_string(nodes - 1));
+    for (int i : {0, 1})
+      if (v[i] < 0 || v[i] >= nodes)
+        fail("node " + std::to_string(v[i]) + " is outside the machine's 0.." + std::to_string(nodes - 1));
+    const BatchMessage m{static_cast<int>(v[0]), static_cast<int>(v[1]), v[2], v[3]};
     if (m.src == m.dst) fail("a message from node " + std::to_string(m.src) + " to itself never enters the NoC");
     if (m.bytes < 1) fail("bytes must be at least 1");
     if (m.start < 0) fail("start_cycle must be at least 0");
