@@ -16,7 +16,8 @@ namespace {
 /// Records, per message, when its last packet's tail arrived.
 class BatchListener : public DeliveryListener {
  public:
-  explicit BatchListener(std::vector<int> packets) : left_(std::move(packets)), delivered_(left_.size(), -1) {}
+  explicit BatchListener(std::vector<int> packets)
+      : left_(std::move(packets)), delivered_(left_.size(), -1) {}
   void delivered(const Packet& p, Cycle now) override {
     const auto m = static_cast<std::size_t>(p.tag);
     if (--left_[m] == 0) delivered_[m] = now;
@@ -39,7 +40,8 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
     for (std::string w; words >> w;) fields.push_back(w);
     if (fields.empty()) continue;  // blank or comment
     auto fail = [&](const std::string& why) {
-      throw InputError(name + ":" + std::to_string(number) + ": " + why + " (expected: src dst bytes [start_cycle])");
+      throw InputError(name + ":" + std::to_string(number) + ": " + why +
+                       " (expected: src dst bytes [start_cycle])");
     };
     if (fields.size() < 3) fail("not three integers");
     if (fields.size() > 4) fail("unexpected '" + fields[4] + "'");
@@ -48,13 +50,16 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const std::string& f = fields[i];
       const auto [end, error] = std::from_chars(f.data(), f.data() + f.size(), v[i]);
-      if (error != std::errc() || end != f.data() + f.size()) fail(std::string(what[i]) + " '" + f + "' is not an integer");
+      if (error != std::errc() || end != f.data() + f.size())
+        fail(std::string(what[i]) + " '" + f + "' is not an integer");
     }
     for (int i : {0, 1})
       if (v[i] < 0 || v[i] >= nodes)
-        fail("node " + std::to_string(v[i]) + " is outside the machine's 0.." + std::to_string(nodes - 1));
+        fail("node " + std::to_string(v[i]) + " is outside the machine's 0.." +
+             std::to_string(nodes - 1));
     const BatchMessage m{static_cast<int>(v[0]), static_cast<int>(v[1]), v[2], v[3]};
-    if (m.src == m.dst) fail("a message from node " + std::to_string(m.src) + " to itself never enters the NoC");
+    if (m.src == m.dst)
+      fail("a message from node " + std::to_string(m.src) + " to itself never enters the NoC");
     if (m.bytes < 1) fail("bytes must be at least 1");
     if (m.start < 0) fail("start_cycle must be at least 0");
     out.push_back(m);
@@ -63,18 +68,20 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
   return out;
 }
 
-BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages, const Advance& advance) {
+BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages,
+                      const Advance& advance) {
   const int max_packet = std::max(1, net.spec().ni.max_packet_flits);
   BatchResult r;
   std::vector<int> packets;
   for (const BatchMessage& m : messages) {
     const std::int64_t flits = message_flits(m.bytes, net.spec().link.width_bytes);
     if (flits > std::numeric_limits<int>::max())
-      throw InputError("a message of " + std::to_string(m.bytes) + " bytes has more flits than the NI can count");
+      throw InputError("a message of " + std::to_string(m.bytes) +
+                       " bytes has more flits than the NI can count");
     const int bound = net.spec().ni.injection_queue_flits;
     if (bound > 0 && flits > bound)
-      throw InputError("a message of " + std::to_string(flits) + " flits can never fit the " + std::to_string(bound) +
-                       "-flit source queue (ni.injection_queue_flits)");
+      throw InputError("a message of " + std::to_string(flits) + " flits can never fit the " +
+                       std::to_string(bound) + "-flit source queue (ni.injection_queue_flits)");
     r.flits.push_back(flits);
     packets.push_back(static_cast<int>((flits + max_packet - 1) / max_packet));
     r.packets += packets.back();
@@ -87,8 +94,9 @@ BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages, c
   // its node's later messages back until it takes them.
   std::vector<std::size_t> order(messages.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return messages[a].start < messages[b].start; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return messages[a].start < messages[b].start;
+  });
   std::vector<std::deque<std::size_t>> waiting(static_cast<std::size_t>(net.num_nodes()));
   std::size_t next = 0, blocked = 0;
   const Cycle first = messages[order.front()].start;
@@ -101,7 +109,8 @@ BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages, c
       while (!queue.empty()) {
         const std::size_t i = queue.front();
         const BatchMessage& m = messages[i];
-        if (!net.send(m.src, {m.dst, static_cast<int>(r.flits[i]), now, static_cast<std::int64_t>(i), false, max_packet}))
+        if (!net.send(m.src, {m.dst, static_cast<int>(r.flits[i]), now,
+                              static_cast<std::int64_t>(i), false, max_packet}))
           break;
         queue.pop_front();
         --blocked;
@@ -116,7 +125,8 @@ BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages, c
   Cycle last = first;
   for (std::size_t i = 0; i < messages.size(); ++i) {
     if (r.delivered[i] < 0)
-      throw CheckError("message " + std::to_string(i) + " (node " + std::to_string(messages[i].src) + " -> node " +
+      throw CheckError("message " + std::to_string(i) + " (node " +
+                       std::to_string(messages[i].src) + " -> node " +
                        std::to_string(messages[i].dst) + ") was never delivered");
     last = std::max(last, r.delivered[i] + 1);
   }

@@ -36,17 +36,18 @@ struct BatchMessage {
 std::vector<BatchMessage> read_messages(std::istream& in, const std::string& name, int nodes);
 
 struct BatchResult {
-  Cycle cycles = 0;                ///< first start to the cycle after the last delivery
-  std::vector<Cycle> delivered;    ///< per message: the cycle its last tail arrived
-  std::vector<std::int64_t> flits; ///< per message
+  Cycle cycles = 0;                 ///< first start to the cycle after the last delivery
+  std::vector<Cycle> delivered;     ///< per message: the cycle its last tail arrived
+  std::vector<std::int64_t> flits;  ///< per message
   std::int64_t packets = 0;
-  std::int64_t router_steps = 0;   ///< router evaluations done (idle ones skipped)
-  std::vector<LinkLoad> links;     ///< flits per link; utilisation over `cycles`
+  std::int64_t router_steps = 0;  ///< router evaluations done (idle ones skipped)
+  std::vector<LinkLoad> links;    ///< flits per link; utilisation over `cycles`
 };
 
 /// Replays `messages` on `net` (reset first) until every one is delivered and the network has
 /// drained; checks conservation (every flit ejected once, credits back). `advance` runs the
 /// network to a cycle, as in run_traffic.
-BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages, const Advance& advance);
+BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages,
+                      const Advance& advance);
 
 }  // namespace nocflow::noc

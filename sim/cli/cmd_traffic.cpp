@@ -75,11 +75,13 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   return j;
 }
 
-void write_links(const std::string& path, const TrafficResult& r) {
+void write_links(const std::string& path, const std::vector<noc::LinkLoad>& links) {
   std::ofstream out(path);
   out << "from,to,flits,utilisation_flits_per_cycle\n";
   out << std::fixed << std::setprecision(6);
-  for (const auto& l : r.links) out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << "," << l.utilisation << "\n";
+  for (const auto& l : links)
+    out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << "," << l.utilisation
+        << "\n";
 }
 
 void print_result(const TrafficResult& r, double wall, int routers) {
@@ -102,15 +104,33 @@ void print_result(const TrafficResult& r, double wall, int routers) {
     << "  conservation       ok: " << r.flits_injected << " flits injected, all ejected once, credits restored\n";
 }
 
+/// A progress line on stderr every 2 s of wall time (unless quiet), from the kernel's cycles.
+void report_progress(noc::NocModule& top, bool quiet) {
+  if (quiet) return;
+  const auto started = Clock::now();
+  auto last_report = started;
+  Cycle cycles_seen = 0;
+  top.on_cycle = [=](Cycle c) mutable {
+    if (++cycles_seen & 0x3fff) return;
+    if (seconds_since(last_report) > 2.0) {
+      last_report = Clock::now();
+      std::cerr << "  ... cycle " << c << ", " << std::fixed << std::setprecision(1)
+                << seconds_since(started) << " s\n";
+    }
+  };
+}
+
 /// `--messages FILE`: the batch's duration, per-message delivery and link loads.
 int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   std::ifstream in(a.messages);
   if (!in) throw InputError("--messages " + a.messages + ": cannot open");
-  const std::vector<noc::BatchMessage> messages = noc::read_messages(in, a.messages, net.num_nodes());
+  const std::vector<noc::BatchMessage> messages =
+      noc::read_messages(in, a.messages, net.num_nodes());
   prepare_output_dir(a.out, spec);
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);
-  std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  " << messages.size() << (messages.size() == 1 ? " message" : " messages") << " from "
-            << a.messages << "\n";
+  report_progress(top, a.quiet);
+  std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  " << messages.size()
+            << (messages.size() == 1 ? " message" : " messages") << " from " << a.messages << "\n";
   const auto started = Clock::now();
   const noc::BatchResult r = noc::run_batch(net, messages, [&](Cycle c) { top.run_until(c); });
   const double wall = seconds_since(started);
@@ -124,7 +144,8 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
     csv << "src,dst,bytes,flits,start_cycle,delivered_cycle,latency_cycles\n";
     for (std::size_t i = 0; i < messages.size(); ++i) {
       const noc::BatchMessage& m = messages[i];
-      const Cycle latency = r.delivered[i] + 1 - m.start;  // usable the cycle after the tail arrives
+      const Cycle latency =
+          r.delivered[i] + 1 - m.start;  // usable the cycle after the tail arrives
       csv << m.src << "," << m.dst << "," << m.bytes << "," << r.flits[i] << "," << m.start << ","
           << r.delivered[i] << "," << latency << "\n";
       bytes += m.bytes;
@@ -133,9 +154,11 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
       latency_max = std::max(latency_max, latency);
     }
   }
-  std::int64_t busiest[3] = {0, 0, 0};  // by LinkLoad::Kind
+  std::int64_t injection = 0, router = 0, ejection = 0;  // the busiest link of each kind, flits
   for (const noc::LinkLoad& l : r.links) {
-    std::int64_t& b = busiest[static_cast<int>(l.kind)];
+    std::int64_t& b = l.kind == noc::LinkLoad::Kind::Injection  ? injection
+                      : l.kind == noc::LinkLoad::Kind::Ejection ? ejection
+                                                                : router;
     b = std::max(b, l.flits);
   }
   nlohmann::ordered_json j;
@@ -147,30 +170,33 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   j["cycles"] = r.cycles;
   j["avg_message_latency"] = latency_sum / static_cast<double>(messages.size());
   j["max_message_latency"] = latency_max;
-  j["busiest_injection_flits"] = busiest[static_cast<int>(noc::LinkLoad::Kind::Injection)];
-  j["busiest_router_link_flits"] = busiest[static_cast<int>(noc::LinkLoad::Kind::RouterToRouter)];
-  j["busiest_ejection_flits"] = busiest[static_cast<int>(noc::LinkLoad::Kind::Ejection)];
+  j["busiest_injection_flits"] = injection;
+  j["busiest_router_link_flits"] = router;
+  j["busiest_ejection_flits"] = ejection;
   j["router_evaluations"] = r.router_steps;
   j["wall_seconds"] = wall;
-  j["units"] = {{"cycles", "clock cycles from the first message's start to the cycle after the last delivery"},
-                {"latency", "cycles, start to the cycle after the message's last tail arrived"},
-                {"busiest_*_flits", "flits on the busiest link of each kind"},
-                {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
+  j["units"] = {
+      {"cycles",
+       "clock cycles from the first message's start to the cycle after the last delivery"},
+      {"latency", "cycles, start to the cycle after the message's last tail arrived"},
+      {"busiest_*_flits", "flits on the busiest link of each kind"},
+      {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
   std::ofstream(dir / "summary.json") << j.dump(2) << "\n";
-  TrafficResult links;
-  links.links = r.links;
-  write_links((dir / "links.csv").string(), links);
+  write_links((dir / "links.csv").string(), r.links);
 
-  const std::int64_t endpoint = std::max(busiest[0], busiest[2]);
-  std::cout << std::fixed << std::setprecision(2) << "  delivered          " << messages.size() << (messages.size() == 1 ? " message, " : " messages, ")
-            << bytes << " bytes, " << flits << " flits, " << r.packets << " packets in " << r.cycles
-            << " cycles\n"
-            << "  message latency    " << latency_sum / static_cast<double>(messages.size()) << " cycles (max "
-            << latency_max << ")\n"
-            << "  busiest link       " << endpoint << " flits on a PE channel, " << busiest[1]
-            << " on a router-to-router link (" << std::max(endpoint, busiest[1]) << " cycles at 1 flit/cycle)\n"
-            << "  simulated          in " << std::setprecision(3) << wall << " s; conservation ok, credits restored\n"
-            << "nocflow: wrote " << a.out << "/summary.json, messages.csv, links.csv, config.resolved.yaml\n";
+  const std::int64_t endpoint = std::max(injection, ejection);
+  std::cout << std::fixed << std::setprecision(2) << "  delivered          " << messages.size()
+            << (messages.size() == 1 ? " message, " : " messages, ") << bytes << " bytes, " << flits
+            << " flits, " << r.packets << " packets in " << r.cycles << " cycles\n"
+            << "  message latency    " << latency_sum / static_cast<double>(messages.size())
+            << " cycles (max " << latency_max << ")\n"
+            << "  busiest link       " << endpoint << " flits on a PE channel, " << router
+            << " on a router-to-router link (" << std::max(endpoint, router)
+            << " cycles at 1 flit/cycle)\n"
+            << "  simulated          in " << std::setprecision(3) << wall
+            << " s; conservation ok, credits restored\n"
+            << "nocflow: wrote " << a.out
+            << "/summary.json, messages.csv, links.csv, config.resolved.yaml\n";
   return 0;
 }
 
@@ -185,17 +211,8 @@ int run(const TrafficArgs& a) {
 
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);
   const int routers = net.topology().num_routers();
-  auto started = Clock::now();
-  auto last_report = started;
-  Cycle cycles_seen = 0;
-  top.on_cycle = [&](Cycle c) {
-    if ((++cycles_seen & 0x3fff) || a.quiet) return;
-    if (seconds_since(last_report) > 2.0) {
-      last_report = Clock::now();
-      std::cerr << "  ... cycle " << c << ", " << std::fixed << std::setprecision(1)
-                << seconds_since(started) << " s\n";
-    }
-  };
+  const auto started = Clock::now();
+  report_progress(top, a.quiet);
   const noc::Advance advance = [&](Cycle c) { top.run_until(c); };
 
   std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  pattern " << a.traffic.pattern
@@ -206,7 +223,7 @@ int run(const TrafficArgs& a) {
     const double wall = seconds_since(started);
     std::ofstream(std::filesystem::path(a.out) / "summary.json")
         << summary_json(r, a, routers, wall).dump(2) << "\n";
-    write_links((std::filesystem::path(a.out) / "links.csv").string(), r);
+    write_links((std::filesystem::path(a.out) / "links.csv").string(), r.links);
     print_result(r, wall, routers);
     std::cout << "nocflow: wrote " << a.out << "/summary.json, links.csv, config.resolved.yaml\n";
     return 0;
@@ -305,10 +322,12 @@ void add_traffic_command(CLI::App& app, Action& action) {
                 "bisect the offered load to 0.005 flits/node/cycle for the saturation point");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--messages", a->messages,
-                  "instead: replay this batch of messages (lines 'src dst bytes [start_cycle]') until delivered; "
+                  "instead: replay this batch of messages (lines 'src dst bytes [start_cycle]') "
+                  "until delivered; "
                   "writes messages.csv")
-      ->excludes("--pattern", "--rate", "--packet-flits", "--cycles", "--warmup", "--find-saturation",
-                 "--exclude-self", "--hotspot-node", "--hotspot-fraction", "--seed", "--sample-period");
+      ->excludes("--pattern", "--rate", "--packet-flits", "--cycles", "--warmup",
+                 "--find-saturation", "--exclude-self", "--hotspot-node", "--hotspot-fraction",
+                 "--seed", "--sample-period");
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }
 

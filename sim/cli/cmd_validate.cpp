@@ -50,10 +50,12 @@ void write_messages(const std::string& out, const HwSpec& hw, const BenchResult&
   const fs::path dir = fs::path(out) / "messages";
   fs::create_directories(dir);
   std::ofstream(dir / (topology + ".yaml")) << resolved_yaml(hw);
-  const std::string name = topology + "_" + r.bench.type + "_" + std::to_string(r.bench.tensor_bytes) + ".txt";
+  const std::string name =
+      topology + "_" + r.bench.type + "_" + std::to_string(r.bench.tensor_bytes) + ".txt";
   std::ofstream f(dir / name);
-  f << "# " << r.bench.topology << " " << r.bench.type << " " << r.bench.tensor_bytes << " B: " << r.producer
-    << " -> " << r.consumer << ", simulated " << r.simulated_cycles << " cycles\n"
+  f << "# " << r.bench.topology << " " << r.bench.type << " " << r.bench.tensor_bytes
+    << " B: " << r.producer << " -> " << r.consumer << ", simulated " << r.simulated_cycles
+    << " cycles\n"
     << "# replay: nocflow traffic --hw " << (dir / (topology + ".yaml")).string() << " --messages "
     << (dir / name).string() << " --out DIR\n# src dst bytes\n";
   for (const noc::BatchMessage& m : r.sends) f << m.src << " " << m.dst << " " << m.bytes << "\n";
@@ -335,7 +337,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   a->net.add_to(*cmd);
   cmd->get_option("--network")->required(false);  // only --rank reads a network
   cmd->add_flag("--dump-messages", a->dump_messages,
-                "write each case's sends to OUT/messages/ (nocflow traffic --messages replays them; not ALL_REDUCE)")
+                "write each case's sends to OUT/messages/ (nocflow traffic --messages replays "
+                "them; not ALL_REDUCE)")
       ->excludes("--rank");
   cmd->add_option("--k", a->k, "--rank: plans per cost model")->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "--rank: plans replayed at once (one process each)")->capture_default_str();

@@ -79,8 +79,9 @@ void write_layers_csv(std::ostream& out, const Lowered& lowered, const std::vect
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const LayerStats& s = layers[l];
     const opt::PlacedLayer& pl = lowered.layers[l];
-    out << csv_field(s.name) << "," << csv_field(pl.layer->op) << "," << csv_field(pl.choice.str()) << "," << pl.choice.nodes() << ","
-        << s.start << "," << s.end << "," << s.compute << "," << s.communication << "," << s.idle << "\n";
+    out << csv_field(s.name) << "," << csv_field(pl.layer->op) << "," << csv_field(pl.choice.str())
+        << "," << pl.choice.nodes() << "," << s.start << "," << s.end << "," << s.compute << ","
+        << s.communication << "," << s.idle << "\n";
   }
 }
 
@@ -89,7 +90,8 @@ void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges
          "relative_error_paper,relative_error_linkload\n";
   out << std::fixed << std::setprecision(1);
   for (const EdgeReport& r : edges) {
-    out << csv_field(r.src) << "," << csv_field(r.dst) << "," << csv_field(r.type) << "," << r.bytes << ",";
+    out << csv_field(r.src) << "," << csv_field(r.dst) << "," << csv_field(r.type) << "," << r.bytes
+        << ",";
     if (r.paper_cycles >= 0) out << r.paper_cycles;
     out << ",";
     if (r.linkload_cycles >= 0) out << r.linkload_cycles;
@@ -102,7 +104,8 @@ void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes) {
   out << "from,to,flits,bytes,utilisation_flits_per_cycle\n";
   out << std::fixed << std::setprecision(6);
   for (const auto& l : run.links)
-    out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << "," << l.flits * width_bytes << "," << l.utilisation << "\n";
+    out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << ","
+        << l.flits * width_bytes << "," << l.utilisation << "\n";
 }
 
 }  // namespace nocflow::sim

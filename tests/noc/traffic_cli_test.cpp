@@ -79,8 +79,8 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
 /// 16-byte flits, 4-flit VC buffers).
 CliRun messages(const fs::path& dir, const std::string& file_text, const std::string& extra = "") {
   { std::ofstream(dir / "messages.txt") << file_text; }
-  return run_nocflow("traffic --hw " + kHw + " --messages " + (dir / "messages.txt").string() + " --out " +
-                     (dir / "out").string() + " " + extra);
+  return run_nocflow("traffic --hw " + kHw + " --messages " + (dir / "messages.txt").string() +
+                     " --out " + (dir / "out").string() + " " + extra);
 }
 
 TEST(TrafficCli, MessagesReplayABatchAtTheZeroLoadLatency) {
@@ -88,13 +88,15 @@ TEST(TrafficCli, MessagesReplayABatchAtTheZeroLoadLatency) {
   // Node 0 -> 63 crosses 15 routers, node 5 -> 6 two; neither message is longer than a VC
   // buffer, so each takes BookSim2's zero-load latency 5 R + 2 + (L - 1) to its tail and is
   // usable the cycle after: 5 R + 2 + L.
-  const CliRun r = messages(dir, "# src dst bytes [start]\n0 63 64\n\n5 6 48 100  # starts later\n");
+  const CliRun r =
+      messages(dir, "# src dst bytes [start]\n0 63 64\n\n5 6 48 100  # starts later\n");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const int first = 5 * 15 + 2 + 4, second = 5 * 2 + 2 + 3;
   EXPECT_EQ(read_file(dir / "out" / "messages.csv"),
             "src,dst,bytes,flits,start_cycle,delivered_cycle,latency_cycles\n"
-            "0,63,64,4,0," + std::to_string(first - 1) + "," + std::to_string(first) + "\n" +
-            "5,6,48,3,100," + std::to_string(100 + second - 1) + "," + std::to_string(second) + "\n");
+            "0,63,64,4,0," +
+                std::to_string(first - 1) + "," + std::to_string(first) + "\n" + "5,6,48,3,100," +
+                std::to_string(100 + second - 1) + "," + std::to_string(second) + "\n");
   const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
   EXPECT_EQ(j["cycles"].get<int>(), 100 + second);
   EXPECT_EQ(j["flits"].get<int>(), 7);
@@ -123,7 +125,8 @@ TEST(TrafficCli, MessagesToOneNodeShareItsEjectionChannel) {
   // = 16 cycles; together their 8 flits leave through node 0's one ejection channel.
   const CliRun alone = messages(dir, "1 0 64\n");
   ASSERT_EQ(alone.exit_code, 0) << alone.output;
-  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "out" / "summary.json"))["cycles"].get<int>(), 16);
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "out" / "summary.json"))["cycles"].get<int>(),
+            16);
   const CliRun both = messages(dir, "1 0 64\n8 0 64\n");
   ASSERT_EQ(both.exit_code, 0) << both.output;
   const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
@@ -135,7 +138,8 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
   const fs::path dir = fresh_dir("traffic_messages_bad");
   const std::pair<std::string, std::string> cases[] = {
       {"0 64 10\n", "messages.txt:1: node 64 is outside the machine's 0..63"},
-      {"# header\n3 3 10\n", "messages.txt:2: a message from node 3 to itself never enters the NoC"},
+      {"# header\n3 3 10\n",
+       "messages.txt:2: a message from node 3 to itself never enters the NoC"},
       {"0 1\n", "messages.txt:1: not three integers"},
       {"0 1 0\n", "messages.txt:1: bytes must be at least 1"},
       {"0 1 10 soon\n", "messages.txt:1: start_cycle 'soon' is not an integer"},

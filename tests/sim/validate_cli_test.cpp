@@ -260,8 +260,9 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
   // a batch on the same machine, they take exactly the case's simulated cycles (HALO_2D and
   // SCATTER, with contention, on a mesh and on the crossbar; ALL_REDUCE's rounds are not a
   // batch and are not written).
-  const Validation v = validate("validate_dump", "--meshes 4 --crossbar 8 --sizes 64KiB "
-                                                 "--types SCATTER,HALO_2D,ALL_REDUCE --dump-messages");
+  const Validation v = validate("validate_dump",
+                                "--meshes 4 --crossbar 8 --sizes 64KiB "
+                                "--types SCATTER,HALO_2D,ALL_REDUCE --dump-messages");
   ASSERT_EQ(v.rows.size(), 6u);
   int replayed = 0, contended = 0;
   for (const auto& row : v.rows) {
@@ -274,19 +275,24 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
       continue;
     }
     const fs::path out = v.out.parent_path() / stem;
-    const CliRun r = run_nocflow("traffic --hw " + (v.out / "messages" / (topology + ".yaml")).string() +
-                                 " --messages " + file.string() + " --out " + out.string());
+    const CliRun r =
+        run_nocflow("traffic --hw " + (v.out / "messages" / (topology + ".yaml")).string() +
+                    " --messages " + file.string() + " --out " + out.string());
     ASSERT_EQ(r.exit_code, 0) << stem << ": " << r.output;
     const auto summary = nlohmann::json::parse(read_file(out / "summary.json"));
-    EXPECT_EQ(summary["cycles"].get<std::int64_t>(), std::stoll(row.at("simulated_cycles"))) << stem;
+    EXPECT_EQ(summary["cycles"].get<std::int64_t>(), std::stoll(row.at("simulated_cycles")))
+        << stem;
     EXPECT_EQ(summary["messages"].get<std::int64_t>(), std::stoll(row.at("messages"))) << stem;
     ++replayed;
     contended += std::stoll(row.at("contention_cycles")) > 0;
   }
   EXPECT_EQ(replayed, 4);
   EXPECT_GE(contended, 3);  // the flows interfere: the batch reproduces more than the busiest link
-  EXPECT_EQ(run_nocflow("validate " + kHw + " --rank --network zoo:resnet18 --dump-messages --out " +
-                        (v.out.parent_path() / "rank").string()).exit_code, 2);
+  EXPECT_EQ(
+      run_nocflow("validate " + kHw + " --rank --network zoo:resnet18 --dump-messages --out " +
+                  (v.out.parent_path() / "rank").string())
+          .exit_code,
+      2);
 }
 
 TEST(ValidateCli, BadArgumentsExitWith2) {
