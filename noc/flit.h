@@ -2,19 +2,11 @@
 #pragma once
 // The units that move through the network. Flits are small values copied into fixed-size
 // buffers; a flit never owns memory. Packets live in a recycled table (PacketTable).
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 namespace nocflow::noc {
-
-/// Flits of a message of `bytes` on links `width_bytes` wide: ⌈bytes / width⌉, at least one.
-/// The NIs cut messages so (sim/system/messages.h, traffic/batch.h); the optimizer's FlitSize
-/// counts the same.
-inline std::int64_t message_flits(std::int64_t bytes, std::int64_t width_bytes) {
-  return std::max<std::int64_t>(1, (bytes + width_bytes - 1) / width_bytes);
-}
 
 using Cycle = std::int64_t;
 inline constexpr Cycle kNever = std::numeric_limits<Cycle>::max();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <sstream>
 
 #include "noc/base/error.h"
@@ -97,6 +98,23 @@ void Network::set_source(PacketSource* source) {
 }
 
 void Network::set_sink_interval(int node, int cycles) { nis_[node].sink_interval = cycles; }
+
+MessageCut cut_message(const NocSpec& spec, std::int64_t bytes) {
+  const std::int64_t width = spec.link.width_bytes;
+  const std::int64_t flits = std::max<std::int64_t>(1, (bytes + width - 1) / width);
+  const int bound = spec.ni.injection_queue_flits;
+  if (bound > 0 && flits > bound)
+    throw InputError("message of " + std::to_string(flits) + " flits can never fit the " +
+                     std::to_string(bound) + "-flit source queue (ni.injection_queue_flits)");
+  if (flits > std::numeric_limits<int>::max())
+    throw InputError("message of " + std::to_string(bytes) +
+                     " bytes: more flits than the NI can count");
+  MessageCut c;
+  c.flits = static_cast<int>(flits);
+  c.packet_flits = std::max(1, spec.ni.max_packet_flits);
+  c.packets = (c.flits + c.packet_flits - 1) / c.packet_flits;
+  return c;
+}
 
 bool Network::send(int src, const NewPacket& p) {
   Ni& ni = nis_[src];

@@ -51,6 +51,17 @@ struct NewPacket {
   int packet_flits = 0;
 };
 
+/// How a source NI cuts a message of `bytes`: ⌈bytes / link width⌉ flits (at least one; the
+/// optimizer's FlitSize counts the same) in packets of at most ni.max_packet_flits.
+struct MessageCut {
+  int flits = 1;
+  int packet_flits = 1;  ///< NewPacket::packet_flits
+  int packets = 1;
+};
+/// Throws InputError for a message no NI of `spec` can take: more flits than it counts, or more
+/// than a bounded source queue (ni.injection_queue_flits) holds.
+MessageCut cut_message(const NocSpec& spec, std::int64_t bytes);
+
 /// Generates packets lazily, BookSim style. Contract: pull() is called for a node whose source
 /// queue is empty, at or after the wake cycle it last asked for; it returns true and fills
 /// `packet` (created <= now) or returns false; either way it sets `wake` to the next cycle it

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
-#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -70,21 +69,14 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
 
 BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages,
                       const Advance& advance) {
-  const int max_packet = std::max(1, net.spec().ni.max_packet_flits);
   BatchResult r;
+  std::vector<MessageCut> cuts;
   std::vector<int> packets;
   for (const BatchMessage& m : messages) {
-    const std::int64_t flits = message_flits(m.bytes, net.spec().link.width_bytes);
-    if (flits > std::numeric_limits<int>::max())
-      throw InputError("a message of " + std::to_string(m.bytes) +
-                       " bytes has more flits than the NI can count");
-    const int bound = net.spec().ni.injection_queue_flits;
-    if (bound > 0 && flits > bound)
-      throw InputError("a message of " + std::to_string(flits) + " flits can never fit the " +
-                       std::to_string(bound) + "-flit source queue (ni.injection_queue_flits)");
-    r.flits.push_back(flits);
-    packets.push_back(static_cast<int>((flits + max_packet - 1) / max_packet));
-    r.packets += packets.back();
+    cuts.push_back(cut_message(net.spec(), m.bytes));
+    r.flits.push_back(cuts.back().flits);
+    packets.push_back(cuts.back().packets);
+    r.packets += cuts.back().packets;
   }
   BatchListener listener(packets);
   net.set_source(nullptr);  // resets the network
@@ -109,8 +101,8 @@ BatchResult run_batch(Network& net, const std::vector<BatchMessage>& messages,
       while (!queue.empty()) {
         const std::size_t i = queue.front();
         const BatchMessage& m = messages[i];
-        if (!net.send(m.src, {m.dst, static_cast<int>(r.flits[i]), now,
-                              static_cast<std::int64_t>(i), false, max_packet}))
+        if (!net.send(m.src, {m.dst, cuts[i].flits, now, static_cast<std::int64_t>(i), false,
+                              cuts[i].packet_flits}))
           break;
         queue.pop_front();
         --blocked;

@@ -4,7 +4,7 @@
 // transfers) without the PEs around it, to measure what an analytic formula predicts for it.
 //
 // Each message is queued at its source NI at its start cycle, in list order, and cut into
-// flits and packets exactly as the system's message layer does (sim/system/messages.h):
+// flits and packets by cut_message (network.h), as the system's message layer cuts them:
 // ⌈bytes / link width⌉ flits (at least one), packets of at most ni.max_packet_flits. A message
 // is delivered the cycle its last tail reaches the destination's reassembly queue and usable
 // the cycle after, so the batch takes (last delivery + 1 − first start) cycles: the figure

@@ -10,12 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "noc/sc/noc_module.h"
 #include "noc/traffic/batch.h"
 #include "noc/traffic/traffic.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
-#include "sim/output/run_report.h"
 
 namespace nocflow::sim::cli {
 namespace {

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "noc/base/format.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/cost/pe_model.h"
@@ -14,13 +15,6 @@
 namespace nocflow::sim {
 
 namespace opt = optimizer;
-
-std::string csv_field(const std::string& field) {
-  if (field.find_first_of(",\"\n") == std::string::npos) return field;
-  std::string q = "\"";
-  for (char c : field) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowered& lowered,
                                      const RunResult& run, const opt::HwDesc& hw) {

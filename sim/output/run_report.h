@@ -41,8 +41,6 @@ Energy run_energy(const optimizer::Workload& workload, const Lowered& lowered, c
 
 void write_layers_csv(std::ostream& out, const Lowered& lowered, const std::vector<LayerStats>& layers);
 void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges);
-/// A CSV field, quoted when it holds a comma, a quote or a newline (RFC 4180).
-std::string csv_field(const std::string& field);
 void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes);
 
 /// Relative error of a prediction against the simulated value ("" when not applicable).

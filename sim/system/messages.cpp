@@ -13,27 +13,15 @@ MessageLayer::MessageLayer(noc::Network& net, std::function<void(int)> on_comple
   net_.set_listener(this);
 }
 
-std::int64_t MessageLayer::flits_for(std::int64_t bytes) const {
-  return noc::message_flits(bytes, net_.spec().link.width_bytes);
-}
-
 bool MessageLayer::send(int src, int dst, std::int64_t bytes, std::int64_t tag, noc::Cycle cycle) {
-  const std::int64_t flits = flits_for(bytes);
-  const std::int64_t max_packet = std::max(1, net_.spec().ni.max_packet_flits);
-  const int packets = static_cast<int>((flits + max_packet - 1) / max_packet);
-  const int bound = net_.spec().ni.injection_queue_flits;
-  if (bound > 0 && flits > bound)
-    throw InputError("message of " + std::to_string(flits) + " flits can never fit the " +
-                     std::to_string(bound) + "-flit source queue (ni.injection_queue_flits)");
-  if (flits > std::numeric_limits<int>::max())
-    throw InputError("message of " + std::to_string(bytes) + " bytes: more flits than the NI can count");
+  const noc::MessageCut cut = noc::cut_message(net_.spec(), bytes);
   const std::size_t id = messages_.size();
-  if (!net_.send(src, {dst, static_cast<int>(flits), cycle, static_cast<std::int64_t>(id), false,
-                       static_cast<int>(max_packet)}))
+  if (!net_.send(src,
+                 {dst, cut.flits, cycle, static_cast<std::int64_t>(id), false, cut.packet_flits}))
     return false;
-  messages_.push_back({src, dst, bytes, tag, packets, false, false});
-  packets_ += packets;
-  flits_ += flits;
+  messages_.push_back({src, dst, bytes, tag, cut.packets, false, false});
+  packets_ += cut.packets;
+  flits_ += cut.flits;
   bytes_ += bytes;
   return true;
 }

@@ -36,8 +36,6 @@ class MessageLayer : public noc::DeliveryListener {
   std::int64_t packets() const { return packets_; }
   std::int64_t flits() const { return flits_; }
   std::int64_t bytes() const { return bytes_; }
-  /// Flits a message of `bytes` occupies on the links.
-  std::int64_t flits_for(std::int64_t bytes) const;
 
  private:
   struct Message {

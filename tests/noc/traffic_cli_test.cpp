@@ -58,6 +58,14 @@ TEST(TrafficCli, SameInputsGiveByteIdenticalOutputs) {
   EXPECT_NE(summary_without_timing(dir / "a"), summary_without_timing(dir / "c"));
 }
 
+/// Bad input: exit code 2, `message` in the output, nothing written to `out`.
+void expect_rejected(const CliRun& r, const std::string& message, const fs::path& out,
+                     const std::string& what) {
+  EXPECT_EQ(r.exit_code, 2) << what << ": " << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << what << ": " << r.output;
+  EXPECT_FALSE(fs::exists(out)) << what;
+}
+
 TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
   const fs::path dir = fresh_dir("traffic_bad");
   const std::pair<std::string, std::string> cases[] = {
@@ -67,12 +75,8 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--rate 1.5", "--rate"},
       {"--set router.routing=zigzag", "router.routing: unknown value 'zigzag'"},
   };
-  for (const auto& [args, message] : cases) {
-    const CliRun r = run_nocflow(traffic(dir / "out", args));
-    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << args << ": " << r.output;
-    EXPECT_FALSE(fs::exists(dir / "out")) << args;
-  }
+  for (const auto& [args, message] : cases)
+    expect_rejected(run_nocflow(traffic(dir / "out", args)), message, dir / "out", args);
 }
 
 /// `traffic --messages` on the 8x8 booksim config (5 cycles per router: 4 stages + link;
@@ -148,12 +152,8 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
       {"0 1 10 5 6\n", "messages.txt:1: unexpected '6'"},
       {"# nothing\n\n", "messages.txt: no messages"},
   };
-  for (const auto& [text, message] : cases) {
-    const CliRun r = messages(dir, text);
-    EXPECT_EQ(r.exit_code, 2) << text << ": " << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << text << ": " << r.output;
-    EXPECT_FALSE(fs::exists(dir / "out")) << text;
-  }
+  for (const auto& [text, message] : cases)
+    expect_rejected(messages(dir, text), message, dir / "out", text);
   const CliRun both = messages(dir, "0 1 10\n", "--rate 0.2");
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_NE(both.output.find("--rate excludes --messages"), std::string::npos) << both.output;
