@@ -11,6 +11,18 @@ namespace nocflow::noc {
 using Cycle = std::int64_t;
 inline constexpr Cycle kNever = std::numeric_limits<Cycle>::max();
 
+/// The cycles from a link's first flit to its last (both included). A link that carried its F
+/// flits in a span of S cycles was busy F / S of that time: below 1 it waited between flits,
+/// for credits or for flits to send, however few flits the whole run's utilisation counts.
+struct ActiveSpan {
+  Cycle first = -1, last = -1;  ///< -1: no flit yet
+  void add(Cycle c) {
+    if (first < 0) first = c;
+    last = c;
+  }
+  Cycle cycles() const { return first < 0 ? 0 : last - first + 1; }
+};
+
 struct Flit {
   static constexpr std::uint8_t kHead = 1;
   static constexpr std::uint8_t kTail = 2;

@@ -32,6 +32,7 @@ struct Network::Ni {
   int reassembly = 0, sink_interval = 0;
   Cycle next_drain = 0;
   std::int64_t injected = 0, ejected = 0;
+  ActiveSpan injection_span;
 
   bool busy() const {
     return !queue.empty() || held_total > 0 || (sink_interval > 0 && reassembly > 0);
@@ -58,6 +59,9 @@ Network::~Network() = default;
 
 std::int64_t Network::ejected_at(int node) const { return nis_[node].ejected; }
 std::int64_t Network::injected_at(int node) const { return nis_[node].injected; }
+const ActiveSpan& Network::injection_span(int node) const {
+  return nis_[node].injection_span;
+}
 
 void Network::reset() {
   for (auto& r : routers_) r->reset();
@@ -293,6 +297,7 @@ void Network::step_ni(int node) {
     channels_.send_flit(now_ + 1 + spec_.link.latency,
                         {ni.router, static_cast<std::int16_t>(ni.port), false, f});
     ++ni.injected;
+    ni.injection_span.add(now_);
     ++flits_injected_;
     --ni.queued_flits;
     last_progress_ = now_;

@@ -130,6 +130,8 @@ class Network {
   std::int64_t packets_delivered() const { return packets_delivered_; }
   std::int64_t ejected_at(int node) const;
   std::int64_t injected_at(int node) const;
+  /// Cycles the node's NI injected its first and last flit in.
+  const ActiveSpan& injection_span(int node) const;
   /// Flits created (queued at a source or in the network) but not yet ejected, and the sum
   /// of their creation cycles: BookSim's in-flight latency term for its stability test.
   std::int64_t flits_outstanding() const { return outstanding_flits_; }

@@ -48,6 +48,7 @@ void Router::reset() {
   sa_vc_.assign(ports_ * ports_, -1);
   sa_requests_.assign(ports_, 0);
   flits_sent_.assign(ports_, 0);
+  sent_span_.assign(ports_, {});
   buffered_ = 0;
   last_departure_ = 0;
   progressed_ = false;
@@ -244,6 +245,7 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
                                            down.kind == PortPeer::Kind::Node, f});
     if (f.head()) ++packets[f.packet].routers;
     ++flits_sent_[o];
+    sent_span_[o].add(now);
     last_departure_ = now;
     progressed_ = true;
     if (f.tail()) {

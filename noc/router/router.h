@@ -74,6 +74,8 @@ class Router {
   int buffer_depth() const { return depth_; }
   int credit_capacity(int out_port) const { return capacity_[out_port]; }
   std::int64_t flits_sent(int out_port) const { return flits_sent_[out_port]; }
+  /// Cycles the output port sent its first and last flit in.
+  const ActiveSpan& sent_span(int out_port) const { return sent_span_[out_port]; }
   /// Cycle of the last flit that left this router, for the watchdog.
   Cycle last_departure() const { return last_departure_; }
 
@@ -130,6 +132,7 @@ class Router {
                                      ///< (written for every request, read only for matches)
   std::vector<std::uint64_t> sa_requests_;  ///< per input port: output ports requested (scratch)
   std::vector<std::int64_t> flits_sent_;
+  std::vector<ActiveSpan> sent_span_;
   int buffered_ = 0;
   Cycle last_departure_ = 0;
   bool progressed_ = false;  ///< the last step routed, allocated or sent something

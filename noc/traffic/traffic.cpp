@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <ostream>
 
 #include "noc/base/error.h"
 
@@ -105,8 +106,9 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles) {
   const double c = std::max<Cycle>(cycles, 1);
   for (int n = 0; n < t.num_nodes(); ++n) {
     const int r = t.node_router(n);
-    links.push_back({"node " + std::to_string(n), t.router_name(r) + "." + t.port_name(r, t.node_port(n)),
-                     net.injected_at(n), net.injected_at(n) / c, LinkLoad::Kind::Injection});
+    links.push_back({"node " + std::to_string(n),
+                     t.router_name(r) + "." + t.port_name(r, t.node_port(n)), net.injected_at(n),
+                     net.injected_at(n) / c, LinkLoad::Kind::Injection, net.injection_span(n)});
   }
   for (int r = 0; r < t.num_routers(); ++r)
     for (int p = 0; p < t.num_ports(r); ++p) {
@@ -117,9 +119,18 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles) {
                                       : t.router_name(peer.id) + "." + t.port_name(peer.id, peer.port);
       const std::int64_t f = net.router(r).flits_sent(p);
       links.push_back({t.router_name(r) + "." + t.port_name(r, p), to, f, f / c,
-                       ejection ? LinkLoad::Kind::Ejection : LinkLoad::Kind::RouterToRouter});
+                       ejection ? LinkLoad::Kind::Ejection : LinkLoad::Kind::RouterToRouter,
+                       net.router(r).sent_span(p)});
     }
   return links;
+}
+
+void write_span_fields(std::ostream& out, const LinkLoad& l) {
+  out << ",";
+  if (l.span.first >= 0) out << l.span.first;
+  out << ",";
+  if (l.span.last >= 0) out << l.span.last;
+  out << "," << l.busy_share();
 }
 
 TrafficResult run_traffic(Network& net, const TrafficOptions& o, const Advance& advance) {

@@ -18,6 +18,7 @@
 // latency counts from its creation).
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct LinkLoad {
   std::int64_t flits = 0;
   double utilisation = 0;  ///< flits per cycle over the run
   Kind kind = Kind::RouterToRouter;
+  ActiveSpan span;  ///< first and last flit
+  /// Flits per cycle of its active span: 1 = it sent a flit every cycle from its first to its last.
+  double busy_share() const {
+    return span.cycles() ? static_cast<double>(flits) / static_cast<double>(span.cycles()) : 0;
+  }
 };
 
 struct TrafficResult {
@@ -79,5 +85,10 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& options, const Adv
 
 /// Fill per-link flit counts and utilisation over `cycles`.
 std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles);
+
+/// links.csv's span columns, each after a comma: first_cycle, last_cycle (empty for a link that
+/// carried nothing) and busy_share_of_span.
+void write_span_fields(std::ostream& out, const LinkLoad& link);
+inline constexpr const char* kSpanHeader = ",first_cycle,last_cycle,busy_share_of_span";
 
 }  // namespace nocflow::noc

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
@@ -77,11 +78,13 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
 
 void write_links(const std::string& path, const std::vector<noc::LinkLoad>& links) {
   std::ofstream out(path);
-  out << "from,to,flits,utilisation_flits_per_cycle\n";
+  out << "from,to,flits,utilisation_flits_per_cycle" << noc::kSpanHeader << "\n";
   out << std::fixed << std::setprecision(6);
-  for (const auto& l : links)
-    out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << "," << l.utilisation
-        << "\n";
+  for (const auto& l : links) {
+    out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << "," << l.utilisation;
+    noc::write_span_fields(out, l);
+    out << "\n";
+  }
 }
 
 void print_result(const TrafficResult& r, double wall, int routers) {
@@ -154,13 +157,16 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
       latency_max = std::max(latency_max, latency);
     }
   }
-  std::int64_t injection = 0, router = 0, ejection = 0;  // the busiest link of each kind, flits
+  // The busiest link of each kind (the first of equals), and the busiest PE channel.
+  const noc::LinkLoad none;
+  const noc::LinkLoad *injection = &none, *router = &none, *ejection = &none;
   for (const noc::LinkLoad& l : r.links) {
-    std::int64_t& b = l.kind == noc::LinkLoad::Kind::Injection  ? injection
-                      : l.kind == noc::LinkLoad::Kind::Ejection ? ejection
-                                                                : router;
-    b = std::max(b, l.flits);
+    const noc::LinkLoad*& b = l.kind == noc::LinkLoad::Kind::Injection  ? injection
+                              : l.kind == noc::LinkLoad::Kind::Ejection ? ejection
+                                                                        : router;
+    if (l.flits > b->flits) b = &l;
   }
+  const noc::LinkLoad& endpoint = ejection->flits > injection->flits ? *ejection : *injection;
   nlohmann::ordered_json j;
   j["messages_file"] = a.messages;
   j["messages"] = messages.size();
@@ -170,9 +176,12 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   j["cycles"] = r.cycles;
   j["avg_message_latency"] = latency_sum / static_cast<double>(messages.size());
   j["max_message_latency"] = latency_max;
-  j["busiest_injection_flits"] = injection;
-  j["busiest_router_link_flits"] = router;
-  j["busiest_ejection_flits"] = ejection;
+  j["busiest_injection_flits"] = injection->flits;
+  j["busiest_router_link_flits"] = router->flits;
+  j["busiest_ejection_flits"] = ejection->flits;
+  j["busiest_injection_busy_share"] = injection->busy_share();
+  j["busiest_router_link_busy_share"] = router->busy_share();
+  j["busiest_ejection_busy_share"] = ejection->busy_share();
   j["router_evaluations"] = r.router_steps;
   j["wall_seconds"] = wall;
   j["units"] = {
@@ -180,19 +189,30 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
        "clock cycles from the first message's start to the cycle after the last delivery"},
       {"latency", "cycles, start to the cycle after the message's last tail arrived"},
       {"busiest_*_flits", "flits on the busiest link of each kind"},
+      {"busiest_*_busy_share",
+       "its flits per cycle from its first flit to its last (links.csv: busy_share_of_span); "
+       "below 1 it waited for credits or for flits to send"},
       {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
   std::ofstream(dir / "summary.json") << j.dump(2) << "\n";
   write_links((dir / "links.csv").string(), r.links);
 
-  const std::int64_t endpoint = std::max(injection, ejection);
+  auto busy = [](const noc::LinkLoad& l) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(0) << "busy " << 100 * l.busy_share() << " % of its "
+      << l.span.cycles() << " cycles";
+    return s.str();
+  };
   std::cout << std::fixed << std::setprecision(2) << "  delivered          " << messages.size()
             << (messages.size() == 1 ? " message, " : " messages, ") << bytes << " bytes, " << flits
             << " flits, " << r.packets << " packets in " << r.cycles << " cycles\n"
             << "  message latency    " << latency_sum / static_cast<double>(messages.size())
             << " cycles (max " << latency_max << ")\n"
-            << "  busiest link       " << endpoint << " flits on a PE channel, " << router
-            << " on a router-to-router link (" << std::max(endpoint, router)
-            << " cycles at 1 flit/cycle)\n"
+            << "  busiest link       " << endpoint.flits << " flits on a PE channel, "
+            << router->flits << " on a router-to-router link ("
+            << std::max(endpoint.flits, router->flits) << " cycles at 1 flit/cycle)\n"
+            << "  busiest PE channel " << endpoint.from << " -> " << endpoint.to << ", "
+            << busy(endpoint) << "\n  busiest router link " << router->from << " -> " << router->to
+            << ", " << busy(*router) << "\n"
             << "  simulated          in " << std::setprecision(3) << wall
             << " s; conservation ok, credits restored\n"
             << "nocflow: wrote " << a.out

@@ -95,11 +95,14 @@ void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges
 }
 
 void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes) {
-  out << "from,to,flits,bytes,utilisation_flits_per_cycle\n";
+  out << "from,to,flits,bytes,utilisation_flits_per_cycle" << noc::kSpanHeader << "\n";
   out << std::fixed << std::setprecision(6);
-  for (const auto& l : run.links)
+  for (const auto& l : run.links) {
     out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << ","
-        << l.flits * width_bytes << "," << l.utilisation << "\n";
+        << l.flits * width_bytes << "," << l.utilisation;
+    noc::write_span_fields(out, l);
+    out << "\n";
+  }
 }
 
 }  // namespace nocflow::sim

@@ -6,6 +6,8 @@
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/cli_runner.h"
 
@@ -19,6 +21,45 @@ std::string traffic(const fs::path& out, const std::string& extra = "", int seed
   return "traffic --hw " + kHw + " --set topology.rows=4 --set topology.cols=4 --rate 0.2 "
          "--packet-flits 4 --sample-period 2000 --quiet --seed " + std::to_string(seed) +
          " --out " + out.string() + " " + extra;
+}
+
+/// One row of links.csv (router port names hold commas, so they are quoted).
+struct LinkRow {
+  std::string from, to;
+  int flits = 0;
+  std::string first, last;  ///< empty for a link that carried nothing
+  double busy_share = 0;
+};
+
+std::vector<LinkRow> read_links(const fs::path& csv) {
+  std::istringstream in(read_file(csv));
+  std::vector<LinkRow> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    LinkRow r;
+    auto field = [&](std::string& out) {
+      if (fields.peek() == '"') {
+        fields >> std::quoted(out);
+        fields.ignore(1);  // ','
+      } else {
+        std::getline(fields, out, ',');
+      }
+    };
+    std::string flits, utilisation, share;
+    field(r.from);
+    field(r.to);
+    field(flits);
+    field(utilisation);
+    field(r.first);
+    field(r.last);
+    field(share);
+    r.flits = std::stoi(flits);
+    r.busy_share = std::stod(share);
+    rows.push_back(r);
+  }
+  return rows;
 }
 
 /// summary.json without its wall-clock fields, the only ones allowed to vary run to run.
@@ -40,7 +81,10 @@ TEST(TrafficCli, WritesSummaryLinksAndResolvedConfig) {
   EXPECT_TRUE(j["stable"].get<bool>());
   EXPECT_NEAR(j["accepted_flits_per_node_per_cycle"].get<double>(), 0.2, 0.01);
   const std::string links = read_file(dir / "out" / "links.csv");
-  EXPECT_EQ(links.rfind("from,to,flits,utilisation_flits_per_cycle\n", 0), 0u);
+  EXPECT_EQ(links.rfind("from,to,flits,utilisation_flits_per_cycle,first_cycle,last_cycle,"
+                        "busy_share_of_span\n",
+                        0),
+            0u);
   // 16 injection links + 4x4 mesh: 2 * 2 * 4 * 3 = 48 router links + 16 ejection links.
   EXPECT_EQ(std::count(links.begin(), links.end(), '\n'), 1 + 16 + 48 + 16);
   const std::string resolved = read_file(dir / "out" / "config.resolved.yaml");
@@ -106,21 +150,46 @@ TEST(TrafficCli, MessagesReplayABatchAtTheZeroLoadLatency) {
   EXPECT_EQ(j["flits"].get<int>(), 7);
   // Both routes (xy) cross r(5,0) -> r(6,0), one after the other.
   EXPECT_EQ(j["busiest_router_link_flits"].get<int>(), 7);
-  // links.csv (router names hold commas, so quoted): every flit once on an injection channel.
-  std::istringstream links(read_file(dir / "out" / "links.csv"));
-  std::string line;
+  // links.csv: every flit once on an injection channel.
   int injected = 0;
-  std::getline(links, line);  // header
-  while (std::getline(links, line)) {
-    std::istringstream fields(line);
-    std::string from, to, flits;
-    std::getline(fields, from, ',');
-    fields >> std::quoted(to);
-    fields.ignore(1);  // ','
-    std::getline(fields, flits, ',');
-    if (from.rfind("node ", 0) == 0) injected += std::stoi(flits);
-  }
+  for (const LinkRow& l : read_links(dir / "out" / "links.csv"))
+    if (l.from.rfind("node ", 0) == 0) injected += l.flits;
   EXPECT_EQ(injected, 7);
+}
+
+TEST(TrafficCli, LinksReportTheCyclesFromTheirFirstFlitToTheirLast) {
+  const fs::path dir = fresh_dir("traffic_messages_span");
+  // Alone, node 5's 3 flits leave its NI at cycles 10-12 and follow each other to node 6: every
+  // link on the way is busy all of its 3-cycle span. Links off the route carry nothing.
+  const CliRun alone = messages(dir, "5 6 48 10\n");
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  int on_route = 0;
+  for (const LinkRow& l : read_links(dir / "out" / "links.csv")) {
+    if (l.flits == 0) {
+      EXPECT_EQ(l.first + l.last, "") << l.from;
+      EXPECT_EQ(l.busy_share, 0) << l.from;
+      continue;
+    }
+    ++on_route;
+    EXPECT_EQ(l.flits, 3) << l.from;
+    EXPECT_EQ(std::stoi(l.last) - std::stoi(l.first), 2) << l.from;
+    EXPECT_EQ(l.busy_share, 1) << l.from;
+    if (l.from == "node 5") {
+      EXPECT_EQ(l.first, "10");
+    }
+  }
+  EXPECT_EQ(on_route, 3);  // injection, r(5,0) -> r(6,0), ejection
+  // Node 1 sends 16 flits to node 0 while node 8's 16 come in through the other port: the
+  // ejection channel carries 32 flits and, the two messages arriving together, stays busy,
+  // but each sender's injection channel waits for credits while the other's flits leave.
+  const CliRun both = messages(dir, "1 0 256\n8 0 256\n");
+  ASSERT_EQ(both.exit_code, 0) << both.output;
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
+  EXPECT_EQ(j["busiest_ejection_flits"].get<int>(), 32);
+  EXPECT_GT(j["busiest_ejection_busy_share"].get<double>(), 0.9);
+  EXPECT_LT(j["busiest_injection_busy_share"].get<double>(), 0.75);
+  EXPECT_NE(both.output.find("busiest PE channel r(0,0).L -> node 0, busy"), std::string::npos)
+      << both.output;
 }
 
 TEST(TrafficCli, MessagesToOneNodeShareItsEjectionChannel) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `nocflow simulate` end to end: outputs, determinism, summary against trace, bad plans.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <iomanip>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -50,9 +51,13 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   std::string line;
   std::getline(in, line);
   while (std::getline(in, line))
-    if (line.rfind("node", 0) == 0) {  // from,to,flits,bytes,utilisation: flits is third from the end
-      const auto u = line.rfind(','), b = line.rfind(',', u - 1), f = line.rfind(',', b - 1);
-      injected += std::stoll(line.substr(f + 1, b - f - 1));
+    if (line.rfind("node", 0) == 0) {  // node N,"r(x,y).L",flits,...: the router name is quoted
+      std::istringstream fields(line.substr(line.find(',') + 1));
+      std::string to, flits;
+      fields >> std::quoted(to);
+      fields.ignore(1);  // ','
+      std::getline(fields, flits, ',');
+      injected += std::stoll(flits);
     }
   EXPECT_EQ(injected, s["flits"].get<std::int64_t>());
   EXPECT_EQ(link_flits, s["flits"].get<std::int64_t>() + s["flit_hops"].get<std::int64_t>());
