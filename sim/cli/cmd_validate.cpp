@@ -171,8 +171,9 @@ int run(const ValidateArgs& a) {
   csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"
          "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle,"
       << decomposition_csv_header()
-      << ",busiest_link_kind,busiest_router_link_flits,busiest_endpoint_flits,messages,linkload_fitted_cycles,"
-         "linkload_fitted_error,router_slowdown,slowdown_fitted_here\n";
+      << ",busiest_link_kind,busiest_router_link_flits,busiest_endpoint_flits,messages,linkload_"
+         "fitted_cycles,"
+         "linkload_fitted_error,router_slowdown,slowdown_fitted_here,busiest_endpoint_busy_share\n";
   std::map<std::pair<std::string, std::string>, Error> summary;  // (type, model)
   std::map<std::tuple<std::string, std::string, bool>, Error> by_bound;  // (type, model, router-bound)
   DecompositionSummary decomposition;  // below saturation
@@ -208,13 +209,14 @@ int run(const ValidateArgs& a) {
       auto rel = [&](double p) {
         return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
       };
-      csv << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer << "\",\""
-          << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << "," << r.linkload_cycles << ","
-          << r.simulated_cycles << "," << rel(r.paper_cycles) << "," << rel(r.linkload_cycles) << ","
-          << r.max_link_utilisation << "," << decomposition_csv_columns(r) << ","
-          << (r.router_bound() ? "router" : "endpoint") << "," << r.busiest_router_link_flits << ","
-          << r.busiest_endpoint_flits << "," << r.messages << "," << fitted << "," << rel(fitted) << ","
-          << r.router_slowdown << "," << (r.slowdown_fitted_here ? 1 : 0) << "\n";
+      csv << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer
+          << "\",\"" << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << ","
+          << r.linkload_cycles << "," << r.simulated_cycles << "," << rel(r.paper_cycles) << ","
+          << rel(r.linkload_cycles) << "," << r.max_link_utilisation << ","
+          << decomposition_csv_columns(r) << "," << (r.router_bound() ? "router" : "endpoint")
+          << "," << r.busiest_router_link_flits << "," << r.busiest_endpoint_flits << ","
+          << r.messages << "," << fitted << "," << rel(fitted) << "," << r.router_slowdown << ","
+          << (r.slowdown_fitted_here ? 1 : 0) << "," << r.busiest_endpoint_busy_share << "\n";
       if (a.dump_messages && !r.sends.empty()) write_messages(a.out, hw, r);
       results.push_back(r);
       const bool near = r.max_link_utilisation >= kNearSaturation;

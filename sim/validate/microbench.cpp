@@ -138,6 +138,7 @@ struct Simulated {
   std::int64_t flits = 0;           ///< flits injected
   std::int64_t busiest_router_link = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint = 0;     ///< flits on the busiest injection or ejection channel
+  double endpoint_busy_share = 0;        ///< ... over its first to last flit (the first of equals)
   std::int64_t busiest_link() const { return std::max(busiest_router_link, busiest_endpoint); }
 };
 
@@ -153,16 +154,23 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
         last = std::max(last, s.end);
       }
     std::int64_t router = 0, endpoint = 0;
+    double endpoint_busy = 0;
     for (const auto& l : run.links) {
-      std::int64_t& busiest = l.kind == noc::LinkLoad::Kind::RouterToRouter ? router : endpoint;
-      busiest = std::max(busiest, l.flits);
+      if (l.kind == noc::LinkLoad::Kind::RouterToRouter) {
+        router = std::max(router, l.flits);
+      } else if (l.flits > endpoint) {
+        endpoint = l.flits;
+        endpoint_busy = l.busy_share();
+      }
     }
     std::ostringstream o;
-    o << (first == noc::kNever ? 0 : last - first) << " " << run.flits << " " << router << " " << endpoint;
+    o << std::setprecision(17) << (first == noc::kNever ? 0 : last - first) << " " << run.flits
+      << " " << router << " " << endpoint << " " << endpoint_busy;
     return o.str();
   });
   Simulated r;
-  std::istringstream(out) >> r.cycles >> r.flits >> r.busiest_router_link >> r.busiest_endpoint;
+  std::istringstream(out) >> r.cycles >> r.flits >> r.busiest_router_link >> r.busiest_endpoint >>
+      r.endpoint_busy_share;
   return r;
 }
 
@@ -403,6 +411,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   r.max_link_utilisation = all.cycles > 0 ? static_cast<double>(all.busiest_link()) / static_cast<double>(all.cycles) : 0;
   r.busiest_router_link_flits = all.busiest_router_link;
   r.busiest_endpoint_flits = all.busiest_endpoint;
+  r.busiest_endpoint_busy_share = all.endpoint_busy_share;
   r.solo_cycles = r.busiest_sender < 0 ? 0 : simulate(big, measured_programs(low.programs, measured, r.busiest_sender), measured).cycles;
   return r;
 }

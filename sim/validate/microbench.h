@@ -45,6 +45,10 @@ struct BenchResult {
   double max_link_utilisation = 0;  ///< busiest link's flits per cycle during the edge
   std::int64_t busiest_router_link_flits = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
+  /// That channel's flits over the cycles from its first flit to its last (first of equals): 1
+  /// when it sent back to back, as linkload's endpoint term assumes; below, it waited for
+  /// credits or flits (back-pressure from congested routes).
+  double busiest_endpoint_busy_share = 0;
   /// A router-to-router link carried more flits than any injection or ejection channel: the
   /// routers, not the PEs' NIs, bound the edge. (A tie counts as endpoint-bound, even where
   /// linkload_fitted slows a shared one.)

@@ -247,6 +247,14 @@ TEST(ValidateCli, EdgesAreSplitByWhatBoundsThem) {
       EXPECT_EQ(kind, "router");
     }
     router_bound += kind == "router";
+    // Endpoint-bound, the busiest PE channel sends back to back; bound by a router link, it
+    // waits for credits from the congested routes (busy share of its first-to-last-flit span).
+    const double busy = std::stod(row.at("busiest_endpoint_busy_share"));
+    if (kind == "endpoint") {
+      EXPECT_EQ(busy, 1) << row.at("topology") << " " << row.at("type");
+    } else {
+      EXPECT_LT(busy, 0.9) << row.at("topology") << " " << row.at("type");
+    }
   }
   EXPECT_EQ(router_bound, 1);
   for (const auto& row : read_csv_rows(v.out / "summary.csv"))
