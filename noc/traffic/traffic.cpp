@@ -125,6 +125,18 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles) {
   return links;
 }
 
+BusiestLinks busiest_links(const std::vector<LinkLoad>& links) {
+  static const LinkLoad kNone;
+  BusiestLinks b{&kNone, &kNone, &kNone};
+  for (const LinkLoad& l : links) {
+    const LinkLoad*& kind = l.kind == LinkLoad::Kind::Injection  ? b.injection
+                            : l.kind == LinkLoad::Kind::Ejection ? b.ejection
+                                                                 : b.router;
+    if (l.flits > kind->flits) kind = &l;
+  }
+  return b;
+}
+
 void write_span_fields(std::ostream& out, const LinkLoad& l) {
   out << ",";
   if (l.span.first >= 0) out << l.span.first;

@@ -86,6 +86,17 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& options, const Adv
 /// Fill per-link flit counts and utilisation over `cycles`.
 std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles);
 
+/// The busiest link of each kind (most flits; the first of equals in link_loads order), and the
+/// busier PE channel of the two (injection on a tie). Points into `links`, or at an empty
+/// LinkLoad for a kind with no link.
+struct BusiestLinks {
+  const LinkLoad *injection, *router, *ejection;
+  const LinkLoad& endpoint() const {
+    return ejection->flits > injection->flits ? *ejection : *injection;
+  }
+};
+BusiestLinks busiest_links(const std::vector<LinkLoad>& links);
+
 /// links.csv's span columns, each after a comma: first_cycle, last_cycle (empty for a link that
 /// carried nothing) and busy_share_of_span.
 void write_span_fields(std::ostream& out, const LinkLoad& link);

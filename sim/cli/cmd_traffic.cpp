@@ -157,16 +157,10 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
       latency_max = std::max(latency_max, latency);
     }
   }
-  // The busiest link of each kind (the first of equals), and the busiest PE channel.
-  const noc::LinkLoad none;
-  const noc::LinkLoad *injection = &none, *router = &none, *ejection = &none;
-  for (const noc::LinkLoad& l : r.links) {
-    const noc::LinkLoad*& b = l.kind == noc::LinkLoad::Kind::Injection  ? injection
-                              : l.kind == noc::LinkLoad::Kind::Ejection ? ejection
-                                                                        : router;
-    if (l.flits > b->flits) b = &l;
-  }
-  const noc::LinkLoad& endpoint = ejection->flits > injection->flits ? *ejection : *injection;
+  const noc::BusiestLinks busiest = noc::busiest_links(r.links);
+  const noc::LinkLoad *injection = busiest.injection, *router = busiest.router,
+                      *ejection = busiest.ejection;
+  const noc::LinkLoad& endpoint = busiest.endpoint();
   nlohmann::ordered_json j;
   j["messages_file"] = a.messages;
   j["messages"] = messages.size();

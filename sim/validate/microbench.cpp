@@ -153,19 +153,11 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
         first = std::min(first, s.start);
         last = std::max(last, s.end);
       }
-    std::int64_t router = 0, endpoint = 0;
-    double endpoint_busy = 0;
-    for (const auto& l : run.links) {
-      if (l.kind == noc::LinkLoad::Kind::RouterToRouter) {
-        router = std::max(router, l.flits);
-      } else if (l.flits > endpoint) {
-        endpoint = l.flits;
-        endpoint_busy = l.busy_share();
-      }
-    }
+    const noc::BusiestLinks busiest = noc::busiest_links(run.links);
+    const noc::LinkLoad& endpoint = busiest.endpoint();
     std::ostringstream o;
     o << std::setprecision(17) << (first == noc::kNever ? 0 : last - first) << " " << run.flits
-      << " " << router << " " << endpoint << " " << endpoint_busy;
+      << " " << busiest.router->flits << " " << endpoint.flits << " " << endpoint.busy_share();
     return o.str();
   });
   Simulated r;
