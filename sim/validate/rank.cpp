@@ -103,6 +103,30 @@ double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y)
   return denominator > 0 ? static_cast<double>(s) / denominator : std::numeric_limits<double>::quiet_NaN();
 }
 
+ResolvedPairs resolved_pairs(const std::vector<double>& predicted,
+                             const std::vector<std::vector<double>>& images) {
+  auto sign = [](double d) { return (d > 0) - (d < 0); };
+  ResolvedPairs r;
+  const std::size_t n = predicted.size();
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = a + 1; b < n; ++b) {
+      ++r.pairs;
+      int order = 0;  // the images' common order, 0 while none is known
+      bool alike = !images.empty();
+      for (const std::vector<double>& image : images) {
+        const int s = sign(image.at(a) - image.at(b));
+        alike = alike && s != 0 && (order == 0 || s == order);
+        order = s;
+      }
+      if (!alike) continue;
+      ++r.resolved;
+      const int p = sign(predicted[a] - predicted[b]);
+      r.concordant += p == order;
+      r.discordant += p == -order;
+    }
+  return r;
+}
+
 namespace {
 
 /// Partition strategies: which choices a layer may take. A spread of plans, from the model's
@@ -344,6 +368,9 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
     m.self_kendall_tau = tau_pairs ? tau_sum / tau_pairs : nan;
     m.placement_spread_pct = n_images > 1 ? spread_sum / static_cast<double>(mine.size()) : nan;
     m.mean_kendall_tau = n_images > 1 ? kendall_tau_b(predicted, mean) : nan;
+    std::vector<std::vector<double>> images;
+    for (std::size_t i = 0; i < n_images; ++i) images.push_back(on_image(i));
+    m.resolved = resolved_pairs(predicted, images);
   }
   return report;
 }
@@ -361,16 +388,21 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
         << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << ","
         << std::max<std::size_t>(1, r.placement_cycles.size()) << "," << exact(r.simulated_mean_cycles()) << "\n";
   std::ofstream sum(fs::path(dir) / "rank_summary.csv");
-  sum << "model,plans,kendall_tau,regret_pct,best_plan_error_pct,predicted_spread_pct,simulated_spread_pct,"
-         "error_range_pct,strategy_plans,strategy_kendall_tau,strategy_predicted_spread_pct,mode,calibration,"
-         "placements,self_kendall_tau,placement_spread_pct,mean_kendall_tau\n";
+  sum << "model,plans,kendall_tau,regret_pct,best_plan_error_pct,predicted_spread_pct,"
+         "simulated_spread_pct,error_range_pct,strategy_plans,strategy_kendall_tau,"
+         "strategy_predicted_spread_pct,mode,calibration,placements,self_kendall_tau,"
+         "placement_spread_pct,mean_kendall_tau,pairs,resolved_pairs,resolved_concordant,"
+         "resolved_discordant\n";
   for (const ModelRanking& m : report.models)
-    sum << m.model << "," << m.plans << "," << exact(m.kendall_tau) << "," << exact(m.regret_pct) << ","
-        << exact(m.best_plan_error_pct) << "," << exact(m.predicted_spread_pct) << ","
-        << exact(m.simulated_spread_pct) << "," << exact(m.error_range_pct) << "," << m.strategy_plans << ","
-        << exact(m.strategy_kendall_tau) << "," << exact(m.strategy_predicted_spread_pct) << "," << report.mode << ","
-        << csv_field(report.calibration) << "," << report.placements.size() << "," << exact(m.self_kendall_tau) << ","
-        << exact(m.placement_spread_pct) << "," << exact(m.mean_kendall_tau) << "\n";
+    sum << m.model << "," << m.plans << "," << exact(m.kendall_tau) << "," << exact(m.regret_pct)
+        << "," << exact(m.best_plan_error_pct) << "," << exact(m.predicted_spread_pct) << ","
+        << exact(m.simulated_spread_pct) << "," << exact(m.error_range_pct) << ","
+        << m.strategy_plans << "," << exact(m.strategy_kendall_tau) << ","
+        << exact(m.strategy_predicted_spread_pct) << "," << report.mode << ","
+        << csv_field(report.calibration) << "," << report.placements.size() << ","
+        << exact(m.self_kendall_tau) << "," << exact(m.placement_spread_pct) << ","
+        << exact(m.mean_kendall_tau) << "," << m.resolved.pairs << "," << m.resolved.resolved << ","
+        << m.resolved.concordant << "," << m.resolved.discordant << "\n";
   std::ofstream images(fs::path(dir) / "rank_placements.csv");
   images << "plan_id,placement,simulated_cycles\n";
   std::vector<bool> done(report.distinct.size(), false);
@@ -410,15 +442,26 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
     out << "\n  the simulator's own resolution: each model's k best also replayed on " << report.placements.size() - 1
         << " equivalent placement" << (report.placements.size() > 2 ? "s" : "") << " (";
     for (std::size_t i = 1; i < report.placements.size(); ++i) out << (i > 1 ? ", " : "") << report.placements[i];
-    out << "; " << report.image_replays << " more replays)\n  " << std::left << std::setw(10) << "model" << std::right
-        << std::setw(22) << "sim vs sim tau-b" << std::setw(20) << "placement spread" << std::setw(26)
-        << "tau-b vs placement mean" << "\n";
-    for (const ModelRanking& m : report.models)
-      out << "  " << std::left << std::setw(10) << m.model << std::right << std::setw(22) << tau_text(m.self_kendall_tau)
-          << std::setw(19) << fixed(m.placement_spread_pct, 2) << "%" << std::setw(26) << tau_text(m.mean_kendall_tau) << "\n";
-    out << "  (sim vs sim: tau-b between the simulator's orders of the same plans on two equivalent placements, mean"
-           " over pairs;\n   placement spread: (max − min) / min simulated cycles of one plan over the placements, mean"
-           " over plans)\n";
+    out << "; " << report.image_replays << " more replays)\n  " << std::left << std::setw(10)
+        << "model" << std::right << std::setw(22) << "sim vs sim tau-b" << std::setw(20)
+        << "placement spread" << std::setw(26) << "tau-b vs placement mean" << std::setw(16)
+        << "resolved pairs" << std::setw(22) << "right / wrong / tied" << "\n";
+    for (const ModelRanking& m : report.models) {
+      const ResolvedPairs& r = m.resolved;
+      out << "  " << std::left << std::setw(10) << m.model << std::right << std::setw(22)
+          << tau_text(m.self_kendall_tau) << std::setw(19) << fixed(m.placement_spread_pct, 2)
+          << "%" << std::setw(26) << tau_text(m.mean_kendall_tau) << std::setw(16)
+          << (std::to_string(r.resolved) + " of " + std::to_string(r.pairs)) << std::setw(22)
+          << (std::to_string(r.concordant) + " / " + std::to_string(r.discordant) + " / " +
+              std::to_string(r.resolved - r.concordant - r.discordant))
+          << "\n";
+    }
+    out << "  (sim vs sim: tau-b between the simulator's orders of the same plans on two "
+           "equivalent placements, mean over pairs;\n"
+           "   placement spread: (max − min) / min simulated cycles of one plan over the "
+           "placements, mean over plans;\n"
+           "   resolved pairs: pairs of plans that every placement orders the same way; "
+           "right / wrong / tied: the model's order of them)\n";
   }
   for (const ModelRanking& m : report.models)
     if (m.plans > 1 && m.error_range_pct > m.predicted_spread_pct)

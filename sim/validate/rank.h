@@ -74,6 +74,20 @@ struct RankedPlan {
   double simulated_mean_cycles() const;             ///< mean over placement_cycles
 };
 
+/// Pairs of plans that the simulator orders the same way on every image, none tied (with one
+/// image: every pair it does not tie), and how the prediction orders them: the model's
+/// agreement with what the simulator resolves, tie-breaks aside.
+struct ResolvedPairs {
+  int pairs = 0;       ///< all pairs of the plans
+  int resolved = 0;    ///< ordered alike on every image
+  int concordant = 0;  ///< of those, predicted in the same order
+  int discordant = 0;  ///< ... in the other order (the rest the prediction ties)
+};
+
+/// `images[i][p]`: plan p's simulated cycles on image i; `predicted[p]` its prediction.
+ResolvedPairs resolved_pairs(const std::vector<double>& predicted,
+                             const std::vector<std::vector<double>>& images);
+
 struct ModelRanking {
   std::string model;
   int plans = 0;
@@ -92,6 +106,7 @@ struct ModelRanking {
   double self_kendall_tau = 0;     ///< the simulator's τ-b between two images, mean over pairs
   double placement_spread_pct = 0; ///< (max − min) / min simulated cycles over images, mean over plans
   double mean_kendall_tau = 0;     ///< τ-b of predicted against the mean over images
+  ResolvedPairs resolved;          ///< pairs every image orders alike, and the model on them
 };
 
 struct RankReport {

@@ -52,6 +52,7 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
   const fs::path dir = fresh_dir("rank_vgg5");
   const CliRun r = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 3 --out " + (dir / "o").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("right / wrong / tied"), std::string::npos) << r.output;
   const auto plans = read_csv_rows(dir / "o" / "rank.csv");
   const auto summary = read_csv_rows(dir / "o" / "rank_summary.csv");
   ASSERT_EQ(summary.size(), 2u);
@@ -138,6 +139,24 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
     } else {
       EXPECT_EQ(s.at("mean_kendall_tau"), "nan") << s.at("model");
     }
+    // The pairs that every image orders the same way, and the prediction's order of them.
+    int all = 0, resolved = 0, right = 0, wrong = 0;
+    for (std::size_t a = 0; a < predicted.size(); ++a)
+      for (std::size_t b = a + 1; b < predicted.size(); ++b) {
+        ++all;
+        int cheaper = 0, dearer = 0;  // images on which plan a is simulated cheaper / dearer than b
+        for (const auto& image : by_image)
+          cheaper += image[a]<image[b], dearer += image[a]> image[b];
+        if (cheaper != 4 && dearer != 4) continue;
+        ++resolved;
+        const bool a_first = cheaper == 4;
+        right += a_first ? predicted[a] < predicted[b] : predicted[a] > predicted[b];
+        wrong += a_first ? predicted[a] > predicted[b] : predicted[a] < predicted[b];
+      }
+    EXPECT_EQ(s.at("pairs"), std::to_string(all)) << s.at("model");
+    EXPECT_EQ(s.at("resolved_pairs"), std::to_string(resolved)) << s.at("model");
+    EXPECT_EQ(s.at("resolved_concordant"), std::to_string(right)) << s.at("model");
+    EXPECT_EQ(s.at("resolved_discordant"), std::to_string(wrong)) << s.at("model");
   }
   // A plan's rows agree, whatever set they are in (the model's cheapest strategy plan is its
   // first k-best plan).

@@ -41,6 +41,28 @@ TEST(KendallTau, UndefinedWithoutPairsOrWithAllTied) {
   EXPECT_TRUE(std::isnan(kendall_tau_b({5, 5, 5}, {1, 2, 3})));
 }
 
+TEST(ResolvedPairs, OnlyPairsEveryImageOrdersAlikeCount) {
+  // Plans 2 and 3 swap between the images; every other pair keeps its order.
+  const std::vector<std::vector<double>> images = {{10, 20, 30, 25}, {10, 21, 29, 40}};
+  const ResolvedPairs r = resolved_pairs({1, 2, 2, 0.5}, images);
+  EXPECT_EQ(r.pairs, 6);
+  EXPECT_EQ(r.resolved, 5);
+  EXPECT_EQ(r.concordant, 2);  // (0,1), (0,2)
+  EXPECT_EQ(r.discordant, 2);  // (0,3), (1,3): plan 3 predicted cheapest, simulated dearer
+  // (1,2) is predicted tied: neither.
+}
+
+TEST(ResolvedPairs, ATieOnAnyImageLeavesThePairUnresolved) {
+  const ResolvedPairs one = resolved_pairs({3, 2, 1}, {{1, 1, 2}});
+  EXPECT_EQ(one.pairs, 3);
+  EXPECT_EQ(one.resolved, 2);
+  EXPECT_EQ(one.concordant, 0);
+  EXPECT_EQ(one.discordant, 2);
+  const ResolvedPairs two = resolved_pairs({1, 2}, {{5, 6}, {5, 5}});
+  EXPECT_EQ(two.resolved, 0);
+  EXPECT_EQ(resolved_pairs({1, 2}, {}).resolved, 0);
+}
+
 TEST(RankPlans, APlanFoundTwiceIsReplayedOnce) {
   const HwSpec hw = load_hw_config(std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml", {});
   RankOptions o;
