@@ -54,7 +54,12 @@ class Loader {
       if (std::find(top.begin(), top.end(), key) == top.end()) fail(kv.first, key, unknown(key, top));
     }
     if (root["name"]) graph_.set_name(scalar<std::string>(root["name"], "name"));
-    if (root["elem_bytes"]) elem_bytes_ = static_cast<int>(scalar<std::int64_t>(root["elem_bytes"], "elem_bytes"));
+    if (root["elem_bytes"]) {
+      const auto bytes = scalar<std::int64_t>(root["elem_bytes"], "elem_bytes");
+      if (bytes < 1 || bytes > 64)
+        fail(root["elem_bytes"], "elem_bytes", "expected bytes per element in 1..64");
+      elem_bytes_ = static_cast<int>(bytes);
+    }
     if (root["input"] && root["inputs"]) fail(root["inputs"], "inputs", "give either 'input' or 'inputs'");
     if (root["input"]) add_input("input", root["input"], "input");
     if (const auto ins = root["inputs"]) {

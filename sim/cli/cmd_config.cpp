@@ -36,6 +36,23 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec) {
   if (!(out << resolved_yaml(spec))) throw InputError(path.string() + ": cannot write");
 }
 
+CLI::Validator at_least(double min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(text, &used);
+          if (used != text.size()) return "expected a number, got '" + text + "'";
+        } catch (const std::exception&) {
+          return "expected a number, got '" + text + "'";
+        }
+        return v >= min ? std::string()
+                        : "must be at least " + CLI::detail::to_string(min) + ", got " + text;
+      },
+      ">= " + CLI::detail::to_string(min));
+}
+
 void add_version_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("version", "print the nocflow version");
   cmd->callback([&action] {

@@ -46,7 +46,8 @@ void add_inspect_command(CLI::App& app, Action& action) {
   cmd->add_option("--json", opts->json, "write the per-layer table as JSON")->type_name("FILE");
   cmd->add_option("--batch", opts->batch, "batch size of zoo networks")->capture_default_str();
   cmd->add_option("--elem-bytes", opts->elem_bytes, "bytes per element of zoo networks")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(at_least(1));
   cmd->callback([opts, &action] {
     action = [opts] {
       using namespace optimizer;

@@ -187,7 +187,9 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_flag("--memory-limit", a->memory_limit, "per-PE SRAM constraint (pe.sram_bytes)");
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")->capture_default_str();
-  auto* bnoc = cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")->capture_default_str();
+  auto* bnoc = cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")
+                   ->capture_default_str()
+                   ->check(at_least(0));
   cmd->add_option("--calibration", a->calibration, "paper model B_NoC and latency, linkload router slowdown, from nocflow validate --calibrate")
       ->type_name("FILE")
       ->excludes(bnoc);

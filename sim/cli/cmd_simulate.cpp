@@ -58,9 +58,15 @@ int run(const SimulateArgs& a) {
   const opt::Plan plan = make_or_read_plan(a, graph, hw);
   const ExecMode mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
   const Lowered lowered = lower_plan(workload, plan, spec, mode);  // validates the plan
+  if (!a.dump_programs.empty()) {
+    std::error_code ec;
+    fs::create_directories(a.dump_programs, ec);
+    if (ec)
+      throw InputError("--dump-programs " + a.dump_programs +
+                       ": cannot create folder: " + ec.message());
+  }
   prepare_output_dir(a.out, spec);
   if (!a.dump_programs.empty()) {
-    fs::create_directories(a.dump_programs);
     for (std::size_t p = 0; p < lowered.programs.pe.size(); ++p) {
       std::ofstream f(fs::path(a.dump_programs) / ("pe_" + std::to_string(p) + ".txt"));
       write_program(f, lowered.programs, static_cast<int>(p));

@@ -319,14 +319,22 @@ void add_traffic_command(CLI::App& app, Action& action) {
   cmd->add_option("--pattern", a->traffic.pattern, "uniform, transpose, bitcomp, bitrev, shuffle, tornado, neighbor, hotspot")
       ->capture_default_str();
   cmd->add_option("--rate", a->traffic.rate, "offered load, flits per node per cycle")->capture_default_str();
-  cmd->add_option("--packet-flits", a->traffic.packet_flits, "flits per packet")->capture_default_str();
+  cmd->add_option("--packet-flits", a->traffic.packet_flits, "flits per packet")
+      ->capture_default_str()
+      ->check(at_least(1));
   cmd->add_option("--seed", a->traffic.seed, "random seed")->capture_default_str();
   cmd->add_option("--out", a->out, "output folder")->required();
-  cmd->add_option("--cycles", a->traffic.fixed_cycles,
-                  "run a fixed number of cycles instead of BookSim's converging measurement");
-  cmd->add_option("--warmup", a->traffic.warmup_cycles, "with --cycles: warm-up cycles before measuring");
+  auto* cycles =
+      cmd->add_option("--cycles", a->traffic.fixed_cycles,
+                      "run a fixed number of cycles instead of BookSim's converging measurement")
+          ->check(at_least(1));
+  cmd->add_option("--warmup", a->traffic.warmup_cycles,
+                  "with --cycles: warm-up cycles before measuring")
+      ->check(at_least(0))
+      ->needs(cycles);
   cmd->add_option("--sample-period", a->traffic.sample_period, "BookSim sample period, cycles")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(at_least(1));
   cmd->add_flag("--exclude-self", a->traffic.pattern_options.exclude_self,
                 "uniform: never send to the source itself (BookSim includes it)");
   cmd->add_option("--hotspot-node", a->traffic.pattern_options.hotspot_node, "hotspot: node (default: centre)");

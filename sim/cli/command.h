@@ -38,6 +38,9 @@ struct NetworkOptions {
 /// has been validated, so that a failing command writes nothing.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec);
 
+/// Option check: a number of at least `min` ("--cycles: must be at least 1, got 0").
+CLI::Validator at_least(double min);
+
 void add_version_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);

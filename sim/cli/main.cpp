@@ -37,6 +37,20 @@ extern "C" int sc_main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A mistyped command reaches CLI11 as an extra argument: name it and the commands.
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string known;
+      bool found = false;
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        known += (known.empty() ? "" : ", ") + sub->get_name();
+        found = found || sub->get_name() == argv[1];
+      }
+      if (!found) {
+        std::cerr << "nocflow: error: unknown command '" << argv[1] << "' (commands: " << known
+                  << ")\n";
+        return 2;
+      }
+    }
     app.exit(e);
     return 2;
   }

@@ -192,11 +192,20 @@ ParamValue convert(const Param& p, const RawValue& raw) {
   return text;
 }
 
+bool from_set(const RawValue& v) {
+  return v.origin.where.rfind("--set ", 0) == 0;
+}
+
 void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& given) {
+  // `--set topology.kind=K` turns the file's machine into another kind: the file's keys of
+  // its own kind (a mesh's rows and cols, a crossbar's ports) no longer apply and are dropped.
+  const auto kind = given.find("topology.kind");
+  const bool kind_overridden = kind != given.end() && from_set(kind->second);
   for (const Param& p : hw_params()) {
     auto it = given.find(p.path);
-    if (it != given.end() && p.applies && !p.applies(h))
-      fail(it->second.origin, p.path, "applies to " + p.applies_text + " only");
+    if (it == given.end() || !p.applies || p.applies(h)) continue;
+    if (kind_overridden && !from_set(it->second) && p.path.rfind("topology.", 0) == 0) continue;
+    fail(it->second.origin, p.path, "applies to " + p.applies_text + " only");
   }
   if ((h.pe.array_rows == 0) != (h.pe.array_cols == 0)) {
     auto it = given.find("pe.array_rows");
@@ -299,7 +308,9 @@ std::string reference_markdown() {
         "preset's value (for `router.*` keys) or else its default. Unknown keys, wrong types and "
         "values out of range are errors that name the file, line, column and key.\n\n"
      << "Check a file with `nocflow config --check FILE`. Every command that takes `--hw FILE` "
-        "also takes `--set key.path=value` (repeatable), which overrides the file; commands that "
+        "also takes `--set key.path=value` (repeatable), which overrides the file (`--set "
+        "topology.kind=crossbar` on a mesh file drops the file's `rows` and `cols`; give `--set "
+        "topology.ports=N`); commands that "
         "write an output folder save the fully resolved config there as `config.resolved.yaml`. "
         "Integer byte sizes accept the suffixes `KiB`, `MiB` and `GiB`.\n\n"
      << "Shipped configs: `configs/hw/` (`mesh4x4`, `mesh8x8`, `mesh16x16`, `crossbar16`, "

@@ -113,7 +113,16 @@ TEST(Cli, CheckPrintsOneLineSummary) {
 }
 
 TEST(Cli, UsageErrorsExitWith2) {
+  const CliRun typo = run_nocflow("simulat --hw x");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.output.find("unknown command 'simulat' (commands: version, config,"),
+            std::string::npos)
+      << typo.output;
   EXPECT_EQ(run_nocflow("no-such-command").exit_code, 2);
+  const CliRun negative = run_nocflow("inspect --network zoo:vgg5 --elem-bytes 0");
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.output.find("--elem-bytes: must be at least 1, got 0"), std::string::npos)
+      << negative.output;
   EXPECT_EQ(run_nocflow("config --no-such-flag").exit_code, 2);
   EXPECT_EQ(run_nocflow("--help").exit_code, 0);
   EXPECT_EQ(run_nocflow("config --help").exit_code, 0);

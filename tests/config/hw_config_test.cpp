@@ -82,6 +82,30 @@ TEST(HwConfig, OverridesBeatTheFile) {
   EXPECT_DOUBLE_EQ(spec.clock.frequency_ghz, 0.5);
 }
 
+TEST(HwConfig, OverridingTheKindDropsTheFilesKeysOfTheOldKind) {
+  // A mesh file made a crossbar: its rows and cols no longer apply and are dropped.
+  const HwSpec crossbar =
+      load_hw_config(kConfigs + "mesh4x4.yaml", {"topology.kind=crossbar", "topology.ports=8"});
+  EXPECT_EQ(crossbar.topology.kind, "crossbar");
+  EXPECT_EQ(crossbar.topology.ports, 8);
+  EXPECT_EQ(resolved_yaml(crossbar).find("\n  rows:"), std::string::npos);
+  // A crossbar file made a mesh takes rows and cols from --set.
+  const HwSpec mesh = load_hw_config(kConfigs + "crossbar16.yaml",
+                                     {"topology.kind=mesh", "topology.rows=2", "topology.cols=8"});
+  EXPECT_EQ(mesh.topology.kind, "mesh");
+  EXPECT_EQ(mesh.topology.rows * mesh.topology.cols, 16);
+  // An override of the old kind's key is still refused: it was asked for.
+  try {
+    load_hw_config(kConfigs + "mesh4x4.yaml", {"topology.kind=crossbar", "topology.rows=2"});
+    ADD_FAILURE() << "topology.rows accepted on a crossbar";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "--set topology.rows=2: topology.rows: applies to kind: mesh only"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(HwConfig, ResolvedYamlRoundTrips) {
   for (const char* name : {"crossbar16.yaml", "mesh4x4.yaml", "booksim8x8.yaml"}) {
     SCOPED_TRACE(name);

@@ -118,6 +118,12 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
        "needs a power-of-two node count"},
       {"--rate 1.5", "--rate"},
       {"--set router.routing=zigzag", "router.routing: unknown value 'zigzag'"},
+      {"--cycles 0", "--cycles: must be at least 1, got 0"},
+      {"--cycles 1000 --warmup -5", "--warmup: must be at least 0, got -5"},
+      {"--warmup 100", "--warmup requires --cycles"},
+      {"--sample-period 0", "--sample-period: must be at least 1, got 0"},
+      {"--packet-flits 0", "--packet-flits: must be at least 1, got 0"},
+      {"--cycles 1e3x", "--cycles: expected a number, got '1e3x'"},
   };
   for (const auto& [args, message] : cases)
     expect_rejected(run_nocflow(traffic(dir / "out", args)), message, dir / "out", args);

@@ -73,6 +73,13 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
     EXPECT_NE(msg.find("net.yaml:3:"), std::string::npos) << msg;
     EXPECT_NE(msg.find("[1,3,8,8] and [1,4,8,8]"), std::string::npos) << msg;
   }
+  {
+    const auto msg = error_of(
+        [&] { load("elem_bytes: 0\ninput: [1, 3, 8, 8]\nlayers:\n  - {op: conv, out: 4}\n"); });
+    EXPECT_NE(msg.find("net.yaml:1:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("elem_bytes: expected bytes per element in 1..64"), std::string::npos)
+        << msg;
+  }
 }
 
 TEST(ShapeInference, MismatchNamesNodeAndBothShapes) {

@@ -136,6 +136,8 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
       // A directory opens as a stream and fails on the first read: named, not an internal error.
       {kHw2x2 + " --plan " + (dir / "opt").string(), "cannot read the plan: it is a directory"},
       {"--hw " + (dir / "opt").string(), "cannot open hardware config: it is a directory"},
+      {kHw2x2 + " --dump-programs /proc/nocflow",
+       "--dump-programs /proc/nocflow: cannot create folder"},
   };
   for (const auto& [args, message] : cases) {
     const CliRun r = run_nocflow("simulate " + args + " --network " + kTwoConv + " --out " + (dir / "out").string());
