@@ -19,8 +19,7 @@ Plan make_plan(const PartitionSetup& s, const std::vector<int>& x, const HwDesc&
   plan.cost_model = model.name();
   plan.solver = solver;
   plan.pes = hw.num_pes();
-  plan.topology = hw.mesh() ? "mesh " + std::to_string(hw.topology.rows) + "x" + std::to_string(hw.topology.cols)
-                            : "crossbar " + std::to_string(hw.topology.ports);
+  plan.topology = hw.topology_name();
   auto chosen = [&](int l) { return s.choices[static_cast<std::size_t>(l)][static_cast<std::size_t>(x[static_cast<std::size_t>(l)])]; };
   for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
     const Layer& layer = s.workload.layers[l];

@@ -181,7 +181,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
   a->net.add_to(*cmd);
   cmd->add_option("--solver", a->solver, "greedy | greedy-layout | dp | ilp")->capture_default_str();
   cmd->add_option("--cost-model", a->cost_model, "paper | linkload")->capture_default_str();
-  cmd->add_option("--formulation", a->formulation, "ilp: flow | mccormick")->capture_default_str();
+  auto* formulation = cmd->add_option("--formulation", a->formulation, "ilp: flow | mccormick")
+                          ->capture_default_str();
   cmd->add_flag("--compare", a->compare, "run every solver, write compare.csv and print a table");
   cmd->add_flag("--exact-nodes", a->exact, "only choices using exactly P PEs");
   cmd->add_flag("--memory-limit", a->memory_limit, "per-PE SRAM constraint (pe.sram_bytes)");
@@ -193,9 +194,18 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_option("--calibration", a->calibration, "paper model B_NoC and latency, linkload router slowdown, from nocflow validate --calibrate")
       ->type_name("FILE")
       ->excludes(bnoc);
-  cmd->add_option("--export-lp", a->export_lp, "ilp: write the model in LP format")->type_name("FILE");
+  auto* export_lp =
+      cmd->add_option("--export-lp", a->export_lp, "ilp: write the model in LP format")
+          ->type_name("FILE");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
-  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
+  cmd->callback([a, &action, formulation, export_lp] {
+    // ILP options without an ILP solve would be silently ignored: refuse them.
+    if (a->solver != "ilp" && !a->compare)
+      for (const CLI::Option* o : {formulation, export_lp})
+        if (o->count() > 0)
+          throw CLI::ValidationError(o->get_name(), "applies to --solver ilp (or --compare) only");
+    action = [a] { return run(*a); };
+  });
 }
 
 }  // namespace nocflow::sim::cli

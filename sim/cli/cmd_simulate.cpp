@@ -190,7 +190,9 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--mode", a->mode, "dataflow (overlap) | barrier (layer by layer, edges isolated)")->capture_default_str();
   cmd->add_option("--trace", a->trace, "write trace.json in Chrome/Perfetto format")->type_name("perfetto");
   cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");
-  cmd->add_option("--trace-window", a->window, "link sampling window for traces, cycles (default 1000)");
+  cmd->add_option("--trace-window", a->window,
+                  "link sampling window for traces, cycles (default 1000)")
+      ->check(at_least(1));
   cmd->add_option("--dump-programs", a->dump_programs, "write each PE's program to DIR/pe_N.txt")->type_name("DIR");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "noc/base/error.h"
+#include "noc/base/names.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
@@ -148,7 +149,7 @@ int run(const ValidateArgs& a) {
   std::vector<std::string> types = a.types.empty() ? bench_types() : a.types;
   for (const auto& t : types)
     if (std::find(bench_types().begin(), bench_types().end(), t) == bench_types().end())
-      throw InputError("--types: unknown type '" + t + "'");
+      throw InputError("--types: " + unknown_name_message("type", t, bench_types()));
   std::vector<std::int64_t> sizes;
   for (const auto& s : a.sizes) sizes.push_back(parse_size(s));
   std::vector<HwSpec> machines;

@@ -59,6 +59,14 @@ const Param* find_param(const std::string& path) {
 }
 
 std::string unknown_key(const std::string& path) {
+  // A section given a value: name its keys.
+  const auto sections = all_sections();
+  if (std::find(sections.begin(), sections.end(), path) != sections.end()) {
+    std::vector<std::string> keys;
+    for (const auto& p : hw_params())
+      if (p.section() == path) keys.push_back(p.path);
+    return "is a section, not a key; its keys: " + join(keys) + " (see configs/README.md)";
+  }
   std::string msg = "unknown key";
   auto guess = closest_name(path, all_paths());
   if (guess.empty()) {

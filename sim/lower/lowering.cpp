@@ -80,17 +80,24 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   if (plan.pes != pes)
     throw InputError("the plan is for " + std::to_string(plan.pes) + " PEs (" + plan.topology +
                      "), the hardware has " + std::to_string(pes));
+  const opt::HwDesc desc = hw_desc_of(hw);
+  // The same PE count on another shape is another machine: the plan's placements and
+  // predictions were made for its own.
+  if (!plan.topology.empty() && plan.topology != desc.topology_name())
+    throw InputError("the plan is for " + plan.topology + ", the hardware is " +
+                     desc.topology_name() + " (optimize for it, or simulate without --plan)");
   std::map<std::string, const opt::PlanLayer*> by_name;
   for (const auto& pl : plan.layers) by_name[pl.name] = &pl;
   std::set<std::string> network_layers;
-  const opt::HwDesc desc = hw_desc_of(hw);
   Lowered out;
   out.programs = ProgramSet(pes);
   for (const opt::Layer& l : workload.layers) {
     network_layers.insert(l.name);
     auto it = by_name.find(l.name);
     if (it == by_name.end())
-      throw InputError("the plan has no layer '" + l.name + "' of the network (" + plan.network + ")");
+      throw InputError("the plan (for network " + plan.network + ") has no layer '" + l.name +
+                       "' of the network simulated (" +
+                       (workload.graph ? workload.graph->name() : "?") + ")");
     out.layers.push_back(place_layer(l, *it->second, hw));
     out.programs.layer_names.push_back(l.name);
     out.compute_cycles.push_back(opt::pe_work(l, it->second->choice, desc).cycles);

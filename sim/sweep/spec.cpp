@@ -128,6 +128,7 @@ SweepSpec load_sweep_spec(const std::string& file) {
   const YAML::Node root = optimizer::load_yaml_file(file, "sweep spec");
   if (!root.IsMap()) throw InputError(file + ": a sweep spec is a map with keys hw, set, axes");
   std::set<std::string> seen;
+  std::vector<YAML::Node> set_keys;  // the `set:` entries' keys, for their lines
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     if (!seen.insert(key).second) throw InputError(where(file, kv.first) + "duplicate key '" + key + "'");
@@ -140,6 +141,7 @@ SweepSpec load_sweep_spec(const std::string& file) {
         if (!o.second.IsScalar())
           throw InputError(where(file, o.second) + "set." + o.first.as<std::string>() + ": expected one value");
         s.overrides.push_back(o.first.as<std::string>() + "=" + o.second.as<std::string>());
+        set_keys.push_back(o.first);
       }
     } else if (key == "axes") {
       if (!kv.second.IsMap() || kv.second.size() == 0)
@@ -154,6 +156,16 @@ SweepSpec load_sweep_spec(const std::string& file) {
   try {
     load_hw_config(s.hw, s.overrides);
   } catch (const InputError& e) {
+    // Blame the first `set:` entry that breaks the config, at its line; else the base file.
+    std::vector<std::string> upto;
+    for (std::size_t i = 0; i < s.overrides.size(); ++i) {
+      upto.push_back(s.overrides[i]);
+      try {
+        load_hw_config(s.hw, upto);
+      } catch (const InputError& at) {
+        throw InputError(where(file, set_keys[i]) + "set: " + at.what());
+      }
+    }
     throw InputError(where(file, root["hw"]) + "base config: " + e.what());
   }
   seen.clear();

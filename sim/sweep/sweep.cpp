@@ -152,7 +152,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
                            "; a changed spec needs another --out");
         finished = finished_rows(dir, head);
       }
-      fs::create_directories(dir);
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      if (ec) throw InputError(dir.string() + ": cannot create output folder: " + ec.message());
       std::ofstream(dir / "sweep.yaml", std::ios::binary) << spec.text;
       std::ofstream(dir / "config.resolved.yaml") << resolved_yaml(load_hw_config(spec.hw, spec.overrides));
       for (const auto& [key, row] : finished) finished_keys += key + "\n";

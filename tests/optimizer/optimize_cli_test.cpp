@@ -76,8 +76,13 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       {"--solver annealing", "unknown solver 'annealing'"},
       {"--cost-model fancy", "unknown cost model 'fancy'"},
       {"--formulation bigm --solver ilp", "unknown ILP formulation"},
-      {"--exact-nodes --set topology.cols=7 --set topology.rows=1", "no partition choice using exactly 7 PEs"},
+      {"--exact-nodes --set topology.cols=7 --set topology.rows=1",
+       "no partition choice using exactly 7 PEs"},
       {"--memory-limit --set pe.sram_bytes=1024", "does not fit in PE memory"},
+      {"--export-lp model.lp", "--export-lp: applies to --solver ilp (or --compare) only"},
+      {"--solver dp --formulation mccormick",
+       "--formulation: applies to --solver ilp (or --compare) only"},
+      {"--bnoc -1", "--bnoc: must be at least 0, got -1"},
   };
   for (const Case& c : cases) {
     const fs::path out = out_dir("bad");

@@ -127,12 +127,17 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
   const std::string missing = plan.substr(0, plan.find("  - name: conv2")) + "edges: []\n";
   std::ofstream(dir / "missing.yaml") << missing;
   const std::pair<std::string, std::string> cases[] = {
-      {kHw2x2 + " --plan " + (dir / "missing.yaml").string(), "the plan has no layer 'conv2'"},
+      {kHw2x2 + " --plan " + (dir / "missing.yaml").string(),
+       "has no layer 'conv2' of the network simulated"},
       {"--hw " + kSrc + "/configs/hw/mesh4x4.yaml --plan " + (dir / "opt" / "plan.yaml").string(),
        "the plan is for 4 PEs (mesh 2x2), the hardware has 16"},
+      {"--hw " + kSrc + "/configs/hw/crossbar16.yaml --set topology.ports=4 --plan " +
+           (dir / "opt" / "plan.yaml").string(),
+       "the plan is for mesh 2x2, the hardware is crossbar 4"},
       {kHw2x2 + " --set pe.sram_bytes=1KiB --plan " + (dir / "opt" / "plan.yaml").string(),
        "a PE's SRAM holds 1024 (pe.sram_bytes)"},
       {kHw2x2 + " --mode lockstep", "--mode: unknown mode 'lockstep'"},
+      {kHw2x2 + " --trace perfetto --trace-window 0", "--trace-window: must be at least 1, got 0"},
       // A directory opens as a stream and fails on the first read: named, not an internal error.
       {kHw2x2 + " --plan " + (dir / "opt").string(), "cannot read the plan: it is a directory"},
       {"--hw " + (dir / "opt").string(), "cannot open hardware config: it is a directory"},

@@ -66,21 +66,41 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadSpec{"unknown_axis", "axes:\n  network: zoo:vgg5\n  meshes: [2, 4]\n", "4:3",
                 "unknown axis 'meshes'; did you mean 'mesh'?"},
-        BadSpec{"empty_axis", "axes:\n  network: zoo:vgg5\n  mesh: []\n", "4:9", "axis 'mesh' is empty"},
-        BadSpec{"bad_mesh", "axes:\n  network: zoo:vgg5\n  mesh: [2x2, 4y4]\n", "4:15", "'4y4' is not a mesh shape"},
-        BadSpec{"mesh_too_big", "axes:\n  network: zoo:vgg5\n  mesh: [128]\n", "4:10", "outside 1 .. 64"},
+        BadSpec{"empty_axis", "axes:\n  network: zoo:vgg5\n  mesh: []\n", "4:9",
+                "axis 'mesh' is empty"},
+        BadSpec{"bad_mesh", "axes:\n  network: zoo:vgg5\n  mesh: [2x2, 4y4]\n", "4:15",
+                "'4y4' is not a mesh shape"},
+        BadSpec{"mesh_too_big", "axes:\n  network: zoo:vgg5\n  mesh: [128]\n", "4:10",
+                "outside 1 .. 64"},
         BadSpec{"unknown_solver", "axes:\n  network: zoo:vgg5\n  solver: [greedy, dpp]\n", "4:20",
                 "unknown solver 'dpp'; did you mean 'dp'?"},
-        BadSpec{"unknown_zoo", "axes:\n  network: [zoo:resnet51]\n", "3:13", "unknown zoo network 'resnet51'"},
-        BadSpec{"missing_network_file", "axes:\n  network: [nets/none.yaml]\n", "3:13", "does not exist"},
-        BadSpec{"bad_batch", "axes:\n  network: zoo:vgg5\n  batch: [1, two]\n", "4:14", "batch 'two' is not an integer"},
-        BadSpec{"config_key_range", "axes:\n  network: zoo:vgg5\n  router.vcs: [2, 0]\n", "4:19", "router.vcs"},
-        BadSpec{"unknown_config_key", "axes:\n  network: zoo:vgg5\n  router.vcz: [2]\n", "4:16", "router.vcz"},
-        BadSpec{"duplicate_value", "axes:\n  network: zoo:vgg5\n  solver: [dp, dp]\n", "4:16", "'dp' appears twice"},
-        BadSpec{"unknown_key", "axis:\n  network: zoo:vgg5\n", "2:1", "unknown key 'axis'; did you mean 'axes'?"},
+        BadSpec{"unknown_zoo", "axes:\n  network: [zoo:resnet51]\n", "3:13",
+                "unknown zoo network 'resnet51'"},
+        BadSpec{"missing_network_file", "axes:\n  network: [nets/none.yaml]\n", "3:13",
+                "does not exist"},
+        BadSpec{"bad_batch", "axes:\n  network: zoo:vgg5\n  batch: [1, two]\n", "4:14",
+                "batch 'two' is not an integer"},
+        BadSpec{"config_key_range", "axes:\n  network: zoo:vgg5\n  router.vcs: [2, 0]\n", "4:19",
+                "router.vcs"},
+        BadSpec{"unknown_config_key", "axes:\n  network: zoo:vgg5\n  router.vcz: [2]\n", "4:16",
+                "router.vcz"},
+        BadSpec{"duplicate_value", "axes:\n  network: zoo:vgg5\n  solver: [dp, dp]\n", "4:16",
+                "'dp' appears twice"},
+        BadSpec{"unknown_key", "axis:\n  network: zoo:vgg5\n", "2:1",
+                "unknown key 'axis'; did you mean 'axes'?"},
         BadSpec{"axes_not_map", "axes: [mesh]\n", "2:7", "axes: expected a map"},
-        BadSpec{"bad_set", "set: {link.width_bytes: 0}\naxes:\n  network: zoo:vgg5\n", "1:5", "link.width_bytes"}),
+        BadSpec{"bad_set", "set: {link.width_bytes: 0}\naxes:\n  network: zoo:vgg5\n", "2:7",
+                "set: --set link.width_bytes=0"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+TEST(SweepCli, AnOutputFolderThatCannotBeCreatedIsBadInput) {
+  const fs::path dir = fresh_dir("sweep_bad_out");
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n");
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --out /proc/nocflow_sweep");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/proc/nocflow_sweep: cannot create output folder"), std::string::npos)
+      << r.output;
+}
 
 TEST(SweepCli, MissingHwIsAnError) {
   const fs::path dir = fresh_dir("sweep_no_hw");

@@ -305,7 +305,13 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
 
 TEST(ValidateCli, BadArgumentsExitWith2) {
   const fs::path dir = fresh_dir("validate_bad");
-  EXPECT_EQ(run_nocflow("validate " + kHw + " --types ALL_GATHR --out " + (dir / "o").string()).exit_code, 2);
+  const CliRun type =
+      run_nocflow("validate " + kHw + " --types ALL_GATHR --out " + (dir / "o").string());
+  EXPECT_EQ(type.exit_code, 2);
+  EXPECT_NE(
+      type.output.find("unknown type 'ALL_GATHR'; did you mean 'ALL_GATHER'? (known: NONE, LOCAL,"),
+      std::string::npos)
+      << type.output;
   EXPECT_EQ(run_nocflow("validate " + kHw + " --sizes 4KB --out " + (dir / "o").string()).exit_code, 2);
   EXPECT_FALSE(fs::exists(dir / "o"));
 }
