@@ -37,6 +37,9 @@ struct HwDesc {
   /// busiest link. Fitted per machine by `nocflow validate` (calibration.yaml,
   /// `linkload.router_contention`); 0 there keeps the overlap without a slowdown.
   std::optional<double> router_slowdown;
+  /// Set when a calibration file was given that has no router contention for this machine:
+  /// the linkload model refuses to run uncalibrated by mistake (the paper model does not care).
+  std::string router_slowdown_missing;
   int vc_buffer_flits = 8;                ///< router buffer per VC (flits), the slowdown's scale
 
   int num_pes() const { return topology.num_nodes(); }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/cost/paper_calibration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/names.h"
 #include "optimizer/io/yaml_file.h"
 
 namespace nocflow::optimizer {
@@ -35,19 +37,44 @@ PaperCalibration fit_paper_calibration(const std::vector<CalibrationPoint>& poin
   return {1.0 / a, b};
 }
 
+namespace {
+
+/// "file:line:col: " of a node.
+std::string at(const std::string& file, const YAML::Node& n) {
+  return file + ":" + std::to_string(n.Mark().line + 1) + ":" +
+         std::to_string(n.Mark().column + 1) + ": ";
+}
+
+/// Every key of the map `n` is one of `known`.
+void check_keys(const std::string& file, const YAML::Node& n, const std::string& prefix,
+                const std::vector<std::string>& known) {
+  for (const auto& kv : n) {
+    const std::string key = kv.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      throw InputError(at(file, kv.first) + prefix + unknown_name_message("key", key, known));
+  }
+}
+
+}  // namespace
+
 PaperCalibration read_paper_calibration(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "calibration file");
+  if (!root.IsMap())
+    throw InputError(file + ": a calibration file is a map with keys paper, linkload");
+  check_keys(file, root, "", {"paper", "linkload"});
   const YAML::Node paper = root["paper"];
   if (!paper || !paper.IsMap()) throw InputError(file + ": expected a 'paper' section");
-  auto number = [&](const char* key, double min) {
+  check_keys(file, paper, "paper: ", {"bnoc_bytes_per_cycle", "latency_cycles"});
+  auto number = [&](const char* key, double min, const char* rule) {
     const YAML::Node n = paper[key];
+    if (!n) throw InputError(at(file, paper) + "paper." + key + ": missing (" + rule + ")");
     double v = 0;
-    if (!n || !n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < min)
-      throw InputError(file + ": paper." + key + ": expected a number >= " + std::to_string(min));
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < min)
+      throw InputError(at(file, n) + "paper." + key + ": expected " + rule);
     return v;
   };
-  PaperCalibration c{number("bnoc_bytes_per_cycle", 1e-9), number("latency_cycles", 0)};
-  return c;
+  return {number("bnoc_bytes_per_cycle", 1e-9, "a number > 0"),
+          number("latency_cycles", 0, "a number >= 0")};
 }
 
 std::string paper_calibration_yaml(const PaperCalibration& c, const std::string& comment) {
@@ -85,10 +112,14 @@ std::string linkload_calibration_yaml(const std::map<std::string, double>& route
   return out.str();
 }
 
-std::optional<double> read_router_slowdown(const std::string& file, const noc::TopologySpec& topology) {
+std::optional<double> read_router_slowdown(const std::string& file,
+                                           const noc::TopologySpec& topology,
+                                           std::string* missing) {
   const YAML::Node root = load_yaml_file(file, "calibration file");
   const YAML::Node linkload = root["linkload"];
   if (!linkload) return std::nullopt;
+  if (linkload.IsMap())
+    check_keys(file, linkload, "linkload: ", {"router_contention", "router_slowdown"});
   const YAML::Node table = linkload["router_contention"];
   if (!table && linkload["router_slowdown"])
     throw InputError(file + ": linkload.router_slowdown is the earlier form of router contention (1 + s * m / (m + B), "
@@ -98,18 +129,25 @@ std::optional<double> read_router_slowdown(const std::string& file, const noc::T
   std::string known;
   for (const auto& entry : table) known += (known.empty() ? "" : ", ") + entry.first.as<std::string>();
   const YAML::Node n = table[name];
-  if (!n)
-    throw InputError(file + ": linkload.router_contention has no entry for '" + name + "' (it has: " +
-                     (known.empty() ? "none" : known) + "); run nocflow validate --calibrate on this machine");
+  if (!n) {
+    const std::string why = file + ": linkload.router_contention has no entry for '" + name +
+                            "' (it has: " + (known.empty() ? "none" : known) +
+                            "); run nocflow validate --calibrate on this machine";
+    if (!missing) throw InputError(why);
+    *missing = why;
+    return std::nullopt;
+  }
   double v = 0;
   if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < 0)
-    throw InputError(file + ": linkload.router_contention." + name + ": expected a number >= 0");
+    throw InputError(at(file, n) + "linkload.router_contention." + name +
+                     ": expected a number >= 0");
   return v;
 }
 
 void apply_calibration_file(const std::string& file, HwDesc& hw) {
   read_paper_calibration(file).apply(hw);
-  hw.router_slowdown = read_router_slowdown(file, hw.topology);
+  hw.router_slowdown_missing.clear();
+  hw.router_slowdown = read_router_slowdown(file, hw.topology, &hw.router_slowdown_missing);
 }
 
 }  // namespace nocflow::optimizer

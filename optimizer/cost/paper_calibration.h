@@ -44,11 +44,16 @@ std::string topology_name(const noc::TopologySpec& t);
 /// The linkload section: router contention s by topology name.
 std::string linkload_calibration_yaml(const std::map<std::string, double>& router_slowdown);
 /// The router contention s `file` gives for `topology`; nullopt when the file has no linkload
-/// section. Throws InputError when the section lacks that topology, a value is not >= 0, or
-/// the file has the earlier `router_slowdown` form.
-std::optional<double> read_router_slowdown(const std::string& file, const noc::TopologySpec& topology);
+/// section. Throws InputError when a value is not >= 0, the file has the earlier
+/// `router_slowdown` form, or the section lacks that topology (with `missing`: sets it to the
+/// message instead and returns nullopt).
+std::optional<double> read_router_slowdown(const std::string& file,
+                                           const noc::TopologySpec& topology,
+                                           std::string* missing = nullptr);
 /// Both: the paper model's B_NoC and latency, and linkload's router contention when the file has
-/// a linkload section (`optimize --calibration`, `validate --rank --calibration`).
+/// a linkload section (`optimize --calibration`, `validate --rank --calibration`). A file
+/// without an entry for this machine sets hw.router_slowdown_missing: the linkload model then
+/// refuses to run. Unknown keys are errors with their line.
 void apply_calibration_file(const std::string& file, HwDesc& hw);
 
 }  // namespace nocflow::optimizer

@@ -99,6 +99,9 @@ int run(const SimulateArgs& a) {
   j["communication_cycles"] = totals.communication;
   j["predicted_total_cycles"] = plan.total_cycles();
   j["predicted_by"] = plan.cost_model;
+  // With --plan the total is the plan file's, priced when it was made; --calibration then
+  // applies to the transfer table only.
+  j["predicted_total_from"] = a.plan.empty() ? "this solve" : "the plan file";
   j["calibration"] = a.calibration;  // of the predictions (and of the solve without --plan); empty: none
   j["energy_pj"] = {{"mac", energy.mac_pj}, {"sram", energy.sram_pj}, {"noc", energy.noc_pj}, {"total", energy.total()}};
   j["messages"] = r.messages;
@@ -139,14 +142,18 @@ int run(const SimulateArgs& a) {
     written += ", trace.vcd";
   }
 
-  std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3) << " us"
-            << " (predicted by " << plan.cost_model << ": " << fixed(plan.total_cycles()) << ")\n"
-            << "  critical PE      " << totals.compute << " cycles computing, " << totals.communication
-            << " cycles waiting for data\n"
-            << "  energy           " << fixed(energy.total() / 1e6, 3) << " uJ (MAC " << fixed(energy.mac_pj / 1e6, 3)
-            << ", SRAM " << fixed(energy.sram_pj / 1e6, 3) << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << ")\n"
-            << "  traffic          " << r.messages << " messages, " << r.packets << " packets, " << r.flits
-            << " flits, " << r.bytes << " bytes; every message received once, network drained\n"
+  std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
+            << " us"
+            << " (predicted by " << plan.cost_model << (a.plan.empty() ? "" : " in the plan file")
+            << ": " << fixed(plan.total_cycles()) << ")\n"
+            << "  critical PE      " << totals.compute << " cycles computing, "
+            << totals.communication << " cycles waiting for data\n"
+            << "  energy           " << fixed(energy.total() / 1e6, 3) << " uJ (MAC "
+            << fixed(energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(energy.sram_pj / 1e6, 3)
+            << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << ")\n"
+            << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
+            << r.flits << " flits, " << r.bytes
+            << " bytes; every message received once, network drained\n"
             << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall, "
             << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
   std::vector<const EdgeReport*> shown;

@@ -134,10 +134,23 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   EXPECT_NE(cal.find("\"mesh 2x2\": 0\n"), std::string::npos) << cal;  // no router-bound case: s = 0
   const CliRun l = optimize(dir / "v" / "calibration.yaml", "", "linkload");
   EXPECT_EQ(l.exit_code, 0) << l.output;
-  const CliRun other = optimize(dir / "other.yaml", "paper: {bnoc_bytes_per_cycle: 32, latency_cycles: 3}\n"
-                                                    "linkload: {router_contention: {\"mesh 8x8\": 0.5}}\n");
+  // A file fitted on another machine: linkload refuses it, the paper model takes its B_NoC.
+  const CliRun other = optimize(dir / "other.yaml",
+                                "paper: {bnoc_bytes_per_cycle: 32, latency_cycles: 3}\n"
+                                "linkload: {router_contention: {\"mesh 8x8\": 0.5}}\n",
+                                "linkload");
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("no entry for 'mesh 4x4' (it has: mesh 8x8)"), std::string::npos) << other.output;
+  EXPECT_EQ(optimize(dir / "other.yaml").exit_code, 0);
+  // A mistyped key is named at its line, with the keys known there.
+  const CliRun typo =
+      optimize(dir / "typo.yaml", "paper:\n  bnoc_bytes_per_cycle: 32\n  latency_cycels: 3\n");
+  EXPECT_EQ(typo.exit_code, 2) << typo.output;
+  EXPECT_NE(
+      typo.output.find(
+          "typo.yaml:3:3: paper: unknown key 'latency_cycels'; did you mean 'latency_cycles'?"),
+      std::string::npos)
+      << typo.output;
   // A file of the earlier slowdown-only form: its s means something else, so it is refused.
   const CliRun old = optimize(dir / "old.yaml", "paper: {bnoc_bytes_per_cycle: 32, latency_cycles: 3}\n"
                                                 "linkload: {router_slowdown: {\"mesh 4x4\": 0.5}}\n");
