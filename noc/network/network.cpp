@@ -96,6 +96,22 @@ void Network::reset() {
     }
 }
 
+void Network::reset_arbitration() {
+  for (auto& r : routers_) {
+    if (r->buffered() > 0)
+      throw CheckError("reset_arbitration: router " + std::to_string(r->id()) + " holds flits");
+    r->reset_arbitration();
+  }
+  for (std::size_t n = 0; n < nis_.size(); ++n) {
+    Ni& ni = nis_[n];
+    if (!ni.queue.empty() || ni.held_total > 0)
+      throw CheckError("reset_arbitration: the NI of node " + std::to_string(n) + " holds flits");
+    ni.next_serial = ni.last_served = 0;
+    ni.last_vc = -1;
+    ni.next_vc = 0;
+  }
+}
+
 void Network::set_source(PacketSource* source) {
   source_ = source;
   reset();

@@ -140,6 +140,10 @@ class Network {
 
   /// Forget all state and counters; time restarts at 0.
   void reset();
+  /// Every router's and NI's arbitration back to its reset state, keeping time, counters and
+  /// credits in flight: a drained network then runs the next traffic as a new one would (what
+  /// barrier replay does at each barrier). CheckError if a flit is still queued or buffered.
+  void reset_arbitration();
 
  private:
   struct Ni;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "noc/router/allocator.h"
 
+#include <algorithm>
+
 #include "noc/base/error.h"
 #include "noc/base/names.h"
 
@@ -58,6 +60,11 @@ class Islip final : public Allocator {
         granted_to_(outputs, -1),
         accepted_from_(inputs, -1),
         grants_(small_ ? inputs : 0, 0) {}
+
+  void reset_priorities() override {
+    std::fill(grant_ptr_.begin(), grant_ptr_.end(), 0);
+    std::fill(accept_ptr_.begin(), accept_ptr_.end(), 0);
+  }
 
   int allocate_single(int input, std::uint64_t outputs) override {
     forget_matches();
@@ -173,6 +180,11 @@ class Separable final : public Allocator {
         output_ptr_(outputs, 0),
         choice_(inputs, -1),
         winner_(outputs, -1) {}
+
+  void reset_priorities() override {
+    std::fill(input_ptr_.begin(), input_ptr_.end(), 0);
+    std::fill(output_ptr_.begin(), output_ptr_.end(), 0);
+  }
 
   void match() override {
     for (const Request& r : requests_) {  // input arbitration

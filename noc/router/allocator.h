@@ -40,6 +40,8 @@ class Allocator {
   /// For a lone requester: exactly request(input, o) for every bit o of `outputs` (outputs
   /// 0..63), then allocate(), with no other requests pending. Returns the output or -1.
   virtual int allocate_single(int input, std::uint64_t outputs);
+  /// Back to a new allocator's priority state (the pointers arbitration starts from).
+  virtual void reset_priorities() = 0;
   int matched_output(int input) const { return out_of_[input]; }
   bool empty() const { return requests_.empty() && !active_inputs_; }
   /// Inputs that were matched by the last allocate(), in no particular order.

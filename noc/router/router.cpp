@@ -54,6 +54,12 @@ void Router::reset() {
   progressed_ = false;
 }
 
+void Router::reset_arbitration() {
+  sa_offset_.assign(ports_, 0);
+  va_->reset_priorities();
+  sa_->reset_priorities();
+}
+
 const Flit& Router::front(int port, int vc) const {
   const int ivc = port * vcs_ + vc;
   return slots_[static_cast<std::size_t>(ivc) * depth_ + in_[ivc].head];

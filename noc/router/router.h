@@ -80,6 +80,9 @@ class Router {
   Cycle last_departure() const { return last_departure_; }
 
   void reset();
+  /// Arbitration back to its reset state (allocator pointers, each input port's VC
+  /// round-robin), buffers and counters untouched: a drained router then behaves as a new one.
+  void reset_arbitration();
 
  private:
   using Mask = std::array<std::uint64_t, 4>;  // one bit per input VC: up to 256 per router

@@ -67,9 +67,13 @@ int run(const SimulateArgs& a) {
   }
   prepare_output_dir(a.out, spec);
   if (!a.dump_programs.empty()) {
+    // Edges as transfers.csv names them: SRC->DST, and SRC:inpp for an INPP layer's partial sums.
+    std::vector<std::string> edge_names;
+    for (const LoweredEdge& e : lowered.edges)
+      edge_names.push_back(e.reduction ? e.src + ":inpp" : e.src + "->" + e.dst);
     for (std::size_t p = 0; p < lowered.programs.pe.size(); ++p) {
       std::ofstream f(fs::path(a.dump_programs) / ("pe_" + std::to_string(p) + ".txt"));
-      write_program(f, lowered.programs, static_cast<int>(p));
+      write_program(f, lowered.programs, static_cast<int>(p), edge_names);
     }
   }
 

@@ -14,7 +14,8 @@ const char* step_name(StepKind k) {
   return "?";
 }
 
-void write_program(std::ostream& out, const ProgramSet& set, int pe) {
+void write_program(std::ostream& out, const ProgramSet& set, int pe,
+                   const std::vector<std::string>& edge_names) {
   out << "# PE " << pe << ": " << set.pe[pe].size() << " steps\n";
   for (const Step& s : set.pe[pe]) {
     out << step_name(s.kind);
@@ -27,6 +28,8 @@ void write_program(std::ostream& out, const ProgramSet& set, int pe) {
       case StepKind::Recv: out << "  from=PE" << s.peer << "  bytes=" << s.bytes << "  tag=" << s.tag; break;
       case StepKind::Barrier: out << "  id=" << s.tag; break;
     }
+    if (s.edge >= 0 && s.edge < static_cast<int>(edge_names.size()))
+      out << "  edge=" << edge_names[s.edge];
     out << "\n";
   }
 }

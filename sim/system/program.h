@@ -61,7 +61,10 @@ struct ProgramSet {
 
 const char* step_name(StepKind k);
 
-/// Human-readable listing of one PE's program (for --dump-programs).
-void write_program(std::ostream& out, const ProgramSet& set, int pe);
+/// Human-readable listing of one PE's program (for --dump-programs), one step per line:
+/// `send  layer=L  to=PEn  bytes=B  tag=T  edge=E` (recv: `from=PEn`). `edge_names[i]` names
+/// Step::edge i (sends, receives and adds of an edge end with `edge=NAME`; none when empty).
+void write_program(std::ostream& out, const ProgramSet& set, int pe,
+                   const std::vector<std::string>& edge_names = {});
 
 }  // namespace nocflow::sim

@@ -47,6 +47,10 @@ void System::arrive_at_barrier(int pe, std::int64_t id) {
   if (++barrier_count_ == net_.num_nodes()) {
     barrier_count_ = 0;
     barriers_passed_ = id;
+    // Every message sent before the barrier has been received: the network is drained. Its
+    // arbitration starts afresh, so that each phase runs as it would alone (`traffic
+    // --messages` of its sends gives its cycles exactly).
+    net_.reset_arbitration();
     barrier_event_.notify(sc_core::SC_ZERO_TIME);
   }
 }

@@ -2,7 +2,9 @@
 // `nocflow simulate` end to end: outputs, determinism, summary against trace, bad plans.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <iomanip>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
@@ -117,6 +119,51 @@ TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
   EXPECT_NE(read_file(dir / "contention" / "summary.json").find("contention.yaml"), std::string::npos);
   const CliRun bad = run_nocflow(args + " --calibration " + (dir / "missing.yaml").string() + " --out " + (dir / "c").string());
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
+TEST(SimulateCli, BarrierPhasesTakeExactlyTheirCyclesAlone) {
+  // Barrier replay: each edge's sends, taken from the dumped programs by their edge= tag and
+  // replayed alone by `traffic --messages`, take exactly the cycles transfers.csv gives the
+  // edge, however many phases ran before it (arbitration starts afresh at each barrier).
+  const fs::path dir = fresh_dir("simulate_phases");
+  const CliRun sim = run_nocflow("simulate --hw " + kSrc +
+                                 "/configs/hw/mesh4x4.yaml --network zoo:resnet18 "
+                                 "--cost-model linkload --mode barrier --quiet --dump-programs " +
+                                 (dir / "programs").string() + " --out " + (dir / "sim").string());
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  std::map<std::string, std::string> messages;  // edge -> "src dst bytes" lines
+  for (int pe = 0; pe < 16; ++pe) {
+    std::ifstream in(dir / "programs" / ("pe_" + std::to_string(pe) + ".txt"));
+    ASSERT_TRUE(in) << pe;
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream fields(line);
+      std::string kind, layer, to, bytes, tag, edge;
+      fields >> kind >> layer >> to >> bytes >> tag >> edge;
+      if (kind != "send" || edge.rfind("edge=", 0) != 0) continue;
+      messages[edge.substr(5)] +=
+          std::to_string(pe) + " " + to.substr(5) + " " + bytes.substr(6) + "\n";
+    }
+  }
+  int compared = 0;
+  for (const auto& row : read_csv_rows(dir / "sim" / "transfers.csv")) {
+    const bool reduction = row.at("src") == row.at("dst");
+    const std::string edge = row.at("src") + (reduction ? ":inpp" : "->" + row.at("dst"));
+    if (!messages.count(edge)) {
+      EXPECT_EQ(row.at("simulated_cycles"), "0") << edge;  // moves nothing
+      continue;
+    }
+    if (reduction) continue;  // ring rounds wait for each other: not one batch
+    std::ofstream(dir / "batch.txt") << messages.at(edge);
+    const CliRun batch = run_nocflow(
+        "traffic --hw " + (dir / "sim" / "config.resolved.yaml").string() + " --messages " +
+        (dir / "batch.txt").string() + " --quiet --out " + (dir / "batch").string());
+    ASSERT_EQ(batch.exit_code, 0) << edge << "\n" << batch.output;
+    const auto summary = nlohmann::json::parse(read_file(dir / "batch" / "summary.json"));
+    EXPECT_EQ(std::to_string(summary.at("cycles").get<std::int64_t>()), row.at("simulated_cycles"))
+        << edge;
+    ++compared;
+  }
+  EXPECT_GE(compared, 15);
 }
 
 TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
