@@ -15,6 +15,12 @@ struct TopologySpec {
   int ports = 0;     ///< crossbar only: number of attached nodes
 
   int num_nodes() const { return kind == "crossbar" ? ports : rows * cols; }
+  /// "mesh 4x4" | "crossbar 16": how plans, validation tables and calibration files name a
+  /// machine.
+  std::string name() const {
+    return kind == "crossbar" ? "crossbar " + std::to_string(ports)
+                              : kind + " " + std::to_string(rows) + "x" + std::to_string(cols);
+  }
 };
 
 struct RouterSpec {

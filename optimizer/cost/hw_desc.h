@@ -47,11 +47,8 @@ struct HwDesc {
   PeGrid grid() const {
     return mesh() ? PeGrid{true, topology.rows, topology.cols} : PeGrid{false, 1, topology.ports};
   }
-  double bnoc() const { return bnoc_bytes_per_cycle > 0 ? bnoc_bytes_per_cycle : link_bytes_per_cycle; }
-  /// "mesh 4x4" | "crossbar 16", as plans record the machine they are for.
-  std::string topology_name() const {
-    return mesh() ? "mesh " + std::to_string(topology.rows) + "x" + std::to_string(topology.cols)
-                  : "crossbar " + std::to_string(topology.ports);
+  double bnoc() const {
+    return bnoc_bytes_per_cycle > 0 ? bnoc_bytes_per_cycle : link_bytes_per_cycle;
   }
 };
 

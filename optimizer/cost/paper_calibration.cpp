@@ -93,11 +93,6 @@ std::string paper_calibration_yaml(const PaperCalibration& c, const std::string&
 
 namespace nocflow::optimizer {
 
-std::string topology_name(const noc::TopologySpec& t) {
-  return t.kind == "crossbar" ? "crossbar " + std::to_string(t.ports)
-                              : t.kind + " " + std::to_string(t.rows) + "x" + std::to_string(t.cols);
-}
-
 std::string linkload_calibration_yaml(const std::map<std::string, double>& router_slowdown) {
   std::ostringstream out;
   out.precision(10);
@@ -125,7 +120,7 @@ std::optional<double> read_router_slowdown(const std::string& file,
     throw InputError(file + ": linkload.router_slowdown is the earlier form of router contention (1 + s * m / (m + B), "
                             "no overlap), whose s does not carry over; run nocflow validate --calibrate again");
   if (!table || !table.IsMap()) throw InputError(file + ": linkload.router_contention: expected a map of machine: number");
-  const std::string name = topology_name(topology);
+  const std::string name = topology.name();
   std::string known;
   for (const auto& entry : table) known += (known.empty() ? "" : ", ") + entry.first.as<std::string>();
   const YAML::Node n = table[name];

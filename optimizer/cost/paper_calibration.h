@@ -39,8 +39,6 @@ PaperCalibration fit_paper_calibration(const std::vector<CalibrationPoint>& poin
 PaperCalibration read_paper_calibration(const std::string& file);
 std::string paper_calibration_yaml(const PaperCalibration& c, const std::string& comment);
 
-/// "mesh 8x8", "crossbar 16": how calibration files name a machine.
-std::string topology_name(const noc::TopologySpec& t);
 /// The linkload section: router contention s by topology name.
 std::string linkload_calibration_yaml(const std::map<std::string, double>& router_slowdown);
 /// The router contention s `file` gives for `topology`; nullopt when the file has no linkload

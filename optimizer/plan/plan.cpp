@@ -19,7 +19,7 @@ Plan make_plan(const PartitionSetup& s, const std::vector<int>& x, const HwDesc&
   plan.cost_model = model.name();
   plan.solver = solver;
   plan.pes = hw.num_pes();
-  plan.topology = hw.topology_name();
+  plan.topology = hw.topology.name();
   auto chosen = [&](int l) { return s.choices[static_cast<std::size_t>(l)][static_cast<std::size_t>(x[static_cast<std::size_t>(l)])]; };
   for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
     const Layer& layer = s.workload.layers[l];

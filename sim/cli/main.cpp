@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // nocflow command line. Exit codes: 0 success, 1 internal error, 2 bad input or usage,
 // 3 a run's self-checks failed (lost flit, deadlock).
-#include <systemc>
-
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <systemc>
 
 #include "noc/base/error.h"
+#include "noc/base/names.h"
 #include "sim/cli/command.h"
 
 // SystemC's banner is printed before sc_main runs, so main() silences it first.
@@ -39,15 +40,11 @@ extern "C" int sc_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // A mistyped command reaches CLI11 as an extra argument: name it and the commands.
     if (argc > 1 && argv[1][0] != '-') {
-      std::string known;
-      bool found = false;
-      for (const CLI::App* sub : app.get_subcommands({})) {
-        known += (known.empty() ? "" : ", ") + sub->get_name();
-        found = found || sub->get_name() == argv[1];
-      }
-      if (!found) {
-        std::cerr << "nocflow: error: unknown command '" << argv[1] << "' (commands: " << known
-                  << ")\n";
+      std::vector<std::string> commands;
+      for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+      if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+        std::cerr << "nocflow: error: " << unknown_name_message("command", argv[1], commands)
+                  << "\n";
         return 2;
       }
     }

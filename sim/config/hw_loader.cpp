@@ -20,6 +20,7 @@ namespace {
 /// Where a value came from, for error messages.
 struct Origin {
   std::string where;  ///< "file:line:col" or "--set key=value"
+  bool from_set = false;  ///< given by --set, not by the file
 };
 
 struct RawValue {
@@ -200,19 +201,16 @@ ParamValue convert(const Param& p, const RawValue& raw) {
   return text;
 }
 
-bool from_set(const RawValue& v) {
-  return v.origin.where.rfind("--set ", 0) == 0;
-}
-
 void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& given) {
   // `--set topology.kind=K` turns the file's machine into another kind: the file's keys of
   // its own kind (a mesh's rows and cols, a crossbar's ports) no longer apply and are dropped.
   const auto kind = given.find("topology.kind");
-  const bool kind_overridden = kind != given.end() && from_set(kind->second);
+  const bool kind_overridden = kind != given.end() && kind->second.origin.from_set;
   for (const Param& p : hw_params()) {
     auto it = given.find(p.path);
     if (it == given.end() || !p.applies || p.applies(h)) continue;
-    if (kind_overridden && !from_set(it->second) && p.path.rfind("topology.", 0) == 0) continue;
+    if (kind_overridden && !it->second.origin.from_set && p.path.rfind("topology.", 0) == 0)
+      continue;
     fail(it->second.origin, p.path, "applies to " + p.applies_text + " only");
   }
   if ((h.pe.array_rows == 0) != (h.pe.array_cols == 0)) {
@@ -247,7 +245,7 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
     flatten(file, root, given);
   }
   for (const std::string& o : overrides) {
-    const Origin at{"--set " + o};
+    const Origin at{"--set " + o, true};
     const auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0) fail(at, "", "expected key.path=value");
     const std::string path = o.substr(0, eq);

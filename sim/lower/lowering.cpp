@@ -83,9 +83,9 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   const opt::HwDesc desc = hw_desc_of(hw);
   // The same PE count on another shape is another machine: the plan's placements and
   // predictions were made for its own.
-  if (!plan.topology.empty() && plan.topology != desc.topology_name())
+  if (!plan.topology.empty() && plan.topology != hw.topology.name())
     throw InputError("the plan is for " + plan.topology + ", the hardware is " +
-                     desc.topology_name() + " (optimize for it, or simulate without --plan)");
+                     hw.topology.name() + " (optimize for it, or simulate without --plan)");
   std::map<std::string, const opt::PlanLayer*> by_name;
   for (const auto& pl : plan.layers) by_name[pl.name] = &pl;
   std::set<std::string> network_layers;

@@ -98,12 +98,6 @@ std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload
   return std::nullopt;
 }
 
-std::string topology_name(const HwSpec& hw) {
-  return hw.topology.kind == "crossbar" ? "crossbar " + std::to_string(hw.topology.ports)
-                                        : "mesh " + std::to_string(hw.topology.rows) + "x" +
-                                              std::to_string(hw.topology.cols);
-}
-
 /// The lowered programs reduced to the measured redistribution: its sends, receives and adds,
 /// and every barrier (computes and other edges go, so that link counters see only this
 /// redistribution; in barrier mode it starts right after a barrier either way). With
@@ -321,7 +315,7 @@ const std::vector<std::string>& bench_types() {
 BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   BenchResult r;
   r.bench = bench;
-  r.bench.topology = topology_name(hw);
+  r.bench.topology = hw.topology.name();
   const int pes = hw.topology.num_nodes();
   const opt::Graph graph = bench_graph(tensor_shape(bench.tensor_bytes, pes), bench.type.rfind("HALO", 0) == 0);
   const opt::Workload w = opt::build_workload(graph);

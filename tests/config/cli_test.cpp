@@ -153,7 +153,8 @@ TEST(Cli, CheckPrintsOneLineSummary) {
 TEST(Cli, UsageErrorsExitWith2) {
   const CliRun typo = run_nocflow("simulat --hw x");
   EXPECT_EQ(typo.exit_code, 2);
-  EXPECT_NE(typo.output.find("unknown command 'simulat' (commands: version, config,"),
+  EXPECT_NE(typo.output.find(
+                "unknown command 'simulat'; did you mean 'simulate'? (known: version, config,"),
             std::string::npos)
       << typo.output;
   EXPECT_EQ(run_nocflow("no-such-command").exit_code, 2);
