@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Running the nocflow binary from tests: exit code and combined output, temporary folders.
+// Running the nocflow binary from tests: exit code and combined output; reading its files.
 // Needs NOCFLOW_BINARY defined to the executable's path (see tests/CMakeLists.txt).
 #include <sys/wait.h>
 
@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "tests/scratch.h"
 
 namespace nocflow::testing {
 
@@ -28,14 +30,6 @@ inline CliRun run_nocflow(const std::string& args) {
   while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-/// A fresh, empty folder under the system temp directory.
-inline std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("nocflow_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 inline std::string read_file(const std::filesystem::path& path) {

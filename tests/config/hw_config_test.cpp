@@ -9,6 +9,7 @@
 #include "noc/base/error.h"
 #include "sim/config/hw_loader.h"
 #include "sim/config/param.h"
+#include "tests/scratch.h"
 
 namespace nocflow::sim {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 const std::string kConfigs = std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/";
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("nocflow_test_" + name);
+  const auto path = nocflow::testing::scratch_path("hw_config_" + name);
   std::ofstream(path) << text;
   return path.string();
 }

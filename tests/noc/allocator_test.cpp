@@ -34,7 +34,18 @@ TEST_P(AllocatorKinds, ProducesValidMatchingsOfRequests) {
       ++matched;
     }
     EXPECT_EQ(matched, static_cast<int>(alloc->matched_inputs().size()));
-    // Maximality is not promised, but a lone request must always be granted.
+    // Maximality is not promised, but a lone request (the only one of its input and of its
+    // output) must always be granted.
+    for (int i = 0; i < 6; ++i)
+      for (int o = 0; o < 5; ++o) {
+        int of_input = 0, of_output = 0;
+        for (int x = 0; x < 5; ++x) of_input += req[i][x];
+        for (int x = 0; x < 6; ++x) of_output += req[x][o];
+        if (req[i][o] && of_input == 1 && of_output == 1) {
+          EXPECT_EQ(alloc->matched_output(i), o)
+              << "lone request " << i << " -> " << o << " not granted";
+        }
+      }
   }
 }
 

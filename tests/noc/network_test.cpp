@@ -177,6 +177,7 @@ TEST(Determinism, SameSeedSameResultsOtherSeedOtherResults) {
   EXPECT_EQ(a.avg_packet_latency, b.avg_packet_latency);
   EXPECT_EQ(a.flits_injected, b.flits_injected);
   EXPECT_EQ(a.cycles, b.cycles);
+  ASSERT_EQ(a.links.size(), b.links.size());
   for (std::size_t i = 0; i < a.links.size(); ++i) EXPECT_EQ(a.links[i].flits, b.links[i].flits);
   EXPECT_NE(a.flits_injected, c.flits_injected);
 }

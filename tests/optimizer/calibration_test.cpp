@@ -7,6 +7,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/cost/paper_calibration.h"
+#include "tests/scratch.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -29,7 +30,7 @@ TEST(PaperCalibration, NeverFitsANegativeLatency) {
 }
 
 TEST(PaperCalibration, FileRoundTripsAndBadFilesAreClear) {
-  const auto dir = std::filesystem::temp_directory_path();
+  const auto dir = nocflow::testing::fresh_dir("paper_calibration");
   const auto good = dir / "nocflow_calibration.yaml";
   std::ofstream(good) << paper_calibration_yaml({123.5, 7.25}, "test");
   const PaperCalibration c = read_paper_calibration(good.string());

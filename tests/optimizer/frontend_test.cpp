@@ -139,7 +139,7 @@ TEST(Onnx, GoogLeNetConcatBranchesImport) {
       ++concats;
       EXPECT_EQ(g.inputs(id).size(), 4u);
     }
-  EXPECT_EQ(concats, 9);
+  EXPECT_EQ(concats, 9);  // inception 3a-3b, 4a-4e, 5a-5b, each joining its 4 branches
 }
 
 TEST(Onnx, UnreadableAndMissingFilesAreInputErrors) {

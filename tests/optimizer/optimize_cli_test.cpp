@@ -21,10 +21,9 @@ using nocflow::testing::run_nocflow;
 
 std::string hw(const std::string& name) { return std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/" + name; }
 
+/// An output folder for `nocflow optimize`, not there yet.
 fs::path out_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / "nocflow_optimize_test" / name;
-  fs::remove_all(d);
-  return d;
+  return nocflow::testing::fresh_path("optimize_" + name);
 }
 
 TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
@@ -60,14 +59,25 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
   EXPECT_NE(r.output.find("ilp-mccormick"), std::string::npos);
 }
 
-TEST(OptimizeCli, LinkloadAndIlpWithExport) {
-  const fs::path out = out_dir("linkload");
-  const CliRun r = run_nocflow("optimize --hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --cost-model linkload "
-                               "--solver ilp --export-lp " + (fs::temp_directory_path() / "nocflow_vgg5.lp").string() +
-                               " --out " + out.string());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("variables"), std::string::npos);
-  EXPECT_TRUE(fs::exists(fs::temp_directory_path() / "nocflow_vgg5.lp"));
+TEST(OptimizeCli, LinkloadIlpAgreesWithDpAndExportsItsModel) {
+  const fs::path lp = nocflow::testing::fresh_path("optimize_vgg5.lp");
+  const std::string args =
+      "optimize --hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --cost-model linkload ";
+  const fs::path ilp_out = out_dir("ilp"), dp_out = out_dir("dp");
+  const CliRun ilp =
+      run_nocflow(args + "--solver ilp --export-lp " + lp.string() + " --out " + ilp_out.string());
+  ASSERT_EQ(ilp.exit_code, 0) << ilp.output;
+  const CliRun dp = run_nocflow(args + "--solver dp --out " + dp_out.string());
+  ASSERT_EQ(dp.exit_code, 0) << dp.output;
+  auto total = [](const fs::path& dir) {
+    return nlohmann::json::parse(std::ifstream(dir / "summary.json"))["total_cost_cycles"]
+        .get<double>();
+  };
+  EXPECT_NEAR(total(ilp_out), total(dp_out), 1e-6 * total(dp_out));
+  // The exported model: one "exactly one choice" row per layer (vgg5 has 7).
+  const std::string model = nocflow::testing::read_file(lp);
+  for (int layer = 0; layer < 7; ++layer)
+    EXPECT_NE(model.find("one_" + std::to_string(layer)), std::string::npos) << layer;
 }
 
 TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {

@@ -65,6 +65,34 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   EXPECT_EQ(link_flits, s["flits"].get<std::int64_t>() + s["flit_hops"].get<std::int64_t>());
 }
 
+// The main workflow: `optimize` writes plan.yaml, `simulate --plan` replays it. The plan file
+// carries every choice and the prediction: the replay is the one of simulate's own solve with
+// the same solver and cost model, and its predicted total is optimize's.
+TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
+  const fs::path dir = fresh_dir("simulate_plan");
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
+  const CliRun opt = run_nocflow("optimize " + hw + "--cost-model linkload --memory-limit --out " +
+                                 (dir / "opt").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.output;
+  const CliRun plan =
+      run_nocflow("simulate " + hw + "--plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --quiet --out " + (dir / "plan").string());
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  const CliRun own = run_nocflow("simulate " + hw + "--cost-model linkload --quiet --out " +
+                                 (dir / "own").string());
+  ASSERT_EQ(own.exit_code, 0) << own.output;
+  for (const char* file : {"layers.csv", "transfers.csv", "links.csv"})
+    EXPECT_EQ(read_file(dir / "plan" / file), read_file(dir / "own" / file)) << file;
+  const auto optimized = nlohmann::json::parse(read_file(dir / "opt" / "summary.json"));
+  const auto replayed = nlohmann::json::parse(read_file(dir / "plan" / "summary.json"));
+  EXPECT_EQ(replayed["predicted_by"], "linkload");
+  EXPECT_EQ(replayed["predicted_total_from"], "the plan file");
+  EXPECT_DOUBLE_EQ(replayed["predicted_total_cycles"].get<double>(),
+                   optimized["total_cost_cycles"].get<double>());
+  EXPECT_EQ(replayed["total_cycles"],
+            nlohmann::json::parse(read_file(dir / "own" / "summary.json"))["total_cycles"]);
+}
+
 /// Rows of transfers.csv as (src -> dst, predicted paper, predicted linkload, bytes).
 std::vector<std::tuple<std::string, double, double, std::int64_t>> predictions(const fs::path& csv) {
   std::vector<std::tuple<std::string, double, double, std::int64_t>> out;

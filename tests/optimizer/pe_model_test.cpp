@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// The PE model (optimizer/cost/pe_model.h) by hand: MAC array fill, vector ops, the SRAM bound.
+// The simulator's lowering and the linkload model both take a PE's compute time from it.
+#include "optimizer/cost/pe_model.h"
+
+#include <gtest/gtest.h>
+
+namespace nocflow::optimizer {
+namespace {
+
+Choice make(std::initializer_list<std::pair<PartDim, int>> f) {
+  Choice c;
+  for (auto [d, v] : f) c.factor(d) = v;
+  return c;
+}
+
+/// A 3x3 conv, 16 input channels to 20 output channels on 8x8, 2-byte elements.
+Layer conv20() {
+  Layer l;
+  l.out = {1, 20, 8, 8};
+  l.reduction = 16;
+  l.kernel = {3, 3};
+  l.macs = 20 * 8 * 8 * 16 * 9;      // 184,320
+  l.weight_bytes = 20 * 16 * 9 * 2;  // 5,760
+  l.input_bytes = 16 * 10 * 10 * 2;  // 3,200 (padded input)
+  l.output_bytes = 20 * 8 * 8 * 2;   // 2,560
+  return l;
+}
+
+HwDesc array16() {
+  HwDesc hw;  // 256 MACs, 64 adds, 64 SRAM bytes per cycle
+  hw.array_rows = hw.array_cols = 16;
+  return hw;
+}
+
+TEST(PeModel, ArrayFillSetsTheMacRate) {
+  const Layer l = conv20();
+  // One node: 20 channels on 16 rows fill 20 / 32 of two passes, the reduction 16 x 9 = 144 on
+  // 16 columns fills 9 passes exactly: 184,320 / (256 x 0.625) = 1,152 cycles; SRAM
+  // (5,760 + 3,200 + 2,560) / 64 = 180.
+  const PeWork one = pe_work(l, make({}), array16());
+  EXPECT_DOUBLE_EQ(one.utilisation, 0.625);
+  EXPECT_EQ(one.macs, 184'320);
+  EXPECT_EQ(one.sram_bytes, 11'520);
+  EXPECT_EQ(one.cycles, 1'152);
+  // OUTP 2: 10 channels fill 10 / 16; 92,160 MACs / 160 = 576.
+  const PeWork outp2 = pe_work(l, make({{PartDim::Outp, 2}}), array16());
+  EXPECT_DOUBLE_EQ(outp2.utilisation, 0.625);
+  EXPECT_EQ(outp2.cycles, 576);
+  EXPECT_EQ(outp2.sram_bytes, 5'760 / 2 + 3'200 + 2'560 / 2);
+  // INPP 2: the reduction 8 x 9 = 72 fills 72 / 80 of 5 passes, 0.625 x 0.9 = 0.5625;
+  // 92,160 / 144 = 640.
+  const PeWork inpp2 = pe_work(l, make({{PartDim::Inpp, 2}}), array16());
+  EXPECT_DOUBLE_EQ(inpp2.utilisation, 0.5625);
+  EXPECT_EQ(inpp2.cycles, 640);
+  // OUTP 3: ceil(20 / 3) = 7 channels fill 7 / 16, ceil(184,320 / 3) = 61,440 MACs at 112 per
+  // cycle: 548.6, so 549 (cycles round up).
+  const PeWork outp3 = pe_work(l, make({{PartDim::Outp, 3}}), array16());
+  EXPECT_DOUBLE_EQ(outp3.utilisation, 7.0 / 16.0);
+  EXPECT_EQ(outp3.cycles, 549);
+}
+
+TEST(PeModel, WithoutAnArrayMacsAndVectorOpsAddAndSramBoundsBoth) {
+  HwDesc hw;  // no array: the full 256 MACs per cycle
+  Layer l = conv20();
+  l.vector_ops = 20 * 8 * 8;  // a fused ReLU: 1,280 adds, 20 cycles at 64 per cycle
+  const PeWork w = pe_work(l, make({}), hw);
+  EXPECT_DOUBLE_EQ(w.utilisation, 1);
+  EXPECT_EQ(w.cycles, 184'320 / 256 + 20);  // 720 + 20
+  // A pooling-like layer with no MACs and much data: SRAM-bound, (64,000 + 16,000) / 64.
+  Layer pool;
+  pool.out = {1, 16, 25, 20};
+  pool.vector_ops = 6'400;  // 100 cycles
+  pool.input_bytes = 64'000;
+  pool.output_bytes = 16'000;
+  const PeWork p = pe_work(pool, make({}), hw);
+  EXPECT_EQ(p.cycles, 1'250);
+  // Split over OFMP_H 4, each node touches a quarter: 313 cycles (312.5 rounded up) against
+  // 25 of vector ops.
+  EXPECT_EQ(pe_work(pool, make({{PartDim::OfmpH, 4}}), hw).cycles, 313);
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
