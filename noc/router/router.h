@@ -6,7 +6,7 @@
 // One cycle (step), for the VCs whose stage is due (`ready <= now`):
 //   RC  route computation for a head at the front of an idle VC  -> VA after routing_delay
 //   VA  VC allocation: the head requests every free VC of its output port -> SA after
-//       vc_alloc_delay (same cycle with speculative)
+//       vc_alloc_delay (one cycle sooner with speculative)
 //   SA  switch allocation among VCs with a flit and a downstream credit, one VC per input
 //       port per output (round-robin from the port's last winner), then a matching of input
 //       to output ports. The winner's flit leaves the buffer: its credit goes upstream

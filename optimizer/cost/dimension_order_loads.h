@@ -22,6 +22,7 @@ class FlitSize {
   explicit FlitSize(std::int64_t bytes = 1) : bytes_(std::max<std::int64_t>(1, bytes)) {
     if ((bytes_ & (bytes_ - 1)) == 0) shift_ = __builtin_ctzll(static_cast<unsigned long long>(bytes_));
   }
+  std::int64_t bytes() const { return bytes_; }
   std::int64_t flits(std::int64_t bytes) const {
     const std::int64_t rounded = bytes + bytes_ - 1;
     return std::max<std::int64_t>(1, shift_ >= 0 ? rounded >> shift_ : rounded / bytes_);

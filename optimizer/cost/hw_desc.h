@@ -23,7 +23,8 @@ struct HwDesc {
   int router_pipeline_cycles = 2;         ///< per hop, router stages
   int link_latency_cycles = 1;            ///< per hop
   double mac_pj = 0.5;
-  double hop_pj_per_byte = 2.0;
+  double hop_pj_per_byte = 2.0;  ///< per byte of whole flits per hop (linkload_model.h)
+  double sram_pj_per_byte = 1.0;
   std::int64_t sram_bytes = 1 << 20;      ///< per PE
   /// paper model's B_NoC in bytes per cycle; 0 = one link's bytes per cycle (the seed's
   /// formula 9 divides by "the NoC bandwidth" without saying which, we read it as one link).

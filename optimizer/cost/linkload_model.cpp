@@ -86,7 +86,7 @@ class PathLoadCounter {
     const int hops = std::max(1, routers - 1);
     out_.max_hops = std::max(out_.max_hops, hops);
     out_.max_routers = std::max(out_.max_routers, routers);
-    byte_hops_ += bytes * hops;
+    byte_hops_ += flits * impl_.flit.bytes() * hops;  // whole flits, as the links carry them
   }
 
   /// Every destination receives every piece from another PE (ProducerLayout::for_each_group).
@@ -307,8 +307,10 @@ Cost LinkloadModel::reduction_cost(const Layer& l, const Choice& c) const {
 
 Cost LinkloadModel::layer_cost(const Layer& l, const Choice& c) const {
   Cost out = reduction_cost(l, c);
-  out.cycles += static_cast<double>(pe_work(l, c, hw_).cycles);
-  out.energy_pj += static_cast<double>(l.macs) * hw_.mac_pj;
+  const PeWork work = pe_work(l, c, hw_);
+  out.cycles += static_cast<double>(work.cycles);
+  out.energy_pj += static_cast<double>(l.macs) * hw_.mac_pj +
+                   static_cast<double>(work.sram_bytes) * c.nodes() * hw_.sram_pj_per_byte;
   return out;
 }
 

@@ -50,8 +50,9 @@
 //               the ring (the cycle mean of that max-plus recurrence); the slowest hop is paid
 //               once more at the start. (The model used to count the reduction as one
 //               transfer of 2(f − 1)/f · block per member, one latency: 36 % MAPE in validate.)
-//  energy     = MACs × e_MAC + Σ bytes × hops × e_hop (hops = router-to-router links, 1 on a
-//               crossbar).
+//  energy     = MACs × e_MAC + SRAM bytes touched (pe_model.h) × nodes × e_SRAM + Σ whole
+//               flits × link width × hops × e_hop (hops = router-to-router links, 1 on a
+//               crossbar): the simulator's energy of the same plan (sim/output/run_report.h).
 //
 // Tabulating edge tables (edge_cycles_table) does not build transfer lists: consumer needs and
 // producer layouts are computed once per choice (transfers.h), equal needs are grouped, and

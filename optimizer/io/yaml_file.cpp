@@ -13,7 +13,9 @@ YAML::Node load_yaml_file(const std::string& file, const std::string& what) {
   try {
     return YAML::LoadFile(file);
   } catch (const YAML::BadFile&) {
-    throw InputError(file + ": cannot read the " + what);
+    throw InputError(
+        file + ": cannot read the " + what + ": " +
+        (std::filesystem::exists(file) ? "permission denied or unreadable" : "no such file"));
   } catch (const YAML::ParserException& e) {
     throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                      ": YAML syntax error: " + e.msg);

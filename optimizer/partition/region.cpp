@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "noc/base/error.h"
+
 namespace nocflow::optimizer {
 namespace {
 
@@ -107,11 +109,16 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       b.r[kC] = block.r[kC];
       return b;
     }
-    case OpKind::Gemm: {
+    case OpKind::Gemm: {  // per position over the last (feature) axis
       if (input != 0) return full_box(in);
-      Box b = full_box(in);
-      b.r[kN] = block.r[kN];
-      b.r[kC] = red;
+      const std::size_t rank = op.output.shape.size();
+      if (rank > 4) {  // the view flattens the features into C with the other axes
+        Box b = full_box(in);
+        b.r[kN] = block.r[kN];
+        return b;
+      }
+      Box b = block;  // the same samples, tokens (N×S×D: H) or positions (N×C×H×W: C, H)
+      b.r[view_axis(-1, rank)] = red;
       return b;
     }
     case OpKind::MatMul: return matmul_region(op, input, block, red, in);
@@ -156,10 +163,21 @@ Box fused_region(const Node& n, int input, const Box& block, Range red) {
 
 Box input_region(const Graph& g, NodeId consumer, int input, const Box& out_block, Range red) {
   const Node& n = g.node(consumer);
-  if (n.kind == OpKind::Fused) return fused_region(n, input, out_block, red);
   std::vector<const Tensor*> in;
   for (NodeId src : g.inputs(consumer)) in.push_back(&g.node(src).output);
-  return op_region({n.kind, n.attrs, in, n.output}, input, out_block, red);
+  const Box need = n.kind == OpKind::Fused
+                       ? fused_region(n, input, out_block, red)
+                       : op_region({n.kind, n.attrs, in, n.output}, input, out_block, red);
+  // A rule reading outside its input would index producer blocks that do not exist.
+  const Dims4 dims = view4(in.at(static_cast<std::size_t>(input))->shape);
+  for (int a = 0; a < 4; ++a)
+    if (!need.r[a].empty() && (need.r[a].lo < 0 || need.r[a].hi > dims[a]))
+      throw CheckError(
+          n.name + " (" + std::string(op_name(n.kind)) + "): input " + std::to_string(input) +
+          " region leaves its " + shape_str(in[static_cast<std::size_t>(input)]->shape) +
+          " tensor on view axis " + std::to_string(a) + " ([" + std::to_string(need.r[a].lo) +
+          ", " + std::to_string(need.r[a].hi) + ") of " + std::to_string(dims[a]) + ")");
+  return need;
 }
 
 }  // namespace nocflow::optimizer

@@ -116,11 +116,17 @@ int run(const SimulateArgs& a) {
   j["steps"] = r.spans.size();
   j["wall_seconds"] = r.wall_seconds;
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
-  j["units"] = {{"*_cycles", "clock cycles"}, {"total_seconds", "seconds of simulated time"},
-                {"energy_pj", "picojoules"}, {"bytes", "bytes"},
-                {"compute_cycles / communication_cycles",
-                 "on the PE that finished last: busy computing / blocked receiving (exposed)"},
-                {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
+  j["units"] = {
+      {"*_cycles", "clock cycles"},
+      {"total_seconds", "seconds of simulated time"},
+      {"energy_pj", "picojoules"},
+      {"bytes", "bytes"},
+      {"compute_cycles / communication_cycles",
+       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
+      {"flit_hops",
+       "flits x hops (router-to-router links; 1 on a crossbar); NoC energy = flit_hops x link "
+       "width x energy.hop_pj_per_byte"},
+      {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
   std::ofstream(fs::path(a.out) / "summary.json") << j.dump(2) << "\n";
   {
     std::ofstream f(fs::path(a.out) / "layers.csv");

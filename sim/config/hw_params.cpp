@@ -20,42 +20,73 @@ const std::vector<Param>& hw_params() {
   static const std::vector<Param> params = {
       // clock & data
       field("clock.frequency_ghz", &HwSpec::clock, &ClockSpec::frequency_ghz)
-          .unit("GHz").def(1.0).range(0.001, 100)
+          .unit("GHz")
+          .def(1.0)
+          .range(0.001, 100)
           .doc("clock of the whole chip; every cycle count converts to seconds with it"),
       field("data.width_bytes", &HwSpec::data, &DataSpec::width_bytes)
-          .unit("bytes").def(std::int64_t{2}).range(1, 16)
+          .unit("bytes")
+          .def(std::int64_t{2})
+          .range(1, 16)
           .doc("size of one activation or weight element (2 = fp16/bf16)"),
       // topology
       field("topology.kind", &HwSpec::topology, &TopologySpec::kind)
-          .def(std::string("mesh")).choices({"mesh", "crossbar"})
+          .def(std::string("mesh"))
+          .choices({"mesh", "crossbar"})
           .doc("mesh: rows x cols routers, one PE each; crossbar: one switch all PEs attach to"),
       field("topology.rows", &HwSpec::topology, &TopologySpec::rows)
-          .unit("routers").def(std::int64_t{4}).range(1, 64).doc("mesh rows")
+          .unit("routers")
+          .def(std::int64_t{4})
+          .range(1, 64)
+          .doc("mesh rows")
           .only_if(is_mesh, "kind: mesh"),
       field("topology.cols", &HwSpec::topology, &TopologySpec::cols)
-          .unit("routers").def(std::int64_t{4}).range(1, 64).doc("mesh columns")
+          .unit("routers")
+          .def(std::int64_t{4})
+          .range(1, 64)
+          .doc("mesh columns")
           .only_if(is_mesh, "kind: mesh"),
       field("topology.ports", &HwSpec::topology, &TopologySpec::ports)
-          .unit("PEs").def(std::int64_t{16}).range(2, 64)
+          .unit("PEs")
+          .def(std::int64_t{16})
+          .range(2, 64)
           .doc("PEs attached to the switch")
           .only_if([](const HwSpec& h) { return !is_mesh(h); }, "kind: crossbar"),
       // router
       field("router.preset", &HwSpec::router, &RouterSpec::preset)
-          .def(std::string("booksim")).choices({"booksim", "lookahead"})
+          .def(std::string("booksim"))
+          .choices({"booksim", "lookahead"})
           .doc("named defaults for the router.* keys below; explicit keys override it"),
       field("router.vcs", &HwSpec::router, &RouterSpec::vcs)
-          .unit("VCs").def(std::int64_t{4}).range(1, 64).doc("virtual channels per input port"),
+          .unit("VCs")
+          .def(std::int64_t{4})
+          .range(1, 64)
+          .doc("virtual channels per input port"),
       field("router.buffer_depth", &HwSpec::router, &RouterSpec::buffer_depth)
-          .unit("flits").def(std::int64_t{4}).range(1, 4096).doc("input buffer depth per VC"),
+          .unit("flits")
+          .def(std::int64_t{4})
+          .range(1, 4096)
+          .doc("input buffer depth per VC"),
       field("router.routing_delay", &HwSpec::router, &RouterSpec::routing_delay)
-          .unit("cycles").def(std::int64_t{1}).range(1, 16)
+          .unit("cycles")
+          .def(std::int64_t{1})
+          .range(1, 16)
           .doc("route computation stage (not used with lookahead routing)"),
       field("router.vc_alloc_delay", &HwSpec::router, &RouterSpec::vc_alloc_delay)
-          .unit("cycles").def(std::int64_t{1}).range(1, 16).doc("VC allocation stage"),
+          .unit("cycles")
+          .def(std::int64_t{1})
+          .range(1, 16)
+          .doc("VC allocation stage"),
       field("router.sw_alloc_delay", &HwSpec::router, &RouterSpec::sw_alloc_delay)
-          .unit("cycles").def(std::int64_t{1}).range(1, 16).doc("switch allocation stage"),
+          .unit("cycles")
+          .def(std::int64_t{1})
+          .range(1, 16)
+          .doc("switch allocation stage"),
       field("router.st_delay", &HwSpec::router, &RouterSpec::st_delay)
-          .unit("cycles").def(std::int64_t{1}).range(1, 16).doc("switch traversal stage"),
+          .unit("cycles")
+          .def(std::int64_t{1})
+          .range(1, 16)
+          .doc("switch traversal stage"),
       field("router.lookahead_routing", &HwSpec::router, &RouterSpec::lookahead_routing)
           .def(false)
           .doc("compute the route one router ahead, removing the route computation stage"),
@@ -63,65 +94,110 @@ const std::vector<Param>& hw_params() {
           .def(false)
           .doc("head flits bid for the switch in the same cycle as for a VC (speculative SA)"),
       field("router.routing", &HwSpec::router, &RouterSpec::routing)
-          .def(std::string("xy")).choices(noc::routing_names())
+          .def(std::string("xy"))
+          .choices(noc::routing_names())
           .doc("routing function; xy/yx are dimension-order, west_first is adaptive and "
                "deadlock-free"),
       field("router.vc_allocator", &HwSpec::router, &RouterSpec::vc_allocator)
-          .def(std::string("islip")).choices(noc::allocator_names())
+          .def(std::string("islip"))
+          .choices(noc::allocator_names())
           .doc("VC allocator: islip, or separable input-first with round-robin arbiters"),
       field("router.sw_allocator", &HwSpec::router, &RouterSpec::sw_allocator)
-          .def(std::string("islip")).choices(noc::allocator_names())
+          .def(std::string("islip"))
+          .choices(noc::allocator_names())
           .doc("switch allocator: islip, or separable input-first with round-robin arbiters"),
       field("router.alloc_iterations", &HwSpec::router, &RouterSpec::alloc_iterations)
-          .unit("iterations").def(std::int64_t{1}).range(1, 8).doc("iSLIP iterations per cycle"),
+          .unit("iterations")
+          .def(std::int64_t{1})
+          .range(1, 8)
+          .doc("iSLIP iterations per cycle"),
       // link
       field("link.width_bytes", &HwSpec::link, &LinkSpec::width_bytes)
-          .unit("bytes").def(std::int64_t{16}).range(1, 4096).doc("payload bytes per flit"),
+          .unit("bytes")
+          .def(std::int64_t{16})
+          .range(1, 4096)
+          .doc("payload bytes per flit"),
       field("link.latency", &HwSpec::link, &LinkSpec::latency)
-          .unit("cycles").def(std::int64_t{1}).range(1, 64)
+          .unit("cycles")
+          .def(std::int64_t{1})
+          .range(1, 64)
           .doc("router-to-router link (and NI channel) latency"),
       // network interface
       field("ni.injection_queue_flits", &HwSpec::ni, &NiSpec::injection_queue_flits)
-          .unit("flits").def(std::int64_t{0}).range(0, 1 << 30)
+          .unit("flits")
+          .def(std::int64_t{0})
+          .range(0, 1 << 30)
           .doc("source queue per node; 0 = unbounded (BookSim)"),
       field("ni.ejection_queue_flits", &HwSpec::ni, &NiSpec::ejection_queue_flits)
-          .unit("flits").def(std::int64_t{0}).range(0, 1 << 30)
+          .unit("flits")
+          .def(std::int64_t{0})
+          .range(0, 1 << 30)
           .doc("reassembly queue per node; 0 = the sink always accepts (BookSim)"),
       field("ni.max_packet_flits", &HwSpec::ni, &NiSpec::max_packet_flits)
-          .unit("flits").def(std::int64_t{16}).range(1, 65535)
+          .unit("flits")
+          .def(std::int64_t{16})
+          .range(1, 65535)
           .doc("a message (a PE-to-PE transfer) is cut into packets of at most this many flits"),
       field("ni.channels", &HwSpec::ni, &NiSpec::channels)
-          .unit("messages").def(std::int64_t{1}).range(1, 64)
+          .unit("messages")
+          .def(std::int64_t{1})
+          .range(1, 64)
           .doc("messages a source NI injects at once, a packet of each in turn (DMA channels); "
                "1 = one after another"),
       // PE
       field("pe.macs_per_cycle", &HwSpec::pe, &PeSpec::macs_per_cycle)
-          .unit("MACs/cycle").def(std::int64_t{256}).range(1, 1e9).doc("peak MAC rate of one PE"),
+          .unit("MACs/cycle")
+          .def(std::int64_t{256})
+          .range(1, 1e9)
+          .doc("peak MAC rate of one PE"),
       field("pe.adds_per_cycle", &HwSpec::pe, &PeSpec::adds_per_cycle)
-          .unit("adds/cycle").def(std::int64_t{64}).range(1, 1e9)
+          .unit("adds/cycle")
+          .def(std::int64_t{64})
+          .range(1, 1e9)
           .doc("adder rate for reductions (partial sums, element-wise ops)"),
       field("pe.sram_bytes", &HwSpec::pe, &PeSpec::sram_bytes)
-          .unit("bytes").def(std::int64_t{1} << 20).range(1024, 1e12)
+          .unit("bytes")
+          .def(std::int64_t{1} << 20)
+          .range(1024, 1e12)
           .doc("local SRAM capacity of one PE (suffixes KiB, MiB, GiB accepted)"),
       field("pe.sram_bytes_per_cycle", &HwSpec::pe, &PeSpec::sram_bytes_per_cycle)
-          .unit("bytes/cycle").def(std::int64_t{64}).range(1, 1e9).doc("local SRAM bandwidth"),
+          .unit("bytes/cycle")
+          .def(std::int64_t{64})
+          .range(1, 1e9)
+          .doc("local SRAM bandwidth"),
       field("pe.array_rows", &HwSpec::pe, &PeSpec::array_rows)
-          .unit("MACs").def(std::int64_t{0}).range(0, 4096)
+          .unit("MACs")
+          .def(std::int64_t{0})
+          .range(0, 4096)
           .doc("MAC array rows for utilisation effects; 0 = no array shape"),
       field("pe.array_cols", &HwSpec::pe, &PeSpec::array_cols)
-          .unit("MACs").def(std::int64_t{0}).range(0, 4096)
+          .unit("MACs")
+          .def(std::int64_t{0})
+          .range(0, 4096)
           .doc("MAC array columns; 0 = no array shape"),
       // energy
       field("energy.mac_pj", &HwSpec::energy, &EnergySpec::mac_pj)
-          .unit("pJ/MAC").def(0.5).range(0, 1e6).doc("energy of one multiply-accumulate"),
+          .unit("pJ/MAC")
+          .def(0.5)
+          .range(0, 1e6)
+          .doc("energy of one multiply-accumulate"),
       field("energy.sram_pj_per_byte", &HwSpec::energy, &EnergySpec::sram_pj_per_byte)
-          .unit("pJ/byte").def(1.0).range(0, 1e6).doc("energy per byte read or written in SRAM"),
+          .unit("pJ/byte")
+          .def(1.0)
+          .range(0, 1e6)
+          .doc("energy per byte read or written in SRAM"),
       field("energy.hop_pj_per_byte", &HwSpec::energy, &EnergySpec::hop_pj_per_byte)
-          .unit("pJ/byte/hop").def(2.0).range(0, 1e6)
-          .doc("energy per byte per router traversed (the seed uses 1-5)"),
+          .unit("pJ/byte/hop")
+          .def(2.0)
+          .range(0, 1e6)
+          .doc("energy per byte per hop (a router-to-router link, or a crossbar's switch), whole "
+               "flits "
+               "counted (the seed uses 1-5)"),
       // run control
       field("run.watchdog_cycles", &HwSpec::run, &RunSpec::watchdog_cycles)
-          .unit("cycles").def(std::int64_t{10000}).range(10, 1e12)
+          .unit("cycles")
+          .def(std::int64_t{10000})
+          .range(10, 1e12)
           .doc("a run stops with an error when flits are in flight and none moved this long"),
   };
   return params;

@@ -22,12 +22,14 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   h.array_cols = s.pe.array_cols;
   h.link_bytes_per_cycle = s.link.width_bytes;
   const int route = s.router.lookahead_routing ? 0 : s.router.routing_delay;
-  const int alloc = s.router.speculative ? std::max(s.router.vc_alloc_delay, s.router.sw_alloc_delay)
-                                         : s.router.vc_alloc_delay + s.router.sw_alloc_delay;
+  // Speculation starts SA in VA's last cycle (noc/router/router.cpp, grant_vc).
+  const int alloc =
+      s.router.vc_alloc_delay + s.router.sw_alloc_delay - (s.router.speculative ? 1 : 0);
   h.router_pipeline_cycles = route + alloc + s.router.st_delay;
   h.link_latency_cycles = s.link.latency;
   h.mac_pj = s.energy.mac_pj;
   h.hop_pj_per_byte = s.energy.hop_pj_per_byte;
+  h.sram_pj_per_byte = s.energy.sram_pj_per_byte;
   h.sram_bytes = s.pe.sram_bytes;
   h.bnoc_bytes_per_cycle = bnoc;
   h.vc_buffer_flits = std::max(1, s.router.buffer_depth);

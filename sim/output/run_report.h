@@ -7,8 +7,9 @@
 // mode the edge runs alone between two barriers, so this is its isolated cost; in dataflow
 // mode it overlaps other work and is an upper bound on its exposed cost.
 // Energy: MACs x energy.mac_pj; bytes each PE reads and writes in SRAM x
-// energy.sram_pj_per_byte; flit-hops (flits x routers traversed) x link.width_bytes x
-// energy.hop_pj_per_byte.
+// energy.sram_pj_per_byte; flit-hops (flits x router-to-router links, or x 1 through a
+// crossbar's switch) x link.width_bytes x energy.hop_pj_per_byte. The linkload model predicts
+// the same sum for a plan (optimizer/cost/linkload_model.h).
 #include <iosfwd>
 #include <string>
 #include <vector>

@@ -120,7 +120,10 @@ SweepSpec load_sweep_spec(const std::string& file) {
   s.file = file;
   {
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file + ": cannot read the sweep spec");
+    if (!in)
+      throw InputError(
+          file + ": cannot read the sweep spec: " +
+          (std::filesystem::exists(file) ? "permission denied or unreadable" : "no such file"));
     std::ostringstream bytes;
     bytes << in.rdbuf();
     s.text = bytes.str();

@@ -133,8 +133,12 @@ RunResult System::run() {
   result_.bytes = messages_.bytes();
   close_windows(noc::kNever / 2);  // the last, partial window
   result_.links = noc::link_loads(net_, std::max<noc::Cycle>(result_.total_cycles, 1));
+  // Hops as the cost models and the seed count them: router-to-router links, or on a crossbar
+  // (no such links) its one switch, which every flit crosses once on its way out.
+  const bool crossbar = net_.topology().num_routers() == 1;
   for (const auto& l : result_.links)
-    if (l.kind != noc::LinkLoad::Kind::Injection) result_.flit_hops += l.flits;  // router outputs
+    if (l.kind == (crossbar ? noc::LinkLoad::Kind::Ejection : noc::LinkLoad::Kind::RouterToRouter))
+      result_.flit_hops += l.flits;
   return result_;
 }
 

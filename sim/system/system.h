@@ -37,7 +37,8 @@ struct RunResult {
   std::vector<noc::Cycle> pe_finish;     ///< per PE
   std::vector<Span> spans;               ///< every step of every PE, in completion order
   std::int64_t messages = 0, packets = 0, flits = 0, bytes = 0;
-  std::int64_t flit_hops = 0;            ///< flits x routers traversed (for NoC energy)
+  std::int64_t flit_hops =
+      0;  ///< flits x hops (router-to-router links; 1 on a crossbar): NoC energy
   std::vector<noc::LinkLoad> links;
   std::vector<LinkWindow> link_windows;  ///< when sampling was asked for; idle windows omitted
   double wall_seconds = 0;

@@ -101,6 +101,47 @@ TEST(Transfers, OfmpHToOfmpHMovesExactlyTheHaloRows) {
   EXPECT_EQ(total_bytes(moves), 2 * 3 * row_bytes);
 }
 
+/// input → producer → fc consumer (over the last axis), 4-byte elements.
+struct FcEdge {
+  Graph graph;
+  Workload w;
+  explicit FcEdge(bool conv_producer) {
+    GraphBuilder b("fc", 4);
+    if (conv_producer) {  // 1×8×4×4 conv output, fc over W: positions (C, H) kept
+      b.gemm(b.conv(b.input({1, 8, 4, 4}), 8, 1, 1, 0, 1, false, "producer"), 6, true, "consumer");
+    } else {  // 1×16×32 tokens, fc over D: tokens kept
+      b.gemm(b.gemm(b.input({1, 16, 32}), 32, true, "producer"), 32, true, "consumer");
+    }
+    graph = b.finish();
+    w = build_workload(graph);
+  }
+  std::int64_t tensor_bytes() const { return w.layers[0].output_bytes; }
+  std::vector<Transfer> moves(const Choice& a, const Choice& b) const {
+    const PlacedLayer p{&w.layers[0], a, place(a, kMesh4x4)};
+    const PlacedLayer c{&w.layers[1], b, place(b, kMesh4x4)};
+    return edge_transfers(w, w.edges.at(0), p, c, kMesh4x4);
+  }
+};
+
+TEST(Transfers, FcReadsOnlyItsOwnTokensOrPositions) {
+  const Choice tokens = make({{PartDim::OfmpH, 4}}), outp = make({{PartDim::Outp, 4}});
+  const FcEdge seq(false);
+  // Token-split fc -> token-split fc: each node's tokens are already there.
+  EXPECT_TRUE(seq.moves(tokens, tokens).empty());
+  // Token split -> feature split: every node needs every token's features, 3/4 from others.
+  EXPECT_EQ(total_bytes(seq.moves(tokens, outp)), 4 * seq.tensor_bytes() * 3 / 4);
+  // INPP 4 reads a quarter of the features of every token: from the token split, 3/16 of the
+  // tensor per node.
+  EXPECT_EQ(total_bytes(seq.moves(tokens, make({{PartDim::Inpp, 4}}))),
+            4 * seq.tensor_bytes() * 3 / 16);
+  const FcEdge conv(true);
+  // OUTP splits the channels C of an N×C×H×W fc: the conv's OUTP 4 blocks are what it reads.
+  EXPECT_TRUE(conv.moves(outp, outp).empty());
+  // From a W split, each node needs its quarter of C over all of W: 3/4 of that from others.
+  EXPECT_EQ(total_bytes(conv.moves(make({{PartDim::OfmpW, 4}}), outp)),
+            4 * conv.tensor_bytes() / 4 * 3 / 4);
+}
+
 TEST(Transfers, InppPartialSumsAreReducedBeforeUse) {
   const TwoLayers t;
   const Choice inpp = make({{PartDim::Inpp, 4}});

@@ -62,12 +62,14 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
       injected += std::stoll(flits);
     }
   EXPECT_EQ(injected, s["flits"].get<std::int64_t>());
-  EXPECT_EQ(link_flits, s["flits"].get<std::int64_t>() + s["flit_hops"].get<std::int64_t>());
+  // Every flit crosses its injection and ejection channels, and flit_hops router-to-router links.
+  EXPECT_EQ(link_flits, 2 * s["flits"].get<std::int64_t>() + s["flit_hops"].get<std::int64_t>());
 }
 
 // The main workflow: `optimize` writes plan.yaml, `simulate --plan` replays it. The plan file
 // carries every choice and the prediction: the replay is the one of simulate's own solve with
-// the same solver and cost model, and its predicted total is optimize's.
+// the same solver and cost model, and its predicted total is optimize's. linkload's energy is
+// the simulator's (MACs, SRAM bytes, whole flits per hop), on a mesh and on a crossbar.
 TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
   const fs::path dir = fresh_dir("simulate_plan");
   const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
@@ -91,6 +93,23 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
                    optimized["total_cost_cycles"].get<double>());
   EXPECT_EQ(replayed["total_cycles"],
             nlohmann::json::parse(read_file(dir / "own" / "summary.json"))["total_cycles"]);
+  const double energy = optimized["energy_pj"].get<double>();
+  EXPECT_NEAR(replayed["energy_pj"]["total"].get<double>(), energy, 1e-9 * energy);
+  EXPECT_GT(replayed["energy_pj"]["noc"].get<double>(), 0);
+  const std::string xbar = "--hw " + kSrc + "/configs/hw/crossbar16.yaml --network zoo:resnet18 ";
+  ASSERT_EQ(
+      run_nocflow("optimize " + xbar + "--cost-model linkload --out " + (dir / "xopt").string())
+          .exit_code,
+      0);
+  const CliRun x =
+      run_nocflow("simulate " + xbar + "--plan " + (dir / "xopt" / "plan.yaml").string() +
+                  " --quiet --out " + (dir / "xsim").string());
+  ASSERT_EQ(x.exit_code, 0) << x.output;
+  const double xenergy =
+      nlohmann::json::parse(read_file(dir / "xopt" / "summary.json"))["energy_pj"].get<double>();
+  const auto xsim = nlohmann::json::parse(read_file(dir / "xsim" / "summary.json"))["energy_pj"];
+  EXPECT_NEAR(xsim["total"].get<double>(), xenergy, 1e-9 * xenergy);
+  EXPECT_GT(xsim["noc"].get<double>(), 0);
 }
 
 /// Rows of transfers.csv as (src -> dst, predicted paper, predicted linkload, bytes).
