@@ -186,8 +186,10 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& o, const Advance& 
     traffic.measure_from_ = window_start = t;
     traffic.measure_until_ = window_end = t + o.fixed_cycles;
     snapshot(ejected_at_start);
+    reset_phase();
     advance(window_end);
     snapshot(ejected_at_end);
+    check_stable();  // the same latency rule, over the window (a fixed run keeps going past it)
     r.samples = 1;
   } else {
     for (int i = 0; i < o.warmup_periods && check_stable(); ++i) {

@@ -15,6 +15,7 @@
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "noc/base/names.h"
+#include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/ilp_formulation.h"
@@ -87,6 +88,9 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
   std::vector<CompareRow> rows;
   auto run = [&](const std::string& label, const std::string& solver, const std::string& form) {
     opt::SolveOptions so{a.time_limit, form, "", true};
+    if (solver == "ilp")  // the one that can take long: say so before it starts
+      std::cout << "  compare: solving " << label << " (time limit " << fixed(a.time_limit, 0)
+                << " s) ..." << std::endl;
     const auto t0 = std::chrono::steady_clock::now();
     try {
       opt::SolveResult r = opt::make_solver(solver)->solve(s.problem, so);
@@ -146,6 +150,9 @@ int run(const OptimizeArgs& a) {
   const opt::PartitionSetup s =
       opt::setup_partition(graph, hw, *model, {a.exact, a.memory_limit, !a.no_prune});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
+  if (a.solver == "ilp")
+    std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "
+              << fixed(a.time_limit, 0) << " s) ..." << std::endl;
   const opt::SolveResult r = opt::make_solver(a.solver)->solve(s.problem, so);
   prepare_output_dir(a.out, spec);
   const opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
@@ -163,9 +170,28 @@ int run(const OptimizeArgs& a) {
             << ", energy " << fixed(plan.energy_pj / 1e6, 3) << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
   if (r.ilp)
     std::cout << "  ilp: " << r.ilp->variables << " variables, " << r.ilp->constraints
-              << " constraints, LP relaxation " << fixed(r.ilp->lp_relaxation) << ", gap "
+              << " constraints, LP relaxation " << fixed(r.ilp->lp_relaxation) << " cycles, gap "
               << fixed(100 * r.ilp->gap, 2) << " %" << (r.ilp->optimal ? ", optimal" : "") << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
+  if (!a.memory_limit) {  // simulate refuses a plan whose layers overflow a PE's SRAM
+    int over = 0;
+    std::size_t worst = 0;
+    double worst_bytes = 0;
+    for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
+      const double bytes = opt::layer_memory_bytes(
+          s.workload.layers[l], s.choices[l][static_cast<std::size_t>(r.choice[l])]);
+      if (bytes <= static_cast<double>(spec.pe.sram_bytes)) continue;
+      ++over;
+      if (bytes > worst_bytes) worst = l, worst_bytes = bytes;
+    }
+    if (over > 0)
+      std::cout << "  warning: " << over << " layer" << (over == 1 ? "" : "s")
+                << " of this plan need more than a PE's " << spec.pe.sram_bytes
+                << " bytes of SRAM (pe.sram_bytes; most: '" << s.workload.layers[worst].name
+                << "', " << static_cast<std::int64_t>(worst_bytes)
+                << " bytes per PE), so simulate will refuse it; --memory-limit keeps every layer "
+                   "within SRAM\n";
+  }
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out << "/plan.yaml, summary.json, config.resolved.yaml"
             << (a.compare ? ", compare.csv" : "") << "\n";

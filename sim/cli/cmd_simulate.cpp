@@ -155,9 +155,9 @@ int run(const SimulateArgs& a) {
   std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
             << " us"
             << " (predicted by " << plan.cost_model << (a.plan.empty() ? "" : " in the plan file")
-            << ": " << fixed(plan.total_cycles()) << ")\n"
+            << ": " << fixed(plan.total_cycles()) << " cycles)\n"
             << "  critical PE      " << totals.compute << " cycles computing, "
-            << totals.communication << " cycles waiting for data\n"
+            << totals.communication << " cycles waiting for data or at barriers\n"
             << "  energy           " << fixed(energy.total() / 1e6, 3) << " uJ (MAC "
             << fixed(energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(energy.sram_pj / 1e6, 3)
             << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << ")\n"

@@ -46,15 +46,20 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   j["offered_flits_per_node_per_cycle"] = r.offered;
   j["packet_flits"] = a.traffic.packet_flits;
   j["seed"] = a.traffic.seed;
-  j["avg_packet_latency"] = r.avg_packet_latency;
-  j["avg_network_latency"] = r.avg_network_latency;
-  j["avg_flit_latency"] = r.avg_flit_latency;
-  j["p50_packet_latency"] = r.p50_packet_latency;
-  j["p99_packet_latency"] = r.p99_packet_latency;
-  j["max_packet_latency"] = r.max_packet_latency;
-  j["accepted_flits_per_node_per_cycle"] = r.accepted;
-  j["min_node_accepted_flits_per_node_per_cycle"] = r.min_accepted;
-  j["avg_hops"] = r.avg_hops;
+  // Nothing measured (a run unstable before its window, or no load): null, not a zero.
+  const auto measured = [](bool any, double v) {
+    return any ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+  };
+  const bool packets = r.packets_measured > 0, window = r.measured_cycles > 0;
+  j["avg_packet_latency"] = measured(packets, r.avg_packet_latency);
+  j["avg_network_latency"] = measured(packets, r.avg_network_latency);
+  j["avg_flit_latency"] = measured(packets, r.avg_flit_latency);
+  j["p50_packet_latency"] = measured(packets, r.p50_packet_latency);
+  j["p99_packet_latency"] = measured(packets, r.p99_packet_latency);
+  j["max_packet_latency"] = measured(packets, r.max_packet_latency);
+  j["accepted_flits_per_node_per_cycle"] = measured(window, r.accepted);
+  j["min_node_accepted_flits_per_node_per_cycle"] = measured(window, r.min_accepted);
+  j["avg_hops"] = measured(packets, r.avg_hops);
   j["packets_measured"] = r.packets_measured;
   j["cycles"] = r.cycles;
   j["measured_cycles"] = r.measured_cycles;
@@ -90,21 +95,35 @@ void write_links(const std::string& path, const std::vector<noc::LinkLoad>& link
 void print_result(const TrafficResult& r, double wall, int routers) {
   auto& o = std::cout;
   o << std::fixed << std::setprecision(2);
-  o << "  offered            " << std::setprecision(4) << r.offered << " flits/node/cycle\n"
-    << "  accepted           " << r.accepted << " flits/node/cycle (slowest node " << r.min_accepted << ")\n"
-    << std::setprecision(2)
-    << "  packet latency     " << r.avg_packet_latency << " cycles (p50 " << r.p50_packet_latency
-    << ", p99 " << r.p99_packet_latency << ")\n"
-    << "  network latency    " << r.avg_network_latency << " cycles\n"
-    << "  flit latency       " << r.avg_flit_latency << " cycles\n"
-    << "  hops               " << r.avg_hops << " routers/packet\n"
-    << "  packets measured   " << r.packets_measured << " over " << r.measured_cycles << " cycles"
-    << (r.samples ? " (" + std::to_string(r.samples) + " samples" + (r.converged ? ", converged)" : ")") : "") << "\n"
-    << "  stable             " << (r.stable ? "yes" : "NO (saturated: latency estimate " +
-                                                         std::to_string(r.unstable_latency) + " cycles)") << "\n"
-    << "  simulated          " << r.cycles << " cycles in " << std::setprecision(3) << wall << " s ("
-    << std::setprecision(2) << (wall > 0 ? routers * r.cycles / wall / 1e6 : 0) << " M router-cycles/s)\n"
-    << "  conservation       ok: " << r.flits_injected << " flits injected, all ejected once, credits restored\n";
+  o << "  offered            " << std::setprecision(4) << r.offered << " flits/node/cycle\n";
+  if (r.measured_cycles > 0)
+    o << "  accepted           " << r.accepted << " flits/node/cycle (slowest node "
+      << r.min_accepted << ")\n";
+  else
+    o << "  accepted           n/a (no measurement window)\n";
+  o << std::setprecision(2);
+  if (r.packets_measured > 0)
+    o << "  packet latency     " << r.avg_packet_latency << " cycles (p50 " << r.p50_packet_latency
+      << ", p99 " << r.p99_packet_latency << ")\n"
+      << "  network latency    " << r.avg_network_latency << " cycles\n"
+      << "  flit latency       " << r.avg_flit_latency << " cycles\n"
+      << "  hops               " << r.avg_hops << " routers/packet\n";
+  else
+    o << "  packet latency     n/a (no packet measured)\n";
+  o << "  packets measured   " << r.packets_measured << " over " << r.measured_cycles << " cycles"
+    << (r.samples
+            ? " (" + std::to_string(r.samples) + " samples" + (r.converged ? ", converged)" : ")")
+            : "")
+    << "\n"
+    << "  stable             "
+    << (r.stable ? "yes"
+                 : "NO (saturated: latency estimate " + fixed(r.unstable_latency, 2) + " cycles)")
+    << "\n"
+    << "  simulated          " << r.cycles << " cycles in " << std::setprecision(3) << wall
+    << " s (" << std::setprecision(2) << (wall > 0 ? routers * r.cycles / wall / 1e6 : 0)
+    << " M router-cycles/s)\n"
+    << "  conservation       ok: " << r.flits_injected
+    << " flits injected, all ejected once, credits restored\n";
 }
 
 /// A progress line on stderr every 2 s of wall time (unless quiet), from the kernel's cycles.

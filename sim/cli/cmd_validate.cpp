@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "sim/cli/command.h"
@@ -87,6 +88,19 @@ std::int64_t parse_size(const std::string& s) {
 /// A case is near saturation when its busiest link carried at least this many flits per cycle
 /// over the redistribution's span (1 is a link's capacity).
 constexpr double kNearSaturation = 0.8;
+
+/// An error statistic over `cases` cases: "12.3%", or "n/a" over none (not a perfect 0.0%).
+std::string percent(int cases, double fraction) {
+  return cases ? fixed(100 * fraction, 1) + "%" : "n/a";
+}
+
+/// The same in summary.csv: the fraction, or an empty cell over no case.
+std::string csv_stat(int cases, double fraction) {
+  if (!cases) return "";
+  std::ostringstream o;
+  o << fraction;
+  return o.str();
+}
 
 struct Error {
   double sum = 0, max = 0;        ///< below saturation
@@ -244,21 +258,23 @@ int run(const ValidateArgs& a) {
   for (const auto& type : types)
     for (const std::string& model : bench_models()) {
       const Error& e = summary[{type, model}];
-      const double mape = e.mape();
       const int all = e.count + e.near;
       const double mape_all = all ? e.sum_all / all : 0;
-      sum << type << "," << model << "," << e.count << "," << mape << "," << e.max << "," << e.near << ","
-          << mape_all << "," << e.max_all << "," << e.still << "," << e.skipped << ","
+      sum << type << "," << model << "," << e.count << "," << csv_stat(e.count, e.mape()) << ","
+          << csv_stat(e.count, e.max) << "," << e.near << "," << csv_stat(all, mape_all) << ","
+          << csv_stat(all, e.max_all) << "," << e.still << "," << e.skipped << ","
           << decomposition.csv_columns(type, model);
       for (bool router : {false, true}) {
         const Error& b = by_bound[{type, model, router}];
-        sum << "," << b.count << "," << b.mape() << "," << b.max;
+        sum << "," << b.count << "," << csv_stat(b.count, b.mape()) << ","
+            << csv_stat(b.count, b.max);
       }
       sum << "\n";
-      std::cout << "  " << std::left << std::setw(12) << type << std::setw(16) << model << std::right
-                << std::setw(7) << e.count << std::setw(9) << std::setprecision(1) << 100 * mape << "%"
-                << std::setw(11) << 100 * e.max << "%" << std::setw(7) << e.near << std::setw(9)
-                << 100 * mape_all << "%" << std::setw(11) << 100 * e.max_all << "%";
+      std::cout << "  " << std::left << std::setw(12) << type << std::setw(16) << model
+                << std::right << std::setw(7) << e.count << std::setw(10)
+                << percent(e.count, e.mape()) << std::setw(12) << percent(e.count, e.max)
+                << std::setw(7) << e.near << std::setw(10) << percent(all, mape_all)
+                << std::setw(12) << percent(all, e.max_all);
       if (e.still) std::cout << "  (+" << e.still << " moving nothing, predicted and simulated 0)";
       if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
       std::cout << "\n";
@@ -275,8 +291,8 @@ int run(const ValidateArgs& a) {
                 << std::setw(16) << model << std::right;
       for (bool router : {false, true}) {
         const Error& b = by_bound[{type, model, router}];
-        std::cout << std::setw(10) << b.count << std::setw(9) << std::setprecision(1) << 100 * b.mape() << "%"
-                  << std::setw(11) << 100 * b.max << "%";
+        std::cout << std::setw(10) << b.count << std::setw(10) << percent(b.count, b.mape())
+                  << std::setw(12) << percent(b.count, b.max);
       }
       std::cout << "\n";
     }

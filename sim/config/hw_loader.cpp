@@ -219,6 +219,25 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
     fail(it != given.end() ? it->second.origin : Origin{"config"}, "pe.array_rows",
          "pe.array_rows and pe.array_cols must both be 0 (no array) or both positive");
   }
+  auto origin_of = [&](const char* a, const char* b) {
+    auto it = given.find(a);
+    if (it == given.end()) it = given.find(b);
+    return it != given.end() ? it->second.origin : Origin{"config"};
+  };
+  // The routers' limits (noc/router/router.cpp): a mesh router has 5 ports, a crossbar one per PE.
+  const int ports = h.topology.kind == "crossbar" ? h.topology.ports : 5;
+  if (ports * h.router.vcs > 256)
+    fail(origin_of("router.vcs", "topology.ports"), "router.vcs",
+         std::to_string(ports) + " ports x " + std::to_string(h.router.vcs) +
+             " VCs: a router supports at most 256 input VCs");
+  // A flit in flight on a link or in a router stage moves no flit for that long: the watchdog
+  // must wait longer than one hop, or it reports a deadlock that is not one.
+  const std::int64_t hop = h.link.latency + h.router.routing_delay + h.router.vc_alloc_delay +
+                           h.router.sw_alloc_delay + h.router.st_delay;
+  if (h.run.watchdog_cycles <= hop)
+    fail(origin_of("run.watchdog_cycles", "link.latency"), "run.watchdog_cycles",
+         std::to_string(h.run.watchdog_cycles) + " cycles is not longer than one hop (" +
+             std::to_string(hop) + " cycles: link.latency + the router's delays)");
 }
 
 }  // namespace

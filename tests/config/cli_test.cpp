@@ -126,7 +126,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"set_no_equals",
                   kHeader,
                   "--set link.latency",
-                  {"--set link.latency: expected key.path=value"}}),
+                  {"--set link.latency: expected key.path=value"}},
+        // Each value in range, together beyond what the router supports: 5 x 64 > 256 input VCs.
+        BadConfig{"too_many_vcs",
+                  kHeader + "router:\n  vcs: 64\n",
+                  "",
+                  {"hw.yaml:4:8:",
+                   "router.vcs: 5 ports x 64 VCs: a router supports at most 256 input VCs"}},
+        // A 20-cycle link moves no flit for 20 cycles: a 10-cycle watchdog would cry deadlock.
+        BadConfig{"watchdog_shorter_than_a_hop",
+                  kHeader + "link:\n  latency: 20\n",
+                  "--set run.watchdog_cycles=10",
+                  {"--set run.watchdog_cycles=10: run.watchdog_cycles: 10 cycles is not longer "
+                   "than one hop"}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(Cli, SetOverridesShowUpInResolvedConfig) {

@@ -102,6 +102,36 @@ TEST(TrafficCli, SameInputsGiveByteIdenticalOutputs) {
   EXPECT_NE(summary_without_timing(dir / "a"), summary_without_timing(dir / "c"));
 }
 
+// Past saturation (BookSim2's 8x8 saturates near 0.41 flits/node/cycle): a fixed-length run
+// still measures, and says it is unstable by the same 500-cycle rule; a converging run stops
+// before its window and reports its latencies as missing (null), not as zero.
+TEST(TrafficCli, SaturatedRunsSayUnstableAndMeasureNothingAsNull) {
+  const fs::path dir = fresh_dir("traffic_saturated");
+  const std::string hw = "traffic --hw " + kHw + " --rate 0.5 --quiet --out ";
+  const CliRun fixed = run_nocflow(hw + (dir / "fixed").string() + " --cycles 10000 --warmup 5000");
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.output;
+  const auto f = nlohmann::json::parse(read_file(dir / "fixed" / "summary.json"));
+  EXPECT_FALSE(f["stable"].get<bool>());
+  EXPECT_GT(f["unstable_latency_estimate"].get<double>(), 500);
+  EXPECT_GT(f["avg_packet_latency"].get<double>(), 0);
+  EXPECT_NE(fixed.output.find("NO (saturated"), std::string::npos) << fixed.output;
+  const CliRun converging = run_nocflow(hw + (dir / "converging").string());
+  ASSERT_EQ(converging.exit_code, 0) << converging.output;
+  const auto c = nlohmann::json::parse(read_file(dir / "converging" / "summary.json"));
+  EXPECT_FALSE(c["stable"].get<bool>());
+  EXPECT_EQ(c["packets_measured"].get<int>(), 0);
+  EXPECT_TRUE(c["avg_packet_latency"].is_null());
+  EXPECT_TRUE(c["accepted_flits_per_node_per_cycle"].is_null());
+  EXPECT_NE(converging.output.find("packet latency     n/a"), std::string::npos)
+      << converging.output;
+  // Below saturation a fixed-length run is stable.
+  const CliRun low = run_nocflow("traffic --hw " + kHw +
+                                 " --rate 0.2 --quiet --cycles 10000 --warmup 5000 --out " +
+                                 (dir / "low").string());
+  ASSERT_EQ(low.exit_code, 0) << low.output;
+  EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "low" / "summary.json"))["stable"].get<bool>());
+}
+
 /// Bad input: exit code 2, `message` in the output, nothing written to `out`.
 void expect_rejected(const CliRun& r, const std::string& message, const fs::path& out,
                      const std::string& what) {
