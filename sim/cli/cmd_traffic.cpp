@@ -33,6 +33,7 @@ struct TrafficArgs {
   std::string messages;  ///< --messages FILE: replay that batch instead of synthetic traffic
   bool find_saturation = false;
   bool quiet = false;
+  bool hotspot_options = false;  ///< --hotspot-node or --hotspot-fraction given
 };
 
 double seconds_since(Clock::time_point t0) {
@@ -111,9 +112,9 @@ void print_result(const TrafficResult& r, double wall, int routers) {
   else
     o << "  packet latency     n/a (no packet measured)\n";
   o << "  packets measured   " << r.packets_measured << " over " << r.measured_cycles << " cycles"
-    << (r.samples
-            ? " (" + std::to_string(r.samples) + " samples" + (r.converged ? ", converged)" : ")")
-            : "")
+    << (r.samples ? " (" + std::to_string(r.samples) + (r.samples == 1 ? " sample" : " samples") +
+                        (r.converged ? ", converged)" : ")")
+                  : "")
     << "\n"
     << "  stable             "
     << (r.stable ? "yes"
@@ -239,6 +240,10 @@ int run(const TrafficArgs& a) {
   if (!a.messages.empty()) return run_messages(a, spec, net);
   // Validate the pattern before anything is written.
   noc::make_pattern(a.traffic.pattern, net.topology(), a.traffic.pattern_options);
+  if (a.traffic.pattern != "hotspot" && a.hotspot_options)
+    throw InputError(
+        "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only (the pattern is '" +
+        a.traffic.pattern + "')");
   if (a.traffic.rate < 0 || a.traffic.rate > 1) throw InputError("--rate: must be in [0, 1] flits/node/cycle");
   prepare_output_dir(a.out, spec);
 
@@ -369,7 +374,10 @@ void add_traffic_command(CLI::App& app, Action& action) {
       ->excludes("--pattern", "--rate", "--packet-flits", "--cycles", "--warmup",
                  "--find-saturation", "--exclude-self", "--hotspot-node", "--hotspot-fraction",
                  "--seed", "--sample-period");
-  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
+  cmd->callback([a, cmd, &action] {
+    a->hotspot_options = cmd->count("--hotspot-node") + cmd->count("--hotspot-fraction") > 0;
+    action = [a] { return run(*a); };
+  });
 }
 
 }  // namespace nocflow::sim::cli

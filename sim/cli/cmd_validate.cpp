@@ -375,7 +375,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   // The two jobs read disjoint options: one given to the other job is a mistake, not ignored.
   CLI::Option* rank = cmd->get_option("--rank");
   for (const char* micro : {"--meshes", "--crossbar", "--sizes", "--types"}) rank->excludes(cmd->get_option(micro));
-  for (const char* ranked : {"--network", "--k", "--jobs", "--mode", "--placements"}) cmd->get_option(ranked)->needs(rank);
+  for (const char* ranked :
+       {"--network", "--batch", "--passes", "--k", "--jobs", "--mode", "--placements"})
+    cmd->get_option(ranked)->needs(rank);
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }
 

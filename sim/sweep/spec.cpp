@@ -13,6 +13,7 @@
 #include "noc/base/error.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/cost_model.h"
+#include "optimizer/frontend/load_network.h"
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/io/yaml_file.h"
 #include "optimizer/solver/solver.h"
@@ -90,6 +91,14 @@ void apply(SweepPoint& p, const std::string& axis, const std::string& v, const s
     } else {
       p.network = resolve(spec_file, v);
       if (!fs::is_regular_file(p.network)) throw InputError("network file " + p.network + " does not exist");
+      // A file that does not load is a bad value too, not an infeasible point (loaded once).
+      static std::set<std::string> loaded;
+      if (loaded.insert(p.network).second) try {
+          optimizer::load_network(p.network);
+        } catch (const InputError& e) {
+          loaded.erase(p.network);
+          throw InputError("network " + p.network + ": " + e.what());
+        }
     }
   } else if (axis == "batch") {
     p.batch = parse_batch(v);

@@ -236,7 +236,9 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
         for (std::size_t l = 0; l < kept.size(); ++l)
           choice[l] = kept[l][static_cast<std::size_t>(r.choice[l])];
         if (add(choice, "strategy", std::string("strategy ") + st.name, strategy_index)) ++strategy_index;
-        if (open_layers) notes << "; " << st.name << ": " << open_layers << " layers keep all choices";
+        if (open_layers)
+          notes << "; " << st.name << ": " << open_layers
+                << (open_layers == 1 ? " layer keeps" : " layers keep") << " all choices";
       } catch (const InputError& e) {  // e.g. nothing fits the SRAM under this strategy
         notes << "; " << st.name << " skipped (" << e.what() << ")";
       }
@@ -257,6 +259,10 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
   // in child processes, o.jobs at a time.
   std::vector<noc::Symmetry> images =
       noc::routing_symmetries(noc::Topology::build(spec.topology), *noc::make_routing(spec.router.routing));
+  if (static_cast<std::size_t>(o.placements) > images.size())
+    std::cout << "  note: --placements " << o.placements << ": this machine and routing have "
+              << images.size() << " equivalent placements (identity included); using "
+              << images.size() << std::endl;
   images.resize(std::min(images.size(), static_cast<std::size_t>(std::max(1, o.placements))));
   for (const noc::Symmetry& s : images) report.placements.push_back(s.name);
   struct Job {

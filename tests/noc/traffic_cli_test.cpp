@@ -154,6 +154,7 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--sample-period 0", "--sample-period: must be at least 1, got 0"},
       {"--packet-flits 0", "--packet-flits: must be at least 1, got 0"},
       {"--cycles 1e3x", "--cycles: expected a number, got '1e3x'"},
+      {"--hotspot-node 3", "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only"},
   };
   for (const auto& [args, message] : cases)
     expect_rejected(run_nocflow(traffic(dir / "out", args)), message, dir / "out", args);

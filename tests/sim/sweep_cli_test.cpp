@@ -90,7 +90,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "unknown key 'axis'; did you mean 'axes'?"},
         BadSpec{"axes_not_map", "axes: [mesh]\n", "2:7", "axes: expected a map"},
         BadSpec{"bad_set", "set: {link.width_bytes: 0}\naxes:\n  network: zoo:vgg5\n", "2:7",
-                "set: --set link.width_bytes=0"}),
+                "set: --set link.width_bytes=0"},
+        // Exists, but is no network (the spec itself): a bad value, not an infeasible point.
+        BadSpec{"network_file_not_a_network", "axes:\n  network: [spec.yaml]\n", "3:13",
+                "spec.yaml:1:1: hw: unknown key"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(SweepCli, AnOutputFolderThatCannotBeCreatedIsBadInput) {

@@ -339,6 +339,14 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       << type.output;
   EXPECT_EQ(run_nocflow("validate " + kHw + " --sizes 4KB --out " + (dir / "o").string()).exit_code, 2);
   EXPECT_FALSE(fs::exists(dir / "o"));
+  // Options of --rank given to the microbenchmarks are a mistake, not ignored.
+  for (const char* ranked : {"--batch 4", "--passes none"}) {
+    const CliRun r =
+        run_nocflow("validate " + kHw + " " + ranked + " --out " + (dir / "o").string());
+    EXPECT_EQ(r.exit_code, 2) << ranked << "\n" << r.output;
+    EXPECT_NE(r.output.find("requires --rank"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "o"));
+  }
 }
 
 }  // namespace
