@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/plan/plan.h"
 
-#include "optimizer/io/yaml_file.h"
-
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "noc/base/error.h"
+#include "noc/base/names.h"
 #include "optimizer/cost/paper_model.h"
+#include "optimizer/io/yaml_file.h"
 
 namespace nocflow::optimizer {
 
@@ -80,10 +82,26 @@ std::string plan_yaml(const Plan& p) {
 
 namespace {
 
+std::string at(const std::string& where, const YAML::Node& n) {
+  return where + ":" + std::to_string(n.Mark().line + 1) + ":" +
+         std::to_string(n.Mark().column + 1);
+}
+
+/// A key the reader does not know is a typo or a plan of another version: named, not ignored.
+void only_keys(const YAML::Node& n, const std::vector<std::string>& keys, const std::string& file) {
+  if (!n.IsMap()) throw InputError(at(file, n) + ": expected a map");
+  for (const auto& kv : n) {
+    const auto key = kv.first.as<std::string>();
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      throw InputError(at(file, kv.first) + ": " + unknown_name_message("key", key, keys));
+  }
+}
+
 template <typename T>
 T get(const YAML::Node& n, const std::string& key, const std::string& where) {
   const YAML::Node v = n[key];
-  if (!v) throw InputError(where + ": missing key '" + key + "'");
+  if (!v)
+    throw InputError((n.Mark().line >= 0 ? at(where, n) : where) + ": missing key '" + key + "'");
   try {
     return v.as<T>();
   } catch (const YAML::Exception&) {
@@ -96,6 +114,9 @@ T get(const YAML::Node& n, const std::string& key, const std::string& where) {
 
 Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
+  only_keys(root,
+            {"network", "cost_model", "solver", "pes", "topology", "totals", "layers", "edges"},
+            file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
   p.cost_model = get<std::string>(root, "cost_model", file);
@@ -104,10 +125,14 @@ Plan read_plan(const std::string& file) {
   p.topology = get<std::string>(root, "topology", file);
   const YAML::Node totals = root["totals"];
   if (!totals) throw InputError(file + ": missing key 'totals'");
+  only_keys(totals, {"total_cycles", "compute_cycles", "redistribution_cycles", "energy_pj"},
+            file);  // total: derived
   p.compute_cycles = get<double>(totals, "compute_cycles", file + ": totals");
   p.redistribution_cycles = get<double>(totals, "redistribution_cycles", file + ": totals");
   p.energy_pj = get<double>(totals, "energy_pj", file + ": totals");
   for (const YAML::Node& n : root["layers"]) {
+    only_keys(n, {"name", "op", "choice", "nodes", "pes", "compute_cycles"},
+              file);  // nodes: derived
     PlanLayer l;
     l.name = get<std::string>(n, "name", file + ": layers");
     l.op = get<std::string>(n, "op", file + ": layers");
@@ -120,6 +145,7 @@ Plan read_plan(const std::string& file) {
     p.layers.push_back(std::move(l));
   }
   for (const YAML::Node& n : root["edges"]) {
+    only_keys(n, {"src", "dst", "input", "type", "bytes", "cycles"}, file);
     PlanEdge e;
     e.src = get<std::string>(n, "src", file + ": edges");
     e.dst = get<std::string>(n, "dst", file + ": edges");

@@ -132,7 +132,11 @@ const std::vector<Param>& hw_params() {
           .unit("flits")
           .def(std::int64_t{0})
           .range(0, 1 << 30)
-          .doc("reassembly queue per node; 0 = the sink always accepts (BookSim)"),
+          .doc("reassembly queue per node; 0 = the sink always accepts (BookSim). It binds only "
+               "behind a "
+               "consumer slower than one flit per cycle: the PEs and traffic sinks take one flit "
+               "per cycle, "
+               "so today no command is changed by it"),
       field("ni.max_packet_flits", &HwSpec::ni, &NiSpec::max_packet_flits)
           .unit("flits")
           .def(std::int64_t{16})

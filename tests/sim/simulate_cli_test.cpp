@@ -220,9 +220,15 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
   // A plan without conv2.
   const std::string missing = plan.substr(0, plan.find("  - name: conv2")) + "edges: []\n";
   std::ofstream(dir / "missing.yaml") << missing;
+  // A layer with a key the reader does not know (a typo, or a plan of another version).
+  std::string typo = plan;
+  typo.insert(typo.find("    choice:"), "    colour: red\n");
+  std::ofstream(dir / "typo.yaml") << typo;
   const std::pair<std::string, std::string> cases[] = {
       {kHw2x2 + " --plan " + (dir / "missing.yaml").string(),
        "has no layer 'conv2' of the network simulated"},
+      {kHw2x2 + " --plan " + (dir / "typo.yaml").string(),
+       "unknown key 'colour' (known: name, op, choice, nodes,"},
       {"--hw " + kSrc + "/configs/hw/mesh4x4.yaml --plan " + (dir / "opt" / "plan.yaml").string(),
        "the plan is for 4 PEs (mesh 2x2), the hardware has 16"},
       {"--hw " + kSrc + "/configs/hw/crossbar16.yaml --set topology.ports=4 --plan " +
