@@ -42,8 +42,8 @@ std::vector<Transfer> edge_transfers(const Workload& workload, const LayerEdge& 
                                      const PeGrid& grid);
 
 /// The ring all-reduce of a layer's INPP partial sums: member m of each group sends
-/// ⌈2(f−1)/f · block bytes⌉ to member m+1 (mod f), members ordered by INPP index. Empty when
-/// f_C = 1.
+/// 2(f−1) · ⌈block / f⌉ bytes to member m+1 (mod f), members ordered by INPP index: the
+/// chunks the simulator's ring sends (sim/lower/collectives.h). Empty when f_C = 1.
 std::vector<Transfer> reduction_transfers(const PlacedLayer& layer);
 
 /// Sum of bytes.

@@ -36,14 +36,31 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
                       {"args", args}});
     ++spans;
   }
-  for (const LinkWindow& w : run.link_windows)
-    for (std::size_t i = 0; i < w.flits.size() && i < run.links.size(); ++i)
-      if (w.flits[i] > 0)
-        events.push_back({{"name", run.links[i].from + " -> " + run.links[i].to},
-                          {"ph", "C"},
-                          {"ts", w.start * us_per_cycle},
-                          {"pid", 2},
-                          {"args", {{"flits per " + std::to_string(window) + " cycles", w.flits[i]}}}});
+  // A counter holds its last sample until the next: a link going idle gets a 0 where its idle
+  // stretch starts (idle windows are not in link_windows), and every track ends at 0.
+  std::vector<std::int64_t> last(run.links.size(), 0);
+  auto sample = [&](std::size_t i, noc::Cycle at, std::int64_t flits) {
+    events.push_back({{"name", run.links[i].from + " -> " + run.links[i].to},
+                      {"ph", "C"},
+                      {"ts", at * us_per_cycle},
+                      {"pid", 2},
+                      {"args", {{"flits per " + std::to_string(window) + " cycles", flits}}}});
+    last[i] = flits;
+  };
+  auto idle_from = [&](noc::Cycle at) {
+    for (std::size_t i = 0; i < last.size(); ++i)
+      if (last[i] > 0) sample(i, at, 0);
+  };
+  noc::Cycle next = -1;  // where the window after the previous one starts
+  for (const LinkWindow& w : run.link_windows) {
+    if (next >= 0 && w.start > next) idle_from(next);
+    for (std::size_t i = 0; i < run.links.size(); ++i) {
+      const std::int64_t flits = i < w.flits.size() ? w.flits[i] : 0;
+      if (flits > 0 || last[i] > 0) sample(i, w.start, flits);
+    }
+    next = w.start + window;
+  }
+  if (next >= 0) idle_from(next);
   nlohmann::ordered_json doc = {{"displayTimeUnit", "ns"}, {"traceEvents", events}};
   out << doc.dump() << "\n";
   return spans;

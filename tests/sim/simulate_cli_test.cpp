@@ -42,11 +42,18 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   // counters add up to the flits' link traversals (injection links plus router outputs).
   const auto trace = nlohmann::json::parse(read_file(dir / "a" / "trace.json"));
   std::int64_t spans = 0, link_flits = 0, injected = 0;
+  std::map<std::string, std::int64_t> last_sample;  // per link counter track
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] == "X") ++spans;
     if (e["ph"] == "C")
-      for (const auto& [k, v] : e["args"].items()) link_flits += v.get<std::int64_t>();
+      for (const auto& [k, v] : e["args"].items()) {
+        link_flits += v.get<std::int64_t>();
+        last_sample[e["name"].get<std::string>()] = v.get<std::int64_t>();
+      }
   }
+  // A counter keeps its last sample: every link's track returns to 0 once the link goes idle.
+  EXPECT_FALSE(last_sample.empty());
+  for (const auto& [link, flits] : last_sample) EXPECT_EQ(flits, 0) << link;
   EXPECT_EQ(spans, s["steps"].get<std::int64_t>());
   const std::string links = read_file(dir / "a" / "links.csv");
   std::istringstream in(links);
