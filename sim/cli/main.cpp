@@ -23,6 +23,11 @@ extern "C" int sc_main(int argc, char** argv) {
                "network-on-chip, with a partition optimizer"};
   app.name("nocflow");
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("nocflow ") + NOCFLOW_VERSION);
+  // CLI11's own parse errors read like ours.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "nocflow: error: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+  });
   sim::cli::Action action;
   sim::cli::add_version_command(app, action);
   sim::cli::add_config_command(app, action);
