@@ -54,6 +54,8 @@ std::string plan_yaml(const Plan& p) {
   y << YAML::Key << "solver" << YAML::Value << p.solver;
   y << YAML::Key << "pes" << YAML::Value << p.pes;
   y << YAML::Key << "topology" << YAML::Value << p.topology;
+  if (p.batch > 0) y << YAML::Key << "batch" << YAML::Value << p.batch;
+  if (!p.hardware.empty()) y << YAML::Key << "hardware" << YAML::Value << p.hardware;
   y << YAML::Key << "totals" << YAML::Value << YAML::BeginMap
     << YAML::Key << "total_cycles" << YAML::Value << p.total_cycles()
     << YAML::Key << "compute_cycles" << YAML::Value << p.compute_cycles
@@ -115,7 +117,8 @@ T get(const YAML::Node& n, const std::string& key, const std::string& where) {
 Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
   only_keys(root,
-            {"network", "cost_model", "solver", "pes", "topology", "totals", "layers", "edges"},
+            {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware", "totals",
+             "layers", "edges"},
             file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -123,6 +126,8 @@ Plan read_plan(const std::string& file) {
   p.solver = get<std::string>(root, "solver", file);
   p.pes = get<int>(root, "pes", file);
   p.topology = get<std::string>(root, "topology", file);
+  if (root["batch"]) p.batch = get<int>(root, "batch", file);
+  if (root["hardware"]) p.hardware = get<std::string>(root, "hardware", file);
   const YAML::Node totals = root["totals"];
   if (!totals) throw InputError(file + ": missing key 'totals'");
   only_keys(totals, {"total_cycles", "compute_cycles", "redistribution_cycles", "energy_pj"},

@@ -42,6 +42,11 @@ struct Plan {
   std::string solver;
   int pes = 0;
   std::string topology;  ///< "mesh 4x4" | "crossbar 16"
+  /// What the prediction was priced for (set by `optimize`; 0 / "" in plans that do not say):
+  /// the batch size and the hardware in one line (sim::one_line_summary). A replay on other
+  /// inputs runs the same choices, but the predicted totals no longer apply.
+  int batch = 0;
+  std::string hardware;
   std::vector<PlanLayer> layers;
   std::vector<PlanEdge> edges;
   double compute_cycles = 0;

@@ -155,7 +155,9 @@ int run(const OptimizeArgs& a) {
               << fixed(a.time_limit, 0) << " s) ..." << std::endl;
   const opt::SolveResult r = opt::make_solver(a.solver)->solve(s.problem, so);
   prepare_output_dir(a.out, spec);
-  const opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
+  opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
+  plan.batch = static_cast<int>(a.net.batch);
+  plan.hardware = one_line_summary(spec);
   std::ofstream(fs::path(a.out) / "plan.yaml") << opt::plan_yaml(plan);
   std::ofstream(fs::path(a.out) / "summary.json") << summary_json(a, s, r, plan).dump(2) << "\n";
 

@@ -80,6 +80,13 @@ int run(const SimulateArgs& a) {
   std::cout << "nocflow simulate: " << plan.network << " (" << workload.layers.size() << " layers, plan "
             << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << a.mode
             << ") on " << one_line_summary(spec) << std::endl;
+  // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
+  if (plan.batch > 0 && plan.batch != a.net.batch)
+    std::cout << "  note: the plan was priced for batch " << plan.batch << ", this run is batch "
+              << a.net.batch << ": its predicted total does not apply" << std::endl;
+  if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec))
+    std::cout << "  note: the plan was priced for " << plan.hardware
+              << "; its predicted total does not apply to this hardware" << std::endl;
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
   System system("system", spec, lowered.programs);
   if (!a.trace.empty() || a.vcd) system.sample_links(window);

@@ -100,6 +100,22 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
                    optimized["total_cost_cycles"].get<double>());
   EXPECT_EQ(replayed["total_cycles"],
             nlohmann::json::parse(read_file(dir / "own" / "summary.json"))["total_cycles"]);
+  // The plan records what it was priced for: on its own inputs no note, on others a note per
+  // difference (the choices still replay).
+  EXPECT_EQ(plan.output.find("note: the plan was priced"), std::string::npos) << plan.output;
+  const CliRun other = run_nocflow(
+      "simulate " + hw + "--batch 2 --set link.width_bytes=16 --plan " +
+      (dir / "opt" / "plan.yaml").string() + " --quiet --out " + (dir / "other").string());
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(other.output.find("note: the plan was priced for batch 1, this run is batch 2"),
+            std::string::npos)
+      << other.output;
+  EXPECT_NE(
+      other.output.find(
+          "32 B/flit, link 1 cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE; its predicted "
+          "total does not apply to this hardware"),
+      std::string::npos)
+      << other.output;
   const double energy = optimized["energy_pj"].get<double>();
   EXPECT_NEAR(replayed["energy_pj"]["total"].get<double>(), energy, 1e-9 * energy);
   EXPECT_GT(replayed["energy_pj"]["noc"].get<double>(), 0);
