@@ -1,22 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The seed's analytic model, formula by formula (000 §2.3–2.4).
+#include "optimizer/cost/paper_model.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "noc/base/error.h"
-
-#include "optimizer/cost/paper_model.h"
 #include "optimizer/frontend/graph_builder.h"
+#include "tests/optimizer/make_choice.h"
 
 namespace nocflow::optimizer {
 namespace {
-
-Choice make(std::initializer_list<std::pair<PartDim, int>> f) {
-  Choice c;
-  for (auto [d, v] : f) c.factor(d) = v;
-  return c;
-}
 
 Layer conv_layer(Dims4 out, std::int64_t kernel = 3) {
   Layer l;

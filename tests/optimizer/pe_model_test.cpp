@@ -5,14 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/optimizer/make_choice.h"
+
 namespace nocflow::optimizer {
 namespace {
-
-Choice make(std::initializer_list<std::pair<PartDim, int>> f) {
-  Choice c;
-  for (auto [d, v] : f) c.factor(d) = v;
-  return c;
-}
 
 /// A 3x3 conv, 16 input channels to 20 output channels on 8x8, 2-byte elements.
 Layer conv20() {

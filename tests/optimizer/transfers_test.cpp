@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Exact data movement between partitioned layers, checked by hand (issue 5, acceptance 1).
+#include "optimizer/partition/transfers.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,17 +14,18 @@
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/frontend/graph_builder.h"
-#include "optimizer/partition/transfers.h"
+#include "tests/optimizer/make_choice.h"
 
 namespace nocflow::optimizer {
 namespace {
 
 constexpr PeGrid kMesh4x4{true, 4, 4};
 
-Choice make(std::initializer_list<std::pair<PartDim, int>> f) {
-  Choice c;
-  for (auto [d, v] : f) c.factor(d) = v;
-  return c;
+/// The transfers of a two-layer workload's edge under choices a and b, placed on the 4×4 mesh.
+std::vector<Transfer> first_edge_moves(const Workload& w, const Choice& a, const Choice& b) {
+  const PlacedLayer p{&w.layers[0], a, place(a, kMesh4x4)};
+  const PlacedLayer c{&w.layers[1], b, place(b, kMesh4x4)};
+  return edge_transfers(w, w.edges.at(0), p, c, kMesh4x4);
 }
 
 /// input 1×8×16×16 → producer conv (K=8, 1×1) → consumer conv (K=8, kernel k, pad k/2).
@@ -39,9 +42,7 @@ struct TwoLayers {
   }
   std::int64_t tensor_bytes() const { return w.layers[0].output_bytes; }
   std::vector<Transfer> moves(const Choice& a, const Choice& b) const {
-    const PlacedLayer p{&w.layers[0], a, place(a, kMesh4x4)};
-    const PlacedLayer c{&w.layers[1], b, place(b, kMesh4x4)};
-    return edge_transfers(w, w.edges.at(0), p, c, kMesh4x4);
+    return first_edge_moves(w, a, b);
   }
 };
 
@@ -117,9 +118,7 @@ struct FcEdge {
   }
   std::int64_t tensor_bytes() const { return w.layers[0].output_bytes; }
   std::vector<Transfer> moves(const Choice& a, const Choice& b) const {
-    const PlacedLayer p{&w.layers[0], a, place(a, kMesh4x4)};
-    const PlacedLayer c{&w.layers[1], b, place(b, kMesh4x4)};
-    return edge_transfers(w, w.edges.at(0), p, c, kMesh4x4);
+    return first_edge_moves(w, a, b);
   }
 };
 
