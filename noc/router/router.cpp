@@ -18,9 +18,10 @@ Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
       credit_delay_(1 + link.latency),
       lookahead_(spec.lookahead_routing),
       speculative_(spec.speculative) {
-  if (ports_ > 64 || ports_ * vcs_ > 256)
+  if (ports_ > kMaxPorts || ports_ * vcs_ > kMaxInputVcs)
     throw InputError("router: " + std::to_string(ports_) + " ports x " + std::to_string(vcs_) +
-                     " VCs exceeds the supported 64 ports and 256 input VCs per router");
+                     " VCs exceeds the supported " + std::to_string(kMaxPorts) + " ports and " +
+                     std::to_string(kMaxInputVcs) + " input VCs per router");
   for (int p = 0; p < ports_; ++p) {
     out_peer_.push_back(topo.out(id, p));
     in_peer_.push_back(topo.in(id, p));

@@ -50,6 +50,9 @@ struct OutputVc {
 
 class Router {
  public:
+  static constexpr int kMaxPorts = 64;      ///< per router
+  static constexpr int kMaxInputVcs = 256;  ///< ports x VCs per router
+
   Router(int id, const Topology& topo, const RoutingFunction& routing, const RouterSpec& spec,
          const LinkSpec& link);
 

@@ -135,6 +135,28 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
   std::cout << "  (cycles; improvement over greedy; ilp times include the LP relaxation solve)\n";
 }
 
+/// simulate refuses a plan whose layers overflow a PE's SRAM: say so when optimize made one.
+void warn_if_over_sram(const opt::PartitionSetup& s, const std::vector<int>& choice,
+                       std::int64_t sram_bytes) {
+  int over = 0;
+  std::size_t worst = 0;
+  double worst_bytes = 0;
+  for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
+    const double bytes = opt::layer_memory_bytes(s.workload.layers[l],
+                                                 s.choices[l][static_cast<std::size_t>(choice[l])]);
+    if (bytes <= static_cast<double>(sram_bytes)) continue;
+    ++over;
+    if (bytes > worst_bytes) worst = l, worst_bytes = bytes;
+  }
+  if (over == 0) return;
+  std::cout << "  warning: " << over << " layer" << (over == 1 ? "" : "s")
+            << " of this plan need more than a PE's " << sram_bytes
+            << " bytes of SRAM (pe.sram_bytes; most: '" << s.workload.layers[worst].name << "', "
+            << static_cast<std::int64_t>(worst_bytes)
+            << " bytes per PE), so simulate will refuse it; --memory-limit keeps every layer "
+               "within SRAM\n";
+}
+
 int run(const OptimizeArgs& a) {
   // Validate every name before any work or output.
   opt::make_solver(a.solver);
@@ -175,25 +197,7 @@ int run(const OptimizeArgs& a) {
               << " constraints, LP relaxation " << fixed(r.ilp->lp_relaxation) << " cycles, gap "
               << fixed(100 * r.ilp->gap, 2) << " %" << (r.ilp->optimal ? ", optimal" : "") << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
-  if (!a.memory_limit) {  // simulate refuses a plan whose layers overflow a PE's SRAM
-    int over = 0;
-    std::size_t worst = 0;
-    double worst_bytes = 0;
-    for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
-      const double bytes = opt::layer_memory_bytes(
-          s.workload.layers[l], s.choices[l][static_cast<std::size_t>(r.choice[l])]);
-      if (bytes <= static_cast<double>(spec.pe.sram_bytes)) continue;
-      ++over;
-      if (bytes > worst_bytes) worst = l, worst_bytes = bytes;
-    }
-    if (over > 0)
-      std::cout << "  warning: " << over << " layer" << (over == 1 ? "" : "s")
-                << " of this plan need more than a PE's " << spec.pe.sram_bytes
-                << " bytes of SRAM (pe.sram_bytes; most: '" << s.workload.layers[worst].name
-                << "', " << static_cast<std::int64_t>(worst_bytes)
-                << " bytes per PE), so simulate will refuse it; --memory-limit keeps every layer "
-                   "within SRAM\n";
-  }
+  if (!a.memory_limit) warn_if_over_sram(s, r.choice, spec.pe.sram_bytes);
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out << "/plan.yaml, summary.json, config.resolved.yaml"
             << (a.compare ? ", compare.csv" : "") << "\n";

@@ -12,6 +12,8 @@
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
+#include "noc/router/router.h"
+#include "noc/topology/topology.h"
 #include "sim/config/param.h"
 
 namespace nocflow::sim {
@@ -224,12 +226,13 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
     if (it == given.end()) it = given.find(b);
     return it != given.end() ? it->second.origin : Origin{"config"};
   };
-  // The routers' limits (noc/router/router.cpp): a mesh router has 5 ports, a crossbar one per PE.
-  const int ports = h.topology.kind == "crossbar" ? h.topology.ports : 5;
-  if (ports * h.router.vcs > 256)
+  // The routers' limit (noc::Router), checked here so that the key and its place are named.
+  const int ports = noc::Topology::build(h.topology).max_ports();
+  if (ports * h.router.vcs > noc::Router::kMaxInputVcs)
     fail(origin_of("router.vcs", "topology.ports"), "router.vcs",
          std::to_string(ports) + " ports x " + std::to_string(h.router.vcs) +
-             " VCs: a router supports at most 256 input VCs");
+             " VCs: a router supports at most " + std::to_string(noc::Router::kMaxInputVcs) +
+             " input VCs");
   // A flit in flight on a link or in a router stage moves no flit for that long: the watchdog
   // must wait longer than one hop, or it reports a deadlock that is not one.
   const std::int64_t hop = h.link.latency + h.router.routing_delay + h.router.vc_alloc_delay +

@@ -80,6 +80,33 @@ TEST(OptimizeCli, LinkloadIlpAgreesWithDpAndExportsItsModel) {
     EXPECT_NE(model.find("one_" + std::to_string(layer)), std::string::npos) << layer;
 }
 
+// A plan that overflows a PE's SRAM (no --memory-limit; 128 KiB PEs) is written, with a warning,
+// because simulate will refuse it; with --memory-limit no warning, and simulate accepts the plan.
+TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
+  const std::string args =
+      "optimize --hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --set pe.sram_bytes=128KiB ";
+  const fs::path loose = out_dir("sram_loose"), tight = out_dir("sram_tight");
+  const CliRun over = run_nocflow(args + "--out " + loose.string());
+  ASSERT_EQ(over.exit_code, 0) << over.output;
+  EXPECT_NE(over.output.find("need more than a PE's 131072 bytes of SRAM"), std::string::npos)
+      << over.output;
+  const CliRun refused =
+      run_nocflow("simulate --hw " + hw("mesh4x4.yaml") +
+                  " --network zoo:vgg5 --set pe.sram_bytes=128KiB "
+                  "--quiet --plan " +
+                  (loose / "plan.yaml").string() + " --out " + out_dir("sram_refused").string());
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  const CliRun within = run_nocflow(args + "--memory-limit --out " + tight.string());
+  ASSERT_EQ(within.exit_code, 0) << within.output;
+  EXPECT_EQ(within.output.find("warning"), std::string::npos) << within.output;
+  const CliRun accepted =
+      run_nocflow("simulate --hw " + hw("mesh4x4.yaml") +
+                  " --network zoo:vgg5 --set pe.sram_bytes=128KiB "
+                  "--quiet --plan " +
+                  (tight / "plan.yaml").string() + " --out " + out_dir("sram_accepted").string());
+  EXPECT_EQ(accepted.exit_code, 0) << accepted.output;
+}
+
 TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
   struct Case { std::string args, message; };
   const std::vector<Case> cases = {

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+// linkload's cost tables (edge_cycles_table: grouped needs, difference-form link counts, all
+// threads) against edge_cost on every choice pair, and the route-walking tie and slowdown rules.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "noc/topology/topology.h"
+#include "optimizer/cost/dimension_order_loads.h"
+#include "optimizer/cost/linkload_model.h"
+#include "optimizer/partition/transfers.h"
+#include "tests/optimizer/fast_path_network.h"
+#include "tests/optimizer/make_choice.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
+  const FastPathNetwork n;
+  struct Case {
+    HwDesc hw;
+    LinkloadModel::Options options;
+  };
+  std::vector<Case> cases;
+  for (const auto& [rows, cols] : {std::pair{4, 4}, std::pair{2, 4}})
+    for (const std::string routing : {"xy", "yx", "west_first"})
+      for (const bool group : {false, true})
+        for (const std::optional<double> slowdown :
+             {std::optional<double>{}, std::optional<double>{0.8}}) {
+          HwDesc hw = machine("mesh", rows, cols, routing);
+          hw.router_slowdown = slowdown;
+          cases.push_back({hw, {group ? 2 : 1, group}});
+        }
+  cases.push_back({machine("crossbar", 1, 8, "xy"), {1, false}});
+  for (const Case& c : cases) {
+    const LinkloadModel fast(c.hw, c.options);
+    const LinkloadModel reference(c.hw, {1, false});
+    for (const LayerEdge& e : n.w.edges) {
+      const auto cu = all_choices(n.layer(e.src), c.hw), cv = all_choices(n.layer(e.dst), c.hw);
+      const std::vector<double> table = fast.edge_cycles_table(n.w, e, cu, cv);
+      ASSERT_EQ(table.size(), cu.size() * cv.size());
+      for (std::size_t i = 0; i < cu.size(); ++i)
+        for (std::size_t j = 0; j < cv.size(); ++j) {
+          const double slow = reference.edge_cost(n.w, e, cu[i], cv[j]).cycles;
+          ASSERT_NEAR(table[i * cv.size() + j], slow, 1e-9 * std::max(1.0, slow))
+              << n.layer(e.src).name << " -> " << n.layer(e.dst).name << " " << cu[i].str()
+              << " -> " << cv[j].str() << " on " << c.hw.topology.kind << " " << c.hw.topology.rows
+              << "x" << c.hw.topology.cols << " " << c.hw.routing
+              << (c.options.always_group ? " grouped" : "");
+        }
+    }
+  }
+}
+
+/// The difference-form counter's every count equals route walking's (LinkloadModel::route),
+/// not only the cycles they add up to: non-square meshes both ways round, xy and yx, with and
+/// without the grouped path.
+TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
+  const FastPathNetwork n;
+  std::size_t pairs = 0, router_bound = 0, ties = 0, shared_ties = 0;
+  for (const auto& [rows, cols] : {std::pair{2, 4}, std::pair{4, 2}})
+    for (const std::string routing : {"xy", "yx"})
+      for (const bool group : {false, true}) {
+        const HwDesc hw = machine("mesh", rows, cols, routing);
+        const LinkloadModel model(hw);
+        const noc::Topology topo = noc::Topology::build(hw.topology);
+        DimensionOrderLoadCounter counter(topo, FlitSize(std::llround(hw.link_bytes_per_cycle)),
+                                          routing == "xy", group);
+        const PeGrid grid = hw.grid();
+        std::vector<Piece> scratch;
+        for (const LayerEdge& e : n.w.edges)
+          for (const Choice& b : all_choices(n.layer(e.dst), hw)) {
+            const PlacedLayer cons{&n.layer(e.dst), b, place(b, grid)};
+            const ConsumerNeeds needs = consumer_needs(n.w, e, cons);
+            for (const Choice& a : all_choices(n.layer(e.src), hw)) {
+              const PlacedLayer prod{&n.layer(e.src), a, place(a, grid)};
+              ProducerLayout(prod, grid)
+                  .for_each_group(needs, scratch,
+                                  [&](const int* dsts, std::size_t m, const Piece* pieces,
+                                      std::size_t k) { counter.add_group(dsts, m, pieces, k); });
+              const LinkLoad fast = counter.finish();
+              const LinkLoad slow = model.route(edge_transfers(n.w, e, prod, cons, grid));
+              const std::string what = a.str() + " -> " + b.str() + " on " + std::to_string(rows) +
+                                       "x" + std::to_string(cols) + " " + routing +
+                                       (group ? " grouped" : "");
+              ASSERT_EQ(fast.max_link_flits, slow.max_link_flits) << what;
+              ASSERT_EQ(fast.max_router_link_flits, slow.max_router_link_flits) << what;
+              ASSERT_EQ(fast.max_endpoint_flits, slow.max_endpoint_flits) << what;
+              ASSERT_EQ(fast.flits, slow.flits) << what;
+              ASSERT_EQ(fast.messages, slow.messages) << what;
+              // Sharing: route walking finds it on every link busier than every channel (it
+              // carries ≥ 2 sources), as the difference form infers; the counter infers
+              // nothing at a tie, which tables recount.
+              if (slow.max_router_link_flits > slow.max_endpoint_flits) {
+                ASSERT_TRUE(slow.busiest_router_link_shared) << what;
+                ASSERT_EQ(fast.busiest_router_link_shared, slow.busiest_router_link_shared) << what;
+              }
+              ties += slow.max_router_link_flits == slow.max_endpoint_flits &&
+                      slow.max_router_link_flits > 0;
+              shared_ties += slow.max_router_link_flits == slow.max_endpoint_flits &&
+                             slow.busiest_router_link_shared;
+              ASSERT_EQ(fast.router_flit_hops, slow.router_flit_hops) << what;
+              ASSERT_EQ(fast.router_links, slow.router_links) << what;
+              ASSERT_EQ(fast.max_routers, slow.max_routers) << what;
+              ++pairs;
+              router_bound += slow.max_router_link_flits > slow.max_endpoint_flits;
+            }
+          }
+        EXPECT_EQ(model.route({}).router_links, 2 * (rows - 1) * cols + 2 * (cols - 1) * rows);
+      }
+  EXPECT_GT(router_bound, pairs / 20);  // the slowdown's counts are exercised
+  EXPECT_GT(shared_ties, 0u);           // ties both ways
+  EXPECT_GT(ties, shared_ties);
+}
+
+TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
+  // A calibrated table large enough to be shared out to threads (≥ 4096 entries): the tie
+  // entries' recounts walk routes on the worker threads; two threads give one thread's table,
+  // and sampled entries equal edge_cost.
+  const FastPathNetwork n;
+  HwDesc hw = machine("mesh", 8, 8, "xy");
+  hw.router_slowdown = 0.8;
+  const LayerEdge& e = n.w.edges.at(0);
+  const auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
+  ASSERT_GE(cu.size() * cv.size(), 4096u);
+  const std::vector<double> one = LinkloadModel(hw, {1, false}).edge_cycles_table(n.w, e, cu, cv);
+  const std::vector<double> two = LinkloadModel(hw, {2, false}).edge_cycles_table(n.w, e, cu, cv);
+  ASSERT_EQ(one, two);
+  const LinkloadModel model(hw);
+  const PeGrid grid = hw.grid();
+  int shared_ties = 0;
+  for (std::size_t k = 0; k < one.size(); k += 23) {
+    const std::size_t i = k / cv.size(), j = k % cv.size();
+    const double slow = model.edge_cost(n.w, e, cu[i], cv[j]).cycles;
+    ASSERT_NEAR(one[k], slow, 1e-9 * std::max(1.0, slow)) << cu[i].str() << " -> " << cv[j].str();
+    const LinkLoad l =
+        model.route(edge_transfers(n.w, e, {&n.layer(e.src), cu[i], place(cu[i], grid)},
+                                   {&n.layer(e.dst), cv[j], place(cv[j], grid)}, grid));
+    shared_ties += l.max_router_link_flits == l.max_endpoint_flits && l.busiest_router_link_shared;
+  }
+  EXPECT_GT(shared_ties, 0);  // the recount is exercised
+}
+
+TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
+  // Groups large enough for the grouped path to be chosen on its own (OUTP consumers whose
+  // nodes all need every input channel), checked entry by entry on a sample of pairs.
+  const FastPathNetwork n;
+  HwDesc hw = machine("mesh", 8, 8, "xy");
+  hw.router_slowdown = 0.8;
+  const LinkloadModel model(hw);
+  const LayerEdge& e = n.w.edges.at(0);  // pw -> halo
+  auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
+  std::vector<Choice> su, sv;
+  for (std::size_t i = 0; i < cu.size(); i += 7) su.push_back(cu[i]);
+  for (std::size_t j = 0; j < cv.size(); j += 5) sv.push_back(cv[j]);
+  sv.push_back(make({{PartDim::Outp, 16}, {PartDim::Batch, 2}, {PartDim::OfmpH, 2}}));
+  su.push_back(make({{PartDim::Outp, 16}, {PartDim::OfmpW, 4}}));
+  const std::vector<double> table = model.edge_cycles_table(n.w, e, su, sv);
+  for (std::size_t i = 0; i < su.size(); ++i)
+    for (std::size_t j = 0; j < sv.size(); ++j) {
+      const double slow = model.edge_cost(n.w, e, su[i], sv[j]).cycles;
+      ASSERT_NEAR(table[i * sv.size() + j], slow, 1e-9 * std::max(1.0, slow))
+          << su[i].str() << " -> " << sv[j].str();
+    }
+}
+
+TEST(LinkloadModel, RouteWalkingTellsASharedTieFromOneSourcesLink) {
+  // A 1x4 mesh, PEs 0..3 left to right, 2-flit messages.
+  const LinkloadModel model(machine("mesh", 1, 4, "xy"));
+  const auto bytes =
+      static_cast<std::int64_t>(2 * machine("mesh", 1, 4, "xy").link_bytes_per_cycle);
+  // 0 -> 2: every link of the route carries the injection's 2 flits, one source: not shared.
+  const LinkLoad one = model.route({{0, 2, bytes}});
+  EXPECT_EQ(one.max_router_link_flits, one.max_endpoint_flits);
+  EXPECT_FALSE(one.busiest_router_link_shared);
+  // 0 -> 3 and 1 -> 3: link 2 -> 3 carries 4 flits of two sources, as many as 3's ejection.
+  const LinkLoad two = model.route({{0, 3, bytes}, {1, 3, bytes}});
+  EXPECT_EQ(two.max_router_link_flits, 4);
+  EXPECT_EQ(two.max_endpoint_flits, 4);
+  EXPECT_TRUE(two.busiest_router_link_shared);
+  // 0 -> 3 twice: 4 flits on every link, one source.
+  const LinkLoad twice = model.route({{0, 3, bytes}, {0, 3, bytes}});
+  EXPECT_EQ(twice.max_router_link_flits, twice.max_endpoint_flits);
+  EXPECT_FALSE(twice.busiest_router_link_shared);
+  // Shared, but not the busiest router link: 0 -> 1 (6 flits) and 2 -> 1 (2 flits) share no
+  // link; add 3 -> 1 (2 flits): 2 -> 1 then carries 4 flits of two sources, under 0 -> 1's 6.
+  const LinkLoad under = model.route({{0, 1, 3 * bytes}, {2, 1, bytes}, {3, 1, bytes}});
+  EXPECT_EQ(under.max_router_link_flits, 6);
+  EXPECT_FALSE(under.busiest_router_link_shared);
+  // Calibrated, the shared tie is slowed and the single-source one is not.
+  HwDesc hw = machine("mesh", 1, 4, "xy");
+  hw.router_slowdown = 1.0;
+  const LinkloadModel slowed(hw);
+  EXPECT_GT(slowed.serialization_cycles(two), model.serialization_cycles(two));
+  EXPECT_EQ(slowed.serialization_cycles(twice), model.serialization_cycles(twice));
+}
+
+TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
+  LinkLoad l;
+  l.max_link_flits = l.max_router_link_flits = 100;
+  l.max_endpoint_flits = 60;
+  l.flits = 800, l.messages = 100;  // 8-flit messages, 8-flit VC buffers: m / (m + B) = 1/2
+  l.router_links = 10, l.router_flit_hops = 500;  // mean router link 50 flits: U = 1/2, U² = 1/4
+  l.max_routers = 17;
+  l.busiest_router_link_shared = true;  // as set_counts has it: busier than every channel
+  HwDesc desc;                          // 2-stage routers, 1-cycle links: 3 cycles per router
+  desc.vc_buffer_flits = 8;
+  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0.125);
+  desc.router_slowdown = 0.5;
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 106.25);
+  // Longest route 17 routers (53 cycles), mean route 1 + 500 / 800 routers (6.875 cycles).
+  EXPECT_DOUBLE_EQ(LinkloadModel::midpoint_saving(l, desc), (53 - 6.875) / 2);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), (53 - 6.875) / 2);
+  l.max_endpoint_flits = 95;  // the drain hides no more than it exceeds the busiest channel
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 106.25 - 95);
+  desc.router_slowdown = 0;  // calibrated to no slowdown: the overlap stays
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 100 - 95);
+  desc.router_slowdown.reset();  // uncalibrated: longest route + busiest link
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
+  desc.router_slowdown = 0.5;
+  l.max_endpoint_flits = l.max_link_flits = 120;  // a PE's channel binds: not slowed
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
+  // As busy as the busiest channel: slowed when ≥ 2 sources share the link (neighbours' flows
+  // in a 2-D halo), not when it carries one source's whole traffic (a ring round).
+  l.max_endpoint_flits = 100;
+  l.max_link_flits = 100;
+  l.busiest_router_link_shared = true;
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 106.25);
+  l.busiest_router_link_shared = false;
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
+  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0);
+
+  // On a 4x4 mesh an all-to-all (OUTP 16 -> OFMP_H 4 x OFMP_W 4) is router-bound and slows
+  // down; a gather to one PE is bound by its ejection channel and does not.
+  const FastPathNetwork n;
+  HwDesc hw = machine("mesh", 4, 4, "xy");
+  const LinkloadModel plain(hw);
+  hw.router_slowdown = 0.5;
+  const LinkloadModel slowed(hw);
+  const LayerEdge& e = n.w.edges.at(0);
+  const Choice outp = make({{PartDim::Outp, 16}}),
+               spatial = make({{PartDim::OfmpH, 4}, {PartDim::OfmpW, 4}});
+  const LinkLoad a2a =
+      plain.route(edge_transfers(n.w, e, {&n.layer(e.src), outp, place(outp, hw.grid())},
+                                 {&n.layer(e.dst), spatial, place(spatial, hw.grid())}, hw.grid()));
+  ASSERT_GT(a2a.max_router_link_flits, a2a.max_endpoint_flits);
+  EXPECT_GT(slowed.serialization_cycles(a2a), plain.serialization_cycles(a2a));
+  EXPECT_GT(slowed.overlap_cycles(a2a), 0);
+  EXPECT_EQ(plain.overlap_cycles(a2a), 0);
+  EXPECT_DOUBLE_EQ(
+      slowed.edge_cost(n.w, e, outp, spatial).cycles,
+      slowed.latency_cycles(a2a) + slowed.serialization_cycles(a2a) - slowed.overlap_cycles(a2a));
+  const Choice one = make({});
+  EXPECT_EQ(slowed.edge_cost(n.w, e, outp, one).cycles, plain.edge_cost(n.w, e, outp, one).cycles);
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
