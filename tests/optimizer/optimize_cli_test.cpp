@@ -83,27 +83,24 @@ TEST(OptimizeCli, LinkloadIlpAgreesWithDpAndExportsItsModel) {
 // A plan that overflows a PE's SRAM (no --memory-limit; 128 KiB PEs) is written, with a warning,
 // because simulate will refuse it; with --memory-limit no warning, and simulate accepts the plan.
 TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
-  const std::string args =
-      "optimize --hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --set pe.sram_bytes=128KiB ";
-  const fs::path loose = out_dir("sram_loose"), tight = out_dir("sram_tight");
-  const CliRun over = run_nocflow(args + "--out " + loose.string());
-  ASSERT_EQ(over.exit_code, 0) << over.output;
+  const std::string machine =
+      "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --set pe.sram_bytes=128KiB ";
+  auto optimize_then_replay = [&](const std::string& name, const std::string& extra) {
+    const fs::path dir = out_dir("sram_" + name);
+    const CliRun opt =
+        run_nocflow("optimize " + machine + extra + "--out " + (dir / "opt").string());
+    EXPECT_EQ(opt.exit_code, 0) << opt.output;
+    const CliRun sim =
+        run_nocflow("simulate " + machine + "--quiet --plan " +
+                    (dir / "opt" / "plan.yaml").string() + " --out " + (dir / "sim").string());
+    return std::pair{opt, sim};
+  };
+  const auto [over, refused] = optimize_then_replay("loose", "");
   EXPECT_NE(over.output.find("need more than a PE's 131072 bytes of SRAM"), std::string::npos)
       << over.output;
-  const CliRun refused =
-      run_nocflow("simulate --hw " + hw("mesh4x4.yaml") +
-                  " --network zoo:vgg5 --set pe.sram_bytes=128KiB "
-                  "--quiet --plan " +
-                  (loose / "plan.yaml").string() + " --out " + out_dir("sram_refused").string());
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
-  const CliRun within = run_nocflow(args + "--memory-limit --out " + tight.string());
-  ASSERT_EQ(within.exit_code, 0) << within.output;
+  const auto [within, accepted] = optimize_then_replay("tight", "--memory-limit ");
   EXPECT_EQ(within.output.find("warning"), std::string::npos) << within.output;
-  const CliRun accepted =
-      run_nocflow("simulate --hw " + hw("mesh4x4.yaml") +
-                  " --network zoo:vgg5 --set pe.sram_bytes=128KiB "
-                  "--quiet --plan " +
-                  (tight / "plan.yaml").string() + " --out " + out_dir("sram_accepted").string());
   EXPECT_EQ(accepted.exit_code, 0) << accepted.output;
 }
 
