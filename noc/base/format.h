@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Numbers as text for reports and progress lines; text as a CSV field.
+// Numbers as text for reports and progress lines; text as a CSV field or a Graphviz string.
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -20,6 +20,13 @@ inline std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+  return q + "\"";
+}
+
+/// `s` as a quoted Graphviz (dot) string: quotes escaped; "\n" in `s` stays a dot line break.
+inline std::string dot_string(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
   return q + "\"";
 }
 

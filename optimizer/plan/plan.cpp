@@ -4,10 +4,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <vector>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/io/yaml_file.h"
@@ -42,6 +44,42 @@ Plan make_plan(const PartitionSetup& s, const std::vector<int>& x, const HwDesc&
     plan.energy_pj += cost.energy_pj;
   }
   return plan;
+}
+
+std::string plan_dot(const Plan& p) {
+  // Fill per dimension; spatial splits share a hue. Index = PartDim.
+  static constexpr const char* kFill[] = {"#ffd8a8", "#a5d8ff", "#b2f2bb", "#b2f2bb", "#eebefa"};
+  auto num = [](double v) { return fixed(v, v == std::floor(v) ? 0 : 1); };
+  std::string out =
+      "digraph " + dot_string(p.network) + " {\n  rankdir=TB;\n  label=" +
+      dot_string(p.network + " on " + p.topology + ": " + p.solver + " / " + p.cost_model +
+                 ", predicted " + num(p.total_cycles()) + " cycles (compute " +
+                 num(p.compute_cycles) + ", redistribution " + num(p.redistribution_cycles) +
+                 ")\\nfill: the largest factor, BATCH orange, OUTP "
+                 "blue, OFMP_H/W green, INPP purple") +
+      ";\n  labelloc=t;\n  node [shape=box, style=filled, fillcolor=white, "
+      "fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", "
+      "fontsize=9];\n";
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    const PlanLayer& l = p.layers[i];
+    PartDim widest = PartDim::Batch;
+    for (PartDim d : kAllPartDims)
+      if (l.choice.factor(d) > l.choice.factor(widest)) widest = d;
+    const bool split = l.choice.nodes() > 1;
+    out += "  " + dot_string(l.name) + " [label=" +
+           dot_string(l.name + "\\n" + l.op + "\\n" + l.choice.str() + " (" +
+                      std::to_string(l.choice.nodes()) + " nodes)\\n" + num(l.compute_cycles) +
+                      " compute cycles") +
+           (split ? std::string(", fillcolor=\"") + kFill[static_cast<int>(widest)] + "\"" : "") +
+           "];\n";
+  }
+  for (const PlanEdge& e : p.edges) {
+    const double share = p.redistribution_cycles > 0 ? e.cycles / p.redistribution_cycles : 0;
+    out += "  " + dot_string(e.src) + " -> " + dot_string(e.dst) + " [label=" +
+           dot_string(e.type + "\\n" + num(e.bytes) + " B, " + num(e.cycles) + " cycles") +
+           (e.cycles > 0 ? ", penwidth=" + fixed(1 + 9 * share, 2) : ", style=dashed") + "];\n";
+  }
+  return out + "}\n";
 }
 
 std::string plan_yaml(const Plan& p) {

@@ -2,7 +2,7 @@
 #pragma once
 // A partition plan: per layer its choice, placement and predicted compute; per edge its
 // redistribution; totals. Written as plan.yaml by `nocflow optimize` and read back by
-// `nocflow simulate --plan`.
+// `nocflow simulate --plan`; drawn as plan.dot (Graphviz) by both.
 //
 // plan.yaml layout (all costs in cycles, energy in pJ, bytes in bytes):
 //   network, cost_model, solver, pes, topology
@@ -60,6 +60,11 @@ Plan make_plan(const PartitionSetup& setup, const std::vector<int>& choice, cons
                const CostModel& model, const std::string& solver);
 
 std::string plan_yaml(const Plan& plan);
+/// The plan as a Graphviz digraph: a box per layer (operator, choice, nodes, compute cycles),
+/// filled by the dimension with the largest factor (BATCH, OUTP, OFMP_H/W, INPP; white: one
+/// node); an arrow per edge labelled with its redistribution type, bytes and cycles, drawn
+/// thicker the larger its share of the redistribution cycles, dashed when it costs nothing.
+std::string plan_dot(const Plan& plan);
 /// Throws InputError naming file and key for a malformed plan.
 Plan read_plan(const std::string& file);
 

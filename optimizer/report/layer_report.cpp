@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/report/layer_report.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-
+#include "noc/base/format.h"
 #include "optimizer/graph/op_cost.h"
 
 namespace nocflow::optimizer {
@@ -92,18 +92,16 @@ std::string graph_json(const Graph& g) {
 }
 
 std::string graph_dot(const Graph& g) {
-  auto quote = [](const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\\\"") : std::string(1, c);
-    return out + "\"";
-  };
-  std::string out = "digraph " + quote(g.name()) + " {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n";
+  std::string out = "digraph " + dot_string(g.name()) +
+                    " {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n";
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     const std::string style = n.kind == OpKind::Input ? ", style=filled, fillcolor=\"#e9ecef\""
                               : n.kind == OpKind::Constant ? ", shape=note"
                               : n.kind == OpKind::Fused ? ", style=filled, fillcolor=\"#a5d8ff\"" : "";
-    out += "  n" + std::to_string(id) + " [label=" + quote(n.name + "\\n" + n.op_label() + " " + shape_str(n.output.shape)) + style + "];\n";
+    out += "  n" + std::to_string(id) + " [label=" +
+           dot_string(n.name + "\\n" + n.op_label() + " " + shape_str(n.output.shape)) + style +
+           "];\n";
     for (NodeId in : g.inputs(id)) out += "  n" + std::to_string(in) + " -> n" + std::to_string(id) + ";\n";
   }
   return out + "}\n";

@@ -57,7 +57,8 @@ struct LpSolution {
 struct LpOptions {
   double time_limit_s = 60;
   bool relax = false;        ///< treat every integer variable as continuous
-  std::string export_lp;     ///< write the model (LP format) before solving; "" none
+  std::string export_lp;     ///< write the model before solving (a .mps file: free MPS, else LP
+                             ///< format); "" none
 };
 
 /// Solves with lp_solve. Throws InputError if the export file cannot be written.

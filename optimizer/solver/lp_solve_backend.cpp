@@ -82,8 +82,11 @@ LpSolution solve_lp(const LpModel& model, const LpOptions& o) {
   if (names) {
     for (std::size_t i = 0; i < model.rows().size(); ++i)
       set_row_name(lp.get(), static_cast<int>(i) + 1, const_cast<char*>(model.rows()[i].name.c_str()));
-    if (!write_lp(lp.get(), const_cast<char*>(o.export_lp.c_str())))
-      throw InputError(o.export_lp + ": cannot write the LP model");
+    char* file = const_cast<char*>(o.export_lp.c_str());
+    const bool mps =
+        o.export_lp.size() >= 4 && o.export_lp.compare(o.export_lp.size() - 4, 4, ".mps") == 0;
+    if (!(mps ? write_freemps(lp.get(), file) : write_lp(lp.get(), file)))
+      throw InputError(o.export_lp + ": cannot write the " + (mps ? "MPS" : "LP") + " model");
   }
   set_minim(lp.get());
   set_timeout(lp.get(), static_cast<long>(std::ceil(std::max(1.0, o.time_limit_s))));

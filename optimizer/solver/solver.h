@@ -18,7 +18,7 @@ namespace nocflow::optimizer {
 struct SolveOptions {
   double time_limit_s = 60;         ///< ilp: wall-clock limit
   std::string formulation = "flow"; ///< ilp: flow | mccormick
-  std::string export_lp;            ///< ilp: write the model in LP format to this file
+  std::string export_lp;  ///< ilp: write the model to this file (.mps: free MPS, else LP format)
   bool lp_relaxation = true;        ///< ilp: also solve the LP relaxation (reported)
 };
 

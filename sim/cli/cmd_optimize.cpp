@@ -181,6 +181,7 @@ int run(const OptimizeArgs& a) {
   plan.batch = static_cast<int>(a.net.batch);
   plan.hardware = one_line_summary(spec);
   std::ofstream(fs::path(a.out) / "plan.yaml") << opt::plan_yaml(plan);
+  std::ofstream(fs::path(a.out) / "plan.dot") << opt::plan_dot(plan);
   std::ofstream(fs::path(a.out) / "summary.json") << summary_json(a, s, r, plan).dump(2) << "\n";
 
   std::cout << "nocflow optimize: " << plan.network << " on " << one_line_summary(spec) << "\n"
@@ -199,7 +200,8 @@ int run(const OptimizeArgs& a) {
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   if (!a.memory_limit) warn_if_over_sram(s, r.choice, spec.pe.sram_bytes);
   if (a.compare) compare(a, s, hw, *model);
-  std::cout << "nocflow: wrote " << a.out << "/plan.yaml, summary.json, config.resolved.yaml"
+  std::cout << "nocflow: wrote " << a.out
+            << "/plan.yaml, plan.dot, summary.json, config.resolved.yaml"
             << (a.compare ? ", compare.csv" : "") << "\n";
   return 0;
 }
@@ -227,7 +229,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
       ->type_name("FILE")
       ->excludes(bnoc);
   auto* export_lp =
-      cmd->add_option("--export-lp", a->export_lp, "ilp: write the model in LP format")
+      cmd->add_option("--export-lp", a->export_lp,
+                      "ilp: write the model to FILE (FILE.mps: free MPS; otherwise LP format)")
           ->type_name("FILE");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   cmd->callback([a, &action, formulation, export_lp] {

@@ -37,9 +37,13 @@ struct SimulateArgs {
   noc::Cycle window = 0;
 };
 
-opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const opt::HwDesc& hw) {
+opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const opt::HwDesc& hw,
+                            const HwSpec& spec) {
   if (!a.plan.empty()) return opt::read_plan(a.plan);
-  return solve_plan(graph, hw, a.solver, a.cost_model).plan;
+  opt::Plan plan = solve_plan(graph, hw, a.solver, a.cost_model).plan;
+  plan.batch = static_cast<int>(a.net.batch);  // what it was priced for, as optimize records
+  plan.hardware = one_line_summary(spec);
+  return plan;
 }
 
 int run(const SimulateArgs& a) {
@@ -55,9 +59,16 @@ int run(const SimulateArgs& a) {
   if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
   const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
   const opt::Workload workload = opt::build_workload(graph);
-  const opt::Plan plan = make_or_read_plan(a, graph, hw);
+  const opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
   const ExecMode mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
-  const Lowered lowered = lower_plan(workload, plan, spec, mode);  // validates the plan
+  const Lowered lowered = [&] {
+    try {
+      return lower_plan(workload, plan, spec, mode);  // validates the plan
+    } catch (const InputError& e) {
+      if (a.plan.empty()) throw;
+      throw InputError(a.plan + ": " + e.what());  // name the file the bad plan came from
+    }
+  }();
   if (!a.dump_programs.empty()) {
     std::error_code ec;
     fs::create_directories(a.dump_programs, ec);
@@ -135,6 +146,9 @@ int run(const SimulateArgs& a) {
        "width x energy.hop_pj_per_byte"},
       {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
   std::ofstream(fs::path(a.out) / "summary.json") << j.dump(2) << "\n";
+  // The plan replayed, so that a solved one can be replayed again (--plan) and drawn.
+  std::ofstream(fs::path(a.out) / "plan.yaml") << opt::plan_yaml(plan);
+  std::ofstream(fs::path(a.out) / "plan.dot") << opt::plan_dot(plan);
   {
     std::ofstream f(fs::path(a.out) / "layers.csv");
     write_layers_csv(f, lowered, layers);
@@ -147,7 +161,9 @@ int run(const SimulateArgs& a) {
     std::ofstream f(fs::path(a.out) / "links.csv");
     write_links_csv(f, r, spec.link.width_bytes);
   }
-  std::string written = "summary.json, layers.csv, transfers.csv, links.csv, config.resolved.yaml";
+  std::string written =
+      "summary.json, plan.yaml, plan.dot, layers.csv, transfers.csv, links.csv, "
+      "config.resolved.yaml";
   if (!a.trace.empty()) {
     std::ofstream f(fs::path(a.out) / "trace.json");
     write_chrome_trace(f, r, lowered.programs.layer_names, spec.clock.frequency_ghz, window);

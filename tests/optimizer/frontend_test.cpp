@@ -12,6 +12,7 @@
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_inference.h"
 #include "optimizer/passes/pass_manager.h"
+#include "tests/scratch.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -145,7 +146,7 @@ TEST(Onnx, GoogLeNetConcatBranchesImport) {
 TEST(Onnx, UnreadableAndMissingFilesAreInputErrors) {
   EXPECT_NE(error_of([&] { load_network(kConfigs + "vgg5.onnx"); }).find("cannot open"), std::string::npos);
   // A YAML file is not a protobuf model.
-  const std::string tmp = testing::TempDir() + "/garbage.onnx";
+  const std::string tmp = nocflow::testing::scratch_path("garbage.onnx").string();
   { std::ofstream(tmp) << "this is not a model\n"; }
   EXPECT_NE(error_of([&] { load_network(tmp); }).find("not a readable ONNX model"), std::string::npos);
 }

@@ -120,22 +120,29 @@ TEST(Solvers, UnknownNamesListTheKnownOnes) {
   EXPECT_THROW(build_ilp({}, "big-m"), InputError);
 }
 
-TEST(Solvers, ExportLpWritesTheModel) {
+TEST(Solvers, ExportLpWritesTheModelInLpOrMpsFormat) {
   std::mt19937 rng(5);
   const Problem p = random_problem(rng, 3, 3, true);
-  const auto file = testing::fresh_path("solver_export.lp");
-  SolveOptions o;
-  o.export_lp = file.string();
-  make_solver("ilp")->solve(p, o);
-  std::ifstream in(file);
-  ASSERT_TRUE(in) << file << " was not written";
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // One binary x_i_c per layer and choice, one "exactly one choice" row per layer.
-  for (int i = 0; i < p.num_layers(); ++i) {
-    EXPECT_NE(text.find("one_" + std::to_string(i)), std::string::npos) << i;
-    for (int c = 0; c < p.num_choices(i); ++c)
-      EXPECT_NE(text.find("x_" + std::to_string(i) + "_" + std::to_string(c)), std::string::npos)
-          << i << " " << c;
+  for (const std::string name : {"solver_export.lp", "solver_export.mps"}) {
+    const auto file = testing::fresh_path(name);
+    SolveOptions o;
+    o.export_lp = file.string();
+    make_solver("ilp")->solve(p, o);
+    std::ifstream in(file);
+    ASSERT_TRUE(in) << file << " was not written";
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // One binary x_i_c per layer and choice, one "exactly one choice" row per layer.
+    for (int i = 0; i < p.num_layers(); ++i) {
+      EXPECT_NE(text.find("one_" + std::to_string(i)), std::string::npos) << name << " " << i;
+      for (int c = 0; c < p.num_choices(i); ++c)
+        EXPECT_NE(text.find("x_" + std::to_string(i) + "_" + std::to_string(c)), std::string::npos)
+            << name << " " << i << " " << c;
+    }
+    const bool mps = name.size() > 4 && name.substr(name.size() - 4) == ".mps";
+    // MPS: its sections, and the x columns between integer markers; LP: no MPS sections.
+    for (const char* section : {"\nROWS", "\nCOLUMNS", "\nRHS", "\nENDATA"})
+      EXPECT_EQ(text.find(section) != std::string::npos, mps) << name << " " << section;
+    EXPECT_EQ(text.find("'INTORG'") != std::string::npos, mps) << name;
   }
 }
 

@@ -11,6 +11,7 @@
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/plan.h"
+#include "tests/scratch.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -58,7 +59,7 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
   EXPECT_GT(pg.redistribution_cycles, 50 * pb.redistribution_cycles);
   EXPECT_NEAR(pb.total_cycles(), best.cost, 1e-6 * best.cost);
   // Round trip through plan.yaml.
-  const std::string path = ::testing::TempDir() + "vgg5_plan.yaml";
+  const std::string path = nocflow::testing::scratch_path("vgg5_plan.yaml").string();
   { std::ofstream(path) << plan_yaml(pb); }
   const Plan back = read_plan(path);
   ASSERT_EQ(back.layers.size(), pb.layers.size());

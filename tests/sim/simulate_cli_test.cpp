@@ -92,6 +92,13 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
   ASSERT_EQ(own.exit_code, 0) << own.output;
   for (const char* file : {"layers.csv", "transfers.csv", "links.csv"})
     EXPECT_EQ(read_file(dir / "plan" / file), read_file(dir / "own" / file)) << file;
+  // Each run writes the plan it replayed (drawn as plan.dot): simulate's own solve is
+  // optimize's plan, and a plan read back is written out unchanged.
+  for (const char* file : {"plan.yaml", "plan.dot"}) {
+    EXPECT_EQ(read_file(dir / "own" / file), read_file(dir / "opt" / file)) << file;
+    EXPECT_EQ(read_file(dir / "plan" / file), read_file(dir / "opt" / file)) << file;
+  }
+  EXPECT_NE(read_file(dir / "opt" / "plan.dot").find("digraph \"vgg5\""), std::string::npos);
   const auto optimized = nlohmann::json::parse(read_file(dir / "opt" / "summary.json"));
   const auto replayed = nlohmann::json::parse(read_file(dir / "plan" / "summary.json"));
   EXPECT_EQ(replayed["predicted_by"], "linkload");
@@ -249,11 +256,12 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
   std::ofstream(dir / "typo.yaml") << typo;
   const std::pair<std::string, std::string> cases[] = {
       {kHw2x2 + " --plan " + (dir / "missing.yaml").string(),
-       "has no layer 'conv2' of the network simulated"},
+       "missing.yaml: the plan (for network two_conv) has no layer 'conv2' of the network "
+       "simulated"},
       {kHw2x2 + " --plan " + (dir / "typo.yaml").string(),
        "unknown key 'colour' (known: name, op, choice, nodes,"},
       {"--hw " + kSrc + "/configs/hw/mesh4x4.yaml --plan " + (dir / "opt" / "plan.yaml").string(),
-       "the plan is for 4 PEs (mesh 2x2), the hardware has 16"},
+       "plan.yaml: the plan is for 4 PEs (mesh 2x2), the hardware has 16"},
       {"--hw " + kSrc + "/configs/hw/crossbar16.yaml --set topology.ports=4 --plan " +
            (dir / "opt" / "plan.yaml").string(),
        "the plan is for mesh 2x2, the hardware is crossbar 4"},
