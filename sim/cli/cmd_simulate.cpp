@@ -17,6 +17,7 @@
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/lowering.h"
+#include "sim/lower/memory_plan.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/layer_stats.h"
 #include "sim/output/run_report.h"
@@ -110,6 +111,10 @@ int run(const SimulateArgs& a) {
   const auto edges = edge_reports(workload, lowered, r, hw);
   const Energy energy = run_energy(workload, lowered, r, spec);
   const double seconds = static_cast<double>(r.total_cycles) / (spec.clock.frequency_ghz * 1e9);
+  const std::vector<PeMemoryPlan> memory = plan_memory(lowered, workload);
+  const auto fullest = std::max_element(
+      memory.begin(), memory.end(),
+      [](const PeMemoryPlan& x, const PeMemoryPlan& y) { return x.peak_bytes < y.peak_bytes; });
 
   nlohmann::ordered_json j;
   j["network"] = plan.network;
@@ -126,6 +131,11 @@ int run(const SimulateArgs& a) {
   j["predicted_total_from"] = a.plan.empty() ? "this solve" : "the plan file";
   j["calibration"] = a.calibration;  // of the predictions (and of the solve without --plan); empty: none
   j["energy_pj"] = {{"mac", energy.mac_pj}, {"sram", energy.sram_pj}, {"noc", energy.noc_pj}, {"total", energy.total()}};
+  j["memory_plan"] = {{"peak_bytes", fullest->peak_bytes},
+                      {"pe", fullest - memory.begin()},
+                      {"live_peak_bytes", fullest->live_peak_bytes},
+                      {"no_reuse_bytes", fullest->no_reuse_bytes},
+                      {"sram_bytes", spec.pe.sram_bytes}};
   j["messages"] = r.messages;
   j["packets"] = r.packets;
   j["flits"] = r.flits;
@@ -138,6 +148,9 @@ int run(const SimulateArgs& a) {
       {"*_cycles", "clock cycles"},
       {"total_seconds", "seconds of simulated time"},
       {"energy_pj", "picojoules"},
+      {"memory_plan",
+       "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
+       "peak, most bytes live at one step, all buffers without reuse"},
       {"bytes", "bytes"},
       {"compute_cycles / communication_cycles",
        "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
@@ -161,8 +174,12 @@ int run(const SimulateArgs& a) {
     std::ofstream f(fs::path(a.out) / "links.csv");
     write_links_csv(f, r, spec.link.width_bytes);
   }
+  {
+    std::ofstream f(fs::path(a.out) / "memory.csv");
+    write_memory_csv(f, memory, lowered);
+  }
   std::string written =
-      "summary.json, plan.yaml, plan.dot, layers.csv, transfers.csv, links.csv, "
+      "summary.json, plan.yaml, plan.dot, layers.csv, transfers.csv, links.csv, memory.csv, "
       "config.resolved.yaml";
   if (!a.trace.empty()) {
     std::ofstream f(fs::path(a.out) / "trace.json");
@@ -184,6 +201,10 @@ int run(const SimulateArgs& a) {
             << "  energy           " << fixed(energy.total() / 1e6, 3) << " uJ (MAC "
             << fixed(energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(energy.sram_pj / 1e6, 3)
             << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << ")\n"
+            << "  memory plan      " << fullest->peak_bytes << " bytes of SRAM at most (PE "
+            << (fullest - memory.begin()) << "; " << fullest->live_peak_bytes << " live at once, "
+            << fullest->no_reuse_bytes << " without reuse; the PE holds " << spec.pe.sram_bytes
+            << ")\n"
             << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
             << r.flits << " flits, " << r.bytes
             << " bytes; every message received once, network drained\n"

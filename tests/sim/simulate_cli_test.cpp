@@ -2,6 +2,7 @@
 // `nocflow simulate` end to end: outputs, determinism, summary against trace, bad plans.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -33,11 +34,33 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
     const CliRun r = run_nocflow(args + (dir / run).string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
-  for (const char* file : {"layers.csv", "transfers.csv", "links.csv", "trace.json", "trace.vcd",
-                           "config.resolved.yaml"})
+  for (const char* file : {"layers.csv", "transfers.csv", "links.csv", "memory.csv", "plan.yaml",
+                           "plan.dot", "trace.json", "trace.vcd", "config.resolved.yaml"})
     EXPECT_EQ(read_file(dir / "a" / file), read_file(dir / "b" / file)) << file;
   EXPECT_EQ(summary_without_timing(dir / "a"), summary_without_timing(dir / "b"));
   const nlohmann::json s = nlohmann::json::parse(read_file(dir / "a" / "summary.json"));
+  // The summary's memory plan is memory.csv's highest PE: its largest offset + bytes.
+  {
+    std::istringstream csv(read_file(dir / "a" / "memory.csv"));
+    std::string row;
+    std::getline(csv, row);
+    EXPECT_EQ(row, "pe,kind,layer,edge,bytes,first_step,last_step,offset_bytes");
+    std::map<int, std::int64_t> peak;  // per PE
+    while (std::getline(csv, row)) {
+      std::vector<std::string> f;
+      std::istringstream fields(row);
+      for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+      ASSERT_EQ(f.size(), 8u) << row;
+      auto& p = peak[std::stoi(f[0])];
+      p = std::max<std::int64_t>(p, std::stoll(f[7]) + std::stoll(f[4]));
+    }
+    EXPECT_EQ(peak.size(), 16u);
+    const auto top = std::max_element(peak.begin(), peak.end(),
+                                      [](auto& x, auto& y) { return x.second < y.second; });
+    EXPECT_EQ(s["memory_plan"]["peak_bytes"].get<std::int64_t>(), top->second);
+    EXPECT_EQ(s["memory_plan"]["pe"].get<int>(), top->first);
+    EXPECT_LE(s["memory_plan"]["live_peak_bytes"].get<std::int64_t>(), top->second);
+  }
   // Counts in the summary agree with the trace: one span event per step, and the link
   // counters add up to the flits' link traversals (injection links plus router outputs).
   const auto trace = nlohmann::json::parse(read_file(dir / "a" / "trace.json"));

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+#include "sim/lower/memory_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <utility>
+
+#include "noc/base/format.h"
+
+namespace nocflow::sim {
+namespace {
+
+namespace opt = optimizer;
+
+/// Bytes of a share of `total` split `ways` ways, rounded up.
+std::int64_t share(std::int64_t total, double ways) {
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(total) / ways));
+}
+
+}  // namespace
+
+const char* to_string(BufferKind kind) {
+  switch (kind) {
+    case BufferKind::Weights:
+      return "weights";
+    case BufferKind::Input:
+      return "input";
+    case BufferKind::Output:
+      return "output";
+    case BufferKind::Received:
+      return "received";
+    case BufferKind::Chunk:
+      return "chunk";
+  }
+  return "?";
+}
+
+void pack(PeMemoryPlan& plan) {
+  std::vector<Buffer>& b = plan.buffers;
+  std::vector<std::size_t> order(b.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return b[x].bytes != b[y].bytes ? b[x].bytes > b[y].bytes : b[x].first < b[y].first;
+  });
+  std::vector<std::size_t> placed;
+  std::vector<std::pair<std::int64_t, std::int64_t>> taken;  // [offset, end) of live neighbours
+  plan.peak_bytes = plan.no_reuse_bytes = 0;
+  for (std::size_t i : order) {
+    Buffer& buf = b[i];
+    taken.clear();
+    for (std::size_t j : placed)
+      if (b[j].first <= buf.last && buf.first <= b[j].last)
+        taken.push_back({b[j].offset, b[j].offset + b[j].bytes});
+    std::sort(taken.begin(), taken.end());
+    std::int64_t offset = 0;
+    for (const auto& [start, end] : taken) {
+      if (offset + buf.bytes <= start) break;
+      offset = std::max(offset, end);
+    }
+    buf.offset = offset;
+    placed.push_back(i);
+    plan.peak_bytes = std::max(plan.peak_bytes, offset + buf.bytes);
+    plan.no_reuse_bytes += buf.bytes;
+  }
+  // Live bytes per step, from a difference array over the lifetimes.
+  int steps = 0;
+  for (const Buffer& buf : b) steps = std::max(steps, buf.last + 1);
+  std::vector<std::int64_t> delta(static_cast<std::size_t>(steps) + 1, 0);
+  for (const Buffer& buf : b) {
+    delta[static_cast<std::size_t>(buf.first)] += buf.bytes;
+    delta[static_cast<std::size_t>(buf.last) + 1] -= buf.bytes;
+  }
+  std::int64_t live = 0;
+  plan.live_peak_bytes = 0;
+  for (std::int64_t d : delta) plan.live_peak_bytes = std::max(plan.live_peak_bytes, live += d);
+}
+
+std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workload& workload) {
+  const std::size_t num_layers = workload.layers.size();
+  std::vector<std::vector<int>> consumers(num_layers);
+  std::vector<bool> has_producer(num_layers, false);
+  for (const LoweredEdge& e : lowered.edges)
+    if (!e.reduction) {
+      consumers[static_cast<std::size_t>(e.src_layer)].push_back(e.dst_layer);
+      has_producer[static_cast<std::size_t>(e.dst_layer)] = true;
+    }
+  std::vector<PeMemoryPlan> plans(lowered.programs.pe.size());
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    const Program& prog = lowered.programs.pe[p];
+    std::vector<int> compute_at(num_layers, -1);
+    for (int i = 0; i < static_cast<int>(prog.size()); ++i)
+      if (prog[static_cast<std::size_t>(i)].kind == StepKind::Compute)
+        compute_at[static_cast<std::size_t>(prog[static_cast<std::size_t>(i)].layer)] = i;
+    // Last step of each layer's own sends and reductions, and each edge's receive span.
+    std::vector<int> last_use(num_layers, -1);
+    struct Span {
+      int first, last;
+      std::int64_t bytes;  // received: their sum; a reduction: its largest chunk
+    };
+    std::map<int, Span> edge_span;  // lowered edge -> its receives (and reduction steps) here
+    for (int i = 0; i < static_cast<int>(prog.size()); ++i) {
+      const Step& s = prog[static_cast<std::size_t>(i)];
+      if (s.edge < 0) continue;
+      const LoweredEdge& e = lowered.edges[static_cast<std::size_t>(s.edge)];
+      if (s.kind == StepKind::Send || e.reduction) last_use[static_cast<std::size_t>(s.layer)] = i;
+      if (s.kind != StepKind::Recv && !e.reduction) continue;
+      Span& span = edge_span.try_emplace(s.edge, Span{i, i, 0}).first->second;
+      span.last = i;
+      if (s.kind != StepKind::Recv) continue;
+      span.bytes = e.reduction ? std::max(span.bytes, s.bytes) : span.bytes + s.bytes;
+    }
+    PeMemoryPlan& plan = plans[p];
+    for (std::size_t l = 0; l < num_layers; ++l) {
+      const int at = compute_at[l];
+      if (at < 0) continue;
+      const opt::Layer& layer = workload.layers[l];
+      const opt::Choice& c = lowered.layers[l].choice;
+      const double n = c.factor(opt::PartDim::Batch), k = c.factor(opt::PartDim::Outp),
+                   h = c.factor(opt::PartDim::OfmpH), w = c.factor(opt::PartDim::OfmpW),
+                   r = c.factor(opt::PartDim::Inpp);
+      const int li = static_cast<int>(l);
+      plan.buffers.push_back(
+          {BufferKind::Weights, li, -1, share(layer.weight_bytes, k * r), at, at});
+      if (!has_producer[l])
+        plan.buffers.push_back(
+            {BufferKind::Input, li, -1, share(layer.input_bytes, n * h * w * r), 0, at});
+      int last = std::max(at, last_use[l]);
+      for (int m : consumers[l]) last = std::max(last, compute_at[static_cast<std::size_t>(m)]);
+      plan.buffers.push_back(
+          {BufferKind::Output, li, -1, share(layer.output_bytes, n * k * h * w), at, last});
+    }
+    for (const auto& [edge, span] : edge_span) {
+      const LoweredEdge& e = lowered.edges[static_cast<std::size_t>(edge)];
+      if (e.reduction) {
+        plan.buffers.push_back(
+            {BufferKind::Chunk, e.src_layer, edge, span.bytes, span.first, span.last});
+        continue;
+      }
+      const int use = compute_at[static_cast<std::size_t>(e.dst_layer)];
+      plan.buffers.push_back({BufferKind::Received, e.dst_layer, edge, span.bytes, span.first,
+                              std::max(span.last, use)});
+    }
+    auto& bufs = plan.buffers;  // without buffers of no bytes (pooling's weights)
+    bufs.erase(
+        std::remove_if(bufs.begin(), bufs.end(), [](const Buffer& b) { return b.bytes == 0; }),
+        bufs.end());
+    pack(plan);
+  }
+  return plans;
+}
+
+void write_memory_csv(std::ostream& out, const std::vector<PeMemoryPlan>& plans,
+                      const Lowered& lowered) {
+  out << "pe,kind,layer,edge,bytes,first_step,last_step,offset_bytes\n";
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    std::vector<const Buffer*> rows;
+    for (const Buffer& b : plans[p].buffers) rows.push_back(&b);
+    std::stable_sort(rows.begin(), rows.end(), [](const Buffer* x, const Buffer* y) {
+      return x->offset != y->offset ? x->offset < y->offset : x->first < y->first;
+    });
+    for (const Buffer* b : rows) {
+      std::string edge;
+      if (b->edge >= 0) {
+        const LoweredEdge& e = lowered.edges[static_cast<std::size_t>(b->edge)];
+        edge = e.reduction ? e.src + ":inpp" : e.src + "->" + e.dst;
+      }
+      out << p << ',' << to_string(b->kind) << ','
+          << csv_field(lowered.programs.layer_names[static_cast<std::size_t>(b->layer)]) << ','
+          << csv_field(edge) << ',' << b->bytes << ',' << b->first << ',' << b->last << ','
+          << b->offset << '\n';
+    }
+  }
+}
+
+}  // namespace nocflow::sim

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Static memory planning of a lowered plan (seed 003, "static memory planning"): every buffer a
+// PE's program needs gets an SRAM offset, so that buffers whose lifetimes do not overlap share
+// memory. Time is the PE's step index; a buffer lives from its first to its last step.
+//
+// Buffers of PE p (bytes as the SRAM check counts them, optimizer::layer_memory_bytes):
+//   weights  of layer l: its share, during l's compute step (streamed in per layer);
+//   input    of layer l with no producer layer (a network input): its share, from the start of
+//            the program to l's compute;
+//   output   of layer l: its block, from l's compute to its last use on p: the last send or
+//            reduction step of l, or the compute of the last consumer of l on p (which may
+//            read its own part of the block in place: a conservative end);
+//   received of edge e into layer m: all of e's messages to p in one buffer, from the first
+//            receive to m's compute;
+//   chunk    of l's INPP ring all-reduce: one chunk ⌈block / f⌉, the receive buffer of every
+//            round, from the reduction's first step to its last (partial sums add into the
+//            output block in place).
+// Buffers of no bytes (a pooling layer's weights) are left out.
+// The lowering's SRAM check (each layer alone, optimizer::layer_memory_bytes) counts a layer's
+// whole input share, N/H/W/INPP-split; the plan counts what the PE holds: its own blocks and
+// what it receives. For a channel-wise layer split by OUTP (pooling, a fused residual add) it
+// is smaller: resnet18 on 4x4, maxpool under OUTP=8,OFMP_W=2: 827,904 bytes checked, 351,426
+// planned at the PE's peak.
+// Packing: buffers by decreasing size (ties: earlier start), each at the lowest offset where it
+// overlaps no placed buffer that is live at the same time (first fit; the 2-D packing of seed
+// 003 with time fixed). The planned peak is at least the live peak, the most bytes live at
+// one step, and at most the sum of all buffers (no reuse).
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "optimizer/partition/workload.h"
+#include "sim/lower/lowering.h"
+
+namespace nocflow::sim {
+
+enum class BufferKind : std::uint8_t { Weights, Input, Output, Received, Chunk };
+
+const char* to_string(BufferKind kind);
+
+struct Buffer {
+  BufferKind kind = BufferKind::Output;
+  int layer = -1;  ///< the layer it belongs to (Received: the consuming layer)
+  int edge = -1;   ///< Received, Chunk: the lowered edge; else -1
+  std::int64_t bytes = 0;
+  int first = 0, last = 0;   ///< step indices in the PE's program, inclusive
+  std::int64_t offset = -1;  ///< bytes from the start of SRAM, set by pack()
+};
+
+struct PeMemoryPlan {
+  std::vector<Buffer> buffers;
+  std::int64_t peak_bytes = 0;       ///< max offset + bytes after packing
+  std::int64_t live_peak_bytes = 0;  ///< most bytes live at one step (no packing does better)
+  std::int64_t no_reuse_bytes = 0;   ///< sum of all buffers
+};
+
+/// Offsets for `plan.buffers` (first fit by decreasing size) and the three totals.
+void pack(PeMemoryPlan& plan);
+
+/// The buffers of every PE of `lowered` (index = PE), packed.
+std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const optimizer::Workload& workload);
+
+/// memory.csv: one row per buffer (pe, kind, layer, edge, bytes, first_step, last_step,
+/// offset_bytes), PEs in order, each PE's buffers by offset.
+void write_memory_csv(std::ostream& out, const std::vector<PeMemoryPlan>& plans,
+                      const Lowered& lowered);
+
+}  // namespace nocflow::sim
