@@ -25,5 +25,5 @@ echo "== simulate: replay the plan (dataflow), with a Perfetto trace"
 "$nocflow" simulate --hw "$hw" --network zoo:resnet18 --plan "$out/optimize/plan.yaml" \
   --trace perfetto --out "$out/simulate"
 echo
-echo "nocflow: output in $out/ (optimize/plan.yaml; simulate/summary.json, layers.csv,"
-echo "         transfers.csv, links.csv, trace.json: open it at https://ui.perfetto.dev)"
+echo "nocflow: output in $out/ (optimize/plan.yaml, plan.dot; simulate/summary.json, layers.csv,"
+echo "         transfers.csv, links.csv, memory.csv, trace.json: open it at https://ui.perfetto.dev)"

@@ -23,10 +23,12 @@ inline std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-/// `s` as a quoted Graphviz (dot) string: quotes escaped; "\n" in `s` stays a dot line break.
+/// `s` as a quoted Graphviz (dot) string: quotes and backslashes escaped, a newline in `s` as
+/// dot's line break (\n).
 inline std::string dot_string(const std::string& s) {
   std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
+  for (char c : s)
+    q += c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : std::string(1, c);
   return q + "\"";
 }
 

@@ -55,7 +55,7 @@ std::string plan_dot(const Plan& p) {
       dot_string(p.network + " on " + p.topology + ": " + p.solver + " / " + p.cost_model +
                  ", predicted " + num(p.total_cycles()) + " cycles (compute " +
                  num(p.compute_cycles) + ", redistribution " + num(p.redistribution_cycles) +
-                 ")\\nfill: the largest factor, BATCH orange, OUTP "
+                 ")\nfill: the largest factor, BATCH orange, OUTP "
                  "blue, OFMP_H/W green, INPP purple") +
       ";\n  labelloc=t;\n  node [shape=box, style=filled, fillcolor=white, "
       "fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", "
@@ -67,8 +67,8 @@ std::string plan_dot(const Plan& p) {
       if (l.choice.factor(d) > l.choice.factor(widest)) widest = d;
     const bool split = l.choice.nodes() > 1;
     out += "  " + dot_string(l.name) + " [label=" +
-           dot_string(l.name + "\\n" + l.op + "\\n" + l.choice.str() + " (" +
-                      std::to_string(l.choice.nodes()) + " nodes)\\n" + num(l.compute_cycles) +
+           dot_string(l.name + "\n" + l.op + "\n" + l.choice.str() + " (" +
+                      std::to_string(l.choice.nodes()) + " nodes)\n" + num(l.compute_cycles) +
                       " compute cycles") +
            (split ? std::string(", fillcolor=\"") + kFill[static_cast<int>(widest)] + "\"" : "") +
            "];\n";
@@ -76,7 +76,7 @@ std::string plan_dot(const Plan& p) {
   for (const PlanEdge& e : p.edges) {
     const double share = p.redistribution_cycles > 0 ? e.cycles / p.redistribution_cycles : 0;
     out += "  " + dot_string(e.src) + " -> " + dot_string(e.dst) + " [label=" +
-           dot_string(e.type + "\\n" + num(e.bytes) + " B, " + num(e.cycles) + " cycles") +
+           dot_string(e.type + "\n" + num(e.bytes) + " B, " + num(e.cycles) + " cycles") +
            (e.cycles > 0 ? ", penwidth=" + fixed(1 + 9 * share, 2) : ", style=dashed") + "];\n";
   }
   return out + "}\n";

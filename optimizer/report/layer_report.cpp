@@ -99,9 +99,9 @@ std::string graph_dot(const Graph& g) {
     const std::string style = n.kind == OpKind::Input ? ", style=filled, fillcolor=\"#e9ecef\""
                               : n.kind == OpKind::Constant ? ", shape=note"
                               : n.kind == OpKind::Fused ? ", style=filled, fillcolor=\"#a5d8ff\"" : "";
-    out += "  n" + std::to_string(id) + " [label=" +
-           dot_string(n.name + "\\n" + n.op_label() + " " + shape_str(n.output.shape)) + style +
-           "];\n";
+    out += "  n" + std::to_string(id) +
+           " [label=" + dot_string(n.name + "\n" + n.op_label() + " " + shape_str(n.output.shape)) +
+           style + "];\n";
     for (NodeId in : g.inputs(id)) out += "  n" + std::to_string(in) + " -> n" + std::to_string(id) + ";\n";
   }
   return out + "}\n";

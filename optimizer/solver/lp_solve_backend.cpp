@@ -2,6 +2,7 @@
 // The lp_solve backend: the only file that includes lp_lib.h (it defines hundreds of macros).
 #include <lpsolve/lp_lib.h>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -83,8 +84,10 @@ LpSolution solve_lp(const LpModel& model, const LpOptions& o) {
     for (std::size_t i = 0; i < model.rows().size(); ++i)
       set_row_name(lp.get(), static_cast<int>(i) + 1, const_cast<char*>(model.rows()[i].name.c_str()));
     char* file = const_cast<char*>(o.export_lp.c_str());
-    const bool mps =
-        o.export_lp.size() >= 4 && o.export_lp.compare(o.export_lp.size() - 4, 4, ".mps") == 0;
+    const std::string& f = o.export_lp;  // FILE.mps, any case: MPS
+    bool mps = f.size() >= 4;
+    for (std::size_t i = 0; mps && i < 4; ++i)
+      mps = std::tolower(static_cast<unsigned char>(f[f.size() - 4 + i])) == ".mps"[i];
     if (!(mps ? write_freemps(lp.get(), file) : write_lp(lp.get(), file)))
       throw InputError(o.export_lp + ": cannot write the " + (mps ? "MPS" : "LP") + " model");
   }

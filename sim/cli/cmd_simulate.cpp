@@ -210,6 +210,10 @@ int run(const SimulateArgs& a) {
             << " bytes; every message received once, network drained\n"
             << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall, "
             << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
+  if (fullest->peak_bytes > spec.pe.sram_bytes)
+    std::cout << "  note: the memory plan of PE " << (fullest - memory.begin()) << " needs "
+              << fullest->peak_bytes << " bytes, more than a PE's SRAM (pe.sram_bytes "
+              << spec.pe.sram_bytes << "): data of several layers is live at once\n";
   std::vector<const EdgeReport*> shown;
   for (const auto& e : edges) shown.push_back(&e);
   std::stable_sort(shown.begin(), shown.end(),

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "noc/base/format.h"
+#include "optimizer/graph/graph.h"
 
 namespace nocflow::sim {
 namespace {
@@ -17,6 +18,15 @@ namespace opt = optimizer;
 /// Bytes of a share of `total` split `ways` ways, rounded up.
 std::int64_t share(std::int64_t total, double ways) {
   return static_cast<std::int64_t>(std::ceil(static_cast<double>(total) / ways));
+}
+
+/// The network input that layer `l` (which no layer feeds) reads: the graph's input node it
+/// takes directly, or, when the graph does not say, a key of the layer's own.
+long network_input(const opt::Workload& workload, const opt::Layer& layer, int l) {
+  if (workload.graph)
+    for (opt::NodeId in : workload.graph->inputs(layer.id))
+      if (workload.graph->node(in).kind == opt::OpKind::Input) return static_cast<long>(in);
+  return -1L - l;
 }
 
 }  // namespace
@@ -112,6 +122,8 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       span.bytes = e.reduction ? std::max(span.bytes, s.bytes) : span.bytes + s.bytes;
     }
     PeMemoryPlan& plan = plans[p];
+    const int end = static_cast<int>(prog.size()) - 1;
+    std::map<long, std::size_t> input_buffer;  // network input -> its buffer on this PE
     for (std::size_t l = 0; l < num_layers; ++l) {
       const int at = compute_at[l];
       if (at < 0) continue;
@@ -123,10 +135,17 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       const int li = static_cast<int>(l);
       plan.buffers.push_back(
           {BufferKind::Weights, li, -1, share(layer.weight_bytes, k * r), at, at});
-      if (!has_producer[l])
-        plan.buffers.push_back(
-            {BufferKind::Input, li, -1, share(layer.input_bytes, n * h * w * r), 0, at});
-      int last = std::max(at, last_use[l]);
+      if (!has_producer[l]) {  // one buffer per network input, as large as its largest share
+        const std::int64_t bytes = share(layer.input_bytes, n * h * w * r);
+        const auto [it, fresh] =
+            input_buffer.try_emplace(network_input(workload, layer, li), plan.buffers.size());
+        if (fresh) plan.buffers.push_back({BufferKind::Input, li, -1, bytes, 0, at});
+        Buffer& in = plan.buffers[it->second];
+        in.bytes = std::max(in.bytes, bytes);
+        in.last = std::max(in.last, at);
+      }
+      // A network output stays to the end; any other block until its last use here.
+      int last = consumers[l].empty() ? end : std::max(at, last_use[l]);
       for (int m : consumers[l]) last = std::max(last, compute_at[static_cast<std::size_t>(m)]);
       plan.buffers.push_back(
           {BufferKind::Output, li, -1, share(layer.output_bytes, n * k * h * w), at, last});

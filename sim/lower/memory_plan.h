@@ -6,11 +6,12 @@
 //
 // Buffers of PE p (bytes as the SRAM check counts them, optimizer::layer_memory_bytes):
 //   weights  of layer l: its share, during l's compute step (streamed in per layer);
-//   input    of layer l with no producer layer (a network input): its share, from the start of
-//            the program to l's compute;
+//   input    a network input read by layers that no layer feeds: one buffer, the largest
+//            share of them, from the start of the program to the last of their computes;
 //   output   of layer l: its block, from l's compute to its last use on p: the last send or
 //            reduction step of l, or the compute of the last consumer of l on p (which may
-//            read its own part of the block in place: a conservative end);
+//            read its own part of the block in place: a conservative end); a network output
+//            to the end of the program;
 //   received of edge e into layer m: all of e's messages to p in one buffer, from the first
 //            receive to m's compute;
 //   chunk    of l's INPP ring all-reduce: one chunk ⌈block / f⌉, the receive buffer of every

@@ -31,7 +31,7 @@ std::vector<std::string> node_lines(const std::string& dot, const std::string& n
 
 TEST(PlanDot, DrawsEveryLayerWithItsChoiceAndEveryEdgeByItsShareOfTheCost) {
   Plan p;
-  p.network = "two \"branches\"";
+  p.network = "two \"branches\" \\N";  // a quote and a backslash, both escaped
   p.topology = "mesh 2x2";
   p.solver = "dp";
   p.cost_model = "linkload";
@@ -46,7 +46,7 @@ TEST(PlanDot, DrawsEveryLayerWithItsChoiceAndEveryEdgeByItsShareOfTheCost) {
   p.redistribution_cycles = 40;
   const std::string dot = plan_dot(p);
 
-  EXPECT_EQ(dot.rfind("digraph \"two \\\"branches\\\"\" {", 0), 0u) << dot;  // quotes escaped
+  EXPECT_EQ(dot.rfind("digraph \"two \\\"branches\\\" \\\\N\" {", 0), 0u) << dot;
   EXPECT_NE(dot.find("predicted 200 cycles (compute 160, redistribution 40)"), std::string::npos);
   // One box per layer: name, operator, choice and nodes, compute cycles; filled by the
   // dimension with the largest factor (a tie goes to the first in enum order); one node: white.

@@ -123,7 +123,7 @@ TEST(Solvers, UnknownNamesListTheKnownOnes) {
 TEST(Solvers, ExportLpWritesTheModelInLpOrMpsFormat) {
   std::mt19937 rng(5);
   const Problem p = random_problem(rng, 3, 3, true);
-  for (const std::string name : {"solver_export.lp", "solver_export.mps"}) {
+  for (const std::string name : {"solver_export.lp", "solver_export.mps", "solver_export.MPS"}) {
     const auto file = testing::fresh_path(name);
     SolveOptions o;
     o.export_lp = file.string();
@@ -138,7 +138,7 @@ TEST(Solvers, ExportLpWritesTheModelInLpOrMpsFormat) {
         EXPECT_NE(text.find("x_" + std::to_string(i) + "_" + std::to_string(c)), std::string::npos)
             << name << " " << i << " " << c;
     }
-    const bool mps = name.size() > 4 && name.substr(name.size() - 4) == ".mps";
+    const bool mps = name.find(".lp") == std::string::npos;
     // MPS: its sections, and the x columns between integer markers; LP: no MPS sections.
     for (const char* section : {"\nROWS", "\nCOLUMNS", "\nRHS", "\nENDATA"})
       EXPECT_EQ(text.find(section) != std::string::npos, mps) << name << " " << section;

@@ -41,17 +41,30 @@ HwSpec mesh2x2() {
   return load_hw_config(kDir + "/configs/hw/mesh4x4.yaml", {"topology.rows=2", "topology.cols=2"});
 }
 
-TEST(MemoryPlan, AnOutpPairHoldsItsBlockUntilTheConsumerHasComputed) {
-  const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
-  const opt::Workload w = opt::build_workload(g);
+/// tests/sim/data/two_conv.yaml as a workload (which points into its graph).
+struct TwoConv {
+  opt::Graph graph = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
+  opt::Workload workload = opt::build_workload(graph);
+};
+
+/// A plan for the 2x2 mesh: layer i of `w` under `choices[i]`, placed as optimize places it.
+opt::Plan plan_2x2(const opt::Workload& w, const std::vector<std::string>& choices) {
   opt::Plan plan;
   plan.pes = 4;
   plan.topology = "mesh 2x2";
-  for (const opt::Layer& l : w.layers) {
-    const opt::Choice c = opt::parse_choice("OUTP=4", "test");
-    plan.layers.push_back({l.name, l.op, c, opt::place(c, opt::PeGrid{true, 2, 2}).pe, 0, 0});
+  for (std::size_t i = 0; i < w.layers.size(); ++i) {
+    const opt::Choice c = opt::parse_choice(choices[i], "test");
+    plan.layers.push_back(
+        {w.layers[i].name, w.layers[i].op, c, opt::place(c, opt::PeGrid{true, 2, 2}).pe, 0, 0});
   }
-  const Lowered low = lower_plan(w, plan, mesh2x2(), ExecMode::Dataflow);
+  return plan;
+}
+
+TEST(MemoryPlan, AnOutpPairHoldsItsBlockUntilTheConsumerHasComputed) {
+  const TwoConv t;
+  const opt::Workload& w = t.workload;
+  const Lowered low =
+      lower_plan(w, plan_2x2(w, {"OUTP=4", "OUTP=4"}), mesh2x2(), ExecMode::Dataflow);
   const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
   ASSERT_EQ(memory.size(), 4u);
   // Every PE: 0 compute conv1, 1-3 send its 2 KiB block to the 3 others, 4-6 receive theirs,
@@ -88,6 +101,54 @@ TEST(MemoryPlan, AnOutpPairHoldsItsBlockUntilTheConsumerHasComputed) {
   }
 }
 
+TEST(MemoryPlan, AnInppRingAllReduceNeedsOneChunkAndKeepsTheOutputToTheEnd) {
+  const TwoConv t;
+  const opt::Workload& w = t.workload;
+  const Lowered low =
+      lower_plan(w, plan_2x2(w, {"INPP=4", "SINGLE"}), mesh2x2(), ExecMode::Dataflow);
+  const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
+  // conv1's 8 KiB of partial sums on every PE, reduced in 2 x 3 rounds of 2 KiB chunks.
+  for (std::size_t p = 0; p < memory.size(); ++p) {
+    const Program& prog = low.programs.pe[p];
+    int first = -1, last = -1;
+    for (int i = 0; i < static_cast<int>(prog.size()); ++i)
+      if (prog[static_cast<std::size_t>(i)].edge == 1) {
+        if (first < 0) first = i;
+        last = i;
+      }
+    int chunks = 0;
+    for (const Buffer& b : memory[p].buffers)
+      if (b.kind == BufferKind::Chunk) {
+        ++chunks;
+        EXPECT_EQ(b.bytes, 2048);
+        EXPECT_EQ(b.first, first);
+        EXPECT_EQ(b.last, last);
+      } else if (b.kind == BufferKind::Output && b.layer == 0) {
+        EXPECT_EQ(b.bytes, 8192);
+        EXPECT_GE(b.last, last);
+      } else if (b.kind == BufferKind::Output && b.layer == 1) {
+        EXPECT_EQ(b.last, static_cast<int>(prog.size()) - 1);  // the network's output
+      }
+    EXPECT_EQ(chunks, 1) << "PE " << p;
+  }
+}
+
+TEST(MemoryPlan, ANetworkInputReadByTwoLayersIsOneBuffer) {
+  const HwSpec hw = mesh2x2();
+  const opt::Graph g =
+      prepare_network(kDir + "/configs/networks/residual_block.yaml", 1, hw, "default");
+  const opt::Workload w = opt::build_workload(g);
+  const Lowered low =
+      lower_plan(w, solve_plan(g, hw_desc_of(hw), "dp", "paper").plan, hw, ExecMode::Dataflow);
+  std::vector<bool> fed(w.layers.size(), false);  // conv1 and proj are not: both read x
+  for (const opt::LayerEdge& e : w.edges) fed[static_cast<std::size_t>(e.dst)] = true;
+  ASSERT_EQ(std::count(fed.begin(), fed.end(), false), 2);
+  for (const PeMemoryPlan& pe : plan_memory(low, w))
+    EXPECT_LE(std::count_if(pe.buffers.begin(), pe.buffers.end(),
+                            [](const Buffer& b) { return b.kind == BufferKind::Input; }),
+              1);
+}
+
 TEST(MemoryPlan, NoTwoLiveBuffersShareAnAddressOnResnet18) {
   const HwSpec hw = load_hw_config(kDir + "/configs/hw/mesh4x4.yaml", {});
   const opt::Graph g = prepare_network("zoo:resnet18", 1, hw, "default");
@@ -107,6 +168,52 @@ TEST(MemoryPlan, NoTwoLiveBuffersShareAnAddressOnResnet18) {
       EXPECT_EQ(received, program_received) << "PE " << p;
       EXPECT_LE(pe.live_peak_bytes, pe.peak_bytes) << "PE " << p;
       EXPECT_LE(pe.peak_bytes, pe.no_reuse_bytes) << "PE " << p;
+      // Every step finds the buffers it uses live: a compute its weights (when it has any),
+      // its output, what it received and its producers' blocks on this PE (read in place); a
+      // send its layer's output; a receive its buffer; a reduction step its layer's output and,
+      // receiving, its chunk.
+      auto live = [&](BufferKind kind, int layer, int edge, int step) {
+        return std::any_of(pe.buffers.begin(), pe.buffers.end(), [&](const Buffer& b) {
+          return b.kind == kind && b.layer == layer && (edge < 0 || b.edge == edge) &&
+                 b.first <= step && step <= b.last;
+        });
+      };
+      const Program& prog = low.programs.pe[p];
+      std::vector<bool> computes(w.layers.size(), false);
+      for (const Step& s : prog) {
+        if (s.kind == StepKind::Compute) computes[static_cast<std::size_t>(s.layer)] = true;
+      }
+      for (int i = 0; i < static_cast<int>(prog.size()); ++i) {
+        const Step& s = prog[static_cast<std::size_t>(i)];
+        const std::string at = "PE " + std::to_string(p) + " step " + std::to_string(i);
+        const bool reduction = s.edge >= 0 && low.edges[static_cast<std::size_t>(s.edge)].reduction;
+        if (s.kind == StepKind::Compute) {
+          EXPECT_TRUE(live(BufferKind::Output, s.layer, -1, i)) << at;
+          if (w.layers[static_cast<std::size_t>(s.layer)].weight_bytes > 0) {
+            EXPECT_TRUE(live(BufferKind::Weights, s.layer, -1, i)) << at;
+          }
+          for (const Buffer& b : pe.buffers) {
+            if (b.kind == BufferKind::Received && b.layer == s.layer) {
+              EXPECT_TRUE(b.first <= i && i <= b.last) << at;
+            }
+          }
+          for (const LoweredEdge& e : low.edges) {
+            if (!e.reduction && e.dst_layer == s.layer &&
+                computes[static_cast<std::size_t>(e.src_layer)]) {
+              EXPECT_TRUE(live(BufferKind::Output, e.src_layer, -1, i)) << at;
+            }
+          }
+        } else if (reduction) {
+          EXPECT_TRUE(live(BufferKind::Output, s.layer, -1, i)) << at;
+          if (s.kind == StepKind::Recv) {
+            EXPECT_TRUE(live(BufferKind::Chunk, s.layer, s.edge, i)) << at;
+          }
+        } else if (s.kind == StepKind::Send) {
+          EXPECT_TRUE(live(BufferKind::Output, s.layer, -1, i)) << at;
+        } else if (s.kind == StepKind::Recv) {
+          EXPECT_TRUE(live(BufferKind::Received, s.layer, s.edge, i)) << at;
+        }
+      }
       for (std::size_t i = 0; i < pe.buffers.size(); ++i)
         for (std::size_t j = i + 1; j < pe.buffers.size(); ++j) {
           const Buffer &a = pe.buffers[i], &b = pe.buffers[j];
