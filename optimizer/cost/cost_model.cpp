@@ -31,13 +31,18 @@ std::vector<double> CostModel::edge_cycles_table(const Workload& w, const LayerE
   return out;
 }
 
-double layer_memory_bytes(const Layer& l, const Choice& c) {
+LayerShares layer_shares(const Layer& l, const Choice& c) {
   const double n = c.factor(PartDim::Batch), k = c.factor(PartDim::Outp),
                h = c.factor(PartDim::OfmpH), w = c.factor(PartDim::OfmpW),
                r = c.factor(PartDim::Inpp);
-  return static_cast<double>(l.weight_bytes) / (k * r) +
-         static_cast<double>(l.input_bytes) / (n * h * w * r) +
-         static_cast<double>(l.output_bytes) / (n * k * h * w);
+  return {static_cast<double>(l.weight_bytes) / (k * r),
+          static_cast<double>(l.input_bytes) / (n * h * w * r),
+          static_cast<double>(l.output_bytes) / (n * k * h * w)};
+}
+
+double layer_memory_bytes(const Layer& l, const Choice& c) {
+  const LayerShares s = layer_shares(l, c);
+  return s.weights + s.input + s.output;
 }
 
 }  // namespace nocflow::optimizer

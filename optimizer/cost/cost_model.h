@@ -43,9 +43,15 @@ class CostModel {
 std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc& hw, int threads = 0);
 std::vector<std::string> cost_model_names();
 
-/// Per-PE bytes a layer holds under a choice (for the SRAM constraint): its weight share
-/// (split by OUTP and INPP), its input share (split by BATCH, OFMP_H, OFMP_W, INPP) and its
-/// output block (split by BATCH, OUTP, OFMP_H, OFMP_W). Halos are not counted.
+/// What one PE of a layer holds under a choice, in bytes: its weight share (split by OUTP and
+/// INPP), its input share (split by BATCH, OFMP_H, OFMP_W, INPP) and its output block (split
+/// by BATCH, OUTP, OFMP_H, OFMP_W). Halos are not counted.
+struct LayerShares {
+  double weights = 0, input = 0, output = 0;
+};
+LayerShares layer_shares(const Layer& layer, const Choice& choice);
+
+/// Per-PE bytes a layer holds under a choice (for the SRAM constraint): the sum of its shares.
 double layer_memory_bytes(const Layer& layer, const Choice& choice);
 
 }  // namespace nocflow::optimizer

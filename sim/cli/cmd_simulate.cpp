@@ -79,10 +79,8 @@ int run(const SimulateArgs& a) {
   }
   prepare_output_dir(a.out, spec);
   if (!a.dump_programs.empty()) {
-    // Edges as transfers.csv names them: SRC->DST, and SRC:inpp for an INPP layer's partial sums.
     std::vector<std::string> edge_names;
-    for (const LoweredEdge& e : lowered.edges)
-      edge_names.push_back(e.reduction ? e.src + ":inpp" : e.src + "->" + e.dst);
+    for (const LoweredEdge& e : lowered.edges) edge_names.push_back(edge_name(e));
     for (std::size_t p = 0; p < lowered.programs.pe.size(); ++p) {
       std::ofstream f(fs::path(a.dump_programs) / ("pe_" + std::to_string(p) + ".txt"));
       write_program(f, lowered.programs, static_cast<int>(p), edge_names);
@@ -115,6 +113,7 @@ int run(const SimulateArgs& a) {
   const auto fullest = std::max_element(
       memory.begin(), memory.end(),
       [](const PeMemoryPlan& x, const PeMemoryPlan& y) { return x.peak_bytes < y.peak_bytes; });
+  const auto fullest_pe = fullest - memory.begin();
 
   nlohmann::ordered_json j;
   j["network"] = plan.network;
@@ -132,7 +131,7 @@ int run(const SimulateArgs& a) {
   j["calibration"] = a.calibration;  // of the predictions (and of the solve without --plan); empty: none
   j["energy_pj"] = {{"mac", energy.mac_pj}, {"sram", energy.sram_pj}, {"noc", energy.noc_pj}, {"total", energy.total()}};
   j["memory_plan"] = {{"peak_bytes", fullest->peak_bytes},
-                      {"pe", fullest - memory.begin()},
+                      {"pe", fullest_pe},
                       {"live_peak_bytes", fullest->live_peak_bytes},
                       {"no_reuse_bytes", fullest->no_reuse_bytes},
                       {"sram_bytes", spec.pe.sram_bytes}};
@@ -202,7 +201,7 @@ int run(const SimulateArgs& a) {
             << fixed(energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(energy.sram_pj / 1e6, 3)
             << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << ")\n"
             << "  memory plan      " << fullest->peak_bytes << " bytes of SRAM at most (PE "
-            << (fullest - memory.begin()) << "; " << fullest->live_peak_bytes << " live at once, "
+            << fullest_pe << "; " << fullest->live_peak_bytes << " live at once, "
             << fullest->no_reuse_bytes << " without reuse; the PE holds " << spec.pe.sram_bytes
             << ")\n"
             << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
@@ -211,9 +210,9 @@ int run(const SimulateArgs& a) {
             << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall, "
             << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
   if (fullest->peak_bytes > spec.pe.sram_bytes)
-    std::cout << "  note: the memory plan of PE " << (fullest - memory.begin()) << " needs "
-              << fullest->peak_bytes << " bytes, more than a PE's SRAM (pe.sram_bytes "
-              << spec.pe.sram_bytes << "): data of several layers is live at once\n";
+    std::cout << "  note: the memory plan of PE " << fullest_pe << " needs " << fullest->peak_bytes
+              << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes
+              << "): data of several layers is live at once\n";
   std::vector<const EdgeReport*> shown;
   for (const auto& e : edges) shown.push_back(&e);
   std::stable_sort(shown.begin(), shown.end(),

@@ -37,6 +37,12 @@ struct LoweredEdge {
   std::int64_t bytes = 0;
 };
 
+/// The edge as transfers.csv, --dump-programs and memory.csv name it: SRC->DST, or SRC:inpp
+/// for an INPP layer's partial sums.
+inline std::string edge_name(const LoweredEdge& e) {
+  return e.reduction ? e.src + ":inpp" : e.src + "->" + e.dst;
+}
+
 struct Lowered {
   ProgramSet programs;
   std::vector<LoweredEdge> edges;                ///< index = Step::edge

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "noc/base/format.h"
+#include "optimizer/cost/cost_model.h"
 #include "optimizer/graph/graph.h"
 
 namespace nocflow::sim {
@@ -15,9 +16,9 @@ namespace {
 
 namespace opt = optimizer;
 
-/// Bytes of a share of `total` split `ways` ways, rounded up.
-std::int64_t share(std::int64_t total, double ways) {
-  return static_cast<std::int64_t>(std::ceil(static_cast<double>(total) / ways));
+/// Whole bytes of a share (optimizer::layer_shares), rounded up.
+std::int64_t bytes_of(double share) {
+  return static_cast<std::int64_t>(std::ceil(share));
 }
 
 /// The network input that layer `l` (which no layer feeds) reads: the graph's input node it
@@ -128,15 +129,11 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       const int at = compute_at[l];
       if (at < 0) continue;
       const opt::Layer& layer = workload.layers[l];
-      const opt::Choice& c = lowered.layers[l].choice;
-      const double n = c.factor(opt::PartDim::Batch), k = c.factor(opt::PartDim::Outp),
-                   h = c.factor(opt::PartDim::OfmpH), w = c.factor(opt::PartDim::OfmpW),
-                   r = c.factor(opt::PartDim::Inpp);
+      const opt::LayerShares shares = opt::layer_shares(layer, lowered.layers[l].choice);
       const int li = static_cast<int>(l);
-      plan.buffers.push_back(
-          {BufferKind::Weights, li, -1, share(layer.weight_bytes, k * r), at, at});
+      plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), at, at});
       if (!has_producer[l]) {  // one buffer per network input, as large as its largest share
-        const std::int64_t bytes = share(layer.input_bytes, n * h * w * r);
+        const std::int64_t bytes = bytes_of(shares.input);
         const auto [it, fresh] =
             input_buffer.try_emplace(network_input(workload, layer, li), plan.buffers.size());
         if (fresh) plan.buffers.push_back({BufferKind::Input, li, -1, bytes, 0, at});
@@ -147,8 +144,7 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       // A network output stays to the end; any other block until its last use here.
       int last = consumers[l].empty() ? end : std::max(at, last_use[l]);
       for (int m : consumers[l]) last = std::max(last, compute_at[static_cast<std::size_t>(m)]);
-      plan.buffers.push_back(
-          {BufferKind::Output, li, -1, share(layer.output_bytes, n * k * h * w), at, last});
+      plan.buffers.push_back({BufferKind::Output, li, -1, bytes_of(shares.output), at, last});
     }
     for (const auto& [edge, span] : edge_span) {
       const LoweredEdge& e = lowered.edges[static_cast<std::size_t>(edge)];
@@ -180,11 +176,8 @@ void write_memory_csv(std::ostream& out, const std::vector<PeMemoryPlan>& plans,
       return x->offset != y->offset ? x->offset < y->offset : x->first < y->first;
     });
     for (const Buffer* b : rows) {
-      std::string edge;
-      if (b->edge >= 0) {
-        const LoweredEdge& e = lowered.edges[static_cast<std::size_t>(b->edge)];
-        edge = e.reduction ? e.src + ":inpp" : e.src + "->" + e.dst;
-      }
+      const std::string edge =
+          b->edge >= 0 ? edge_name(lowered.edges[static_cast<std::size_t>(b->edge)]) : "";
       out << p << ',' << to_string(b->kind) << ','
           << csv_field(lowered.programs.layer_names[static_cast<std::size_t>(b->layer)]) << ','
           << csv_field(edge) << ',' << b->bytes << ',' << b->first << ',' << b->last << ','

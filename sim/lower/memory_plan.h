@@ -4,7 +4,7 @@
 // PE's program needs gets an SRAM offset, so that buffers whose lifetimes do not overlap share
 // memory. Time is the PE's step index; a buffer lives from its first to its last step.
 //
-// Buffers of PE p (bytes as the SRAM check counts them, optimizer::layer_memory_bytes):
+// Buffers of PE p (bytes as the SRAM check counts them, optimizer::layer_shares):
 //   weights  of layer l: its share, during l's compute step (streamed in per layer);
 //   input    a network input read by layers that no layer feeds: one buffer, the largest
 //            share of them, from the start of the program to the last of their computes;

@@ -21,12 +21,19 @@ std::vector<std::string> lines_with(const std::string& text, const std::string& 
   return out;
 }
 
-/// The statements that declare node `name` (not the arrows to or from it).
-std::vector<std::string> node_lines(const std::string& dot, const std::string& name) {
-  std::vector<std::string> out;
-  for (const std::string& line : lines_with(dot, "\"" + name + "\" ["))
-    if (line.rfind("  \"" + name + "\" [", 0) == 0) out.push_back(line);
-  return out;
+/// The one line of `dot` that starts with `prefix` (after the indent); "" and a failure when
+/// there is not exactly one.
+std::string one_line(const std::string& dot, const std::string& prefix) {
+  std::vector<std::string> found;
+  for (const std::string& line : lines_with(dot, prefix))
+    if (line.rfind("  " + prefix, 0) == 0) found.push_back(line);
+  EXPECT_EQ(found.size(), 1u) << prefix << "\n" << dot;
+  return found.size() == 1 ? found[0] : "";
+}
+
+/// Whether `line` contains `text`.
+bool has(const std::string& line, const std::string& text) {
+  return line.find(text) != std::string::npos;
 }
 
 TEST(PlanDot, DrawsEveryLayerWithItsChoiceAndEveryEdgeByItsShareOfTheCost) {
@@ -50,33 +57,25 @@ TEST(PlanDot, DrawsEveryLayerWithItsChoiceAndEveryEdgeByItsShareOfTheCost) {
   EXPECT_NE(dot.find("predicted 200 cycles (compute 160, redistribution 40)"), std::string::npos);
   // One box per layer: name, operator, choice and nodes, compute cycles; filled by the
   // dimension with the largest factor (a tie goes to the first in enum order); one node: white.
-  const auto conv = node_lines(dot, "conv1");
-  ASSERT_EQ(conv.size(), 1u) << dot;
-  EXPECT_NE(conv[0].find("conv1\\nConv\\nOUTP=4 (4 nodes)\\n120 compute cycles"),
-            std::string::npos);
-  EXPECT_NE(conv[0].find("fillcolor=\"#a5d8ff\""), std::string::npos) << conv[0];
-  const auto pool = node_lines(dot, "pool");
-  ASSERT_EQ(pool.size(), 1u);
-  EXPECT_NE(pool[0].find("OUTP=2,OFMP_H=2 (4 nodes)"), std::string::npos) << pool[0];
-  EXPECT_NE(pool[0].find("fillcolor=\"#a5d8ff\""), std::string::npos) << pool[0];
-  const auto fc = node_lines(dot, "fc");
-  ASSERT_EQ(fc.size(), 1u);
-  EXPECT_NE(fc[0].find("SINGLE (1 nodes)"), std::string::npos) << fc[0];
-  EXPECT_EQ(fc[0].find("fillcolor"), std::string::npos) << fc[0];
+  const std::string conv = one_line(dot, "\"conv1\" ["), pool = one_line(dot, "\"pool\" ["),
+                    fc = one_line(dot, "\"fc\" [");
+  EXPECT_TRUE(has(conv, "conv1\\nConv\\nOUTP=4 (4 nodes)\\n120 compute cycles")) << conv;
+  EXPECT_TRUE(has(conv, "fillcolor=\"#a5d8ff\"")) << conv;
+  EXPECT_TRUE(has(pool, "OUTP=2,OFMP_H=2 (4 nodes)")) << pool;
+  EXPECT_TRUE(has(pool, "fillcolor=\"#a5d8ff\"")) << pool;
+  EXPECT_TRUE(has(fc, "SINGLE (1 nodes)")) << fc;
+  EXPECT_FALSE(has(fc, "fillcolor")) << fc;
   // One arrow per edge, labelled with type, bytes and cycles; width 1 + 9 × its share of the
   // redistribution cycles; a free edge dashed.
   EXPECT_EQ(lines_with(dot, " -> ").size(), 3u);
-  const auto a2a = lines_with(dot, "\"conv1\" -> \"pool\"");
-  ASSERT_EQ(a2a.size(), 1u);
-  EXPECT_NE(a2a[0].find("ALL_TO_ALL\\n4096 B, 30 cycles"), std::string::npos) << a2a[0];
-  EXPECT_NE(a2a[0].find("penwidth=7.75"), std::string::npos) << a2a[0];
-  const auto gather = lines_with(dot, "\"pool\" -> \"fc\"");
-  ASSERT_EQ(gather.size(), 1u);
-  EXPECT_NE(gather[0].find("penwidth=3.25"), std::string::npos) << gather[0];
-  const auto free_edge = lines_with(dot, "\"conv1\" -> \"fc\"");
-  ASSERT_EQ(free_edge.size(), 1u);
-  EXPECT_NE(free_edge[0].find("style=dashed"), std::string::npos) << free_edge[0];
-  EXPECT_EQ(free_edge[0].find("penwidth"), std::string::npos) << free_edge[0];
+  const std::string a2a = one_line(dot, "\"conv1\" -> \"pool\""),
+                    gather = one_line(dot, "\"pool\" -> \"fc\""),
+                    free_edge = one_line(dot, "\"conv1\" -> \"fc\"");
+  EXPECT_TRUE(has(a2a, "ALL_TO_ALL\\n4096 B, 30 cycles")) << a2a;
+  EXPECT_TRUE(has(a2a, "penwidth=7.75")) << a2a;
+  EXPECT_TRUE(has(gather, "penwidth=3.25")) << gather;
+  EXPECT_TRUE(has(free_edge, "style=dashed")) << free_edge;
+  EXPECT_FALSE(has(free_edge, "penwidth")) << free_edge;
 }
 
 }  // namespace

@@ -41,12 +41,6 @@ HwSpec mesh2x2() {
   return load_hw_config(kDir + "/configs/hw/mesh4x4.yaml", {"topology.rows=2", "topology.cols=2"});
 }
 
-/// tests/sim/data/two_conv.yaml as a workload (which points into its graph).
-struct TwoConv {
-  opt::Graph graph = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
-  opt::Workload workload = opt::build_workload(graph);
-};
-
 /// A plan for the 2x2 mesh: layer i of `w` under `choices[i]`, placed as optimize places it.
 opt::Plan plan_2x2(const opt::Workload& w, const std::vector<std::string>& choices) {
   opt::Plan plan;
@@ -60,12 +54,22 @@ opt::Plan plan_2x2(const opt::Workload& w, const std::vector<std::string>& choic
   return plan;
 }
 
+/// tests/sim/data/two_conv.yaml under two choices on the 2x2 mesh, lowered for dataflow, and
+/// its memory plan.
+struct TwoConv {
+  opt::Graph graph = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
+  opt::Workload workload = opt::build_workload(graph);
+  Lowered low;
+  std::vector<PeMemoryPlan> memory;
+  explicit TwoConv(const std::vector<std::string>& choices)
+      : low(lower_plan(workload, plan_2x2(workload, choices), mesh2x2(), ExecMode::Dataflow)),
+        memory(plan_memory(low, workload)) {}
+};
+
 TEST(MemoryPlan, AnOutpPairHoldsItsBlockUntilTheConsumerHasComputed) {
-  const TwoConv t;
+  const TwoConv t({"OUTP=4", "OUTP=4"});
   const opt::Workload& w = t.workload;
-  const Lowered low =
-      lower_plan(w, plan_2x2(w, {"OUTP=4", "OUTP=4"}), mesh2x2(), ExecMode::Dataflow);
-  const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
+  const std::vector<PeMemoryPlan>& memory = t.memory;
   ASSERT_EQ(memory.size(), 4u);
   // Every PE: 0 compute conv1, 1-3 send its 2 KiB block to the 3 others, 4-6 receive theirs,
   // 7 compute conv2.
@@ -102,11 +106,9 @@ TEST(MemoryPlan, AnOutpPairHoldsItsBlockUntilTheConsumerHasComputed) {
 }
 
 TEST(MemoryPlan, AnInppRingAllReduceNeedsOneChunkAndKeepsTheOutputToTheEnd) {
-  const TwoConv t;
-  const opt::Workload& w = t.workload;
-  const Lowered low =
-      lower_plan(w, plan_2x2(w, {"INPP=4", "SINGLE"}), mesh2x2(), ExecMode::Dataflow);
-  const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
+  const TwoConv t({"INPP=4", "SINGLE"});
+  const Lowered& low = t.low;
+  const std::vector<PeMemoryPlan>& memory = t.memory;
   // conv1's 8 KiB of partial sums on every PE, reduced in 2 x 3 rounds of 2 KiB chunks.
   for (std::size_t p = 0; p < memory.size(); ++p) {
     const Program& prog = low.programs.pe[p];
