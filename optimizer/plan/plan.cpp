@@ -53,9 +53,14 @@ std::string plan_dot(const Plan& p) {
   std::string out =
       "digraph " + dot_string(p.network) + " {\n  rankdir=TB;\n  label=" +
       dot_string(p.network + " on " + p.topology + ": " + p.solver + " / " + p.cost_model +
-                 ", predicted " + num(p.total_cycles()) + " cycles (compute " +
-                 num(p.compute_cycles) + ", redistribution " + num(p.redistribution_cycles) +
-                 ")\nfill: the largest factor, BATCH orange, OUTP "
+                 ", predicted " + num(p.total_cycles()) + " cycles" +
+                 (p.pipelined() ? " per micro-batch over all stages" : "") + " (compute " +
+                 num(p.compute_cycles) + ", redistribution " + num(p.redistribution_cycles) + ")" +
+                 (p.pipelined() ? "\n" + std::to_string(p.micro_batches) +
+                                      " micro-batches through " + std::to_string(p.stages.size()) +
+                                      " stages: " + num(p.pipeline_cycles) + " cycles"
+                                : "") +
+                 "\nfill: the largest factor, BATCH orange, OUTP "
                  "blue, OFMP_H/W green, INPP purple") +
       ";\n  labelloc=t;\n  node [shape=box, style=filled, fillcolor=white, "
       "fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", "
@@ -72,6 +77,18 @@ std::string plan_dot(const Plan& p) {
                       " compute cycles") +
            (split ? std::string(", fillcolor=\"") + kFill[static_cast<int>(widest)] + "\"" : "") +
            "];\n";
+  }
+  // Pipeline stages as clusters: naming a node in a subgraph makes it a member.
+  for (std::size_t s = 0; s < p.stages.size(); ++s) {
+    const PlanStage& st = p.stages[s];
+    out += "  subgraph cluster_stage" + std::to_string(s) + " {\n    label=" +
+           dot_string("stage " + std::to_string(s) + ": PEs " + std::to_string(st.first_pe) + "-" +
+                      std::to_string(st.first_pe + st.pes - 1) + ", " + num(st.cycles) +
+                      " cycles per micro-batch") +
+           ";\n    style=dashed;\n";
+    for (const PlanLayer& l : p.layers)
+      if (l.stage == static_cast<int>(s)) out += "    " + dot_string(l.name) + ";\n";
+    out += "  }\n";
   }
   for (const PlanEdge& e : p.edges) {
     const double share = p.redistribution_cycles > 0 ? e.cycles / p.redistribution_cycles : 0;
@@ -99,14 +116,25 @@ std::string plan_yaml(const Plan& p) {
     << YAML::Key << "compute_cycles" << YAML::Value << p.compute_cycles
     << YAML::Key << "redistribution_cycles" << YAML::Value << p.redistribution_cycles
     << YAML::Key << "energy_pj" << YAML::Value << p.energy_pj << YAML::EndMap;
+  if (p.pipelined()) {
+    y << YAML::Key << "pipeline" << YAML::Value << YAML::BeginMap << YAML::Key << "micro_batches"
+      << YAML::Value << p.micro_batches << YAML::Key << "predicted_cycles" << YAML::Value
+      << p.pipeline_cycles << YAML::Key << "stages" << YAML::Value << YAML::BeginSeq;
+    for (const PlanStage& s : p.stages)
+      y << YAML::Flow << YAML::BeginMap << YAML::Key << "first" << YAML::Value << s.first
+        << YAML::Key << "last" << YAML::Value << s.last << YAML::Key << "units" << YAML::Value
+        << s.units << YAML::Key << "first_pe" << YAML::Value << s.first_pe << YAML::Key << "pes"
+        << YAML::Value << s.pes << YAML::Key << "cycles" << YAML::Value << s.cycles << YAML::EndMap;
+    y << YAML::EndSeq << YAML::EndMap;
+  }
   y << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
   for (const PlanLayer& l : p.layers) {
-    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << l.name
-      << YAML::Key << "op" << YAML::Value << l.op
-      << YAML::Key << "choice" << YAML::Value << l.choice.str()
-      << YAML::Key << "nodes" << YAML::Value << l.choice.nodes()
-      << YAML::Key << "pes" << YAML::Value << YAML::Flow << l.pes
-      << YAML::Key << "compute_cycles" << YAML::Value << l.compute_cycles << YAML::EndMap;
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << l.name << YAML::Key << "op"
+      << YAML::Value << l.op << YAML::Key << "choice" << YAML::Value << l.choice.str() << YAML::Key
+      << "nodes" << YAML::Value << l.choice.nodes() << YAML::Key << "pes" << YAML::Value
+      << YAML::Flow << l.pes << YAML::Key << "compute_cycles" << YAML::Value << l.compute_cycles;
+    if (l.stage >= 0) y << YAML::Key << "stage" << YAML::Value << l.stage;
+    y << YAML::EndMap;
   }
   y << YAML::EndSeq;
   y << YAML::Key << "edges" << YAML::Value << YAML::BeginSeq;
@@ -156,7 +184,7 @@ Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
   only_keys(root,
             {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware", "totals",
-             "layers", "edges"},
+             "pipeline", "layers", "edges"},
             file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -173,8 +201,25 @@ Plan read_plan(const std::string& file) {
   p.compute_cycles = get<double>(totals, "compute_cycles", file + ": totals");
   p.redistribution_cycles = get<double>(totals, "redistribution_cycles", file + ": totals");
   p.energy_pj = get<double>(totals, "energy_pj", file + ": totals");
+  if (const YAML::Node pipe = root["pipeline"]) {
+    const std::string where = file + ": pipeline";
+    only_keys(pipe, {"micro_batches", "predicted_cycles", "stages"}, file);
+    p.micro_batches = get<int>(pipe, "micro_batches", where);
+    p.pipeline_cycles = get<double>(pipe, "predicted_cycles", where);
+    if (p.micro_batches < 1)
+      throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be at least 1");
+    for (const YAML::Node& n : pipe["stages"]) {
+      only_keys(n, {"first", "last", "units", "first_pe", "pes", "cycles"}, file);
+      const std::string at_stage = where + ": stages";
+      p.stages.push_back({get<std::string>(n, "first", at_stage),
+                          get<std::string>(n, "last", at_stage), get<int>(n, "units", at_stage),
+                          get<int>(n, "first_pe", at_stage), get<int>(n, "pes", at_stage),
+                          get<double>(n, "cycles", at_stage)});
+    }
+    if (p.stages.empty()) throw InputError(where + ": no stages");
+  }
   for (const YAML::Node& n : root["layers"]) {
-    only_keys(n, {"name", "op", "choice", "nodes", "pes", "compute_cycles"},
+    only_keys(n, {"name", "op", "choice", "nodes", "pes", "compute_cycles", "stage"},
               file);  // nodes: derived
     PlanLayer l;
     l.name = get<std::string>(n, "name", file + ": layers");
@@ -182,6 +227,7 @@ Plan read_plan(const std::string& file) {
     l.choice = parse_choice(get<std::string>(n, "choice", file + ": layers"), file + ": layer '" + l.name + "'");
     l.pes = get<std::vector<int>>(n, "pes", file + ": layers");
     l.compute_cycles = get<double>(n, "compute_cycles", file + ": layers");
+    if (n["stage"]) l.stage = get<int>(n, "stage", file + ": layers");
     if (static_cast<int>(l.pes.size()) != l.choice.nodes())
       throw InputError(file + ": layer '" + l.name + "': " + std::to_string(l.pes.size()) +
                        " PEs listed for a choice of " + std::to_string(l.choice.nodes()) + " nodes");

@@ -9,6 +9,10 @@
 //   totals: {total_cycles, compute_cycles, redistribution_cycles, energy_pj}
 //   layers: - {name, op, choice: "OUTP=4,OFMP_H=4", nodes, pes: [..], compute_cycles}
 //   edges:  - {src, dst, input, type, bytes, cycles}
+// A pipelined plan (plan/pipeline.h) also has, per layer, its `stage`, and
+//   pipeline: {micro_batches, predicted_cycles,
+//              stages: - {first, last, units, first_pe, pes, cycles}}
+// and its edges between stages have type STAGE_INPUT.
 #include <string>
 #include <vector>
 
@@ -25,6 +29,16 @@ struct PlanLayer {
   std::vector<int> pes;  ///< PE of each grid node (placement.h order)
   double compute_cycles = 0;
   double energy_pj = 0;
+  int stage = -1;  ///< pipelined plans: the stage it runs in; -1 otherwise
+};
+
+/// One pipeline stage: a contiguous range of layers on its own band of PEs.
+struct PlanStage {
+  std::string first, last;  ///< its first and last layer
+  int units = 0;            ///< mesh rows (crossbar: ports) of its band
+  int first_pe = 0;         ///< the band is PEs [first_pe, first_pe + pes)
+  int pes = 0;
+  double cycles = 0;  ///< predicted per micro-batch, stage inputs included
 };
 
 struct PlanEdge {
@@ -53,6 +67,15 @@ struct Plan {
   double redistribution_cycles = 0;
   double energy_pj = 0;
   double total_cycles() const { return compute_cycles + redistribution_cycles; }
+
+  /// Pipelined plans: `micro_batches` micro-batches (of `batch` each) stream through `stages`;
+  /// compute and redistribution above are then per micro-batch, summed over all stages.
+  int micro_batches = 0;
+  std::vector<PlanStage> stages;
+  double pipeline_cycles = 0;  ///< predicted for all micro-batches (plan/pipeline.h)
+  bool pipelined() const { return !stages.empty(); }
+  /// What a replay of the plan should take: the pipeline's cycles, or the total.
+  double predicted_cycles() const { return pipelined() ? pipeline_cycles : total_cycles(); }
 };
 
 /// The plan of a solved setup, with every cost recomputed by `model`.

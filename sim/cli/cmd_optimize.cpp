@@ -5,6 +5,7 @@
 // the seed's Table 3 style.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -17,6 +18,7 @@
 #include "noc/base/names.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_calibration.h"
+#include "optimizer/plan/pipeline.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/ilp_formulation.h"
 #include "sim/cli/command.h"
@@ -44,6 +46,9 @@ struct OptimizeArgs {
   std::string calibration;
   std::string export_lp;
   std::string out;
+  int stages = 0;  ///< > 0: pipeline stages (plan/pipeline.h)
+  int micro_batches = 4;
+  bool resident_weights = false;
 };
 
 struct CompareRow {
@@ -157,6 +162,105 @@ void warn_if_over_sram(const opt::PartitionSetup& s, const std::vector<int>& cho
                "within SRAM\n";
 }
 
+/// --stages: cut the network into pipeline stages, each on its own band of rows.
+int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& hw,
+                 const opt::Graph& graph) {
+  std::cout << "nocflow optimize: " << graph.name() << " on " << one_line_summary(spec) << "\n"
+            << "  pipeline: " << a.stages << " stages over " << opt::pipeline_units(hw)
+            << (hw.mesh() ? " mesh rows" : " crossbar ports") << ", " << a.solver
+            << " inside each band, cost model " << a.cost_model
+            << "; pricing every range of layers "
+            << "on every band ..." << std::endl;
+  opt::PipelineOptions po;
+  po.stages = a.stages;
+  po.micro_batches = a.micro_batches;
+  po.solver = a.solver;
+  po.setup = {a.exact, a.memory_limit, !a.no_prune};
+  po.resident_weights = a.resident_weights;
+  const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
+  prepare_output_dir(a.out, spec);
+  opt::Plan plan = r.plan;
+  plan.batch = static_cast<int>(a.net.batch);
+  plan.hardware = one_line_summary(spec);
+  std::ofstream(fs::path(a.out) / "plan.yaml") << opt::plan_yaml(plan);
+  std::ofstream(fs::path(a.out) / "plan.dot") << opt::plan_dot(plan);
+  {
+    std::ofstream csv(fs::path(a.out) / "stages.csv");
+    csv << "stage,first_layer,last_layer,layers,units,first_pe,pes,cycles_per_micro_batch,"
+           "resident_bytes_per_pe\n";
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+      const opt::PlanStage& st = plan.stages[s];
+      csv << s << "," << st.first << "," << st.last << ","
+          << r.split.begin[s + 1] - r.split.begin[s] << "," << st.units << "," << st.first_pe << ","
+          << st.pes << "," << std::setprecision(12) << st.cycles << "," << r.resident_bytes[s]
+          << "\n";
+    }
+  }
+  const double whole = r.whole_machine_cycles * a.micro_batches;
+  nlohmann::ordered_json j;
+  j["network"] = plan.network;
+  j["solver"] = plan.solver;
+  j["cost_model"] = a.cost_model;
+  j["stages"] = plan.stages.size();
+  j["micro_batches"] = a.micro_batches;
+  j["pipeline_cycles"] = plan.pipeline_cycles;
+  j["bottleneck_cycles"] = r.split.bottleneck();
+  j["imbalance"] = r.split.imbalance();
+  j["efficiency"] = r.split.efficiency();
+  if (std::isfinite(whole)) j["whole_machine_cycles"] = whole;
+  j["compute_cycles"] = plan.compute_cycles;
+  j["redistribution_cycles"] = plan.redistribution_cycles;
+  j["energy_pj"] = plan.energy_pj;
+  j["ranges_priced"] = r.ranges_priced;
+  j["solve_seconds"] = r.seconds;
+  j["pes"] = plan.pes;
+  j["topology"] = plan.topology;
+  j["units"] = {{"*_cycles",
+                 "clock cycles; pipeline and whole_machine: all micro-batches, the rest per "
+                 "micro-batch summed over the stages"},
+                {"imbalance", "slowest / fastest stage"},
+                {"efficiency", "mean / slowest stage"},
+                {"energy_pj", "picojoules per micro-batch"},
+                {"solve_seconds", "seconds (wall clock)"}};
+  std::ofstream(fs::path(a.out) / "summary.json") << j.dump(2) << "\n";
+
+  std::cout << "  " << r.ranges_priced << " (layer range, rows) stage costs solved in "
+            << fixed(r.seconds, 2) << " s\n"
+            << "    stage  " << std::left << std::setw(44) << "layers" << std::right << std::setw(7)
+            << "layers" << std::setw(6) << (hw.mesh() ? "rows" : "ports") << std::setw(10) << "PEs"
+            << std::setw(14) << "cycles/mb" << std::setw(16) << "resident B/PE"
+            << "\n";
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const opt::PlanStage& st = plan.stages[s];
+    const std::string span = st.first == st.last ? st.first : st.first + " .. " + st.last;
+    std::cout << "    " << std::setw(5) << s << "  " << std::left << std::setw(44)
+              << span.substr(0, 43) << std::right << std::setw(7)
+              << r.split.begin[s + 1] - r.split.begin[s] << std::setw(6) << st.units
+              << std::setw(10)
+              << (std::to_string(st.first_pe) + "-" + std::to_string(st.first_pe + st.pes - 1))
+              << std::setw(14) << fixed(st.cycles, 0) << std::setw(16)
+              << fixed(r.resident_bytes[s], 0) << "\n";
+  }
+  std::cout << "  (resident: every layer's weights plus the largest layer's activations, per PE; "
+            << (a.resident_weights ? "bounded by" : "not bounded, --resident-weights bounds it by")
+            << " the SRAM, " << spec.pe.sram_bytes << " bytes)\n";
+  std::cout << "  bottleneck " << fixed(r.split.bottleneck(), 0)
+            << " cycles per micro-batch; imbalance " << fixed(r.split.imbalance(), 2)
+            << " (slowest / fastest stage), efficiency " << fixed(100 * r.split.efficiency(), 1)
+            << " % (mean / slowest)\n"
+            << "  " << a.micro_batches << " micro-batches of batch " << a.net.batch << ": "
+            << fixed(plan.pipeline_cycles, 0) << " cycles predicted (the stages' sum "
+            << fixed(plan.pipeline_cycles - (a.micro_batches - 1) * r.split.bottleneck(), 0)
+            << " + " << a.micro_batches - 1 << " x the bottleneck)";
+  if (std::isfinite(whole))
+    std::cout << "; the whole machine layer by layer: " << a.micro_batches << " x "
+              << fixed(r.whole_machine_cycles, 0) << " = " << fixed(whole, 0) << " cycles ("
+              << fixed(whole / plan.pipeline_cycles, 2) << "x the pipeline's time)";
+  std::cout << "\nnocflow: wrote " << a.out
+            << "/plan.yaml, plan.dot, stages.csv, summary.json, config.resolved.yaml\n";
+  return 0;
+}
+
 int run(const OptimizeArgs& a) {
   // Validate every name before any work or output.
   opt::make_solver(a.solver);
@@ -169,6 +273,7 @@ int run(const OptimizeArgs& a) {
   const auto model = opt::make_cost_model(a.cost_model, hw);
   if (a.time_limit <= 0) throw InputError("--time-limit: must be positive");
   const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
+  if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
   const opt::PartitionSetup s =
       opt::setup_partition(graph, hw, *model, {a.exact, a.memory_limit, !a.no_prune});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
@@ -232,8 +337,22 @@ void add_optimize_command(CLI::App& app, Action& action) {
       cmd->add_option("--export-lp", a->export_lp,
                       "ilp: write the model to FILE (FILE.mps: free MPS; otherwise LP format)")
           ->type_name("FILE");
+  auto* stages = cmd->add_option("--stages", a->stages,
+                                 "pipeline: cut the layers into this many stages, each on its own "
+                                 "band of mesh rows (crossbar ports), --solver inside each")
+                     ->check(at_least(1));
+  cmd->add_option("--micro-batches", a->micro_batches,
+                  "pipeline: micro-batches (of --batch each) streamed through the stages")
+      ->capture_default_str()
+      ->check(at_least(1))
+      ->needs(stages);
+  cmd->add_flag("--resident-weights", a->resident_weights,
+                "pipeline: a stage must hold all its layers' weights in SRAM at once (seed 004)")
+      ->needs(stages);
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
-  cmd->callback([a, &action, formulation, export_lp] {
+  cmd->callback([a, &action, formulation, export_lp, stages] {
+    if (stages->count() > 0 && a->compare)
+      throw CLI::ValidationError("--compare", "compares whole-machine solvers; not with --stages");
     // ILP options without an ILP solve would be silently ignored: refuse them.
     if (a->solver != "ilp" && !a->compare)
       for (const CLI::Option* o : {formulation, export_lp})

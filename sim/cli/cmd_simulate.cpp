@@ -13,6 +13,7 @@
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "optimizer/cost/paper_calibration.h"
+#include "optimizer/plan/pipeline.h"
 #include "optimizer/plan/plan.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
@@ -36,15 +37,59 @@ struct SimulateArgs {
   std::string trace, dump_programs, out;
   bool vcd = false, quiet = false;
   noc::Cycle window = 0;
+  int stages = 0, micro_batches = 4;  ///< without --plan: solve a pipeline (plan/pipeline.h)
 };
 
 opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const opt::HwDesc& hw,
                             const HwSpec& spec) {
   if (!a.plan.empty()) return opt::read_plan(a.plan);
-  opt::Plan plan = solve_plan(graph, hw, a.solver, a.cost_model).plan;
+  opt::Plan plan = [&] {
+    if (a.stages == 0) return solve_plan(graph, hw, a.solver, a.cost_model).plan;
+    opt::PipelineOptions po;
+    po.stages = a.stages;
+    po.micro_batches = a.micro_batches;
+    po.solver = a.solver;
+    po.setup = {false, true, true};  // as solve_plan: within SRAM
+    return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
+  }();
   plan.batch = static_cast<int>(a.net.batch);  // what it was priced for, as optimize records
   plan.hardware = one_line_summary(spec);
   return plan;
+}
+
+/// A pipelined replay seen per stage (micro-batch m's copy of network layer l is layer
+/// m·n + l of the replay).
+struct PipelineRun {
+  /// Per stage, mean over micro-batches of its service time: from when it could start (its
+  /// previous micro-batch done and the previous stage done with this one) to its last end.
+  std::vector<double> stage_cycles;
+  double interval = 0;  ///< cycles between micro-batches leaving the last stage (mean)
+};
+
+PipelineRun pipeline_run(const opt::Plan& replayed, const std::vector<LayerStats>& layers) {
+  const int mbs = replayed.micro_batches;
+  const std::size_t n = replayed.layers.size() / static_cast<std::size_t>(mbs);
+  const std::size_t stages = replayed.stages.size();
+  // [micro-batch][stage]: last end of its layers.
+  std::vector<std::vector<noc::Cycle>> end(mbs, std::vector<noc::Cycle>(stages, 0));
+  for (std::size_t i = 0; i < replayed.layers.size(); ++i) {
+    const int stage = replayed.layers[i].stage;
+    if (stage < 0) continue;
+    const std::size_t m = i / n, st = static_cast<std::size_t>(stage);
+    end[m][st] = std::max(end[m][st], layers[i].end);
+  }
+  PipelineRun out;
+  for (std::size_t st = 0; st < stages; ++st) {
+    double sum = 0;
+    for (int m = 0; m < mbs; ++m) {
+      const noc::Cycle free = m > 0 ? end[m - 1][st] : 0, fed = st > 0 ? end[m][st - 1] : 0;
+      sum += static_cast<double>(end[m][st] - std::max(free, fed));
+    }
+    out.stage_cycles.push_back(sum / mbs);
+  }
+  if (mbs > 1)
+    out.interval = static_cast<double>(end[mbs - 1][stages - 1] - end[0][stages - 1]) / (mbs - 1);
+  return out;
 }
 
 int run(const SimulateArgs& a) {
@@ -59,12 +104,23 @@ int run(const SimulateArgs& a) {
   opt::HwDesc hw = hw_desc_of(spec);
   if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
   const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
-  const opt::Workload workload = opt::build_workload(graph);
   const opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
+  // A pipelined plan runs every micro-batch: the network's layers once per micro-batch.
+  const MicroBatched replay = [&] {
+    const opt::Workload network = opt::build_workload(graph);
+    if (!plan.pipelined()) return MicroBatched{network, plan};
+    try {
+      return micro_batched(network, plan);
+    } catch (const InputError& e) {
+      if (a.plan.empty()) throw;
+      throw InputError(a.plan + ": " + e.what());
+    }
+  }();
+  const opt::Workload& workload = replay.workload;
   const ExecMode mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
   const Lowered lowered = [&] {
     try {
-      return lower_plan(workload, plan, spec, mode);  // validates the plan
+      return lower_plan(workload, replay.plan, spec, mode);  // validates the plan
     } catch (const InputError& e) {
       if (a.plan.empty()) throw;
       throw InputError(a.plan + ": " + e.what());  // name the file the bad plan came from
@@ -87,9 +143,13 @@ int run(const SimulateArgs& a) {
     }
   }
 
-  std::cout << "nocflow simulate: " << plan.network << " (" << workload.layers.size() << " layers, plan "
-            << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << a.mode
-            << ") on " << one_line_summary(spec) << std::endl;
+  std::cout << "nocflow simulate: " << plan.network << " ("
+            << (plan.pipelined() ? std::to_string(plan.layers.size()) + " layers x " +
+                                       std::to_string(plan.micro_batches) + " micro-batches in " +
+                                       std::to_string(plan.stages.size()) + " pipeline stages"
+                                 : std::to_string(workload.layers.size()) + " layers")
+            << ", plan " << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", "
+            << a.mode << ") on " << one_line_summary(spec) << std::endl;
   // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
   if (plan.batch > 0 && plan.batch != a.net.batch)
     std::cout << "  note: the plan was priced for batch " << plan.batch << ", this run is batch "
@@ -123,7 +183,7 @@ int run(const SimulateArgs& a) {
   j["total_seconds"] = seconds;
   j["compute_cycles"] = totals.compute;
   j["communication_cycles"] = totals.communication;
-  j["predicted_total_cycles"] = plan.total_cycles();
+  j["predicted_total_cycles"] = plan.predicted_cycles();
   j["predicted_by"] = plan.cost_model;
   // With --plan the total is the plan file's, priced when it was made; --calibration then
   // applies to the transfer table only.
@@ -135,6 +195,20 @@ int run(const SimulateArgs& a) {
                       {"live_peak_bytes", fullest->live_peak_bytes},
                       {"no_reuse_bytes", fullest->no_reuse_bytes},
                       {"sram_bytes", spec.pe.sram_bytes}};
+  if (plan.pipelined()) {
+    const PipelineRun pr = pipeline_run(replay.plan, layers);
+    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+    for (std::size_t s = 0; s < plan.stages.size(); ++s)
+      stages.push_back({{"first", plan.stages[s].first},
+                        {"last", plan.stages[s].last},
+                        {"first_pe", plan.stages[s].first_pe},
+                        {"pes", plan.stages[s].pes},
+                        {"predicted_cycles", plan.stages[s].cycles},
+                        {"simulated_cycles", pr.stage_cycles[s]}});
+    j["pipeline"] = {{"micro_batches", plan.micro_batches},
+                     {"interval_cycles", pr.interval},
+                     {"stages", stages}};
+  }
   j["messages"] = r.messages;
   j["packets"] = r.packets;
   j["flits"] = r.flits;
@@ -147,6 +221,11 @@ int run(const SimulateArgs& a) {
       {"*_cycles", "clock cycles"},
       {"total_seconds", "seconds of simulated time"},
       {"energy_pj", "picojoules"},
+      {"pipeline",
+       "cycles per micro-batch and stage: predicted, and simulated as the mean over micro-batches "
+       "from when the stage could start (its previous micro-batch done, the previous stage done "
+       "with this one) to the end of its last layer; interval_cycles: mean cycles between "
+       "micro-batches leaving the last stage"},
       {"memory_plan",
        "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
        "peak, most bytes live at one step, all buffers without reuse"},
@@ -194,7 +273,7 @@ int run(const SimulateArgs& a) {
   std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
             << " us"
             << " (predicted by " << plan.cost_model << (a.plan.empty() ? "" : " in the plan file")
-            << ": " << fixed(plan.total_cycles()) << " cycles)\n"
+            << ": " << fixed(plan.predicted_cycles()) << " cycles)\n"
             << "  critical PE      " << totals.compute << " cycles computing, "
             << totals.communication << " cycles waiting for data or at barriers\n"
             << "  energy           " << fixed(energy.total() / 1e6, 3) << " uJ (MAC "
@@ -213,6 +292,28 @@ int run(const SimulateArgs& a) {
     std::cout << "  note: the memory plan of PE " << fullest_pe << " needs " << fullest->peak_bytes
               << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes
               << "): data of several layers is live at once\n";
+  if (plan.pipelined()) {
+    const PipelineRun pr = pipeline_run(replay.plan, layers);
+    double bottleneck = 0;
+    for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);
+    std::cout << "  pipeline         " << plan.stages.size() << " stages, " << plan.micro_batches
+              << " micro-batches";
+    if (plan.micro_batches > 1)
+      std::cout << ": one left the last stage every " << fixed(pr.interval, 0)
+                << " cycles (predicted bottleneck " << fixed(bottleneck, 0) << ", error "
+                << relative_error(bottleneck, pr.interval) << ")";
+    std::cout << "\n    stage  " << std::setw(12) << "PEs" << std::setw(14) << "predicted"
+              << std::setw(14) << "simulated"
+              << "   (cycles per micro-batch; simulated: mean "
+              << "from when it could start to its end)\n";
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+      const opt::PlanStage& st = plan.stages[s];
+      std::cout << "    " << std::setw(5) << s << "  " << std::setw(12)
+                << (std::to_string(st.first_pe) + "-" + std::to_string(st.first_pe + st.pes - 1))
+                << std::setw(14) << fixed(st.cycles, 0) << std::setw(14)
+                << fixed(pr.stage_cycles[s], 0) << "\n";
+    }
+  }
   std::vector<const EdgeReport*> shown;
   for (const auto& e : edges) shown.push_back(&e);
   std::stable_sort(shown.begin(), shown.end(),
@@ -251,6 +352,16 @@ void add_simulate_command(CLI::App& app, Action& action) {
                   "calibration.yaml (validate --calibrate) for the cost models: the solve without --plan and "
                   "the predicted column of every table")
       ->type_name("FILE");
+  auto* stages =
+      cmd->add_option("--stages", a->stages,
+                      "without --plan: solve a pipeline of this many stages (optimize --stages)")
+          ->check(at_least(1))
+          ->excludes(plan);
+  cmd->add_option("--micro-batches", a->micro_batches,
+                  "with --stages: micro-batches streamed through the stages")
+      ->capture_default_str()
+      ->check(at_least(1))
+      ->needs(stages);
   cmd->add_option("--mode", a->mode, "dataflow (overlap) | barrier (layer by layer, edges isolated)")->capture_default_str();
   cmd->add_option("--trace", a->trace, "write trace.json in Chrome/Perfetto format")->type_name("perfetto");
   cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");

@@ -75,6 +75,41 @@ std::vector<std::vector<int>> inpp_groups(const opt::PlacedLayer& pl) {
 
 }  // namespace
 
+MicroBatched micro_batched(const opt::Workload& workload, const opt::Plan& plan) {
+  if (!plan.pipelined()) throw InputError("micro-batches: the plan has no pipeline stages");
+  std::map<std::string, const opt::PlanLayer*> by_name;
+  for (const auto& pl : plan.layers) by_name[pl.name] = &pl;
+  MicroBatched out;
+  out.workload.graph = workload.graph;
+  out.plan = plan;
+  out.plan.layers.clear();
+  out.plan.edges.clear();
+  const int n = static_cast<int>(workload.layers.size());
+  for (int m = 0; m < plan.micro_batches; ++m) {
+    const std::string suffix = "@" + std::to_string(m);
+    for (const opt::Layer& l : workload.layers) {
+      auto it = by_name.find(l.name);
+      if (it == by_name.end())
+        throw InputError("the plan (for network " + plan.network + ") has no layer '" + l.name +
+                         "'");
+      opt::Layer copy = l;
+      copy.name += suffix;
+      out.workload.layers.push_back(std::move(copy));
+      opt::PlanLayer pl = *it->second;
+      pl.name += suffix;
+      out.plan.layers.push_back(std::move(pl));
+    }
+    for (const opt::LayerEdge& e : workload.edges)
+      out.workload.edges.push_back({e.src + m * n, e.dst + m * n, e.input});
+    for (opt::PlanEdge e : plan.edges) {
+      e.src += suffix;
+      e.dst += suffix;
+      out.plan.edges.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
 Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const HwSpec& hw, ExecMode mode) {
   const int pes = hw.topology.num_nodes();
   if (plan.pes != pes)

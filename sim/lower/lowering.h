@@ -50,6 +50,17 @@ struct Lowered {
   std::vector<std::int64_t> compute_cycles;      ///< per layer, per PE (all PEs equal)
 };
 
+/// A pipelined plan's micro-batches as one workload to lower: every layer and edge of the
+/// network `plan.micro_batches` times, copy m's layers named NAME@m, in micro-batch order, and
+/// the plan's layers likewise. Lowered, each PE runs its stage's layers for micro-batch 0, then
+/// for 1, ...: in dataflow mode the stages overlap as a pipeline. Throws InputError unless the
+/// plan is pipelined and has a layer for each of the workload's.
+struct MicroBatched {
+  optimizer::Workload workload;
+  optimizer::Plan plan;
+};
+MicroBatched micro_batched(const optimizer::Workload& workload, const optimizer::Plan& plan);
+
 Lowered lower_plan(const optimizer::Workload& workload, const optimizer::Plan& plan,
                    const HwSpec& hw, ExecMode mode);
 

@@ -21,6 +21,24 @@ const std::string kSrc = NOCFLOW_SOURCE_DIR;
 const std::string kHw2x2 = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --set topology.rows=2 --set topology.cols=2";
 const std::string kTwoConv = kSrc + "/tests/sim/data/two_conv.yaml";
 
+/// What the pipeline test reads of a plan.yaml: each layer's stage and the prediction.
+struct StagedPlan {
+  std::map<std::string, int> stage_of;
+  double predicted_cycles = 0;
+};
+StagedPlan read_stages(const fs::path& file) {
+  StagedPlan out;
+  std::istringstream in(read_file(file));
+  std::string line, name;
+  while (std::getline(in, line)) {
+    if (line.find("predicted_cycles: ") != std::string::npos)
+      out.predicted_cycles = std::stod(line.substr(line.find(": ") + 2));
+    if (line.rfind("  - name: ", 0) == 0) name = line.substr(10);
+    if (line.rfind("    stage: ", 0) == 0) out.stage_of[name] = std::stoi(line.substr(11));
+  }
+  return out;
+}
+
 /// summary.json without its wall-clock fields, the only ones allowed to vary run to run.
 std::string summary_without_timing(const fs::path& dir) {
   return json_without(dir / "summary.json", {"wall_seconds", "flits_per_second"});
@@ -179,6 +197,73 @@ std::vector<std::tuple<std::string, double, double, std::int64_t>> predictions(c
     out.emplace_back(f[0] + " -> " + f[1], std::stod(f[4]), f[5].empty() ? -1 : std::stod(f[5]), std::stoll(f[3]));
   }
   return out;
+}
+
+// A pipelined plan (optimize --stages) replays every micro-batch: each stage's PEs run its
+// layers for micro-batch 0, 1, ..., so stages overlap; simulate's own pipeline solve is
+// optimize's plan.
+TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
+  const fs::path dir = fresh_dir("simulate_pipeline");
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
+  const std::string pipe = "--stages 2 --micro-batches 3 --cost-model linkload ";
+  const CliRun opt =
+      run_nocflow("optimize " + hw + pipe + "--memory-limit --out " + (dir / "opt").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.output;
+  EXPECT_NE(opt.output.find("3 micro-batches of batch 1"), std::string::npos) << opt.output;
+  const CliRun run =
+      run_nocflow("simulate " + hw + "--plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --quiet --out " + (dir / "sim").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const CliRun own =
+      run_nocflow("simulate " + hw + pipe + "--quiet --out " + (dir / "own").string());
+  ASSERT_EQ(own.exit_code, 0) << own.output;
+  EXPECT_EQ(read_file(dir / "own" / "plan.yaml"), read_file(dir / "opt" / "plan.yaml"));
+  EXPECT_EQ(read_file(dir / "own" / "layers.csv"), read_file(dir / "sim" / "layers.csv"));
+
+  const StagedPlan plan = read_stages(dir / "opt" / "plan.yaml");
+  ASSERT_EQ(plan.stage_of.size() * 3, read_csv_rows(dir / "sim" / "layers.csv").size());
+  // Per micro-batch and stage: first start and last end of its layers (NAME@m).
+  std::map<std::pair<int, int>, std::pair<long long, long long>> span;
+  for (const auto& row : read_csv_rows(dir / "sim" / "layers.csv")) {
+    const std::string& name = row.at("layer");
+    const auto at = name.rfind('@');
+    ASSERT_NE(at, std::string::npos) << name;
+    const int m = std::stoi(name.substr(at + 1));
+    const int stage = plan.stage_of.at(name.substr(0, at));
+    auto [it, fresh] = span.try_emplace({m, stage}, std::stoll(row.at("start_cycle")),
+                                        std::stoll(row.at("end_cycle")));
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, std::stoll(row.at("start_cycle")));
+      it->second.second = std::max(it->second.second, std::stoll(row.at("end_cycle")));
+    }
+  }
+  ASSERT_EQ(span.size(), 6u);
+  auto sp = [&](int m, int stage) { return span.at({m, stage}); };
+  for (int m = 0; m < 3; ++m) {
+    EXPECT_LT(sp(m, 0).second, sp(m, 1).second) << "micro-batch " << m;
+    if (m > 0) {
+      EXPECT_LT(sp(m - 1, 0).second, sp(m, 0).second) << "micro-batch " << m;
+      // The pipeline: stage 0 computes micro-batch m while stage 1 still works on m - 1.
+      EXPECT_LT(sp(m, 0).first, sp(m - 1, 1).second) << "micro-batch " << m;
+    }
+  }
+  const auto summary = nlohmann::json::parse(read_file(dir / "sim" / "summary.json"));
+  EXPECT_EQ(summary["pipeline"]["micro_batches"], 3);
+  ASSERT_EQ(summary["pipeline"]["stages"].size(), 2u);
+  EXPECT_DOUBLE_EQ(summary["predicted_total_cycles"].get<double>(), plan.predicted_cycles);
+  const double interval = summary["pipeline"]["interval_cycles"].get<double>();
+  EXPECT_DOUBLE_EQ(interval, (sp(2, 1).second - sp(0, 1).second) / 2.0);
+  EXPECT_EQ(summary["total_cycles"].get<std::int64_t>(), sp(2, 1).second);
+
+  // --micro-batches belongs to a pipeline; stages need rows.
+  EXPECT_EQ(
+      run_nocflow("simulate " + hw + "--micro-batches 2 --quiet --out " + (dir / "x").string())
+          .exit_code,
+      2);
+  const CliRun too_many =
+      run_nocflow("optimize " + hw + "--stages 5 --out " + (dir / "y").string());
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_NE(too_many.output.find("mesh 4x4 has 4"), std::string::npos) << too_many.output;
 }
 
 TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {

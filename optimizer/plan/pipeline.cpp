@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/plan/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <memory>
+
+#include "noc/base/error.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// The band of `units` rows (ports) as a machine of its own.
+HwDesc band_machine(const HwDesc& hw, int units) {
+  HwDesc band = hw;
+  if (hw.mesh())
+    band.topology.rows = units;
+  else
+    band.topology.ports = units;
+  return band;
+}
+
+/// Layers [first, end) of `w` and the edges among them, renumbered from 0.
+Workload sub_workload(const Workload& w, int first, int end) {
+  Workload sub;
+  sub.graph = w.graph;
+  sub.layers.assign(w.layers.begin() + first, w.layers.begin() + end);
+  for (const LayerEdge& e : w.edges)
+    if (e.src >= first && e.dst < end) sub.edges.push_back({e.src - first, e.dst - first, e.input});
+  return sub;
+}
+
+/// Everything priced on one band height: the whole network tabulated on it.
+struct Band {
+  HwDesc hw;
+  std::unique_ptr<CostModel> model;
+  PartitionSetup setup;
+  std::string failure;  ///< why no layer range fits this band ("" when tabulated)
+};
+
+struct Pricer {
+  const Workload& w;
+  const HwDesc& hw;
+  const PipelineOptions& o;
+  std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
+  std::string cost_model;
+  int priced = 0;
+  std::string why;  ///< the first reason a stage did not fit, for the error when none does
+
+  Band& band(int units) {
+    auto& b = bands[static_cast<std::size_t>(units)];
+    if (!b) {
+      b = std::make_unique<Band>();
+      b->hw = band_machine(hw, units);
+      b->model = make_cost_model(cost_model, b->hw);
+      try {
+        b->setup = setup_partition(*w.graph, b->hw, *b->model, o.setup);
+      } catch (const InputError& e) {
+        b->failure = e.what();
+      }
+    }
+    return *b;
+  }
+
+  /// Cycles for a PE of `layer` under `c` on a band of `units` to receive the tensor of a
+  /// producer in an earlier stage (pipeline.h: an estimate).
+  double stage_input_cycles(const Layer& producer, const Layer& layer, const Choice& c,
+                            int units) const {
+    const double share = layer.input_bytes > 0 ? layer_shares(layer, c).input *
+                                                     static_cast<double>(producer.output_bytes) /
+                                                     static_cast<double>(layer.input_bytes)
+                                               : 0;
+    double cycles = share / hw.link_bytes_per_cycle;  // its ejection channel
+    const double hop = hw.router_pipeline_cycles + hw.link_latency_cycles;
+    if (hw.mesh()) {
+      cycles = std::max(cycles, share * c.nodes() / (hw.topology.cols * hw.link_bytes_per_cycle));
+      cycles += hop * (units + hw.topology.cols) / 2.0;
+    } else {
+      cycles += hop;
+    }
+    return cycles;
+  }
+
+  /// The stage of layers [first, end) on `units`: its sub-problem, stage inputs added to the
+  /// consumers' layer costs.
+  PartitionSetup stage_setup(int first, int end, int units) {
+    Band& b = band(units);
+    PartitionSetup s;
+    s.workload = sub_workload(w, first, end);
+    const Problem& all = b.setup.problem;
+    Problem& p = s.problem;
+    p.max_pes = all.max_pes;
+    p.memory_limit = all.memory_limit;
+    for (int l = first; l < end; ++l) {
+      const auto i = static_cast<std::size_t>(l);
+      s.choices.push_back(b.setup.choices[i]);
+      p.names.push_back(all.names[i]);
+      p.node.push_back(all.node[i]);
+      if (!all.memory.empty()) p.memory.push_back(all.memory[i]);
+      if (!all.pes.empty()) p.pes.push_back(all.pes[i]);
+    }
+    for (const Problem::Edge& e : all.edges)
+      if (e.u >= first && e.v < end) {
+        Problem::Edge sub = e;
+        sub.u -= first;
+        sub.v -= first;
+        p.edges.push_back(std::move(sub));
+      }
+    for (const LayerEdge& e : w.edges)
+      if (e.src < first && e.dst >= first && e.dst < end) {
+        const auto v = static_cast<std::size_t>(e.dst - first);
+        for (std::size_t c = 0; c < p.node[v].size(); ++c)
+          p.node[v][c] +=
+              stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
+                                 w.layers[static_cast<std::size_t>(e.dst)], s.choices[v][c], units);
+      }
+    return s;
+  }
+
+  /// Per-PE bytes of weights resident across micro-batches plus the largest layer's
+  /// activations: what the stage's PEs hold at most under `choice`.
+  static double stage_bytes(const PartitionSetup& s, const std::vector<int>& choice) {
+    double weights = 0, activations = 0;
+    for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
+      const LayerShares sh =
+          layer_shares(s.workload.layers[l], s.choices[l][static_cast<std::size_t>(choice[l])]);
+      weights += sh.weights;
+      activations = std::max(activations, sh.input + sh.output);
+    }
+    return weights + activations;
+  }
+
+  struct Solved {
+    PartitionSetup setup;
+    SolveResult result;
+  };
+
+  Solved solve(int first, int end, int units) {
+    PartitionSetup s = stage_setup(first, end, units);
+    SolveResult r = make_solver(o.solver)->solve(s.problem, {});
+    return {std::move(s), std::move(r)};
+  }
+
+  double cost(int first, int end, int units) {
+    if (!band(units).failure.empty()) return kInf;
+    ++priced;
+    try {
+      Solved st = solve(first, end, units);
+      if (o.resident_weights) {
+        const double bytes = stage_bytes(st.setup, st.result.choice);
+        if (bytes > static_cast<double>(hw.sram_bytes)) {
+          if (why.empty())
+            why = "layers " + w.layers[static_cast<std::size_t>(first)].name + " .. " +
+                  w.layers[static_cast<std::size_t>(end - 1)].name + " on " +
+                  std::to_string(units) + " units hold " +
+                  std::to_string(static_cast<std::int64_t>(bytes)) +
+                  " bytes per PE (weights of every layer, activations of the largest), the SRAM " +
+                  std::to_string(hw.sram_bytes);
+          return kInf;
+        }
+      }
+      return st.result.cost;
+    } catch (const InputError& e) {  // no choice of some layer fits the SRAM on this band
+      if (why.empty()) why = e.what();
+      return kInf;
+    }
+  }
+};
+
+}  // namespace
+
+int pipeline_units(const HwDesc& hw) {
+  return hw.mesh() ? hw.topology.rows : hw.topology.ports;
+}
+int pes_per_unit(const HwDesc& hw) {
+  return hw.mesh() ? hw.topology.cols : 1;
+}
+
+PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
+                              const PipelineOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  make_solver(o.solver);  // an unknown name fails before any work
+  make_cost_model(cost_model, hw);
+  if (o.micro_batches < 1)
+    throw InputError("--micro-batches: must be at least 1 (got " + std::to_string(o.micro_batches) +
+                     ")");
+  const Workload w = build_workload(graph);
+  const int units = pipeline_units(hw), n = static_cast<int>(w.layers.size());
+  if (o.stages < 1 || o.stages > std::min(units, n))
+    throw InputError("--stages: " + std::to_string(o.stages) + " stages need as many " +
+                     (hw.mesh() ? "mesh rows" : "crossbar ports") + " and layers; " +
+                     hw.topology.name() + " has " + std::to_string(units) + ", " + graph.name() +
+                     " has " + std::to_string(n) + " layers (1 to " +
+                     std::to_string(std::min(units, n)) + ")");
+  Pricer pricer{w, hw, o, {}, cost_model, 0, {}};
+  pricer.bands.resize(static_cast<std::size_t>(units) + 1);
+  PipelineResult out;
+  try {
+    out.split = split_min_max_units(
+        n, o.stages, units, [&](int first, int end, int q) { return pricer.cost(first, end, q); });
+  } catch (const InputError& e) {
+    std::string why = pricer.why;
+    for (const auto& b : pricer.bands)
+      if (why.empty() && b && !b->failure.empty()) why = b->failure;
+    throw InputError(std::string(e.what()) + (why.empty() ? "" : "; for example: " + why));
+  }
+  out.whole_machine_cycles = pricer.cost(0, n, units);
+  out.ranges_priced = pricer.priced;
+
+  // The plan: each stage's own plan on its band, moved to the band's PEs, then the stage inputs.
+  Plan& plan = out.plan;
+  plan.network = graph.name();
+  plan.cost_model = cost_model;
+  plan.solver = "pipeline/" + o.solver;
+  plan.pes = hw.num_pes();
+  plan.topology = hw.topology.name();
+  plan.micro_batches = o.micro_batches;
+  int first_pe = 0;
+  for (int s = 0; s < out.split.stages(); ++s) {
+    const int first = out.split.begin[s], end = out.split.begin[s + 1], q = out.split.units[s];
+    Band& b = pricer.band(q);
+    Pricer::Solved st = pricer.solve(first, end, q);
+    Plan part = make_plan(st.setup, st.result.choice, b.hw, *b.model, plan.solver);
+    out.resident_bytes.push_back(Pricer::stage_bytes(st.setup, st.result.choice));
+    for (PlanLayer& l : part.layers) {
+      for (int& pe : l.pes) pe += first_pe;
+      l.stage = s;
+      plan.layers.push_back(std::move(l));
+    }
+    for (PlanEdge& e : part.edges) plan.edges.push_back(std::move(e));
+    plan.compute_cycles += part.compute_cycles;
+    plan.redistribution_cycles += part.redistribution_cycles;
+    plan.energy_pj += part.energy_pj;
+    for (const LayerEdge& e : w.edges)
+      if (e.src < first && e.dst >= first && e.dst < end) {
+        const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
+        const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+        const Choice& c =
+            st.setup.choices[static_cast<std::size_t>(e.dst - first)][static_cast<std::size_t>(
+                st.result.choice[static_cast<std::size_t>(e.dst - first)])];
+        const double cycles = pricer.stage_input_cycles(src, dst, c, q);
+        // Energy: the tensor over the estimate's mean route.
+        const double hops = hw.mesh() ? (q + hw.topology.cols) / 2.0 : 1;
+        const double pj = static_cast<double>(src.output_bytes) * hops * hw.hop_pj_per_byte;
+        plan.edges.push_back({src.name, dst.name, e.input, "STAGE_INPUT",
+                              static_cast<double>(src.output_bytes), cycles, pj});
+        plan.redistribution_cycles += cycles;
+        plan.energy_pj += pj;
+      }
+    const int pes = q * pes_per_unit(hw);
+    plan.stages.push_back({w.layers[static_cast<std::size_t>(first)].name,
+                           w.layers[static_cast<std::size_t>(end - 1)].name, q, first_pe, pes,
+                           out.split.cost[static_cast<std::size_t>(s)]});
+    first_pe += pes;
+  }
+  // Plan layers in workload order (stages are contiguous, so they already are); edges as the
+  // workload lists them.
+  plan.pipeline_cycles = out.split.pipeline_cost(o.micro_batches);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace nocflow::optimizer

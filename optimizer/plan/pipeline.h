@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Pipeline stages (seed 004, DESIGN §7) combined with per-layer partitioning.
+//
+// The layers, in topological order, are cut into K contiguous stages. Stage s runs on its own
+// band of whole mesh rows (a crossbar: of ports), which under XY routing is a machine of its
+// own: no route between two of its PEs leaves it. Inside a band every layer is partitioned by
+// an ordinary solver, priced by the cost model of a machine of the band's shape. Micro-batches
+// (the network's batch each) stream through the stages, so M of them take
+//   Σ_s T_s + (M − 1) · max_s T_s   cycles,
+// where T_s is stage s's cost per micro-batch: its layers' compute, its own redistributions,
+// and receiving the activations earlier stages send it (a stage input). How many rows each
+// stage gets, and where the cuts fall, is the min-max split (solver/stage_split.h) over the
+// costs of every range of layers on every number of rows.
+//
+// A stage input's cost is an estimate: the consumer's input share per PE through its ejection
+// channel and, on a mesh, all its PEs' shares through the band's `cols` boundary links,
+// whichever is slower, plus the hop latency of half the band's rows and columns. It is added
+// to the consumer's layer cost for each choice, so the solver inside the band sees it.
+#include <string>
+
+#include "optimizer/plan/partition_setup.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/solver/stage_split.h"
+
+namespace nocflow::optimizer {
+
+struct PipelineOptions {
+  int stages = 2;
+  int micro_batches = 4;
+  std::string solver = "dp";  ///< inside each band (greedy, greedy-layout, dp, ilp)
+  SetupOptions setup;         ///< memory_limit: every layer's share within SRAM, as everywhere
+  /// Seed 004's memory constraint: a stage fits only if its PEs can hold the weights of all its
+  /// layers at once (resident across micro-batches) plus its largest layer's activations.
+  bool resident_weights = false;
+};
+
+struct PipelineResult {
+  Plan plan;         ///< choices placed in their bands; stages, micro-batches, pipeline cycles
+  StageSplit split;  ///< cuts, rows (ports) and cost per stage
+  /// Per stage, bytes per PE to keep every layer's weights resident plus the largest layer's
+  /// activations (what `resident_weights` bounds).
+  std::vector<double> resident_bytes;
+  /// Per micro-batch without pipelining: every layer on the whole machine, the same solver
+  /// and cost model (+inf if that does not fit). M micro-batches then take M times this.
+  double whole_machine_cycles = 0;
+  int ranges_priced = 0;  ///< (range, rows) stage costs solved
+  double seconds = 0;     ///< wall clock, tabulation included
+};
+
+/// Throws InputError for a stage count the machine or network cannot take, a micro-batch
+/// count below 1, or when no split fits.
+PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
+                              const PipelineOptions& options);
+
+/// The rows (mesh) or ports (crossbar) stages are made of, and PEs per unit.
+int pipeline_units(const HwDesc& hw);
+int pes_per_unit(const HwDesc& hw);
+
+}  // namespace nocflow::optimizer

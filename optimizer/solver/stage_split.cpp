@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/solver/stage_split.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "noc/base/error.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void check_stages(int layers, int stages, int units) {
+  if (stages < 1 || stages > layers || stages > units)
+    throw InputError("cannot cut " + std::to_string(layers) + " layers" +
+                     (units < layers ? " on " + std::to_string(units) + " units" : "") + " into " +
+                     std::to_string(stages) + " stages (1 to " +
+                     std::to_string(std::min(layers, units)) + ")");
+}
+
+}  // namespace
+
+double StageSplit::bottleneck() const {
+  return cost.empty() ? 0 : *std::max_element(cost.begin(), cost.end());
+}
+
+double StageSplit::imbalance() const {
+  const double lo = cost.empty() ? 0 : *std::min_element(cost.begin(), cost.end());
+  return lo > 0 ? bottleneck() / lo : kInf;
+}
+
+double StageSplit::efficiency() const {
+  const double hi = bottleneck();
+  return hi > 0 ? std::accumulate(cost.begin(), cost.end(), 0.0) / stages() / hi : 1;
+}
+
+double StageSplit::pipeline_cost(int micro_batches) const {
+  return std::accumulate(cost.begin(), cost.end(), 0.0) + (micro_batches - 1) * bottleneck();
+}
+
+StageSplit split_min_max(const std::vector<double>& times, int stages) {
+  const int n = static_cast<int>(times.size());
+  check_stages(n, stages, n);
+  std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0);
+  for (int i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + times[i];
+  StageSplit s = split_min_max_units(
+      n, stages, stages, [&](int first, int end, int) { return prefix[end] - prefix[first]; });
+  s.units.clear();  // one device per stage: nothing chosen
+  return s;
+}
+
+StageSplit split_balanced(const std::vector<double>& times, int stages) {
+  const int n = static_cast<int>(times.size());
+  check_stages(n, stages, n);
+  const double target = std::accumulate(times.begin(), times.end(), 0.0) / stages;
+  StageSplit s;
+  s.begin.push_back(0);
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    sum += times[i];
+    const int closed = static_cast<int>(s.begin.size()) - 1;
+    const int left = n - (i + 1);            // layers after this one
+    const int needed = stages - closed - 1;  // stages still to open after this one
+    if (needed > 0 && (sum >= target || left == needed)) {
+      s.begin.push_back(i + 1);
+      s.cost.push_back(sum);
+      sum = 0;
+    }
+  }
+  s.begin.push_back(n);
+  s.cost.push_back(sum);
+  return s;
+}
+
+StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost) {
+  check_stages(layers, stages, units);
+  // best[j][i][u]: the first i layers in j stages on u units: (max stage, sum of stages).
+  struct Cell {
+    double max = kInf, sum = kInf;
+    int from = -1, took = 0;  // previous cut and units of the last stage
+  };
+  const auto L = static_cast<std::size_t>(layers) + 1, U = static_cast<std::size_t>(units) + 1;
+  std::vector<Cell> best(static_cast<std::size_t>(stages + 1) * L * U);
+  auto at = [&](int j, int i, int u) -> Cell& {
+    return best[(static_cast<std::size_t>(j) * L + static_cast<std::size_t>(i)) * U +
+                static_cast<std::size_t>(u)];
+  };
+  at(0, 0, 0) = {0, 0, -1, 0};
+  // Stage costs are asked once each, whatever order the loops visit them in.
+  std::vector<double> memo(L * L * U, -1);
+  auto stage_cost = [&](int k, int i, int q) {
+    double& m = memo[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
+                     static_cast<std::size_t>(q)];
+    if (m < 0) m = cost(k, i, q);
+    return m;
+  };
+  for (int j = 1; j <= stages; ++j)
+    for (int i = j; i <= layers - (stages - j); ++i)
+      for (int u = j; u <= units - (stages - j); ++u) {
+        Cell& c = at(j, i, u);
+        for (int k = j - 1; k < i; ++k)
+          for (int q = 1; q <= u - (j - 1); ++q) {
+            const Cell& prev = at(j - 1, k, u - q);
+            if (prev.max == kInf) continue;
+            const double t = stage_cost(k, i, q);
+            if (t == kInf) continue;
+            const double mx = std::max(prev.max, t), sum = prev.sum + t;
+            if (mx < c.max || (mx == c.max && sum < c.sum)) c = {mx, sum, k, q};
+          }
+      }
+  if (at(stages, layers, units).max == kInf)
+    throw InputError("no split of " + std::to_string(layers) + " layers into " +
+                     std::to_string(stages) +
+                     " stages fits (every split has a stage that does "
+                     "not: too little SRAM or no valid choice on its units)");
+  StageSplit s;
+  s.begin.assign(static_cast<std::size_t>(stages) + 1, 0);
+  s.units.assign(static_cast<std::size_t>(stages), 0);
+  s.cost.assign(static_cast<std::size_t>(stages), 0);
+  for (int j = stages, i = layers, u = units; j > 0; --j) {
+    const Cell& c = at(j, i, u);
+    s.begin[j] = i;
+    s.units[j - 1] = c.took;
+    s.cost[j - 1] = stage_cost(c.from, i, c.took);
+    i = c.from;
+    u -= c.took;
+  }
+  return s;
+}
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Pipeline stage splits (seed 004): cut a sequence of layers into contiguous stages so that
+// the slowest stage, which sets the pipeline's rate, is as fast as possible.
+//
+// Seed 004 splits layer times among equal devices: `split_min_max` is its min-max dynamic
+// program (optimal), `split_balanced` its near-even baseline (cut once a stage reaches total/K).
+// nocflow's stages also choose how much of the machine each gets: `split_min_max_units` gives
+// stage s `units[s]` ≥ 1 of U units (whole mesh rows) and asks the cost of a stage from the
+// caller, who prices a range of layers on a number of units (an ordinary partition solve on
+// that sub-machine).
+#include <functional>
+#include <vector>
+
+namespace nocflow::optimizer {
+
+struct StageSplit {
+  std::vector<int> begin;    ///< K + 1 cut points: stage s holds layers [begin[s], begin[s+1])
+  std::vector<int> units;    ///< per stage (split_min_max_units; empty otherwise)
+  std::vector<double> cost;  ///< per stage
+  int stages() const { return static_cast<int>(cost.size()); }
+  double bottleneck() const;  ///< max stage cost: one micro-batch leaves every bottleneck cycles
+  double imbalance() const;   ///< max / min stage cost (seed 004: target below 1.15)
+  double efficiency() const;  ///< mean / max stage cost
+  /// Cycles for M micro-batches through the stages: fill and drain plus M − 1 bottlenecks,
+  /// Σ_s cost[s] + (M − 1) · bottleneck.
+  double pipeline_cost(int micro_batches) const;
+};
+
+/// The split of `times` into `stages` contiguous non-empty stages with the least maximum stage
+/// sum (ties: the first found, trying
+/// each stage's first layer from the front). Throws InputError unless 1 ≤ stages ≤ times.size().
+StageSplit split_min_max(const std::vector<double>& times, int stages);
+
+/// Seed 004's balanced baseline: walk the layers, close a stage once its sum reaches
+/// total/stages while stages remain, the last stage takes the rest; every stage keeps at least
+/// one layer (so exactly `stages` stages). Same preconditions.
+StageSplit split_balanced(const std::vector<double>& times, int stages);
+
+/// cost(first, end, units): a stage of layers [first, end) on `units` units; +inf if it does
+/// not fit (memory, no valid choice).
+using StageCost = std::function<double(int first, int end, int units)>;
+
+/// Cuts `layers` layers into `stages` contiguous stages and `units` units among them (each
+/// stage at least one, all used), minimising the maximum stage cost; among splits with the
+/// same maximum, the one found with the smallest running sum of stage costs is kept (a
+/// tie-break, not a guarantee of the smallest sum). Throws InputError unless
+/// 1 ≤ stages ≤ min(layers, units), or when every split has an infinite stage.
+StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost);
+
+}  // namespace nocflow::optimizer

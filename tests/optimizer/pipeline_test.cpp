@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+// Pipeline stages (seed 004): the min-max splits against brute force, the balanced baseline
+// by hand, and solve_pipeline's plans against their own definitions.
+#include "optimizer/plan/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "noc/base/error.h"
+#include "optimizer/frontend/zoo.h"
+#include "optimizer/passes/pass_manager.h"
+#include "optimizer/solver/stage_split.h"
+#include "tests/scratch.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Every way to cut `layers` into `stages` non-empty ranges and `units` into as many positive
+/// parts: the least maximum of cost(range, units).
+double brute_min_max(int layers, int stages, int units, const StageCost& cost) {
+  double best = kInf;
+  std::function<void(int, int, int, double)> go = [&](int first, int left_units, int stage,
+                                                      double worst) {
+    if (stage == stages - 1) {
+      best = std::min(best, std::max(worst, cost(first, layers, left_units)));
+      return;
+    }
+    for (int end = first + 1; end <= layers - (stages - stage - 1); ++end)
+      for (int q = 1; q <= left_units - (stages - stage - 1); ++q)
+        go(end, left_units - q, stage + 1, std::max(worst, cost(first, end, q)));
+  };
+  go(0, units, 0, 0);
+  return best;
+}
+
+TEST(StageSplit, MinMaxIsOptimalAndCoversTheLayersInOrder) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> len(1, 9), t(1, 20);
+  for (int n = 0; n < 200; ++n) {
+    std::vector<double> times(static_cast<std::size_t>(len(rng)));
+    for (double& x : times) x = t(rng);
+    const int layers = static_cast<int>(times.size());
+    const int stages = std::uniform_int_distribution<int>(1, layers)(rng);
+    const StageSplit s = split_min_max(times, stages);
+    ASSERT_EQ(s.stages(), stages);
+    ASSERT_EQ(s.begin.front(), 0);
+    ASSERT_EQ(s.begin.back(), layers);
+    for (int k = 0; k < stages; ++k) {
+      ASSERT_LT(s.begin[k], s.begin[k + 1]) << "stage " << k << " is empty";
+      EXPECT_EQ(s.cost[k],
+                std::accumulate(times.begin() + s.begin[k], times.begin() + s.begin[k + 1], 0.0));
+    }
+    const double brute = brute_min_max(layers, stages, stages, [&](int a, int b, int) {
+      return std::accumulate(times.begin() + a, times.begin() + b, 0.0);
+    });
+    EXPECT_EQ(s.bottleneck(), brute) << "instance " << n;
+    // The baseline is a valid split, never better.
+    const StageSplit b = split_balanced(times, stages);
+    ASSERT_EQ(b.stages(), stages);
+    for (int k = 0; k < stages; ++k) ASSERT_LT(b.begin[k], b.begin[k + 1]);
+    EXPECT_GE(b.bottleneck(), s.bottleneck());
+  }
+}
+
+TEST(StageSplit, SeedsExampleAndTheBalancedBaselineByHand) {
+  // Seed 004 §1.1: stages of 10, 15, 8, 12 ms: efficiency 11.25 / 15 = 75 %.
+  StageSplit s;
+  s.cost = {10, 15, 8, 12};
+  EXPECT_DOUBLE_EQ(s.bottleneck(), 15);
+  EXPECT_DOUBLE_EQ(s.efficiency(), 0.75);
+  EXPECT_DOUBLE_EQ(s.imbalance(), 15.0 / 8);
+  EXPECT_DOUBLE_EQ(s.pipeline_cost(8), 45 + 7 * 15);  // fill and drain, then one per 15
+  // Balanced, target 24 / 3 = 8: [5 3] reaches 8; [1 6] is 7, + 2 reaches 9; [7] is the rest.
+  const std::vector<double> times{5, 3, 1, 6, 2, 7};
+  const StageSplit b = split_balanced(times, 3);
+  EXPECT_EQ(b.begin, (std::vector<int>{0, 2, 5, 6}));
+  EXPECT_EQ(b.cost, (std::vector<double>{8, 9, 7}));
+  const StageSplit m = split_min_max(times, 3);
+  EXPECT_EQ(m.bottleneck(), 9);  // the stage with 7 holds 9 or leaves 17 for two stages of 8
+  EXPECT_THROW(split_min_max(times, 7), InputError);
+  EXPECT_THROW(split_balanced(times, 0), InputError);
+}
+
+TEST(StageSplit, UnitsAreSharedOutOptimally) {
+  // A stage's cost falls with its units (work / units, plus a fixed part): the DP must find the
+  // best cuts and unit counts together.
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> len(1, 7), t(1, 30), u(1, 6);
+  for (int n = 0; n < 150; ++n) {
+    std::vector<double> work(static_cast<std::size_t>(len(rng)));
+    for (double& x : work) x = t(rng);
+    const int layers = static_cast<int>(work.size()), units = u(rng);
+    const int stages = std::uniform_int_distribution<int>(1, std::min(layers, units))(rng);
+    const StageCost cost = [&](int a, int b, int q) {
+      const double sum = std::accumulate(work.begin() + a, work.begin() + b, 0.0);
+      return (sum * 3 > 40 * q) ? kInf : sum / q + (b - a);  // too much work on few units: no fit
+    };
+    const double brute = brute_min_max(layers, stages, units, cost);
+    if (brute == kInf) {
+      EXPECT_THROW(split_min_max_units(layers, stages, units, cost), InputError);
+      continue;
+    }
+    const StageSplit s = split_min_max_units(layers, stages, units, cost);
+    EXPECT_DOUBLE_EQ(s.bottleneck(), brute) << "instance " << n;
+    EXPECT_EQ(std::accumulate(s.units.begin(), s.units.end(), 0), units);
+    for (int k = 0; k < stages; ++k) {
+      EXPECT_GE(s.units[k], 1);
+      EXPECT_DOUBLE_EQ(s.cost[k], cost(s.begin[k], s.begin[k + 1], s.units[k]));
+    }
+  }
+}
+
+Graph prepared(const std::string& name) {
+  Graph g = zoo_network(name, {1, 2});
+  PassManager(parse_pass_list("default")).run(g);
+  return g;
+}
+
+TEST(Pipeline, StagesTileTheLayersAndTheMeshAndCostWhatTheirPlansSay) {
+  const Graph g = prepared("resnet18");
+  HwDesc hw;  // 4×4 mesh
+  PipelineOptions o;
+  o.stages = 3;
+  o.micro_batches = 5;
+  o.solver = "dp";
+  for (const std::string model : {"paper", "linkload"}) {
+    const PipelineResult r = solve_pipeline(g, hw, model, o);
+    const Plan& p = r.plan;
+    ASSERT_TRUE(p.pipelined());
+    ASSERT_EQ(p.stages.size(), 3u);
+    EXPECT_EQ(p.micro_batches, 5);
+    // Bands of whole rows, one after the other, covering the mesh.
+    int next_pe = 0;
+    for (const PlanStage& st : p.stages) {
+      EXPECT_EQ(st.first_pe, next_pe);
+      EXPECT_EQ(st.pes, st.units * hw.topology.cols);
+      next_pe += st.pes;
+    }
+    EXPECT_EQ(next_pe, hw.num_pes());
+    // Every layer in one stage, stages in layer order, every PE inside its stage's band.
+    int stage = 0;
+    std::vector<double> stage_sum(3, 0);
+    for (const PlanLayer& l : p.layers) {
+      ASSERT_GE(l.stage, stage) << l.name;
+      stage = l.stage;
+      const PlanStage& st = p.stages[static_cast<std::size_t>(l.stage)];
+      for (int pe : l.pes) {
+        EXPECT_GE(pe, st.first_pe) << l.name;
+        EXPECT_LT(pe, st.first_pe + st.pes) << l.name;
+      }
+      stage_sum[static_cast<std::size_t>(l.stage)] += l.compute_cycles;
+    }
+    EXPECT_EQ(p.stages[0].first, p.layers.front().name);
+    EXPECT_EQ(p.stages[2].last, p.layers.back().name);
+    // A stage's cost is its layers' compute, its own edges and its stage inputs.
+    auto stage_of = [&](const std::string& name) {
+      for (const PlanLayer& l : p.layers)
+        if (l.name == name) return l.stage;
+      return -1;
+    };
+    int stage_inputs = 0;
+    for (const PlanEdge& e : p.edges) {
+      const int s = stage_of(e.src), d = stage_of(e.dst);
+      EXPECT_EQ(e.type == "STAGE_INPUT", s != d) << e.src << " -> " << e.dst;
+      stage_inputs += s != d;
+      stage_sum[static_cast<std::size_t>(d)] += e.cycles;
+    }
+    EXPECT_GE(stage_inputs, 2);  // at least one into each later stage
+    for (int s = 0; s < 3; ++s)
+      EXPECT_NEAR(stage_sum[s], p.stages[s].cycles, 1e-6 * p.stages[s].cycles)
+          << model << " stage " << s;
+    EXPECT_NEAR(p.pipeline_cycles, r.split.pipeline_cost(5), 1e-9 * p.pipeline_cycles);
+    EXPECT_DOUBLE_EQ(p.predicted_cycles(), p.pipeline_cycles);
+  }
+}
+
+TEST(Pipeline, OneStageIsTheWholeMachinePlan) {
+  const Graph g = prepared("vgg5");
+  const HwDesc hw;
+  PipelineOptions o;
+  o.stages = 1;
+  o.micro_batches = 3;
+  const PipelineResult r = solve_pipeline(g, hw, "paper", o);
+  const auto model = make_cost_model("paper", hw);
+  const PartitionSetup s = setup_partition(g, hw, *model, {});
+  const SolveResult dp = make_solver("dp")->solve(s.problem, {});
+  EXPECT_NEAR(r.whole_machine_cycles, dp.cost, 1e-9 * dp.cost);
+  EXPECT_NEAR(r.plan.pipeline_cycles, 3 * dp.cost, 1e-9 * dp.cost);
+  const Plan whole = make_plan(s, dp.choice, hw, *model, "dp");
+  ASSERT_EQ(r.plan.layers.size(), whole.layers.size());
+  for (std::size_t l = 0; l < whole.layers.size(); ++l) {
+    EXPECT_EQ(r.plan.layers[l].choice, whole.layers[l].choice) << whole.layers[l].name;
+    EXPECT_EQ(r.plan.layers[l].pes, whole.layers[l].pes) << whole.layers[l].name;
+  }
+}
+
+TEST(Pipeline, PlanFileKeepsTheStagesAndBadRequestsAreRefused) {
+  const Graph g = prepared("vgg5");
+  HwDesc hw;
+  PipelineOptions o;
+  o.stages = 2;
+  o.micro_batches = 4;
+  const Plan p = solve_pipeline(g, hw, "linkload", o).plan;
+  const std::string file = testing::scratch_path("pipeline_plan.yaml").string();
+  std::ofstream(file) << plan_yaml(p);
+  const Plan back = read_plan(file);
+  EXPECT_EQ(plan_yaml(back), plan_yaml(p));
+  ASSERT_EQ(back.stages.size(), 2u);
+  EXPECT_EQ(back.micro_batches, 4);
+  EXPECT_EQ(back.layers.back().stage, 1);
+  EXPECT_NE(plan_dot(p).find("subgraph cluster_stage1"), std::string::npos);
+
+  o.stages = 5;  // the 4×4 mesh has 4 rows
+  EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
+  o.stages = 2;
+  o.micro_batches = 0;
+  EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
+  o.micro_batches = 2;
+  o.solver = "simplex";
+  EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
+  o.solver = "dp";
+  o.resident_weights = true;
+  hw.sram_bytes = 1024;  // no stage holds its weights
+  EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
