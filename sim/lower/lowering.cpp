@@ -153,6 +153,8 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     le.dst_layer = edge.dst;
     le.src = workload.layers[edge.src].name;
     le.dst = workload.layers[edge.dst].name;
+    const int src_stage = by_name[le.src]->stage, dst_stage = by_name[le.dst]->stage;
+    le.stage_input = src_stage >= 0 && dst_stage >= 0 && src_stage != dst_stage;
     le.transfers = opt::edge_transfers(workload, edge, out.layers[edge.src], out.layers[edge.dst], grid);
     le.bytes = opt::total_bytes(le.transfers);
     std::vector<std::int64_t> t;

@@ -33,6 +33,7 @@ struct LoweredEdge {
   std::string src, dst;  ///< layer names; dst == src for a reduction
   int src_layer = 0, dst_layer = 0;
   bool reduction = false;
+  bool stage_input = false;  ///< pipelined plans: between two stages (different bands)
   std::vector<optimizer::Transfer> transfers;
   std::int64_t bytes = 0;
 };

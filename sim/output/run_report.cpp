@@ -41,6 +41,10 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
       r.type = "ALL_REDUCE (INPP partial sums)";
       continue;
     }
+    if (le.stage_input) {  // the models price layers placed from PE 0, not across bands
+      r.type = "STAGE_INPUT";
+      continue;
+    }
     r.type = opt::to_string(opt::redist_type(*s.layer, s.choice, *d.layer, d.choice));
     r.paper_cycles = paper->edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;
     r.linkload_cycles = linkload->edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;

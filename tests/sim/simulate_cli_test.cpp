@@ -247,6 +247,20 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
       EXPECT_LT(sp(m, 0).first, sp(m - 1, 1).second) << "micro-batch " << m;
     }
   }
+  // Edges between stages are the stage inputs, which the models do not price across bands.
+  int stage_inputs = 0;
+  for (const auto& row : read_csv_rows(dir / "sim" / "transfers.csv")) {
+    const std::string src = row.at("src").substr(0, row.at("src").rfind('@'));
+    const std::string dst = row.at("dst").substr(0, row.at("dst").rfind('@'));
+    if (row.at("type") == "ALL_REDUCE (INPP partial sums)") continue;
+    const bool across = plan.stage_of.at(src) != plan.stage_of.at(dst);
+    EXPECT_EQ(row.at("type") == "STAGE_INPUT", across) << src << " -> " << dst;
+    if (across) {
+      ++stage_inputs;
+      EXPECT_EQ(row.at("predicted_linkload_cycles"), "");
+    }
+  }
+  EXPECT_GE(stage_inputs, 3);  // at least one per micro-batch
   const auto summary = nlohmann::json::parse(read_file(dir / "sim" / "summary.json"));
   EXPECT_EQ(summary["pipeline"]["micro_batches"], 3);
   ASSERT_EQ(summary["pipeline"]["stages"].size(), 2u);
