@@ -9,6 +9,14 @@
 #include "noc/base/error.h"
 
 namespace nocflow::optimizer {
+
+int pipeline_units(const HwDesc& hw) {
+  return hw.mesh() ? hw.topology.rows : hw.topology.ports;
+}
+int pes_per_unit(const HwDesc& hw) {
+  return hw.mesh() ? hw.topology.cols : 1;
+}
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -33,6 +41,19 @@ Workload sub_workload(const Workload& w, int first, int end) {
   return sub;
 }
 
+/// The edges into layers [first, end) from earlier layers: the stage's inputs.
+std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end) {
+  std::vector<LayerEdge> in;
+  for (const LayerEdge& e : w.edges)
+    if (e.src < first && e.dst >= first && e.dst < end) in.push_back(e);
+  return in;
+}
+
+/// Hops of a stage input's mean route into a band of `units` (pipeline.h: an estimate).
+double stage_input_hops(const HwDesc& hw, int units) {
+  return hw.mesh() ? (units + hw.topology.cols) / 2.0 : 1;
+}
+
 /// Everything priced on one band height: the whole network tabulated on it.
 struct Band {
   HwDesc hw;
@@ -42,11 +63,18 @@ struct Band {
 };
 
 struct Pricer {
+  Pricer(const Workload& w, const HwDesc& hw, const PipelineOptions& o, const std::string& model)
+      : w(w),
+        hw(hw),
+        o(o),
+        cost_model(model),
+        bands(static_cast<std::size_t>(pipeline_units(hw)) + 1) {}
+
   const Workload& w;
   const HwDesc& hw;
   const PipelineOptions& o;
+  const std::string& cost_model;
   std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
-  std::string cost_model;
   int priced = 0;
   std::string why;  ///< the first reason a stage did not fit, for the error when none does
 
@@ -74,14 +102,10 @@ struct Pricer {
                                                      static_cast<double>(layer.input_bytes)
                                                : 0;
     double cycles = share / hw.link_bytes_per_cycle;  // its ejection channel
-    const double hop = hw.router_pipeline_cycles + hw.link_latency_cycles;
-    if (hw.mesh()) {
+    if (hw.mesh())  // all its PEs' shares over the band's boundary links
       cycles = std::max(cycles, share * c.nodes() / (hw.topology.cols * hw.link_bytes_per_cycle));
-      cycles += hop * (units + hw.topology.cols) / 2.0;
-    } else {
-      cycles += hop;
-    }
-    return cycles;
+    return cycles +
+           (hw.router_pipeline_cycles + hw.link_latency_cycles) * stage_input_hops(hw, units);
   }
 
   /// The stage of layers [first, end) on `units`: its sub-problem, stage inputs added to the
@@ -109,14 +133,13 @@ struct Pricer {
         sub.v -= first;
         p.edges.push_back(std::move(sub));
       }
-    for (const LayerEdge& e : w.edges)
-      if (e.src < first && e.dst >= first && e.dst < end) {
-        const auto v = static_cast<std::size_t>(e.dst - first);
-        for (std::size_t c = 0; c < p.node[v].size(); ++c)
-          p.node[v][c] +=
-              stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
-                                 w.layers[static_cast<std::size_t>(e.dst)], s.choices[v][c], units);
-      }
+    for (const LayerEdge& e : stage_inputs(w, first, end)) {
+      const auto v = static_cast<std::size_t>(e.dst - first);
+      for (std::size_t c = 0; c < p.node[v].size(); ++c)
+        p.node[v][c] +=
+            stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
+                               w.layers[static_cast<std::size_t>(e.dst)], s.choices[v][c], units);
+    }
     return s;
   }
 
@@ -140,7 +163,7 @@ struct Pricer {
 
   Solved solve(int first, int end, int units) {
     PartitionSetup s = stage_setup(first, end, units);
-    SolveResult r = make_solver(o.solver)->solve(s.problem, {});
+    SolveResult r = make_solver(o.solver)->solve(s.problem, o.solve);
     return {std::move(s), std::move(r)};
   }
 
@@ -172,13 +195,6 @@ struct Pricer {
 
 }  // namespace
 
-int pipeline_units(const HwDesc& hw) {
-  return hw.mesh() ? hw.topology.rows : hw.topology.ports;
-}
-int pes_per_unit(const HwDesc& hw) {
-  return hw.mesh() ? hw.topology.cols : 1;
-}
-
 PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
                               const PipelineOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -195,8 +211,7 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
                      hw.topology.name() + " has " + std::to_string(units) + ", " + graph.name() +
                      " has " + std::to_string(n) + " layers (1 to " +
                      std::to_string(std::min(units, n)) + ")");
-  Pricer pricer{w, hw, o, {}, cost_model, 0, {}};
-  pricer.bands.resize(static_cast<std::size_t>(units) + 1);
+  Pricer pricer(w, hw, o, cost_model);
   PipelineResult out;
   try {
     out.split = split_min_max_units(
@@ -210,7 +225,8 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
   out.whole_machine_cycles = pricer.cost(0, n, units);
   out.ranges_priced = pricer.priced;
 
-  // The plan: each stage's own plan on its band, moved to the band's PEs, then the stage inputs.
+  // The plan: each stage's own plan on its band (solved again: the DP keeps costs, not plans),
+  // moved to the band's PEs, then its stage inputs.
   Plan& plan = out.plan;
   plan.network = graph.name();
   plan.cost_model = cost_model;
@@ -234,30 +250,27 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     plan.compute_cycles += part.compute_cycles;
     plan.redistribution_cycles += part.redistribution_cycles;
     plan.energy_pj += part.energy_pj;
-    for (const LayerEdge& e : w.edges)
-      if (e.src < first && e.dst >= first && e.dst < end) {
-        const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
-        const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
-        const Choice& c =
-            st.setup.choices[static_cast<std::size_t>(e.dst - first)][static_cast<std::size_t>(
-                st.result.choice[static_cast<std::size_t>(e.dst - first)])];
-        const double cycles = pricer.stage_input_cycles(src, dst, c, q);
-        // Energy: the tensor over the estimate's mean route.
-        const double hops = hw.mesh() ? (q + hw.topology.cols) / 2.0 : 1;
-        const double pj = static_cast<double>(src.output_bytes) * hops * hw.hop_pj_per_byte;
-        plan.edges.push_back({src.name, dst.name, e.input, "STAGE_INPUT",
-                              static_cast<double>(src.output_bytes), cycles, pj});
-        plan.redistribution_cycles += cycles;
-        plan.energy_pj += pj;
-      }
+    for (const LayerEdge& e : stage_inputs(w, first, end)) {
+      const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
+      const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+      const auto v = static_cast<std::size_t>(e.dst - first);
+      const Choice& c = st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])];
+      const double cycles = pricer.stage_input_cycles(src, dst, c, q);
+      // Energy: the tensor over the estimate's mean route.
+      const double pj =
+          static_cast<double>(src.output_bytes) * stage_input_hops(hw, q) * hw.hop_pj_per_byte;
+      plan.edges.push_back({src.name, dst.name, e.input, "STAGE_INPUT",
+                            static_cast<double>(src.output_bytes), cycles, pj});
+      plan.redistribution_cycles += cycles;
+      plan.energy_pj += pj;
+    }
     const int pes = q * pes_per_unit(hw);
     plan.stages.push_back({w.layers[static_cast<std::size_t>(first)].name,
                            w.layers[static_cast<std::size_t>(end - 1)].name, q, first_pe, pes,
                            out.split.cost[static_cast<std::size_t>(s)]});
     first_pe += pes;
   }
-  // Plan layers in workload order (stages are contiguous, so they already are); edges as the
-  // workload lists them.
+  // Layers are in workload order (stages are contiguous); edges stage by stage.
   plan.pipeline_cycles = out.split.pipeline_cost(o.micro_batches);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

@@ -82,9 +82,8 @@ std::string plan_dot(const Plan& p) {
   for (std::size_t s = 0; s < p.stages.size(); ++s) {
     const PlanStage& st = p.stages[s];
     out += "  subgraph cluster_stage" + std::to_string(s) + " {\n    label=" +
-           dot_string("stage " + std::to_string(s) + ": PEs " + std::to_string(st.first_pe) + "-" +
-                      std::to_string(st.first_pe + st.pes - 1) + ", " + num(st.cycles) +
-                      " cycles per micro-batch") +
+           dot_string("stage " + std::to_string(s) + ": PEs " + st.pe_range() + ", " +
+                      num(st.cycles) + " cycles per micro-batch") +
            ";\n    style=dashed;\n";
     for (const PlanLayer& l : p.layers)
       if (l.stage == static_cast<int>(s)) out += "    " + dot_string(l.name) + ";\n";

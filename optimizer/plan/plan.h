@@ -39,6 +39,10 @@ struct PlanStage {
   int first_pe = 0;         ///< the band is PEs [first_pe, first_pe + pes)
   int pes = 0;
   double cycles = 0;  ///< predicted per micro-batch, stage inputs included
+  /// "first-last" PE of the band, as the tables print it.
+  std::string pe_range() const {
+    return std::to_string(first_pe) + "-" + std::to_string(first_pe + pes - 1);
+  }
 };
 
 struct PlanEdge {

@@ -175,6 +175,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.stages = a.stages;
   po.micro_batches = a.micro_batches;
   po.solver = a.solver;
+  po.solve = {a.time_limit, a.formulation, "", false};
   po.setup = {a.exact, a.memory_limit, !a.no_prune};
   po.resident_weights = a.resident_weights;
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
@@ -236,10 +237,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
     std::cout << "    " << std::setw(5) << s << "  " << std::left << std::setw(44)
               << span.substr(0, 43) << std::right << std::setw(7)
               << r.split.begin[s + 1] - r.split.begin[s] << std::setw(6) << st.units
-              << std::setw(10)
-              << (std::to_string(st.first_pe) + "-" + std::to_string(st.first_pe + st.pes - 1))
-              << std::setw(14) << fixed(st.cycles, 0) << std::setw(16)
-              << fixed(r.resident_bytes[s], 0) << "\n";
+              << std::setw(10) << st.pe_range() << std::setw(14) << fixed(st.cycles, 0)
+              << std::setw(16) << fixed(r.resident_bytes[s], 0) << "\n";
   }
   std::cout << "  (resident: every layer's weights plus the largest layer's activations, per PE; "
             << (a.resident_weights ? "bounded by" : "not bounded, --resident-weights bounds it by")
@@ -353,6 +352,9 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->callback([a, &action, formulation, export_lp, stages] {
     if (stages->count() > 0 && a->compare)
       throw CLI::ValidationError("--compare", "compares whole-machine solvers; not with --stages");
+    if (stages->count() > 0 && export_lp->count() > 0)
+      throw CLI::ValidationError("--export-lp",
+                                 "one model per solve; --stages solves one per range");
     // ILP options without an ILP solve would be silently ignored: refuse them.
     if (a->solver != "ilp" && !a->compare)
       for (const CLI::Option* o : {formulation, export_lp})

@@ -49,7 +49,8 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     po.stages = a.stages;
     po.micro_batches = a.micro_batches;
     po.solver = a.solver;
-    po.setup = {false, true, true};  // as solve_plan: within SRAM
+    po.solve = {60, "flow", "", false};  // as solve_plan
+    po.setup = {false, true, true};      // as solve_plan: within SRAM
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
   plan.batch = static_cast<int>(a.net.batch);  // what it was priced for, as optimize records
@@ -195,8 +196,8 @@ int run(const SimulateArgs& a) {
                       {"live_peak_bytes", fullest->live_peak_bytes},
                       {"no_reuse_bytes", fullest->no_reuse_bytes},
                       {"sram_bytes", spec.pe.sram_bytes}};
+  const PipelineRun pipeline = plan.pipelined() ? pipeline_run(replay.plan, layers) : PipelineRun{};
   if (plan.pipelined()) {
-    const PipelineRun pr = pipeline_run(replay.plan, layers);
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
     for (std::size_t s = 0; s < plan.stages.size(); ++s)
       stages.push_back({{"first", plan.stages[s].first},
@@ -204,9 +205,9 @@ int run(const SimulateArgs& a) {
                         {"first_pe", plan.stages[s].first_pe},
                         {"pes", plan.stages[s].pes},
                         {"predicted_cycles", plan.stages[s].cycles},
-                        {"simulated_cycles", pr.stage_cycles[s]}});
+                        {"simulated_cycles", pipeline.stage_cycles[s]}});
     j["pipeline"] = {{"micro_batches", plan.micro_batches},
-                     {"interval_cycles", pr.interval},
+                     {"interval_cycles", pipeline.interval},
                      {"stages", stages}};
   }
   j["messages"] = r.messages;
@@ -293,25 +294,23 @@ int run(const SimulateArgs& a) {
               << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes
               << "): data of several layers is live at once\n";
   if (plan.pipelined()) {
-    const PipelineRun pr = pipeline_run(replay.plan, layers);
     double bottleneck = 0;
     for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);
     std::cout << "  pipeline         " << plan.stages.size() << " stages, " << plan.micro_batches
               << " micro-batches";
     if (plan.micro_batches > 1)
-      std::cout << ": one left the last stage every " << fixed(pr.interval, 0)
+      std::cout << ": one left the last stage every " << fixed(pipeline.interval, 0)
                 << " cycles (predicted bottleneck " << fixed(bottleneck, 0) << ", error "
-                << relative_error(bottleneck, pr.interval) << ")";
+                << relative_error(bottleneck, pipeline.interval) << ")";
     std::cout << "\n    stage  " << std::setw(12) << "PEs" << std::setw(14) << "predicted"
               << std::setw(14) << "simulated"
               << "   (cycles per micro-batch; simulated: mean "
               << "from when it could start to its end)\n";
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
       const opt::PlanStage& st = plan.stages[s];
-      std::cout << "    " << std::setw(5) << s << "  " << std::setw(12)
-                << (std::to_string(st.first_pe) + "-" + std::to_string(st.first_pe + st.pes - 1))
+      std::cout << "    " << std::setw(5) << s << "  " << std::setw(12) << st.pe_range()
                 << std::setw(14) << fixed(st.cycles, 0) << std::setw(14)
-                << fixed(pr.stage_cycles[s], 0) << "\n";
+                << fixed(pipeline.stage_cycles[s], 0) << "\n";
     }
   }
   std::vector<const EdgeReport*> shown;

@@ -25,8 +25,8 @@ struct EdgeReport {
   std::string src, dst, type;
   bool reduction = false;
   std::int64_t bytes = 0;        ///< exact transfer list
-  double paper_cycles =
-      -1;  ///< -1: the model has no separate figure (reductions, stage inputs of a pipeline)
+  /// -1: the model has no separate figure (reductions, stage inputs of a pipeline).
+  double paper_cycles = -1;
   double linkload_cycles = -1;
   noc::Cycle simulated_cycles = 0;
 };
