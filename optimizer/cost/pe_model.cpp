@@ -24,9 +24,11 @@ PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
   const int p = c.nodes();
   w.macs = ceil_div(layer.macs, p);
   if (hw.array_rows > 0 && layer.macs > 0) {
-    const std::int64_t channels = ceil_div(layer.out[1], c.factor(PartDim::Outp));
-    const std::int64_t reduction =
-        ceil_div(layer.reduction, c.factor(PartDim::Inpp)) * layer.kernel[0] * layer.kernel[1];
+    const int rows = layer.array_rows_axis;
+    const std::int64_t channels = ceil_div(layer.out[static_cast<std::size_t>(rows)],
+                                           c.factor(kAllPartDims[static_cast<std::size_t>(rows)]));
+    const std::int64_t reduction = ceil_div(layer.reduction, c.factor(PartDim::Inpp)) *
+                                   layer.kernel[0] * layer.kernel[1] * layer.reduction_span;
     w.utilisation = fill(channels, hw.array_rows) * fill(reduction, hw.array_cols);
   }
   const auto mac_cycles = static_cast<std::int64_t>(

@@ -8,8 +8,9 @@
 //                   shares, layer_memory_bytes)
 //   cycles        = max(MAC cycles + vector cycles, SRAM cycles)
 // With an array shape (array_rows x array_cols), output channels per node map onto rows and
-// the reduction (input channels x kernel) onto columns; utilisation is the used fraction of
-// the passes in each direction, e.g. 20 channels on 16 rows use 20 / 32 of two passes.
+// the reduction (input channels x kernel) onto columns (a weight gradient: forward output
+// channels on rows, batch x positions on columns; Layer::array_rows_axis); utilisation is the used
+// fraction of the passes in each direction, e.g. 20 channels on 16 rows use 20 / 32 of two passes.
 // Without one, utilisation is 1.
 #include <cstdint>
 

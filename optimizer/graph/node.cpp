@@ -24,7 +24,9 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
          axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
          perm == o.perm && min == o.min && max == o.max && epsilon == o.epsilon &&
          ratio == o.ratio && elem_bytes == o.elem_bytes && int_data == o.int_data &&
-         float_data == o.float_data && trainable == o.trainable && parts == o.parts && weights == o.weights;
+         float_data == o.float_data && trainable == o.trainable && parts == o.parts &&
+         weights == o.weights && grad_of == o.grad_of && grad_input == o.grad_input &&
+         offset == o.offset && params == o.params && optimizer == o.optimizer;
 }
 
 namespace {
@@ -63,6 +65,11 @@ std::size_t hash_attrs(const OpAttrs& a) {
   mix_all(h, a.int_data);
   mix_all(h, a.float_data);
   mix(h, std::hash<std::string>{}(a.weights));
+  mix(h, static_cast<std::size_t>(a.grad_of));
+  mix(h, std::hash<int>{}(a.grad_input));
+  mix(h, std::hash<std::int64_t>{}(a.offset));
+  mix(h, std::hash<std::int64_t>{}(a.params));
+  mix(h, std::hash<std::string>{}(a.optimizer));
   for (const auto& p : a.parts) {
     mix(h, static_cast<std::size_t>(p.kind));
     mix(h, hash_attrs(p.attrs));
@@ -71,6 +78,8 @@ std::size_t hash_attrs(const OpAttrs& a) {
 }
 
 std::string Node::op_label() const {
+  if (kind == OpKind::Grad || kind == OpKind::PoolGrad)
+    return std::string(op_name(attrs.grad_of)) + "Grad";
   if (kind != OpKind::Fused) return std::string(op_name(kind));
   std::string out;
   for (const auto& p : attrs.parts) out += (out.empty() ? "" : "+") + std::string(op_name(p.kind));

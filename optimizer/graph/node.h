@@ -63,6 +63,12 @@ struct OpAttrs {
   /// Conv, Gemm, BatchNorm, LayerNorm: identity of the parameter tensors (ONNX initializer
   /// names); "" means the operator owns unshared parameters, so CSE never merges it.
   std::string weights;
+  // Training kinds (optimizer/passes/autodiff.h); `shape` is then the gradient's shape.
+  OpKind grad_of = OpKind::Identity;  ///< Grad, PoolGrad: the forward operator differentiated
+  int grad_input = 0;                 ///< Grad: which forward input the gradient is for
+  std::int64_t offset = 0;            ///< Slice: first index along `axis`
+  std::int64_t params = 0;            ///< WeightUpdate: parameters updated (weights and bias)
+  std::string optimizer;              ///< WeightUpdate: sgd | momentum | adam
 
   bool operator==(const OpAttrs& o) const;
   bool operator!=(const OpAttrs& o) const { return !(*this == o); }

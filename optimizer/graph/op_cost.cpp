@@ -29,7 +29,60 @@ std::size_t axis_index(std::int64_t axis, std::size_t rank) {
   return static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis);
 }
 
+/// Element operations per output-gradient element of a Grad node: the derivative's arithmetic
+/// (relu: a select; sigmoid: dy·y·(1−y); softmax: y·(dy − Σ dy·y); normalisations: the
+/// centred and scaled terms; their parameters: Σ dy and Σ dy·x̂).
+std::int64_t grad_ops(OpKind of, int input, bool same_shape) {
+  switch (of) {
+    case OpKind::Add:
+    case OpKind::Sub:
+      return 1;  // a broadcast sum or a negation
+    case OpKind::Mul:
+    case OpKind::Relu:
+    case OpKind::Clip:
+    case OpKind::Dropout:
+    case OpKind::Exp:
+      return 1;
+    case OpKind::Div:
+      return input == 0 ? 1 : 3;
+    case OpKind::Sqrt:
+      return 2;
+    case OpKind::Pow:
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+      return 3;
+    case OpKind::Erf:
+      return 4;
+    case OpKind::Gelu:
+      return 8;
+    case OpKind::Softmax:
+      return 4;
+    case OpKind::BatchNorm:
+      return same_shape ? 2 : 3;
+    case OpKind::LayerNorm:
+      return same_shape ? 8 : 3;
+    default:
+      return 1;
+  }
+}
+
+/// Element operations per parameter of one update: sgd w −= η·g; momentum v = μ·v + g first;
+/// adam two moment averages, their bias corrections, a square root and a division.
+std::int64_t update_ops(const std::string& optimizer) {
+  if (optimizer == "momentum") return 4;
+  if (optimizer == "adam") return 11;
+  return 2;
+}
+
 }  // namespace
+
+int optimizer_states(const std::string& optimizer) {
+  if (optimizer == "momentum") return 1;
+  if (optimizer == "adam") return 2;
+  return 0;
+}
+
+namespace {}  // namespace
 
 OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in,
                const Tensor& out) {
@@ -75,6 +128,43 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
     case OpKind::Constant:
       if (a.trainable) c.params = n_out;
       break;
+    // Training: each gradient of a Conv or Gemm costs the forward operator's MACs. The data
+    // gradients read the weights; the updates hold them and the optimizer's state. Parameters
+    // are counted once, at the forward operator.
+    case OpKind::ConvGradInput: {
+      const std::int64_t cin = dim(out.shape, 1) / a.groups;
+      const std::int64_t window = cin * a.kernel[0] * a.kernel[1];
+      c.macs = in[0]->numel() * window;
+      c.weight_bytes = dim(in[0]->shape, 1) * window * out.elem_bytes;
+      return c;
+    }
+    case OpKind::ConvGradWeight:
+      c.macs = in[1]->numel() * dim(out.shape, 1) * a.kernel[0] * a.kernel[1];
+      if (a.bias) c.vector_ops = in[1]->numel();
+      break;
+    case OpKind::GemmGradInput:
+      c.macs = n_out * in[0]->shape.back();
+      c.weight_bytes = a.in_channels * a.out_channels * out.elem_bytes;
+      return c;
+    case OpKind::GemmGradWeight:
+      c.macs = in[1]->numel() * in[0]->shape.back();
+      if (a.bias) c.vector_ops = in[1]->numel();
+      break;
+    case OpKind::PoolGrad:
+      c.vector_ops = a.grad_of == OpKind::MaxPool || a.grad_of == OpKind::AvgPool
+                         ? in[0]->numel() * a.kernel[0] * a.kernel[1]
+                         : n_out;
+      break;
+    case OpKind::Grad:
+      c.vector_ops = in[0]->numel() * grad_ops(a.grad_of, a.grad_input, out.shape == in[0]->shape);
+      break;
+    case OpKind::LossGrad:
+      c.vector_ops = 3 * n_out;
+      break;  // softmax cross-entropy: p − label
+    case OpKind::WeightUpdate:
+      c.vector_ops = update_ops(a.optimizer) * a.params;
+      c.weight_bytes = a.params * (1 + optimizer_states(a.optimizer)) * out.elem_bytes;
+      return c;
     case OpKind::Fused: {
       for (const FusedPart& p : a.parts) {
         std::vector<const Tensor*> pin;
@@ -140,6 +230,30 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
         set.insert(PartDim::Batch);
       return set;
     }
+    case OpKind::ConvGradInput: {  // the forward convolution's rules, reduction over K
+      PartDimSet set = output_dims(s);
+      const std::int64_t k_per_group = dim(in[0]->shape, 1) / a.groups;
+      if (k_per_group * a.kernel[0] * a.kernel[1] > 1) set.insert(PartDim::Inpp);
+      if (a.groups > 1 && a.groups == dim(s, 1)) set.erase(PartDim::Inpp);
+      return set;
+    }
+    case OpKind::ConvGradWeight:  // K × C/g × kh × kw: whole kernels, reduction over the batch
+    case OpKind::GemmGradWeight: {
+      PartDimSet set = output_dims(s, {2, 3});
+      if (dim(in[0]->shape, 0) > 1) set.insert(PartDim::Inpp);
+      return set;
+    }
+    case OpKind::GemmGradInput: {
+      PartDimSet set = output_dims(s);
+      if (in[0]->shape.back() > 1) set.insert(PartDim::Inpp);
+      return set;
+    }
+    case OpKind::Grad:
+      if ((a.grad_of == OpKind::Softmax || a.grad_of == OpKind::LayerNorm) && s == in[0]->shape)
+        return legal_part_dims(a.grad_of, a, {in[0]}, out);
+      return output_dims(s);
+    case OpKind::LossGrad:
+      return output_dims(s, {s.empty() ? 0 : s.size() - 1});
     case OpKind::Fused: {
       PartDimSet set;
       bool first = true;

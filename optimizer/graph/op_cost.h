@@ -9,6 +9,7 @@
 // are learned values: conv/gemm weights and biases, batch-norm and layer-norm scale and shift
 // (running statistics are not parameters), and trainable Constant tensors.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "optimizer/graph/graph.h"
@@ -37,6 +38,9 @@ OpCost op_cost(OpKind kind, const OpAttrs& attrs, const std::vector<const Tensor
 PartDimSet legal_part_dims(const Graph& graph, NodeId id);
 PartDimSet legal_part_dims(OpKind kind, const OpAttrs& attrs,
                            const std::vector<const Tensor*>& inputs, const Tensor& output);
+
+/// Optimizer state tensors per parameter of a WeightUpdate: sgd 0, momentum 1, adam 2.
+int optimizer_states(const std::string& optimizer);
 
 /// Input and Constant nodes are data, not layers.
 bool is_layer(const Node& node);

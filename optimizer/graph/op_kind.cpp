@@ -49,6 +49,19 @@ const std::array kTable = {
     OpInfo{OpKind::Unsqueeze, "Unsqueeze", "unsqueeze", 1, 2},
     OpInfo{OpKind::Squeeze, "Squeeze", "squeeze", 1, 2},
     OpInfo{OpKind::Cast, "Cast", "cast", 1, 1},
+    OpInfo{OpKind::ConvGradInput, "ConvGradInput", "conv_grad_input", 1, 1, false, true, false,
+           true},
+    OpInfo{OpKind::ConvGradWeight, "ConvGradWeight", "conv_grad_weight", 2, 2, false, true, false,
+           true},
+    OpInfo{OpKind::GemmGradInput, "GemmGradInput", "gemm_grad_input", 1, 1, false, true, false,
+           true},
+    OpInfo{OpKind::GemmGradWeight, "GemmGradWeight", "gemm_grad_weight", 2, 2, false, true, false,
+           true},
+    OpInfo{OpKind::PoolGrad, "PoolGrad", "pool_grad", 1, 2, false, true, false, true},
+    OpInfo{OpKind::Grad, "Grad", "grad", 1, 3, false, true, false, true},
+    OpInfo{OpKind::Slice, "Slice", "slice", 1, 1, false, true, false, true},
+    OpInfo{OpKind::LossGrad, "LossGrad", "loss_grad", 1, 1, false, true, false, true},
+    OpInfo{OpKind::WeightUpdate, "WeightUpdate", "weight_update", 1, 1, false, true, false, true},
     OpInfo{OpKind::Fused, "Fused", "fused", 1, kAny},
 };
 
@@ -82,7 +95,7 @@ const OpInfo& op_info(OpKind kind) {
 std::optional<OpKind> op_kind_from_key(std::string_view key) {
   const std::string k = lower(key);
   for (const auto& info : kTable)
-    if (info.key == k || lower(info.name) == k) return info.kind;
+    if (!info.generated && (info.key == k || lower(info.name) == k)) return info.kind;
   for (const auto& a : kAliases)
     if (a.alias == k) return a.kind;
   return std::nullopt;
@@ -91,7 +104,7 @@ std::optional<OpKind> op_kind_from_key(std::string_view key) {
 std::vector<std::string> op_keys() {
   std::vector<std::string> out;
   for (const auto& info : kTable)
-    if (info.kind != OpKind::Fused) out.emplace_back(info.key);
+    if (info.kind != OpKind::Fused && !info.generated) out.emplace_back(info.key);
   for (const auto& a : kAliases) out.emplace_back(a.alias);
   return out;
 }

@@ -11,21 +11,60 @@ namespace nocflow::optimizer {
 
 enum class OpKind : std::uint8_t {
   // sources
-  Input, Constant, RandomUniform,
+  Input,
+  Constant,
+  RandomUniform,
   // compute
-  Conv, Gemm, MatMul,
+  Conv,
+  Gemm,
+  MatMul,
   // pooling
-  MaxPool, AvgPool, GlobalAvgPool,
+  MaxPool,
+  AvgPool,
+  GlobalAvgPool,
   // element-wise binary (numpy broadcasting)
-  Add, Sub, Mul, Div, Pow,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
   // element-wise unary / activations
-  Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Sqrt, Exp,
+  Relu,
+  Clip,
+  Sigmoid,
+  Tanh,
+  Gelu,
+  Erf,
+  Sqrt,
+  Exp,
   // normalisation and reductions
-  BatchNorm, LayerNorm, Softmax, ReduceMean,
+  BatchNorm,
+  LayerNorm,
+  Softmax,
+  ReduceMean,
   // data movement
-  Concat, Reshape, Flatten, Transpose, Identity, Dropout,
+  Concat,
+  Reshape,
+  Flatten,
+  Transpose,
+  Identity,
+  Dropout,
   // shape arithmetic (values known at compile time; folded by the constfold pass)
-  Shape, Gather, Unsqueeze, Squeeze, Cast,
+  Shape,
+  Gather,
+  Unsqueeze,
+  Squeeze,
+  Cast,
+  // training (built by autodiff, optimizer/passes/autodiff.h; never read from a network file)
+  ConvGradInput,
+  ConvGradWeight,
+  GemmGradInput,
+  GemmGradWeight,
+  PoolGrad,
+  Grad,
+  Slice,
+  LossGrad,
+  WeightUpdate,
   // several operators run in one pass on a PE (fusion pass)
   Fused,
 };
@@ -40,12 +79,14 @@ struct OpInfo {
   bool commutative = false;    ///< binary op whose operands may be swapped (CSE sorts them)
   bool deterministic = true;   ///< false: never merged by CSE (dropout, random generators)
   bool activation = false;     ///< unary element-wise, may end a fused group
+  bool generated = false;      ///< built by autodiff only: no YAML key, no ONNX operator
 };
 
 const OpInfo& op_info(OpKind kind);
 inline std::string_view op_name(OpKind kind) { return op_info(kind).name; }
 
-/// Kind by YAML key or display name (case-insensitive, also aliases such as "fc", "linear").
+/// Kind by YAML key or display name (case-insensitive, also aliases such as "fc", "linear");
+/// never a generated (training) kind.
 std::optional<OpKind> op_kind_from_key(std::string_view key);
 /// Every YAML key, for "did you mean" messages.
 std::vector<std::string> op_keys();

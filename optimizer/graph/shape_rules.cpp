@@ -310,6 +310,80 @@ Tensor fused(OpAttrs& a, const std::vector<const Tensor*>& in) {
   return prev;
 }
 
+// Training kinds: the gradient of a forward tensor has that tensor's shape (attrs.shape), checked
+// against what the forward operator would have made of it.
+
+void same_shape(const Shape& got, const Shape& want, const char* what) {
+  if (got != want)
+    fail(std::string(what) + " " + shape_str(got) + " does not match " + shape_str(want));
+}
+
+Tensor gradient_tensor(const Tensor& dy, const OpAttrs& a) {
+  need_positive(a.shape, "gradient shape");
+  return Tensor{a.shape, dy.elem_bytes, std::nullopt};
+}
+
+Tensor conv_grad_input(const Tensor& dy, const OpAttrs& a) {
+  const Tensor x = gradient_tensor(dy, a);
+  OpAttrs fwd = a;
+  fwd.out_channels = dy.shape.size() == 4 ? dy.shape[1] : 0;
+  same_shape(dy.shape, conv(x, fwd).shape, "output gradient");
+  return x;
+}
+
+Tensor conv_grad_weight(const Tensor& x, const Tensor& dy, const OpAttrs& a) {
+  same_shape(dy.shape, conv(x, a).shape, "output gradient");
+  return Tensor{{a.out_channels, x.shape[1] / a.groups, a.kernel[0], a.kernel[1]},
+                dy.elem_bytes,
+                std::nullopt};
+}
+
+Tensor gemm_grad_input(const Tensor& dy, const OpAttrs& a) {
+  if (a.in_channels <= 0) fail("needs in_channels (input features) > 0");
+  if (dy.shape.size() < 2 || dy.shape.back() != a.out_channels)
+    fail("output gradient " + shape_str(dy.shape) + " does not end in " +
+         std::to_string(a.out_channels) + " features");
+  Tensor t{dy.shape, dy.elem_bytes, std::nullopt};
+  t.shape.back() = a.in_channels;
+  return t;
+}
+
+Tensor gemm_grad_weight(const Tensor& x, const Tensor& dy, const OpAttrs& a) {
+  same_shape(dy.shape, gemm(x, a).shape, "output gradient");
+  return Tensor{{a.out_channels, x.shape.back()}, dy.elem_bytes, std::nullopt};
+}
+
+Tensor grad(const Tensor& dy, const OpAttrs& a) {
+  // The gradient of a broadcast operand is the output gradient summed over the broadcast axes.
+  if (broadcast(dy.shape, a.shape) != dy.shape)
+    fail("gradient shape " + shape_str(a.shape) + " does not broadcast to the output gradient " +
+         shape_str(dy.shape));
+  return gradient_tensor(dy, a);
+}
+
+Tensor pool_grad(const Tensor& dy, const OpAttrs& a) {
+  const Tensor x = gradient_tensor(dy, a);
+  if (a.grad_of == OpKind::MaxPool || a.grad_of == OpKind::AvgPool) {
+    need_rank(x, 4, "PoolGrad");
+    same_shape(dy.shape, window_op(x, a, x.shape[1], "PoolGrad").shape, "output gradient");
+  } else if (broadcast(dy.shape, x.shape) != x.shape) {  // global pooling, kept dimensions
+    fail("output gradient " + shape_str(dy.shape) + " does not broadcast to " + shape_str(x.shape));
+  }
+  return x;
+}
+
+Tensor slice(const Tensor& x, const OpAttrs& a) {
+  const Tensor t = gradient_tensor(x, a);
+  const std::size_t axis = norm_axis(a.axis, x.shape.size());
+  bool ok = t.shape.size() == x.shape.size() && a.offset >= 0;
+  for (std::size_t i = 0; ok && i < t.shape.size(); ++i)
+    ok = i == axis ? a.offset + t.shape[i] <= x.shape[i] : t.shape[i] == x.shape[i];
+  if (!ok)
+    fail("slice " + shape_str(t.shape) + " at " + std::to_string(a.offset) + " along axis " +
+         std::to_string(a.axis) + " leaves " + shape_str(x.shape));
+  return t;
+}
+
 }  // namespace
 
 Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& in) {
@@ -390,6 +464,23 @@ Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& i
     case OpKind::Gather: return gather(*in[0], *in[1], a);
     case OpKind::Unsqueeze: return unsqueeze(in, a);
     case OpKind::Squeeze: return squeeze(in, a);
+    case OpKind::ConvGradInput:
+      return conv_grad_input(*in[0], a);
+    case OpKind::ConvGradWeight:
+      return conv_grad_weight(*in[0], *in[1], a);
+    case OpKind::GemmGradInput:
+      return gemm_grad_input(*in[0], a);
+    case OpKind::GemmGradWeight:
+      return gemm_grad_weight(*in[0], *in[1], a);
+    case OpKind::PoolGrad:
+      return pool_grad(*in[0], a);
+    case OpKind::Grad:
+      return grad(*in[0], a);
+    case OpKind::Slice:
+      return slice(*in[0], a);
+    case OpKind::LossGrad:
+    case OpKind::WeightUpdate:
+      return Tensor{in[0]->shape, in[0]->elem_bytes, std::nullopt};
     case OpKind::Fused: return fused(a, in);
   }
   fail("no shape rule");

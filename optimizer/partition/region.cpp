@@ -23,6 +23,37 @@ Range window(Range out, std::int64_t stride, std::int64_t kernel, std::int64_t d
   return intersect(Range{lo, hi}, Range{0, size});
 }
 
+/// The rows of a convolution's output whose windows touch input rows `in` (transposed window):
+/// the bounding range over the kernel taps, each tap hitting every stride-th input row.
+Range transposed_window(Range in, std::int64_t stride, std::int64_t kernel, std::int64_t dilation,
+                        std::int64_t pad, std::int64_t out_size) {
+  auto floor_div = [](std::int64_t a, std::int64_t b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+  };
+  Range hit{0, 0};
+  if (in.empty()) return hit;
+  for (std::int64_t r = 0; r < kernel; ++r) {  // oh·stride − pad + r·dilation ∈ in
+    const std::int64_t lo =
+        std::max<std::int64_t>(0, floor_div(in.lo + pad - r * dilation + stride - 1, stride));
+    const std::int64_t hi =
+        std::min(out_size, floor_div(in.hi - 1 + pad - r * dilation, stride) + 1);
+    if (lo >= hi) continue;
+    hit = hit.empty() ? Range{lo, hi} : Range{std::min(hit.lo, lo), std::max(hit.hi, hi)};
+  }
+  return hit;
+}
+
+/// Channels of the other side of a grouped convolution: `block` covers channels of one side
+/// (`block_per_group` per group); the channels it meets on the side with `per_group` per group,
+/// narrowed to `slice` (a range inside one group) when the block lies in a single group.
+Range group_channels(Range block, std::int64_t block_per_group, std::int64_t per_group,
+                     Range slice) {
+  const std::int64_t g0 = block.lo / block_per_group, g1 = (block.hi - 1) / block_per_group;
+  if (g0 == g1 && slice.size() < per_group)
+    return {g0 * per_group + slice.lo, g0 * per_group + slice.hi};
+  return {g0 * per_group, (g1 + 1) * per_group};
+}
+
 Box same_block(const Box& block, const Dims4& in, const Dims4& out) {
   Box b;
   for (int a = 0; a < 4; ++a) {
@@ -89,11 +120,82 @@ Box concat_region(const OpView& op, int input, const Box& block, const Dims4& in
   return b;
 }
 
+// Gradient of a convolution's input (X view) from dY: the output rows whose windows touch the
+// block, the dY channels of the block's groups (INPP: a slice of K per group).
+Box conv_grad_input_region(const OpView& op, const Box& block, Range red, const Dims4& dy) {
+  const OpAttrs& a = op.attrs;
+  const Dims4 x = view4(op.output.shape);
+  const std::int64_t groups = std::max<std::int64_t>(1, a.groups);
+  Box b;
+  b.r[kN] = block.r[kN];
+  b.r[kC] = group_channels(block.r[kC], x[kC] / groups, dy[kC] / groups, red);
+  b.r[kH] =
+      transposed_window(block.r[kH], a.stride[0], a.kernel[0], a.dilation[0], a.pads[0], dy[kH]);
+  b.r[kW] =
+      transposed_window(block.r[kW], a.stride[1], a.kernel[1], a.dilation[1], a.pads[1], dy[kW]);
+  return b;
+}
+
+// Gradient of a convolution's weights (K × C/g × kh × kw) from X (input 0) and dY (input 1):
+// the batch slice `red` of both, X's channels of the block's groups and rows under whole
+// kernels (OFMP is not legal on kernel axes), dY's channels K of the block.
+Box conv_grad_weight_region(const OpView& op, int input, const Box& block, Range red,
+                            const Dims4& in) {
+  const OpAttrs& a = op.attrs;
+  const Dims4 w = view4(op.output.shape);
+  Box b = full_box(in);
+  b.r[kN] = red;
+  if (input == 1) {
+    b.r[kC] = block.r[kN];
+    return b;
+  }
+  const Dims4 dy = view4(op.inputs[1]->shape);
+  const std::int64_t groups = std::max<std::int64_t>(1, a.groups);
+  b.r[kC] = group_channels(block.r[kN], w[kN] / groups, w[kC], block.r[kC]);
+  b.r[kH] = window({0, dy[kH]}, a.stride[0], a.kernel[0], a.dilation[0], a.pads[0], in[kH]);
+  b.r[kW] = window({0, dy[kW]}, a.stride[1], a.kernel[1], a.dilation[1], a.pads[1], in[kW]);
+  return b;
+}
+
 Box op_region(const OpView& op, int input, const Box& block, Range red) {
   const Dims4 in = view4(op.inputs[static_cast<std::size_t>(input)]->shape);
   const Dims4 out = view4(op.output.shape);
   const OpAttrs& a = op.attrs;
   switch (op.kind) {
+    case OpKind::ConvGradInput:
+      return conv_grad_input_region(op, block, red, in);
+    case OpKind::ConvGradWeight:
+      return conv_grad_weight_region(op, input, block, red, in);
+    case OpKind::GemmGradWeight: {  // out × in from the batch slice of X [.., in] and dY [.., out]
+      Box b = full_box(in);
+      b.r[kN] = red;
+      const std::size_t rank = op.inputs[static_cast<std::size_t>(input)]->shape.size();
+      if (rank <= 4) b.r[view_axis(-1, rank)] = input == 0 ? block.r[kC] : block.r[kN];
+      return b;
+    }
+    case OpKind::PoolGrad: {
+      if (op.attrs.grad_of != OpKind::MaxPool && op.attrs.grad_of != OpKind::AvgPool)
+        return same_block(block, in, out);  // global pooling: dY broadcast over the block
+      Box b = block;  // dY: the windows touching the block; X (max): those windows' inputs
+      const Dims4 dy = view4(op.inputs[0]->shape);
+      b.r[kH] = transposed_window(block.r[kH], a.stride[0], a.kernel[0], 1, a.pads[0], dy[kH]);
+      b.r[kW] = transposed_window(block.r[kW], a.stride[1], a.kernel[1], 1, a.pads[1], dy[kW]);
+      if (input == 1) {
+        b.r[kH] = window(b.r[kH], a.stride[0], a.kernel[0], 1, a.pads[0], in[kH]);
+        b.r[kW] = window(b.r[kW], a.stride[1], a.kernel[1], 1, a.pads[1], in[kW]);
+      }
+      return b;
+    }
+    case OpKind::Slice: {
+      Box b = block;
+      const int axis = view_axis(a.axis, op.output.shape.size());
+      b.r[axis] = {block.r[axis].lo + a.offset, block.r[axis].hi + a.offset};
+      return b;
+    }
+    case OpKind::Grad:
+    case OpKind::LossGrad:
+    case OpKind::WeightUpdate:
+      return same_block(block, in, out);
     case OpKind::Conv:
       return input == 0 ? conv_region(op, block, red, in) : full_box(in);
     case OpKind::MaxPool:
@@ -109,7 +211,8 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       b.r[kC] = block.r[kC];
       return b;
     }
-    case OpKind::Gemm: {  // per position over the last (feature) axis
+    case OpKind::Gemm:  // per position over the last (feature) axis
+    case OpKind::GemmGradInput: {
       if (input != 0) return full_box(in);
       const std::size_t rank = op.output.shape.size();
       if (rank > 4) {  // the view flattens the features into C with the other axes

@@ -5,6 +5,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/graph/op_cost.h"
+#include "optimizer/partition/region.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -14,8 +15,11 @@ bool windowed(OpKind k) { return k == OpKind::Conv || k == OpKind::MaxPool || k 
 std::int64_t reduction_size(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in) {
   if (in.empty()) return 1;
   const Shape& s = in[0]->shape;
-  if (kind == OpKind::Conv) return (s.size() > 1 ? s[1] : 1) / std::max<std::int64_t>(1, a.groups);
-  if (kind == OpKind::Gemm || kind == OpKind::MatMul) return s.empty() ? 1 : s.back();
+  if (kind == OpKind::Conv || kind == OpKind::ConvGradInput)  // C or K per group
+    return (s.size() > 1 ? s[1] : 1) / std::max<std::int64_t>(1, a.groups);
+  if (kind == OpKind::Gemm || kind == OpKind::MatMul || kind == OpKind::GemmGradInput)
+    return s.empty() ? 1 : s.back();
+  if (kind == OpKind::ConvGradWeight || kind == OpKind::GemmGradWeight) return s[0];  // batch
   return 1;
 }
 
@@ -25,6 +29,12 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
     if (windowed(n.kind)) {
       l.kernel = n.attrs.kernel;
       l.stride = n.attrs.stride;
+    } else if (n.kind == OpKind::ConvGradInput ||
+               (n.kind == OpKind::PoolGrad &&
+                n.attrs.kernel != std::array<std::int64_t, 2>{1, 1})) {
+      // A transposed window: each input position meets ⌈k/s⌉ output positions per axis.
+      for (int a = 0; a < 2; ++a)
+        l.kernel[a] = (n.attrs.kernel[a] + n.attrs.stride[a] - 1) / n.attrs.stride[a];
     }
     return;
   }
@@ -40,6 +50,21 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
       window_found = true;
     }
   }
+}
+
+/// Probed on the first non-constant input: half the output channels, whole reduction.
+bool input_follows_channels(const Graph& g, NodeId id, const Dims4& out, std::int64_t reduction) {
+  if (out[kC] < 2) return false;
+  const auto inputs = g.inputs(id);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (g.node(inputs[i]).kind == OpKind::Constant) continue;
+    const Dims4 in = view4(g.node(inputs[i]).output.shape);
+    Box half = full_box(out);
+    half.r[kC] = {0, out[kC] / 2};
+    const Box need = input_region(g, id, static_cast<int>(i), half, {0, reduction});
+    return in[kC] > 1 && need.r[kC].size() < in[kC];
+  }
+  return false;
 }
 
 }  // namespace
@@ -60,6 +85,7 @@ Workload build_workload(const Graph& g) {
     l.macs = c.macs;
     l.vector_ops = c.vector_ops;
     l.weight_bytes = c.weight_bytes;
+    l.weights_like_output = n.kind == OpKind::WeightUpdate;
     l.input_bytes = c.input_bytes;
     l.output_bytes = c.output_bytes;
     l.elem_bytes = n.output.elem_bytes;
@@ -67,6 +93,14 @@ Workload build_workload(const Graph& g) {
     std::vector<const Tensor*> in;
     for (NodeId src : g.inputs(id)) in.push_back(&g.node(src).output);
     fill_op_details(l, n, in);
+    l.input_follows_channels = input_follows_channels(g, id, l.out, l.reduction);
+    if (n.kind == OpKind::ConvGradWeight || n.kind == OpKind::GemmGradWeight) {
+      const Tensor& dy = *in[1];
+      l.array_rows_axis = kN;
+      l.reduction_span =
+          dy.numel() /
+          (dy.shape[0] * (n.kind == OpKind::ConvGradWeight ? dy.shape[1] : dy.shape.back()));
+    }
     index.emplace(id, static_cast<int>(w.layers.size()));
     w.layers.push_back(std::move(l));
   }

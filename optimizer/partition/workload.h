@@ -22,12 +22,22 @@ struct Layer {
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
   std::int64_t weight_bytes = 0;
+  bool weights_like_output = false;  ///< WeightUpdate: weights and state split like its output
+  /// Its first input shrinks with its output channels (element-wise and channel-wise operators,
+  /// depthwise convolutions), so OUTP splits the input share too.
+  bool input_follows_channels = false;
   std::int64_t input_bytes = 0;   ///< activations read from other layers and inputs
   std::int64_t output_bytes = 0;
   int elem_bytes = 4;
   PartDimSet legal;
   /// Spatial window of the layer's first windowed operator (conv, pool), for η_halo.
   std::array<std::int64_t, 2> kernel{1, 1};
+  /// The MAC array's mapping (pe_model.h): the output axis on its rows (output channels) and
+  /// the reduction elements per unit of `reduction` beyond the kernel window. A weight
+  /// gradient puts the forward output channels (view axis N) on the rows and sums over the
+  /// batch (`reduction`, split by INPP) times the positions of each sample.
+  int array_rows_axis = kC;
+  std::int64_t reduction_span = 1;
   std::array<std::int64_t, 2> stride{1, 1};
 };
 

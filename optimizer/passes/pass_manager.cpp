@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/passes/pass_manager.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include "noc/base/error.h"
 #include "noc/base/names.h"
 #include "optimizer/graph/shape_inference.h"
+#include "optimizer/passes/autodiff.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -82,6 +84,41 @@ std::vector<PassStat> PassManager::run(Graph& graph) {
   }
   throw std::logic_error("passes did not reach a fixpoint in " + std::to_string(max_rounds_) +
                          " rounds");
+}
+
+std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
+                                 const TrainingOptions* train) {
+  std::vector<std::string> names = parse_pass_list(spec);
+  if (!train) return PassManager(names).run(graph);
+  auto drop = [&](std::string_view name) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) return false;
+    names.erase(it);
+    return true;
+  };
+  if (drop("bnfold") && spec != "default")
+    throw InputError(
+        "--passes: bnfold folds batch norms into the weights, for inference only; "
+        "leave it out when training");
+  const bool fuse = drop("fuse");
+  std::vector<PassStat> stats = PassManager(names).run(graph);
+  PassStat s;
+  s.round = stats.empty() ? 1 : stats.back().round;
+  s.pass = "autodiff";
+  s.nodes_before = graph.num_nodes();
+  const auto t0 = std::chrono::steady_clock::now();
+  graph = training_graph(graph, *train);
+  s.millis =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  s.nodes_after = graph.num_nodes();
+  s.changed = true;
+  stats.push_back(s);
+  if (fuse)
+    for (PassStat f : PassManager({"fuse"}).run(graph)) {
+      f.round += s.round;
+      stats.push_back(f);
+    }
+  return stats;
 }
 
 std::string format_pass_stats(const std::vector<PassStat>& stats) {

@@ -33,6 +33,15 @@ class PassManager {
   int max_rounds_;
 };
 
+struct TrainingOptions;
+
+/// The passes of `spec` ("default", "none" or a list) on a forward graph, to a fixpoint. With
+/// `train`, the training graph instead: the passes but fuse, autodiff (optimizer/passes/
+/// autodiff.h), then fuse if listed. bnfold is inference only: "default" leaves it out, a list
+/// naming it is refused. Autodiff appears in the stats as pass "autodiff".
+std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
+                                 const TrainingOptions* train = nullptr);
+
 /// A table of the stats: round, pass, nodes before → after, removed, time.
 std::string format_pass_stats(const std::vector<PassStat>& stats);
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "noc/base/error.h"
+#include "optimizer/passes/autodiff.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 
@@ -25,6 +26,11 @@ void NetworkOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--batch", batch, "batch size of zoo networks")->capture_default_str();
   cmd.add_option("--passes", passes, "graph passes before partitioning: default | none | a,b (see inspect)")
       ->capture_default_str();
+  cmd.add_option("--train", train,
+                 "partition the training graph (forward, autodiff's backward, weight updates by "
+                 "this optimizer: sgd, momentum, adam)")
+      ->type_name("OPTIMIZER")
+      ->check(CLI::IsMember(optimizer::optimizer_names()));
 }
 
 void prepare_output_dir(const std::string& dir, const HwSpec& spec) {

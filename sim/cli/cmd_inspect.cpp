@@ -7,6 +7,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/report/layer_report.h"
 #include "sim/cli/command.h"
@@ -31,6 +32,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
     std::string json;
     std::int64_t batch = 1;
     int elem_bytes = 4;
+    std::string train;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("--network", opts->network, "zoo:NAME, a network .yaml or an .onnx model")
@@ -48,6 +50,11 @@ void add_inspect_command(CLI::App& app, Action& action) {
   cmd->add_option("--elem-bytes", opts->elem_bytes, "bytes per element of zoo networks")
       ->capture_default_str()
       ->check(at_least(1));
+  cmd->add_option("--train", opts->train,
+                  "the training graph instead: autodiff after the passes, weight updates by this "
+                  "optimizer (sgd, momentum, adam)")
+      ->type_name("OPTIMIZER")
+      ->check(CLI::IsMember(optimizer::optimizer_names()));
   cmd->callback([opts, &action] {
     action = [opts] {
       using namespace optimizer;
@@ -55,7 +62,8 @@ void add_inspect_command(CLI::App& app, Action& action) {
       const auto t0 = std::chrono::steady_clock::now();
       Graph graph = load_network(opts->network, ZooOptions{opts->batch, opts->elem_bytes});
       const auto t1 = std::chrono::steady_clock::now();
-      const auto stats = PassManager(names).run(graph);
+      const TrainingOptions train{opts->train};
+      const auto stats = run_passes(graph, opts->passes, opts->train.empty() ? nullptr : &train);
       const auto t2 = std::chrono::steady_clock::now();
       std::cout << layer_table(graph);
       if (opts->pass_stats) {

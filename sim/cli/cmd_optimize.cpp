@@ -271,7 +271,8 @@ int run(const OptimizeArgs& a) {
   if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
   const auto model = opt::make_cost_model(a.cost_model, hw);
   if (a.time_limit <= 0) throw InputError("--time-limit: must be positive");
-  const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
+  const opt::Graph graph =
+      prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
   const opt::PartitionSetup s =
       opt::setup_partition(graph, hw, *model, {a.exact, a.memory_limit, !a.no_prune});

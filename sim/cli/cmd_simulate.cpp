@@ -42,7 +42,17 @@ struct SimulateArgs {
 
 opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const opt::HwDesc& hw,
                             const HwSpec& spec) {
-  if (!a.plan.empty()) return opt::read_plan(a.plan);
+  if (!a.plan.empty()) {
+    opt::Plan plan = opt::read_plan(a.plan);
+    auto training = [](const std::string& name) {
+      return name.size() > 6 && name.substr(name.size() - 6) == ".train";
+    };
+    if (training(plan.network) != training(graph.name()))
+      throw InputError(a.plan + ": the plan is for " + plan.network + ", the network loaded is " +
+                       graph.name() +
+                       (training(plan.network) ? " (add --train)" : " (drop --train)"));
+    return plan;
+  }
   opt::Plan plan = [&] {
     if (a.stages == 0) return solve_plan(graph, hw, a.solver, a.cost_model).plan;
     opt::PipelineOptions po;
@@ -104,7 +114,8 @@ int run(const SimulateArgs& a) {
                      std::to_string(spec.topology.num_nodes()) + "); use --trace perfetto");
   opt::HwDesc hw = hw_desc_of(spec);
   if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
-  const opt::Graph graph = prepare_network(a.net.network, a.net.batch, spec, a.net.passes);
+  const opt::Graph graph =
+      prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   const opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
   // A pipelined plan runs every micro-batch: the network's layers once per micro-batch.
   const MicroBatched replay = [&] {

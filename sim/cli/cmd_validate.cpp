@@ -137,6 +137,7 @@ int run_rank(const ValidateArgs& a) {
   o.network = a.net.network;
   o.batch = a.net.batch;
   o.passes = a.net.passes;
+  o.train = a.net.train;
   o.k = a.k;
   o.mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
   if (a.jobs < 1) throw InputError("--jobs: must be at least 1");
@@ -376,7 +377,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   CLI::Option* rank = cmd->get_option("--rank");
   for (const char* micro : {"--meshes", "--crossbar", "--sizes", "--types"}) rank->excludes(cmd->get_option(micro));
   for (const char* ranked :
-       {"--network", "--batch", "--passes", "--k", "--jobs", "--mode", "--placements"})
+       {"--network", "--batch", "--passes", "--train", "--k", "--jobs", "--mode", "--placements"})
     cmd->get_option(ranked)->needs(rank);
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }

@@ -24,12 +24,13 @@ struct HwOptions {
   HwSpec load() const;
 };
 
-/// --network X, --batch N, --passes LIST: the network as optimize, simulate and friends load it
-/// (sim/lower/workload_setup.h), so that their layer names always agree.
+/// --network X, --batch N, --passes LIST, --train OPTIMIZER: the network as optimize, simulate and
+/// friends load it (sim/lower/workload_setup.h), so that their layer names always agree.
 struct NetworkOptions {
   std::string network;
   std::int64_t batch = 1;
   std::string passes = "default";
+  std::string train;  ///< --train OPTIMIZER: the training graph; "" = inference
 
   void add_to(CLI::App& cmd);
 };

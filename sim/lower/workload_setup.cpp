@@ -5,6 +5,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/partition_setup.h"
 #include "optimizer/solver/solver.h"
@@ -37,10 +38,11 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
 }
 
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,
-                                 const std::string& passes) {
+                                 const std::string& passes, const std::string& train) {
   if (batch < 1) throw InputError("--batch: must be at least 1");
   optimizer::Graph graph = optimizer::load_network(network, optimizer::ZooOptions{batch, spec.data.width_bytes});
-  optimizer::PassManager(optimizer::parse_pass_list(passes)).run(graph);
+  const optimizer::TrainingOptions training{train};
+  optimizer::run_passes(graph, passes, train.empty() ? nullptr : &training);
   return graph;
 }
 

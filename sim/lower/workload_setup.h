@@ -18,9 +18,11 @@ namespace nocflow::sim {
 /// per cycle, 0 for one link's.
 optimizer::HwDesc hw_desc_of(const HwSpec& spec, double bnoc = 0);
 
-/// zoo:NAME, a network .yaml or an .onnx file; `passes` as for `nocflow inspect`.
+/// zoo:NAME, a network .yaml or an .onnx file; `passes` as for `nocflow inspect`; `train`: an
+/// optimizer for the training graph (optimizer/passes/autodiff.h), "" for inference.
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,
-                                 const std::string& passes = "default");
+                                 const std::string& passes = "default",
+                                 const std::string& train = "");
 
 /// A plan solved for replay, as `simulate` (without --plan) and `sweep` solve: the per-PE SRAM
 /// limit on (lowering rejects a plan that does not fit), dominance pruning, a 60 s ILP limit.

@@ -24,8 +24,12 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
   std::vector<noc::Cycle> first(lowered.edges.size(), noc::kNever), last(lowered.edges.size(), 0);
   for (const Span& s : run.spans) {
     if (s.edge < 0) continue;
-    first[s.edge] = std::min(first[s.edge], s.start);
-    last[s.edge] = std::max(last[s.edge], s.end);
+    // The network's part: from the first send to the last message's arrival, not from when a
+    // receiver started waiting or to when it got round to its receive (a saved activation
+    // waits for the backward pass). Barrier replay starts both at the barrier and waits.
+    const bool recv = s.kind == StepKind::Recv;
+    if (!recv) first[s.edge] = std::min(first[s.edge], s.start);
+    last[s.edge] = std::max(last[s.edge], recv ? s.arrived : s.end);
   }
   for (std::size_t e = 0; e < lowered.edges.size(); ++e) {
     const LoweredEdge& le = lowered.edges[e];

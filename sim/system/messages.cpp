@@ -19,7 +19,7 @@ bool MessageLayer::send(int src, int dst, std::int64_t bytes, std::int64_t tag, 
   if (!net_.send(src,
                  {dst, cut.flits, cycle, static_cast<std::int64_t>(id), false, cut.packet_flits}))
     return false;
-  messages_.push_back({src, dst, bytes, tag, cut.packets, false, false});
+  messages_.push_back({src, dst, bytes, tag, cut.packets, false, false, 0});
   packets_ += cut.packets;
   flits_ += cut.flits;
   bytes_ += bytes;
@@ -32,15 +32,17 @@ void MessageLayer::delivered(const noc::Packet& packet, noc::Cycle now) {
                                              " arrived at PE " + std::to_string(packet.dest));
   if (--m.packets_left > 0) return;
   m.complete = true;
+  m.arrived = now + 1;  // the NoC runs half a cycle after the PEs: they see it next cycle
   if (!arrived_.emplace(Key{m.src, m.dst, m.tag}, static_cast<std::size_t>(packet.tag)).second)
     throw CheckError("two messages from PE " + std::to_string(m.src) + " to PE " +
                      std::to_string(m.dst) + " carry tag " + std::to_string(m.tag));
   on_complete_(m.dst);
 }
 
-bool MessageLayer::take(int src, int dst, std::int64_t tag, std::int64_t bytes) {
+std::optional<noc::Cycle> MessageLayer::take(int src, int dst, std::int64_t tag,
+                                             std::int64_t bytes) {
   auto it = arrived_.find(Key{src, dst, tag});
-  if (it == arrived_.end()) return false;
+  if (it == arrived_.end()) return std::nullopt;
   Message& m = messages_[it->second];
   if (m.bytes != bytes)
     throw CheckError("PE " + std::to_string(dst) + " expected " + std::to_string(bytes) +
@@ -48,7 +50,7 @@ bool MessageLayer::take(int src, int dst, std::int64_t tag, std::int64_t bytes) 
                      ") but " + std::to_string(m.bytes) + " arrived");
   m.taken = true;
   arrived_.erase(it);
-  return true;
+  return m.arrived;
 }
 
 void MessageLayer::verify_all_taken() const {

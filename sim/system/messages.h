@@ -8,6 +8,7 @@
 // received exactly once, with the size the receiver expected.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,9 +25,10 @@ class MessageLayer : public noc::DeliveryListener {
   /// Queue a message at its source NI as of `cycle`. False when the source queue is full
   /// (bounded ni.injection_queue_flits): nothing is queued, try again later.
   bool send(int src, int dst, std::int64_t bytes, std::int64_t tag, noc::Cycle cycle);
-  /// If the message (src -> dst, tag) has fully arrived, consume it and return true. Throws
-  /// CheckError when its size differs from `bytes`.
-  bool take(int src, int dst, std::int64_t tag, std::int64_t bytes);
+  /// If the message (src -> dst, tag) has fully arrived, consume it and return the first cycle
+  /// its receiver could take it (the one after its last packet arrived). Throws CheckError when its
+  /// size differs from `bytes`.
+  std::optional<noc::Cycle> take(int src, int dst, std::int64_t tag, std::int64_t bytes);
   /// Throws CheckError unless every message sent was taken.
   void verify_all_taken() const;
 
@@ -43,6 +45,7 @@ class MessageLayer : public noc::DeliveryListener {
     std::int64_t bytes, tag;
     int packets_left;
     bool complete, taken;
+    noc::Cycle arrived;
   };
   struct Key {
     int src, dst;

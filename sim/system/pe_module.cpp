@@ -22,9 +22,12 @@ void PeModule::run() {
       case StepKind::Send:
         while (!host_.send(id_, s)) wait(period);  // bounded source queue full: retry
         break;
-      case StepKind::Recv:
-        while (!host_.take(id_, s)) wait(arrival);
+      case StepKind::Recv: {
+        std::optional<noc::Cycle> at;
+        while (!(at = host_.take(id_, s))) wait(arrival);
+        span.arrived = *at;
         break;
+      }
       case StepKind::Barrier:
         host_.arrive_at_barrier(id_, s.tag);
         while (!host_.barrier_open(s.tag)) wait(host_.barrier_event());

@@ -3,9 +3,9 @@
 // A processing element: one SC_THREAD that runs its program step by step on cycle boundaries.
 // Compute and reduce steps advance time in one wait (no per-cycle ticking); a receive sleeps
 // until its message's completion event. Every step leaves a Span for statistics and traces.
-#include <systemc>
-
 #include <cstdint>
+#include <optional>
+#include <systemc>
 #include <vector>
 
 #include "noc/flit.h"
@@ -21,6 +21,7 @@ struct Span {
   int peer = -1;
   std::int64_t bytes = 0;
   int edge = -1;
+  noc::Cycle arrived = 0;  ///< Recv: first cycle the message could be taken (= end if waited for)
 };
 
 /// What a PE needs from the system around it.
@@ -31,8 +32,8 @@ class PeHost {
   virtual const sc_core::sc_time& period() const = 0;
   /// Queue a message; false when the source queue is full (retry next cycle).
   virtual bool send(int pe, const Step& s) = 0;
-  /// Consume the message a Recv step waits for, if it has arrived.
-  virtual bool take(int pe, const Step& s) = 0;
+  /// Consume the message a Recv step waits for, if it has arrived: the cycle it arrived.
+  virtual std::optional<noc::Cycle> take(int pe, const Step& s) = 0;
   virtual void arrive_at_barrier(int pe, std::int64_t id) = 0;
   virtual bool barrier_open(std::int64_t id) const = 0;
   virtual sc_core::sc_event& barrier_event() = 0;

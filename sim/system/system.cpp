@@ -37,7 +37,9 @@ bool System::send(int pe, const Step& s) {
   return true;
 }
 
-bool System::take(int pe, const Step& s) { return messages_.take(s.peer, pe, s.tag, s.bytes); }
+std::optional<noc::Cycle> System::take(int pe, const Step& s) {
+  return messages_.take(s.peer, pe, s.tag, s.bytes);
+}
 
 void System::arrive_at_barrier(int pe, std::int64_t id) {
   if (id != barrier_id_ + 1 && id != barrier_id_)

@@ -64,7 +64,7 @@ class System : public sc_core::sc_module, public PeHost {
   noc::Cycle cycle_now() const override;
   const sc_core::sc_time& period() const override { return noc_.period(); }
   bool send(int pe, const Step& s) override;
-  bool take(int pe, const Step& s) override;
+  std::optional<noc::Cycle> take(int pe, const Step& s) override;
   void arrive_at_barrier(int pe, std::int64_t id) override;
   bool barrier_open(std::int64_t id) const override { return id <= barriers_passed_; }
   sc_core::sc_event& barrier_event() override { return barrier_event_; }

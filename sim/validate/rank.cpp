@@ -161,7 +161,7 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
   RankReport report;
   report.mode = o.mode == ExecMode::Barrier ? "barrier" : "dataflow";
   report.calibration = o.calibration;
-  const opt::Graph graph = prepare_network(o.network, o.batch, spec, o.passes);
+  const opt::Graph graph = prepare_network(o.network, o.batch, spec, o.passes, o.train);
   const opt::Workload workload = opt::build_workload(graph);
   opt::HwDesc hw = hw_desc_of(spec);
   if (!o.calibration.empty()) opt::apply_calibration_file(o.calibration, hw);

@@ -45,6 +45,7 @@ struct RankOptions {
   std::string network;               ///< zoo:NAME, .yaml or .onnx
   std::int64_t batch = 1;
   std::string passes = "default";
+  std::string train;                 ///< optimizer of the training graph, "" for inference
   int k = 10;                        ///< plans per model
   ExecMode mode = ExecMode::Dataflow;
   std::vector<std::string> models = {"paper", "linkload"};

@@ -280,6 +280,73 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   EXPECT_NE(too_many.output.find("mesh 4x4 has 4"), std::string::npos) << too_many.output;
 }
 
+// The training graph (--train, autodiff) replays its backward pass and weight updates: every
+// layer of inspect's training graph runs, barrier replay lands near the prediction, and a saved
+// activation's transfer is timed to its arrival, not to the backward layer that reads it much
+// later. A training plan is refused without --train, and bnfold with it.
+TEST(SimulateCli, ATrainingGraphReplaysItsBackwardPassAndUpdates) {
+  const fs::path dir = fresh_dir("simulate_train");
+  const std::string net = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
+  const std::string train = net + "--train momentum ";
+  const CliRun opt =
+      run_nocflow("optimize " + train + "--cost-model linkload --solver greedy-layout --out " +
+                  (dir / "opt").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.output;
+  const std::string plan = "--plan " + (dir / "opt" / "plan.yaml").string() + " --quiet --out ";
+  for (const char* mode : {"barrier", "dataflow"}) {
+    const CliRun r =
+        run_nocflow("simulate " + train + "--mode " + mode + " " + plan + (dir / mode).string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const CliRun inspect = run_nocflow("inspect --network zoo:vgg5 --train momentum --json " +
+                                     (dir / "graph.json").string());
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.output;
+  const auto graph = nlohmann::json::parse(read_file(dir / "graph.json"));
+  const auto layers = read_csv_rows(dir / "dataflow" / "layers.csv");
+  ASSERT_EQ(layers.size(), graph["num_layers"].get<std::size_t>());
+  std::map<std::string, int> ops;
+  std::map<std::string, std::map<std::string, std::string>> by_name;
+  for (const auto& row : layers) {
+    ++ops[row.at("op")];
+    by_name[row.at("layer")] = row;
+  }
+  EXPECT_EQ(ops["WeightUpdate"], 5);
+  EXPECT_EQ(ops["ConvGradWeight"], 5);
+  EXPECT_EQ(ops["ConvGradInput"], 4);  // not for conv1, which reads the network input
+  const auto barrier = nlohmann::json::parse(read_file(dir / "barrier" / "summary.json"));
+  const double predicted = barrier["predicted_total_cycles"].get<double>();
+  EXPECT_NEAR(barrier["total_cycles"].get<double>(), predicted, 0.05 * predicted);
+  // conv1's output waits in SRAM until conv2's weight gradient, long after it arrived.
+  const double gap = std::stod(by_name.at("conv2.wgrad").at("start_cycle")) -
+                     std::stod(by_name.at("conv1").at("end_cycle"));
+  bool found = false;
+  for (const auto& row : read_csv_rows(dir / "dataflow" / "transfers.csv")) {
+    if (row.at("src") != "conv1" || row.at("dst") != "conv2.wgrad") continue;
+    found = true;
+    EXPECT_GT(std::stod(row.at("simulated_cycles")), 0);
+    EXPECT_LT(std::stod(row.at("simulated_cycles")), gap / 10);
+  }
+  EXPECT_TRUE(found);
+  const CliRun inference = run_nocflow("simulate " + net + plan + (dir / "inference").string());
+  EXPECT_EQ(inference.exit_code, 2);
+  EXPECT_NE(
+      inference.output.find("the plan is for vgg5.train, the network loaded is vgg5 (add --train)"),
+      std::string::npos)
+      << inference.output;
+  const CliRun bnfold =
+      run_nocflow("optimize " + train + "--passes identity,bnfold --out " + (dir / "x").string());
+  EXPECT_EQ(bnfold.exit_code, 2);
+  EXPECT_NE(bnfold.output.find("bnfold folds batch norms into the weights, for inference only"),
+            std::string::npos)
+      << bnfold.output;
+  const CliRun unknown =
+      run_nocflow("optimize " + net + "--train lbfgs --out " + (dir / "y").string());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("--train: lbfgs not in {sgd,momentum,adam}"), std::string::npos)
+      << unknown.output;
+  EXPECT_FALSE(fs::exists(dir / "x") || fs::exists(dir / "y") || fs::exists(dir / "inference"));
+}
+
 TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
   // The paper model's T = V h / B_NoC + latency: two calibrations with the same B_NoC differ
   // by the latency on every edge the paper model moves bytes on (T > 0 without latency), and

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/passes/autodiff.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "noc/base/error.h"
+#include "noc/base/names.h"
+#include "optimizer/graph/op_cost.h"
+#include "optimizer/graph/shape_inference.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+bool has_own_params(const Node& n) {
+  switch (n.kind) {
+    case OpKind::Conv:
+    case OpKind::Gemm:
+    case OpKind::BatchNorm:
+    case OpKind::LayerNorm:
+      return true;
+    case OpKind::Constant:
+      return n.attrs.trainable;
+    default:
+      return false;
+  }
+}
+
+/// `shape` with every axis but those in [from, to) set to 1 (per-channel parameter gradients).
+Shape keep_axes(const Shape& shape, std::size_t from, std::size_t to) {
+  Shape s(shape.size(), 1);
+  for (std::size_t i = from; i < to && i < shape.size(); ++i) s[i] = shape[i];
+  return s;
+}
+
+class Autodiff {
+ public:
+  Autodiff(const Graph& forward, const TrainingOptions& o) : g_(forward), options_(o) {}
+
+  Graph run() {
+    const std::vector<NodeId> order = g_.topological_order();
+    bool any_params = false;
+    for (NodeId id : order) {
+      const Node& n = g_.node(id);
+      if (n.kind == OpKind::Fused)
+        throw InputError("autodiff: " + n.name + " is fused; differentiate before the fuse pass");
+      bool needs = has_own_params(n);
+      any_params = any_params || needs;
+      for (NodeId in : g_.inputs(id)) needs = needs || needs_grad_[in];
+      needs_grad_[id] = needs;
+    }
+    if (!any_params)
+      throw InputError("autodiff: network '" + g_.name() + "' has no learned parameters to train");
+    for (NodeId out : g_.outputs())
+      if (needs_grad_[out])
+        grads_[out].push_back(add(OpKind::LossGrad, g_.node(out).name + ".loss_grad", {}, {out}));
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      auto found = grads_.find(*it);
+      if (found == grads_.end()) continue;  // no path to the loss
+      backward(*it, sum(*it, found->second));
+    }
+    g_.set_outputs(updates_);
+    infer_shapes(g_);
+    return std::move(g_);
+  }
+
+ private:
+  // References into the graph: valid only until the next add().
+  const Node& node(NodeId id) const { return g_.node(id); }
+  const Shape& shape(NodeId id) const { return g_.node(id).output.shape; }
+
+  NodeId add(OpKind kind, const std::string& name, OpAttrs attrs,
+             const std::vector<NodeId>& inputs) {
+    Node n;
+    n.name = g_.unique_name(name);
+    n.kind = kind;
+    n.attrs = std::move(attrs);
+    std::vector<const Tensor*> in;
+    for (NodeId i : inputs) in.push_back(&g_.node(i).output);
+    try {
+      n.output = infer_output(n.kind, n.attrs, in);
+    } catch (const InputError& e) {
+      throw InputError("autodiff: " + n.name + " (" + std::string(op_name(kind)) +
+                       "): " + e.what());
+    }
+    return g_.add_node(std::move(n), inputs);
+  }
+
+  NodeId sum(NodeId tensor, const std::vector<NodeId>& grads) {
+    NodeId total = grads.front();
+    for (std::size_t i = 1; i < grads.size(); ++i)
+      total = add(OpKind::Add, node(tensor).name + ".gradsum", {}, {total, grads[i]});
+    return total;
+  }
+
+  void contribute(NodeId tensor, NodeId grad) { grads_[tensor].push_back(grad); }
+
+  void update(NodeId fwd, NodeId dw) {
+    OpAttrs a;
+    a.params = op_cost(g_, fwd).params;
+    a.optimizer = options_.optimizer;
+    updates_.push_back(add(OpKind::WeightUpdate, node(fwd).name + ".update", a, {dw}));
+  }
+
+  /// A Grad node of `fwd` for input `input`, shaped like that input (summed over axes the
+  /// forward operator broadcast it along; reshaped back when it had a lower rank).
+  NodeId grad(NodeId fwd, int input, const std::string& name, const std::vector<NodeId>& reads) {
+    const Shape want = shape(g_.input(fwd, input));  // copies: adding nodes moves them
+    const std::size_t dy_rank = shape(reads.front()).size();
+    OpAttrs a = node(fwd).attrs;
+    a.grad_of = node(fwd).kind;
+    a.grad_input = input;
+    a.shape = want;
+    if (want.size() < dy_rank) a.shape.insert(a.shape.begin(), dy_rank - want.size(), 1);
+    const NodeId d = add(OpKind::Grad, name, a, reads);
+    if (a.shape == want) return d;
+    OpAttrs r;
+    r.shape = want;
+    return add(OpKind::Reshape, name + ".reshape", r, {d});
+  }
+
+  NodeId transpose_last_two(NodeId x, const std::string& name) {
+    OpAttrs a;
+    const std::size_t rank = shape(x).size();
+    for (std::size_t i = 0; i < rank; ++i) a.perm.push_back(static_cast<std::int64_t>(i));
+    std::swap(a.perm[rank - 1], a.perm[rank - 2]);
+    return add(OpKind::Transpose, name, a, {x});
+  }
+
+  void backward(NodeId id, NodeId dy) {
+    const Node n = node(id);  // a copy: adding nodes moves the graph's node storage
+    const std::vector<NodeId> in = g_.inputs(id);
+    std::vector<int> wanted;
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (needs_grad_[in[i]]) wanted.push_back(static_cast<int>(i));
+    auto name = [&](int i) {
+      return n.name + (wanted.size() > 1 ? ".grad" + std::to_string(i) : ".grad");
+    };
+    auto wants = [&](int i) { return std::find(wanted.begin(), wanted.end(), i) != wanted.end(); };
+    const OpAttrs& a = n.attrs;
+    switch (n.kind) {
+      case OpKind::Input:
+        return;
+      case OpKind::Constant:
+        update(id, dy);
+        return;
+      case OpKind::Conv: {
+        if (wants(0)) {
+          OpAttrs d = a;
+          d.shape = shape(in[0]);
+          contribute(in[0], add(OpKind::ConvGradInput, name(0), d, {dy}));
+        }
+        update(id, add(OpKind::ConvGradWeight, n.name + ".wgrad", a, {in[0], dy}));
+        return;
+      }
+      case OpKind::Gemm: {
+        if (wants(0)) {
+          OpAttrs d = a;
+          d.in_channels = shape(in[0]).back();
+          contribute(in[0], add(OpKind::GemmGradInput, name(0), d, {dy}));
+        }
+        update(id, add(OpKind::GemmGradWeight, n.name + ".wgrad", a, {in[0], dy}));
+        return;
+      }
+      case OpKind::MatMul: {  // C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC
+        if (shape(in[0]).size() != shape(in[1]).size())
+          throw InputError("autodiff: " + n.name +
+                           " (MatMul) broadcasts an operand; no gradient for that");
+        if (wants(0))
+          contribute(in[0], add(OpKind::MatMul, name(0), {},
+                                {dy, transpose_last_two(in[1], name(0) + ".t")}));
+        if (wants(1))
+          contribute(in[1], add(OpKind::MatMul, name(1), {},
+                                {transpose_last_two(in[0], name(1) + ".t"), dy}));
+        return;
+      }
+      case OpKind::MaxPool:
+      case OpKind::AvgPool:
+      case OpKind::GlobalAvgPool:
+      case OpKind::ReduceMean: {
+        if (n.kind == OpKind::ReduceMean && !a.keepdims)
+          throw InputError("autodiff: " + n.name +
+                           " (ReduceMean) drops its axes; no gradient for that");
+        OpAttrs d = a;
+        d.grad_of = n.kind;
+        d.shape = shape(in[0]);
+        std::vector<NodeId> reads{dy};
+        if (n.kind == OpKind::MaxPool) reads.push_back(in[0]);  // where the maxima were
+        contribute(in[0], add(OpKind::PoolGrad, name(0), d, reads));
+        return;
+      }
+      case OpKind::Add:
+      case OpKind::Sub:
+        for (int i : wanted)
+          contribute(in[i], (n.kind == OpKind::Add || i == 0) && shape(in[i]) == shape(id)
+                                ? dy  // a residual connection: no operator
+                                : grad(id, i, name(i), {dy}));
+        return;
+      case OpKind::Mul:
+        for (int i : wanted) contribute(in[i], grad(id, i, name(i), {dy, in[1 - i]}));
+        return;
+      case OpKind::Div:  // da = dy/b, db = −dy·y/b
+        for (int i : wanted)
+          contribute(in[i], grad(id, i, name(i),
+                                 i == 0 ? std::vector{dy, in[1]} : std::vector{dy, id, in[1]}));
+        return;
+      case OpKind::Pow:  // da = dy·b·a^(b−1), db = dy·y·ln a
+        for (int i : wanted)
+          contribute(in[i],
+                     grad(id, i, name(i),
+                          i == 0 ? std::vector{dy, in[0], in[1]} : std::vector{dy, id, in[0]}));
+        return;
+      case OpKind::Relu:
+      case OpKind::Clip:
+      case OpKind::Sigmoid:
+      case OpKind::Tanh:
+      case OpKind::Exp:
+      case OpKind::Sqrt:
+      case OpKind::Softmax:  // from the output
+        contribute(in[0], grad(id, 0, name(0), {dy, id}));
+        return;
+      case OpKind::Gelu:
+      case OpKind::Erf:
+      case OpKind::BatchNorm:
+      case OpKind::LayerNorm:
+        if (wants(0)) contribute(in[0], grad(id, 0, name(0), {dy, in[0]}));
+        if (n.kind == OpKind::BatchNorm || n.kind == OpKind::LayerNorm) {
+          OpAttrs d = a;  // Σ dy and Σ dy·x̂ per parameter
+          d.grad_of = n.kind;
+          d.grad_input = 1;
+          const Shape& x = shape(in[0]);
+          d.shape = n.kind == OpKind::BatchNorm
+                        ? keep_axes(x, 1, 2)
+                        : keep_axes(x,
+                                    static_cast<std::size_t>(
+                                        a.axis < 0 ? a.axis + static_cast<std::int64_t>(x.size())
+                                                   : a.axis),
+                                    x.size());
+          update(id, add(OpKind::Grad, n.name + ".wgrad", d, {dy, in[0]}));
+        }
+        return;
+      case OpKind::Dropout:
+        contribute(in[0], grad(id, 0, name(0), {dy}));
+        return;
+      case OpKind::Identity:
+      case OpKind::Cast:
+        contribute(in[0], dy);
+        return;
+      case OpKind::Concat: {
+        std::int64_t offset = 0;
+        const std::size_t rank = shape(id).size();
+        const auto axis = static_cast<std::size_t>(
+            a.axis < 0 ? a.axis + static_cast<std::int64_t>(rank) : a.axis);
+        for (std::size_t i = 0; i < in.size(); ++i) {
+          if (wants(static_cast<int>(i))) {
+            OpAttrs d;
+            d.axis = static_cast<std::int64_t>(axis);
+            d.offset = offset;
+            d.shape = shape(in[i]);
+            contribute(in[i], add(OpKind::Slice, name(static_cast<int>(i)), d, {dy}));
+          }
+          offset += shape(in[i])[axis];
+        }
+        return;
+      }
+      case OpKind::Reshape:
+      case OpKind::Flatten:
+      case OpKind::Squeeze:
+      case OpKind::Unsqueeze: {
+        OpAttrs d;
+        d.shape = shape(in[0]);
+        contribute(in[0], add(OpKind::Reshape, name(0), d, {dy}));
+        return;
+      }
+      case OpKind::Transpose: {
+        OpAttrs d;
+        const std::size_t rank = shape(id).size();
+        d.perm.assign(rank, 0);
+        for (std::size_t i = 0; i < rank; ++i) {
+          const auto p = a.perm.empty() ? static_cast<std::int64_t>(rank - 1 - i) : a.perm[i];
+          d.perm[static_cast<std::size_t>(p)] = static_cast<std::int64_t>(i);
+        }
+        contribute(in[0], add(OpKind::Transpose, name(0), d, {dy}));
+        return;
+      }
+      default:
+        throw InputError("autodiff: no gradient for " + n.name + " (" +
+                         std::string(op_name(n.kind)) + ")");
+    }
+  }
+
+  Graph g_;
+  TrainingOptions options_;
+  std::unordered_map<NodeId, bool> needs_grad_;
+  std::unordered_map<NodeId, std::vector<NodeId>> grads_;
+  std::vector<NodeId> updates_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& optimizer_names() {
+  static const std::vector<std::string> names{"sgd", "momentum", "adam"};
+  return names;
+}
+
+Graph training_graph(const Graph& forward, const TrainingOptions& options) {
+  const auto& known = optimizer_names();
+  if (std::find(known.begin(), known.end(), options.optimizer) == known.end())
+    throw InputError(unknown_name_message("optimizer", options.optimizer, known));
+  Graph g = Autodiff(forward, options).run();
+  g.set_name(forward.name() + ".train");
+  return g;
+}
+
+}  // namespace nocflow::optimizer
