@@ -10,6 +10,11 @@ namespace {
 
 constexpr int kAny = -1;
 
+/// A kind only autodiff builds: no YAML key, deterministic, never an activation.
+constexpr OpInfo training(OpKind kind, std::string_view name, int min_inputs, int max_inputs) {
+  return {kind, name, "", min_inputs, max_inputs, false, true, false, true};
+}
+
 // Indexed by OpKind; the order must match the enum (checked in op_info).
 const std::array kTable = {
     OpInfo{OpKind::Input, "Input", "input", 0, 0},
@@ -49,19 +54,15 @@ const std::array kTable = {
     OpInfo{OpKind::Unsqueeze, "Unsqueeze", "unsqueeze", 1, 2},
     OpInfo{OpKind::Squeeze, "Squeeze", "squeeze", 1, 2},
     OpInfo{OpKind::Cast, "Cast", "cast", 1, 1},
-    OpInfo{OpKind::ConvGradInput, "ConvGradInput", "conv_grad_input", 1, 1, false, true, false,
-           true},
-    OpInfo{OpKind::ConvGradWeight, "ConvGradWeight", "conv_grad_weight", 2, 2, false, true, false,
-           true},
-    OpInfo{OpKind::GemmGradInput, "GemmGradInput", "gemm_grad_input", 1, 1, false, true, false,
-           true},
-    OpInfo{OpKind::GemmGradWeight, "GemmGradWeight", "gemm_grad_weight", 2, 2, false, true, false,
-           true},
-    OpInfo{OpKind::PoolGrad, "PoolGrad", "pool_grad", 1, 2, false, true, false, true},
-    OpInfo{OpKind::Grad, "Grad", "grad", 1, 3, false, true, false, true},
-    OpInfo{OpKind::Slice, "Slice", "slice", 1, 1, false, true, false, true},
-    OpInfo{OpKind::LossGrad, "LossGrad", "loss_grad", 1, 1, false, true, false, true},
-    OpInfo{OpKind::WeightUpdate, "WeightUpdate", "weight_update", 1, 1, false, true, false, true},
+    training(OpKind::ConvGradInput, "ConvGradInput", 1, 1),
+    training(OpKind::ConvGradWeight, "ConvGradWeight", 2, 2),
+    training(OpKind::GemmGradInput, "GemmGradInput", 1, 1),
+    training(OpKind::GemmGradWeight, "GemmGradWeight", 2, 2),
+    training(OpKind::PoolGrad, "PoolGrad", 1, 2),
+    training(OpKind::Grad, "Grad", 1, 3),
+    training(OpKind::Slice, "Slice", 1, 1),
+    training(OpKind::LossGrad, "LossGrad", 1, 1),
+    training(OpKind::WeightUpdate, "WeightUpdate", 1, 1),
     OpInfo{OpKind::Fused, "Fused", "fused", 1, kAny},
 };
 

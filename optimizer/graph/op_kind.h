@@ -9,71 +9,37 @@
 
 namespace nocflow::optimizer {
 
+// clang-format off
 enum class OpKind : std::uint8_t {
   // sources
-  Input,
-  Constant,
-  RandomUniform,
+  Input, Constant, RandomUniform,
   // compute
-  Conv,
-  Gemm,
-  MatMul,
+  Conv, Gemm, MatMul,
   // pooling
-  MaxPool,
-  AvgPool,
-  GlobalAvgPool,
+  MaxPool, AvgPool, GlobalAvgPool,
   // element-wise binary (numpy broadcasting)
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
+  Add, Sub, Mul, Div, Pow,
   // element-wise unary / activations
-  Relu,
-  Clip,
-  Sigmoid,
-  Tanh,
-  Gelu,
-  Erf,
-  Sqrt,
-  Exp,
+  Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Sqrt, Exp,
   // normalisation and reductions
-  BatchNorm,
-  LayerNorm,
-  Softmax,
-  ReduceMean,
+  BatchNorm, LayerNorm, Softmax, ReduceMean,
   // data movement
-  Concat,
-  Reshape,
-  Flatten,
-  Transpose,
-  Identity,
-  Dropout,
+  Concat, Reshape, Flatten, Transpose, Identity, Dropout,
   // shape arithmetic (values known at compile time; folded by the constfold pass)
-  Shape,
-  Gather,
-  Unsqueeze,
-  Squeeze,
-  Cast,
+  Shape, Gather, Unsqueeze, Squeeze, Cast,
   // training (built by autodiff, optimizer/passes/autodiff.h; never read from a network file)
-  ConvGradInput,
-  ConvGradWeight,
-  GemmGradInput,
-  GemmGradWeight,
-  PoolGrad,
-  Grad,
-  Slice,
-  LossGrad,
+  ConvGradInput, ConvGradWeight, GemmGradInput, GemmGradWeight, PoolGrad, Grad, Slice, LossGrad,
   WeightUpdate,
   // several operators run in one pass on a PE (fusion pass)
   Fused,
 };
+// clang-format on
 
 /// Static facts about one operator kind.
 struct OpInfo {
   OpKind kind;
   std::string_view name;       ///< display name, as in ONNX where one exists ("Conv")
-  std::string_view key;        ///< YAML key ("conv")
+  std::string_view key;        ///< YAML key ("conv"; none for generated kinds)
   int min_inputs;
   int max_inputs;              ///< -1: any number
   bool commutative = false;    ///< binary op whose operands may be swapped (CSE sorts them)
