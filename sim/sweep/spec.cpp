@@ -16,6 +16,7 @@
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/io/yaml_file.h"
+#include "optimizer/passes/autodiff.h"
 #include "optimizer/solver/solver.h"
 #include "sim/config/hw_loader.h"
 
@@ -113,14 +114,19 @@ void apply(SweepPoint& p, const std::string& axis, const std::string& v, const s
     p.mode = v;
   } else if (axis == "passes") {
     p.passes = v;
+  } else if (axis == "train") {  // none: inference
+    std::vector<std::string> known{"none"};
+    for (const auto& o : optimizer::optimizer_names()) known.push_back(o);
+    check_name("train", v, known);
+    p.train = v == "none" ? "" : v;
   }
 }
 
 }  // namespace
 
 const std::vector<std::string>& sweep_axis_names() {
-  static const std::vector<std::string> names = {"mesh",     "topology", "network", "batch",
-                                                 "solver",   "cost_model", "mode",  "passes"};
+  static const std::vector<std::string> names = {
+      "mesh", "topology", "network", "batch", "solver", "cost_model", "mode", "passes", "train"};
   return names;
 }
 
