@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/graph/op_cost.h"
 
+#include "noc/base/error.h"
+
 namespace nocflow::optimizer {
 namespace {
 
@@ -34,9 +36,8 @@ std::size_t axis_index(std::int64_t axis, std::size_t rank) {
 /// centred and scaled terms; their parameters: Σ dy and Σ dy·x̂).
 std::int64_t grad_ops(OpKind of, int input, bool same_shape) {
   switch (of) {
-    case OpKind::Add:
-    case OpKind::Sub:
-      return 1;  // a broadcast sum or a negation
+    case OpKind::Add:  // a broadcast sum
+    case OpKind::Sub:  // a negation
     case OpKind::Mul:
     case OpKind::Relu:
     case OpKind::Clip:
@@ -66,23 +67,20 @@ std::int64_t grad_ops(OpKind of, int input, bool same_shape) {
   }
 }
 
-/// Element operations per parameter of one update: sgd w −= η·g; momentum v = μ·v + g first;
-/// adam two moment averages, their bias corrections, a square root and a division.
-std::int64_t update_ops(const std::string& optimizer) {
-  if (optimizer == "momentum") return 4;
-  if (optimizer == "adam") return 11;
-  return 2;
-}
-
 }  // namespace
 
-int optimizer_states(const std::string& optimizer) {
-  if (optimizer == "momentum") return 1;
-  if (optimizer == "adam") return 2;
-  return 0;
+const std::vector<OptimizerInfo>& optimizers() {
+  // sgd w −= η·g; momentum v = μ·v + g first; adam two moment averages, their bias
+  // corrections, a square root and a division.
+  static const std::vector<OptimizerInfo> table{{"sgd", 2, 0}, {"momentum", 4, 1}, {"adam", 11, 2}};
+  return table;
 }
 
-namespace {}  // namespace
+const OptimizerInfo* find_optimizer(std::string_view name) {
+  for (const OptimizerInfo& o : optimizers())
+    if (o.name == name) return &o;
+  return nullptr;
+}
 
 OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in,
                const Tensor& out) {
@@ -161,10 +159,13 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
     case OpKind::LossGrad:
       c.vector_ops = 3 * n_out;
       break;  // softmax cross-entropy: p − label
-    case OpKind::WeightUpdate:
-      c.vector_ops = update_ops(a.optimizer) * a.params;
-      c.weight_bytes = a.params * (1 + optimizer_states(a.optimizer)) * out.elem_bytes;
+    case OpKind::WeightUpdate: {
+      const OptimizerInfo* o = find_optimizer(a.optimizer);
+      if (!o) throw InputError("weight update with unknown optimizer '" + a.optimizer + "'");
+      c.vector_ops = o->ops_per_param * a.params;
+      c.weight_bytes = a.params * (1 + o->states) * out.elem_bytes;
       return c;
+    }
     case OpKind::Fused: {
       for (const FusedPart& p : a.parts) {
         std::vector<const Tensor*> pin;

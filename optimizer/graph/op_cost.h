@@ -10,6 +10,7 @@
 // (running statistics are not parameters), and trainable Constant tensors.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "optimizer/graph/graph.h"
@@ -39,8 +40,16 @@ PartDimSet legal_part_dims(const Graph& graph, NodeId id);
 PartDimSet legal_part_dims(OpKind kind, const OpAttrs& attrs,
                            const std::vector<const Tensor*>& inputs, const Tensor& output);
 
-/// Optimizer state tensors per parameter of a WeightUpdate: sgd 0, momentum 1, adam 2.
-int optimizer_states(const std::string& optimizer);
+/// The optimizer of a WeightUpdate: element operations and state tensors per parameter.
+struct OptimizerInfo {
+  std::string_view name;
+  int ops_per_param = 0;
+  int states = 0;
+};
+/// sgd (2 ops, no state), momentum (4, 1), adam (11, 2).
+const std::vector<OptimizerInfo>& optimizers();
+/// nullptr for an unknown name.
+const OptimizerInfo* find_optimizer(std::string_view name);
 
 /// Input and Constant nodes are data, not layers.
 bool is_layer(const Node& node);

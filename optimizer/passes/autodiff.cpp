@@ -26,6 +26,10 @@ bool has_own_params(const Node& n) {
   }
 }
 
+std::size_t axis_index(std::int64_t axis, std::size_t rank) {
+  return static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis);
+}
+
 /// `shape` with every axis but those in [from, to) set to 1 (per-channel parameter gradients).
 Shape keep_axes(const Shape& shape, std::size_t from, std::size_t to) {
   Shape s(shape.size(), 1);
@@ -231,11 +235,7 @@ class Autodiff {
           const Shape& x = shape(in[0]);
           d.shape = n.kind == OpKind::BatchNorm
                         ? keep_axes(x, 1, 2)
-                        : keep_axes(x,
-                                    static_cast<std::size_t>(
-                                        a.axis < 0 ? a.axis + static_cast<std::int64_t>(x.size())
-                                                   : a.axis),
-                                    x.size());
+                        : keep_axes(x, axis_index(a.axis, x.size()), x.size());
           update(id, add(OpKind::Grad, n.name + ".wgrad", d, {dy, in[0]}));
         }
         return;
@@ -248,9 +248,7 @@ class Autodiff {
         return;
       case OpKind::Concat: {
         std::int64_t offset = 0;
-        const std::size_t rank = shape(id).size();
-        const auto axis = static_cast<std::size_t>(
-            a.axis < 0 ? a.axis + static_cast<std::int64_t>(rank) : a.axis);
+        const std::size_t axis = axis_index(a.axis, shape(id).size());
         for (std::size_t i = 0; i < in.size(); ++i) {
           if (wants(static_cast<int>(i))) {
             OpAttrs d;
@@ -299,16 +297,26 @@ class Autodiff {
 }  // namespace
 
 const std::vector<std::string>& optimizer_names() {
-  static const std::vector<std::string> names{"sgd", "momentum", "adam"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const OptimizerInfo& o : optimizers()) out.emplace_back(o.name);
+    return out;
+  }();
   return names;
 }
 
+constexpr std::string_view kTrainingSuffix = ".train";
+
+bool is_training_graph_name(std::string_view name) {
+  return name.size() > kTrainingSuffix.size() &&
+         name.substr(name.size() - kTrainingSuffix.size()) == kTrainingSuffix;
+}
+
 Graph training_graph(const Graph& forward, const TrainingOptions& options) {
-  const auto& known = optimizer_names();
-  if (std::find(known.begin(), known.end(), options.optimizer) == known.end())
-    throw InputError(unknown_name_message("optimizer", options.optimizer, known));
+  if (!find_optimizer(options.optimizer))
+    throw InputError(unknown_name_message("optimizer", options.optimizer, optimizer_names()));
   Graph g = Autodiff(forward, options).run();
-  g.set_name(forward.name() + ".train");
+  g.set_name(forward.name() + std::string(kTrainingSuffix));
   return g;
 }
 

@@ -18,6 +18,7 @@
 // Run it after the cleanup passes and before fusion: it refuses Fused nodes and operators it
 // has no gradient for (shape arithmetic that constant folding did not remove, random sources).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "optimizer/graph/graph.h"
@@ -28,8 +29,11 @@ struct TrainingOptions {
   std::string optimizer = "sgd";  ///< sgd | momentum | adam (optimizer/graph/op_cost.h)
 };
 
-/// sgd, momentum, adam.
+/// sgd, momentum, adam (optimizer/graph/op_cost.h, optimizers()).
 const std::vector<std::string>& optimizer_names();
+
+/// Whether a graph is a training graph by its name (training_graph appends ".train").
+bool is_training_graph_name(std::string_view name);
 
 /// The forward graph with its backward and update operators, shapes inferred. Throws InputError
 /// for a graph without parameters, an unknown optimizer or an operator without a gradient.

@@ -13,6 +13,7 @@
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "optimizer/cost/paper_calibration.h"
+#include "optimizer/passes/autodiff.h"
 #include "optimizer/plan/pipeline.h"
 #include "optimizer/plan/plan.h"
 #include "sim/cli/command.h"
@@ -44,13 +45,10 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
                             const HwSpec& spec) {
   if (!a.plan.empty()) {
     opt::Plan plan = opt::read_plan(a.plan);
-    auto training = [](const std::string& name) {
-      return name.size() > 6 && name.substr(name.size() - 6) == ".train";
-    };
-    if (training(plan.network) != training(graph.name()))
+    const bool training = opt::is_training_graph_name(plan.network);
+    if (training != opt::is_training_graph_name(graph.name()))
       throw InputError(a.plan + ": the plan is for " + plan.network + ", the network loaded is " +
-                       graph.name() +
-                       (training(plan.network) ? " (add --train)" : " (drop --train)"));
+                       graph.name() + (training ? " (add --train)" : " (drop --train)"));
     return plan;
   }
   opt::Plan plan = [&] {

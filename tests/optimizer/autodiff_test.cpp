@@ -130,11 +130,17 @@ TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
   Graph named = load_network("zoo:resnet18");
   EXPECT_THROW(run_passes(named, "identity,bnfold", &sgd), InputError);  // inference only
   Graph r18 = load_network("zoo:resnet18");
+  auto norms = [](const Graph& g) {
+    std::size_t n = 0;
+    for (NodeId id : g.node_ids()) n += g.node(id).kind == OpKind::BatchNorm;
+    return n;
+  };
+  const std::size_t loaded = norms(r18);
   const auto stats = run_passes(r18, "default", &sgd);  // default leaves bnfold out
-  std::size_t norms = 0, autodiff = 0;
-  for (NodeId id : r18.node_ids()) norms += r18.node(id).kind == OpKind::BatchNorm;
+  std::size_t autodiff = 0;
   for (const PassStat& st : stats) autodiff += st.pass == "autodiff";
-  EXPECT_EQ(norms, 20u);
+  EXPECT_GT(loaded, 0u);
+  EXPECT_EQ(norms(r18), loaded);
   EXPECT_EQ(autodiff, 1u);
 }
 
@@ -196,7 +202,8 @@ TEST(Autodiff, TransposedWindowsAreTheBoundingRangeOfTheTouchingOutputs) {
 // the positions onto its columns, so it runs with the forward convolution's utilisation when
 // both split their channels alike.
 TEST(Autodiff, WeightGradientsFillTheArrayLikeTheirForwardConvolution) {
-  const Graph train = training_graph(forward("resnet18"));
+  const Graph fwd = forward("resnet18");
+  const Graph train = training_graph(fwd);
   const Workload w = build_workload(train);
   HwDesc hw;
   hw.macs_per_cycle = 256;
@@ -217,7 +224,9 @@ TEST(Autodiff, WeightGradientsFillTheArrayLikeTheirForwardConvolution) {
     EXPECT_EQ(l.reduction, 2);  // the batch
     ++checked;
   }
-  EXPECT_EQ(checked, 20);
+  std::size_t convs = 0;
+  for (NodeId id : fwd.node_ids()) convs += fwd.node(id).kind == OpKind::Conv;
+  EXPECT_EQ(static_cast<std::size_t>(checked), convs);
 }
 
 // Element-wise and channel-wise layers read only their output channels' inputs: OUTP splits
