@@ -21,8 +21,10 @@ void HwOptions::add_to(CLI::App& cmd, bool required) {
 
 HwSpec HwOptions::load() const { return load_hw_config(file, overrides); }
 
-void NetworkOptions::add_to(CLI::App& cmd) {
-  cmd.add_option("--network", network, "zoo:NAME, a network .yaml or an .onnx model")->required()->type_name("X");
+CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
+  auto* option = cmd.add_option("--network", network, "zoo:NAME, a network .yaml or an .onnx model")
+                     ->required()
+                     ->type_name("X");
   cmd.add_option("--batch", batch, "batch size of zoo networks")->capture_default_str();
   cmd.add_option("--passes", passes, "graph passes before partitioning: default | none | a,b (see inspect)")
       ->capture_default_str();
@@ -31,6 +33,7 @@ void NetworkOptions::add_to(CLI::App& cmd) {
                  "this optimizer: sgd, momentum, adam)")
       ->type_name("OPTIMIZER")
       ->check(CLI::IsMember(optimizer::optimizer_names()));
+  return option;
 }
 
 void prepare_output_dir(const std::string& dir, const HwSpec& spec) {

@@ -35,7 +35,7 @@ struct SimulateArgs {
   HwOptions hw;
   NetworkOptions net;
   std::string plan, solver = "dp", cost_model = "paper", mode = "dataflow", calibration;
-  std::string trace, dump_programs, out;
+  std::string trace, dump_programs, programs, out;
   bool vcd = false, quiet = false;
   noc::Cycle window = 0;
   int stages = 0, micro_batches = 4;  ///< without --plan: solve a pipeline (plan/pipeline.h)
@@ -101,6 +101,99 @@ PipelineRun pipeline_run(const opt::Plan& replayed, const std::vector<LayerStats
   return out;
 }
 
+/// The run's traffic and wall time into summary.json.
+void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
+  j["messages"] = r.messages;
+  j["packets"] = r.packets;
+  j["flits"] = r.flits;
+  j["bytes"] = r.bytes;
+  j["flit_hops"] = r.flit_hops;
+  j["steps"] = r.spans.size();
+  j["wall_seconds"] = r.wall_seconds;
+  j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
+}
+
+/// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led.
+std::string write_traces(const SimulateArgs& a, const HwSpec& spec, const RunResult& r,
+                         const std::vector<std::string>& layer_names, noc::Cycle window) {
+  std::string written;
+  if (!a.trace.empty()) {
+    std::ofstream f(fs::path(a.out) / "trace.json");
+    write_chrome_trace(f, r, layer_names, spec.clock.frequency_ghz, window);
+    written += ", trace.json";
+  }
+  if (a.vcd) {
+    std::ofstream f(fs::path(a.out) / "trace.vcd");
+    write_vcd(f, r, spec.topology.num_nodes(), window);
+    written += ", trace.vcd";
+  }
+  return written;
+}
+
+/// `--programs DIR`: per-PE programs read back (written by --dump-programs, perhaps edited)
+/// replayed as they are; no network, plan or predictions.
+int run_programs(const SimulateArgs& a, const HwSpec& spec) {
+  const ProgramFiles files = read_programs(a.programs, spec.topology.num_nodes());
+  const ProgramSet& programs = files.programs;
+  std::size_t steps = 0;
+  for (const Program& p : programs.pe) steps += p.size();
+  prepare_output_dir(a.out, spec);
+  std::cout << "nocflow simulate: programs " << a.programs << " (" << steps << " steps, "
+            << programs.layer_names.size() << " layers) on " << one_line_summary(spec) << std::endl;
+  const noc::Cycle window = a.window > 0 ? a.window : 1000;
+  System system("system", spec, programs);
+  if (!a.trace.empty() || a.vcd) system.sample_links(window);
+  if (!a.quiet)
+    system.on_progress = [](noc::Cycle c) { std::cerr << "  ... cycle " << c << std::endl; };
+  const RunResult r = system.run();
+  const auto layers = layer_stats(r, programs.layer_names);
+  const RunTotals totals = run_totals(r);
+  const double seconds = static_cast<double>(r.total_cycles) / (spec.clock.frequency_ghz * 1e9);
+  const double noc_pj =
+      static_cast<double>(r.flit_hops) * spec.link.width_bytes * spec.energy.hop_pj_per_byte;
+
+  nlohmann::ordered_json j;
+  j["programs"] = a.programs;
+  j["total_cycles"] = r.total_cycles;
+  j["total_seconds"] = seconds;
+  j["compute_cycles"] = totals.compute;
+  j["communication_cycles"] = totals.communication;
+  j["energy_pj"] = {{"noc", noc_pj}};
+  add_traffic(j, r);
+  j["units"] = {
+      {"*_cycles", "clock cycles"},
+      {"total_seconds", "seconds of simulated time"},
+      {"energy_pj",
+       "picojoules; only the NoC's (flit_hops x link width x energy.hop_pj_per_byte): programs do "
+       "not say what their compute steps compute"},
+      {"bytes", "bytes"},
+      {"compute_cycles / communication_cycles",
+       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
+      {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
+  std::ofstream(fs::path(a.out) / "summary.json") << j.dump(2) << "\n";
+  {
+    std::ofstream f(fs::path(a.out) / "layers.csv");
+    write_layers_csv(f, nullptr, layers);
+  }
+  {
+    std::ofstream f(fs::path(a.out) / "links.csv");
+    write_links_csv(f, r, spec.link.width_bytes);
+  }
+  std::string written = "summary.json, layers.csv, links.csv, config.resolved.yaml";
+  written += write_traces(a, spec, r, programs.layer_names, window);
+  std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
+            << " us\n"
+            << "  critical PE      " << totals.compute << " cycles computing, "
+            << totals.communication << " cycles waiting for data or at barriers\n"
+            << "  energy           " << fixed(noc_pj / 1e6, 3) << " uJ in the NoC\n"
+            << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
+            << r.flits << " flits, " << r.bytes
+            << " bytes; every message received once, network drained\n"
+            << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall\n"
+            << "nocflow: wrote " << a.out << "/{" << written << "}\n";
+  return 0;
+}
+
 int run(const SimulateArgs& a) {
   const HwSpec spec = a.hw.load();
   if (a.mode != "dataflow" && a.mode != "barrier")
@@ -110,6 +203,8 @@ int run(const SimulateArgs& a) {
   if (a.vcd && spec.topology.num_nodes() > 256)
     throw InputError("--vcd: for meshes up to 256 PEs (this one has " +
                      std::to_string(spec.topology.num_nodes()) + "); use --trace perfetto");
+  if (!a.programs.empty()) return run_programs(a, spec);
+  if (a.net.network.empty()) throw InputError("--network is required (or --programs DIR)");
   opt::HwDesc hw = hw_desc_of(spec);
   if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
   const opt::Graph graph =
@@ -219,14 +314,7 @@ int run(const SimulateArgs& a) {
                      {"interval_cycles", pipeline.interval},
                      {"stages", stages}};
   }
-  j["messages"] = r.messages;
-  j["packets"] = r.packets;
-  j["flits"] = r.flits;
-  j["bytes"] = r.bytes;
-  j["flit_hops"] = r.flit_hops;
-  j["steps"] = r.spans.size();
-  j["wall_seconds"] = r.wall_seconds;
-  j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
+  add_traffic(j, r);
   j["units"] = {
       {"*_cycles", "clock cycles"},
       {"total_seconds", "seconds of simulated time"},
@@ -252,7 +340,7 @@ int run(const SimulateArgs& a) {
   std::ofstream(fs::path(a.out) / "plan.dot") << opt::plan_dot(plan);
   {
     std::ofstream f(fs::path(a.out) / "layers.csv");
-    write_layers_csv(f, lowered, layers);
+    write_layers_csv(f, &lowered, layers);
   }
   {
     std::ofstream f(fs::path(a.out) / "transfers.csv");
@@ -269,16 +357,7 @@ int run(const SimulateArgs& a) {
   std::string written =
       "summary.json, plan.yaml, plan.dot, layers.csv, transfers.csv, links.csv, memory.csv, "
       "config.resolved.yaml";
-  if (!a.trace.empty()) {
-    std::ofstream f(fs::path(a.out) / "trace.json");
-    write_chrome_trace(f, r, lowered.programs.layer_names, spec.clock.frequency_ghz, window);
-    written += ", trace.json";
-  }
-  if (a.vcd) {
-    std::ofstream f(fs::path(a.out) / "trace.vcd");
-    write_vcd(f, r, spec.topology.num_nodes(), window);
-    written += ", trace.vcd";
-  }
+  written += write_traces(a, spec, r, lowered.programs.layer_names, window);
 
   std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
             << " us"
@@ -352,7 +431,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("simulate", "replay a partition plan cycle by cycle on the PEs and NoC");
   auto a = std::make_shared<SimulateArgs>();
   a->hw.add_to(*cmd);
-  a->net.add_to(*cmd);
+  auto* network = a->net.add_to(*cmd)->required(false);
   auto* plan = cmd->add_option("--plan", a->plan, "plan.yaml from nocflow optimize")->type_name("FILE");
   cmd->add_option("--solver", a->solver, "without --plan: solve with this solver (SRAM limit on)")->capture_default_str()->excludes(plan);
   cmd->add_option("--cost-model", a->cost_model, "without --plan: paper | linkload")->capture_default_str()->excludes(plan);
@@ -376,7 +455,19 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--trace-window", a->window,
                   "link sampling window for traces, cycles (default 1000)")
       ->check(at_least(1));
-  cmd->add_option("--dump-programs", a->dump_programs, "write each PE's program to DIR/pe_N.txt")->type_name("DIR");
+  auto* dump = cmd->add_option("--dump-programs", a->dump_programs,
+                               "write each PE's program to DIR/pe_N.txt")
+                   ->type_name("DIR");
+  auto* programs =
+      cmd->add_option("--programs", a->programs,
+                      "instead of --network and a plan: replay the programs in DIR/pe_N.txt (as "
+                      "--dump-programs writes them, edited or not)")
+          ->type_name("DIR")
+          ->excludes(network);
+  for (const char* other : {"--batch", "--passes", "--train", "--plan", "--solver", "--cost-model",
+                            "--calibration", "--stages", "--mode"})
+    programs->excludes(cmd->get_option(other));
+  programs->excludes(dump);
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });

@@ -32,7 +32,8 @@ struct NetworkOptions {
   std::string passes = "default";
   std::string train;  ///< --train OPTIMIZER: the training graph; "" = inference
 
-  void add_to(CLI::App& cmd);
+  /// Adds --network (required; returned), --batch, --passes and --train.
+  CLI::Option* add_to(CLI::App& cmd);
 };
 
 /// Create `dir` (and parents) and write the resolved config into it. Call only after all input

@@ -76,14 +76,16 @@ std::string relative_error(double predicted, double simulated) {
   return o.str();
 }
 
-void write_layers_csv(std::ostream& out, const Lowered& lowered, const std::vector<LayerStats>& layers) {
+void write_layers_csv(std::ostream& out, const Lowered* lowered,
+                      const std::vector<LayerStats>& layers) {
   out << "layer,op,choice,pes,start_cycle,end_cycle,compute_cycles,communication_cycles,idle_cycles\n";
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const LayerStats& s = layers[l];
-    const opt::PlacedLayer& pl = lowered.layers[l];
-    out << csv_field(s.name) << "," << csv_field(pl.layer->op) << "," << csv_field(pl.choice.str())
-        << "," << pl.choice.nodes() << "," << s.start << "," << s.end << "," << s.compute << ","
-        << s.communication << "," << s.idle << "\n";
+    const opt::PlacedLayer* pl = lowered ? &lowered->layers[l] : nullptr;
+    out << csv_field(s.name) << "," << (pl ? csv_field(pl->layer->op) : "") << ","
+        << (pl ? csv_field(pl->choice.str()) : "") << "," << (pl ? pl->choice.nodes() : s.pes)
+        << "," << s.start << "," << s.end << "," << s.compute << "," << s.communication << ","
+        << s.idle << "\n";
   }
 }
 

@@ -41,7 +41,9 @@ struct Energy {
 Energy run_energy(const optimizer::Workload& workload, const Lowered& lowered, const RunResult& run,
                   const HwSpec& hw);
 
-void write_layers_csv(std::ostream& out, const Lowered& lowered, const std::vector<LayerStats>& layers);
+/// One row per layer; op and choice from `lowered`, left empty without it (programs read back).
+void write_layers_csv(std::ostream& out, const Lowered* lowered,
+                      const std::vector<LayerStats>& layers);
 void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges);
 void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes);
 

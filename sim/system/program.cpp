@@ -1,6 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "sim/system/program.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+
+#include "noc/base/error.h"
+
 namespace nocflow::sim {
 
 const char* step_name(StepKind k) {
@@ -32,6 +44,205 @@ void write_program(std::ostream& out, const ProgramSet& set, int pe,
       out << "  edge=" << edge_names[s.edge];
     out << "\n";
   }
+}
+
+namespace {
+
+/// Where a step came from, for messages.
+struct Origin {
+  std::string file;
+  int line = 0;
+  std::string str() const { return file + ":" + std::to_string(line); }
+};
+
+/// Numbers names in order of first appearance.
+class NameTable {
+ public:
+  explicit NameTable(std::vector<std::string>& names) : names_(names) {}
+  int id(const std::string& name) {
+    const auto [it, added] = ids_.emplace(name, static_cast<int>(names_.size()));
+    if (added) names_.push_back(name);
+    return it->second;
+  }
+
+ private:
+  std::vector<std::string>& names_;
+  std::unordered_map<std::string, int> ids_;
+};
+
+/// One line of a program file: `kind key=value ...`.
+Step parse_step(const std::string& line, const Origin& at, int pe, int pes, NameTable& layers,
+                NameTable& edges) {
+  std::istringstream words(line);
+  std::string kind_word;
+  words >> kind_word;
+  auto fail = [&](const std::string& why) { throw InputError(at.str() + ": " + why); };
+  Step s;
+  const std::pair<const char*, StepKind> kinds[] = {{"compute", StepKind::Compute},
+                                                    {"reduce", StepKind::Reduce},
+                                                    {"send", StepKind::Send},
+                                                    {"recv", StepKind::Recv},
+                                                    {"barrier", StepKind::Barrier}};
+  bool known = false;
+  for (const auto& [name, kind] : kinds)
+    if (kind_word == name) s.kind = kind, known = true;
+  if (!known)
+    fail("unknown step '" + kind_word + "' (known: compute, reduce, send, recv, barrier)");
+  // The keys each kind takes, required first.
+  std::vector<std::string> required, optional = {"layer", "edge"};
+  switch (s.kind) {
+    case StepKind::Compute:
+      required = {"cycles"}, optional = {"layer"};
+      break;
+    case StepKind::Reduce:
+      required = {"cycles"};
+      break;
+    case StepKind::Send:
+      required = {"to", "bytes", "tag"};
+      break;
+    case StepKind::Recv:
+      required = {"from", "bytes", "tag"};
+      break;
+    case StepKind::Barrier:
+      required = {"id"}, optional = {};
+      break;
+  }
+  auto number = [&](const std::string& key, const std::string& text, std::int64_t min) {
+    std::int64_t v = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (error != std::errc() || end != text.data() + text.size() || text.empty())
+      fail(key + "=" + text + ": expected an integer");
+    if (v < min) fail(key + "=" + text + ": must be at least " + std::to_string(min));
+    return v;
+  };
+  std::vector<std::string> seen;
+  for (std::string word; words >> word;) {
+    const auto eq = word.find('=');
+    if (eq == std::string::npos || eq == 0) fail("expected key=value, got '" + word + "'");
+    const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+    auto among = [&key](const std::vector<std::string>& keys) {
+      return std::find(keys.begin(), keys.end(), key) != keys.end();
+    };
+    if (!among(required) && !among(optional)) {
+      std::string all;
+      for (const auto& k : required) all += (all.empty() ? "" : ", ") + k;
+      for (const auto& k : optional) all += (all.empty() ? "" : ", ") + k;
+      fail("unknown key '" + key + "' for " + kind_word + " (known: " + all + ")");
+    }
+    if (among(seen)) fail("'" + key + "' given twice");
+    seen.push_back(key);
+    if (key == "layer")
+      s.layer = layers.id(value);
+    else if (key == "edge")
+      s.edge = edges.id(value);
+    else if (key == "cycles")
+      s.cycles = number(key, value, 0);
+    else if (key == "bytes")
+      s.bytes = number(key, value, 1);
+    else if (key == "tag" || key == "id")
+      s.tag = number(key, value, key == "id" ? 1 : 0);
+    else {  // to, from: PEn
+      if (value.rfind("PE", 0) != 0) fail(key + "=" + value + ": expected PEn");
+      const std::int64_t peer = number(key, value.substr(2), 0);
+      if (peer >= pes)
+        fail(key + "=" + value + ": the hardware has PEs 0.." + std::to_string(pes - 1));
+      if (peer == pe) fail(key + "=" + value + ": a message to its own PE never enters the NoC");
+      s.peer = static_cast<int>(peer);
+    }
+  }
+  for (const auto& key : required)
+    if (std::find(seen.begin(), seen.end(), key) == seen.end())
+      fail(kind_word + " needs '" + key + "='");
+  return s;
+}
+
+}  // namespace
+
+ProgramFiles read_programs(const std::string& dir, int pes) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) throw InputError(dir + ": no such folder of programs");
+  ProgramFiles out{ProgramSet(pes), {}};
+  NameTable layers(out.programs.layer_names), edges(out.edge_names);
+  std::vector<std::vector<Origin>> where(pes);  // per PE, per step
+  for (int pe = 0; pe < pes; ++pe) {
+    const std::string file = (fs::path(dir) / ("pe_" + std::to_string(pe) + ".txt")).string();
+    std::ifstream in(file);
+    if (!in)
+      throw InputError(file + ": cannot open (the hardware has " + std::to_string(pes) +
+                       " PEs: give pe_0.txt ... pe_" + std::to_string(pes - 1) + ".txt)");
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      line = line.substr(0, line.find('#'));
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const Origin at{file, number};
+      out.programs.pe[pe].push_back(parse_step(line, at, pe, pes, layers, edges));
+      where[pe].push_back(at);
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    int n = -1;
+    if (std::sscanf(name.c_str(), "pe_%d.txt", &n) == 1 &&
+        name == "pe_" + std::to_string(n) + ".txt" && n >= pes)
+      throw InputError(entry.path().string() + ": the hardware has only " + std::to_string(pes) +
+                       " PEs");
+  }
+
+  // Sends and receives pair up by (source, destination, tag).
+  struct Ends {
+    const Step* send = nullptr;
+    const Step* recv = nullptr;
+    Origin send_at, recv_at;
+  };
+  std::map<std::tuple<int, int, std::int64_t>, Ends> messages;
+  std::int64_t barriers_of_pe0 = 0;
+  for (int pe = 0; pe < pes; ++pe) {
+    std::int64_t barriers = 0;
+    for (std::size_t i = 0; i < out.programs.pe[pe].size(); ++i) {
+      const Step& s = out.programs.pe[pe][i];
+      const Origin& at = where[pe][i];
+      if (s.kind == StepKind::Barrier && s.tag != ++barriers)
+        throw InputError(at.str() + ": barrier " + std::to_string(s.tag) + " where barrier " +
+                         std::to_string(barriers) +
+                         " comes next (barriers are passed 1, 2, 3, ...)");
+      if (s.kind != StepKind::Send && s.kind != StepKind::Recv) continue;
+      const bool send = s.kind == StepKind::Send;
+      Ends& e = messages[{send ? pe : s.peer, send ? s.peer : pe, s.tag}];
+      const Step*& slot = send ? e.send : e.recv;
+      if (slot)
+        throw InputError(at.str() + ": a second " + step_name(s.kind) + " of tag " +
+                         std::to_string(s.tag) + (send ? " to PE" : " from PE") +
+                         std::to_string(s.peer) +
+                         " (the first: " + (send ? e.send_at : e.recv_at).str() + ")");
+      slot = &s;
+      (send ? e.send_at : e.recv_at) = at;
+    }
+    if (pe == 0) barriers_of_pe0 = barriers;
+    if (barriers != barriers_of_pe0)
+      throw InputError((where[pe].empty() ? dir : where[pe].back().str()) + ": PE " +
+                       std::to_string(pe) + " passes " + std::to_string(barriers) +
+                       " barriers, PE 0 " + std::to_string(barriers_of_pe0) +
+                       ": every PE must reach every barrier");
+  }
+  for (const auto& [key, e] : messages) {
+    const auto& [src, dst, tag] = key;
+    if (!e.recv)
+      throw InputError(e.send_at.str() + ": nothing receives this message: PE " +
+                       std::to_string(dst) + " has no 'recv from=PE" + std::to_string(src) +
+                       " tag=" + std::to_string(tag) + "'");
+    if (!e.send)
+      throw InputError(e.recv_at.str() + ": nothing sends this message: PE " + std::to_string(src) +
+                       " has no 'send to=PE" + std::to_string(dst) + " tag=" + std::to_string(tag) +
+                       "'");
+    if (e.send->bytes != e.recv->bytes)
+      throw InputError(e.recv_at.str() + ": receives " + std::to_string(e.recv->bytes) +
+                       " bytes of a message of " + std::to_string(e.send->bytes) + " (" +
+                       e.send_at.str() + ")");
+  }
+  std::int64_t next_tag = 1;
+  for (const auto& [key, e] : messages) next_tag = std::max(next_tag, std::get<2>(key) + 1);
+  out.programs.next_tag = next_tag;
+  return out;
 }
 
 }  // namespace nocflow::sim

@@ -67,4 +67,19 @@ const char* step_name(StepKind k);
 void write_program(std::ostream& out, const ProgramSet& set, int pe,
                    const std::vector<std::string>& edge_names = {});
 
+/// Programs read back from what write_program wrote, with the edge names their steps carry
+/// (Step::edge indexes `edge_names`, ProgramSet::layer_names the layers; both numbered in order
+/// of first appearance, PE by PE).
+struct ProgramFiles {
+  ProgramSet programs;
+  std::vector<std::string> edge_names;
+};
+
+/// Reads DIR/pe_0.txt ... DIR/pe_{pes-1}.txt (blank lines and `#` comments skipped; keys in any
+/// order) and checks what would otherwise hang or fail a run: every send has exactly one
+/// receive on its peer with the same tag and bytes and the other way round, no PE sends to
+/// itself, and every PE passes the same barriers 1, 2, 3, ... in order. Throws InputError naming
+/// the file and line.
+ProgramFiles read_programs(const std::string& dir, int pes);
+
 }  // namespace nocflow::sim

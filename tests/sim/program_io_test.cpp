@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// Program files: what write_program writes, read_programs reads back, and what it refuses.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "noc/base/error.h"
+#include "sim/system/program.h"
+#include "tests/scratch.h"
+
+namespace nocflow::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Writes one file per PE with the given texts.
+fs::path write_files(const std::string& name, const std::vector<std::string>& texts) {
+  const fs::path dir = testing::fresh_dir(name);
+  for (std::size_t pe = 0; pe < texts.size(); ++pe)
+    std::ofstream(dir / ("pe_" + std::to_string(pe) + ".txt")) << texts[pe];
+  return dir;
+}
+
+/// read_programs' message for these files, "" when it accepts them.
+std::string refusal(const std::string& name, const std::vector<std::string>& texts) {
+  try {
+    read_programs(write_files(name, texts).string(), static_cast<int>(texts.size()));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ProgramFiles, WhatIsWrittenReadsBackStepForStep) {
+  ProgramSet set(3);
+  set.layer_names = {"conv1", "conv2"};
+  set.compute(0, 0, 120);
+  set.send(0, 2, 0, 4096, 7, 0);
+  set.compute(1, 0, 80);
+  set.barrier_all(1);
+  set.recv(2, 0, 1, 4096, 7, 0);
+  set.reduce(2, 1, 33, 1);
+  set.send(2, 1, 1, 64, 9, 1);
+  set.recv(1, 2, 1, 64, 9, 1);
+  set.barrier_all(2);
+  const std::vector<std::string> edges = {"conv1->conv2", "conv2:inpp"};
+  const fs::path dir = testing::fresh_dir("program_io_roundtrip");
+  for (int pe = 0; pe < 3; ++pe) {
+    std::ofstream f(dir / ("pe_" + std::to_string(pe) + ".txt"));
+    write_program(f, set, pe, edges);
+  }
+  const ProgramFiles back = read_programs(dir.string(), 3);
+  ASSERT_EQ(back.programs.pe.size(), 3u);
+  for (int pe = 0; pe < 3; ++pe) {
+    ASSERT_EQ(back.programs.pe[pe].size(), set.pe[pe].size()) << pe;
+    for (std::size_t i = 0; i < set.pe[pe].size(); ++i) {
+      const Step &a = set.pe[pe][i], &b = back.programs.pe[pe][i];
+      EXPECT_EQ(a.kind, b.kind);
+      EXPECT_EQ(a.peer, b.peer);
+      EXPECT_EQ(a.bytes, b.bytes);
+      EXPECT_EQ(a.cycles, b.cycles);
+      EXPECT_EQ(a.tag, b.tag);
+      // Names, not numbers, survive the file.
+      EXPECT_EQ(a.layer < 0 ? "" : set.layer_names[a.layer],
+                b.layer < 0 ? "" : back.programs.layer_names[b.layer]);
+      EXPECT_EQ(a.edge < 0 ? "" : edges[a.edge], b.edge < 0 ? "" : back.edge_names[b.edge]);
+    }
+  }
+  EXPECT_EQ(back.programs.next_tag, 10);  // past every tag read
+}
+
+TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
+  const std::string send = "send to=PE1 bytes=64 tag=3\n", recv = "recv from=PE0 bytes=64 tag=3\n";
+  EXPECT_EQ(refusal("pio_ok", {"# comment\n\n" + send, recv}), "");
+  const struct {
+    const char* name;
+    std::vector<std::string> texts;
+    const char* message;
+  } cases[] = {
+      {"pio_kind", {"jump cycles=3\n", ""}, "pe_0.txt:1: unknown step 'jump'"},
+      {"pio_key", {"compute cycle=3\n", ""}, "pe_0.txt:1: unknown key 'cycle' for compute"},
+      {"pio_need", {"send to=PE1 bytes=64\n", recv}, "pe_0.txt:1: send needs 'tag='"},
+      {"pio_twice", {"compute cycles=1 cycles=2\n", ""}, "'cycles' given twice"},
+      {"pio_number", {"compute cycles=many\n", ""}, "cycles=many: expected an integer"},
+      {"pio_negative", {"compute cycles=-4\n", ""}, "cycles=-4: must be at least 0"},
+      {"pio_peer", {"send to=PE2 bytes=64 tag=3\n", ""}, "to=PE2: the hardware has PEs 0..1"},
+      {"pio_self", {"send to=PE0 bytes=64 tag=3\n", ""}, "never enters the NoC"},
+      {"pio_norecv",
+       {send, ""},
+       "pe_0.txt:1: nothing receives this message: PE 1 has no 'recv from=PE0 tag=3'"},
+      {"pio_nosend", {"", recv}, "pe_1.txt:1: nothing sends this message"},
+      {"pio_bytes",
+       {send, "recv from=PE0 bytes=32 tag=3\n"},
+       "pe_1.txt:1: receives 32 bytes of a message of 64"},
+      {"pio_dup", {send + send, recv}, "pe_0.txt:2: a second send of tag 3 to PE1 (the first: "},
+      {"pio_order",
+       {"barrier id=2\n", "barrier id=2\n"},
+       "pe_0.txt:1: barrier 2 where barrier 1 comes next"},
+      {"pio_count", {"barrier id=1\n", "compute cycles=1\n"}, "PE 1 passes 0 barriers, PE 0 1"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = refusal(c.name, c.texts);
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.name << ": " << message;
+  }
+  // A file missing, or one for a PE the hardware lacks.
+  const fs::path dir = write_files("pio_files", {send, recv});
+  EXPECT_THROW(read_programs(dir.string(), 3), InputError);
+  std::ofstream(dir / "pe_5.txt") << "";
+  try {
+    read_programs(dir.string(), 2);
+    ADD_FAILURE() << "pe_5.txt accepted on 2 PEs";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("pe_5.txt: the hardware has only 2 PEs"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::sim
