@@ -2,6 +2,7 @@
 #pragma once
 // Network YAML (format and examples: configs/networks/README.md). A list of layers, each taking
 // the previous layer as input unless it names its inputs, so chains are short and DAGs explicit.
+// A file starting with `format: nocflow-graph-1` is a saved graph instead (io/graph_file.h).
 #include <string>
 
 #include "optimizer/graph/graph.h"

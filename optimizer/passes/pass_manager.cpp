@@ -89,7 +89,12 @@ std::vector<PassStat> PassManager::run(Graph& graph) {
 std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
                                  const TrainingOptions* train) {
   std::vector<std::string> names = parse_pass_list(spec);
-  if (!train) return PassManager(names).run(graph);
+  // A training graph read back from a file (io/graph_file.h) is differentiated already.
+  const bool trained = is_training_graph_name(graph.name());
+  if (trained && train)
+    throw InputError("--train: " + graph.name() +
+                     " is a training graph already (saved with --train); leave --train out");
+  if (!train && !trained) return PassManager(names).run(graph);
   auto drop = [&](std::string_view name) {
     const auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end()) return false;
@@ -100,6 +105,7 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
     throw InputError(
         "--passes: bnfold folds batch norms into the weights, for inference only; "
         "leave it out when training");
+  if (trained) return PassManager(names).run(graph);
   const bool fuse = drop("fuse");
   std::vector<PassStat> stats = PassManager(names).run(graph);
   PassStat s;

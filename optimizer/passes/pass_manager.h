@@ -38,7 +38,9 @@ struct TrainingOptions;
 /// The passes of `spec` ("default", "none" or a list) on a forward graph, to a fixpoint. With
 /// `train`, the training graph instead: the passes but fuse, autodiff (optimizer/passes/
 /// autodiff.h), then fuse if listed. bnfold is inference only: "default" leaves it out, a list
-/// naming it is refused. Autodiff appears in the stats as pass "autodiff".
+/// naming it is refused. Autodiff appears in the stats as pass "autodiff". A training graph read
+/// back from a file (its name ends in ".train") gets the passes as a training graph would, and
+/// `train` is refused for it.
 std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
                                  const TrainingOptions* train = nullptr);
 

@@ -7,6 +7,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/io/graph_file.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/report/layer_report.h"
@@ -30,6 +31,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
     bool pass_stats = false;
     std::string dot;
     std::string json;
+    std::string save;
     std::int64_t batch = 1;
     int elem_bytes = 4;
     std::string train;
@@ -46,6 +48,10 @@ void add_inspect_command(CLI::App& app, Action& action) {
   cmd->add_flag("--print-pass-stats", opts->pass_stats, "print node counts before/after each pass");
   cmd->add_option("--dot", opts->dot, "write the graph as Graphviz dot")->type_name("FILE");
   cmd->add_option("--json", opts->json, "write the per-layer table as JSON")->type_name("FILE");
+  cmd->add_option("--save", opts->save,
+                  "write the graph after passes (and autodiff) as a graph file that --network "
+                  "FILE reads back")
+      ->type_name("FILE.yaml");
   cmd->add_option("--batch", opts->batch, "batch size of zoo networks")->capture_default_str();
   cmd->add_option("--elem-bytes", opts->elem_bytes, "bytes per element of zoo networks")
       ->capture_default_str()
@@ -74,6 +80,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
       }
       if (!opts->json.empty()) write_file(opts->json, graph_json(graph));
       if (!opts->dot.empty()) write_file(opts->dot, graph_dot(graph));
+      if (!opts->save.empty()) write_file(opts->save, graph_yaml(graph));
       return 0;
     };
   });

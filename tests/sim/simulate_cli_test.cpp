@@ -418,6 +418,36 @@ TEST(SimulateCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
   EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
 }
 
+TEST(SimulateCli, ASavedGraphOptimizesAndReplaysAsTheNetworkItWasSavedFrom) {
+  const fs::path dir = fresh_dir("simulate_saved_graph");
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";  // 2-byte data
+  const fs::path graph = dir / "vgg5.train.yaml";
+  const CliRun save =
+      run_nocflow("inspect --network zoo:vgg5 --train sgd --elem-bytes 2 --save " + graph.string());
+  ASSERT_EQ(save.exit_code, 0) << save.output;
+  const std::string solve = "--solver greedy-layout --cost-model linkload --out ";
+  const CliRun from_zoo = run_nocflow("optimize " + hw + "--network zoo:vgg5 --train sgd " + solve +
+                                      (dir / "zoo").string());
+  const CliRun from_file = run_nocflow("optimize " + hw + "--network " + graph.string() + " " +
+                                       solve + (dir / "file").string());
+  ASSERT_EQ(from_zoo.exit_code, 0) << from_zoo.output;
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.output;
+  EXPECT_EQ(read_file(dir / "zoo" / "plan.yaml"), read_file(dir / "file" / "plan.yaml"));
+  const std::string plan = "--plan " + (dir / "zoo" / "plan.yaml").string() + " --quiet --out ";
+  const CliRun a = run_nocflow("simulate " + hw + "--network zoo:vgg5 --train sgd " + plan +
+                               (dir / "a").string());
+  const CliRun b = run_nocflow("simulate " + hw + "--network " + graph.string() + " " + plan +
+                               (dir / "b").string());
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_EQ(summary_without_timing(dir / "a"), summary_without_timing(dir / "b"));
+  // It is differentiated already.
+  const CliRun twice = run_nocflow("optimize " + hw + "--network " + graph.string() +
+                                   " --train sgd --out " + (dir / "twice").string());
+  EXPECT_EQ(twice.exit_code, 2) << twice.output;
+  EXPECT_NE(twice.output.find("is a training graph already"), std::string::npos) << twice.output;
+}
+
 TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
   // The paper model's T = V h / B_NoC + latency: two calibrations with the same B_NoC differ
   // by the latency on every edge the paper model moves bytes on (T > 0 without latency), and
