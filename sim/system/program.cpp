@@ -78,16 +78,14 @@ Step parse_step(const std::string& line, const Origin& at, int pe, int pes, Name
   words >> kind_word;
   auto fail = [&](const std::string& why) { throw InputError(at.str() + ": " + why); };
   Step s;
-  const std::pair<const char*, StepKind> kinds[] = {{"compute", StepKind::Compute},
-                                                    {"reduce", StepKind::Reduce},
-                                                    {"send", StepKind::Send},
-                                                    {"recv", StepKind::Recv},
-                                                    {"barrier", StepKind::Barrier}};
   bool known = false;
-  for (const auto& [name, kind] : kinds)
-    if (kind_word == name) s.kind = kind, known = true;
-  if (!known)
-    fail("unknown step '" + kind_word + "' (known: compute, reduce, send, recv, barrier)");
+  std::string kinds;
+  for (StepKind k : {StepKind::Compute, StepKind::Reduce, StepKind::Send, StepKind::Recv,
+                     StepKind::Barrier}) {
+    if (kind_word == step_name(k)) s.kind = k, known = true;
+    kinds += (kinds.empty() ? "" : ", ") + std::string(step_name(k));
+  }
+  if (!known) fail("unknown step '" + kind_word + "' (known: " + kinds + ")");
   // The keys each kind takes, required first.
   std::vector<std::string> required, optional = {"layer", "edge"};
   switch (s.kind) {
