@@ -250,6 +250,7 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     plan.compute_cycles += part.compute_cycles;
     plan.redistribution_cycles += part.redistribution_cycles;
     plan.energy_pj += part.energy_pj;
+    plan.activation_bytes += part.activation_bytes;
     for (const LayerEdge& e : stage_inputs(w, first, end)) {
       const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
       const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];

@@ -30,6 +30,7 @@ Plan make_plan(const PartitionSetup& s, const std::vector<int>& x, const HwDesc&
     const Choice c = chosen(static_cast<int>(l));
     const Cost cost = model.layer_cost(layer, c);
     plan.layers.push_back({layer.name, layer.op, c, place(c, hw.grid()).pe, cost.cycles, cost.energy_pj});
+    plan.activation_bytes += layer.output_bytes;
     plan.compute_cycles += cost.cycles;
     plan.energy_pj += cost.energy_pj;
   }
@@ -110,6 +111,8 @@ std::string plan_yaml(const Plan& p) {
   y << YAML::Key << "topology" << YAML::Value << p.topology;
   if (p.batch > 0) y << YAML::Key << "batch" << YAML::Value << p.batch;
   if (!p.hardware.empty()) y << YAML::Key << "hardware" << YAML::Value << p.hardware;
+  if (p.activation_bytes > 0)
+    y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
   y << YAML::Key << "totals" << YAML::Value << YAML::BeginMap
     << YAML::Key << "total_cycles" << YAML::Value << p.total_cycles()
     << YAML::Key << "compute_cycles" << YAML::Value << p.compute_cycles
@@ -182,8 +185,8 @@ T get(const YAML::Node& n, const std::string& key, const std::string& where) {
 Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
   only_keys(root,
-            {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware", "totals",
-             "pipeline", "layers", "edges"},
+            {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware",
+             "activation_bytes", "totals", "pipeline", "layers", "edges"},
             file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -193,6 +196,8 @@ Plan read_plan(const std::string& file) {
   p.topology = get<std::string>(root, "topology", file);
   if (root["batch"]) p.batch = get<int>(root, "batch", file);
   if (root["hardware"]) p.hardware = get<std::string>(root, "hardware", file);
+  if (root["activation_bytes"])
+    p.activation_bytes = get<std::int64_t>(root, "activation_bytes", file);
   const YAML::Node totals = root["totals"];
   if (!totals) throw InputError(file + ": missing key 'totals'");
   only_keys(totals, {"total_cycles", "compute_cycles", "redistribution_cycles", "energy_pj"},

@@ -5,7 +5,8 @@
 // `nocflow simulate --plan`; drawn as plan.dot (Graphviz) by both.
 //
 // plan.yaml layout (all costs in cycles, energy in pJ, bytes in bytes):
-//   network, cost_model, solver, pes, topology
+//   network, cost_model, solver, pes, topology, batch, hardware, activation_bytes (the last
+//   three: what it was priced for; optional)
 //   totals: {total_cycles, compute_cycles, redistribution_cycles, energy_pj}
 //   layers: - {name, op, choice: "OUTP=4,OFMP_H=4", nodes, pes: [..], compute_cycles}
 //   edges:  - {src, dst, input, type, bytes, cycles}
@@ -65,6 +66,10 @@ struct Plan {
   /// inputs runs the same choices, but the predicted totals no longer apply.
   int batch = 0;
   std::string hardware;
+  /// The layers' output bytes summed over the network priced (per micro-batch when pipelined;
+  /// 0: not recorded): a replay on a network where it differs (other shapes, batch or element
+  /// size) runs the same choices, but the predicted totals no longer apply.
+  std::int64_t activation_bytes = 0;
   std::vector<PlanLayer> layers;
   std::vector<PlanEdge> edges;
   double compute_cycles = 0;

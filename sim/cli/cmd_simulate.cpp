@@ -211,8 +211,10 @@ int run(const SimulateArgs& a) {
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   const opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
   // A pipelined plan runs every micro-batch: the network's layers once per micro-batch.
+  const opt::Workload network = opt::build_workload(graph);
+  std::int64_t network_activation_bytes = 0;
+  for (const opt::Layer& l : network.layers) network_activation_bytes += l.output_bytes;
   const MicroBatched replay = [&] {
-    const opt::Workload network = opt::build_workload(graph);
     if (!plan.pipelined()) return MicroBatched{network, plan};
     try {
       return micro_batched(network, plan);
@@ -259,6 +261,10 @@ int run(const SimulateArgs& a) {
   if (plan.batch > 0 && plan.batch != a.net.batch)
     std::cout << "  note: the plan was priced for batch " << plan.batch << ", this run is batch "
               << a.net.batch << ": its predicted total does not apply" << std::endl;
+  else if (plan.activation_bytes > 0 && plan.activation_bytes != network_activation_bytes)
+    std::cout << "  note: the plan was priced for a network whose layers output "
+              << plan.activation_bytes << " bytes, this one's " << network_activation_bytes
+              << " (other shapes or element size): its predicted total does not apply" << std::endl;
   if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec))
     std::cout << "  note: the plan was priced for " << plan.hardware
               << "; its predicted total does not apply to this hardware" << std::endl;

@@ -441,6 +441,17 @@ TEST(SimulateCli, ASavedGraphOptimizesAndReplaysAsTheNetworkItWasSavedFrom) {
   ASSERT_EQ(a.exit_code, 0) << a.output;
   ASSERT_EQ(b.exit_code, 0) << b.output;
   EXPECT_EQ(summary_without_timing(dir / "a"), summary_without_timing(dir / "b"));
+  EXPECT_EQ(b.output.find("does not apply"), std::string::npos) << b.output;
+  // Saved with 4-byte elements, the graph replays the 2-byte plan's choices with a note.
+  const fs::path wide = dir / "vgg5.train.4B.yaml";
+  ASSERT_EQ(run_nocflow("inspect --network zoo:vgg5 --train sgd --save " + wide.string()).exit_code,
+            0);
+  const CliRun c = run_nocflow("simulate " + hw + "--network " + wide.string() + " " + plan +
+                               (dir / "c").string());
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_NE(c.output.find("(other shapes or element size): its predicted total does not apply"),
+            std::string::npos)
+      << c.output;
   // It is differentiated already.
   const CliRun twice = run_nocflow("optimize " + hw + "--network " + graph.string() +
                                    " --train sgd --out " + (dir / "twice").string());
