@@ -276,9 +276,7 @@ std::string graph_yaml(const Graph& graph) {
     std::vector<std::string> inputs;
     for (NodeId in : graph.inputs(id)) inputs.push_back(graph.node(in).name);
     if (!inputs.empty()) out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << inputs;
-    OpAttrs attrs = n.attrs;
-    attrs.parts.clear();
-    emit_attrs(out, attrs);
+    emit_attrs(out, n.attrs);  // all but the parts, which follow
     if (!n.attrs.parts.empty()) {
       out << YAML::Key << "parts" << YAML::Value << YAML::BeginSeq;
       for (const FusedPart& p : n.attrs.parts) {

@@ -116,4 +116,10 @@ Workload build_workload(const Graph& g) {
   return w;
 }
 
+std::int64_t activation_bytes(const Workload& workload) {
+  std::int64_t sum = 0;
+  for (const Layer& l : workload.layers) sum += l.output_bytes;
+  return sum;
+}
+
 }  // namespace nocflow::optimizer

@@ -57,4 +57,7 @@ struct Workload {
 /// Throws InputError if the graph has no layer.
 Workload build_workload(const Graph& graph);
 
+/// The layers' output bytes, summed (what a plan records it was priced for).
+std::int64_t activation_bytes(const Workload& workload);
+
 }  // namespace nocflow::optimizer

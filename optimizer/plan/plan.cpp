@@ -24,13 +24,14 @@ Plan make_plan(const PartitionSetup& s, const std::vector<int>& x, const HwDesc&
   plan.solver = solver;
   plan.pes = hw.num_pes();
   plan.topology = hw.topology.name();
+  plan.activation_bytes = activation_bytes(s.workload);
   auto chosen = [&](int l) { return s.choices[static_cast<std::size_t>(l)][static_cast<std::size_t>(x[static_cast<std::size_t>(l)])]; };
   for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
     const Layer& layer = s.workload.layers[l];
     const Choice c = chosen(static_cast<int>(l));
     const Cost cost = model.layer_cost(layer, c);
-    plan.layers.push_back({layer.name, layer.op, c, place(c, hw.grid()).pe, cost.cycles, cost.energy_pj});
-    plan.activation_bytes += layer.output_bytes;
+    plan.layers.push_back(
+        {layer.name, layer.op, c, place(c, hw.grid()).pe, cost.cycles, cost.energy_pj});
     plan.compute_cycles += cost.cycles;
     plan.energy_pj += cost.energy_pj;
   }

@@ -149,8 +149,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   const auto layers = layer_stats(r, programs.layer_names);
   const RunTotals totals = run_totals(r);
   const double seconds = static_cast<double>(r.total_cycles) / (spec.clock.frequency_ghz * 1e9);
-  const double noc_pj =
-      static_cast<double>(r.flit_hops) * spec.link.width_bytes * spec.energy.hop_pj_per_byte;
+  const double noc_pj = noc_energy_pj(r, spec);
 
   nlohmann::ordered_json j;
   j["programs"] = a.programs;
@@ -212,8 +211,7 @@ int run(const SimulateArgs& a) {
   const opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
   // A pipelined plan runs every micro-batch: the network's layers once per micro-batch.
   const opt::Workload network = opt::build_workload(graph);
-  std::int64_t network_activation_bytes = 0;
-  for (const opt::Layer& l : network.layers) network_activation_bytes += l.output_bytes;
+  const std::int64_t network_activation_bytes = opt::activation_bytes(network);
   const MicroBatched replay = [&] {
     if (!plan.pipelined()) return MicroBatched{network, plan};
     try {

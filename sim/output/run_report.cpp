@@ -56,6 +56,10 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
   return out;
 }
 
+double noc_energy_pj(const RunResult& run, const HwSpec& hw) {
+  return static_cast<double>(run.flit_hops) * hw.link.width_bytes * hw.energy.hop_pj_per_byte;
+}
+
 Energy run_energy(const opt::Workload& workload, const Lowered& lowered, const RunResult& run,
                   const HwSpec& hw) {
   Energy e;
@@ -65,7 +69,7 @@ Energy run_energy(const opt::Workload& workload, const Lowered& lowered, const R
     e.mac_pj += static_cast<double>(workload.layers[l].macs) * hw.energy.mac_pj;
     e.sram_pj += static_cast<double>(w.sram_bytes) * pl.choice.nodes() * hw.energy.sram_pj_per_byte;
   }
-  e.noc_pj = static_cast<double>(run.flit_hops) * hw.link.width_bytes * hw.energy.hop_pj_per_byte;
+  e.noc_pj = noc_energy_pj(run, hw);
   return e;
 }
 

@@ -38,6 +38,8 @@ struct Energy {
   double mac_pj = 0, sram_pj = 0, noc_pj = 0;
   double total() const { return mac_pj + sram_pj + noc_pj; }
 };
+/// The NoC's share alone: flit_hops x link.width_bytes x energy.hop_pj_per_byte.
+double noc_energy_pj(const RunResult& run, const HwSpec& hw);
 Energy run_energy(const optimizer::Workload& workload, const Lowered& lowered, const RunResult& run,
                   const HwSpec& hw);
 

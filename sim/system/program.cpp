@@ -222,8 +222,10 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
                        " barriers, PE 0 " + std::to_string(barriers_of_pe0) +
                        ": every PE must reach every barrier");
   }
+  out.programs.next_tag = 1;
   for (const auto& [key, e] : messages) {
     const auto& [src, dst, tag] = key;
+    out.programs.next_tag = std::max(out.programs.next_tag, tag + 1);
     if (!e.recv)
       throw InputError(e.send_at.str() + ": nothing receives this message: PE " +
                        std::to_string(dst) + " has no 'recv from=PE" + std::to_string(src) +
@@ -237,9 +239,6 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
                        " bytes of a message of " + std::to_string(e.send->bytes) + " (" +
                        e.send_at.str() + ")");
   }
-  std::int64_t next_tag = 1;
-  for (const auto& [key, e] : messages) next_tag = std::max(next_tag, std::get<2>(key) + 1);
-  out.programs.next_tag = next_tag;
   return out;
 }
 

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// Intermediate artefacts written by one command and read back by another (DESIGN §1): per-PE
+// programs (`simulate --dump-programs`, `simulate --programs`) and graphs (`inspect --save`,
+// `--network FILE`). Plans: simulate_cli_test.cpp.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli_runner.h"
+
+namespace nocflow::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = NOCFLOW_SOURCE_DIR;
+
+/// summary.json without its wall-clock fields, the only ones allowed to vary run to run.
+std::string summary_without_timing(const fs::path& dir) {
+  return json_without(dir / "summary.json", {"wall_seconds", "flits_per_second"});
+}
+
+TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
+  const fs::path dir = fresh_dir("simulate_programs");
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";
+  for (const char* mode : {"dataflow", "barrier"}) {
+    const fs::path run = dir / mode, programs = dir / (std::string(mode) + "_programs");
+    const CliRun sim =
+        run_nocflow("simulate " + hw + "--network zoo:vgg5 --mode " + mode + " --dump-programs " +
+                    programs.string() + " --quiet --out " + run.string());
+    ASSERT_EQ(sim.exit_code, 0) << sim.output;
+    const CliRun back =
+        run_nocflow("simulate " + hw + "--programs " + programs.string() + " --quiet --out " +
+                    (dir / (std::string(mode) + "_back")).string());
+    ASSERT_EQ(back.exit_code, 0) << back.output;
+    const nlohmann::json a = nlohmann::json::parse(read_file(run / "summary.json"));
+    const nlohmann::json b =
+        nlohmann::json::parse(read_file(dir / (std::string(mode) + "_back") / "summary.json"));
+    for (const char* key : {"total_cycles", "compute_cycles", "communication_cycles", "messages",
+                            "flits", "flit_hops", "steps"})
+      EXPECT_EQ(a[key], b[key]) << mode << " " << key;
+    EXPECT_DOUBLE_EQ(a["energy_pj"]["noc"].get<double>(), b["energy_pj"]["noc"].get<double>());
+    EXPECT_EQ(read_file(run / "links.csv"),
+              read_file(dir / (std::string(mode) + "_back") / "links.csv"))
+        << mode;
+  }
+  // Every PE first computes 100,000 cycles more: the whole run shifts by exactly that.
+  const fs::path programs = dir / "dataflow_programs", edited = dir / "edited";
+  fs::create_directories(edited);
+  for (int pe = 0; pe < 16; ++pe) {
+    const std::string name = "pe_" + std::to_string(pe) + ".txt";
+    std::ofstream(edited / name) << "compute  cycles=100000\n" << read_file(programs / name);
+  }
+  const CliRun shifted = run_nocflow("simulate " + hw + "--programs " + edited.string() +
+                                     " --quiet --out " + (dir / "shifted").string());
+  ASSERT_EQ(shifted.exit_code, 0) << shifted.output;
+  const auto cycles = [](const fs::path& d) {
+    return nlohmann::json::parse(read_file(d / "summary.json"))["total_cycles"].get<std::int64_t>();
+  };
+  EXPECT_EQ(cycles(dir / "shifted"), cycles(dir / "dataflow") + 100000);
+
+  // A receive deleted: the send it served is named, nothing is written.
+  std::string pe1 = read_file(programs / "pe_1.txt");
+  const auto recv = pe1.find("\nrecv ");
+  ASSERT_NE(recv, std::string::npos);
+  const auto recv_end = pe1.find('\n', recv + 1);
+  const std::string removed = pe1.substr(recv + 1, recv_end - recv - 1);
+  pe1.erase(recv, recv_end - recv);
+  std::ofstream(edited / "pe_1.txt") << pe1;
+  const CliRun bad = run_nocflow("simulate " + hw + "--programs " + edited.string() + " --out " +
+                                 (dir / "bad").string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  const std::string from =
+      removed.substr(removed.find("from=") + 5,
+                     removed.find(' ', removed.find("from=")) - removed.find("from=") - 5);
+  EXPECT_NE(bad.output.find("nothing receives this message: PE 1 has no 'recv from=" + from),
+            std::string::npos)
+      << bad.output;
+  EXPECT_FALSE(fs::exists(dir / "bad"));
+  // Options that belong to a network and plan are refused with --programs.
+  const CliRun both = run_nocflow("simulate " + hw + "--programs " + programs.string() +
+                                  " --network zoo:vgg5 --out " + (dir / "both").string());
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
+}
+
+TEST(ReadBackCli, ASavedGraphOptimizesAndReplaysAsTheNetworkItWasSavedFrom) {
+  const fs::path dir = fresh_dir("simulate_saved_graph");
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";  // 2-byte data
+  const fs::path graph = dir / "vgg5.train.yaml";
+  const CliRun save =
+      run_nocflow("inspect --network zoo:vgg5 --train sgd --elem-bytes 2 --save " + graph.string());
+  ASSERT_EQ(save.exit_code, 0) << save.output;
+  const std::string solve = "--solver greedy-layout --cost-model linkload --out ";
+  const CliRun from_zoo = run_nocflow("optimize " + hw + "--network zoo:vgg5 --train sgd " + solve +
+                                      (dir / "zoo").string());
+  const CliRun from_file = run_nocflow("optimize " + hw + "--network " + graph.string() + " " +
+                                       solve + (dir / "file").string());
+  ASSERT_EQ(from_zoo.exit_code, 0) << from_zoo.output;
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.output;
+  EXPECT_EQ(read_file(dir / "zoo" / "plan.yaml"), read_file(dir / "file" / "plan.yaml"));
+  const std::string plan = "--plan " + (dir / "zoo" / "plan.yaml").string() + " --quiet --out ";
+  const CliRun a = run_nocflow("simulate " + hw + "--network zoo:vgg5 --train sgd " + plan +
+                               (dir / "a").string());
+  const CliRun b = run_nocflow("simulate " + hw + "--network " + graph.string() + " " + plan +
+                               (dir / "b").string());
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_EQ(summary_without_timing(dir / "a"), summary_without_timing(dir / "b"));
+  EXPECT_EQ(b.output.find("does not apply"), std::string::npos) << b.output;
+  // Saved with 4-byte elements, the graph replays the 2-byte plan's choices with a note.
+  const fs::path wide = dir / "vgg5.train.4B.yaml";
+  ASSERT_EQ(run_nocflow("inspect --network zoo:vgg5 --train sgd --save " + wide.string()).exit_code,
+            0);
+  const CliRun c = run_nocflow("simulate " + hw + "--network " + wide.string() + " " + plan +
+                               (dir / "c").string());
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_NE(c.output.find("(other shapes or element size): its predicted total does not apply"),
+            std::string::npos)
+      << c.output;
+  // It is differentiated already.
+  const CliRun twice = run_nocflow("optimize " + hw + "--network " + graph.string() +
+                                   " --train sgd --out " + (dir / "twice").string());
+  EXPECT_EQ(twice.exit_code, 2) << twice.output;
+  EXPECT_NE(twice.output.find("is a training graph already"), std::string::npos) << twice.output;
+}
+
+}  // namespace
+}  // namespace nocflow::testing
