@@ -3,6 +3,7 @@
 // reduce is handed to ilp, and the result says so.
 #include <chrono>
 
+#include "noc/base/error.h"
 #include "optimizer/solver/elimination.h"
 #include "optimizer/solver/solver.h"
 
@@ -16,23 +17,32 @@ class DpSolver : public Solver {
   SolveResult solve(const Problem& p, const SolveOptions& o) const override {
     const auto t0 = std::chrono::steady_clock::now();
     check_memory_feasible(p);
-    auto elim = solve_by_elimination(p);
+    std::int64_t needed = 0;
+    auto elim = solve_by_elimination(p, &needed);
     if (!elim) {
-      SolveResult r = make_ilp_solver()->solve(p, o);
-      r.solver = name();
-      r.notes.push_back("graph does not reduce by node/edge elimination: solved by ilp (" +
-                        o.formulation + ")");
-      return r;
+      const std::string why = "the graph does not reduce: its elimination would write a table of " +
+                              std::to_string(needed) + " entries (limit " +
+                              std::to_string(kMaxEliminationTable) + ")";
+      try {
+        SolveResult r = make_ilp_solver()->solve(p, o);
+        r.solver = name();
+        r.notes.push_back(why + ": solved by ilp (" + o.formulation + ")");
+        return r;
+      } catch (const InputError& e) {
+        throw InputError("dp: " + why + ", and the ilp it falls back to failed: " + e.what());
+      }
     }
     SolveResult r;
     r.solver = name();
     r.choice = std::move(elim->choice);
     r.cost = evaluate(p, r.choice);
-    r.notes.push_back("eliminations: " + std::to_string(elim->leaf_steps) + " leaf, " +
-                      std::to_string(elim->node_steps) + " node, " +
-                      std::to_string(elim->edge_steps) + " edge" +
-                      (elim->enumerated_layers ? ", " + std::to_string(elim->enumerated_layers) +
-                                                     " layers enumerated" : std::string()));
+    r.notes.push_back(
+        "eliminations: " + std::to_string(elim->leaf_steps) + " leaf, " +
+        std::to_string(elim->node_steps) + " node, " + std::to_string(elim->edge_steps) + " edge" +
+        (elim->factor_layers
+             ? "; bucket elimination of the other " + std::to_string(elim->factor_layers) +
+                   " layers (largest table " + std::to_string(elim->largest_table) + " entries)"
+             : std::string()));
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }

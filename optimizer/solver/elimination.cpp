@@ -2,6 +2,7 @@
 #include "optimizer/solver/elimination.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 namespace nocflow::optimizer {
@@ -34,6 +35,21 @@ struct Step {
   }
 };
 
+/// A cost over a few layers: `table` row-major over `scope` (ascending), the last layer fastest.
+struct Factor {
+  std::vector<int> scope;
+  std::vector<double> table;
+};
+
+/// One bucket-elimination step: v's best choice for every choice of the other layers in scope.
+struct FactorStep {
+  int v = 0;
+  std::vector<int> scope;
+  std::vector<int> argmin;
+};
+
+constexpr auto kMaxTableEntries = static_cast<double>(kMaxEliminationTable);
+
 class Eliminator {
  public:
   explicit Eliminator(const Problem& p) : n_(p.num_layers()), cost_(p.node), adj_(static_cast<std::size_t>(n_)) {
@@ -47,6 +63,9 @@ class Eliminator {
     }
     alive_.assign(static_cast<std::size_t>(n_), true);
   }
+
+  /// After run() gave up: the entries of the largest table the best order found would write.
+  double needed() const { return needed_; }
 
   std::optional<EliminationResult> run() {
     int left = n_;
@@ -63,7 +82,7 @@ class Eliminator {
         else if (nb.size() == 2) work = size(v) * size(nb[0].first) * size(nb[1].first);
         if (work < best_work) best_work = work, best = v;
       }
-      if (best < 0) return enumerate_rest();
+      if (best < 0) return eliminate_rest();
       eliminate(best);
       --left;
     }
@@ -162,8 +181,6 @@ class Eliminator {
         for (std::size_t k = 0; k < nw; ++k) b[j * nw + k] = edge_at(e2, v, static_cast<int>(j), static_cast<int>(k));
       }
       // Min-plus product without argmin bookkeeping (vectorises); undo() recomputes the one
-      // argmin it needs from the stored tables, visiting j in the same order.
-      // Min-plus product without argmin bookkeeping (vectorises); undo() recomputes the one
       // argmin it needs from the stored tables.
       std::vector<double> m(nu * nw, kInf);
       for (std::size_t j = 0; j < cv.size(); ++j)
@@ -189,32 +206,186 @@ class Eliminator {
     steps_.push_back(std::move(s));
   }
 
-  std::optional<EliminationResult> enumerate_rest() {
+  /// Bucket elimination of what node and edge elimination left (every layer with three or more
+  /// neighbours): the layer costs and edges become factors, and the layer whose elimination
+  /// writes the smallest table goes first, min over its choices of the sum of the factors that
+  /// hold it, a new factor over their other layers. nullopt when every next table would exceed
+  /// kMaxTableEntries.
+  std::optional<EliminationResult> eliminate_rest() {
+    std::vector<Factor> factors;
     std::vector<int> rest;
-    double count = 1;
     for (int v = 0; v < n_; ++v)
-      if (alive_[static_cast<std::size_t>(v)]) rest.push_back(v), count *= size(v);
-    if (count > 1e6) return std::nullopt;
-    result_.enumerated_layers = static_cast<int>(rest.size());
-    choice_.assign(static_cast<std::size_t>(n_), -1);
-    std::vector<int> x(rest.size(), 0), best_x = x;
-    double best = kInf;
-    while (true) {
-      for (std::size_t k = 0; k < rest.size(); ++k) choice_[static_cast<std::size_t>(rest[k])] = x[k];
-      double c = 0;
-      for (int v : rest) c += cost_[static_cast<std::size_t>(v)][static_cast<std::size_t>(choice_[static_cast<std::size_t>(v)])];
-      for (const Edge& e : edges_)
-        if (e.alive) c += edge_at(e, e.a, choice_[static_cast<std::size_t>(e.a)], choice_[static_cast<std::size_t>(e.b)]);
-      if (c < best) best = c, best_x = x;
-      std::size_t k = 0;
-      for (; k < rest.size(); ++k) {
-        if (++x[k] < static_cast<int>(size(rest[k]))) break;
-        x[k] = 0;
+      if (alive_[static_cast<std::size_t>(v)]) {
+        rest.push_back(v);
+        factors.push_back({{v}, cost_[static_cast<std::size_t>(v)]});
       }
-      if (k == rest.size()) break;
+    for (const Edge& e : edges_) {
+      if (!e.alive) continue;
+      const std::size_t na = cost_[static_cast<std::size_t>(e.a)].size(),
+                        nb = cost_[static_cast<std::size_t>(e.b)].size();
+      Factor f{{std::min(e.a, e.b), std::max(e.a, e.b)}, {}};
+      f.table.resize(na * nb);
+      for (std::size_t i = 0; i < na; ++i)
+        for (std::size_t j = 0; j < nb; ++j)
+          (e.a < e.b ? f.table[i * nb + j] : f.table[j * na + i]) = e.m[i * nb + j];
+      factors.push_back(std::move(f));
     }
-    for (std::size_t k = 0; k < rest.size(); ++k) choice_[static_cast<std::size_t>(rest[k])] = best_x[k];
+    result_.factor_layers = static_cast<int>(rest.size());
+    const Order order = elimination_order(rest);
+    if (order.largest > kMaxTableEntries) {
+      needed_ = order.largest;
+      return std::nullopt;
+    }
+    result_.largest_table = static_cast<std::int64_t>(order.largest);
+    std::vector<FactorStep> steps;
+    for (int v : order.layers) steps.push_back(eliminate_factor(factors, v));
+    choice_.assign(static_cast<std::size_t>(n_), -1);
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      std::size_t index = 0;
+      for (int u : it->scope)
+        index = index * cost_[static_cast<std::size_t>(u)].size() +
+                static_cast<std::size_t>(choice_[static_cast<std::size_t>(u)]);
+      choice_[static_cast<std::size_t>(it->v)] = it->argmin[index];
+    }
     return undo();
+  }
+
+  struct Order {
+    std::vector<int> layers;
+    double largest = 0;  ///< entries of the largest table written
+    double work = 0;     ///< Σ entries × choices of the eliminated layer
+  };
+
+  /// An elimination order for `rest`, worked out on the layer graph alone (no tables): the
+  /// cheapest, by total work, of three greedy rules — fewest table entries next, least
+  /// size-weighted fill (new neighbour pairs), fewest neighbours — among those whose largest
+  /// table stays within kMaxTableEntries (if none does, the one with the smallest largest).
+  Order elimination_order(const std::vector<int>& rest) const {
+    std::vector<std::vector<int>> start(static_cast<std::size_t>(n_));
+    for (const Edge& e : edges_)
+      if (e.alive)
+        start[static_cast<std::size_t>(e.a)].push_back(e.b),
+            start[static_cast<std::size_t>(e.b)].push_back(e.a);
+    std::optional<Order> best;
+    for (int rule = 0; rule < 3; ++rule) {
+      auto nb = start;
+      for (auto& list : nb)
+        std::sort(list.begin(), list.end()),
+            list.erase(std::unique(list.begin(), list.end()), list.end());
+      std::vector<int> left = rest;
+      Order o;
+      while (!left.empty()) {
+        std::size_t pick = 0;
+        double best_score = kInf;
+        for (std::size_t r = 0; r < left.size(); ++r) {
+          const auto& n = nb[static_cast<std::size_t>(left[r])];
+          double score = table_entries(n);
+          if (rule == 1) {
+            double fill = 0;
+            for (std::size_t x = 0; x < n.size(); ++x)
+              for (std::size_t y = x + 1; y < n.size(); ++y)
+                if (!std::binary_search(nb[static_cast<std::size_t>(n[x])].begin(),
+                                        nb[static_cast<std::size_t>(n[x])].end(), n[y]))
+                  fill += size(n[x]) * size(n[y]);
+            score = fill + score * 1e-12;  // ties: the smaller table
+          } else if (rule == 2) {
+            score = static_cast<double>(n.size()) + score * 1e-12;
+          }
+          if (score < best_score) best_score = score, pick = r;
+        }
+        const int v = left[pick];
+        left.erase(left.begin() + static_cast<std::ptrdiff_t>(pick));
+        const auto n = nb[static_cast<std::size_t>(v)];
+        const double entries = table_entries(n);
+        o.layers.push_back(v);
+        o.largest = std::max(o.largest, entries);
+        o.work += entries * size(v);
+        for (int a : n) {  // v's neighbours become a clique; v leaves
+          auto& list = nb[static_cast<std::size_t>(a)];
+          list.erase(std::remove(list.begin(), list.end(), v), list.end());
+          for (int b : n)
+            if (b != a) list.push_back(b);
+          std::sort(list.begin(), list.end());
+          list.erase(std::unique(list.begin(), list.end()), list.end());
+        }
+      }
+      const auto key = [](const Order& x) {
+        return std::pair{x.largest > kMaxTableEntries,
+                         x.largest > kMaxTableEntries ? x.largest : x.work};
+      };
+      if (!best || key(o) < key(*best)) best = std::move(o);
+    }
+    return *best;
+  }
+
+  /// The layers sharing a factor with v, ascending.
+  static std::vector<int> scope_after(const std::vector<Factor>& factors, int v) {
+    std::vector<int> scope;
+    for (const Factor& f : factors)
+      if (std::binary_search(f.scope.begin(), f.scope.end(), v))
+        for (int u : f.scope)
+          if (u != v) scope.push_back(u);
+    std::sort(scope.begin(), scope.end());
+    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+    return scope;
+  }
+
+  double table_entries(const std::vector<int>& scope) const {
+    double n = 1;
+    for (int u : scope) n *= size(u);
+    return n;
+  }
+
+  /// Replaces the factors holding v by their sum minimised over v; returns the argmin table.
+  FactorStep eliminate_factor(std::vector<Factor>& factors, int v) {
+    FactorStep step{v, scope_after(factors, v), {}};
+    std::vector<Factor> bucket, others;
+    for (Factor& f : factors)
+      (std::binary_search(f.scope.begin(), f.scope.end(), v) ? bucket : others)
+          .push_back(std::move(f));
+    // Each bucket factor's stride for every scope layer (0 if it lacks it) and for v.
+    const std::size_t d = step.scope.size(), nv = cost_[static_cast<std::size_t>(v)].size();
+    std::vector<std::size_t> radix(d);
+    for (std::size_t k = 0; k < d; ++k)
+      radix[k] = cost_[static_cast<std::size_t>(step.scope[k])].size();
+    std::vector<std::vector<std::size_t>> stride(bucket.size(), std::vector<std::size_t>(d, 0));
+    std::vector<std::size_t> v_stride(bucket.size(), 0);
+    for (std::size_t b = 0; b < bucket.size(); ++b) {
+      std::size_t s = 1;
+      for (std::size_t k = bucket[b].scope.size(); k-- > 0;) {
+        const int u = bucket[b].scope[k];
+        if (u == v)
+          v_stride[b] = s;
+        else
+          stride[b][static_cast<std::size_t>(
+              std::lower_bound(step.scope.begin(), step.scope.end(), u) - step.scope.begin())] = s;
+        s *= cost_[static_cast<std::size_t>(u)].size();
+      }
+    }
+    const auto entries = static_cast<std::size_t>(table_entries(step.scope));
+    Factor out{step.scope, std::vector<double>(entries)};
+    step.argmin.assign(entries, 0);
+    std::vector<std::size_t> digit(d, 0), base(bucket.size(), 0);
+    std::vector<double> sum(nv);
+    for (std::size_t e = 0; e < entries; ++e) {
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (std::size_t b = 0; b < bucket.size(); ++b) {
+        const double* t = bucket[b].table.data() + base[b];
+        for (std::size_t j = 0; j < nv; ++j) sum[j] += t[j * v_stride[b]];
+      }
+      const auto best = std::min_element(sum.begin(), sum.end());
+      out.table[e] = *best;
+      step.argmin[e] = static_cast<int>(best - sum.begin());
+      for (std::size_t k = d; k-- > 0;) {  // next assignment, last scope layer fastest
+        for (std::size_t b = 0; b < bucket.size(); ++b) base[b] += stride[b][k];
+        if (++digit[k] < radix[k]) break;
+        for (std::size_t b = 0; b < bucket.size(); ++b) base[b] -= stride[b][k] * radix[k];
+        digit[k] = 0;
+      }
+    }
+    others.push_back(std::move(out));
+    factors = std::move(others);
+    return step;
   }
 
   std::optional<EliminationResult> finish() {
@@ -241,10 +412,16 @@ class Eliminator {
   std::vector<Step> steps_;
   std::vector<int> choice_;
   EliminationResult result_;
+  double needed_ = 0;
 };
 
 }  // namespace
 
-std::optional<EliminationResult> solve_by_elimination(const Problem& p) { return Eliminator(p).run(); }
+std::optional<EliminationResult> solve_by_elimination(const Problem& p, std::int64_t* needed) {
+  Eliminator e(p);
+  auto result = e.run();
+  if (needed) *needed = static_cast<std::int64_t>(e.needed());
+  return result;
+}
 
 }  // namespace nocflow::optimizer

@@ -9,8 +9,12 @@
 //    u–w with cost min_j (e1(i,j) + cost(j) + e2(j,k));
 //  - isolated layers take their cheapest choice.
 // Repeated, cheapest step first, until nothing is left; the eliminations are then undone in
-// reverse to recover every layer's choice. A graph where every remaining layer has three or
-// more neighbours is enumerated if small (≤ 10^6 assignments), else not reducible.
+// reverse to recover every layer's choice. What is left when every remaining layer has three or
+// more neighbours (training graphs, where each forward activation also feeds the backward pass)
+// goes to bucket elimination: the layer whose elimination writes the smallest table first, its
+// factors summed and minimised over its choices into one factor over its neighbours. Exact
+// either way; not reducible only when every next table would exceed 2^24 entries.
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -21,10 +25,16 @@ namespace nocflow::optimizer {
 struct EliminationResult {
   std::vector<int> choice;
   int leaf_steps = 0, node_steps = 0, edge_steps = 0;
-  int enumerated_layers = 0;  ///< layers left for enumeration
+  int factor_layers = 0;           ///< layers left for bucket elimination
+  std::int64_t largest_table = 0;  ///< ... the most entries one of its factors had
 };
 
-/// nullopt: the graph does not reduce (caller falls back to ilp).
-std::optional<EliminationResult> solve_by_elimination(const Problem& problem);
+/// The largest table bucket elimination may write (8 bytes each, plus a 4-byte argmin).
+inline constexpr std::int64_t kMaxEliminationTable = std::int64_t{1} << 24;
+
+/// nullopt: the graph does not reduce (caller falls back to ilp); `needed`, if given, then
+/// receives the entries of the smallest largest table an elimination order found would write.
+std::optional<EliminationResult> solve_by_elimination(const Problem& problem,
+                                                      std::int64_t* needed = nullptr);
 
 }  // namespace nocflow::optimizer

@@ -91,7 +91,7 @@ TEST(KBest, MemoryLimitIsRespected) {
 }
 
 TEST(KBest, NonSeriesParallelGraphsAndEdgeCases) {
-  // K4: no layer ever has fewer than three neighbours, elimination enumerates the rest.
+  // K4: no layer ever has fewer than three neighbours, bucket elimination solves the rest.
   std::mt19937 rng(5);
   std::uniform_int_distribution<int> cost(0, 9);
   Problem p;

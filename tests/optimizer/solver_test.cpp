@@ -69,27 +69,91 @@ TEST(Solvers, LpRelaxationReportedFromTheRootMatchesASeparateSolve) {
   }
 }
 
-TEST(Solvers, DpFallsBackToIlpWhenTheGraphDoesNotReduce) {
-  // K5: every layer has four neighbours, 18^5 assignments: too many to enumerate.
-  std::mt19937 rng(3);
+/// K_n with `choices` random choices per layer and random edge costs.
+Problem complete_graph(std::mt19937& rng, int n, int choices) {
   Problem p;
   std::uniform_real_distribution<double> cost(0, 10);
-  for (int l = 0; l < 5; ++l) {
+  for (int l = 0; l < n; ++l) {
     p.names.push_back("l" + std::to_string(l));
     p.node.emplace_back();
-    for (int i = 0; i < 18; ++i) p.node.back().push_back(cost(rng));
+    for (int i = 0; i < choices; ++i) p.node.back().push_back(cost(rng));
   }
-  for (int u = 0; u < 5; ++u)
-    for (int v = u + 1; v < 5; ++v) {
-      Problem::Edge e{u, v, 18, {}};
-      for (int i = 0; i < 18 * 18; ++i) e.cost.push_back(cost(rng));
+  for (int u = 0; u < n; ++u)
+    for (int v = u + 1; v < n; ++v) {
+      Problem::Edge e{u, v, choices, {}};
+      for (int i = 0; i < choices * choices; ++i) e.cost.push_back(cost(rng));
       p.edges.push_back(std::move(e));
     }
-  EXPECT_FALSE(solve_by_elimination(p).has_value());
-  const SolveResult r = make_solver("dp")->solve(p, {});
+  return p;
+}
+
+TEST(Solvers, DpSolvesGraphsThatNodeEliminationCannotReduceByBucketElimination) {
+  // Dense random graphs (each pair joined with probability 0.7, parallel edges sometimes, a
+  // memory limit every third instance): no layer may be left with two neighbours, so the rest
+  // goes to bucket elimination, which must find the brute-force optimum.
+  std::mt19937 rng(99);
+  int bucket = 0;
+  for (int n = 0; n < 120; ++n) {
+    std::uniform_int_distribution<int> layers(4, 7), choices(1, 5), coin(0, 9);
+    std::uniform_real_distribution<double> cost(0, 40);
+    Problem p;
+    for (int l = layers(rng); l > 0; --l) {
+      p.names.push_back("l" + std::to_string(p.names.size()));
+      p.node.emplace_back();
+      for (int i = choices(rng); i > 0; --i) p.node.back().push_back(cost(rng));
+    }
+    for (int u = 0; u < p.num_layers(); ++u)
+      for (int v = u + 1; v < p.num_layers(); ++v)
+        for (int k = 0; k < (coin(rng) < 7) + (coin(rng) == 0); ++k) {
+          Problem::Edge e{coin(rng) < 5 ? u : v, coin(rng) < 5 ? v : u, 0, {}};
+          if (e.u == e.v) e.v = e.u == u ? v : u;
+          e.nv = p.num_choices(e.v);
+          for (int i = 0; i < p.num_choices(e.u) * e.nv; ++i) e.cost.push_back(cost(rng));
+          p.edges.push_back(std::move(e));
+        }
+    if (n % 3 == 0) {
+      p.memory_limit = 1;
+      for (int l = 0; l < p.num_layers(); ++l) {
+        auto& m = p.memory.emplace_back();
+        for (int i = 0; i < p.num_choices(l); ++i) m.push_back(i == 0 || coin(rng) < 5 ? 1 : 2);
+      }
+    }
+    const auto elim = solve_by_elimination(p);
+    ASSERT_TRUE(elim.has_value()) << "instance " << n;
+    bucket += elim->factor_layers > 0;
+    const double best = evaluate(p, brute_force(p));
+    EXPECT_NEAR(evaluate(p, elim->choice), best, 1e-9 * best) << "instance " << n;
+  }
+  EXPECT_GT(bucket, 60);  // most instances really reach bucket elimination
+}
+
+TEST(Solvers, DpFallsBackToIlpOnlyWhenBucketEliminationTablesGetTooLarge) {
+  // K5 with 18 choices: tables of 18^4 entries, solved exactly by dp itself.
+  std::mt19937 rng(3);
+  const Problem k5 = complete_graph(rng, 5, 18);
+  const auto elim = solve_by_elimination(k5);
+  ASSERT_TRUE(elim.has_value());
+  EXPECT_EQ(elim->factor_layers, 5);
+  EXPECT_EQ(elim->largest_table, 18 * 18 * 18 * 18);
+  const SolveResult r = make_solver("dp")->solve(k5, {});
   ASSERT_FALSE(r.notes.empty());
-  EXPECT_NE(r.notes[0].find("solved by ilp"), std::string::npos);
-  EXPECT_NEAR(r.cost, make_solver("ilp")->solve(p, {}).cost, 1e-9);
+  EXPECT_NE(r.notes[0].find("bucket elimination of the other 5 layers"), std::string::npos)
+      << r.notes[0];
+  EXPECT_NEAR(r.cost, make_solver("ilp")->solve(k5, {}).cost, 1e-9 * r.cost);
+  // K6 with 30 choices needs a table of 30^5 > 2^24 entries: ilp takes over and dp says so.
+  // (Uniform edge costs keep the ilp quick; only the table sizes matter here.)
+  Problem k6 = complete_graph(rng, 6, 30);
+  for (auto& e : k6.edges) std::fill(e.cost.begin(), e.cost.end(), 1.0);
+  std::int64_t needed = 0;
+  EXPECT_FALSE(solve_by_elimination(k6, &needed).has_value());
+  EXPECT_EQ(needed, 30 * 30 * 30 * 30 * 30);
+  const SolveResult f = make_solver("dp")->solve(k6, {});
+  ASSERT_FALSE(f.notes.empty());
+  EXPECT_NE(
+      f.notes[0].find("would write a table of 24300000 entries (limit 16777216): solved by ilp"),
+      std::string::npos)
+      << f.notes[0];
+  EXPECT_EQ(f.cost, make_solver("ilp")->solve(k6, {}).cost);
 }
 
 TEST(Solvers, MemoryLimitIsEnforcedOrNamesTheLayer) {
