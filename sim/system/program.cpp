@@ -26,13 +26,29 @@ const char* step_name(StepKind k) {
   return "?";
 }
 
+namespace {
+
+/// A name as one word of a program line: as is, or in double quotes (with \" and \\) if it
+/// is empty or holds whitespace, a quote, a backslash or '#'.
+std::string word(const std::string& name) {
+  if (!name.empty() && name.find_first_of(" \t\r\n\"#\\") == std::string::npos) return name;
+  std::string q = "\"";
+  for (char c : name) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c == '\n' ? std::string("\\n") : std::string(1, c);
+  }
+  return q + "\"";
+}
+
+}  // namespace
+
 void write_program(std::ostream& out, const ProgramSet& set, int pe,
                    const std::vector<std::string>& edge_names) {
   out << "# PE " << pe << ": " << set.pe[pe].size() << " steps\n";
   for (const Step& s : set.pe[pe]) {
     out << step_name(s.kind);
     if (s.layer >= 0 && s.layer < static_cast<int>(set.layer_names.size()))
-      out << "  layer=" << set.layer_names[s.layer];
+      out << "  layer=" << word(set.layer_names[s.layer]);
     switch (s.kind) {
       case StepKind::Compute:
       case StepKind::Reduce: out << "  cycles=" << s.cycles; break;
@@ -41,7 +57,7 @@ void write_program(std::ostream& out, const ProgramSet& set, int pe,
       case StepKind::Barrier: out << "  id=" << s.tag; break;
     }
     if (s.edge >= 0 && s.edge < static_cast<int>(edge_names.size()))
-      out << "  edge=" << edge_names[s.edge];
+      out << "  edge=" << word(edge_names[s.edge]);
     out << "\n";
   }
 }
@@ -70,12 +86,43 @@ class NameTable {
   std::unordered_map<std::string, int> ids_;
 };
 
+/// A program line's words, split at whitespace outside double quotes, quotes and escapes
+/// (\", \\, \n) undone; a '#' outside quotes starts a comment.
+std::vector<std::string> split_words(const std::string& line, const Origin& at) {
+  std::vector<std::string> words;
+  bool in_word = false, quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"') {
+        quoted = false;
+      } else if (c == '\\') {
+        if (++i == line.size()) break;
+        words.back() += line[i] == 'n' ? '\n' : line[i];
+      } else {
+        words.back() += c;
+      }
+      continue;
+    }
+    if (c == '#') break;
+    if (c == ' ' || c == '\t' || c == '\r') {
+      in_word = false;
+      continue;
+    }
+    if (!in_word) words.emplace_back(), in_word = true;
+    if (c == '"')
+      quoted = true;
+    else
+      words.back() += c;
+  }
+  if (quoted) throw InputError(at.str() + ": a quoted name is not closed (missing '\"')");
+  return words;
+}
+
 /// One line of a program file: `kind key=value ...`.
-Step parse_step(const std::string& line, const Origin& at, int pe, int pes, NameTable& layers,
-                NameTable& edges) {
-  std::istringstream words(line);
-  std::string kind_word;
-  words >> kind_word;
+Step parse_step(const std::vector<std::string>& line, const Origin& at, int pe, int pes,
+                NameTable& layers, NameTable& edges) {
+  const std::string& kind_word = line.front();
   auto fail = [&](const std::string& why) { throw InputError(at.str() + ": " + why); };
   Step s;
   bool known = false;
@@ -114,7 +161,8 @@ Step parse_step(const std::string& line, const Origin& at, int pe, int pes, Name
     return v;
   };
   std::vector<std::string> seen;
-  for (std::string word; words >> word;) {
+  for (std::size_t w = 1; w < line.size(); ++w) {
+    const std::string& word = line[w];
     const auto eq = word.find('=');
     if (eq == std::string::npos || eq == 0) fail("expected key=value, got '" + word + "'");
     const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
@@ -170,10 +218,10 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
                        " PEs: give pe_0.txt ... pe_" + std::to_string(pes - 1) + ".txt)");
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
-      line = line.substr(0, line.find('#'));
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       const Origin at{file, number};
-      out.programs.pe[pe].push_back(parse_step(line, at, pe, pes, layers, edges));
+      const std::vector<std::string> words = split_words(line, at);
+      if (words.empty()) continue;
+      out.programs.pe[pe].push_back(parse_step(words, at, pe, pes, layers, edges));
       where[pe].push_back(at);
     }
   }

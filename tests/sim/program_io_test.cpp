@@ -35,7 +35,8 @@ std::string refusal(const std::string& name, const std::vector<std::string>& tex
 
 TEST(ProgramFiles, WhatIsWrittenReadsBackStepForStep) {
   ProgramSet set(3);
-  set.layer_names = {"conv1", "conv2"};
+  // Names as an ONNX file may give them: spaces, quotes, '#' and backslashes are quoted.
+  set.layer_names = {"conv1", "block 2/conv #2 \"a\\b\""};
   set.compute(0, 0, 120);
   set.send(0, 2, 0, 4096, 7, 0);
   set.compute(1, 0, 80);
@@ -45,12 +46,17 @@ TEST(ProgramFiles, WhatIsWrittenReadsBackStepForStep) {
   set.send(2, 1, 1, 64, 9, 1);
   set.recv(1, 2, 1, 64, 9, 1);
   set.barrier_all(2);
-  const std::vector<std::string> edges = {"conv1->conv2", "conv2:inpp"};
+  const std::vector<std::string> edges = {"conv1->block 2/conv #2 \"a\\b\"", ""};
   const fs::path dir = testing::fresh_dir("program_io_roundtrip");
   for (int pe = 0; pe < 3; ++pe) {
     std::ofstream f(dir / ("pe_" + std::to_string(pe) + ".txt"));
     write_program(f, set, pe, edges);
   }
+  std::ifstream pe2(dir / "pe_2.txt");
+  const std::string text((std::istreambuf_iterator<char>(pe2)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("layer=\"block 2/conv #2 \\\"a\\\\b\\\"\"  cycles=33  edge=\"\""),
+            std::string::npos)
+      << text;
   const ProgramFiles back = read_programs(dir.string(), 3);
   ASSERT_EQ(back.programs.pe.size(), 3u);
   for (int pe = 0; pe < 3; ++pe) {
@@ -99,6 +105,9 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
        {"barrier id=2\n", "barrier id=2\n"},
        "pe_0.txt:1: barrier 2 where barrier 1 comes next"},
       {"pio_count", {"barrier id=1\n", "compute cycles=1\n"}, "PE 1 passes 0 barriers, PE 0 1"},
+      {"pio_quote",
+       {"compute cycles=1 layer=\"conv 1\n", ""},
+       "pe_0.txt:1: a quoted name is not closed"},
   };
   for (const auto& c : cases) {
     const std::string message = refusal(c.name, c.texts);
