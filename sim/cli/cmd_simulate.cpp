@@ -101,6 +101,15 @@ PipelineRun pipeline_run(const opt::Plan& replayed, const std::vector<LayerStats
   return out;
 }
 
+/// The console's traffic and simulation lines.
+void print_traffic(std::ostream& out, const RunResult& r) {
+  out << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
+      << r.flits << " flits, " << r.bytes
+      << " bytes; every message received once, network drained\n"
+      << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall, "
+      << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
+}
+
 /// The run's traffic and wall time into summary.json.
 void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["messages"] = r.messages;
@@ -175,21 +184,22 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
     write_layers_csv(f, nullptr, layers);
   }
   {
+    std::ofstream f(fs::path(a.out) / "transfers.csv");
+    write_transfers_csv(f, program_edge_reports(programs, files.edge_names, r));
+  }
+  {
     std::ofstream f(fs::path(a.out) / "links.csv");
     write_links_csv(f, r, spec.link.width_bytes);
   }
-  std::string written = "summary.json, layers.csv, links.csv, config.resolved.yaml";
+  std::string written = "summary.json, layers.csv, transfers.csv, links.csv, config.resolved.yaml";
   written += write_traces(a, spec, r, programs.layer_names, window);
   std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
             << " us\n"
             << "  critical PE      " << totals.compute << " cycles computing, "
             << totals.communication << " cycles waiting for data or at barriers\n"
-            << "  energy           " << fixed(noc_pj / 1e6, 3) << " uJ in the NoC\n"
-            << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
-            << r.flits << " flits, " << r.bytes
-            << " bytes; every message received once, network drained\n"
-            << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall\n"
-            << "nocflow: wrote " << a.out << "/{" << written << "}\n";
+            << "  energy           " << fixed(noc_pj / 1e6, 3) << " uJ in the NoC\n";
+  print_traffic(std::cout, r);
+  std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
   return 0;
 }
 
@@ -375,12 +385,8 @@ int run(const SimulateArgs& a) {
             << "  memory plan      " << fullest->peak_bytes << " bytes of SRAM at most (PE "
             << fullest_pe << "; " << fullest->live_peak_bytes << " live at once, "
             << fullest->no_reuse_bytes << " without reuse; the PE holds " << spec.pe.sram_bytes
-            << ")\n"
-            << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
-            << r.flits << " flits, " << r.bytes
-            << " bytes; every message received once, network drained\n"
-            << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall, "
-            << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
+            << ")\n";
+  print_traffic(std::cout, r);
   if (fullest->peak_bytes > spec.pe.sram_bytes)
     std::cout << "  note: the memory plan of PE " << fullest_pe << " needs " << fullest->peak_bytes
               << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes

@@ -16,21 +16,31 @@ namespace nocflow::sim {
 
 namespace opt = optimizer;
 
+namespace {
+
+/// Each edge's simulated cycles: the network's part, from the first send to the last message's
+/// arrival, not from when a receiver started waiting or to when it got round to its receive (a
+/// saved activation waits for the backward pass). Barrier replay starts both at the barrier.
+std::vector<noc::Cycle> edge_cycles(const RunResult& run, std::size_t edges) {
+  std::vector<noc::Cycle> first(edges, noc::kNever), last(edges, 0), out(edges, 0);
+  for (const Span& s : run.spans) {
+    if (s.edge < 0) continue;
+    const bool recv = s.kind == StepKind::Recv;
+    if (!recv) first[s.edge] = std::min(first[s.edge], s.start);
+    last[s.edge] = std::max(last[s.edge], recv ? s.arrived : s.end);
+  }
+  for (std::size_t e = 0; e < edges; ++e) out[e] = first[e] == noc::kNever ? 0 : last[e] - first[e];
+  return out;
+}
+
+}  // namespace
+
 std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowered& lowered,
                                      const RunResult& run, const opt::HwDesc& hw) {
   const auto paper = opt::make_cost_model("paper", hw);
   const auto linkload = opt::make_cost_model("linkload", hw);
   std::vector<EdgeReport> out(lowered.edges.size());
-  std::vector<noc::Cycle> first(lowered.edges.size(), noc::kNever), last(lowered.edges.size(), 0);
-  for (const Span& s : run.spans) {
-    if (s.edge < 0) continue;
-    // The network's part: from the first send to the last message's arrival, not from when a
-    // receiver started waiting or to when it got round to its receive (a saved activation
-    // waits for the backward pass). Barrier replay starts both at the barrier and waits.
-    const bool recv = s.kind == StepKind::Recv;
-    if (!recv) first[s.edge] = std::min(first[s.edge], s.start);
-    last[s.edge] = std::max(last[s.edge], recv ? s.arrived : s.end);
-  }
+  const std::vector<noc::Cycle> cycles = edge_cycles(run, lowered.edges.size());
   for (std::size_t e = 0; e < lowered.edges.size(); ++e) {
     const LoweredEdge& le = lowered.edges[e];
     EdgeReport& r = out[e];
@@ -38,7 +48,7 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
     r.dst = le.dst;
     r.reduction = le.reduction;
     r.bytes = le.bytes;
-    r.simulated_cycles = first[e] == noc::kNever ? 0 : last[e] - first[e];
+    r.simulated_cycles = cycles[e];
     const opt::PlacedLayer& s = lowered.layers[le.src_layer];
     const opt::PlacedLayer& d = lowered.layers[le.dst_layer];
     if (le.reduction) {
@@ -53,6 +63,31 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
     r.paper_cycles = paper->edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;
     r.linkload_cycles = linkload->edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;
   }
+  return out;
+}
+
+std::vector<EdgeReport> program_edge_reports(const ProgramSet& programs,
+                                             const std::vector<std::string>& edge_names,
+                                             const RunResult& run) {
+  std::vector<EdgeReport> out(edge_names.size());
+  const std::vector<noc::Cycle> cycles = edge_cycles(run, edge_names.size());
+  for (std::size_t e = 0; e < edge_names.size(); ++e) {
+    const std::string& name = edge_names[e];
+    EdgeReport& r = out[e];
+    const auto arrow = name.find("->");
+    const bool inpp = name.size() > 5 && name.compare(name.size() - 5, 5, ":inpp") == 0;
+    r.src = arrow != std::string::npos ? name.substr(0, arrow)
+            : inpp                     ? name.substr(0, name.size() - 5)
+                                       : name;
+    r.dst = arrow != std::string::npos ? name.substr(arrow + 2) : inpp ? r.src : "";
+    r.reduction = inpp;
+    r.type = inpp ? "ALL_REDUCE (INPP partial sums)" : "";
+    r.simulated_cycles = cycles[e];
+  }
+  for (const auto& pe : programs.pe)
+    for (const Step& s : pe)
+      if (s.kind == StepKind::Send && s.edge >= 0)
+        out[static_cast<std::size_t>(s.edge)].bytes += s.bytes;
   return out;
 }
 

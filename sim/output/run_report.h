@@ -34,6 +34,13 @@ struct EdgeReport {
 std::vector<EdgeReport> edge_reports(const optimizer::Workload& workload, const Lowered& lowered,
                                      const RunResult& run, const optimizer::HwDesc& hw);
 
+/// The same for programs read back (`simulate --programs`), where only the steps' edge names
+/// say what an edge is: SRC->DST, or LAYER:inpp for partial sums (type ALL_REDUCE), else the
+/// name as src. Bytes from the sends; no type otherwise, and no predictions.
+std::vector<EdgeReport> program_edge_reports(const ProgramSet& programs,
+                                             const std::vector<std::string>& edge_names,
+                                             const RunResult& run);
+
 struct Energy {
   double mac_pj = 0, sram_pj = 0, noc_pj = 0;
   double total() const { return mac_pj + sram_pj + noc_pj; }

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/cli_runner.h"
 
@@ -44,6 +46,17 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
     EXPECT_EQ(read_file(run / "links.csv"),
               read_file(dir / (std::string(mode) + "_back") / "links.csv"))
         << mode;
+    // transfers.csv: every edge that moves bytes, with the same bytes and simulated cycles (no
+    // type or predictions without the network).
+    std::vector<std::map<std::string, std::string>> moving;
+    for (auto& row : read_csv_rows(run / "transfers.csv"))
+      if (row["bytes"] != "0") moving.push_back(row);
+    const auto replayed = read_csv_rows(dir / (std::string(mode) + "_back") / "transfers.csv");
+    ASSERT_EQ(replayed.size(), moving.size()) << mode;
+    ASSERT_GE(moving.size(), 4u);
+    for (std::size_t e = 0; e < moving.size(); ++e)
+      for (const char* key : {"src", "dst", "bytes", "simulated_cycles"})
+        EXPECT_EQ(replayed[e].at(key), moving[e].at(key)) << mode << " edge " << e << " " << key;
   }
   // Every PE first computes 100,000 cycles more: the whole run shifts by exactly that.
   const fs::path programs = dir / "dataflow_programs", edited = dir / "edited";
