@@ -28,7 +28,7 @@ namespace nocflow::optimizer {
 struct PipelineOptions {
   int stages = 2;
   int micro_batches = 4;
-  std::string solver = "dp";  ///< inside each band (greedy, greedy-layout, dp, ilp)
+  std::string solver = "dp";  ///< inside each band (greedy, greedy-layout, dp, dp-local, ilp)
   SolveOptions solve;         ///< for every range's solve (ilp: time limit, formulation)
   SetupOptions setup;         ///< memory_limit: every layer's share within SRAM, as everywhere
   /// Seed 004's memory constraint: a stage fits only if its PEs can hold the weights of all its

@@ -51,9 +51,10 @@ class Solver {
 std::unique_ptr<Solver> make_solver(const std::string& name);
 std::vector<std::string> solver_names();
 
-// Implementations (greedy.cpp, dp.cpp, ilp.cpp).
+// Implementations (greedy.cpp, dp.cpp, local.cpp, ilp.cpp).
 std::unique_ptr<Solver> make_greedy_solver(bool layout_aware);
 std::unique_ptr<Solver> make_dp_solver();
+std::unique_ptr<Solver> make_local_dp_solver();
 std::unique_ptr<Solver> make_ilp_solver();
 
 }  // namespace nocflow::optimizer

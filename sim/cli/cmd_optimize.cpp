@@ -109,6 +109,7 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
   run("greedy", "greedy", "flow");
   run("greedy-layout", "greedy-layout", "flow");
   run("dp", "dp", "flow");
+  run("dp-local", "dp-local", "flow");
   run("ilp-flow", "ilp", "flow");
   run("ilp-mccormick", "ilp", "mccormick");
   const opt::Plan& base = rows.front().plan;
@@ -318,7 +319,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<OptimizeArgs>();
   a->hw.add_to(*cmd);
   a->net.add_to(*cmd);
-  cmd->add_option("--solver", a->solver, "greedy | greedy-layout | dp | ilp")->capture_default_str();
+  cmd->add_option("--solver", a->solver, "greedy | greedy-layout | dp | dp-local | ilp")
+      ->capture_default_str();
   cmd->add_option("--cost-model", a->cost_model, "paper | linkload")->capture_default_str();
   auto* formulation = cmd->add_option("--formulation", a->formulation, "ilp: flow | mccormick")
                           ->capture_default_str();

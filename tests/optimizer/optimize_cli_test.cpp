@@ -51,11 +51,12 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
     const auto comma = line.find(',');
     total[line.substr(0, comma)] = std::stod(line.substr(comma + 1));
   }
-  EXPECT_EQ(rows, 6);  // header + greedy, greedy-layout, dp, ilp-flow, ilp-mccormick
+  EXPECT_EQ(rows, 7);  // header + greedy, greedy-layout, dp, dp-local, ilp-flow, ilp-mccormick
   // The exact solvers agree at P = 16 and beat the seed's greedy baseline.
   EXPECT_NEAR(total["dp"], total["ilp-flow"], 1e-6 * total["dp"]);
   EXPECT_NEAR(total["dp"], total["ilp-mccormick"], 1e-6 * total["dp"]);
   EXPECT_LT(total["dp"], total["greedy"]);
+  EXPECT_NEAR(total["dp-local"], total["dp"], 1e-6 * total["dp"]);  // one window holds vgg5
   EXPECT_NE(r.output.find("ilp-mccormick"), std::string::npos);
 }
 
