@@ -33,7 +33,7 @@ X_AXIS = "mesh"          # drawn along x (as PEs); every other axis splits serie
 COLOUR_AXIS = "network"
 STYLE_AXIS = "solver"
 BASELINE = "greedy"
-LINESTYLES = {"greedy": "--", "greedy-layout": "-."}  # every other solver: solid
+LINESTYLES = {"greedy": "--", "greedy-layout": "-.", "dp-local": ":"}  # every other solver: solid
 MARKERS = "osD^vP*Xh<>p"
 
 

@@ -2,6 +2,8 @@
 // dp: exact solution by OptCNN elimination (solver/elimination.h); a graph that does not
 // reduce is handed to ilp, and the result says so.
 #include <chrono>
+#include <iomanip>
+#include <sstream>
 
 #include "noc/base/error.h"
 #include "optimizer/solver/elimination.h"
@@ -10,6 +12,14 @@
 namespace nocflow::optimizer {
 namespace {
 
+/// A count as an integer, or as 1.2e+20 beyond what one prints readably.
+std::string count(double n) {
+  if (n < 1e15) return std::to_string(static_cast<long long>(n));
+  std::ostringstream o;
+  o << std::setprecision(2) << n;
+  return o.str();
+}
+
 class DpSolver : public Solver {
  public:
   std::string name() const override { return "dp"; }
@@ -17,12 +27,14 @@ class DpSolver : public Solver {
   SolveResult solve(const Problem& p, const SolveOptions& o) const override {
     const auto t0 = std::chrono::steady_clock::now();
     check_memory_feasible(p);
-    std::int64_t needed = 0;
-    auto elim = solve_by_elimination(p, &needed);
+    EliminationNeeds needs;
+    auto elim = solve_by_elimination(p, &needs);
     if (!elim) {
-      const std::string why = "the graph does not reduce: its elimination would write a table of " +
-                              std::to_string(needed) + " entries (limit " +
-                              std::to_string(kMaxEliminationTable) + ")";
+      const std::string why =
+          "the graph does not reduce: the best elimination order found needs a table of " +
+          count(needs.largest_table) + " entries, " + count(needs.all_tables) + " in all and " +
+          count(needs.additions) + " additions (limits " + count(kMaxEliminationTable) + ", " +
+          count(kMaxEliminationTables) + " and " + count(kMaxEliminationWork) + ")";
       try {
         SolveResult r = make_ilp_solver()->solve(p, o);
         r.solver = name();

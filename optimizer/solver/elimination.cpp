@@ -48,8 +48,6 @@ struct FactorStep {
   std::vector<int> argmin;
 };
 
-constexpr auto kMaxTableEntries = static_cast<double>(kMaxEliminationTable);
-
 class Eliminator {
  public:
   explicit Eliminator(const Problem& p) : n_(p.num_layers()), cost_(p.node), adj_(static_cast<std::size_t>(n_)) {
@@ -64,8 +62,8 @@ class Eliminator {
     alive_.assign(static_cast<std::size_t>(n_), true);
   }
 
-  /// After run() gave up: the entries of the largest table the best order found would write.
-  double needed() const { return needed_; }
+  /// After run() gave up: what the best order found would take.
+  const EliminationNeeds& needs() const { return needs_; }
 
   std::optional<EliminationResult> run() {
     int left = n_;
@@ -207,10 +205,9 @@ class Eliminator {
   }
 
   /// Bucket elimination of what node and edge elimination left (every layer with three or more
-  /// neighbours): the layer costs and edges become factors, and the layer whose elimination
-  /// writes the smallest table goes first, min over its choices of the sum of the factors that
-  /// hold it, a new factor over their other layers. nullopt when every next table would exceed
-  /// kMaxTableEntries.
+  /// neighbours): the layer costs and edges become factors; in the order elimination_order
+  /// picks, each layer's factors are summed and minimised over its choices into one factor over
+  /// their other layers. nullopt when that order exceeds the limits (elimination.h).
   std::optional<EliminationResult> eliminate_rest() {
     std::vector<Factor> factors;
     std::vector<int> rest;
@@ -232,11 +229,11 @@ class Eliminator {
     }
     result_.factor_layers = static_cast<int>(rest.size());
     const Order order = elimination_order(rest);
-    if (order.largest > kMaxTableEntries) {
-      needed_ = order.largest;
+    if (!order.needs.within_limits()) {
+      needs_ = order.needs;
       return std::nullopt;
     }
-    result_.largest_table = static_cast<std::int64_t>(order.largest);
+    result_.largest_table = static_cast<std::int64_t>(order.needs.largest_table);
     std::vector<FactorStep> steps;
     for (int v : order.layers) steps.push_back(eliminate_factor(factors, v));
     choice_.assign(static_cast<std::size_t>(n_), -1);
@@ -252,14 +249,13 @@ class Eliminator {
 
   struct Order {
     std::vector<int> layers;
-    double largest = 0;  ///< entries of the largest table written
-    double work = 0;     ///< Σ entries × choices of the eliminated layer
+    EliminationNeeds needs;  ///< additions: Σ entries × choices of the eliminated layer
   };
 
   /// An elimination order for `rest`, worked out on the layer graph alone (no tables): the
   /// cheapest, by total work, of three greedy rules — fewest table entries next, least
-  /// size-weighted fill (new neighbour pairs), fewest neighbours — among those whose largest
-  /// table stays within kMaxTableEntries (if none does, the one with the smallest largest).
+  /// size-weighted fill (new neighbour pairs), fewest neighbours — among those within the
+  /// limits (if none is, the one with the smallest largest table).
   Order elimination_order(const std::vector<int>& rest) const {
     std::vector<std::vector<int>> start(static_cast<std::size_t>(n_));
     for (const Edge& e : edges_)
@@ -276,10 +272,10 @@ class Eliminator {
       Order o;
       while (!left.empty()) {
         std::size_t pick = 0;
-        double best_score = kInf;
+        std::pair<double, double> best_score{kInf, kInf};
         for (std::size_t r = 0; r < left.size(); ++r) {
           const auto& n = nb[static_cast<std::size_t>(left[r])];
-          double score = table_entries(n);
+          std::pair<double, double> score{table_entries(n), 0};  // second: ties
           if (rule == 1) {
             double fill = 0;
             for (std::size_t x = 0; x < n.size(); ++x)
@@ -287,9 +283,9 @@ class Eliminator {
                 if (!std::binary_search(nb[static_cast<std::size_t>(n[x])].begin(),
                                         nb[static_cast<std::size_t>(n[x])].end(), n[y]))
                   fill += size(n[x]) * size(n[y]);
-            score = fill + score * 1e-12;  // ties: the smaller table
+            score = {fill, score.first};  // ties: the smaller table
           } else if (rule == 2) {
-            score = static_cast<double>(n.size()) + score * 1e-12;
+            score = {static_cast<double>(n.size()), score.first};
           }
           if (score < best_score) best_score = score, pick = r;
         }
@@ -298,8 +294,9 @@ class Eliminator {
         const auto n = nb[static_cast<std::size_t>(v)];
         const double entries = table_entries(n);
         o.layers.push_back(v);
-        o.largest = std::max(o.largest, entries);
-        o.work += entries * size(v);
+        o.needs.largest_table = std::max(o.needs.largest_table, entries);
+        o.needs.all_tables += entries;
+        o.needs.additions += entries * size(v);
         for (int a : n) {  // v's neighbours become a clique; v leaves
           auto& list = nb[static_cast<std::size_t>(a)];
           list.erase(std::remove(list.begin(), list.end(), v), list.end());
@@ -310,8 +307,8 @@ class Eliminator {
         }
       }
       const auto key = [](const Order& x) {
-        return std::pair{x.largest > kMaxTableEntries,
-                         x.largest > kMaxTableEntries ? x.largest : x.work};
+        const bool fits = x.needs.within_limits();
+        return std::pair{!fits, fits ? x.needs.additions : x.needs.largest_table};
       };
       if (!best || key(o) < key(*best)) best = std::move(o);
     }
@@ -412,15 +409,15 @@ class Eliminator {
   std::vector<Step> steps_;
   std::vector<int> choice_;
   EliminationResult result_;
-  double needed_ = 0;
+  EliminationNeeds needs_;
 };
 
 }  // namespace
 
-std::optional<EliminationResult> solve_by_elimination(const Problem& p, std::int64_t* needed) {
+std::optional<EliminationResult> solve_by_elimination(const Problem& p, EliminationNeeds* needs) {
   Eliminator e(p);
   auto result = e.run();
-  if (needed) *needed = static_cast<std::int64_t>(e.needed());
+  if (needs) *needs = e.needs();
   return result;
 }
 

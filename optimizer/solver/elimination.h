@@ -13,7 +13,8 @@
 // more neighbours (training graphs, where each forward activation also feeds the backward pass)
 // goes to bucket elimination: the layer whose elimination writes the smallest table first, its
 // factors summed and minimised over its choices into one factor over its neighbours. Exact
-// either way; not reducible only when every next table would exceed 2^24 entries.
+// either way; not reducible when the best of a few elimination orders would exceed a table of
+// 2^24 entries, 2^26 entries over all tables, or 10^10 additions.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -29,12 +30,24 @@ struct EliminationResult {
   std::int64_t largest_table = 0;  ///< ... the most entries one of its factors had
 };
 
-/// The largest table bucket elimination may write (8 bytes each, plus a 4-byte argmin).
-inline constexpr std::int64_t kMaxEliminationTable = std::int64_t{1} << 24;
+/// Bucket elimination's limits: entries of one table (8 bytes each plus a 4-byte argmin), of
+/// the argmin tables kept for undoing (4 bytes each), and additions (about a second per 10^9).
+inline constexpr double kMaxEliminationTable = 1 << 24;
+inline constexpr double kMaxEliminationTables = 1 << 26;
+inline constexpr double kMaxEliminationWork = 1e10;
 
-/// nullopt: the graph does not reduce (caller falls back to ilp); `needed`, if given, then
-/// receives the entries of the smallest largest table an elimination order found would write.
+/// What the best elimination order found for the core would take.
+struct EliminationNeeds {
+  double largest_table = 0, all_tables = 0, additions = 0;
+  bool within_limits() const {
+    return largest_table <= kMaxEliminationTable && all_tables <= kMaxEliminationTables &&
+           additions <= kMaxEliminationWork;
+  }
+};
+
+/// nullopt: the graph does not reduce within the limits (caller falls back to ilp); `needs`,
+/// if given, then says what the best order found would take.
 std::optional<EliminationResult> solve_by_elimination(const Problem& problem,
-                                                      std::int64_t* needed = nullptr);
+                                                      EliminationNeeds* needs = nullptr);
 
 }  // namespace nocflow::optimizer

@@ -30,7 +30,7 @@ class IlpSolver : public Solver {
       throw InputError("ILP (" + o.formulation + ", " + std::to_string(m.lp.vars().size()) +
                        " variables): no feasible solution found within the time limit of " +
                        std::to_string(static_cast<long long>(std::lround(o.time_limit_s))) +
-                       " s (raise --time-limit, or plan with --solver greedy-layout)");
+                       " s (raise --time-limit, or plan with --solver dp-local or greedy-layout)");
     // The root relaxation comes from branch and bound itself; solve it apart only if lp_solve
     // did not report it.
     stats.lp_relaxation = s.root_relaxation;

@@ -54,21 +54,23 @@ class LocalDpSolver : public Solver {
     r.solver = name();
     const double start = r.cost;
     const int n = p.num_layers(), step = kWindow / 2;
-    int passes = 0, accepted = 0, skipped = 0;
-    for (bool improved = true; improved && passes < kMaxPasses; ++passes) {
+    int passes = 0, accepted = 0, skipped = 0;  // skipped: windows too wide, in the first pass
+    bool improved = true;
+    // One window holding every layer is solved exactly in the first pass: nothing to repeat.
+    for (; improved && passes < kMaxPasses && (passes == 0 || n > kWindow); ++passes) {
       improved = false;
       for (int first = 0; first < n; first += step) {
         const int last = std::min(n, first + kWindow);
         const auto elim = solve_by_elimination(window_problem(p, r.choice, first, last));
-        if (!elim) {
+        if (elim) {
+          std::vector<int> x = r.choice;
+          std::copy(elim->choice.begin(), elim->choice.end(), x.begin() + first);
+          const double c = evaluate(p, x);
+          if (c < r.cost - 1e-9 * std::abs(r.cost))
+            r.choice = std::move(x), r.cost = c, improved = true, ++accepted;
+        } else if (passes == 0) {
           ++skipped;
-          continue;
         }
-        std::vector<int> x = r.choice;
-        std::copy(elim->choice.begin(), elim->choice.end(), x.begin() + first);
-        const double c = evaluate(p, x);
-        if (c < r.cost - 1e-9 * std::abs(r.cost))
-          r.choice = std::move(x), r.cost = c, improved = true, ++accepted;
         if (last == n) break;
       }
     }
@@ -81,7 +83,10 @@ class LocalDpSolver : public Solver {
         std::to_string(kWindow) + " layers in " + count(passes, "pass", "passes") +
         (skipped ? " (" + count(skipped, "window", "windows") + " too wide for dp, skipped)" : "") +
         (n <= kWindow && !skipped ? "; one window holds every layer: optimal"
-                                  : "; optimal per window, not proven overall"));
+         : improved && n > kWindow
+             ? "; stopped at the pass limit while still improving"
+             : std::string("; optimal per window") + (skipped ? " but those skipped" : "") +
+                   ", not proven overall"));
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Solvers of the partition problem (solver/problem.h), chosen by name: greedy, greedy-layout,
-// dp, ilp.
+// dp, dp-local, ilp.
 //
 // Contract: solve() returns one feasible choice index per layer and its cost as evaluate()
 // computes it; exact solvers (dp, ilp with an optimal status) return a minimum. Bad input

@@ -74,14 +74,28 @@ std::vector<EdgeReport> program_edge_reports(const ProgramSet& programs,
   for (std::size_t e = 0; e < edge_names.size(); ++e) {
     const std::string& name = edge_names[e];
     EdgeReport& r = out[e];
-    const auto arrow = name.find("->");
-    const bool inpp = name.size() > 5 && name.compare(name.size() - 5, 5, ":inpp") == 0;
-    r.src = arrow != std::string::npos ? name.substr(0, arrow)
-            : inpp                     ? name.substr(0, name.size() - 5)
-                                       : name;
-    r.dst = arrow != std::string::npos ? name.substr(arrow + 2) : inpp ? r.src : "";
-    r.reduction = inpp;
-    r.type = inpp ? "ALL_REDUCE (INPP partial sums)" : "";
+    const auto is_layer = [&](const std::string& n) {
+      return std::find(programs.layer_names.begin(), programs.layer_names.end(), n) !=
+             programs.layer_names.end();
+    };
+    const std::string inpp = ":inpp";
+    if (name.size() > inpp.size() &&
+        name.compare(name.size() - inpp.size(), inpp.size(), inpp) == 0) {
+      r.src = r.dst = name.substr(0, name.size() - inpp.size());
+      r.reduction = true;
+      r.type = "ALL_REDUCE (INPP partial sums)";
+    } else {
+      r.src = name;  // SRC->DST, at the arrow whose two sides are layers (names may hold "->")
+      for (auto arrow = name.find("->"); arrow != std::string::npos;
+           arrow = name.find("->", arrow + 1)) {
+        if (is_layer(name.substr(0, arrow)) && is_layer(name.substr(arrow + 2))) {
+          r.src = name.substr(0, arrow), r.dst = name.substr(arrow + 2);
+          break;
+        }
+        if (r.dst.empty())
+          r.src = name.substr(0, arrow), r.dst = name.substr(arrow + 2);  // else the first
+      }
+    }
     r.simulated_cycles = cycles[e];
   }
   for (const auto& pe : programs.pe)

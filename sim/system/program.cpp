@@ -35,7 +35,7 @@ std::string word(const std::string& name) {
   std::string q = "\"";
   for (char c : name) {
     if (c == '"' || c == '\\') q += '\\';
-    q += c == '\n' ? std::string("\\n") : std::string(1, c);
+    q += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
   }
   return q + "\"";
 }
@@ -87,7 +87,7 @@ class NameTable {
 };
 
 /// A program line's words, split at whitespace outside double quotes, quotes and escapes
-/// (\", \\, \n) undone; a '#' outside quotes starts a comment.
+/// (\", \\, \n, \r) undone; a '#' outside quotes starts a comment.
 std::vector<std::string> split_words(const std::string& line, const Origin& at) {
   std::vector<std::string> words;
   bool in_word = false, quoted = false;
@@ -98,7 +98,7 @@ std::vector<std::string> split_words(const std::string& line, const Origin& at) 
         quoted = false;
       } else if (c == '\\') {
         if (++i == line.size()) break;
-        words.back() += line[i] == 'n' ? '\n' : line[i];
+        words.back() += line[i] == 'n' ? '\n' : line[i] == 'r' ? '\r' : line[i];
       } else {
         words.back() += c;
       }

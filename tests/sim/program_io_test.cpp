@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "noc/base/error.h"
+#include "sim/output/run_report.h"
 #include "sim/system/program.h"
 #include "tests/scratch.h"
 
@@ -75,6 +76,27 @@ TEST(ProgramFiles, WhatIsWrittenReadsBackStepForStep) {
     }
   }
   EXPECT_EQ(back.programs.next_tag, 10);  // past every tag read
+}
+
+TEST(ProgramFiles, EdgeReportsSplitNamesAtTheArrowBetweenTwoLayers) {
+  // Layer names may hold "->" themselves; ":inpp" marks partial sums whatever the name.
+  ProgramSet set(2);
+  set.layer_names = {"a->b", "c"};
+  set.send(0, 1, 0, 100, 1, 0);
+  set.recv(1, 0, 0, 100, 1, 0);
+  set.send(1, 0, 1, 60, 2, 1);
+  set.send(1, 0, 1, 40, 3, 1);
+  const std::vector<EdgeReport> edges =
+      program_edge_reports(set, {"a->b->c", "a->b:inpp"}, RunResult{});
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0].src, "a->b");
+  EXPECT_EQ(edges[0].dst, "c");
+  EXPECT_FALSE(edges[0].reduction);
+  EXPECT_EQ(edges[0].bytes, 100);
+  EXPECT_EQ(edges[1].src, "a->b");
+  EXPECT_EQ(edges[1].dst, "a->b");
+  EXPECT_TRUE(edges[1].reduction);
+  EXPECT_EQ(edges[1].bytes, 100);
 }
 
 TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
