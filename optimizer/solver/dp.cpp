@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "optimizer/solver/elimination.h"
 #include "optimizer/solver/solver.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 /// A count as an integer, or as 1.2e+20 beyond what one prints readably.
 std::string count(double n) {
-  if (n < 1e15) return std::to_string(static_cast<long long>(n));
+  if (n < 1e15) return fixed(n, 0);
   std::ostringstream o;
   o << std::setprecision(2) << n;
   return o.str();

@@ -18,6 +18,8 @@ namespace opt = optimizer;
 
 namespace {
 
+constexpr const char* kPartialSums = "ALL_REDUCE (INPP partial sums)";  ///< a reduction's type
+
 /// Each edge's simulated cycles: the network's part, from the first send to the last message's
 /// arrival, not from when a receiver started waiting or to when it got round to its receive (a
 /// saved activation waits for the backward pass). Barrier replay starts both at the barrier.
@@ -52,7 +54,7 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
     const opt::PlacedLayer& s = lowered.layers[le.src_layer];
     const opt::PlacedLayer& d = lowered.layers[le.dst_layer];
     if (le.reduction) {
-      r.type = "ALL_REDUCE (INPP partial sums)";
+      r.type = kPartialSums;
       continue;
     }
     if (le.stage_input) {  // the models price layers placed from PE 0, not across bands
@@ -83,18 +85,17 @@ std::vector<EdgeReport> program_edge_reports(const ProgramSet& programs,
         name.compare(name.size() - inpp.size(), inpp.size(), inpp) == 0) {
       r.src = r.dst = name.substr(0, name.size() - inpp.size());
       r.reduction = true;
-      r.type = "ALL_REDUCE (INPP partial sums)";
+      r.type = kPartialSums;
     } else {
-      r.src = name;  // SRC->DST, at the arrow whose two sides are layers (names may hold "->")
-      for (auto arrow = name.find("->"); arrow != std::string::npos;
-           arrow = name.find("->", arrow + 1)) {
+      // SRC->DST, at the arrow whose two sides are layers (names may hold "->"), else the first.
+      auto split = name.find("->");
+      for (auto arrow = split; arrow != std::string::npos; arrow = name.find("->", arrow + 1))
         if (is_layer(name.substr(0, arrow)) && is_layer(name.substr(arrow + 2))) {
-          r.src = name.substr(0, arrow), r.dst = name.substr(arrow + 2);
+          split = arrow;
           break;
         }
-        if (r.dst.empty())
-          r.src = name.substr(0, arrow), r.dst = name.substr(arrow + 2);  // else the first
-      }
+      r.src = name.substr(0, split);
+      if (split != std::string::npos) r.dst = name.substr(split + 2);
     }
     r.simulated_cycles = cycles[e];
   }

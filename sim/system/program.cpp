@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 
 namespace nocflow::sim {
 
@@ -28,16 +28,11 @@ const char* step_name(StepKind k) {
 
 namespace {
 
-/// A name as one word of a program line: as is, or in double quotes (with \" and \\) if it
-/// is empty or holds whitespace, a quote, a backslash or '#'.
+/// A name as one word of a program line: as is, or quoted as dot_string quotes it (\", \\,
+/// \n) if it is empty or holds whitespace, a quote, a backslash or '#'.
 std::string word(const std::string& name) {
   if (!name.empty() && name.find_first_of(" \t\r\n\"#\\") == std::string::npos) return name;
-  std::string q = "\"";
-  for (char c : name) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
-  }
-  return q + "\"";
+  return dot_string(name);
 }
 
 }  // namespace
@@ -87,7 +82,7 @@ class NameTable {
 };
 
 /// A program line's words, split at whitespace outside double quotes, quotes and escapes
-/// (\", \\, \n, \r) undone; a '#' outside quotes starts a comment.
+/// (\", \\, \n) undone; a '#' outside quotes starts a comment.
 std::vector<std::string> split_words(const std::string& line, const Origin& at) {
   std::vector<std::string> words;
   bool in_word = false, quoted = false;
@@ -98,7 +93,7 @@ std::vector<std::string> split_words(const std::string& line, const Origin& at) 
         quoted = false;
       } else if (c == '\\') {
         if (++i == line.size()) break;
-        words.back() += line[i] == 'n' ? '\n' : line[i] == 'r' ? '\r' : line[i];
+        words.back() += line[i] == 'n' ? '\n' : line[i];
       } else {
         words.back() += c;
       }
