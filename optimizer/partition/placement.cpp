@@ -54,16 +54,7 @@ Placement place(const Choice& c, const PeGrid& grid) {
                      std::to_string(grid.num_pes()));
   Placement out;
   out.pe.resize(static_cast<std::size_t>(p));
-  // Rule 3 of placement.h: rows of nodes that fill an odd number of mesh rows restart the snake.
-  const int row_nodes = c.factor(PartDim::OfmpW) * c.factor(PartDim::Inpp);
-  const bool restart = grid.mesh && c.factor(PartDim::OfmpH) > 1 && row_nodes % grid.cols == 0 &&
-                       row_nodes / grid.cols % 2 == 1;
-  for (int i = 0; i < p; ++i) {
-    const int row = i / grid.cols, col = i % grid.cols;
-    out.pe[static_cast<std::size_t>(i)] =
-        restart ? row * grid.cols + (i % row_nodes / grid.cols % 2 == 0 ? col : grid.cols - 1 - col)
-                : snake_pe(grid, i);
-  }
+  for (int i = 0; i < p; ++i) out.pe[static_cast<std::size_t>(i)] = snake_pe(grid, i);
   return out;
 }
 

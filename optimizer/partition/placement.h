@@ -10,11 +10,6 @@
 //  2. Index i goes to the i-th PE of a boustrophedon ("snake") walk of the mesh: row 0 left to
 //     right, row 1 right to left, ... so consecutive indices are always one hop apart and a
 //     group of g consecutive indices spans at most ⌈g/cols⌉+1 rows. On a crossbar, PE i.
-//  3. Except for 2-D spatial splits whose rows of nodes (the OFMP_W·INPP consecutive indices of
-//     one OFMP_H slice) fill an odd number m of mesh rows: there every row of nodes starts again
-//     at the left, so node (h, w) sits m mesh rows straight below node (h−1, w). A plain snake
-//     mirrors every other row of nodes when m is odd (OFMP_H=8,OFMP_W=8 on 8×8: halo rows 2-8
-//     hops apart instead of 1). With m even the snake already does this.
 // Every choice starts at the snake's first PE, so two layers with the same grid get the same
 // PEs (OUTP f → INPP f aligned: node k of the producer and node k of the consumer coincide).
 #include <vector>

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -184,46 +183,6 @@ TEST(Placement, SnakeKeepsConsecutiveNodesAdjacent) {
   const Choice g = make({{PartDim::Outp, 2}, {PartDim::OfmpH, 2}, {PartDim::Inpp, 2}});
   for (int i = 0; i < g.nodes(); ++i) EXPECT_EQ(grid_index(g, grid_coord(g, i)), i);
   EXPECT_EQ(grid_coord(g, 1)[static_cast<std::size_t>(PartDim::Inpp)], 1);  // INPP fastest
-}
-
-TEST(Placement, TwoDimensionalSplitsKeepHaloNeighboursInLine) {
-  // OFMP_H=4,OFMP_W=4 on 4×4: each row of nodes fills one mesh row (m = 1). A plain snake would
-  // mirror rows 1 and 3 and put (h, 0) and (h+1, 0) four hops apart; every halo is now 1 hop
-  // and every corner 2.
-  const TwoLayers t = convs(3);
-  const Choice square = make({{PartDim::OfmpH, 4}, {PartDim::OfmpW, 4}});
-  const Placement p = place(square, kMesh4x4);
-  for (int i = 0; i < 16; ++i) EXPECT_EQ(p.pe[static_cast<std::size_t>(i)], i);  // row-major
-  const auto moves = t.moves(square, square);
-  ASSERT_EQ(moves.size(), 2u * (3 * 4 + 4 * 3) + 4u * 3 * 3);  // sides, both ways; corners
-  for (const Transfer& m : moves) {
-    const int dr = std::abs(m.src / 4 - m.dst / 4), dc = std::abs(m.src % 4 - m.dst % 4);
-    EXPECT_LE(dr, 1);
-    EXPECT_LE(dc, 1);
-    EXPECT_EQ(kMesh4x4.distance(m.src, m.dst), dr + dc);
-  }
-  // m = 3 (OFMP_W=6 on a 2-column mesh): (h, w) sits three rows straight below (h-1, w), and
-  // consecutive nodes of a row stay one hop apart.
-  const PeGrid narrow{true, 6, 2};
-  const Choice tall = make({{PartDim::OfmpH, 2}, {PartDim::OfmpW, 6}});
-  const Placement q = place(tall, narrow);
-  for (int w = 0; w < 6; ++w) {
-    EXPECT_EQ(q.pe[static_cast<std::size_t>(6 + w)] - q.pe[static_cast<std::size_t>(w)], 3 * 2);
-    if (w > 0) {
-      EXPECT_EQ(
-          narrow.distance(q.pe[static_cast<std::size_t>(w - 1)], q.pe[static_cast<std::size_t>(w)]),
-          1);
-    }
-  }
-  // m even (OFMP_W=8 on 4 columns) and 1-D splits keep the plain snake.
-  for (const Choice& c :
-       {make({{PartDim::OfmpH, 2}, {PartDim::OfmpW, 8}}), make({{PartDim::OfmpW, 16}}),
-        make({{PartDim::OfmpH, 4}, {PartDim::Outp, 4}})}) {
-    const Placement s = place(c, kMesh4x4);
-    for (int i = 0; i < c.nodes(); ++i) {
-      EXPECT_EQ(s.pe[static_cast<std::size_t>(i)], snake_pe(kMesh4x4, i)) << c.str();
-    }
-  }
 }
 
 // ---- The fast path for cost tables (transfers.h: consumer_needs, ProducerLayout;
