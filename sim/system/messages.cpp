@@ -19,7 +19,7 @@ bool MessageLayer::send(int src, int dst, std::int64_t bytes, std::int64_t tag, 
   if (!net_.send(src,
                  {dst, cut.flits, cycle, static_cast<std::int64_t>(id), false, cut.packet_flits}))
     return false;
-  messages_.push_back({src, dst, bytes, tag, cut.packets, false, false, 0});
+  messages_.push_back({src, dst, bytes, tag, cut.packets, false, 0});
   packets_ += cut.packets;
   flits_ += cut.flits;
   bytes_ += bytes;
@@ -31,7 +31,6 @@ void MessageLayer::delivered(const noc::Packet& packet, noc::Cycle now) {
   if (packet.dest != m.dst) throw CheckError("a packet of a message to PE " + std::to_string(m.dst) +
                                              " arrived at PE " + std::to_string(packet.dest));
   if (--m.packets_left > 0) return;
-  m.complete = true;
   m.arrived = now + 1;  // the NoC runs half a cycle after the PEs: they see it next cycle
   if (!arrived_.emplace(Key{m.src, m.dst, m.tag}, static_cast<std::size_t>(packet.tag)).second)
     throw CheckError("two messages from PE " + std::to_string(m.src) + " to PE " +
@@ -55,7 +54,7 @@ std::optional<noc::Cycle> MessageLayer::take(int src, int dst, std::int64_t tag,
 
 void MessageLayer::verify_all_taken() const {
   for (const Message& m : messages_) {
-    if (!m.complete)
+    if (m.arrived == 0)
       throw CheckError("message PE " + std::to_string(m.src) + " -> PE " + std::to_string(m.dst) +
                        " (tag " + std::to_string(m.tag) + ", " + std::to_string(m.bytes) +
                        " bytes) never arrived");

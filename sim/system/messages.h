@@ -44,8 +44,8 @@ class MessageLayer : public noc::DeliveryListener {
     int src, dst;
     std::int64_t bytes, tag;
     int packets_left;
-    bool complete, taken;
-    noc::Cycle arrived;
+    bool taken;
+    noc::Cycle arrived;  ///< first cycle its receiver can take it; 0 until its last packet arrives
   };
   struct Key {
     int src, dst;
