@@ -10,7 +10,8 @@ std::string Choice::str() const {
   for (PartDim d : kAllPartDims)
     if (factor(d) > 1)
       out += (out.empty() ? "" : ",") + std::string(to_string(d)) + "=" + std::to_string(factor(d));
-  return out.empty() ? "SINGLE" : out;
+  if (out.empty()) out = "SINGLE";
+  return rows_placement ? out + ",PLACE=ROWS" : out;
 }
 
 Choice parse_choice(const std::string& text, const std::string& what) {
@@ -23,7 +24,10 @@ Choice parse_choice(const std::string& text, const std::string& what) {
     const std::string item = text.substr(start, comma - start);
     const std::size_t eq = item.find('=');
     bool ok = false;
-    if (eq != std::string::npos) {
+    if (item == "PLACE=ROWS" || item == "PLACE=SNAKE") {
+      c.rows_placement = item == "PLACE=ROWS";
+      ok = true;
+    } else if (eq != std::string::npos) {
       for (PartDim d : kAllPartDims) {
         if (item.substr(0, eq) != to_string(d)) continue;
         try {
@@ -36,7 +40,9 @@ Choice parse_choice(const std::string& text, const std::string& what) {
         }
       }
     }
-    if (!ok) throw InputError(what + ": bad partition choice '" + text + "' (expected e.g. OUTP=4,OFMP_H=2)");
+    if (!ok)
+      throw InputError(what + ": bad partition choice '" + text +
+                       "' (expected e.g. OUTP=4,OFMP_H=2 or OFMP_H=8,OFMP_W=8,PLACE=ROWS)");
     start = comma + 1;
   }
   return c;

@@ -18,13 +18,17 @@ namespace nocflow::optimizer {
 
 struct Choice {
   std::array<int, 5> f{1, 1, 1, 1, 1};  ///< indexed by PartDim
+  /// PLACE=ROWS: every row of nodes starts at the mesh's left edge instead of continuing the
+  /// snake (placement.h, rule 3). Offered only by `optimize --placement search`.
+  bool rows_placement = false;
 
   int factor(PartDim d) const { return f[static_cast<std::size_t>(d)]; }
   int& factor(PartDim d) { return f[static_cast<std::size_t>(d)]; }
   int nodes() const { return f[0] * f[1] * f[2] * f[3] * f[4]; }
-  bool operator==(const Choice& o) const { return f == o.f; }
-  bool operator!=(const Choice& o) const { return f != o.f; }
-  /// "OUTP=4,OFMP_H=4" (factors > 1 in enum order), "SINGLE" when p = 1.
+  bool operator==(const Choice& o) const { return f == o.f && rows_placement == o.rows_placement; }
+  bool operator!=(const Choice& o) const { return !(*this == o); }
+  /// "OUTP=4,OFMP_H=4" (factors > 1 in enum order), "SINGLE" when p = 1; ",PLACE=ROWS" appended
+  /// for the rows placement.
   std::string str() const;
 };
 

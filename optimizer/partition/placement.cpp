@@ -52,9 +52,39 @@ Placement place(const Choice& c, const PeGrid& grid) {
   if (p > grid.num_pes())
     throw InputError("choice " + c.str() + " needs " + std::to_string(p) + " PEs, the machine has " +
                      std::to_string(grid.num_pes()));
+  if (c.rows_placement && !rows_placement_applies(c, grid))
+    throw InputError(
+        "choice " + c.str() +
+        ": PLACE=ROWS needs a mesh, OFMP_H > 1 and OFMP_W·INPP an odd multiple of the mesh's " +
+        std::to_string(grid.cols) + " columns");
   Placement out;
   out.pe.resize(static_cast<std::size_t>(p));
-  for (int i = 0; i < p; ++i) out.pe[static_cast<std::size_t>(i)] = snake_pe(grid, i);
+  const int row_nodes = c.factor(PartDim::OfmpW) * c.factor(PartDim::Inpp);
+  for (int i = 0; i < p; ++i) {
+    const int row = i / grid.cols, col = i % grid.cols;
+    // Rule 3: within a row of nodes the mesh rows still alternate, starting left to right.
+    out.pe[static_cast<std::size_t>(i)] =
+        c.rows_placement
+            ? row * grid.cols + (i % row_nodes / grid.cols % 2 == 0 ? col : grid.cols - 1 - col)
+            : snake_pe(grid, i);
+  }
+  return out;
+}
+
+bool rows_placement_applies(const Choice& c, const PeGrid& grid) {
+  const int row_nodes = c.factor(PartDim::OfmpW) * c.factor(PartDim::Inpp);
+  return grid.mesh && c.factor(PartDim::OfmpH) > 1 && row_nodes % grid.cols == 0 &&
+         row_nodes / grid.cols % 2 == 1;
+}
+
+std::vector<Choice> with_rows_placements(const std::vector<Choice>& choices, const PeGrid& grid) {
+  std::vector<Choice> out;
+  for (const Choice& c : choices) {
+    out.push_back(c);
+    if (c.rows_placement || !rows_placement_applies(c, grid)) continue;
+    out.push_back(c);
+    out.back().rows_placement = true;
+  }
   return out;
 }
 

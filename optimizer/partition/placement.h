@@ -10,6 +10,14 @@
 //  2. Index i goes to the i-th PE of a boustrophedon ("snake") walk of the mesh: row 0 left to
 //     right, row 1 right to left, ... so consecutive indices are always one hop apart and a
 //     group of g consecutive indices spans at most ⌈g/cols⌉+1 rows. On a crossbar, PE i.
+//  3. PLACE=ROWS (`optimize --placement search` offers it; the solver picks): a 2-D spatial
+//     split whose rows of nodes (the OFMP_W·INPP consecutive indices of one OFMP_H slice) fill
+//     an odd number m of mesh rows starts every row of nodes again at the left, so node (h, w)
+//     sits m mesh rows straight below node (h−1, w). The snake mirrors every other row of nodes
+//     when m is odd (OFMP_H=8,OFMP_W=8 on 8×8: vertical halo neighbours 2-8 hops apart instead
+//     of 1) but keeps them nearer the layers around it; which is better depends on the plan
+//     (optimizer/README.md, "Placement"). With m even the two rules coincide, so only odd m
+//     is offered.
 // Every choice starts at the snake's first PE, so two layers with the same grid get the same
 // PEs (OUTP f → INPP f aligned: node k of the producer and node k of the consumer coincide).
 #include <vector>
@@ -43,8 +51,15 @@ struct Placement {
   std::vector<int> pe;  ///< PE of grid node i (grid_index order)
 };
 
-/// Throws InputError if the choice needs more nodes than there are PEs.
+/// Throws InputError if the choice needs more nodes than there are PEs, or has PLACE=ROWS where
+/// rule 3 does not apply.
 Placement place(const Choice& c, const PeGrid& grid);
+
+/// Rule 3 applies: a mesh, OFMP_H > 1, and OFMP_W·INPP an odd multiple of the mesh's width.
+bool rows_placement_applies(const Choice& c, const PeGrid& grid);
+
+/// `choices` with, after each choice rule 3 applies to, its PLACE=ROWS twin.
+std::vector<Choice> with_rows_placements(const std::vector<Choice>& choices, const PeGrid& grid);
 
 /// The output block grid node `g` owns (INPP coordinate ignored: partial sums cover the block).
 Box output_block(const Layer& l, const Choice& c, const GridCoord& g);

@@ -38,7 +38,7 @@ std::string edge_signature(const Workload& w, const LayerEdge& e,
   for (int side : {e.src, e.dst}) {
     o << '|';
     for (const Choice& c : choices[static_cast<std::size_t>(side)])
-      for (int f : c.f) o << f << ',';
+      for (int f : c.f) o << f << (c.rows_placement ? ';' : ',');
   }
   return o.str();
 }
@@ -86,6 +86,7 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
   const ChoiceOptions co{hw.num_pes(), o.exact};
   for (const Layer& l : s.workload.layers) {
     auto cs = enumerate_choices(l, co);
+    if (o.placement_search) cs = with_rows_placements(cs, hw.grid());
     if (cs.empty())
       throw InputError("layer '" + l.name + "' (" + l.op + ") has no partition choice using " +
                        (o.exact ? "exactly " : "at most ") + std::to_string(hw.num_pes()) +

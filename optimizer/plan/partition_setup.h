@@ -15,6 +15,8 @@ struct SetupOptions {
   bool exact = false;          ///< only choices with p = P
   bool memory_limit = false;   ///< enforce hw.sram_bytes per PE
   bool prune = true;           ///< dominance pruning (exact: never changes the optimum)
+  /// Also offer the PLACE=ROWS twin of every choice placement.h's rule 3 applies to.
+  bool placement_search = false;
 };
 
 struct PartitionSetup {

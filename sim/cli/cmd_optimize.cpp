@@ -41,6 +41,7 @@ struct OptimizeArgs {
   bool exact = false;
   bool memory_limit = false;
   bool no_prune = false;
+  std::string placement = "snake";
   double time_limit = 60;
   double bnoc = 0;
   std::string calibration;
@@ -177,7 +178,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.micro_batches = a.micro_batches;
   po.solver = a.solver;
   po.solve = {a.time_limit, a.formulation, "", false};
-  po.setup = {a.exact, a.memory_limit, !a.no_prune};
+  po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
   po.resident_weights = a.resident_weights;
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec);
@@ -275,8 +276,8 @@ int run(const OptimizeArgs& a) {
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
-  const opt::PartitionSetup s =
-      opt::setup_partition(graph, hw, *model, {a.exact, a.memory_limit, !a.no_prune});
+  const opt::PartitionSetup s = opt::setup_partition(
+      graph, hw, *model, {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
   if (a.solver == "ilp")
     std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "
@@ -328,6 +329,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_flag("--exact-nodes", a->exact, "only choices using exactly P PEs");
   cmd->add_flag("--memory-limit", a->memory_limit, "per-PE SRAM constraint (pe.sram_bytes)");
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
+  add_placement_option(*cmd, a->placement);
   cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")->capture_default_str();
   auto* bnoc = cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")
                    ->capture_default_str()

@@ -34,7 +34,8 @@ namespace fs = std::filesystem;
 struct SimulateArgs {
   HwOptions hw;
   NetworkOptions net;
-  std::string plan, solver = "dp", cost_model = "paper", mode = "dataflow", calibration;
+  std::string plan, solver = "dp", cost_model = "paper", mode = "dataflow", calibration,
+                    placement = "snake";
   std::string trace, dump_programs, programs, out;
   bool vcd = false, quiet = false;
   noc::Cycle window = 0;
@@ -52,13 +53,14 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     return plan;
   }
   opt::Plan plan = [&] {
-    if (a.stages == 0) return solve_plan(graph, hw, a.solver, a.cost_model).plan;
+    const bool search = a.placement == "search";
+    if (a.stages == 0) return solve_plan(graph, hw, a.solver, a.cost_model, 0, search).plan;
     opt::PipelineOptions po;
     po.stages = a.stages;
     po.micro_batches = a.micro_batches;
     po.solver = a.solver;
     po.solve = {60, "flow", "", false};  // as solve_plan
-    po.setup = {false, true, true};      // as solve_plan: within SRAM
+    po.setup = {false, true, true, search};  // as solve_plan: within SRAM
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
   plan.batch = static_cast<int>(a.net.batch);  // what it was priced for, as optimize records
@@ -445,6 +447,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   auto* plan = cmd->add_option("--plan", a->plan, "plan.yaml from nocflow optimize")->type_name("FILE");
   cmd->add_option("--solver", a->solver, "without --plan: solve with this solver (SRAM limit on)")->capture_default_str()->excludes(plan);
   cmd->add_option("--cost-model", a->cost_model, "without --plan: paper | linkload")->capture_default_str()->excludes(plan);
+  add_placement_option(*cmd, a->placement)->excludes(plan);
   cmd->add_option("--calibration", a->calibration,
                   "calibration.yaml (validate --calibrate) for the cost models: the solve without --plan and "
                   "the predicted column of every table")

@@ -43,6 +43,10 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec);
 /// Option check: a number of at least `min` ("--cycles: must be at least 1, got 0").
 CLI::Validator at_least(double min);
 
+/// --placement snake | search (optimize, and simulate without --plan): search also offers
+/// every 2-D spatial split the PLACE=ROWS placement applies to (optimizer/partition/placement.h).
+CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement);
+
 void add_version_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);

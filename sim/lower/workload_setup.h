@@ -30,8 +30,10 @@ struct SolvedPlan {
   optimizer::Plan plan;
   double tabulate_seconds = 0, solve_seconds = 0;  ///< wall clock
 };
-/// `threads`: for tabulating the cost model, 0 = one per hardware thread.
-SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw, const std::string& solver,
-                      const std::string& cost_model, int threads = 0);
+/// `threads`: for tabulating the cost model, 0 = one per hardware thread. `placement_search`:
+/// also offer PLACE=ROWS choices (optimizer/partition/placement.h, rule 3).
+SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw,
+                      const std::string& solver, const std::string& cost_model, int threads = 0,
+                      bool placement_search = false);
 
 }  // namespace nocflow::sim

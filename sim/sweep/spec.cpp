@@ -109,6 +109,9 @@ void apply(SweepPoint& p, const std::string& axis, const std::string& v, const s
   } else if (axis == "cost_model") {
     check_name("cost model", v, optimizer::cost_model_names());
     p.cost_model = v;
+  } else if (axis == "placement") {
+    check_name("placement", v, {"snake", "search"});
+    p.placement = v;
   } else if (axis == "mode") {
     check_name("mode", v, {"dataflow", "barrier"});
     p.mode = v;
@@ -125,8 +128,9 @@ void apply(SweepPoint& p, const std::string& axis, const std::string& v, const s
 }  // namespace
 
 const std::vector<std::string>& sweep_axis_names() {
-  static const std::vector<std::string> names = {
-      "mesh", "topology", "network", "batch", "solver", "cost_model", "mode", "passes", "train"};
+  static const std::vector<std::string> names = {"mesh",   "topology",   "network",   "batch",
+                                                 "solver", "cost_model", "placement", "mode",
+                                                 "passes", "train"};
   return names;
 }
 

@@ -10,10 +10,11 @@
 //     linkload          # one value: a fixed setting, still a column of results.csv router.vcs: [2,
 //     4]            # any config key (see configs/README.md)
 //
-// Axes: mesh, topology (mesh | crossbar), network, batch, solver, cost_model, mode (dataflow |
-// barrier), passes, train (none | sgd | momentum | adam), and every config key. Settings no
-// axis names keep their defaults: the base config's topology, solver dp, cost model linkload,
-// mode dataflow, batch 1, passes default, inference. Every value of every point is checked when the
+// Axes: mesh, topology (mesh | crossbar), network, batch, solver, cost_model, placement (snake |
+// search, as `optimize --placement`), mode (dataflow | barrier), passes, train (none | sgd |
+// momentum | adam), and every config key. Settings no axis names keep their defaults: the base
+// config's topology, solver dp, cost model linkload, placement snake, mode dataflow, batch 1,
+// passes default, inference. Every value of every point is checked when the
 // spec is loaded, so a bad spec fails before any simulation with file:line:col.
 #include <cstddef>
 #include <cstdint>
@@ -45,7 +46,8 @@ struct SweepPoint {
   HwSpec hw;
   std::string network;
   std::int64_t batch = 1;
-  std::string solver = "dp", cost_model = "linkload", mode = "dataflow", passes = "default";
+  std::string solver = "dp", cost_model = "linkload", placement = "snake", mode = "dataflow",
+              passes = "default";
   std::string train;  ///< optimizer of the training graph, "" for inference
 };
 

@@ -119,7 +119,8 @@ const std::vector<std::string>& sweep_result_columns() {
 
 std::vector<std::string> run_sweep_point(const SweepPoint& p, int threads) {
   const opt::Graph graph = prepare_network(p.network, p.batch, p.hw, p.passes, p.train);
-  const SolvedPlan solved = solve_plan(graph, hw_desc_of(p.hw), p.solver, p.cost_model, threads);
+  const SolvedPlan solved =
+      solve_plan(graph, hw_desc_of(p.hw), p.solver, p.cost_model, threads, p.placement == "search");
   const ReplayOutcome o = replay(p.hw, opt::build_workload(graph), solved.plan,
                                  p.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow);
   const double predicted = solved.plan.total_cycles();

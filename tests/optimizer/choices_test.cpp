@@ -6,6 +6,7 @@
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/partition/choice.h"
+#include "optimizer/partition/placement.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/partition_setup.h"
 #include "optimizer/solver/solver.h"
@@ -71,6 +72,34 @@ TEST(Choices, PruningKeepsTheOptimumOnVgg5BothModels) {
     const auto dp = make_solver("dp");
     EXPECT_NEAR(dp->solve(full.problem, {}).cost, dp->solve(pruned.problem, {}).cost, 1e-9) << name;
   }
+}
+
+TEST(Choices, PlacementSearchOffersRowsTwinsAndNeverPlansWorse) {
+  Graph g = zoo_network("vgg5", {1, 2});
+  PassManager(parse_pass_list("default")).run(g);
+  HwDesc hw;  // as configs/hw/mesh4x4.yaml
+  hw.topology = {"mesh", 4, 4, 0};
+  hw.array_rows = hw.array_cols = 16;
+  const auto model = make_cost_model("linkload", hw);
+  const PartitionSetup snake = setup_partition(g, hw, *model, {false, false, false});
+  const PartitionSetup search = setup_partition(g, hw, *model, {false, false, false, true});
+  std::size_t twins = 0;
+  for (const auto& cs : search.choices)
+    for (const Choice& c : cs) {
+      if (!c.rows_placement) continue;
+      ++twins;
+      EXPECT_TRUE(rows_placement_applies(c, hw.grid())) << c.str();
+    }
+  EXPECT_EQ(search.choices_before, snake.choices_before + twins);
+  ASSERT_GT(twins, 0u);
+  const auto dp = make_solver("dp");
+  const SolveResult a = dp->solve(snake.problem, {}), b = dp->solve(search.problem, {});
+  // vgg5's 3×3 convolutions split OFMP_H=4,OFMP_W=4 exchange halos one hop apart with ROWS.
+  EXPECT_LT(b.cost, a.cost);
+  bool rows = false;
+  for (std::size_t l = 0; l < b.choice.size(); ++l)
+    rows |= search.choices[l][static_cast<std::size_t>(b.choice[l])].rows_placement;
+  EXPECT_TRUE(rows);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "optimizer/cost/hw_desc.h"
 #include "optimizer/frontend/graph_builder.h"
 #include "optimizer/partition/choice.h"
+#include "optimizer/partition/placement.h"
 #include "optimizer/partition/workload.h"
 
 namespace nocflow::optimizer {
@@ -41,8 +42,9 @@ inline HwDesc machine(const std::string& kind, int rows, int cols, const std::st
   return hw;
 }
 
+/// Every choice, with the PLACE=ROWS twins `optimize --placement search` adds.
 inline std::vector<Choice> all_choices(const Layer& l, const HwDesc& hw) {
-  return enumerate_choices(l, {hw.num_pes(), false});
+  return with_rows_placements(enumerate_choices(l, {hw.num_pes(), false}), hw.grid());
 }
 
 }  // namespace nocflow::optimizer

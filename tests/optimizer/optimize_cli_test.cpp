@@ -105,6 +105,32 @@ TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
   EXPECT_EQ(accepted.exit_code, 0) << accepted.output;
 }
 
+TEST(OptimizeCli, PlacementSearchWritesRowsChoicesThatReplay) {
+  const std::string machine = "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 ";
+  const fs::path dir = out_dir("placement");
+  const CliRun snake = run_nocflow("optimize " + machine + "--cost-model linkload --out " +
+                                   (dir / "snake").string());
+  const CliRun search =
+      run_nocflow("optimize " + machine + "--cost-model linkload --placement search --out " +
+                  (dir / "search").string());
+  ASSERT_EQ(snake.exit_code, 0) << snake.output;
+  ASSERT_EQ(search.exit_code, 0) << search.output;
+  auto total = [&](const std::string& name) {
+    std::ifstream in(dir / name / "summary.json");
+    return nlohmann::json::parse(in)["total_cost_cycles"].get<double>();
+  };
+  EXPECT_LT(total("search"), total("snake"));
+  const nocflow::optimizer::Plan plan =
+      nocflow::optimizer::read_plan((dir / "search" / "plan.yaml").string());
+  int rows = 0;
+  for (const auto& l : plan.layers) rows += l.choice.rows_placement;
+  EXPECT_GT(rows, 0);
+  const CliRun sim =
+      run_nocflow("simulate " + machine + "--quiet --plan " +
+                  (dir / "search" / "plan.yaml").string() + " --out " + (dir / "sim").string());
+  EXPECT_EQ(sim.exit_code, 0) << sim.output;
+}
+
 TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
   struct Case { std::string args, message; };
   const std::vector<Case> cases = {
@@ -118,6 +144,7 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       {"--solver dp --formulation mccormick",
        "--formulation: applies to --solver ilp (or --compare) only"},
       {"--bnoc -1", "--bnoc: must be at least 0, got -1"},
+      {"--placement diagonal", "--placement: diagonal not in {snake,search}"},
   };
   for (const Case& c : cases) {
     const fs::path out = out_dir("bad");

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "noc/base/error.h"
 #include "noc/topology/topology.h"
 #include "optimizer/cost/dimension_order_loads.h"
 #include "optimizer/cost/linkload_model.h"
@@ -183,6 +184,68 @@ TEST(Placement, SnakeKeepsConsecutiveNodesAdjacent) {
   const Choice g = make({{PartDim::Outp, 2}, {PartDim::OfmpH, 2}, {PartDim::Inpp, 2}});
   for (int i = 0; i < g.nodes(); ++i) EXPECT_EQ(grid_index(g, grid_coord(g, i)), i);
   EXPECT_EQ(grid_coord(g, 1)[static_cast<std::size_t>(PartDim::Inpp)], 1);  // INPP fastest
+}
+
+TEST(Placement, RowsPlacementKeepsHaloNeighboursInLine) {
+  // OFMP_H=4,OFMP_W=4 on 4×4: each row of nodes fills one mesh row (m = 1). The snake mirrors
+  // rows 1 and 3 and puts (h, 0) and (h+1, 0) three columns apart; PLACE=ROWS makes every halo
+  // 1 hop and every corner 2.
+  const TwoLayers t = convs(3);
+  Choice square = make({{PartDim::OfmpH, 4}, {PartDim::OfmpW, 4}});
+  const auto snake_moves = t.moves(square, square);
+  ASSERT_TRUE(rows_placement_applies(square, kMesh4x4));
+  square.rows_placement = true;
+  const Placement p = place(square, kMesh4x4);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(p.pe[static_cast<std::size_t>(i)], i);  // row-major
+  const auto moves = t.moves(square, square);
+  ASSERT_EQ(moves.size(), 2u * (3 * 4 + 4 * 3) + 4u * 3 * 3);  // sides, both ways; corners
+  ASSERT_EQ(snake_moves.size(), moves.size());
+  int hops = 0, snake_hops = 0;
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    const Transfer& m = moves[i];
+    const int dr = std::abs(m.src / 4 - m.dst / 4), dc = std::abs(m.src % 4 - m.dst % 4);
+    EXPECT_LE(dr, 1);
+    EXPECT_LE(dc, 1);
+    hops += kMesh4x4.distance(m.src, m.dst);
+    snake_hops += kMesh4x4.distance(snake_moves[i].src, snake_moves[i].dst);
+  }
+  EXPECT_EQ(hops, 2 * 24 + 2 * 36);  // sides 1 hop, corners 2
+  EXPECT_GT(snake_hops, hops);
+  // m = 3 (OFMP_W=6 on a 2-column mesh): (h, w) sits three rows straight below (h-1, w), and
+  // consecutive nodes of a row stay one hop apart.
+  const PeGrid narrow{true, 6, 2};
+  Choice tall = make({{PartDim::OfmpH, 2}, {PartDim::OfmpW, 6}});
+  tall.rows_placement = true;
+  const Placement q = place(tall, narrow);
+  for (int w = 0; w < 6; ++w) {
+    EXPECT_EQ(q.pe[static_cast<std::size_t>(6 + w)] - q.pe[static_cast<std::size_t>(w)], 3 * 2);
+    if (w > 0) {
+      EXPECT_EQ(
+          narrow.distance(q.pe[static_cast<std::size_t>(w - 1)], q.pe[static_cast<std::size_t>(w)]),
+          1);
+    }
+  }
+  // m even (OFMP_W=8 on 4 columns), 1-D splits and crossbars are not offered, and refused.
+  for (const Choice& c :
+       {make({{PartDim::OfmpH, 2}, {PartDim::OfmpW, 8}}), make({{PartDim::OfmpW, 16}}),
+        make({{PartDim::OfmpH, 4}, {PartDim::Outp, 4}})}) {
+    EXPECT_FALSE(rows_placement_applies(c, kMesh4x4)) << c.str();
+    EXPECT_EQ(with_rows_placements({c}, kMesh4x4), std::vector<Choice>{c}) << c.str();
+    Choice r = c;
+    r.rows_placement = true;
+    EXPECT_THROW(place(r, kMesh4x4), InputError) << c.str();
+  }
+  EXPECT_FALSE(rows_placement_applies(make({{PartDim::OfmpH, 4}, {PartDim::OfmpW, 4}}),
+                                      PeGrid{false, 1, 16}));
+  // The twin follows its choice, and survives the plan file's string form.
+  const auto twins =
+      with_rows_placements({make({{PartDim::OfmpH, 4}, {PartDim::OfmpW, 4}})}, kMesh4x4);
+  ASSERT_EQ(twins.size(), 2u);
+  EXPECT_FALSE(twins[0].rows_placement);
+  EXPECT_EQ(twins[1].str(), "OFMP_H=4,OFMP_W=4,PLACE=ROWS");
+  EXPECT_EQ(parse_choice(twins[1].str(), "t"), twins[1]);
+  EXPECT_NE(twins[0], twins[1]);
+  EXPECT_THROW(parse_choice("OFMP_H=4,PLACE=DIAGONAL", "t"), InputError);
 }
 
 // ---- The fast path for cost tables (transfers.h: consumer_needs, ProducerLayout;

@@ -105,5 +105,35 @@ TEST(Replay, HaloExchangeMovesExactlyTheHalo) {
   EXPECT_EQ(sent_bytes(r, 0), 3 * 2 * 16 * 8 * 2);
 }
 
+TEST(Replay, RowsPlacementPutsHaloRowsOneHopApart) {
+  // OFMP_H=2,OFMP_W=2 on 2x2: the snake puts node (1, 0) on PE 3, two hops below (0, 0);
+  // PLACE=ROWS puts it on PE 2, one hop. Each 4x4 tile sends a 4-column row and a 4-row column
+  // (16 channels x 4 x 2 bytes = 128 B: 1 hop each) and a corner (16 x 2 = 32 B: 2 hops).
+  const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv3x3.yaml");
+  const opt::Workload w = opt::build_workload(g);
+  const HwSpec hw = mesh2x2();
+  const std::string choice = "OFMP_H=2,OFMP_W=2,PLACE=ROWS";
+  const opt::Plan plan = plan_for(w, {choice, choice});
+  ASSERT_EQ(plan.layers[0].pes, (std::vector<int>{0, 1, 2, 3}));
+  const Lowered low = lower_plan(w, plan, hw, ExecMode::Barrier);
+  const opt::PeGrid grid{true, 2, 2};
+  std::int64_t flit_hops = 0, sends = 0;
+  for (std::size_t pe = 0; pe < low.programs.pe.size(); ++pe)
+    for (const Step& s : low.programs.pe[pe]) {
+      if (s.kind != StepKind::Send || s.edge != 0) continue;
+      const int hops = grid.distance(static_cast<int>(pe), s.peer);
+      EXPECT_EQ(hops, s.bytes == 128 ? 1 : 2)
+          << "PE " << pe << " -> " << s.peer << ", " << s.bytes << " B";
+      flit_hops += (s.bytes + hw.link.width_bytes - 1) / hw.link.width_bytes * hops;
+      ++sends;
+    }
+  EXPECT_EQ(sends, 4 * 3);
+  System sys("sys", hw, low.programs);
+  const RunResult r = sys.run();
+  EXPECT_EQ(sent_bytes(r, 0), 4 * (128 + 128 + 32));
+  EXPECT_EQ(flit_hops, 4 * (4 + 4 + 2));
+  EXPECT_EQ(r.flit_hops, flit_hops);  // the edge is the only traffic
+}
+
 }  // namespace
 }  // namespace nocflow::sim

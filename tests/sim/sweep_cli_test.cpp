@@ -84,6 +84,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "router.vcs"},
         BadSpec{"unknown_config_key", "axes:\n  network: zoo:vgg5\n  router.vcz: [2]\n", "4:16",
                 "router.vcz"},
+        BadSpec{"bad_placement", "axes:\n  network: zoo:vgg5\n  placement: [snake, rows]\n", "4:22",
+                "unknown placement 'rows'"},
         BadSpec{"bad_train", "axes:\n  network: zoo:vgg5\n  train: [none, sdg]\n", "4:17",
                 "unknown train 'sdg'; did you mean 'sgd'?"},
         BadSpec{"duplicate_value", "axes:\n  network: zoo:vgg5\n  solver: [dp, dp]\n", "4:16",
