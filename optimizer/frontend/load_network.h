@@ -7,7 +7,8 @@
 
 namespace nocflow::optimizer {
 
-/// Throws InputError for an unknown zoo name, an unknown file type or any front-end error.
+/// Throws InputError for an unknown zoo name, an unknown file type, a batch other than 1 for a
+/// file (its input shape fixes the batch) or any front-end error.
 Graph load_network(const std::string& spec, const ZooOptions& zoo_options = {});
 
 }  // namespace nocflow::optimizer

@@ -13,6 +13,7 @@
 #include "noc/base/names.h"
 #include "optimizer/graph/shape_inference.h"
 #include "optimizer/io/graph_file.h"
+#include "optimizer/io/yaml_file.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -251,6 +252,7 @@ Graph parse_network_yaml(const std::string& text, const std::string& origin) {
     throw InputError(origin + ":" + std::to_string(e.mark.line + 1) + ":" +
                      std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
   }
+  reject_duplicate_keys(root, origin);
   if (root.IsMap() && root["format"]) return read_graph_yaml(root, origin);  // a saved graph
   const std::string stem = std::filesystem::path(origin).stem().string();
   return Loader(origin, stem.empty() ? "network" : stem).load(root);

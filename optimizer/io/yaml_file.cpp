@@ -2,6 +2,7 @@
 #include "optimizer/io/yaml_file.h"
 
 #include <filesystem>
+#include <map>
 
 #include "noc/base/error.h"
 
@@ -11,7 +12,9 @@ YAML::Node load_yaml_file(const std::string& file, const std::string& what) {
   // A directory opens, then fails to read with a stream error: say what it is instead.
   if (std::filesystem::is_directory(file)) throw InputError(file + ": cannot read the " + what + ": it is a directory");
   try {
-    return YAML::LoadFile(file);
+    YAML::Node root = YAML::LoadFile(file);
+    reject_duplicate_keys(root, file);
+    return root;
   } catch (const YAML::BadFile&) {
     throw InputError(
         file + ": cannot read the " + what + ": " +
@@ -19,6 +22,26 @@ YAML::Node load_yaml_file(const std::string& file, const std::string& what) {
   } catch (const YAML::ParserException& e) {
     throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                      ": YAML syntax error: " + e.msg);
+  }
+}
+
+void reject_duplicate_keys(const YAML::Node& node, const std::string& origin) {
+  if (node.IsSequence()) {
+    for (const auto& item : node) reject_duplicate_keys(item, origin);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> seen;  // scalar key → its line
+  for (const auto& kv : node) {
+    if (kv.first.IsScalar()) {
+      const auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark().line + 1);
+      if (!fresh)
+        throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ":" +
+                         std::to_string(kv.first.Mark().column + 1) + ": key '" +
+                         kv.first.Scalar() + "' given twice (first at line " +
+                         std::to_string(it->second) + ")");
+    }
+    reject_duplicate_keys(kv.second, origin);
   }
 }
 

@@ -8,7 +8,12 @@
 
 namespace nocflow::optimizer {
 
-/// `what` names the file's role in the message: "cannot read the plan".
+/// `what` names the file's role in the message: "cannot read the plan". A key given twice in
+/// one mapping is refused (reject_duplicate_keys).
 YAML::Node load_yaml_file(const std::string& file, const std::string& what);
+
+/// Throws InputError "origin:line:col: key 'k' given twice (first at line L)" for the first
+/// mapping, at any depth, that has a key twice: YAML parsers keep both and readers take one.
+void reject_duplicate_keys(const YAML::Node& node, const std::string& origin);
 
 }  // namespace nocflow::optimizer

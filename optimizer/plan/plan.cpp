@@ -229,13 +229,15 @@ Plan read_plan(const std::string& file) {
     PlanLayer l;
     l.name = get<std::string>(n, "name", file + ": layers");
     l.op = get<std::string>(n, "op", file + ": layers");
-    l.choice = parse_choice(get<std::string>(n, "choice", file + ": layers"), file + ": layer '" + l.name + "'");
+    l.choice = parse_choice(get<std::string>(n, "choice", file + ": layers"),
+                            at(file, n["choice"]) + ": layer '" + l.name + "'");
     l.pes = get<std::vector<int>>(n, "pes", file + ": layers");
     l.compute_cycles = get<double>(n, "compute_cycles", file + ": layers");
     if (n["stage"]) l.stage = get<int>(n, "stage", file + ": layers");
     if (static_cast<int>(l.pes.size()) != l.choice.nodes())
-      throw InputError(file + ": layer '" + l.name + "': " + std::to_string(l.pes.size()) +
-                       " PEs listed for a choice of " + std::to_string(l.choice.nodes()) + " nodes");
+      throw InputError(at(file, n["pes"]) + ": layer '" + l.name +
+                       "': " + std::to_string(l.pes.size()) + " PEs listed for a choice of " +
+                       std::to_string(l.choice.nodes()) + " nodes");
     p.layers.push_back(std::move(l));
   }
   for (const YAML::Node& n : root["edges"]) {

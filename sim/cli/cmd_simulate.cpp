@@ -463,7 +463,9 @@ void add_simulate_command(CLI::App& app, Action& action) {
       ->check(at_least(1))
       ->needs(stages);
   cmd->add_option("--mode", a->mode, "dataflow (overlap) | barrier (layer by layer, edges isolated)")->capture_default_str();
-  cmd->add_option("--trace", a->trace, "write trace.json in Chrome/Perfetto format")->type_name("perfetto");
+  cmd->add_option("--trace", a->trace,
+                  "trace format: perfetto (writes trace.json, Chrome/Perfetto JSON)")
+      ->type_name("FORMAT");
   cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");
   cmd->add_option("--trace-window", a->window,
                   "link sampling window for traces, cycles (default 1000)")

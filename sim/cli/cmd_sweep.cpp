@@ -41,7 +41,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<SweepArgs>();
   cmd->add_option("--spec", a->spec, "sweep spec YAML (see configs/sweeps/README.md)")->required()->type_name("FILE");
   cmd->add_option("--jobs", a->options.jobs, "points run at once on this machine (per MPI rank)")->capture_default_str();
-  cmd->add_option("--out", a->options.out, "output folder")->type_name("DIR");
+  cmd->add_option("--out", a->options.out, "output folder (required unless --list)")
+      ->type_name("DIR");
   cmd->add_flag("--resume", a->options.resume, "finish a sweep in --out: skip points already there");
   cmd->add_flag("--list", a->list, "print the points and exit");
   cmd->add_flag("--quiet", a->options.quiet, "no progress output");

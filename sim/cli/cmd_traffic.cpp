@@ -349,8 +349,10 @@ void add_traffic_command(CLI::App& app, Action& action) {
   cmd->add_option("--seed", a->traffic.seed, "random seed")->capture_default_str();
   cmd->add_option("--out", a->out, "output folder")->required();
   auto* cycles =
-      cmd->add_option("--cycles", a->traffic.fixed_cycles,
-                      "run a fixed number of cycles instead of BookSim's converging measurement")
+      cmd->add_option(
+             "--cycles", a->traffic.fixed_cycles,
+             "measure for this many cycles after --warmup, instead of BookSim's converging samples "
+             "(the run also takes the warm-up and the drain of the packets measured)")
           ->check(at_least(1));
   cmd->add_option("--warmup", a->traffic.warmup_cycles,
                   "with --cycles: warm-up cycles before measuring")

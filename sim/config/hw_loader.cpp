@@ -165,7 +165,11 @@ ParamValue convert(const Param& p, const RawValue& raw) {
   switch (p.type) {
     case ParamType::Integer: {
       auto v = parse_integer(text, p.unit == "bytes");
-      if (!v) fail(raw.origin, p.path, "expected an integer, got '" + text + "'");
+      if (!v)
+        fail(raw.origin, p.path,
+             "expected an integer, got '" + text + "'" +
+                 (p.unit == "bytes" ? " (a byte count; the suffixes KiB, MiB and GiB are allowed)"
+                                    : ""));
       if (*v < p.min || *v > p.max)
         fail(raw.origin, p.path,
              "value " + text + " is out of range " + range_text(p) + " " + p.unit + " (" +

@@ -74,9 +74,6 @@ void check_name(const std::string& what, const std::string& v, const std::vector
   if (std::find(known.begin(), known.end(), v) == known.end()) throw InputError(unknown_name_message(what, v, known));
 }
 
-/// Places of every value, for error messages: [axis][value] -> "file:line:col: ".
-using Places = std::vector<std::vector<std::string>>;
-
 /// Applies one value of a non-config axis to a point; throws InputError (without place).
 void apply(SweepPoint& p, const std::string& axis, const std::string& v, const std::string& spec_file,
            std::pair<int, int>& mesh, std::string& kind) {
@@ -281,6 +278,9 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
       throw InputError(spec.file + ": point " + p.key + ": " + e.what());
     }
     if (p.network.empty()) throw InputError(spec.file + ": no network: add an axis 'network' (e.g. network: zoo:resnet18)");
+    if (p.batch != 1 && p.network.rfind("zoo:", 0) != 0)
+      throw InputError(spec.file + ": point " + p.key + ": only zoo networks take a batch size; " +
+                       p.network + " fixes its own (the first dimension of its input shape)");
     points.push_back(std::move(p));
   }
   return points;

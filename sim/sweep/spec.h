@@ -5,17 +5,18 @@
 //   hw: ../hw/mesh8x8.yaml          # base config, relative to the spec file
 //   set: {pe.sram_bytes: 67108864}  # fixed overrides of config keys (optional)
 //   axes:                           # in this order: the first axis varies slowest
-//     mesh: [2x2, 4x4, 8x8]         # RxC (or k for k x k): the mesh's shape, or the crossbar's
-//     ports network: [zoo:resnet50, ../networks/vgg5.yaml] solver: [greedy, dp] cost_model:
-//     linkload          # one value: a fixed setting, still a column of results.csv router.vcs: [2,
-//     4]            # any config key (see configs/README.md)
+//     mesh: [2x2, 4x4, 8x8]         # RxC (or k for k x k); a crossbar's ports
+//     network: [zoo:resnet50, ../networks/vgg5.yaml]
+//     solver: [greedy, dp]
+//     cost_model: linkload          # one value: a fixed setting, still a results.csv column
+//     router.vcs: [2, 4]            # any config key (see configs/README.md)
 //
 // Axes: mesh, topology (mesh | crossbar), network, batch, solver, cost_model, placement (snake |
 // search, as `optimize --placement`), mode (dataflow | barrier), passes, train (none | sgd |
 // momentum | adam), and every config key. Settings no axis names keep their defaults: the base
 // config's topology, solver dp, cost model linkload, placement snake, mode dataflow, batch 1,
-// passes default, inference. Every value of every point is checked when the
-// spec is loaded, so a bad spec fails before any simulation with file:line:col.
+// passes default, inference. Every value of every point is checked when the spec is loaded, so a
+// bad spec fails before any simulation with file:line:col.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -81,6 +81,28 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
     EXPECT_NE(msg.find("elem_bytes: expected bytes per element in 1..64"), std::string::npos)
         << msg;
   }
+  for (const std::string text :
+       {"input: [1, 3, 8, 8]\nlayers:\n  - {op: conv, out: 4, kernel: 3, kernel: 5}\n",
+        "input: [1, 3, 8, 8]\nlayers:\n  - op: conv\n    out: 4\n    kernel: 3\n    kernel: 5\n",
+        "name: a\ninput: [1, 3, 8, 8]\nname: b\nlayers:\n  - {op: conv, out: 4}\n"}) {
+    // Both values parse; the reader would take one of them silently.
+    const auto msg = error_of([&] { load(text); });
+    EXPECT_NE(msg.find(text[0] == 'n' ? "net.yaml:3:1: key 'name' given twice (first at line 1)"
+                                      : "net.yaml:"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("given twice"), std::string::npos) << msg;
+  }
+}
+
+TEST(NetworkYaml, OnlyZooNetworksTakeABatchSize) {
+  const std::string file = kConfigs + "vgg5.yaml";
+  EXPECT_EQ(load_network(file, {1, 2}).node(0).output.shape,
+            load_network(file).node(0).output.shape);
+  const auto msg = error_of([&] { load_network(file, {2, 2}); });
+  EXPECT_NE(msg.find("vgg5.yaml: batch 2: only zoo networks take a batch size"), std::string::npos)
+      << msg;
+  EXPECT_EQ(load_network("zoo:vgg5", {2, 2}).node(0).output.shape[0], 2);
 }
 
 TEST(ShapeInference, MismatchNamesNodeAndBothShapes) {

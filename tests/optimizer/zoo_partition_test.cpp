@@ -4,9 +4,11 @@
 // (P = 4) with dominance-pruned choice sets (pruning is exact, tested in choices_test).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
+#include "noc/base/error.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/passes/pass_manager.h"
@@ -66,6 +68,23 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
   EXPECT_EQ(back.layers[2].choice, pb.layers[2].choice);
   EXPECT_EQ(back.layers[2].pes, pb.layers[2].pes);
   EXPECT_NEAR(back.redistribution_cycles, pb.redistribution_cycles, 1e-6);
+  // An edited choice is refused at its line and column.
+  std::string text = plan_yaml(pb);
+  const std::size_t first = text.find("choice: ");
+  ASSERT_NE(first, std::string::npos);
+  const int line = static_cast<int>(std::count(
+                       text.begin(), text.begin() + static_cast<std::ptrdiff_t>(first), '\n')) +
+                   1;
+  text.replace(first, 8, "choice: OUTQ=2,");
+  { std::ofstream(path) << text; }
+  try {
+    read_plan(path);
+    ADD_FAILURE() << "edited plan accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(path + ":" + std::to_string(line) + ":"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("bad partition choice 'OUTQ=2,"), std::string::npos) << msg;
+  }
 }
 
 }  // namespace

@@ -86,6 +86,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "router.vcz"},
         BadSpec{"bad_placement", "axes:\n  network: zoo:vgg5\n  placement: [snake, rows]\n", "4:22",
                 "unknown placement 'rows'"},
+        BadSpec{"batch_of_a_file",
+                "axes:\n  network: [" NOCFLOW_SOURCE_DIR
+                "/configs/networks/vgg5.yaml]\n  batch: [1, 2]\n",
+                " point network=", "only zoo networks take a batch size"},
         BadSpec{"bad_train", "axes:\n  network: zoo:vgg5\n  train: [none, sdg]\n", "4:17",
                 "unknown train 'sdg'; did you mean 'sgd'?"},
         BadSpec{"duplicate_value", "axes:\n  network: zoo:vgg5\n  solver: [dp, dp]\n", "4:16",
