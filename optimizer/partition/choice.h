@@ -19,7 +19,7 @@ namespace nocflow::optimizer {
 struct Choice {
   std::array<int, 5> f{1, 1, 1, 1, 1};  ///< indexed by PartDim
   /// PLACE=ROWS: every row of nodes starts at the mesh's left edge instead of continuing the
-  /// snake (placement.h, rule 3). Offered only by `optimize --placement search`.
+  /// snake (placement.h, rule 3). Offered by `--placement search` (optimize, simulate, sweep).
   bool rows_placement = false;
 
   int factor(PartDim d) const { return f[static_cast<std::size_t>(d)]; }

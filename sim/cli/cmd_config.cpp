@@ -92,15 +92,21 @@ void add_config_command(CLI::App& app, Action& action) {
     std::string out;
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("--check", opts->hw.file, "validate FILE and print a one-line summary")
-      ->type_name("FILE");
-  cmd->add_option("--set", opts->hw.overrides, "override a config key (repeatable)")
-      ->type_name("KEY=VALUE")
-      ->allow_extra_args(false);
-  cmd->add_flag("--print", opts->print, "with --check: print the fully resolved YAML");
-  cmd->add_flag("--reference", opts->reference, "print the Markdown config reference");
-  cmd->add_option("--out", opts->out, "with --check: write DIR/config.resolved.yaml")
-      ->type_name("DIR");
+  auto* check =
+      cmd->add_option("--check", opts->hw.file, "validate FILE and print a one-line summary")
+          ->type_name("FILE");
+  auto* set =
+      cmd->add_option(
+             "--set", opts->hw.overrides,
+             "override a config key (repeatable); without --check, of the built-in defaults")
+          ->type_name("KEY=VALUE")
+          ->allow_extra_args(false);
+  auto* print =
+      cmd->add_flag("--print", opts->print, "with --check: print the fully resolved YAML");
+  auto* out = cmd->add_option("--out", opts->out, "with --check: write DIR/config.resolved.yaml")
+                  ->type_name("DIR");
+  cmd->add_flag("--reference", opts->reference, "print the Markdown config reference")
+      ->excludes(check, set, print, out);
   cmd->callback([opts, cmd, &action] {
     action = [opts, cmd] {
       if (opts->reference) {

@@ -65,6 +65,7 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
   j["network"] = plan.network;
   j["solver"] = a.solver;
   j["cost_model"] = a.cost_model;
+  j["placement"] = a.placement;
   j["total_cost_cycles"] = plan.total_cycles();
   j["compute_cycles"] = plan.compute_cycles;
   j["redistribution_cycles"] = plan.redistribution_cycles;
@@ -204,6 +205,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["network"] = plan.network;
   j["solver"] = plan.solver;
   j["cost_model"] = a.cost_model;
+  j["placement"] = a.placement;
   j["stages"] = plan.stages.size();
   j["micro_batches"] = a.micro_batches;
   j["pipeline_cycles"] = plan.pipeline_cycles;

@@ -19,10 +19,8 @@
 //            output block in place).
 // Buffers of no bytes (a pooling layer's weights) are left out.
 // The lowering's SRAM check (each layer alone, optimizer::layer_memory_bytes) counts a layer's
-// whole input share, N/H/W/INPP-split; the plan counts what the PE holds: its own blocks and
-// what it receives. For a channel-wise layer split by OUTP (pooling, a fused residual add) it
-// is smaller: resnet18 on 4x4, maxpool under OUTP=8,OFMP_W=2: 827,904 bytes checked, 351,424
-// planned at the PE's peak.
+// shares of weights, input and output; the plan counts what the PE holds at once: its own
+// blocks, what it receives (halos included) and the buffers still live for later layers.
 // Packing: buffers by decreasing size (ties: earlier start), each at the lowest offset where it
 // overlaps no placed buffer that is live at the same time (first fit; the 2-D packing of seed
 // 003 with time fixed). The planned peak is at least the live peak, the most bytes live at

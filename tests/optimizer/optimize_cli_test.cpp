@@ -32,8 +32,8 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(out / "summary.json");
   const auto j = nlohmann::json::parse(in);
-  for (const char* key : {"solver", "cost_model", "total_cost_cycles", "compute_cycles",
-                          "redistribution_cycles", "solve_seconds", "energy_pj"})
+  for (const char* key : {"solver", "cost_model", "placement", "total_cost_cycles",
+                          "compute_cycles", "redistribution_cycles", "solve_seconds", "energy_pj"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["solver"], "dp");
   EXPECT_NEAR(j["total_cost_cycles"].get<double>(),
