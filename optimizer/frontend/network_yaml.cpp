@@ -74,7 +74,7 @@ class Loader {
     for (std::size_t i = 0; i < layers.size(); ++i) add_layer(layers[i], "layers[" + std::to_string(i) + "]");
     if (const auto outs = root["outputs"]) {
       std::vector<NodeId> ids;
-      for (const auto& o : list_of(outs, "outputs")) ids.push_back(lookup(o, "outputs"));
+      for (const auto& o : list_of(outs, "outputs")) ids.push_back(lookup(o, "outputs", &outs));
       graph_.set_outputs(ids);
     } else {
       graph_.set_outputs({last_});
@@ -226,6 +226,8 @@ class Loader {
       fail(layer, path, "operator '" + op_key + "' needs '" + keys.required.front() + "'");
     }
     if ((*kind == OpKind::MaxPool || *kind == OpKind::AvgPool) && !stride_given) a.stride = a.kernel;
+    if (*kind == OpKind::Reshape && inputs.size() < 2 && !(layer.IsMap() && layer["shape"]))
+      fail(layer, path, "operator 'reshape' needs 'shape' (or a second input that gives it)");
     const OpInfo& info = op_info(*kind);
     if (info.min_inputs == 0) inputs.clear();
     if (name.empty()) name = std::string(info.key) + std::to_string(++counts_[std::string(info.key)]);

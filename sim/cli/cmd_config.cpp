@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `nocflow version`, `nocflow config`, and the helpers every command shares.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -70,6 +71,18 @@ CLI::Validator at_least(double min) {
                         : "must be at least " + CLI::detail::to_string(min) + ", got " + text;
       },
       ">= " + CLI::detail::to_string(min));
+}
+
+CLI::Validator one_of(const std::string& what, const std::vector<std::string>& known) {
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  return CLI::Validator(
+      [what, known, list](std::string& text) -> std::string {
+        return std::find(known.begin(), known.end(), text) != known.end()
+                   ? std::string()
+                   : "unknown " + what + " '" + text + "' (known: " + list + ")";
+      },
+      list);
 }
 
 void add_version_command(CLI::App& app, Action& action) {

@@ -207,10 +207,6 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
 
 int run(const SimulateArgs& a) {
   const HwSpec spec = a.hw.load();
-  if (a.mode != "dataflow" && a.mode != "barrier")
-    throw InputError("--mode: unknown mode '" + a.mode + "' (known: dataflow, barrier)");
-  if (!a.trace.empty() && a.trace != "perfetto")
-    throw InputError("--trace: unknown trace format '" + a.trace + "' (known: perfetto)");
   if (a.vcd && spec.topology.num_nodes() > 256)
     throw InputError("--vcd: for meshes up to 256 PEs (this one has " +
                      std::to_string(spec.topology.num_nodes()) + "); use --trace perfetto");
@@ -462,9 +458,13 @@ void add_simulate_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(at_least(1))
       ->needs(stages);
-  cmd->add_option("--mode", a->mode, "dataflow (overlap) | barrier (layer by layer, edges isolated)")->capture_default_str();
+  cmd->add_option("--mode", a->mode,
+                  "dataflow (overlap) | barrier (layer by layer, edges isolated)")
+      ->check(one_of("mode", {"dataflow", "barrier"}))
+      ->capture_default_str();
   cmd->add_option("--trace", a->trace,
                   "trace format: perfetto (writes trace.json, Chrome/Perfetto JSON)")
+      ->check(one_of("trace format", {"perfetto"}))
       ->type_name("FORMAT");
   cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");
   cmd->add_option("--trace-window", a->window,

@@ -126,9 +126,8 @@ struct Error {
 };
 
 int run_rank(const ValidateArgs& a) {
-  if (a.net.network.empty()) throw InputError("--rank needs --network (the network whose plans to rank)");
-  if (a.mode != "dataflow" && a.mode != "barrier")
-    throw InputError("--mode: unknown mode '" + a.mode + "' (known: dataflow, barrier)");
+  if (a.net.network.empty())
+    throw InputError("--rank needs --network (the network whose plans to rank)");
   if (a.k < 1) throw InputError("--k: must be at least 1");
   if (a.calibrate)
     throw InputError("--calibrate: fits the microbenchmarks, not with --rank (to rank calibrated models: --calibration FILE)");
@@ -369,9 +368,12 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--calibration", a->calibration,
                   "--rank: calibration.yaml (validate --calibrate) for the cost models, as optimize --calibration")
       ->type_name("FILE");
-  cmd->add_option("--mode", a->mode,
-                  "--rank: replay mode, dataflow (as deployed: regret is real) | barrier (phases isolated, "
-                  "as the models add them)")->capture_default_str();
+  cmd->add_option(
+         "--mode", a->mode,
+         "--rank: replay mode, dataflow (as deployed: regret is real) | barrier (phases isolated, "
+         "as the models add them)")
+      ->check(one_of("mode", {"dataflow", "barrier"}))
+      ->capture_default_str();
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   // The two jobs read disjoint options: one given to the other job is a mistake, not ignored.
   CLI::Option* rank = cmd->get_option("--rank");

@@ -43,6 +43,11 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec);
 /// Option check: a number of at least `min` ("--cycles: must be at least 1, got 0").
 CLI::Validator at_least(double min);
 
+/// Option check: one of `known` ("--mode: unknown mode 'fast' (known: dataflow, barrier)"). A
+/// check at parse time also catches an option that took the next one as its value (`--trace
+/// --out`).
+CLI::Validator one_of(const std::string& what, const std::vector<std::string>& known);
+
 /// --placement snake | search (optimize, and simulate without --plan): search also offers
 /// every 2-D spatial split the PLACE=ROWS placement applies to (optimizer/partition/placement.h).
 CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement);

@@ -61,7 +61,8 @@ const std::vector<Param>& hw_params() {
           .unit("VCs")
           .def(std::int64_t{4})
           .range(1, 64)
-          .doc("virtual channels per input port"),
+          .doc("virtual channels per input port; ports x VCs at most 256 (a mesh router: 51, a "
+               "16-port crossbar: 15)"),
       field("router.buffer_depth", &HwSpec::router, &RouterSpec::buffer_depth)
           .unit("flits")
           .def(std::int64_t{4})
@@ -173,12 +174,13 @@ const std::vector<Param>& hw_params() {
           .unit("MACs")
           .def(std::int64_t{0})
           .range(0, 4096)
-          .doc("MAC array rows for utilisation effects; 0 = no array shape"),
+          .doc("MAC array rows for utilisation effects; 0 = no array shape (then pe.array_cols "
+               "is 0 too)"),
       field("pe.array_cols", &HwSpec::pe, &PeSpec::array_cols)
           .unit("MACs")
           .def(std::int64_t{0})
           .range(0, 4096)
-          .doc("MAC array columns; 0 = no array shape"),
+          .doc("MAC array columns; 0 = no array shape (then pe.array_rows is 0 too)"),
       // energy
       field("energy.mac_pj", &HwSpec::energy, &EnergySpec::mac_pj)
           .unit("pJ/MAC")
@@ -202,7 +204,8 @@ const std::vector<Param>& hw_params() {
           .unit("cycles")
           .def(std::int64_t{10000})
           .range(10, 1e12)
-          .doc("a run stops with an error when flits are in flight and none moved this long"),
+          .doc("a run stops with an error when flits are in flight and none moved this long; "
+               "longer than one hop (link.latency + the router's delays)"),
   };
   return params;
 }

@@ -17,6 +17,7 @@
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/io/yaml_file.h"
 #include "optimizer/passes/autodiff.h"
+#include "optimizer/passes/pass_manager.h"
 #include "optimizer/solver/solver.h"
 #include "sim/config/hw_loader.h"
 
@@ -113,6 +114,7 @@ void apply(SweepPoint& p, const std::string& axis, const std::string& v, const s
     check_name("mode", v, {"dataflow", "barrier"});
     p.mode = v;
   } else if (axis == "passes") {
+    optimizer::parse_pass_list(v);  // throws for an unknown pass
     p.passes = v;
   } else if (axis == "train") {  // none: inference
     std::vector<std::string> known{"none"};
@@ -232,6 +234,9 @@ SweepSpec load_sweep_spec(const std::string& file) {
     }
     s.axes.push_back(std::move(axis));
   }
+  if (!seen.count("network"))
+    throw InputError(where(file, root["axes"]) +
+                     "no network: add an axis 'network' (e.g. network: zoo:resnet18)");
   return s;
 }
 
@@ -277,7 +282,6 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     } catch (const InputError& e) {
       throw InputError(spec.file + ": point " + p.key + ": " + e.what());
     }
-    if (p.network.empty()) throw InputError(spec.file + ": no network: add an axis 'network' (e.g. network: zoo:resnet18)");
     if (p.batch != 1 && p.network.rfind("zoo:", 0) != 0)
       throw InputError(spec.file + ": point " + p.key + ": only zoo networks take a batch size; " +
                        p.network + " fixes its own (the first dimension of its input shape)");

@@ -35,6 +35,14 @@ TEST(NetworkYaml, SequentialVgg5MatchesTheZoo) {
   const GraphTotals zoo = graph_totals(load_network("zoo:vgg5"));
   EXPECT_EQ(yaml.macs, zoo.macs);
   EXPECT_EQ(yaml.params, zoo.params);
+  // Node for node, names included, so that a plan of one replays on the other.
+  const Graph a = load_network(kConfigs + "vgg5.yaml"), b = load_network("zoo:vgg5");
+  const std::vector<NodeId> ia = a.topological_order(), ib = b.topological_order();
+  ASSERT_EQ(ia.size(), ib.size());
+  for (std::size_t i = 0; i < ia.size(); ++i) {
+    EXPECT_EQ(a.node(ia[i]).name, b.node(ib[i]).name);
+    EXPECT_EQ(a.node(ia[i]).output.shape, b.node(ib[i]).output.shape) << a.node(ia[i]).name;
+  }
 }
 
 TEST(NetworkYaml, EveryExampleLoads) {
@@ -67,6 +75,19 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
   {
     const auto msg = error_of([&] { load("input: [1, 3, 8, 8]\nlayers:\n  - {op: add, inputs: [input, nope]}\n"); });
     EXPECT_NE(msg.find("unknown input name 'nope'"), std::string::npos) << msg;
+  }
+  {
+    const auto msg =
+        error_of([&] { load("input: [1, 4]\nlayers:\n  - {op: fc, out: 2}\noutputs: [fc1]\n"); });
+    EXPECT_NE(msg.find("net.yaml:4:10: outputs: unknown input name 'fc1'"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("gemm1"), std::string::npos) << msg;  // named by the canonical operator
+  }
+  {
+    const auto msg = error_of([&] { load("input: [1, 16]\nlayers:\n  - reshape\n"); });
+    EXPECT_NE(msg.find("net.yaml:3:5: layers[0]: operator 'reshape' needs 'shape'"),
+              std::string::npos)
+        << msg;
   }
   {
     const auto msg = error_of([&] {

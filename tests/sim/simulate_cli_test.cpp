@@ -464,6 +464,8 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
       {kHw2x2 + " --set pe.sram_bytes=1KiB --plan " + (dir / "opt" / "plan.yaml").string(),
        "a PE's SRAM holds 1024 (pe.sram_bytes)"},
       {kHw2x2 + " --mode lockstep", "--mode: unknown mode 'lockstep'"},
+      // --trace without a format takes the next option as one: named, not "--network is required".
+      {kHw2x2 + " --trace", "--trace: unknown trace format '--network' (known: perfetto)"},
       {kHw2x2 + " --trace perfetto --trace-window 0", "--trace-window: must be at least 1, got 0"},
       // A directory opens as a stream and fails on the first read: named, not an internal error.
       {kHw2x2 + " --plan " + (dir / "opt").string(), "cannot read the plan: it is a directory"},

@@ -90,6 +90,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "axes:\n  network: [" NOCFLOW_SOURCE_DIR
                 "/configs/networks/vgg5.yaml]\n  batch: [1, 2]\n",
                 " point network=", "only zoo networks take a batch size"},
+        BadSpec{"unknown_pass",
+                "axes:\n  network: zoo:vgg5\n  passes: [default, dce, \"cse,dec\"]\n", "4:26",
+                "unknown pass 'dec'; did you mean 'dce'?"},
+        BadSpec{"no_network_axis", "axes:\n  mesh: [2, 4]\n", "3:3",
+                "no network: add an axis 'network'"},
         BadSpec{"bad_train", "axes:\n  network: zoo:vgg5\n  train: [none, sdg]\n", "4:17",
                 "unknown train 'sdg'; did you mean 'sgd'?"},
         BadSpec{"duplicate_value", "axes:\n  network: zoo:vgg5\n  solver: [dp, dp]\n", "4:16",
