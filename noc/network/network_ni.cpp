@@ -11,7 +11,8 @@ namespace nocflow::noc {
 
 MessageCut cut_message(const NocSpec& spec, std::int64_t bytes) {
   const std::int64_t width = spec.link.width_bytes;
-  const std::int64_t flits = std::max<std::int64_t>(1, (bytes + width - 1) / width);
+  // bytes / width rounded up without bytes + width - 1, which overflows near INT64_MAX.
+  const std::int64_t flits = std::max<std::int64_t>(1, bytes / width + (bytes % width != 0));
   const int bound = spec.ni.injection_queue_flits;
   if (bound > 0 && flits > bound)
     throw InputError("message of " + std::to_string(flits) + " flits can never fit the " +

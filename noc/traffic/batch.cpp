@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/limits.h"
 
 namespace nocflow::noc {
 namespace {
@@ -59,8 +60,10 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
     const BatchMessage m{static_cast<int>(v[0]), static_cast<int>(v[1]), v[2], v[3]};
     if (m.src == m.dst)
       fail("a message from node " + std::to_string(m.src) + " to itself never enters the NoC");
-    if (m.bytes < 1) fail("bytes must be at least 1");
-    if (m.start < 0) fail("start_cycle must be at least 0");
+    if (m.bytes < 1 || m.bytes > kMaxMessageBytes)
+      fail("bytes must be in 1 .. " + std::to_string(kMaxMessageBytes));
+    if (m.start < 0 || m.start > kMaxCycles)
+      fail("start_cycle must be in 0 .. " + std::to_string(kMaxCycles));
     out.push_back(m);
   }
   if (out.empty()) throw InputError(name + ": no messages");

@@ -2,27 +2,44 @@
 #include "optimizer/io/yaml_file.h"
 
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
+#include <vector>
 
 #include "noc/base/error.h"
 
 namespace nocflow::optimizer {
 
+YAML::Node parse_one_document(const std::string& text, const std::string& origin) {
+  try {
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      const YAML::Mark m = docs[1].Mark();
+      throw InputError(origin + ":" + std::to_string(m.line + 1) + ":" +
+                       std::to_string(m.column + 1) +
+                       ": a second YAML document (after '---'): give one per file");
+    }
+    return docs.empty() ? YAML::Node() : docs[0];
+  } catch (const YAML::ParserException& e) {
+    throw InputError(origin + ":" + std::to_string(e.mark.line + 1) + ":" +
+                     std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+  }
+}
+
 YAML::Node load_yaml_file(const std::string& file, const std::string& what) {
   // A directory opens, then fails to read with a stream error: say what it is instead.
   if (std::filesystem::is_directory(file)) throw InputError(file + ": cannot read the " + what + ": it is a directory");
-  try {
-    YAML::Node root = YAML::LoadFile(file);
-    reject_duplicate_keys(root, file);
-    return root;
-  } catch (const YAML::BadFile&) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
     throw InputError(
         file + ": cannot read the " + what + ": " +
         (std::filesystem::exists(file) ? "permission denied or unreadable" : "no such file"));
-  } catch (const YAML::ParserException& e) {
-    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                     ": YAML syntax error: " + e.msg);
-  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  YAML::Node root = parse_one_document(text.str(), file);
+  reject_duplicate_keys(root, file);
+  return root;
 }
 
 void reject_duplicate_keys(const YAML::Node& node, const std::string& origin) {

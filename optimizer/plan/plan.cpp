@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -211,8 +212,10 @@ Plan read_plan(const std::string& file) {
     only_keys(pipe, {"micro_batches", "predicted_cycles", "stages"}, file);
     p.micro_batches = get<int>(pipe, "micro_batches", where);
     p.pipeline_cycles = get<double>(pipe, "predicted_cycles", where);
-    if (p.micro_batches < 1)
-      throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be at least 1");
+    if (p.micro_batches < 1 || p.micro_batches > kMaxMicroBatches)
+      throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be in 1 .. " +
+                       std::to_string(kMaxMicroBatches));
+    int next_pe = 0;  // stages take disjoint bands, in order
     for (const YAML::Node& n : pipe["stages"]) {
       only_keys(n, {"first", "last", "units", "first_pe", "pes", "cycles"}, file);
       const std::string at_stage = where + ": stages";
@@ -220,6 +223,13 @@ Plan read_plan(const std::string& file) {
                           get<std::string>(n, "last", at_stage), get<int>(n, "units", at_stage),
                           get<int>(n, "first_pe", at_stage), get<int>(n, "pes", at_stage),
                           get<double>(n, "cycles", at_stage)});
+      const PlanStage& st = p.stages.back();
+      if (st.units < 1 || st.pes < 1 || st.first_pe < next_pe || st.first_pe + st.pes > p.pes)
+        throw InputError(at(file, n) + ": stage " + std::to_string(p.stages.size() - 1) + ": PEs " +
+                         st.pe_range() + " (" + std::to_string(st.units) +
+                         " units) is not a band of the " + std::to_string(p.pes) +
+                         " PEs after the previous stage's");
+      next_pe = st.first_pe + st.pes;
     }
     if (p.stages.empty()) throw InputError(where + ": no stages");
   }
@@ -238,7 +248,38 @@ Plan read_plan(const std::string& file) {
       throw InputError(at(file, n["pes"]) + ": layer '" + l.name +
                        "': " + std::to_string(l.pes.size()) + " PEs listed for a choice of " +
                        std::to_string(l.choice.nodes()) + " nodes");
+    // A pipelined plan's layers run in stages, in order, each on its stage's band.
+    const int stages = static_cast<int>(p.stages.size());
+    const int previous = p.layers.empty() ? 0 : p.layers.back().stage;
+    if (p.pipelined() && (l.stage < previous || l.stage >= stages))
+      throw InputError(at(file, n["stage"] ? n["stage"] : n) + ": layer '" + l.name + "': stage " +
+                       (n["stage"] ? std::to_string(l.stage) : "missing") + ", expected " +
+                       std::to_string(previous) + " .. " + std::to_string(stages - 1) +
+                       " (stages run in order)");
+    if (!p.pipelined() && n["stage"])
+      throw InputError(at(file, n["stage"]) + ": layer '" + l.name +
+                       "': a stage, but the plan has no pipeline");
+    const int lo = p.pipelined() ? p.stages[l.stage].first_pe : 0;
+    const int hi = p.pipelined() ? lo + p.stages[l.stage].pes : p.pes;
+    if (std::set<int>(l.pes.begin(), l.pes.end()).size() != l.pes.size())
+      throw InputError(at(file, n["pes"]) + ": layer '" + l.name + "': a PE listed twice");
+    for (int pe : l.pes)
+      if (pe < lo || pe >= hi)
+        throw InputError(at(file, n["pes"]) + ": layer '" + l.name + "': PE " + std::to_string(pe) +
+                         " is outside " + (p.pipelined() ? "its stage's PEs " : "the plan's PEs ") +
+                         std::to_string(lo) + "-" + std::to_string(hi - 1));
     p.layers.push_back(std::move(l));
+  }
+  for (std::size_t s = 0; s < p.stages.size(); ++s) {
+    auto stage_of = [&](const std::string& name) {
+      for (const PlanLayer& l : p.layers)
+        if (l.name == name) return l.stage;
+      return -1;
+    };
+    const PlanStage& st = p.stages[s];
+    if (stage_of(st.first) != static_cast<int>(s) || stage_of(st.last) != static_cast<int>(s))
+      throw InputError(file + ": pipeline: stage " + std::to_string(s) + " runs '" + st.first +
+                       "' .. '" + st.last + "', but its layers say otherwise");
   }
   for (const YAML::Node& n : root["edges"]) {
     only_keys(n, {"src", "dst", "input", "type", "bytes", "cycles"}, file);

@@ -23,6 +23,9 @@
 
 namespace nocflow::optimizer {
 
+/// Micro-batches a pipelined plan may stream: each is simulated as a copy of the network.
+inline constexpr int kMaxMicroBatches = 4096;
+
 struct PlanLayer {
   std::string name;
   std::string op;

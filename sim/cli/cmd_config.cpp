@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 // `nocflow version`, `nocflow config`, and the helpers every command shares.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "noc/base/error.h"
 #include "optimizer/passes/autodiff.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
 
@@ -26,7 +29,9 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
   auto* option = cmd.add_option("--network", network, "zoo:NAME, a network .yaml or an .onnx model")
                      ->required()
                      ->type_name("X");
-  cmd.add_option("--batch", batch, "batch size of zoo networks")->capture_default_str();
+  cmd.add_option("--batch", batch, "batch size of zoo networks")
+      ->capture_default_str()
+      ->check(in_range(1, 4096));
   cmd.add_option("--passes", passes, "graph passes before partitioning: default | none | a,b (see inspect)")
       ->capture_default_str();
   cmd.add_option("--train", train,
@@ -41,9 +46,7 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir + ": cannot create output folder: " + ec.message());
-  const auto path = std::filesystem::path(dir) / "config.resolved.yaml";
-  std::ofstream out(path);
-  if (!(out << resolved_yaml(spec))) throw InputError(path.string() + ": cannot write");
+  write_file(std::filesystem::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
 }
 
 CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement) {
@@ -56,21 +59,33 @@ CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement) {
       ->capture_default_str();
 }
 
-CLI::Validator at_least(double min) {
+CLI::Validator in_range(double min, double max) {
+  auto text_of = [](double v) {  // 1e12 as 1000000000000, as the user would type it
+    return v == std::floor(v) && std::fabs(v) < 1e15 ? std::to_string(static_cast<long long>(v))
+                                                     : CLI::detail::to_string(v);
+  };
+  const std::string lo = text_of(min), hi = text_of(max);
+  const bool bounded = max < std::numeric_limits<double>::max();
   return CLI::Validator(
-      [min](std::string& text) -> std::string {
+      [=](std::string& text) -> std::string {
         double v = 0;
         try {
           std::size_t used = 0;
           v = std::stod(text, &used);
-          if (used != text.size()) return "expected a number, got '" + text + "'";
+          if (used != text.size() || !std::isfinite(v))
+            return "expected a number, got '" + text + "'";
         } catch (const std::exception&) {
           return "expected a number, got '" + text + "'";
         }
-        return v >= min ? std::string()
-                        : "must be at least " + CLI::detail::to_string(min) + ", got " + text;
+        if (v < min) return "must be at least " + lo + ", got " + text;
+        if (v > max) return "must be at most " + hi + ", got " + text;
+        return std::string();
       },
-      ">= " + CLI::detail::to_string(min));
+      bounded ? lo + " .. " + hi : ">= " + lo);
+}
+
+CLI::Validator at_least(double min) {
+  return in_range(min, std::numeric_limits<double>::max());
 }
 
 CLI::Validator one_of(const std::string& what, const std::vector<std::string>& known) {

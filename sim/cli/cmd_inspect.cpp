@@ -2,7 +2,6 @@
 // `nocflow inspect`: load a network (zoo, YAML or ONNX), run passes, print the per-layer table,
 // optionally write JSON and Graphviz (front end, issue 4).
 #include <chrono>
-#include <fstream>
 #include <iostream>
 
 #include "noc/base/error.h"
@@ -12,16 +11,9 @@
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/report/layer_report.h"
 #include "sim/cli/command.h"
+#include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
-namespace {
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!(out << text)) throw InputError(path + ": cannot write");
-}
-
-}  // namespace
 
 void add_inspect_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("inspect", "load a network, run graph passes, print its layers");
@@ -52,10 +44,12 @@ void add_inspect_command(CLI::App& app, Action& action) {
                   "write the graph after passes (and autodiff) as a graph file that --network "
                   "FILE reads back")
       ->type_name("FILE.yaml");
-  cmd->add_option("--batch", opts->batch, "batch size of zoo networks")->capture_default_str();
+  cmd->add_option("--batch", opts->batch, "batch size of zoo networks")
+      ->capture_default_str()
+      ->check(in_range(1, 4096));
   cmd->add_option("--elem-bytes", opts->elem_bytes, "bytes per element of zoo networks")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->check(in_range(1, 64));
   cmd->add_option("--train", opts->train,
                   "the training graph instead: autodiff after the passes, weight updates by this "
                   "optimizer (sgd, momentum, adam)")

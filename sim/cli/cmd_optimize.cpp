@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -24,6 +23,7 @@
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/workload_setup.h"
+#include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
 namespace {
@@ -115,7 +115,7 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
   run("ilp-flow", "ilp", "flow");
   run("ilp-mccormick", "ilp", "mccormick");
   const opt::Plan& base = rows.front().plan;
-  std::ofstream csv(fs::path(a.out) / "compare.csv");
+  OutputFile csv(fs::path(a.out) / "compare.csv");
   csv << "method,total_cycles,compute_cycles,redistribution_cycles,energy_pj,"
          "improvement_total_pct,improvement_redistribution_pct,solve_seconds,optimal\n";
   std::cout << "\n  " << std::left << std::setw(16) << "method" << std::right << std::setw(16)
@@ -140,6 +140,7 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
               << std::setw(10) << fixed(imp) << std::setw(10) << fixed(imp_r) << std::setw(12)
               << fixed(row.result.seconds, 4) << (optimal ? "" : "  (not proven optimal)") << "\n";
   }
+  csv.close();
   std::cout << "  (cycles; improvement over greedy; ilp times include the LP relaxation solve)\n";
 }
 
@@ -186,10 +187,9 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   opt::Plan plan = r.plan;
   plan.batch = static_cast<int>(a.net.batch);
   plan.hardware = one_line_summary(spec);
-  std::ofstream(fs::path(a.out) / "plan.yaml") << opt::plan_yaml(plan);
-  std::ofstream(fs::path(a.out) / "plan.dot") << opt::plan_dot(plan);
-  {
-    std::ofstream csv(fs::path(a.out) / "stages.csv");
+  write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
+  write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
+  write_file(fs::path(a.out) / "stages.csv", [&](std::ostream& csv) {
     csv << "stage,first_layer,last_layer,layers,units,first_pe,pes,cycles_per_micro_batch,"
            "resident_bytes_per_pe\n";
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
@@ -199,7 +199,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
           << st.pes << "," << std::setprecision(12) << st.cycles << "," << r.resident_bytes[s]
           << "\n";
     }
-  }
+  });
   const double whole = r.whole_machine_cycles * a.micro_batches;
   nlohmann::ordered_json j;
   j["network"] = plan.network;
@@ -227,7 +227,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
                 {"efficiency", "mean / slowest stage"},
                 {"energy_pj", "picojoules per micro-batch"},
                 {"solve_seconds", "seconds (wall clock)"}};
-  std::ofstream(fs::path(a.out) / "summary.json") << j.dump(2) << "\n";
+  write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
 
   std::cout << "  " << r.ranges_priced << " (layer range, rows) stage costs solved in "
             << fixed(r.seconds, 2) << " s\n"
@@ -274,7 +274,6 @@ int run(const OptimizeArgs& a) {
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
   if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
   const auto model = opt::make_cost_model(a.cost_model, hw);
-  if (a.time_limit <= 0) throw InputError("--time-limit: must be positive");
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
@@ -289,9 +288,9 @@ int run(const OptimizeArgs& a) {
   opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
   plan.batch = static_cast<int>(a.net.batch);
   plan.hardware = one_line_summary(spec);
-  std::ofstream(fs::path(a.out) / "plan.yaml") << opt::plan_yaml(plan);
-  std::ofstream(fs::path(a.out) / "plan.dot") << opt::plan_dot(plan);
-  std::ofstream(fs::path(a.out) / "summary.json") << summary_json(a, s, r, plan).dump(2) << "\n";
+  write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
+  write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
+  write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan).dump(2) + "\n");
 
   std::cout << "nocflow optimize: " << plan.network << " on " << one_line_summary(spec) << "\n"
             << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
@@ -332,7 +331,9 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_flag("--memory-limit", a->memory_limit, "per-PE SRAM constraint (pe.sram_bytes)");
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   add_placement_option(*cmd, a->placement);
-  cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")->capture_default_str();
+  cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")
+      ->capture_default_str()
+      ->check(in_range(0.001, 1e6));
   auto* bnoc = cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")
                    ->capture_default_str()
                    ->check(at_least(0));
@@ -350,7 +351,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_option("--micro-batches", a->micro_batches,
                   "pipeline: micro-batches (of --batch each) streamed through the stages")
       ->capture_default_str()
-      ->check(at_least(1))
+      ->check(in_range(1, optimizer::kMaxMicroBatches))
       ->needs(stages);
   cmd->add_flag("--resident-weights", a->resident_weights,
                 "pipeline: a stage must hold all its layers' weights in SRAM at once (seed 004)")

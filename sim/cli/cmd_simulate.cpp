@@ -22,6 +22,7 @@
 #include "sim/lower/memory_plan.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/layer_stats.h"
+#include "sim/output/output_file.h"
 #include "sim/output/run_report.h"
 #include "sim/output/trace.h"
 
@@ -129,13 +130,14 @@ std::string write_traces(const SimulateArgs& a, const HwSpec& spec, const RunRes
                          const std::vector<std::string>& layer_names, noc::Cycle window) {
   std::string written;
   if (!a.trace.empty()) {
-    std::ofstream f(fs::path(a.out) / "trace.json");
-    write_chrome_trace(f, r, layer_names, spec.clock.frequency_ghz, window);
+    write_file(fs::path(a.out) / "trace.json", [&](std::ostream& f) {
+      write_chrome_trace(f, r, layer_names, spec.clock.frequency_ghz, window);
+    });
     written += ", trace.json";
   }
   if (a.vcd) {
-    std::ofstream f(fs::path(a.out) / "trace.vcd");
-    write_vcd(f, r, spec.topology.num_nodes(), window);
+    write_file(fs::path(a.out) / "trace.vcd",
+               [&](std::ostream& f) { write_vcd(f, r, spec.topology.num_nodes(), window); });
     written += ", trace.vcd";
   }
   return written;
@@ -180,19 +182,14 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
       {"compute_cycles / communication_cycles",
        "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
       {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
-  std::ofstream(fs::path(a.out) / "summary.json") << j.dump(2) << "\n";
-  {
-    std::ofstream f(fs::path(a.out) / "layers.csv");
-    write_layers_csv(f, nullptr, layers);
-  }
-  {
-    std::ofstream f(fs::path(a.out) / "transfers.csv");
+  write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
+  write_file(fs::path(a.out) / "layers.csv",
+             [&](std::ostream& f) { write_layers_csv(f, nullptr, layers); });
+  write_file(fs::path(a.out) / "transfers.csv", [&](std::ostream& f) {
     write_transfers_csv(f, program_edge_reports(programs, files.edge_names, r));
-  }
-  {
-    std::ofstream f(fs::path(a.out) / "links.csv");
-    write_links_csv(f, r, spec.link.width_bytes);
-  }
+  });
+  write_file(fs::path(a.out) / "links.csv",
+             [&](std::ostream& f) { write_links_csv(f, r, spec.link.width_bytes); });
   std::string written = "summary.json, layers.csv, transfers.csv, links.csv, config.resolved.yaml";
   written += write_traces(a, spec, r, programs.layer_names, window);
   std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
@@ -251,8 +248,10 @@ int run(const SimulateArgs& a) {
     std::vector<std::string> edge_names;
     for (const LoweredEdge& e : lowered.edges) edge_names.push_back(edge_name(e));
     for (std::size_t p = 0; p < lowered.programs.pe.size(); ++p) {
-      std::ofstream f(fs::path(a.dump_programs) / ("pe_" + std::to_string(p) + ".txt"));
-      write_program(f, lowered.programs, static_cast<int>(p), edge_names);
+      write_file(fs::path(a.dump_programs) / ("pe_" + std::to_string(p) + ".txt"),
+                 [&](std::ostream& f) {
+                   write_program(f, lowered.programs, static_cast<int>(p), edge_names);
+                 });
     }
   }
 
@@ -346,26 +345,18 @@ int run(const SimulateArgs& a) {
        "flits x hops (router-to-router links; 1 on a crossbar); NoC energy = flit_hops x link "
        "width x energy.hop_pj_per_byte"},
       {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
-  std::ofstream(fs::path(a.out) / "summary.json") << j.dump(2) << "\n";
+  write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn.
-  std::ofstream(fs::path(a.out) / "plan.yaml") << opt::plan_yaml(plan);
-  std::ofstream(fs::path(a.out) / "plan.dot") << opt::plan_dot(plan);
-  {
-    std::ofstream f(fs::path(a.out) / "layers.csv");
-    write_layers_csv(f, &lowered, layers);
-  }
-  {
-    std::ofstream f(fs::path(a.out) / "transfers.csv");
-    write_transfers_csv(f, edges);
-  }
-  {
-    std::ofstream f(fs::path(a.out) / "links.csv");
-    write_links_csv(f, r, spec.link.width_bytes);
-  }
-  {
-    std::ofstream f(fs::path(a.out) / "memory.csv");
-    write_memory_csv(f, memory, lowered);
-  }
+  write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
+  write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
+  write_file(fs::path(a.out) / "layers.csv",
+             [&](std::ostream& f) { write_layers_csv(f, &lowered, layers); });
+  write_file(fs::path(a.out) / "transfers.csv",
+             [&](std::ostream& f) { write_transfers_csv(f, edges); });
+  write_file(fs::path(a.out) / "links.csv",
+             [&](std::ostream& f) { write_links_csv(f, r, spec.link.width_bytes); });
+  write_file(fs::path(a.out) / "memory.csv",
+             [&](std::ostream& f) { write_memory_csv(f, memory, lowered); });
   std::string written =
       "summary.json, plan.yaml, plan.dot, layers.csv, transfers.csv, links.csv, memory.csv, "
       "config.resolved.yaml";
@@ -456,7 +447,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--micro-batches", a->micro_batches,
                   "with --stages: micro-batches streamed through the stages")
       ->capture_default_str()
-      ->check(at_least(1))
+      ->check(in_range(1, optimizer::kMaxMicroBatches))
       ->needs(stages);
   cmd->add_option("--mode", a->mode,
                   "dataflow (overlap) | barrier (layer by layer, edges isolated)")

@@ -12,11 +12,13 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/limits.h"
 #include "noc/sc/noc_module.h"
 #include "noc/traffic/batch.h"
 #include "noc/traffic/traffic.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
 namespace {
@@ -82,8 +84,8 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   return j;
 }
 
-void write_links(const std::string& path, const std::vector<noc::LinkLoad>& links) {
-  std::ofstream out(path);
+void write_links(const std::filesystem::path& path, const std::vector<noc::LinkLoad>& links) {
+  OutputFile out(path);
   out << "from,to,flits,utilisation_flits_per_cycle" << noc::kSpanHeader << "\n";
   out << std::fixed << std::setprecision(6);
   for (const auto& l : links) {
@@ -91,6 +93,7 @@ void write_links(const std::string& path, const std::vector<noc::LinkLoad>& link
     noc::write_span_fields(out, l);
     out << "\n";
   }
+  out.close();
 }
 
 void print_result(const TrafficResult& r, double wall, int routers) {
@@ -145,6 +148,9 @@ void report_progress(noc::NocModule& top, bool quiet) {
 
 /// `--messages FILE`: the batch's duration, per-message delivery and link loads.
 int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
+  // A directory opens as an empty stream: say what it is rather than "no messages".
+  if (std::filesystem::is_directory(a.messages))
+    throw InputError("--messages " + a.messages + ": cannot open: it is a directory");
   std::ifstream in(a.messages);
   if (!in) throw InputError("--messages " + a.messages + ": cannot open");
   const std::vector<noc::BatchMessage> messages =
@@ -163,7 +169,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   double latency_sum = 0;
   Cycle latency_max = 0;
   {
-    std::ofstream csv(dir / "messages.csv");
+    OutputFile csv(dir / "messages.csv");
     csv << "src,dst,bytes,flits,start_cycle,delivered_cycle,latency_cycles\n";
     for (std::size_t i = 0; i < messages.size(); ++i) {
       const noc::BatchMessage& m = messages[i];
@@ -176,6 +182,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
       latency_sum += static_cast<double>(latency);
       latency_max = std::max(latency_max, latency);
     }
+    csv.close();
   }
   const noc::BusiestLinks busiest = noc::busiest_links(r.links);
   const noc::LinkLoad *injection = busiest.injection, *router = busiest.router,
@@ -207,8 +214,8 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
        "its flits per cycle from its first flit to its last (links.csv: busy_share_of_span); "
        "below 1 it waited for credits or for flits to send"},
       {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
-  std::ofstream(dir / "summary.json") << j.dump(2) << "\n";
-  write_links((dir / "links.csv").string(), r.links);
+  write_file(dir / "summary.json", j.dump(2) + "\n");
+  write_links(dir / "links.csv", r.links);
 
   auto busy = [](const noc::LinkLoad& l) {
     std::ostringstream s;
@@ -244,7 +251,6 @@ int run(const TrafficArgs& a) {
     throw InputError(
         "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only (the pattern is '" +
         a.traffic.pattern + "')");
-  if (a.traffic.rate < 0 || a.traffic.rate > 1) throw InputError("--rate: must be in [0, 1] flits/node/cycle");
   prepare_output_dir(a.out, spec);
 
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);
@@ -259,9 +265,9 @@ int run(const TrafficArgs& a) {
   if (!a.find_saturation) {
     const TrafficResult r = noc::run_traffic(net, a.traffic, advance);
     const double wall = seconds_since(started);
-    std::ofstream(std::filesystem::path(a.out) / "summary.json")
-        << summary_json(r, a, routers, wall).dump(2) << "\n";
-    write_links((std::filesystem::path(a.out) / "links.csv").string(), r.links);
+    write_file(std::filesystem::path(a.out) / "summary.json",
+               summary_json(r, a, routers, wall).dump(2) + "\n");
+    write_links(std::filesystem::path(a.out) / "links.csv", r.links);
     print_result(r, wall, routers);
     std::cout << "nocflow: wrote " << a.out << "/summary.json, links.csv, config.resolved.yaml\n";
     return 0;
@@ -324,7 +330,7 @@ int run(const TrafficArgs& a) {
                            {"avg_packet_latency", r.avg_packet_latency},
                            {"accepted", r.accepted}});
   j["wall_seconds"] = wall;
-  std::ofstream(std::filesystem::path(a.out) / "saturation.json") << j.dump(2) << "\n";
+  write_file(std::filesystem::path(a.out) / "saturation.json", j.dump(2) + "\n");
   std::cout << std::fixed << std::setprecision(4) << "  saturation (latency rule):    last stable "
             << stable_lo << ", first unstable " << stable_hi << " flits/node/cycle\n"
             << "  saturation (throughput rule): last ok " << accept_lo << ", first below 0.95 x offered "
@@ -342,7 +348,9 @@ void add_traffic_command(CLI::App& app, Action& action) {
   a->hw.add_to(*cmd);
   cmd->add_option("--pattern", a->traffic.pattern, "uniform, transpose, bitcomp, bitrev, shuffle, tornado, neighbor, hotspot")
       ->capture_default_str();
-  cmd->add_option("--rate", a->traffic.rate, "offered load, flits per node per cycle")->capture_default_str();
+  cmd->add_option("--rate", a->traffic.rate, "offered load, flits per node per cycle")
+      ->capture_default_str()
+      ->check(in_range(0, 1));
   cmd->add_option("--packet-flits", a->traffic.packet_flits, "flits per packet")
       ->capture_default_str()
       ->check(at_least(1));
@@ -353,19 +361,21 @@ void add_traffic_command(CLI::App& app, Action& action) {
              "--cycles", a->traffic.fixed_cycles,
              "measure for this many cycles after --warmup, instead of BookSim's converging samples "
              "(the run also takes the warm-up and the drain of the packets measured)")
-          ->check(at_least(1));
+          ->check(in_range(1, static_cast<double>(kMaxCycles)));
   cmd->add_option("--warmup", a->traffic.warmup_cycles,
                   "with --cycles: warm-up cycles before measuring")
-      ->check(at_least(0))
+      ->check(in_range(0, static_cast<double>(kMaxCycles)))
       ->needs(cycles);
   cmd->add_option("--sample-period", a->traffic.sample_period, "BookSim sample period, cycles")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->check(in_range(1, static_cast<double>(kMaxCycles)));
   cmd->add_flag("--exclude-self", a->traffic.pattern_options.exclude_self,
                 "uniform: never send to the source itself (BookSim includes it)");
   cmd->add_option("--hotspot-node", a->traffic.pattern_options.hotspot_node, "hotspot: node (default: centre)");
   cmd->add_option("--hotspot-fraction", a->traffic.pattern_options.hotspot_fraction,
-                  "hotspot: share of packets to the hotspot")->capture_default_str();
+                  "hotspot: share of packets to the hotspot")
+      ->capture_default_str()
+      ->check(in_range(0, 1));
   cmd->add_flag("--find-saturation", a->find_saturation,
                 "bisect the offered load to 0.005 flits/node/cycle for the saturation point");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");

@@ -17,6 +17,7 @@
 #include "optimizer/cost/paper_calibration.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/output/output_file.h"
 #include "sim/validate/microbench.h"
 #include "sim/validate/rank.h"
 
@@ -50,17 +51,18 @@ void write_messages(const std::string& out, const HwSpec& hw, const BenchResult&
   std::string topology = r.bench.topology;
   std::replace(topology.begin(), topology.end(), ' ', '_');
   const fs::path dir = fs::path(out) / "messages";
-  fs::create_directories(dir);
-  std::ofstream(dir / (topology + ".yaml")) << resolved_yaml(hw);
+  create_folder(dir);
+  write_file(dir / (topology + ".yaml"), resolved_yaml(hw));
   const std::string name =
       topology + "_" + r.bench.type + "_" + std::to_string(r.bench.tensor_bytes) + ".txt";
-  std::ofstream f(dir / name);
+  OutputFile f(dir / name);
   f << "# " << r.bench.topology << " " << r.bench.type << " " << r.bench.tensor_bytes
     << " B: " << r.producer << " -> " << r.consumer << ", simulated " << r.simulated_cycles
     << " cycles\n"
     << "# replay: nocflow traffic --hw " << (dir / (topology + ".yaml")).string() << " --messages "
     << (dir / name).string() << " --out DIR\n# src dst bytes\n";
   for (const noc::BatchMessage& m : r.sends) f << m.src << " " << m.dst << " " << m.bytes << "\n";
+  f.close();
 }
 
 std::int64_t parse_size(const std::string& s) {
@@ -182,7 +184,7 @@ int run(const ValidateArgs& a) {
   }
   prepare_output_dir(a.out, base);
 
-  std::ofstream csv(fs::path(a.out) / "validation.csv");
+  OutputFile csv(fs::path(a.out) / "validation.csv");
   csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"
          "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle,"
       << decomposition_csv_header()
@@ -244,8 +246,9 @@ int run(const ValidateArgs& a) {
         }
     }
   }
+  csv.close();
 
-  std::ofstream sum(fs::path(a.out) / "summary.csv");
+  OutputFile sum(fs::path(a.out) / "summary.csv");
   sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
          "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header()
       << ",cases_endpoint_bound,mape_endpoint_bound,max_error_endpoint_bound,cases_router_bound,"
@@ -279,6 +282,7 @@ int run(const ValidateArgs& a) {
       if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
       std::cout << "\n";
     }
+  sum.close();
   decomposition.print(std::cout, types);
   std::cout << "\n  linkload below saturation, by what bounds the edge: a router-to-router link carried more\n"
                "  flits than any PE's injection or ejection channel (router), or not (endpoint)\n  "
@@ -321,8 +325,9 @@ int run(const ValidateArgs& a) {
     std::ostringstream about;
     about << std::setprecision(4) << "fitted on " << results.size() << " microbenchmarks of " << a.hw.file
           << "; paper MAPE " << mape(all_before) << "% before, " << mape(all_after) << "% after";
-    std::ofstream(fs::path(a.out) / "calibration.yaml")
-        << optimizer::paper_calibration_yaml(c, about.str()) << optimizer::linkload_calibration_yaml(slowdowns);
+    write_file(fs::path(a.out) / "calibration.yaml",
+               optimizer::paper_calibration_yaml(c, about.str()) +
+                   optimizer::linkload_calibration_yaml(slowdowns));
     written += ", calibration.yaml";
     std::cout << "\n  paper model calibrated: B_NoC " << std::setprecision(2) << c.bnoc_bytes_per_cycle
               << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "

@@ -40,8 +40,10 @@ struct NetworkOptions {
 /// has been validated, so that a failing command writes nothing.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec);
 
-/// Option check: a number of at least `min` ("--cycles: must be at least 1, got 0").
+/// Option check: a finite number of at least `min` ("--cycles: must be at least 1, got 0").
 CLI::Validator at_least(double min);
+/// Option check: a finite number in [min, max].
+CLI::Validator in_range(double min, double max);
 
 /// Option check: one of `known` ("--mode: unknown mode 'fast' (known: dataflow, barrier)"). A
 /// check at parse time also catches an option that took the next one as its value (`--trace

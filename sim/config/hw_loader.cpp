@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
@@ -96,6 +97,7 @@ void flatten(const std::string& file, const YAML::Node& root,
     }
     if (std::find(sections.begin(), sections.end(), key) == sections.end())
       fail(at, key, unknown_key(key));
+    if (kv.second.IsNull()) continue;  // `router:` with nothing under it: the defaults
     if (!kv.second.IsMap())
       fail(origin_of(file, kv.second), key, "expected a mapping (a section of keys), got a " +
                                                 std::string(kv.second.IsScalar() ? "scalar"
@@ -158,9 +160,16 @@ std::string range_text(const Param& p) {
 /// Convert and validate one YAML value for parameter p.
 ParamValue convert(const Param& p, const RawValue& raw) {
   const YAML::Node& n = raw.node;
-  if (!n.IsScalar())
+  if (!n.IsScalar()) {
+    const std::string type = type_name(p.type);
     fail(raw.origin, p.path,
-         "expected a " + type_name(p.type) + ", got a " + (n.IsMap() ? "mapping" : n.IsNull() ? "null" : "list"));
+         std::string("expected ") +
+             (std::string("aeiou").find(type[0]) != std::string::npos ? "an " : "a ") + type +
+             ", got " +
+             (n.IsMap()    ? "a mapping"
+              : n.IsNull() ? "nothing"
+                           : "a list"));
+  }
   const std::string text = n.Scalar();
   switch (p.type) {
     case ParamType::Integer: {
@@ -230,6 +239,9 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
     if (it == given.end()) it = given.find(b);
     return it != given.end() ? it->second.origin : Origin{"config"};
   };
+  if (h.topology.kind == "mesh" && h.topology.rows * h.topology.cols < 2)
+    fail(origin_of("topology.rows", "topology.cols"), "topology",
+         "a mesh needs at least 2 routers (rows x cols), not 1x1");
   // The routers' limit (noc::Router), checked here so that the key and its place are named.
   const int ports = noc::Topology::build(h.topology).max_ports();
   if (ports * h.router.vcs > noc::Router::kMaxInputVcs)
@@ -261,14 +273,17 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
     }
     std::stringstream text;
     text << in.rdbuf();
-    YAML::Node root;
+    std::vector<YAML::Node> docs;
     try {
-      root = YAML::Load(text.str());
+      docs = YAML::LoadAll(text.str());
     } catch (const YAML::ParserException& e) {
       throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" +
                        std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
     }
-    flatten(file, root, given);
+    // A second document ('---') would be ignored: refuse it (as optimizer/io/yaml_file.h does).
+    if (docs.size() > 1)
+      fail(origin_of(file, docs[1]), "", "a second YAML document (after '---'): give one per file");
+    flatten(file, docs.empty() ? YAML::Node() : docs[0], given);
   }
   for (const std::string& o : overrides) {
     const Origin at{"--set " + o, true};

@@ -26,6 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// Points one spec may have: each is a process and a row; more is a typo in the axes.
+constexpr std::size_t kMaxSweepPoints = 1'000'000;
+
 /// "spec.yaml:3:9: " for a node.
 std::string where(const std::string& file, const YAML::Node& n) {
   const YAML::Mark m = n.Mark();
@@ -60,8 +63,11 @@ std::pair<int, int> parse_mesh(const std::string& v) {
     return static_cast<int>(*k);
   };
   const auto x = v.find('x');
-  if (x == std::string::npos) return {side(v), side(v)};
-  return {side(v.substr(0, x)), side(v.substr(x + 1))};
+  const std::pair<int, int> shape = x == std::string::npos
+                                        ? std::pair{side(v), side(v)}
+                                        : std::pair{side(v.substr(0, x)), side(v.substr(x + 1))};
+  if (shape.first * shape.second < 2) throw InputError("a mesh needs at least 2 routers, not " + v);
+  return shape;
 }
 
 std::int64_t parse_batch(const std::string& v) {
@@ -89,7 +95,9 @@ void apply(SweepPoint& p, const std::string& axis, const std::string& v, const s
       p.network = v;
     } else {
       p.network = resolve(spec_file, v);
-      if (!fs::is_regular_file(p.network)) throw InputError("network file " + p.network + " does not exist");
+      if (!fs::is_regular_file(p.network))
+        throw InputError("network file " + p.network +
+                         (fs::exists(p.network) ? " is not a file" : " does not exist"));
       // A file that does not load is a bad value too, not an infeasible point (loaded once).
       static std::set<std::string> loaded;
       if (loaded.insert(p.network).second) try {
@@ -234,6 +242,20 @@ SweepSpec load_sweep_spec(const std::string& file) {
     }
     s.axes.push_back(std::move(axis));
   }
+  std::size_t points = 1;
+  for (const auto& a : s.axes) {
+    points *= a.values.size();
+    if (points > kMaxSweepPoints)
+      throw InputError(where(file, root["axes"]) + "more than " + std::to_string(kMaxSweepPoints) +
+                       " points: split the sweep into several specs");
+  }
+  // The mesh and topology axes set topology.*: an axis of such a key beside them is ignored.
+  if (seen.count("mesh") || seen.count("topology"))
+    for (const auto& kv : root["axes"])
+      if (kv.first.as<std::string>().rfind("topology.", 0) == 0)
+        throw InputError(
+            where(file, kv.first) + "axis '" + kv.first.as<std::string>() +
+            "' beside a mesh or topology axis, which set the topology: use one or the other");
   if (!seen.count("network"))
     throw InputError(where(file, root["axes"]) +
                      "no network: add an axis 'network' (e.g. network: zoo:resnet18)");

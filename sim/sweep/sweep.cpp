@@ -20,6 +20,7 @@
 #include "optimizer/partition/workload.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/workload_setup.h"
+#include "sim/output/output_file.h"
 #include "sim/run/child_process.h"
 #include "sim/run/replay.h"
 
@@ -156,8 +157,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       std::error_code ec;
       fs::create_directories(dir, ec);
       if (ec) throw InputError(dir.string() + ": cannot create output folder: " + ec.message());
-      std::ofstream(dir / "sweep.yaml", std::ios::binary) << spec.text;
-      std::ofstream(dir / "config.resolved.yaml") << resolved_yaml(load_hw_config(spec.hw, spec.overrides));
+      write_file(dir / "sweep.yaml", spec.text);
+      write_file(dir / "config.resolved.yaml",
+                 resolved_yaml(load_hw_config(spec.hw, spec.overrides)));
       for (const auto& [key, row] : finished) finished_keys += key + "\n";
     } catch (const std::exception& e) {
       setup_error = std::string("E") + e.what();
@@ -186,8 +188,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
                                    : "")
               << std::endl;
 
-  fs::create_directories(dir);
-  std::ofstream partial(dir / partial_name(cluster.rank), std::ios::app);
+  create_folder(dir);
+  OutputFile partial(dir / partial_name(cluster.rank), std::ios::app);
   if (partial.tellp() == 0) partial << head << "\n" << std::flush;
   std::vector<std::string> new_rows;
   int failures = 0;
@@ -251,13 +253,16 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r" << std::flush;
   partial.close();
 
-  // Gather every rank's new rows on rank 0; it writes results.csv in point order.
+  // Gather every rank's new rows on rank 0; it writes results.csv in point order, and keeps its
+  // partial file until then, so that --resume finds the rows if results.csv cannot be written.
   std::string mine_text;
   for (const auto& r : new_rows) mine_text += r + "\n";
   const std::vector<std::string> all = cluster.gather(mine_text);
   std::error_code ignored;
-  fs::remove(dir / partial_name(cluster.rank), ignored);
-  if (cluster.rank != 0) return failures ? 3 : 0;
+  if (cluster.rank != 0) {
+    fs::remove(dir / partial_name(cluster.rank), ignored);
+    return failures ? 3 : 0;
+  }
 
   std::map<std::string, std::size_t> index;
   for (const SweepPoint& p : points) index[p.key] = p.index;
@@ -273,7 +278,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       failed_total += fields[spec.axes.size() + 2] == "failed";
     }
   }
-  std::ofstream results(dir / "results.csv");
+  OutputFile results(dir / "results.csv");
   results << head << "\n";
   std::size_t missing = 0;
   for (const auto& r : rows) {

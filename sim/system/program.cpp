@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/limits.h"
 
 namespace nocflow::sim {
 
@@ -147,12 +149,14 @@ Step parse_step(const std::vector<std::string>& line, const Origin& at, int pe, 
       required = {"id"}, optional = {};
       break;
   }
-  auto number = [&](const std::string& key, const std::string& text, std::int64_t min) {
+  auto number = [&](const std::string& key, const std::string& text, std::int64_t min,
+                    std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
     std::int64_t v = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (error != std::errc() || end != text.data() + text.size() || text.empty())
       fail(key + "=" + text + ": expected an integer");
     if (v < min) fail(key + "=" + text + ": must be at least " + std::to_string(min));
+    if (v > max) fail(key + "=" + text + ": must be at most " + std::to_string(max));
     return v;
   };
   std::vector<std::string> seen;
@@ -177,9 +181,9 @@ Step parse_step(const std::vector<std::string>& line, const Origin& at, int pe, 
     else if (key == "edge")
       s.edge = edges.id(value);
     else if (key == "cycles")
-      s.cycles = number(key, value, 0);
+      s.cycles = number(key, value, 0, kMaxCycles);
     else if (key == "bytes")
-      s.bytes = number(key, value, 1);
+      s.bytes = number(key, value, 1, kMaxMessageBytes);
     else if (key == "tag" || key == "id")
       s.tag = number(key, value, key == "id" ? 1 : 0);
     else {  // to, from: PEn
@@ -207,6 +211,8 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
   std::vector<std::vector<Origin>> where(pes);  // per PE, per step
   for (int pe = 0; pe < pes; ++pe) {
     const std::string file = (fs::path(dir) / ("pe_" + std::to_string(pe) + ".txt")).string();
+    // A folder opens as a stream that reads nothing: it would pass for an empty program.
+    if (fs::is_directory(file)) throw InputError(file + ": cannot read: it is a directory");
     std::ifstream in(file);
     if (!in)
       throw InputError(file + ": cannot open (the hardware has " + std::to_string(pes) +
@@ -219,6 +225,7 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
       out.programs.pe[pe].push_back(parse_step(words, at, pe, pes, layers, edges));
       where[pe].push_back(at);
     }
+    if (in.bad()) throw InputError(file + ": cannot read");
   }
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();

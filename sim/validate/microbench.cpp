@@ -24,6 +24,7 @@
 #include "optimizer/partition/transfers.h"
 #include "sim/lower/lowering.h"
 #include "sim/lower/workload_setup.h"
+#include "sim/output/output_file.h"
 #include "sim/output/run_report.h"
 #include "sim/run/child_process.h"
 #include "sim/system/system.h"
@@ -46,13 +47,12 @@ std::array<std::int64_t, 3> tensor_shape(std::int64_t bytes, int pes) {
 opt::Graph bench_graph(const std::array<std::int64_t, 3>& s, bool halo) {
   const fs::path file = fs::temp_directory_path() /
                         ("nocflow_bench_" + std::to_string(::getpid()) + ".yaml");
-  {
-    std::ofstream y(file);
+  write_file(file, [&](std::ostream& y) {
     y << "name: bench\nelem_bytes: 2\ninput: [1, " << s[0] << ", " << s[1] << ", " << s[2] << "]\n"
       << "layers:\n  - {name: producer, op: conv, out: " << s[0] << ", kernel: 1}\n"
       << "  - {name: consumer, op: conv, out: " << s[0] << ", kernel: " << (halo ? 3 : 1)
       << ", pad: " << (halo ? 1 : 0) << "}\n";
-  }
+  });
   opt::Graph g = opt::load_network(file.string());
   fs::remove(file);
   return g;

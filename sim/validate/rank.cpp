@@ -14,14 +14,15 @@
 #include <map>
 #include <sstream>
 
+#include "noc/base/error.h"
+#include "noc/base/format.h"
+#include "noc/router/symmetry.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/plan/partition_setup.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/kbest.h"
 #include "sim/lower/workload_setup.h"
-#include "noc/base/error.h"
-#include "noc/base/format.h"
-#include "noc/router/symmetry.h"
+#include "sim/output/output_file.h"
 #include "sim/run/child_process.h"
 #include "sim/run/replay.h"
 
@@ -383,7 +384,7 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
 
 std::string write_rank_files(const std::string& dir, const RankReport& report) {
   namespace fs = std::filesystem;
-  std::ofstream csv(fs::path(dir) / "rank.csv");
+  OutputFile csv(fs::path(dir) / "rank.csv");
   csv << "model,set,label,k,predicted_cycles,simulated_cycles,predicted_rank,simulated_rank,relative_error,plan_id,"
          "predicted_compute_cycles,predicted_redistribution_cycles,simulated_compute_cycles,"
          "simulated_communication_cycles,placements,simulated_mean_cycles\n";
@@ -393,7 +394,8 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
         << exact(r.predicted_compute_cycles) << "," << exact(r.predicted_redistribution_cycles) << ","
         << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << ","
         << std::max<std::size_t>(1, r.placement_cycles.size()) << "," << exact(r.simulated_mean_cycles()) << "\n";
-  std::ofstream sum(fs::path(dir) / "rank_summary.csv");
+  csv.close();
+  OutputFile sum(fs::path(dir) / "rank_summary.csv");
   sum << "model,plans,kendall_tau,regret_pct,best_plan_error_pct,predicted_spread_pct,"
          "simulated_spread_pct,error_range_pct,strategy_plans,strategy_kendall_tau,"
          "strategy_predicted_spread_pct,mode,calibration,placements,self_kendall_tau,"
@@ -409,7 +411,8 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
         << exact(m.self_kendall_tau) << "," << exact(m.placement_spread_pct) << ","
         << exact(m.mean_kendall_tau) << "," << m.resolved.pairs << "," << m.resolved.resolved << ","
         << m.resolved.concordant << "," << m.resolved.discordant << "\n";
-  std::ofstream images(fs::path(dir) / "rank_placements.csv");
+  sum.close();
+  OutputFile images(fs::path(dir) / "rank_placements.csv");
   images << "plan_id,placement,simulated_cycles\n";
   std::vector<bool> done(report.distinct.size(), false);
   for (const RankedPlan& r : report.plans) {
@@ -418,9 +421,12 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
     for (std::size_t i = 0; i < r.placement_cycles.size(); ++i)
       images << r.plan_id << "," << csv_field(report.placements[i]) << "," << r.placement_cycles[i] << "\n";
   }
-  fs::create_directories(fs::path(dir) / "plans");
+  images.close();
+  const fs::path plans = fs::path(dir) / "plans";
+  create_folder(plans);
   for (std::size_t id = 0; id < report.distinct.size(); ++id)
-    std::ofstream(fs::path(dir) / "plans" / ("plan_" + std::to_string(id) + ".yaml")) << opt::plan_yaml(report.distinct[id]);
+    write_file(plans / ("plan_" + std::to_string(id) + ".yaml"),
+               opt::plan_yaml(report.distinct[id]));
   return "rank.csv, rank_summary.csv, rank_placements.csv, plans/plan_ID.yaml (" + std::to_string(report.distinct.size()) + " plans)";
 }
 

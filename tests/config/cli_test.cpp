@@ -100,7 +100,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"map_not_scalar",
                   "router:\n  vcs:\n    a: 1\n",
                   "",
-                  {"hw.yaml:3:5:", "router.vcs: expected a integer, got a mapping"}},
+                  {"hw.yaml:3:5:", "router.vcs: expected an integer, got a mapping"}},
+        // Readers take the first document only: a second one would be ignored.
+        BadConfig{"second_document",
+                  "router:\n  vcs: 2\n---\nrouter:\n  vcs: 3\n",
+                  "",
+                  {"hw.yaml:4:1:", "a second YAML document (after '---'): give one per file"}},
+        BadConfig{
+            "mesh_of_one",
+            "topology:\n  kind: mesh\n  rows: 1\n  cols: 1\n",
+            "",
+            {"hw.yaml:3:9:", "topology: a mesh needs at least 2 routers (rows x cols), not 1x1"}},
         BadConfig{"crossbar_rows",
                   "topology:\n  kind: crossbar\n  rows: 4\n",
                   "",

@@ -233,5 +233,46 @@ TEST(Pipeline, PlanFileKeepsTheStagesAndBadRequestsAreRefused) {
   EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
 }
 
+TEST(Pipeline, PlanFileWithInconsistentStagesIsRefused) {
+  const Graph g = prepared("vgg5");
+  PipelineOptions o;
+  o.stages = 2;
+  const std::string text = plan_yaml(solve_pipeline(g, HwDesc{}, "paper", o).plan);
+  const std::string first_stage = "first_pe: 0, pes: 8";
+  ASSERT_NE(text.find(first_stage), std::string::npos) << text;
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    for (std::size_t at = t.find(from); at != std::string::npos; at = t.find(from, at + to.size()))
+      t.replace(at, from.size(), to);
+    return t;
+  };
+  auto message = [](const std::string& t) {
+    const std::string file = testing::scratch_path("bad_pipeline_plan.yaml").string();
+    std::ofstream(file) << t;
+    try {
+      read_plan(file);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no InputError)");
+  };
+  // Each of these used to replay, some writing outside the per-stage tables.
+  const std::pair<std::string, std::string> cases[] = {
+      {edited("    stage: 0\n", "    stage: 7\n"), "layer 'conv1': stage 7, expected 0 .. 1"},
+      {edited("    stage: 1\n", ""), "layer 'conv4': stage missing, expected 0 .. 1"},
+      {edited(first_stage, "first_pe: 0, pes: 12"), "stage 1: PEs 8-15 (2 units) is not a band"},
+      {edited("last: conv5", "last: bogus"), "stage 1 runs 'conv4' .. 'bogus'"},
+      {edited("micro_batches: 4", "micro_batches: 1000000000"),
+       "micro_batches must be in 1 .. 4096"},
+      {edited("pes: [0, 1, 2, 3, 7, 6, 5, 4]", "pes: [0, 1, 2, 3, 7, 6, 5, 9]"),
+       "layer 'conv1': PE 9 is outside its stage's PEs 0-7"},
+      {edited("pes: [0, 1, 2, 3, 7, 6, 5, 4]", "pes: [0, 1, 2, 3, 7, 6, 5, 5]"),
+       "layer 'conv1': a PE listed twice"}};
+  for (const auto& [t, expected] : cases) {
+    const std::string msg = message(t);
+    EXPECT_NE(msg.find(expected), std::string::npos) << expected << "\n" << msg;
+  }
+}
+
 }  // namespace
 }  // namespace nocflow::optimizer

@@ -113,6 +113,10 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
       {"pio_twice", {"compute cycles=1 cycles=2\n", ""}, "'cycles' given twice"},
       {"pio_number", {"compute cycles=many\n", ""}, "cycles=many: expected an integer"},
       {"pio_negative", {"compute cycles=-4\n", ""}, "cycles=-4: must be at least 0"},
+      // Past SystemC's time range the total used to be capped, 1000x short.
+      {"pio_huge",
+       {"compute cycles=100000000000000000\n", ""},
+       "cycles=100000000000000000: must be at most 1000000000000"},
       {"pio_peer", {"send to=PE2 bytes=64 tag=3\n", ""}, "to=PE2: the hardware has PEs 0..1"},
       {"pio_self", {"send to=PE0 bytes=64 tag=3\n", ""}, "never enters the NoC"},
       {"pio_norecv",

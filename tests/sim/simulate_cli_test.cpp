@@ -439,6 +439,19 @@ TEST(SimulateCli, BarrierPhasesTakeExactlyTheirCyclesAlone) {
   EXPECT_GE(compared, 15);
 }
 
+// A message longer than a bounded NI queue can never be sent: bad input, named before the run
+// (it used to surface from inside SystemC as an internal error, exit 1).
+TEST(SimulateCli, AMessageLongerThanTheInjectionQueueIsBadInput) {
+  const fs::path dir = fresh_dir("simulate_small_queue");
+  const CliRun r = run_nocflow(
+      "simulate " + kHw2x2 + " --set ni.injection_queue_flits=4 --network zoo:vgg5 --quiet --out " +
+      (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("flits can never fit the 4-flit source queue (ni.injection_queue_flits)"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
   const fs::path dir = fresh_dir("simulate_bad");
   ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + " --network " + kTwoConv + " --out " + (dir / "opt").string()).exit_code, 0);

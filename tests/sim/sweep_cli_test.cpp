@@ -70,6 +70,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "axis 'mesh' is empty"},
         BadSpec{"bad_mesh", "axes:\n  network: zoo:vgg5\n  mesh: [2x2, 4y4]\n", "4:15",
                 "'4y4' is not a mesh shape"},
+        BadSpec{"mesh_of_one", "axes:\n  network: zoo:vgg5\n  mesh: [2, 1x1]\n", "4:13",
+                "a mesh needs at least 2 routers, not 1x1"},
         BadSpec{"mesh_too_big", "axes:\n  network: zoo:vgg5\n  mesh: [128]\n", "4:10",
                 "outside 1 .. 64"},
         BadSpec{"unknown_solver", "axes:\n  network: zoo:vgg5\n  solver: [greedy, dpp]\n", "4:20",
@@ -93,6 +95,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"unknown_pass",
                 "axes:\n  network: zoo:vgg5\n  passes: [default, dce, \"cse,dec\"]\n", "4:26",
                 "unknown pass 'dec'; did you mean 'dce'?"},
+        // 10^6 x 2 points (every value valid): refused before anything is built.
+        BadSpec{"too_many_points",
+                "axes:\n  network: zoo:vgg5\n  link.latency: [1, 2]\n  router.vcs: [1, 2, 3, 4, 5, "
+                "6, 7, 8, 9, 10]\n"
+                "  router.buffer_depth: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "  router.routing_delay: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "  router.vc_alloc_delay: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "  router.sw_alloc_delay: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "  router.st_delay: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+                "3:3", "more than 1000000 points"},
+        BadSpec{"topology_key_beside_mesh",
+                "axes:\n  network: zoo:vgg5\n  mesh: [2x2]\n  topology.rows: [3]\n", "5:3",
+                "axis 'topology.rows' beside a mesh or topology axis"},
         BadSpec{"no_network_axis", "axes:\n  mesh: [2, 4]\n", "3:3",
                 "no network: add an axis 'network'"},
         BadSpec{"bad_train", "axes:\n  network: zoo:vgg5\n  train: [none, sdg]\n", "4:17",

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Bounds on counts read from files and options, checked where they are read. SystemC time is
+// an integer count of picoseconds: at the slowest clock (clock.frequency_ghz 0.001) a cycle is
+// 10^6 ps, so a run must stay below about 9.2 * 10^12 cycles; larger values would wrap or
+// stall the kernel rather than fail.
+#include <cstdint>
+
+namespace nocflow {
+
+/// Cycles one step may take or a message may wait before its start (program files, messages).
+inline constexpr std::int64_t kMaxCycles = 1'000'000'000'000;
+/// Bytes of one message (1 TiB).
+inline constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 40;
+
+}  // namespace nocflow

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#include "sim/output/output_file.h"
+
+#include <cerrno>
+#include <string>
+#include <system_error>
+
+#include "noc/base/error.h"
+
+namespace nocflow::sim {
+
+void create_folder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir.string() + ": cannot create folder: " + ec.message());
+}
+
+void throw_cannot_write(const std::filesystem::path& path, int error) {
+  std::error_code ec;
+  std::string reason;
+  if (std::filesystem::is_directory(path, ec))
+    reason = "it is a directory";
+  else if (error != 0)
+    reason = std::generic_category().message(error);
+  throw InputError(path.string() + ": cannot write" + (reason.empty() ? "" : ": " + reason));
+}
+
+ErrnoFilebuf::int_type ErrnoFilebuf::overflow(int_type c) {
+  errno = 0;
+  const int_type r = std::filebuf::overflow(c);
+  if (traits_type::eq_int_type(r, traits_type::eof())) keep(errno);
+  return r;
+}
+
+std::streamsize ErrnoFilebuf::xsputn(const char_type* s, std::streamsize n) {
+  errno = 0;
+  const std::streamsize r = std::filebuf::xsputn(s, n);
+  if (r < n) keep(errno);
+  return r;
+}
+
+int ErrnoFilebuf::sync() {
+  errno = 0;
+  const int r = std::filebuf::sync();
+  if (r != 0) keep(errno);
+  return r;
+}
+
+OutputFile::OutputFile(std::filesystem::path path, std::ios::openmode mode)
+    : std::ostream(nullptr), path_(std::move(path)) {
+  rdbuf(&buf_);
+  errno = 0;
+  if (!buf_.open(path_, mode | std::ios::out)) throw_cannot_write(path_, errno);
+}
+
+void OutputFile::close() {
+  flush();
+  const bool written = good();
+  errno = 0;
+  const bool closed = buf_.close() != nullptr;  // writes what is still buffered
+  if (!written || !closed) throw_cannot_write(path_, buf_.error() ? buf_.error() : errno);
+}
+
+void write_file(const std::filesystem::path& path,
+                const std::function<void(std::ostream&)>& write) {
+  OutputFile out(path);
+  write(out);
+  out.close();
+}
+
+void write_file(const std::filesystem::path& path, std::string_view text) {
+  write_file(path, [text](std::ostream& out) { out << text; });
+}
+
+}  // namespace nocflow::sim

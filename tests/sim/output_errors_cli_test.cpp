@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// Output files that cannot be written (a folder of that name, a full disk) and program files
+// that cannot be read: exit 2 naming the file, never "wrote ..." over lost results.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/cli_runner.h"
+
+namespace nocflow::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = NOCFLOW_SOURCE_DIR;
+const std::string kHw2x2 =
+    "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --set topology.rows=2 --set topology.cols=2 ";
+const std::string kTwoConv = kSrc + "/tests/sim/data/two_conv.yaml";
+
+/// Exit 2 with `message`, and no claim to have written the outputs.
+void expect_refused(const CliRun& r, const std::string& message) {
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("nocflow: wrote"), std::string::npos) << r.output;
+}
+
+TEST(OutputErrorsCli, OptimizeRefusesAPlanYamlThatIsAFolder) {
+  const fs::path out = fresh_dir("output_errors_optimize");
+  fs::create_directories(out / "plan.yaml");
+  expect_refused(
+      run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --out " + out.string()),
+      (out / "plan.yaml").string() + ": cannot write: it is a directory");
+}
+
+TEST(OutputErrorsCli, OptimizeRefusesAFullDisk) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const fs::path out = fresh_dir("output_errors_full");
+  fs::create_symlink("/dev/full", out / "plan.yaml");
+  expect_refused(
+      run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --out " + out.string()),
+      (out / "plan.yaml").string() + ": cannot write: No space left on device");
+}
+
+TEST(OutputErrorsCli, SimulateRefusesASummaryJsonThatIsAFolder) {
+  const fs::path out = fresh_dir("output_errors_simulate");
+  fs::create_directories(out / "summary.json");
+  expect_refused(run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --out " +
+                             out.string()),
+                 (out / "summary.json").string() + ": cannot write: it is a directory");
+}
+
+TEST(OutputErrorsCli, SimulateRefusesAProgramDumpThatIsAFolder) {
+  const fs::path dir = fresh_dir("output_errors_dump");
+  fs::create_directories(dir / "programs" / "pe_1.txt");
+  expect_refused(
+      run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --dump-programs " +
+                  (dir / "programs").string() + " --out " + (dir / "out").string()),
+      (dir / "programs" / "pe_1.txt").string() + ": cannot write: it is a directory");
+}
+
+TEST(OutputErrorsCli, SimulateRefusesAProgramThatIsAFolder) {
+  const fs::path dir = fresh_dir("output_errors_programs");
+  const fs::path programs = dir / "programs";
+  fs::create_directories(programs / "pe_2.txt");
+  for (const char* pe : {"pe_0.txt", "pe_1.txt", "pe_3.txt"}) std::ofstream(programs / pe);
+  expect_refused(run_nocflow("simulate " + kHw2x2 + "--programs " + programs.string() +
+                             " --quiet --out " + (dir / "out").string()),
+                 (programs / "pe_2.txt").string() + ": cannot read: it is a directory");
+}
+
+TEST(OutputErrorsCli, SweepRefusesAResultsCsvThatIsAFolderAndKeepsItsRowsForResume) {
+  const fs::path dir = fresh_dir("output_errors_sweep");
+  const fs::path spec = dir / "spec.yaml";
+  std::ofstream(spec) << "hw: " << kSrc << "/configs/hw/mesh4x4.yaml\n"
+                      << "axes:\n  mesh: 2x2\n  network: zoo:vgg5\n  solver: greedy\n"
+                         "  cost_model: paper\n";
+  const fs::path out = dir / "out";
+  fs::create_directories(out / "results.csv");
+  const std::string sweep = "sweep --spec " + spec.string() + " --quiet --out " + out.string();
+  expect_refused(run_nocflow(sweep),
+                 (out / "results.csv").string() + ": cannot write: it is a directory");
+  // The finished point stays in the partial file: a resume needs not run it again.
+  fs::remove(out / "results.csv");
+  const CliRun resumed =
+      run_nocflow("sweep --spec " + spec.string() + " --resume --out " + out.string());
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("1 already done, 0 to run"), std::string::npos) << resumed.output;
+  EXPECT_EQ(read_csv_rows(out / "results.csv").size(), 1u);
+}
+
+}  // namespace
+}  // namespace nocflow::testing
