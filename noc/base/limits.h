@@ -10,6 +10,9 @@ namespace nocflow {
 
 /// Cycles one step may take or a message may wait before its start (program files, messages).
 inline constexpr std::int64_t kMaxCycles = 1'000'000'000'000;
+/// Batch size of a zoo network (--batch, sweep batch axes): plans keep it in an int, and larger
+/// batches soon pass shape inference's 2^53 limit on a tensor's elements.
+inline constexpr int kMaxBatch = 4096;
 /// Bytes of one message (1 TiB).
 inline constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 40;
 

@@ -82,7 +82,8 @@ class Importer {
       if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
   }
 
-  Graph run() {
+  /// The graph, shape-inferred by nocflow's rules (ONNX's own inference is not needed).
+  Graph build() {
     const auto& g = model_.graph();
     for (const auto& init : g.initializer()) consts_[init.name()] = const_from(init, true);
     for (const auto& in : g.input())
@@ -91,10 +92,16 @@ class Importer {
     std::vector<NodeId> outputs;
     for (const auto& out : g.output()) outputs.push_back(value(out.name(), "graph output"));
     graph_.set_outputs(outputs);
-    infer_shapes(graph_);
-    check_against_onnx();
+    try {
+      infer_shapes(graph_);
+    } catch (const InputError& e) {
+      throw InputError(path_ + ": " + e.what());
+    }
     return std::move(graph_);
   }
+
+  /// Compares `graph` (what build() returned) with the shapes ONNX inference recorded.
+  void check_against_onnx(const Graph& graph) const;
 
  private:
   [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const {
@@ -109,10 +116,17 @@ class Importer {
     OpAttrs a;
     const auto& tt = in.type().tensor_type();
     a.elem_bytes = elem_bytes_of(tt.elem_type());
+    if (!tt.has_shape())
+      throw InputError(path_ + ": input '" + in.name() +
+                       "' has no shape; export it with a static shape");
     for (const auto& d : tt.shape().dim()) {
-      if (!d.has_dim_value() || d.dim_value() <= 0)
-        throw InputError(path_ + ": input '" + in.name() + "' has a dynamic dimension '" +
-                         d.dim_param() + "'; export it with a static shape");
+      const std::string where =
+          path_ + ": input '" + in.name() + "' dimension " + std::to_string(a.shape.size());
+      if (!d.has_dim_value())
+        throw InputError(where + " is dynamic ('" + d.dim_param() +
+                         "'); export it with a static shape");
+      if (d.dim_value() <= 0)
+        throw InputError(where + " is " + std::to_string(d.dim_value()) + ", not positive");
       a.shape.push_back(d.dim_value());
     }
     Node node{graph_.unique_name(in.name()), OpKind::Input, a, {}};
@@ -129,9 +143,10 @@ class Importer {
       for (const auto& n : model_.graph().node())
         for (const auto& out : n.output())
           if (out == name)
-            throw InputError(path_ + ": tensor '" + name + "' used by " + user +
-                             " is produced only later, by node '" + n.name() +
-                             "': the graph has a cycle (or its nodes are not in topological order)");
+            throw InputError(
+                path_ + ": tensor '" + name + "' used by " + user +
+                " is produced only later, by node '" + label(n) +
+                "': the graph has a cycle (or its nodes are not in topological order)");
       throw InputError(path_ + ": tensor '" + name + "' used by " + user + " is never produced");
     }
     ConstInfo& info = c->second;
@@ -186,19 +201,34 @@ class Importer {
     return {a->ints().begin(), a->ints().end()};
   }
 
-  /// Kernel, stride, pads, dilation of a 2-D window operator.
+  /// `name`: absent (empty) or `size` values, each at least `min`.
+  std::vector<std::int64_t> window_ints(const onnx::NodeProto& n, const char* name,
+                                        std::size_t size, std::int64_t min) const {
+    auto v = attr_ints(n, name);
+    if (v.empty() && !attr(n, name)) return v;
+    if (v.size() != size)
+      fail(n, std::string(name) + " " + shape_str(v) + " must have " + std::to_string(size) +
+                  " values for a 2-D window");
+    for (auto x : v)
+      if (x < min)
+        fail(n,
+             std::string(name) + " " + shape_str(v) + " must be at least " + std::to_string(min));
+    return v;
+  }
+
+  /// Kernel, stride, pads, dilation of a 2-D window operator, checked here: ONNX's own shape
+  /// inference divides by the strides and indexes by these lengths unchecked.
   void window_attrs(const onnx::NodeProto& n, OpAttrs& a, const Shape& kernel) const {
     const auto ap = attr(n, "auto_pad");
     if (ap && ap->s() != "NOTSET" && ap->s() != "VALID")
       fail(n, "auto_pad '" + ap->s() + "' is not supported (export with explicit pads)");
     if (kernel.size() != 2) fail(n, "only 2-D windows are supported, kernel " + shape_str(kernel));
+    if (kernel[0] < 1 || kernel[1] < 1)
+      fail(n, "kernel " + shape_str(kernel) + " must be at least 1");
     a.kernel = {kernel[0], kernel[1]};
-    if (auto s = attr_ints(n, "strides"); !s.empty()) a.stride = {s.at(0), s.at(1)};
-    if (auto d = attr_ints(n, "dilations"); !d.empty()) a.dilation = {d.at(0), d.at(1)};
-    if (auto p = attr_ints(n, "pads"); !p.empty()) {
-      if (p.size() != 4) fail(n, "pads must have 4 values");
-      a.pads = {p[0], p[1], p[2], p[3]};
-    }
+    if (auto s = window_ints(n, "strides", 2, 1); !s.empty()) a.stride = {s[0], s[1]};
+    if (auto d = window_ints(n, "dilations", 2, 1); !d.empty()) a.dilation = {d[0], d[1]};
+    if (auto p = window_ints(n, "pads", 4, 0); !p.empty()) a.pads = {p[0], p[1], p[2], p[3]};
     a.ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
   }
 
@@ -211,7 +241,11 @@ class Importer {
 
   void emit(const onnx::NodeProto& n, OpKind kind, const OpAttrs& a, const std::vector<int>& operand_indices) {
     std::vector<NodeId> ins;
-    for (int i : operand_indices) ins.push_back(value(n.input(i), "node '" + label(n) + "'"));
+    for (int i : operand_indices) {
+      if (i >= n.input_size() || n.input(i).empty())
+        fail(n, "input " + std::to_string(i) + " is missing");
+      ins.push_back(value(n.input(i), "node '" + label(n) + "'"));
+    }
     Node node{graph_.unique_name(label(n)), kind, a, {}};
     values_[n.output(0)] = graph_.add_node(std::move(node), ins);
   }
@@ -219,7 +253,6 @@ class Importer {
   void alias(const onnx::NodeProto& n, const ConstInfo& c) { consts_[n.output(0)] = ConstInfo{c.dims, c.dtype, c.from_initializer, c.ints, c.floats, c.node}; }
 
   void import_node(const onnx::NodeProto& n);
-  void check_against_onnx() const;
 
   std::string path_;
   onnx::ModelProto& model_;
@@ -233,6 +266,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     fail(n, "unsupported ONNX operator '" + n.domain() + "." + n.op_type() + "'");
   if (n.output_size() == 0) fail(n, "has no output");
+  // ONNX graphs are in single-assignment form; a second producer would silently win.
+  if (!n.output(0).empty() && (values_.count(n.output(0)) || consts_.count(n.output(0))))
+    fail(n, "output tensor '" + n.output(0) +
+                "' is already produced by an earlier node or initializer");
   const std::string& op = n.op_type();
   OpAttrs a;
   if (op == "Constant") {
@@ -256,8 +293,14 @@ void Importer::import_node(const onnx::NodeProto& n) {
     a.out_channels = w.dims[0];
     a.in_channels = w.dims[1] * a.groups;
     a.bias = n.input_size() > 2 && !n.input(2).empty();
+    if (const ConstInfo* b = constant(n, 2); b && b->dims != Shape{a.out_channels})
+      fail(n, "bias " + shape_str(b->dims) + " does not match the weight's " +
+                  std::to_string(a.out_channels) + " output channels");
+    const Shape weight_kernel{w.dims[2], w.dims[3]};
     auto k = attr_ints(n, "kernel_shape");
-    window_attrs(n, a, k.empty() ? Shape{w.dims[2], w.dims[3]} : k);
+    if (!k.empty() && k != weight_kernel)
+      fail(n, "kernel_shape " + shape_str(k) + " contradicts the weight " + shape_str(w.dims));
+    window_attrs(n, a, weight_kernel);
     a.weights = weight_names(n, 1);
     emit(n, OpKind::Conv, a, {0});
   } else if (op == "Gemm" || (op == "MatMul" && constant(n, 1) && constant(n, 1)->dims.size() == 2)) {
@@ -295,7 +338,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
   } else if (op == "BatchNormalization") {
     if (n.output_size() > 1) fail(n, "training-mode outputs are not supported");
     a.epsilon = attr_float(n, "epsilon", 1e-5);
-    a.in_channels = need_constant(n, 1, "scale").dims.at(0);
+    const ConstInfo& scale = need_constant(n, 1, "scale");
+    if (scale.dims.size() != 1)
+      fail(n, "scale must be 1-D (one value per channel), got " + shape_str(scale.dims));
+    a.in_channels = scale.dims[0];
     a.weights = weight_names(n, 1);
     emit(n, OpKind::BatchNorm, a, {0});
   } else if (op == "LayerNormalization") {
@@ -350,17 +396,17 @@ void Importer::import_node(const onnx::NodeProto& n) {
   }
 }
 
-void Importer::check_against_onnx() const {
+void Importer::check_against_onnx(const Graph& graph) const {
   auto check = [&](const onnx::ValueInfoProto& vi) {
     auto it = values_.find(vi.name());
-    if (it == values_.end() || !graph_.contains(it->second)) return;
+    if (it == values_.end() || !graph.contains(it->second)) return;
     const auto& shape = vi.type().tensor_type().shape();
     Shape onnx_shape;
     for (const auto& d : shape.dim()) {
       if (!d.has_dim_value()) return;
       onnx_shape.push_back(d.dim_value());
     }
-    const Node& n = graph_.node(it->second);
+    const Node& n = graph.node(it->second);
     if (vi.type().tensor_type().has_shape() && n.output.shape != onnx_shape)
       throw std::logic_error(path_ + ": tensor '" + vi.name() + "': nocflow infers " +
                              shape_str(n.output.shape) + ", ONNX shape inference " + shape_str(onnx_shape));
@@ -377,12 +423,18 @@ Graph import_onnx(const std::string& path) {
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&in) || !model.has_graph())
     throw InputError(path + ": not a readable ONNX model");
+  // nocflow's import and shape inference run first: they check every operator they accept,
+  // which ONNX's inference assumes (its Conv rule divides by the strides and indexes the
+  // input's shape by the weight's rank unchecked, in onnx 1.12 at least).
+  Importer importer(path, model);
+  Graph graph = importer.build();
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
     throw InputError(path + ": ONNX shape inference failed: " + e.what());
   }
-  return Importer(path, model).run();
+  importer.check_against_onnx(graph);
+  return graph;
 }
 
 }  // namespace nocflow::optimizer

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // ONNX import: reads a model's graph (never its weight data: initializers stored as external
-// data need not exist), runs ONNX shape inference, maps operators onto the IR and runs
-// nocflow's own shape inference, checking it against ONNX's. Conv/Gemm weights and biases
+// data need not exist), maps operators onto the IR and runs nocflow's own shape inference, then
+// runs ONNX's and checks the two agree (ONNX's rules trust what nocflow checks first: they
+// crash on zero strides or a weight of another rank than its input). Conv/Gemm weights and biases
 // become attributes (their shapes); MatMul by a 2-D initializer becomes Gemm; other
 // initializers used as operands become Constant nodes (trainable when floating point).
 #include <string>
@@ -12,7 +13,9 @@
 namespace nocflow::optimizer {
 
 /// Throws InputError naming the file for an unreadable model, an unsupported operator (type and
-/// node), a dynamic input shape, or a tensor that is used but never produced.
+/// node), window attributes or parameter shapes that do not fit the operator (node), a dynamic or
+/// non-positive input dimension, a tensor that is used but never produced or produced twice, or
+/// a shape-inference error (node).
 Graph import_onnx(const std::string& path);
 
 }  // namespace nocflow::optimizer

@@ -2,6 +2,7 @@
 #include "optimizer/frontend/zoo.h"
 
 #include "noc/base/error.h"
+#include "noc/base/limits.h"
 #include "noc/base/names.h"
 
 namespace nocflow::optimizer {
@@ -33,7 +34,9 @@ std::vector<std::string> zoo_names() {
 }
 
 Graph zoo_network(std::string_view name, const ZooOptions& options) {
-  if (options.batch <= 0) throw InputError("zoo: batch must be positive");
+  if (options.batch < 1 || options.batch > kMaxBatch)
+    throw InputError("zoo: batch " + std::to_string(options.batch) + " is outside 1 .. " +
+                     std::to_string(kMaxBatch));
   for (const auto& e : kZoo)
     if (e.name == name) return e.build(options);
   throw InputError(unknown_name_message("zoo network", name, zoo_names()));

@@ -15,7 +15,9 @@ void infer_shapes(Graph& graph);
 
 /// The rule for one operator: output tensor of `kind` with `attrs` reading `inputs`.
 /// Throws InputError with a message that does not name the node (the caller adds it).
-/// For Fused, also fills the parts' input and output tensors.
+/// For Fused, also fills the parts' input and output tensors. A tensor of more than 2^53
+/// elements or bytes, or a layer of more than 2^53 MACs, is refused: sizes, costs and cycles
+/// derived from it stay exact in int64 and double.
 Tensor infer_output(OpKind kind, OpAttrs& attrs, const std::vector<const Tensor*>& inputs);
 
 }  // namespace nocflow::optimizer

@@ -2,6 +2,7 @@
 // One shape rule per operator kind (see shape_inference.h for the contract).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "noc/base/error.h"
@@ -11,6 +12,32 @@ namespace nocflow::optimizer {
 namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw InputError(msg); }
+
+// Element, byte and operation counts stop at 2^53: costs multiply them with cycles and bytes
+// later, and up to there every integer is exact in a double as well as an int64.
+constexpr double kMaxCount = 9007199254740992.0;
+
+/// Product of the dimensions, in double: it cannot wrap, however large the dimensions.
+double count(const Shape& s) {
+  double p = 1;
+  for (auto d : s) p *= static_cast<double>(d);
+  return p;
+}
+
+/// Exact below 2^53, "1e+20" above.
+std::string count_str(double x) {
+  if (x <= kMaxCount) return std::to_string(static_cast<std::int64_t>(x));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+/// "1", "2 or more", "1 to 3": how many inputs an operator takes.
+std::string input_range(const OpInfo& info) {
+  const std::string lo = std::to_string(info.min_inputs);
+  if (info.max_inputs == info.min_inputs) return lo;
+  return info.max_inputs < 0 ? lo + " or more" : lo + " to " + std::to_string(info.max_inputs);
+}
 
 std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
   std::int64_t p = 1;
@@ -55,12 +82,16 @@ Shape broadcast(const Shape& a, const Shape& b) {
 /// the last window must start inside the input or the leading padding.
 std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p0,
                         std::int64_t p1, std::int64_t d, bool ceil_mode) {
+  if (k <= 0 || s <= 0 || d <= 0 || p0 < 0 || p1 < 0)
+    fail("kernel, stride and dilation must be positive, pads non-negative");
+  // Checked in double first, so that huge pads, kernels or dilations cannot wrap the int64s.
+  const double padded = static_cast<double>(in) + static_cast<double>(p0) + static_cast<double>(p1);
+  const double span_d = static_cast<double>(d) * static_cast<double>(k - 1) + 1;
+  if (padded > kMaxCount) fail("padded input size " + count_str(padded) + " is more than 2^53");
+  if (span_d > padded)
+    fail("window " + count_str(span_d) + " larger than padded input " + count_str(padded));
   const std::int64_t span = d * (k - 1) + 1;
   const std::int64_t room = in + p0 + p1 - span;
-  if (k <= 0 || s <= 0 || d <= 0 || p0 < 0 || p1 < 0) fail("kernel, stride and dilation must be positive, pads non-negative");
-  if (room < 0)
-    fail("window " + std::to_string(span) + " larger than padded input " +
-         std::to_string(in + p0 + p1));
   std::int64_t out = (ceil_mode ? (room + s - 1) / s : room / s) + 1;
   if (ceil_mode && (out - 1) * s >= in + p0) --out;
   return out;
@@ -283,12 +314,23 @@ Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a) {
 }
 
 Tensor fused(OpAttrs& a, const std::vector<const Tensor*>& in) {
+  if (a.parts.empty()) fail("fused node has no parts");
   std::size_t next = 0;
   Tensor prev;
   for (std::size_t p = 0; p < a.parts.size(); ++p) {
     FusedPart& part = a.parts[p];
     std::vector<const Tensor*> part_in;
     const int total = part.num_inputs + (p == 0 ? 0 : 1);
+    // The rules index their inputs unchecked: a part must have as many as its operator takes.
+    const OpInfo& info = op_info(part.kind);
+    const std::string part_label =
+        "fused part '" + part.name + "' (" + std::string(info.name) + ")";
+    if (part.kind == OpKind::Fused) fail(part_label + ": a part cannot itself be fused");
+    if (total < info.min_inputs || (info.max_inputs >= 0 && total > info.max_inputs))
+      fail(part_label + ": takes " + input_range(info) + " inputs, has " + std::to_string(total));
+    if (p > 0 && (part.chain_input < 0 || part.chain_input >= total))
+      fail(part_label + ": chain_input " + std::to_string(part.chain_input) +
+           " is not one of its " + std::to_string(total) + " inputs");
     for (int i = 0; i < total; ++i) {
       if (p > 0 && i == part.chain_input) {
         part_in.push_back(&prev);
@@ -384,9 +426,48 @@ Tensor slice(const Tensor& x, const OpAttrs& a) {
   return t;
 }
 
-}  // namespace
+/// Operations of one operator (multiply-accumulates, or window steps of a pooling), as op_cost
+/// counts them but in double, so that they cannot wrap.
+double operations(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in,
+                  const Tensor& out) {
+  const auto channels = [](const Shape& s) {
+    return s.size() > 1 ? static_cast<double>(s[1]) : 1.0;
+  };
+  const double window = static_cast<double>(a.kernel[0]) * static_cast<double>(a.kernel[1]);
+  const double groups = a.groups > 0 ? static_cast<double>(a.groups) : 1.0;
+  switch (kind) {
+    case OpKind::Conv:
+      return count(out.shape) * channels(in[0]->shape) / groups * window;
+    case OpKind::Gemm:
+    case OpKind::MatMul:
+    case OpKind::GemmGradInput:
+      return count(out.shape) * static_cast<double>(in[0]->shape.back());
+    case OpKind::ConvGradInput:
+      return count(in[0]->shape) * channels(out.shape) / groups * window;
+    case OpKind::ConvGradWeight:
+      return count(in[1]->shape) * channels(out.shape) * window;
+    case OpKind::GemmGradWeight:
+      return count(in[1]->shape) * static_cast<double>(in[0]->shape.back());
+    case OpKind::MaxPool:
+    case OpKind::AvgPool:
+      return count(out.shape) * window;
+    case OpKind::PoolGrad:
+      return count(in[0]->shape) * window;
+    case OpKind::Fused: {
+      double sum = 0;
+      for (const FusedPart& p : a.parts) {
+        std::vector<const Tensor*> pin;
+        for (const Tensor& t : p.inputs) pin.push_back(&t);
+        sum += operations(p.kind, p.attrs, pin, p.output);
+      }
+      return sum;
+    }
+    default:
+      return 0;
+  }
+}
 
-Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& in) {
+Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& in) {
   switch (kind) {
     case OpKind::Input:
     case OpKind::RandomUniform: {
@@ -484,6 +565,25 @@ Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& i
     case OpKind::Fused: return fused(a, in);
   }
   fail("no shape rule");
+}
+
+}  // namespace
+
+Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& in) {
+  Tensor t = infer_unchecked(kind, a, in);
+  // Sizes are int64 everywhere downstream: refuse here what would wrap there.
+  const double elements = count(t.shape);
+  if (elements > kMaxCount)
+    fail("output " + shape_str(t.shape) + " has " + count_str(elements) +
+         " elements, more than 2^53");
+  if (t.elem_bytes < 1) fail("output has " + std::to_string(t.elem_bytes) + " bytes per element");
+  if (elements * t.elem_bytes > kMaxCount)
+    fail("output " + shape_str(t.shape) + " is " + count_str(elements * t.elem_bytes) +
+         " bytes, more than 2^53");
+  if (const double ops = operations(kind, a, in, t); ops > kMaxCount)
+    fail("needs " + count_str(ops) +
+         " operations (multiply-accumulates or window steps), more than 2^53");
+  return t;
 }
 
 }  // namespace nocflow::optimizer

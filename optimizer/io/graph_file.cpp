@@ -250,9 +250,34 @@ class Reader {
       part.num_inputs = get<int>(required(n[i], "num_inputs", p), p + ".num_inputs");
       if (n[i]["chain_input"]) part.chain_input = get<int>(n[i]["chain_input"], p + ".chain_input");
       part.attrs = attrs(n[i]["attrs"], p + ".attrs");
+      check_part(part, i, n[i], p);
       out.push_back(std::move(part));
     }
     return out;
+  }
+
+  /// A part reads its operator's number of inputs (part `index` > 0: the previous part's
+  /// output, at chain_input, and num_inputs of the node's), as top-level nodes are checked.
+  void check_part(const FusedPart& part, std::size_t index, const YAML::Node& n,
+                  const std::string& path) const {
+    if (part.kind == OpKind::Fused) fail(n["op"], path + ".op", "a part cannot itself be Fused");
+    const OpInfo& info = op_info(part.kind);
+    const int chained = index == 0 ? 0 : 1;
+    const int lo = std::max(info.min_inputs - chained, 0), hi = info.max_inputs - chained;
+    if (part.num_inputs < lo || (info.max_inputs >= 0 && part.num_inputs > hi))
+      fail(n["num_inputs"], path + ".num_inputs",
+           "expected " + std::to_string(lo) +
+               (info.max_inputs < 0 ? " or more"
+                : hi == lo          ? ""
+                                    : " to " + std::to_string(hi)) +
+               " for " + std::string(info.name) +
+               (chained ? " after the previous part's output" : "") + ", got " +
+               std::to_string(part.num_inputs));
+    if (chained ? part.chain_input < 0 || part.chain_input > part.num_inputs
+                : part.chain_input != 0)
+      fail(n["chain_input"], path + ".chain_input",
+           chained ? "expected an input position in 0.." + std::to_string(part.num_inputs)
+                   : std::string("the first part has no previous part to chain"));
   }
 
   std::string origin_;

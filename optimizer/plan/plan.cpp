@@ -154,9 +154,10 @@ std::string plan_yaml(const Plan& p) {
 
 namespace {
 
-std::string at(const std::string& where, const YAML::Node& n) {
-  return where + ":" + std::to_string(n.Mark().line + 1) + ":" +
-         std::to_string(n.Mark().column + 1);
+/// "file:line:col", or "file" for a node without a place (an empty file's root).
+std::string at(const std::string& file, const YAML::Node& n) {
+  if (n.Mark().is_null()) return file;
+  return file + ":" + std::to_string(n.Mark().line + 1) + ":" + std::to_string(n.Mark().column + 1);
 }
 
 /// A key the reader does not know is a typo or a plan of another version: named, not ignored.
@@ -169,16 +170,17 @@ void only_keys(const YAML::Node& n, const std::vector<std::string>& keys, const 
   }
 }
 
+/// `context` ("layers") follows the place: "plan.yaml:12:5: layers: missing key 'op'".
 template <typename T>
-T get(const YAML::Node& n, const std::string& key, const std::string& where) {
+T get(const YAML::Node& n, const std::string& key, const std::string& file,
+      const std::string& context = "") {
+  const std::string in = context.empty() ? "" : context + ": ";
   const YAML::Node v = n[key];
-  if (!v)
-    throw InputError((n.Mark().line >= 0 ? at(where, n) : where) + ": missing key '" + key + "'");
+  if (!v) throw InputError(at(file, n) + ": " + in + "missing key '" + key + "'");
   try {
     return v.as<T>();
   } catch (const YAML::Exception&) {
-    throw InputError(where + ":" + std::to_string(v.Mark().line + 1) + ":" +
-                     std::to_string(v.Mark().column + 1) + ": key '" + key + "' has the wrong type");
+    throw InputError(at(file, v) + ": " + in + "key '" + key + "' has the wrong type");
   }
 }
 
@@ -204,25 +206,26 @@ Plan read_plan(const std::string& file) {
   if (!totals) throw InputError(file + ": missing key 'totals'");
   only_keys(totals, {"total_cycles", "compute_cycles", "redistribution_cycles", "energy_pj"},
             file);  // total: derived
-  p.compute_cycles = get<double>(totals, "compute_cycles", file + ": totals");
-  p.redistribution_cycles = get<double>(totals, "redistribution_cycles", file + ": totals");
-  p.energy_pj = get<double>(totals, "energy_pj", file + ": totals");
+  p.compute_cycles = get<double>(totals, "compute_cycles", file, "totals");
+  p.redistribution_cycles = get<double>(totals, "redistribution_cycles", file, "totals");
+  p.energy_pj = get<double>(totals, "energy_pj", file, "totals");
   if (const YAML::Node pipe = root["pipeline"]) {
-    const std::string where = file + ": pipeline";
+    const std::string where = "pipeline";
     only_keys(pipe, {"micro_batches", "predicted_cycles", "stages"}, file);
-    p.micro_batches = get<int>(pipe, "micro_batches", where);
-    p.pipeline_cycles = get<double>(pipe, "predicted_cycles", where);
+    p.micro_batches = get<int>(pipe, "micro_batches", file, where);
+    p.pipeline_cycles = get<double>(pipe, "predicted_cycles", file, where);
     if (p.micro_batches < 1 || p.micro_batches > kMaxMicroBatches)
       throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be in 1 .. " +
                        std::to_string(kMaxMicroBatches));
     int next_pe = 0;  // stages take disjoint bands, in order
     for (const YAML::Node& n : pipe["stages"]) {
       only_keys(n, {"first", "last", "units", "first_pe", "pes", "cycles"}, file);
-      const std::string at_stage = where + ": stages";
-      p.stages.push_back({get<std::string>(n, "first", at_stage),
-                          get<std::string>(n, "last", at_stage), get<int>(n, "units", at_stage),
-                          get<int>(n, "first_pe", at_stage), get<int>(n, "pes", at_stage),
-                          get<double>(n, "cycles", at_stage)});
+      const std::string at_stage = "pipeline: stages";
+      p.stages.push_back(
+          {get<std::string>(n, "first", file, at_stage),
+           get<std::string>(n, "last", file, at_stage), get<int>(n, "units", file, at_stage),
+           get<int>(n, "first_pe", file, at_stage), get<int>(n, "pes", file, at_stage),
+           get<double>(n, "cycles", file, at_stage)});
       const PlanStage& st = p.stages.back();
       if (st.units < 1 || st.pes < 1 || st.first_pe < next_pe || st.first_pe + st.pes > p.pes)
         throw InputError(at(file, n) + ": stage " + std::to_string(p.stages.size() - 1) + ": PEs " +
@@ -231,19 +234,19 @@ Plan read_plan(const std::string& file) {
                          " PEs after the previous stage's");
       next_pe = st.first_pe + st.pes;
     }
-    if (p.stages.empty()) throw InputError(where + ": no stages");
+    if (p.stages.empty()) throw InputError(at(file, pipe) + ": pipeline: no stages");
   }
   for (const YAML::Node& n : root["layers"]) {
     only_keys(n, {"name", "op", "choice", "nodes", "pes", "compute_cycles", "stage"},
               file);  // nodes: derived
     PlanLayer l;
-    l.name = get<std::string>(n, "name", file + ": layers");
-    l.op = get<std::string>(n, "op", file + ": layers");
-    l.choice = parse_choice(get<std::string>(n, "choice", file + ": layers"),
+    l.name = get<std::string>(n, "name", file, "layers");
+    l.op = get<std::string>(n, "op", file, "layers");
+    l.choice = parse_choice(get<std::string>(n, "choice", file, "layers"),
                             at(file, n["choice"]) + ": layer '" + l.name + "'");
-    l.pes = get<std::vector<int>>(n, "pes", file + ": layers");
-    l.compute_cycles = get<double>(n, "compute_cycles", file + ": layers");
-    if (n["stage"]) l.stage = get<int>(n, "stage", file + ": layers");
+    l.pes = get<std::vector<int>>(n, "pes", file, "layers");
+    l.compute_cycles = get<double>(n, "compute_cycles", file, "layers");
+    if (n["stage"]) l.stage = get<int>(n, "stage", file, "layers");
     if (static_cast<int>(l.pes.size()) != l.choice.nodes())
       throw InputError(at(file, n["pes"]) + ": layer '" + l.name +
                        "': " + std::to_string(l.pes.size()) + " PEs listed for a choice of " +
@@ -284,12 +287,12 @@ Plan read_plan(const std::string& file) {
   for (const YAML::Node& n : root["edges"]) {
     only_keys(n, {"src", "dst", "input", "type", "bytes", "cycles"}, file);
     PlanEdge e;
-    e.src = get<std::string>(n, "src", file + ": edges");
-    e.dst = get<std::string>(n, "dst", file + ": edges");
-    e.input = get<int>(n, "input", file + ": edges");
-    e.type = get<std::string>(n, "type", file + ": edges");
-    e.bytes = get<double>(n, "bytes", file + ": edges");
-    e.cycles = get<double>(n, "cycles", file + ": edges");
+    e.src = get<std::string>(n, "src", file, "edges");
+    e.dst = get<std::string>(n, "dst", file, "edges");
+    e.input = get<int>(n, "input", file, "edges");
+    e.type = get<std::string>(n, "type", file, "edges");
+    e.bytes = get<double>(n, "bytes", file, "edges");
+    e.cycles = get<double>(n, "cycles", file, "edges");
     p.edges.push_back(std::move(e));
   }
   return p;

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "noc/base/error.h"
+#include "noc/base/limits.h"
 #include "optimizer/passes/autodiff.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
@@ -31,7 +32,7 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
                      ->type_name("X");
   cmd.add_option("--batch", batch, "batch size of zoo networks")
       ->capture_default_str()
-      ->check(in_range(1, 4096));
+      ->check(in_range(1, kMaxBatch));
   cmd.add_option("--passes", passes, "graph passes before partitioning: default | none | a,b (see inspect)")
       ->capture_default_str();
   cmd.add_option("--train", train,

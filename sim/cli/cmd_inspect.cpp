@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "noc/base/error.h"
+#include "noc/base/limits.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/io/graph_file.h"
 #include "optimizer/passes/autodiff.h"
@@ -46,7 +47,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
       ->type_name("FILE.yaml");
   cmd->add_option("--batch", opts->batch, "batch size of zoo networks")
       ->capture_default_str()
-      ->check(in_range(1, 4096));
+      ->check(in_range(1, kMaxBatch));
   cmd->add_option("--elem-bytes", opts->elem_bytes, "bytes per element of zoo networks")
       ->capture_default_str()
       ->check(in_range(1, 64));

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/limits.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/frontend/load_network.h"
@@ -73,7 +74,8 @@ std::pair<int, int> parse_mesh(const std::string& v) {
 std::int64_t parse_batch(const std::string& v) {
   const auto b = to_int(v);
   if (!b) throw InputError("batch '" + v + "' is not an integer");
-  if (*b < 1 || *b > 4096) throw InputError("batch " + v + " is outside 1 .. 4096");
+  if (*b < 1 || *b > kMaxBatch)
+    throw InputError("batch " + v + " is outside 1 .. " + std::to_string(kMaxBatch));
   return *b;
 }
 

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+// Malformed inputs found by fuzzing: each is refused with an InputError naming the file and the
+// node, never a crash, an internal error or a wrapped (negative or zero) size.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "noc/base/error.h"
+#include "optimizer/frontend/load_network.h"
+#include "optimizer/frontend/network_yaml.h"
+#include "optimizer/graph/shape_inference.h"
+#include "tests/scratch.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+/// The InputError's message; other exceptions escape and fail the test.
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+// --- graph files: fused parts -------------------------------------------------------------
+
+/// A graph file with one fused node whose parts are `parts` (flow maps, one per line).
+std::string fused_graph(const std::vector<std::string>& parts, const std::string& inputs = "[x]") {
+  std::string text =
+      "format: nocflow-graph-1\nname: g\noutputs: [f]\nnodes:\n"
+      "  - {name: x, op: Input, attrs: {shape: [1, 4, 8, 8]}}\n"
+      "  - {name: y, op: Input, attrs: {shape: [1, 4, 8, 8]}}\n"
+      "  - name: f\n    op: Fused\n    inputs: " +
+      inputs + "\n    parts:\n";
+  for (const auto& p : parts) text += "      - " + p + "\n";
+  return text;
+}
+
+TEST(Robustness, FusedPartWithAnInputCountItsOperatorCannotTakeIsRefusedWithItsPlace) {
+  const std::string conv = "{name: c, op: Conv, num_inputs: 1, attrs: {out_channels: 4}}";
+  const struct {
+    std::vector<std::string> parts;
+    std::string inputs;
+    const char* message;
+  } cases[] = {
+      // Each of these read past the inputs in infer_output and crashed.
+      {{conv, "{name: relu, op: Relu, num_inputs: -1}"},
+       "[x]",
+       "g.yaml:12:44: nodes[2].parts[1].num_inputs: expected 0 for Relu after the previous "
+       "part's output, got -1"},
+      {{"{name: c, op: Conv, num_inputs: 0, attrs: {out_channels: 4}}"},
+       "[x]",
+       "g.yaml:11:41: nodes[2].parts[0].num_inputs: expected 1 for Conv, got 0"},
+      {{conv, "{name: add, op: Add, num_inputs: 0}"},
+       "[x]",
+       "g.yaml:12:42: nodes[2].parts[1].num_inputs: expected 1 for Add after"},
+      {{conv, "{name: relu, op: Relu, num_inputs: 5}"}, "[x]", "parts[1].num_inputs: expected 0"},
+      {{conv, "{name: add, op: Add, num_inputs: 1, chain_input: 7}"},
+       "[x, y]",
+       "g.yaml:12:58: nodes[2].parts[1].chain_input: expected an input position in 0..1"},
+      {{conv, "{name: n, op: Fused, num_inputs: 0}"},
+       "[x]",
+       "nodes[2].parts[1].op: a part cannot itself be Fused"},
+  };
+  for (const auto& c : cases) {
+    const std::string msg =
+        error_of([&] { parse_network_yaml(fused_graph(c.parts, c.inputs), "g.yaml"); });
+    EXPECT_HAS(msg, c.message);
+  }
+  // The same parts well formed are read.
+  EXPECT_EQ(
+      parse_network_yaml(
+          fused_graph({conv, "{name: add, op: Add, num_inputs: 1, chain_input: 1}"}, "[x, y]"),
+          "g.yaml")
+          .node(2)
+          .output.shape,
+      (Shape{1, 4, 8, 8}));
+}
+
+TEST(Robustness, FusedNodeBuiltInMemoryIsCheckedByShapeInferenceToo) {
+  Graph g("g");
+  OpAttrs in;
+  in.shape = {1, 4, 8, 8};
+  const NodeId x = g.add_node(Node{"x", OpKind::Input, in, {}});
+  OpAttrs f;
+  FusedPart conv{"c", OpKind::Conv, {}, 0, 0, {}, {}};  // no inputs: Conv takes 1
+  conv.attrs.out_channels = 4;
+  f.parts = {conv};
+  g.set_outputs({g.add_node(Node{"f", OpKind::Fused, f, {}}, {x})});
+  EXPECT_HAS(error_of([&] { infer_shapes(g); }),
+             "node 'f' (Conv): fused part 'c' (Conv): takes 1 inputs, has 0");
+}
+
+// --- ONNX import -----------------------------------------------------------------------------
+
+/// A model building block: float tensors "x" (input) and initializers, nodes added by the test.
+struct Model {
+  onnx::ModelProto m;
+  onnx::GraphProto* g;
+
+  explicit Model(const Shape& input) : g(m.mutable_graph()) {
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    g->set_name("g");
+    auto* in = g->add_input();
+    in->set_name("x");
+    in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    auto* shape = in->mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (auto d : input) shape->add_dim()->set_dim_value(d);
+  }
+  /// A float initializer with dims only: the importer never reads weight data.
+  void weight(const std::string& name, const Shape& dims) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (auto d : dims) t->add_dims(d);
+  }
+  void int64s(const std::string& name, const std::vector<std::int64_t>& values) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (auto v : values) t->add_int64_data(v);
+  }
+  onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
+                        const std::string& output, const std::string& name = "") {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const auto& i : inputs) n->add_input(i);
+    n->add_output(output);
+    return n;
+  }
+  static void ints(onnx::NodeProto* n, const std::string& name,
+                   const std::vector<std::int64_t>& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (auto x : v) a->add_ints(x);
+  }
+  /// Writes the model with graph output `output` and imports it; the error message or "".
+  std::string import(const std::string& file, const std::string& output = "y") {
+    g->add_output()->set_name(output);
+    const std::string path = nocflow::testing::scratch_path("robustness_" + file).string();
+    {
+      std::ofstream out(path, std::ios::binary);
+      m.SerializeToOstream(&out);
+    }
+    return error_of([&] { load_network(path); });
+  }
+};
+
+/// Input [1,3,8,8], weight w [4,3,3,3], Conv "conv" → y.
+Model conv_model(const Shape& input = {1, 3, 8, 8}) {
+  Model m(input);
+  m.weight("w", {4, 3, 3, 3});
+  return m;
+}
+
+TEST(Robustness, OnnxConvWithBadStridesOrInputRankIsRefusedBeforeOnnxShapeInference) {
+  {  // SIGFPE in onnx convPoolShapeInference
+    Model m = conv_model();
+    Model::ints(m.node("Conv", {"x", "w"}, "y", "conv"), "strides", {0, 0});
+    const std::string msg = m.import("stride0.onnx");
+    EXPECT_HAS(msg,
+               "robustness_stride0.onnx: node 'conv' (Conv): strides [0,0] must be at least 1");
+  }
+  {  // SIGSEGV there: a 3-D input with a 4-D weight
+    Model m = conv_model({1, 3, 8});
+    m.node("Conv", {"x", "w"}, "y", "conv");
+    EXPECT_HAS(m.import("rank3.onnx"),
+               "robustness_rank3.onnx: node 'conv' (Conv): Conv needs a rank-4 input, got [1,3,8]");
+  }
+  {  // the same through an intermediate tensor, whose rank only shape inference knows
+    Model m = conv_model();
+    m.int64s("s", {1, 3, 64});
+    m.node("Reshape", {"x", "s"}, "r", "flat");
+    m.node("Conv", {"r", "w"}, "y", "conv");
+    EXPECT_HAS(m.import("reshape_rank3.onnx"), "node 'conv' (Conv): Conv needs a rank-4 input");
+  }
+  {
+    Model m = conv_model();
+    Model::ints(m.node("Conv", {"x", "w"}, "y", "conv"), "dilations", {1, 0});
+    EXPECT_HAS(m.import("dilation0.onnx"),
+               "node 'conv' (Conv): dilations [1,0] must be at least 1");
+  }
+  {
+    Model m = conv_model();
+    Model::ints(m.node("Conv", {"x", "w"}, "y", "conv"), "pads", {1, 1, -1, 1});
+    EXPECT_HAS(m.import("padneg.onnx"), "node 'conv' (Conv): pads [1,1,-1,1] must be at least 0");
+  }
+}
+
+TEST(Robustness, OnnxWindowAttributesOfTheWrongLengthAreInputErrors) {
+  // Each was std::out_of_range from s.at(1): an internal error.
+  {
+    Model m = conv_model();
+    Model::ints(m.node("Conv", {"x", "w"}, "y", "conv"), "strides", {2});
+    EXPECT_HAS(m.import("strides1.onnx"),
+               "robustness_strides1.onnx: node 'conv' (Conv): strides [2] must have 2 values for a "
+               "2-D window");
+  }
+  {
+    Model m = conv_model();
+    Model::ints(m.node("Conv", {"x", "w"}, "y", "conv"), "dilations", {1});
+    EXPECT_HAS(m.import("dil1.onnx"), "node 'conv' (Conv): dilations [1] must have 2 values");
+  }
+  {
+    Model m({1, 3, 8, 8});
+    auto* pool = m.node("MaxPool", {"x"}, "y", "pool");
+    Model::ints(pool, "kernel_shape", {2, 2});
+    Model::ints(pool, "strides", {2});
+    EXPECT_HAS(m.import("pool_str1.onnx"),
+               "robustness_pool_str1.onnx: node 'pool' (MaxPool): strides [2] must have 2 values");
+  }
+  {
+    Model m({1, 3, 8, 8});
+    Model::ints(m.node("AveragePool", {"x"}, "y", "pool"), "kernel_shape", {0, 2});
+    EXPECT_HAS(m.import("pool_k0.onnx"),
+               "node 'pool' (AveragePool): kernel [0,2] must be at least 1");
+  }
+}
+
+TEST(Robustness, OnnxParameterShapesMustMatchTheOperator) {
+  {  // was .dims.at(0) out_of_range
+    Model m({1, 3, 8, 8});
+    m.weight("s", {});
+    for (const char* p : {"b", "mean", "var"}) m.weight(p, {3});
+    m.node("BatchNormalization", {"x", "s", "b", "mean", "var"}, "y", "bn");
+    EXPECT_HAS(m.import("bn_scalar.onnx"),
+               "robustness_bn_scalar.onnx: node 'bn' (BatchNormalization): scale must be 1-D");
+  }
+  {  // MACs were counted for 5x5 while the weight is 3x3
+    Model m = conv_model();
+    Model::ints(m.node("Conv", {"x", "w"}, "y", "conv"), "kernel_shape", {5, 5});
+    EXPECT_HAS(m.import("ks_mismatch.onnx"),
+               "node 'conv' (Conv): kernel_shape [5,5] contradicts the weight [4,3,3,3]");
+  }
+  {
+    Model m = conv_model();
+    m.weight("b", {99});
+    m.node("Conv", {"x", "w", "b"}, "y", "conv");
+    EXPECT_HAS(m.import("bias99.onnx"),
+               "node 'conv' (Conv): bias [99] does not match the weight's 4 output channels");
+  }
+  {  // a matching kernel_shape and bias are fine
+    Model m = conv_model();
+    m.weight("b", {4});
+    Model::ints(m.node("Conv", {"x", "w", "b"}, "y", "conv"), "kernel_shape", {3, 3});
+    EXPECT_EQ(m.import("conv_ok.onnx"), "(no InputError)");
+  }
+}
+
+TEST(Robustness, OnnxMessagesNameWhatIsWrong) {
+  for (const std::int64_t d : {0, -3}) {  // said "has a dynamic dimension ''"
+    Model m({1, d, 8, 8});
+    m.node("Relu", {"x"}, "y");
+    const std::string msg = m.import("dim" + std::to_string(d) + ".onnx");
+    EXPECT_HAS(msg, "input 'x' dimension 1 is " + std::to_string(d) + ", not positive");
+  }
+  {  // unnamed nodes on a cycle are named by their output tensor, not ''
+    Model m({1, 4});
+    m.node("Add", {"x", "z"}, "y");
+    m.node("Relu", {"y"}, "z");
+    const std::string msg = m.import("cycle.onnx", "z");
+    EXPECT_HAS(msg, "tensor 'z' used by node 'y' is produced only later, by node 'z'");
+  }
+  {  // nocflow's own shape-inference errors carry the file
+    Model m({1, 3, 8, 8});
+    m.weight("p", {5});
+    m.node("Add", {"x", "p"}, "y", "sum");
+    const std::string msg = m.import("bcast.onnx");
+    EXPECT_EQ(msg.rfind(nocflow::testing::scratch_path("robustness_bcast.onnx").string() +
+                            ": node 'sum' (Add): input shapes [1,3,8,8] and [5] do not broadcast",
+                        0),
+              0u)
+        << msg;
+  }
+  {  // a missing operand was a protobuf CHECK failure
+    Model m({1, 4});
+    m.node("Add", {"x"}, "y", "sum");
+    EXPECT_HAS(m.import("add1.onnx"), "node 'sum' (Add): input 1 is missing");
+  }
+  {  // two producers of one tensor: the second silently won
+    Model m({1, 4});
+    m.node("Relu", {"x"}, "y", "a");
+    m.node("Sigmoid", {"x"}, "y", "b");
+    EXPECT_HAS(m.import("dupout.onnx"),
+               "node 'b' (Sigmoid): output tensor 'y' is already produced");
+  }
+}
+
+// --- sizes that do not fit ---------------------------------------------------------------
+
+TEST(Robustness, TensorsAndLayersPastTwoToThe53AreRefusedNotWrapped) {
+  auto load = [](const std::string& text) {
+    return error_of([&] { parse_network_yaml(text, "net.yaml"); });
+  };
+  // Was exit 0 with negative MACs, bytes and cycles.
+  EXPECT_HAS(
+      load("input: [100000, 100000, 100000, 100000]\nlayers:\n  - {op: conv, out: 8, kernel: 3}\n"),
+      "net.yaml:1:8: node 'input' (Input): output [100000,100000,100000,100000] has 1e+20 "
+      "elements, more than 2^53");
+  EXPECT_HAS(load("input: [1, 3, 4000000000, 4000000000]\nlayers:\n  - relu\n"), "more than 2^53");
+  // 2^52 elements fit, their 2^54 bytes do not.
+  EXPECT_HAS(load("input: [8192, 8192, 8192, 8192]\nlayers:\n  - relu\n"),
+             "node 'input' (Input): output [8192,8192,8192,8192] is 1.8e+16 bytes, more than 2^53");
+  // Tensors that fit, a layer whose MACs do not: 2^36 outputs x 2^16 channels x 9.
+  EXPECT_HAS(load("input: [1, 65536, 1024, 1024]\nlayers:\n  - {op: conv, out: 65536, kernel: 3, "
+                  "pad: 1}\n"),
+             "net.yaml:3:5: node 'conv1' (Conv): needs 4.05e+16 operations");
+  EXPECT_HAS(load("input: [1048576, 1048576]\nlayers:\n  - {op: fc, out: 1048576}\n"),
+             "node 'gemm1' (Gemm): needs 1.15e+18 operations");
+  // Pads that would wrap the window arithmetic.
+  EXPECT_HAS(load("input: [1, 3, 8, 8]\nlayers:\n  - {op: conv, out: 4, kernel: 3, pad: "
+                  "4611686018427387904}\n"),
+             "node 'conv1' (Conv): padded input size 9.22e+18 is more than 2^53");
+  // Just below the bound still loads.
+  EXPECT_EQ(
+      load("input: [1, 65536, 1024, 1024]\nlayers:\n  - {op: conv, out: 8, kernel: 3, pad: 1}\n"),
+      "(no InputError)");
+}
+
+TEST(Robustness, OnnxInputPastTwoToThe53IsRefused) {
+  Model m({std::int64_t{1} << 40, std::int64_t{1} << 40});  // gave 0 activation bytes
+  m.node("Relu", {"x"}, "y");
+  EXPECT_HAS(m.import("hugedim.onnx"),
+             "robustness_hugedim.onnx: node 'x' (Input): output [1099511627776,1099511627776] has "
+             "1.21e+24 elements, more than 2^53");
+}
+
+TEST(Robustness, ZooBatchIsBounded) {
+  EXPECT_HAS(error_of([] {
+               load_network("zoo:gpt2_block", {2147483647, 4});
+             }),
+             "zoo: batch 2147483647 is outside 1 .. 4096");
+  EXPECT_EQ(load_network("zoo:vgg5", {4096, 4}).node(0).output.shape[0], 4096);
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
