@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -44,6 +45,12 @@ OpKeys keys_for(OpKind k) {
   }
 }
 
+std::string number_text(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 class Loader {
  public:
   Loader(std::string origin, std::string name) : origin_(std::move(origin)), graph_(std::move(name)) {}
@@ -75,6 +82,8 @@ class Loader {
     if (const auto outs = root["outputs"]) {
       std::vector<NodeId> ids;
       for (const auto& o : list_of(outs, "outputs")) ids.push_back(lookup(o, "outputs", &outs));
+      if (ids.empty())
+        fail(outs, "outputs", "no outputs: dead-code elimination would remove every layer");
       graph_.set_outputs(ids);
     } else {
       graph_.set_outputs({last_});
@@ -114,11 +123,15 @@ class Loader {
                            : std::is_same_v<T, std::int64_t> ? "an integer"
                            : std::is_same_v<T, double> ? "a number" : "a string";
     if (!n.IsScalar()) fail(n, key, std::string("expected ") + expected);
+    T v{};
     try {
-      return n.as<T>();
+      v = n.as<T>();
     } catch (const YAML::Exception&) {
       fail(n, key, std::string("expected ") + expected + ", got '" + n.Scalar() + "'");
     }
+    if constexpr (std::is_same_v<T, double>)
+      if (!std::isfinite(v)) fail(n, key, "expected a finite number, got '" + n.Scalar() + "'");
+    return v;
   }
   std::vector<std::int64_t> ints(const YAML::Node& n, const std::string& key) const {
     if (n.IsScalar()) return {scalar<std::int64_t>(n, key)};
@@ -226,6 +239,11 @@ class Loader {
       fail(layer, path, "operator '" + op_key + "' needs '" + keys.required.front() + "'");
     }
     if ((*kind == OpKind::MaxPool || *kind == OpKind::AvgPool) && !stride_given) a.stride = a.kernel;
+    if (a.min > a.max)
+      fail(layer, path, "clip min " + number_text(a.min) + " is above max " + number_text(a.max));
+    if (a.ratio < 0 || a.ratio >= 1)
+      fail(layer, path, "dropout ratio " + number_text(a.ratio) + " is outside [0, 1)");
+    if (a.epsilon < 0) fail(layer, path, "epsilon " + number_text(a.epsilon) + " is negative");
     if (*kind == OpKind::Reshape && inputs.size() < 2 && !(layer.IsMap() && layer["shape"]))
       fail(layer, path, "operator 'reshape' needs 'shape' (or a second input that gives it)");
     const OpInfo& info = op_info(*kind);
@@ -247,13 +265,7 @@ class Loader {
 }  // namespace
 
 Graph parse_network_yaml(const std::string& text, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(origin + ":" + std::to_string(e.mark.line + 1) + ":" +
-                     std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
-  }
+  const YAML::Node root = parse_one_document(text, origin);
   reject_duplicate_keys(root, origin);
   if (root.IsMap() && root["format"]) return read_graph_yaml(root, origin);  // a saved graph
   const std::string stem = std::filesystem::path(origin).stem().string();

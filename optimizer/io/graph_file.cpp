@@ -158,6 +158,8 @@ class Reader {
       if (!id) fail(root["outputs"], "outputs", "'" + o + "' is not a node");
       outputs.push_back(*id);
     }
+    if (outputs.empty())
+      fail(root["outputs"], "outputs", "no outputs: dead-code elimination would remove every node");
     graph.set_outputs(outputs);
     try {
       infer_shapes(graph);

@@ -83,6 +83,21 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
         << msg;
     EXPECT_NE(msg.find("gemm1"), std::string::npos) << msg;  // named by the canonical operator
   }
+  // Values no operator can take, and a network without outputs, used to load.
+  const std::pair<std::string, std::string> nonsense[] = {
+      {"input: [1, 4]\nlayers:\n  - {op: clip, min: 5, max: 1}\n",
+       "net.yaml:3:5: layers[0]: clip min 5 is above max 1"},
+      {"input: [1, 4]\nlayers:\n  - {op: dropout, ratio: 7}\n",
+       "dropout ratio 7 is outside [0, 1)"},
+      {"input: [1, 4]\nlayers:\n  - {op: batchnorm, epsilon: .nan}\n",
+       "net.yaml:3:30: layers[0].epsilon: expected a finite number, got '.nan'"},
+      {"input: [1, 4]\nlayers:\n  - relu\noutputs: []\n", "net.yaml:4:10: outputs: no outputs"},
+      {"input: [1, 4]\nlayers:\n  - relu\n---\ninput: [1, 8]\n",
+       "net.yaml:5:1: a second YAML document"}};
+  for (const auto& [text, expected] : nonsense) {
+    const auto msg = error_of([&] { load(text); });
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+  }
   {
     const auto msg = error_of([&] { load("input: [1, 16]\nlayers:\n  - reshape\n"); });
     EXPECT_NE(msg.find("net.yaml:3:5: layers[0]: operator 'reshape' needs 'shape'"),

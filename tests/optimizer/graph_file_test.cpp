@@ -103,6 +103,9 @@ TEST(GraphFile, WhatIsNotAGraphIsRefusedWithItsPlace) {
       {head + "  - {name: b, op: Relu, inputs: [a], parts: [{name: r, op: Relu, num_inputs: 1}]}\n",
        "only a Fused node has parts"},
       {head + "  - {name: a, op: Relu, inputs: [a]}\n", "duplicate name 'a'"},
+      {"format: nocflow-graph-1\nname: g\noutputs: []\nnodes:\n"
+       "  - {name: a, op: Input, attrs: {shape: [1, 4]}}\n",
+       "g.yaml:3:10: outputs: no outputs"},
   };
   for (const auto& c : cases) {
     try {
