@@ -247,7 +247,11 @@ class Loader {
     if (*kind == OpKind::Reshape && inputs.size() < 2 && !(layer.IsMap() && layer["shape"]))
       fail(layer, path, "operator 'reshape' needs 'shape' (or a second input that gives it)");
     const OpInfo& info = op_info(*kind);
-    if (info.min_inputs == 0) inputs.clear();
+    if (info.min_inputs == 0 && info.max_inputs == 0) {
+      if (layer.IsMap() && layer["inputs"])
+        fail(layer["inputs"], path + ".inputs", "operator '" + op_key + "' reads no inputs");
+      inputs.clear();
+    }
     if (name.empty()) name = std::string(info.key) + std::to_string(++counts_[std::string(info.key)]);
     if (graph_.find(name)) fail(layer.IsMap() && layer["name"] ? layer["name"] : layer, path + ".name", "duplicate layer name '" + name + "'");
     last_ = graph_.add_node(Node{name, *kind, a, {}}, inputs);

@@ -17,13 +17,25 @@ namespace {
 
 constexpr std::int64_t kMaxInlineElements = 4096;  // larger constants are never read
 
+/// Bytes per element of an ONNX data type; 0 for one without a fixed size (UNDEFINED, STRING)
+/// or unknown to this ONNX version.
 int elem_bytes_of(int dtype) {
   using T = onnx::TensorProto;
   switch (dtype) {
-    case T::DOUBLE: case T::INT64: case T::UINT64: return 8;
+    case T::COMPLEX128:
+      return 16;
+    case T::DOUBLE:
+    case T::INT64:
+    case T::UINT64:
+    case T::COMPLEX64:
+      return 8;
     case T::FLOAT: case T::INT32: case T::UINT32: return 4;
     case T::FLOAT16: case T::BFLOAT16: case T::INT16: case T::UINT16: return 2;
-    default: return 1;
+    case T::UNDEFINED:
+    case T::STRING:
+      return 0;
+    default:
+      return T::DataType_IsValid(dtype) ? 1 : 0;  // 8-bit types, bool
   }
 }
 
@@ -91,6 +103,7 @@ class Importer {
     for (const auto& n : g.node()) import_node(n);
     std::vector<NodeId> outputs;
     for (const auto& out : g.output()) outputs.push_back(value(out.name(), "graph output"));
+    if (outputs.empty()) throw InputError(path_ + ": the graph has no outputs");
     graph_.set_outputs(outputs);
     try {
       infer_shapes(graph_);
@@ -116,6 +129,9 @@ class Importer {
     OpAttrs a;
     const auto& tt = in.type().tensor_type();
     a.elem_bytes = elem_bytes_of(tt.elem_type());
+    if (a.elem_bytes == 0)
+      throw InputError(path_ + ": input '" + in.name() + "' has data type " +
+                       std::to_string(tt.elem_type()) + ", which has no fixed element size");
     if (!tt.has_shape())
       throw InputError(path_ + ": input '" + in.name() +
                        "' has no shape; export it with a static shape");
@@ -154,6 +170,9 @@ class Importer {
       OpAttrs a;
       a.shape = info.dims;
       a.elem_bytes = elem_bytes_of(info.dtype);
+      if (a.elem_bytes == 0)
+        throw InputError(path_ + ": tensor '" + name + "' has data type " +
+                         std::to_string(info.dtype) + ", which has no fixed element size");
       a.int_data = info.ints;
       a.float_data = info.floats;
       // Floating-point initializers are learned parameters; Constant nodes are not.
@@ -389,7 +408,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
     if (n.input_size() > 1 && !n.input(1).empty()) emit(n, k, a, {0, 1});
     else emit(n, k, a, {0});
   } else if (op == "Cast") {
-    a.elem_bytes = elem_bytes_of(static_cast<int>(attr_int(n, "to", onnx::TensorProto::FLOAT)));
+    const auto to = attr_int(n, "to", onnx::TensorProto::FLOAT);
+    a.elem_bytes = elem_bytes_of(static_cast<int>(to));
+    if (a.elem_bytes == 0)
+      fail(n, "to=" + std::to_string(to) + " is not a data type of fixed size");
     emit(n, OpKind::Cast, a, {0});
   } else {
     fail(n, "unsupported ONNX operator '" + op + "'");

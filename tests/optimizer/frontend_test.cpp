@@ -92,6 +92,8 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
       {"input: [1, 4]\nlayers:\n  - {op: batchnorm, epsilon: .nan}\n",
        "net.yaml:3:30: layers[0].epsilon: expected a finite number, got '.nan'"},
       {"input: [1, 4]\nlayers:\n  - relu\noutputs: []\n", "net.yaml:4:10: outputs: no outputs"},
+      {"input: [1, 4]\nlayers:\n  - {op: constant, shape: [4], inputs: [input]}\n",
+       "net.yaml:3:40: layers[0].inputs: operator 'constant' reads no inputs"},
       {"input: [1, 4]\nlayers:\n  - relu\n---\ninput: [1, 8]\n",
        "net.yaml:5:1: a second YAML document"}};
   for (const auto& [text, expected] : nonsense) {

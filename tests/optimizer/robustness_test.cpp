@@ -146,9 +146,10 @@ struct Model {
     a->set_type(onnx::AttributeProto::INTS);
     for (auto x : v) a->add_ints(x);
   }
-  /// Writes the model with graph output `output` and imports it; the error message or "".
+  /// Writes the model with graph output `output` (none if empty) and imports it; the error
+  /// message or "".
   std::string import(const std::string& file, const std::string& output = "y") {
-    g->add_output()->set_name(output);
+    if (!output.empty()) g->add_output()->set_name(output);
     const std::string path = nocflow::testing::scratch_path("robustness_" + file).string();
     {
       std::ofstream out(path, std::ios::binary);
@@ -288,6 +289,23 @@ TEST(Robustness, OnnxMessagesNameWhatIsWrong) {
     Model m({1, 4});
     m.node("Add", {"x"}, "y", "sum");
     EXPECT_HAS(m.import("add1.onnx"), "node 'sum' (Add): input 1 is missing");
+  }
+  {  // data types without a fixed size, and a graph without outputs, used to import
+    Model m({1, 4});
+    auto* cast = m.node("Cast", {"x"}, "y", "c");
+    auto* to = cast->add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(999);
+    EXPECT_HAS(m.import("cast.onnx"), "node 'c' (Cast): to=999 is not a data type of fixed size");
+    Model u({1, 4});
+    u.g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+        onnx::TensorProto::UNDEFINED);
+    u.node("Relu", {"x"}, "y");
+    EXPECT_HAS(u.import("undefined.onnx"), "input 'x' has data type 0, which has no fixed");
+    Model none({1, 4});
+    none.node("Relu", {"x"}, "y");
+    EXPECT_HAS(none.import("nooutputs.onnx", ""), "the graph has no outputs");
   }
   {  // two producers of one tensor: the second silently won
     Model m({1, 4});
