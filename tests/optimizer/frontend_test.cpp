@@ -13,6 +13,7 @@
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_inference.h"
 #include "optimizer/passes/pass_manager.h"
+#include "tests/input_error.h"
 #include "tests/scratch.h"
 
 namespace nocflow::optimizer {
@@ -21,14 +22,7 @@ namespace {
 const std::string kConfigs = std::string(NOCFLOW_SOURCE_DIR) + "/configs/networks/";
 const std::string kData = std::string(NOCFLOW_SOURCE_DIR) + "/tests/optimizer/data/";
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::error_of;
 
 TEST(NetworkYaml, SequentialVgg5MatchesTheZoo) {
   const GraphTotals yaml = graph_totals(load_network(kConfigs + "vgg5.yaml"));

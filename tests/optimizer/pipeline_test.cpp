@@ -17,6 +17,7 @@
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/solver/stage_split.h"
+#include "tests/input_error.h"
 #include "tests/scratch.h"
 
 namespace nocflow::optimizer {
@@ -249,12 +250,7 @@ TEST(Pipeline, PlanFileWithInconsistentStagesIsRefused) {
   auto message = [](const std::string& t) {
     const std::string file = testing::scratch_path("bad_pipeline_plan.yaml").string();
     std::ofstream(file) << t;
-    try {
-      read_plan(file);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no InputError)");
+    return testing::error_of([&] { read_plan(file); });
   };
   // Each of these used to replay, some writing outside the per-stage tables.
   const std::pair<std::string, std::string> cases[] = {

@@ -13,20 +13,13 @@
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/frontend/network_yaml.h"
 #include "optimizer/graph/shape_inference.h"
+#include "tests/input_error.h"
 #include "tests/scratch.h"
 
 namespace nocflow::optimizer {
 namespace {
 
-/// The InputError's message; other exceptions escape and fail the test.
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::error_of;
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
