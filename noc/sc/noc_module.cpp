@@ -24,10 +24,17 @@ NocModule::NocModule(const sc_core::sc_module_name& name, Network& net, double c
   dont_initialize();
 }
 
+// In SystemC's integer time units: a double holds picoseconds exactly only up to 2^53 (about
+// 9,000 simulated seconds, 9 * 10^9 cycles at 1 MHz), past which cycles stop advancing.
 Cycle NocModule::cycle_now() const {
   const sc_core::sc_time t = sc_core::sc_time_stamp();
   if (t < phase_) return -base_;
-  return static_cast<Cycle>(std::floor((t - phase_) / period_ + 1e-9)) - base_;
+  return static_cast<Cycle>((t.value() - phase_.value()) / period_.value()) - base_;
+}
+
+sc_core::sc_time NocModule::time_of(Cycle c) const {
+  return sc_core::sc_time::from_value(
+      static_cast<sc_core::sc_time::value_type>(c + base_) * period_.value() + phase_.value());
 }
 
 void NocModule::tick() {

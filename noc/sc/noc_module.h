@@ -69,7 +69,7 @@ class NocModule : public sc_core::sc_module {
 
  private:
   void tick();
-  sc_core::sc_time time_of(Cycle c) const { return static_cast<double>(c + base_) * period_ + phase_; }
+  sc_core::sc_time time_of(Cycle c) const;
 
   Network& net_;
   sc_core::sc_time period_, phase_;

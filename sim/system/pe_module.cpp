@@ -17,7 +17,9 @@ void PeModule::run() {
     switch (s.kind) {
       case StepKind::Compute:
       case StepKind::Reduce:
-        if (s.cycles > 0) wait(static_cast<double>(s.cycles) * period);
+        if (s.cycles > 0)  // integer time: a double loses picoseconds past 2^53
+          wait(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(s.cycles) *
+                                            period.value()));
         break;
       case StepKind::Send:
         while (!host_.send(id_, s)) wait(period);  // bounded source queue full: retry

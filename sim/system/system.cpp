@@ -35,7 +35,9 @@ System::System(const sc_core::sc_module_name& name, const HwSpec& hw, const Prog
 System::~System() = default;
 
 noc::Cycle System::cycle_now() const {
-  return static_cast<noc::Cycle>(std::llround(sc_core::sc_time_stamp() / noc_.period()));
+  // Integer time units, rounded to the nearest cycle (PEs act at half cycles).
+  const auto t = sc_core::sc_time_stamp().value(), p = noc_.period().value();
+  return static_cast<noc::Cycle>((t + p / 2) / p);
 }
 
 bool System::send(int pe, const Step& s) {

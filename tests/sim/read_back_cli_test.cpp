@@ -98,6 +98,35 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
   EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
 }
 
+// Past 2^53 ps (6 * 10^17 here) SystemC time held as a double stops advancing cycle by cycle:
+// this run used to hang at the slowest clock the configs allow.
+TEST(ReadBackCli, ALongProgramAtTheSlowestClockEndsOnItsCycle) {
+  const fs::path dir = fresh_dir("simulate_slow_clock"), programs = dir / "programs";
+  fs::create_directories(programs);
+  const std::int64_t compute = 600'000'000'000;
+  std::ofstream(programs / "pe_0.txt")
+      << "compute cycles=" << compute << "\nsend to=PE1 bytes=64 tag=1\n";
+  std::ofstream(programs / "pe_1.txt") << "recv from=PE0 bytes=64 tag=1\n";
+  std::ofstream(programs / "pe_2.txt");
+  std::ofstream(programs / "pe_3.txt");
+  auto total_at = [&](const std::string& ghz) {
+    const fs::path out = dir / ghz;
+    const CliRun r =
+        run_nocflow("simulate --hw " + kSrc +
+                    "/configs/hw/mesh4x4.yaml --set topology.rows=2 --set "
+                    "topology.cols=2 --set clock.frequency_ghz=" +
+                    ghz + " --quiet --programs " + programs.string() + " --out " + out.string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(read_file(out / "summary.json"))["total_cycles"]
+        .get<std::int64_t>();
+  };
+  // Cycles do not depend on the clock: the same as at 1 GHz, a few past the compute.
+  const std::int64_t slow = total_at("0.001");
+  EXPECT_EQ(slow, total_at("1"));
+  EXPECT_GT(slow, compute);
+  EXPECT_LT(slow, compute + 20);
+}
+
 TEST(ReadBackCli, ASavedGraphOptimizesAndReplaysAsTheNetworkItWasSavedFrom) {
   const fs::path dir = fresh_dir("simulate_saved_graph");
   const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";  // 2-byte data
