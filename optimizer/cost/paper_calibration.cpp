@@ -73,8 +73,12 @@ PaperCalibration read_paper_calibration(const std::string& file) {
       throw InputError(at(file, n) + "paper." + key + ": expected " + rule);
     return v;
   };
-  return {number("bnoc_bytes_per_cycle", 1e-9, "a number > 0"),
-          number("latency_cycles", 0, "a number >= 0")};
+  const double bnoc = number("bnoc_bytes_per_cycle", 1e-9, "a number >= 1e-9");
+  const double latency = number("latency_cycles", 0, "a number >= 0");
+  if (latency > 1e9)  // a fitted latency is tens of cycles; this much is a broken file
+    throw InputError(at(file, paper["latency_cycles"]) +
+                     "paper.latency_cycles: expected at most 1e9");
+  return {bnoc, latency};
 }
 
 std::string paper_calibration_yaml(const PaperCalibration& c, const std::string& comment) {
@@ -113,8 +117,9 @@ std::optional<double> read_router_slowdown(const std::string& file,
   const YAML::Node root = load_yaml_file(file, "calibration file");
   const YAML::Node linkload = root["linkload"];
   if (!linkload) return std::nullopt;
-  if (linkload.IsMap())
-    check_keys(file, linkload, "linkload: ", {"router_contention", "router_slowdown"});
+  if (!linkload.IsMap())
+    throw InputError(at(file, linkload) + "linkload: expected a map with router_contention");
+  check_keys(file, linkload, "linkload: ", {"router_contention", "router_slowdown"});
   const YAML::Node table = linkload["router_contention"];
   if (!table && linkload["router_slowdown"])
     throw InputError(file + ": linkload.router_slowdown is the earlier form of router contention (1 + s * m / (m + B), "

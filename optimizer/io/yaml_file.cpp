@@ -50,14 +50,16 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& origin) {
   if (!node.IsMap()) return;
   std::map<std::string, int> seen;  // scalar key → its line
   for (const auto& kv : node) {
-    if (kv.first.IsScalar()) {
-      const auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark().line + 1);
-      if (!fresh)
-        throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ":" +
-                         std::to_string(kv.first.Mark().column + 1) + ": key '" +
-                         kv.first.Scalar() + "' given twice (first at line " +
-                         std::to_string(it->second) + ")");
-    }
+    // `? [a, b]` or `? {a: 1}` makes a list or map a key; every reader expects names.
+    if (!kv.first.IsScalar())
+      throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ":" +
+                       std::to_string(kv.first.Mark().column + 1) +
+                       ": a key must be a name, not a list or map");
+    const auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark().line + 1);
+    if (!fresh)
+      throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ":" +
+                       std::to_string(kv.first.Mark().column + 1) + ": key '" + kv.first.Scalar() +
+                       "' given twice (first at line " + std::to_string(it->second) + ")");
     reject_duplicate_keys(kv.second, origin);
   }
 }

@@ -18,6 +18,7 @@ YAML::Node parse_one_document(const std::string& text, const std::string& origin
 
 /// Throws InputError "origin:line:col: key 'k' given twice (first at line L)" for the first
 /// mapping, at any depth, that has a key twice: YAML parsers keep both and readers take one.
+/// A key that is a list or map (`? [a, b]`) is refused the same way.
 void reject_duplicate_keys(const YAML::Node& node, const std::string& origin);
 
 }  // namespace nocflow::optimizer

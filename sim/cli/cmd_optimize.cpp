@@ -364,10 +364,10 @@ void add_optimize_command(CLI::App& app, Action& action) {
       throw CLI::ValidationError("--export-lp",
                                  "one model per solve; --stages solves one per range");
     // ILP options without an ILP solve would be silently ignored: refuse them.
-    if (a->solver != "ilp" && !a->compare)
-      for (const CLI::Option* o : {formulation, export_lp})
-        if (o->count() > 0)
-          throw CLI::ValidationError(o->get_name(), "applies to --solver ilp (or --compare) only");
+    if (a->solver != "ilp" && !a->compare && formulation->count() > 0)
+      throw CLI::ValidationError("--formulation", "applies to --solver ilp (or --compare) only");
+    if ((a->solver != "ilp" || a->compare) && export_lp->count() > 0)  // --compare exports nothing
+      throw CLI::ValidationError("--export-lp", "applies to --solver ilp without --compare only");
     action = [a] { return run(*a); };
   });
 }

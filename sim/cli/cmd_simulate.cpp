@@ -12,6 +12,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/limits.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/plan/pipeline.h"
@@ -460,7 +461,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");
   cmd->add_option("--trace-window", a->window,
                   "link sampling window for traces, cycles (default 1000)")
-      ->check(at_least(1));
+      ->check(in_range(1, static_cast<double>(kMaxCycles)));
   auto* dump = cmd->add_option("--dump-programs", a->dump_programs,
                                "write each PE's program to DIR/pe_N.txt")
                    ->type_name("DIR");

@@ -299,7 +299,10 @@ int run(const TrafficArgs& a) {
     std::cout.flush();
     return probes.emplace(key, r).first->second;
   };
+  // (last rate that passes, first that fails); a network that passes at 1.0 never saturates
+  // (hi = -1: none), which the bisection alone would report as saturating at 1.0.
   auto bisect = [&](bool fixed, auto&& ok) {
+    if (ok(probe(1.0, fixed))) return std::pair{1.0, -1.0};
     double lo = 0, hi = 1.0;
     while (hi - lo > 0.005) {
       const double mid = std::round((lo + hi) / 2 * 1e4) / 1e4;
@@ -315,12 +318,19 @@ int run(const TrafficArgs& a) {
   nlohmann::ordered_json j;
   j["pattern"] = a.traffic.pattern;
   j["packet_flits"] = a.traffic.packet_flits;
-  j["latency_rule"] = {{"last_stable", stable_lo}, {"first_unstable", stable_hi},
-                       {"description", "BookSim: unstable when mean latency of delivered plus "
-                                       "in-flight flits passes 500 cycles"}};
-  j["throughput_rule"] = {{"last_ok", accept_lo}, {"first_saturated", accept_hi},
-                          {"description", "saturated when accepted < 0.95 x offered in a "
-                                          "fixed-length run"}};
+  auto rate_or_null = [](double r) {
+    return r < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(r);
+  };
+  j["latency_rule"] = {{"last_stable", stable_lo},
+                       {"first_unstable", rate_or_null(stable_hi)},
+                       {"description",
+                        "BookSim: unstable when mean latency of delivered plus "
+                        "in-flight flits passes 500 cycles"}};
+  j["throughput_rule"] = {{"last_ok", accept_lo},
+                          {"first_saturated", rate_or_null(accept_hi)},
+                          {"description",
+                           "saturated when accepted < 0.95 x offered in a "
+                           "fixed-length run"}};
   j["resolution_flits_per_node_per_cycle"] = 0.005;
   j["probes"] = nlohmann::ordered_json::array();
   for (const auto& [key, r] : probes)
@@ -331,10 +341,18 @@ int run(const TrafficArgs& a) {
                            {"accepted", r.accepted}});
   j["wall_seconds"] = wall;
   write_file(std::filesystem::path(a.out) / "saturation.json", j.dump(2) + "\n");
+  auto first = [](double r) {
+    std::ostringstream s;
+    if (r < 0)
+      s << "none up to 1.0";
+    else
+      s << std::fixed << std::setprecision(4) << r;
+    return s.str();
+  };
   std::cout << std::fixed << std::setprecision(4) << "  saturation (latency rule):    last stable "
-            << stable_lo << ", first unstable " << stable_hi << " flits/node/cycle\n"
-            << "  saturation (throughput rule): last ok " << accept_lo << ", first below 0.95 x offered "
-            << accept_hi << " flits/node/cycle\n"
+            << stable_lo << ", first unstable " << first(stable_hi) << " flits/node/cycle\n"
+            << "  saturation (throughput rule): last ok " << accept_lo
+            << ", first below 0.95 x offered " << first(accept_hi) << " flits/node/cycle\n"
             << "nocflow: wrote " << a.out << "/saturation.json (" << probes.size() << " probes, "
             << std::setprecision(1) << wall << " s)\n";
   return 0;
@@ -371,7 +389,9 @@ void add_traffic_command(CLI::App& app, Action& action) {
       ->check(in_range(1, static_cast<double>(kMaxCycles)));
   cmd->add_flag("--exclude-self", a->traffic.pattern_options.exclude_self,
                 "uniform: never send to the source itself (BookSim includes it)");
-  cmd->add_option("--hotspot-node", a->traffic.pattern_options.hotspot_node, "hotspot: node (default: centre)");
+  cmd->add_option("--hotspot-node", a->traffic.pattern_options.hotspot_node,
+                  "hotspot: node (default: centre)")
+      ->check(at_least(0));
   cmd->add_option("--hotspot-fraction", a->traffic.pattern_options.hotspot_fraction,
                   "hotspot: share of packets to the hotspot")
       ->capture_default_str()

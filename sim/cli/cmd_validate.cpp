@@ -65,8 +65,13 @@ void write_messages(const std::string& out, const HwSpec& hw, const BenchResult&
   f.close();
 }
 
+/// Tensor sizes up to 64 MiB: beyond, the benchmark layers' weights (C^2 for C channels) pass
+/// what any SRAM could hold.
+constexpr std::int64_t kMaxBenchBytes = std::int64_t{64} << 20;
+
 std::int64_t parse_size(const std::string& s) {
-  static const std::pair<const char*, std::int64_t> units[] = {{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"B", 1}};
+  static const std::pair<const char*, std::int64_t> units[] = {
+      {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}};
   for (const auto& [unit, scale] : units) {
     const std::string u = unit;
     if (s.size() > u.size() && s.compare(s.size() - u.size(), u.size(), u) == 0) {
@@ -79,8 +84,8 @@ std::int64_t parse_size(const std::string& s) {
         break;
       }
       if (used != number.size() || v <= 0) break;
-      if (v * scale < 64 || v * scale > (std::int64_t{1} << 30))
-        throw InputError("--sizes: " + s + " is outside 64 B .. 1 GiB");
+      if (v > kMaxBenchBytes / scale || v * scale < 64)  // the first test before v * scale wraps
+        throw InputError("--sizes: " + s + " is outside 64 B .. 64 MiB");
       return v * scale;
     }
   }
@@ -130,7 +135,8 @@ struct Error {
 int run_rank(const ValidateArgs& a) {
   if (a.net.network.empty())
     throw InputError("--rank needs --network (the network whose plans to rank)");
-  if (a.k < 1) throw InputError("--k: must be at least 1");
+  // Each plan is a replay of the whole network (minutes for resnet50): 1,000 would take days.
+  if (a.k < 1 || a.k > 1000) throw InputError("--k: must be in 1 .. 1000");
   if (a.calibrate)
     throw InputError("--calibrate: fits the microbenchmarks, not with --rank (to rank calibrated models: --calibration FILE)");
   const HwSpec spec = a.hw.load();
@@ -141,7 +147,7 @@ int run_rank(const ValidateArgs& a) {
   o.train = a.net.train;
   o.k = a.k;
   o.mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
-  if (a.jobs < 1) throw InputError("--jobs: must be at least 1");
+  if (a.jobs < 1 || a.jobs > 256) throw InputError("--jobs: must be in 1 .. 256");
   o.jobs = a.jobs;
   o.calibration = a.calibration;
   if (a.placements < 1) throw InputError("--placements: must be at least 1 (1: the plans as placed, no images)");
@@ -168,6 +174,19 @@ int run(const ValidateArgs& a) {
       throw InputError("--types: " + unknown_name_message("type", t, bench_types()));
   std::vector<std::int64_t> sizes;
   for (const auto& s : a.sizes) sizes.push_back(parse_size(s));
+  // A value given twice would run its cases twice and count them twice in the summary.
+  auto once = [](const char* option, auto values) {
+    std::sort(values.begin(), values.end());
+    if (const auto twice = std::adjacent_find(values.begin(), values.end());
+        twice != values.end()) {
+      std::ostringstream text;
+      text << *twice;
+      throw InputError(std::string(option) + ": " + text.str() + " given twice");
+    }
+  };
+  once("--types", types);
+  once("--sizes", sizes);
+  once("--meshes", a.meshes);
   std::vector<HwSpec> machines;
   for (int k : a.meshes) {
     if (k < 2 || k > 64) throw InputError("--meshes: side " + std::to_string(k) + " is outside 2 .. 64");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -89,6 +90,8 @@ void flatten(const std::string& file, const YAML::Node& root,
   if (!root.IsMap()) fail(origin_of(file, root), "", "expected a mapping of sections at top level");
   const auto sections = all_sections();
   for (const auto& kv : root) {
+    if (!kv.first.IsScalar())
+      fail(origin_of(file, kv.first), "", "a key must be a name, not a list or map");
     const std::string key = kv.first.as<std::string>();
     const Origin at = origin_of(file, kv.first);
     if (const Param* p = find_param(key)) {  // top-level parameter
@@ -103,6 +106,8 @@ void flatten(const std::string& file, const YAML::Node& root,
                                                 std::string(kv.second.IsScalar() ? "scalar"
                                                                                  : "list"));
     for (const auto& inner : kv.second) {
+      if (!inner.first.IsScalar())
+        fail(origin_of(file, inner.first), key, "a key must be a name, not a list or map");
       const std::string path = key + "." + inner.first.as<std::string>();
       if (!find_param(path)) fail(origin_of(file, inner.first), path, unknown_key(path));
       if (out.count(path)) fail(origin_of(file, inner.first), path, "key given twice");
@@ -131,6 +136,9 @@ std::optional<std::int64_t> parse_integer(std::string text, bool allow_binary_su
   try {
     const long long v = std::stoll(text, &used, 10);
     if (used != text.size()) return std::nullopt;
+    if (v > std::numeric_limits<std::int64_t>::max() / scale ||
+        v < std::numeric_limits<std::int64_t>::min() / scale)
+      return std::nullopt;  // would wrap
     return static_cast<std::int64_t>(v) * scale;
   } catch (const std::exception&) {
     return std::nullopt;

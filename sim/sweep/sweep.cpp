@@ -92,16 +92,23 @@ std::map<std::string, std::string> finished_rows(const fs::path& dir, const std:
     if (e.path().filename().string().rfind("results.partial-", 0) == 0) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   if (fs::exists(dir / "results.csv")) files.insert(files.begin(), dir / "results.csv");
-  const std::size_t status_column = parse_csv_line(expected_header).size() - sweep_result_columns().size() + 1;
+  const std::size_t columns = parse_csv_line(expected_header).size();
+  const std::size_t status_column = columns - sweep_result_columns().size() + 1;
+  // Lines as written on another system (CRLF) read the same.
+  auto next_line = [](std::istream& in, std::string& line) {
+    if (!std::getline(in, line)) return false;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  };
   for (const auto& f : files) {
     std::ifstream in(f);
     std::string line;
-    if (!std::getline(in, line)) continue;
+    if (!next_line(in, line)) continue;
     if (line != expected_header)
       throw InputError(f.string() + ": its columns differ from this spec's; use another --out");
-    while (std::getline(in, line)) {
+    while (next_line(in, line)) {
       const auto fields = parse_csv_line(line);
-      if (fields.size() <= status_column) continue;  // a line cut short by an interruption
+      if (fields.size() != columns) continue;  // a line cut short by an interruption, or edited
       const std::string& status = fields[status_column];
       if (status == "ok" || status == "infeasible") rows.emplace(fields[0], line);
     }

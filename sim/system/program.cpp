@@ -219,6 +219,7 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
                        " PEs: give pe_0.txt ... pe_" + std::to_string(pes - 1) + ".txt)");
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
+      if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
       const Origin at{file, number};
       const std::vector<std::string> words = split_words(line, at);
       if (words.empty()) continue;

@@ -102,6 +102,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "",
                   {"hw.yaml:3:5:", "router.vcs: expected an integer, got a mapping"}},
         // Readers take the first document only: a second one would be ignored.
+        BadConfig{"list_as_key",
+                  "? [router]\n: {vcs: 2}\n",
+                  "",
+                  {"hw.yaml:1:3:", "a key must be a name"}},
         BadConfig{"second_document",
                   "router:\n  vcs: 2\n---\nrouter:\n  vcs: 3\n",
                   "",

@@ -140,6 +140,21 @@ void expect_rejected(const CliRun& r, const std::string& message, const fs::path
   EXPECT_FALSE(fs::exists(out)) << what;
 }
 
+// Two nodes, each sending to the other: every rate up to a flit per cycle is carried, and the
+// bisection must not report the bound it starts from (1.0) as a saturation point.
+TEST(TrafficCli, ANetworkThatNeverSaturatesSaysSo) {
+  const fs::path dir = fresh_dir("traffic_never_saturates");
+  const CliRun r = run_nocflow("traffic --hw " + kHw +
+                               " --set topology.rows=1 --set topology.cols=2 "
+                               "--pattern neighbor --find-saturation --out " +
+                               (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("first unstable none up to 1.0"), std::string::npos) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "saturation.json"));
+  EXPECT_TRUE(j["latency_rule"]["first_unstable"].is_null()) << j.dump();
+  EXPECT_DOUBLE_EQ(j["latency_rule"]["last_stable"].get<double>(), 1.0);
+}
+
 TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
   const fs::path dir = fresh_dir("traffic_bad");
   const std::pair<std::string, std::string> cases[] = {
@@ -159,6 +174,7 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--packet-flits 0", "--packet-flits: must be at least 1, got 0"},
       {"--cycles 1e3x", "--cycles: expected a number, got '1e3x'"},
       {"--hotspot-node 3", "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only"},
+      {"--pattern hotspot --hotspot-node -2", "--hotspot-node: must be at least 0, got -2"},
   };
   for (const auto& [args, message] : cases)
     expect_rejected(run_nocflow(traffic(dir / "out", args)), message, dir / "out", args);

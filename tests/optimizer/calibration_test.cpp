@@ -48,6 +48,30 @@ TEST(PaperCalibration, FileRoundTripsAndBadFilesAreClear) {
     EXPECT_NE(std::string(e.what()).find("paper.bnoc_bytes_per_cycle"), std::string::npos) << e.what();
   }
   EXPECT_THROW(read_paper_calibration((dir / "nocflow_no_such_calibration.yaml").string()), InputError);
+  // What used to escape as an internal error (yaml-cpp's own exceptions), or price every edge
+  // at 1e300 cycles.
+  const std::pair<std::string, std::string> refused[] = {
+      {"paper: {bnoc_bytes_per_cycle: 8, latency_cycles: 1e300}\n",
+       "paper.latency_cycles: expected at most 1e9"},
+      {"? [paper]\n: 1\n",
+       "nocflow_calibration_bad.yaml:1:3: a key must be a name, not a list or map"}};
+  for (const auto& [text, message] : refused) {
+    std::ofstream(bad) << text;
+    try {
+      read_paper_calibration(bad.string());
+      ADD_FAILURE() << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  std::ofstream(bad) << "paper: {bnoc_bytes_per_cycle: 8, latency_cycles: 1}\nlinkload: 3\n";
+  try {
+    read_router_slowdown(bad.string(), noc::TopologySpec{"mesh", 2, 2, 0}, nullptr);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("linkload: expected a map"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

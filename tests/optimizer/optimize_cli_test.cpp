@@ -140,7 +140,11 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       {"--exact-nodes --set topology.cols=7 --set topology.rows=1",
        "no partition choice using exactly 7 PEs"},
       {"--memory-limit --set pe.sram_bytes=1024", "does not fit in PE memory"},
-      {"--export-lp model.lp", "--export-lp: applies to --solver ilp (or --compare) only"},
+      {"--export-lp model.lp", "--export-lp: applies to --solver ilp without --compare only"},
+      // --compare solves without exporting: the file was silently never written.
+      {"--compare --export-lp model.lp",
+       "--export-lp: applies to --solver ilp without --compare only"},
+      {"--solver ilp --time-limit nan", "--time-limit: expected a number, got 'nan'"},
       {"--solver dp --formulation mccormick",
        "--formulation: applies to --solver ilp (or --compare) only"},
       {"--bnoc -1", "--bnoc: must be at least 0, got -1"},

@@ -339,6 +339,19 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       << type.output;
   EXPECT_EQ(run_nocflow("validate " + kHw + " --sizes 4KB --out " + (dir / "o").string()).exit_code, 2);
   EXPECT_FALSE(fs::exists(dir / "o"));
+  // A size that wrapped to 1 MiB ran as 1 MiB; a value given twice ran and counted twice.
+  const std::pair<const char*, const char*> refused[] = {
+      {"--sizes 17592186044417MiB", "--sizes: 17592186044417MiB is outside 64 B .. 64 MiB"},
+      {"--sizes 1GiB", "--sizes: 1GiB is outside 64 B .. 64 MiB"},
+      {"--types LOCAL,LOCAL", "--types: LOCAL given twice"},
+      {"--sizes 1KiB 1024B", "--sizes: 1024 given twice"},
+      {"--meshes 2,2", "--meshes: 2 given twice"}};
+  for (const auto& [args, message] : refused) {
+    const CliRun r = run_nocflow("validate " + kHw + " " + args + " --out " + (dir / "o").string());
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "o"));
+  }
   // Options of --rank given to the microbenchmarks are a mistake, not ignored.
   for (const char* ranked : {"--batch 4", "--passes none"}) {
     const CliRun r =
