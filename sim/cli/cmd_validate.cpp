@@ -371,7 +371,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   a->hw.add_to(*cmd);
   cmd->add_option("--meshes", a->meshes, "mesh sides to test (k for k x k)")->capture_default_str()->delimiter(',');
   cmd->add_option("--crossbar", a->crossbar, "crossbar ports to test (0: none)")->capture_default_str();
-  cmd->add_option("--sizes", a->sizes, "tensor sizes, e.g. 1KiB,64KiB,4MiB")->capture_default_str()->delimiter(',');
+  cmd->add_option("--sizes", a->sizes, "tensor sizes, 64 B .. 64 MiB, e.g. 1KiB,64KiB,4MiB")->capture_default_str()->delimiter(',');
   cmd->add_option("--types", a->types, "redistribution types (default: all)")->delimiter(',');
   cmd->add_flag("--calibrate", a->calibrate,
                 "fit the paper model's B_NoC and a fixed latency; write them and the router slowdowns to calibration.yaml");
