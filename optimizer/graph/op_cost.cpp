@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/graph/op_cost.h"
 
+#include <initializer_list>
+#include <limits>
+
 #include "noc/base/error.h"
 
 namespace nocflow::optimizer {
@@ -13,6 +16,19 @@ std::vector<const Tensor*> input_tensors(const Graph& g, NodeId id) {
 }
 
 std::int64_t dim(const Shape& s, std::size_t i) { return i < s.size() ? s[i] : 1; }
+
+/// The product (or sum) held at INT64_MAX instead of wrapping: shape inference refuses a layer
+/// whose count passes 2^53 (shape_inference.h), so it must see one too large for an int64 too.
+std::int64_t times(std::initializer_list<std::int64_t> factors) {
+  std::int64_t p = 1;
+  for (std::int64_t f : factors)
+    if (__builtin_mul_overflow(p, f, &p)) return std::numeric_limits<std::int64_t>::max();
+  return p;
+}
+std::int64_t plus(std::int64_t a, std::int64_t b) {
+  std::int64_t s = 0;
+  return __builtin_add_overflow(a, b, &s) ? std::numeric_limits<std::int64_t>::max() : s;
+}
 
 /// Dimensions whose output axis exists and has size > 1, minus `except_axes`.
 PartDimSet output_dims(const Shape& out, std::vector<std::size_t> except_axes = {}) {
@@ -90,33 +106,39 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
   switch (kind) {
     case OpKind::Conv: {
       const std::int64_t cin = dim(in[0]->shape, 1) / a.groups;
-      c.macs = n_out * cin * a.kernel[0] * a.kernel[1];
+      c.macs = times({n_out, cin, a.kernel[0], a.kernel[1]});
       c.params = a.out_channels * cin * a.kernel[0] * a.kernel[1] + (a.bias ? a.out_channels : 0);
       break;
     }
     case OpKind::Gemm: {
       const std::int64_t fin = in[0]->shape.back();
-      c.macs = n_out * fin;
+      c.macs = times({n_out, fin});
       c.params = fin * a.out_channels + (a.bias ? a.out_channels : 0);
       break;
     }
-    case OpKind::MatMul: c.macs = n_out * in[0]->shape.back(); break;
+    case OpKind::MatMul:
+      c.macs = times({n_out, in[0]->shape.back()});
+      break;
     case OpKind::MaxPool:
-    case OpKind::AvgPool: c.vector_ops = n_out * a.kernel[0] * a.kernel[1]; break;
+    case OpKind::AvgPool:
+      c.vector_ops = times({n_out, a.kernel[0], a.kernel[1]});
+      break;
     case OpKind::GlobalAvgPool: c.vector_ops = in[0]->numel(); break;
     case OpKind::BatchNorm:
-      c.vector_ops = 2 * n_out;
+      c.vector_ops = times({2, n_out});
       c.params = 2 * dim(in[0]->shape, 1);
       break;
     case OpKind::LayerNorm: {
       std::int64_t norm = 1;
       for (std::size_t i = axis_index(a.axis, out.shape.size()); i < out.shape.size(); ++i)
         norm *= out.shape[i];
-      c.vector_ops = 5 * n_out;
+      c.vector_ops = times({5, n_out});
       c.params = 2 * norm;
       break;
     }
-    case OpKind::Softmax: c.vector_ops = 3 * n_out; break;
+    case OpKind::Softmax:
+      c.vector_ops = times({3, n_out});
+      break;
     case OpKind::ReduceMean: c.vector_ops = in[0]->numel(); break;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
@@ -131,38 +153,39 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
     // are counted once, at the forward operator.
     case OpKind::ConvGradInput: {
       const std::int64_t cin = dim(out.shape, 1) / a.groups;
-      const std::int64_t window = cin * a.kernel[0] * a.kernel[1];
-      c.macs = in[0]->numel() * window;
+      const std::int64_t window = times({cin, a.kernel[0], a.kernel[1]});
+      c.macs = times({in[0]->numel(), window});
       c.weight_bytes = dim(in[0]->shape, 1) * window * out.elem_bytes;
       return c;
     }
     case OpKind::ConvGradWeight:
-      c.macs = in[1]->numel() * dim(out.shape, 1) * a.kernel[0] * a.kernel[1];
+      c.macs = times({in[1]->numel(), dim(out.shape, 1), a.kernel[0], a.kernel[1]});
       if (a.bias) c.vector_ops = in[1]->numel();
       break;
     case OpKind::GemmGradInput:
-      c.macs = n_out * in[0]->shape.back();
+      c.macs = times({n_out, in[0]->shape.back()});
       c.weight_bytes = a.in_channels * a.out_channels * out.elem_bytes;
       return c;
     case OpKind::GemmGradWeight:
-      c.macs = in[1]->numel() * in[0]->shape.back();
+      c.macs = times({in[1]->numel(), in[0]->shape.back()});
       if (a.bias) c.vector_ops = in[1]->numel();
       break;
     case OpKind::PoolGrad:
       c.vector_ops = a.grad_of == OpKind::MaxPool || a.grad_of == OpKind::AvgPool
-                         ? in[0]->numel() * a.kernel[0] * a.kernel[1]
+                         ? times({in[0]->numel(), a.kernel[0], a.kernel[1]})
                          : n_out;
       break;
     case OpKind::Grad:
-      c.vector_ops = in[0]->numel() * grad_ops(a.grad_of, a.grad_input, out.shape == in[0]->shape);
+      c.vector_ops =
+          times({in[0]->numel(), grad_ops(a.grad_of, a.grad_input, out.shape == in[0]->shape)});
       break;
     case OpKind::LossGrad:
-      c.vector_ops = 3 * n_out;
+      c.vector_ops = times({3, n_out});
       break;  // softmax cross-entropy: p − label
     case OpKind::WeightUpdate: {
       const OptimizerInfo* o = find_optimizer(a.optimizer);
       if (!o) throw InputError("weight update with unknown optimizer '" + a.optimizer + "'");
-      c.vector_ops = o->ops_per_param * a.params;
+      c.vector_ops = times({o->ops_per_param, a.params});
       c.weight_bytes = a.params * (1 + o->states) * out.elem_bytes;
       return c;
     }
@@ -171,8 +194,8 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
         std::vector<const Tensor*> pin;
         for (const Tensor& t : p.inputs) pin.push_back(&t);
         const OpCost pc = op_cost(p.kind, p.attrs, pin, p.output);
-        c.macs += pc.macs;
-        c.vector_ops += pc.vector_ops;
+        c.macs = plus(c.macs, pc.macs);
+        c.vector_ops = plus(c.vector_ops, pc.vector_ops);
         c.params += pc.params;
       }
       break;

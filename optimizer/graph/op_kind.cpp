@@ -93,6 +93,12 @@ const OpInfo& op_info(OpKind kind) {
   return info;
 }
 
+std::string input_count_text(int min, int max) {
+  const std::string lo = std::to_string(min);
+  if (max == min) return lo;
+  return max < 0 ? lo + " or more" : lo + " to " + std::to_string(max);
+}
+
 std::optional<OpKind> op_kind_from_key(std::string_view key) {
   const std::string k = lower(key);
   for (const auto& info : kTable)

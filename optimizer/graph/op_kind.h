@@ -49,6 +49,8 @@ struct OpInfo {
 };
 
 const OpInfo& op_info(OpKind kind);
+/// Between `min` and `max` inputs (max -1: any number): "1", "2 or more", "1 to 3".
+std::string input_count_text(int min, int max);
 inline std::string_view op_name(OpKind kind) { return op_info(kind).name; }
 
 /// Kind by YAML key or display name (case-insensitive, also aliases such as "fc", "linear");

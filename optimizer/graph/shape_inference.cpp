@@ -17,12 +17,8 @@ void infer_shapes(Graph& graph) {
     const int count = static_cast<int>(ins.size());
     if (count < info.min_inputs || (info.max_inputs >= 0 && count > info.max_inputs))
       throw InputError("node '" + n.name + "' (" + n.op_label() + "): takes " +
-                       std::to_string(info.min_inputs) +
-                       (info.max_inputs == info.min_inputs
-                            ? ""
-                            : (info.max_inputs < 0 ? " or more"
-                                                   : " to " + std::to_string(info.max_inputs))) +
-                       " inputs, has " + std::to_string(count));
+                       input_count_text(info.min_inputs, info.max_inputs) + " inputs, has " +
+                       std::to_string(count));
     try {
       n.output = infer_output(n.kind, n.attrs, tensors);
     } catch (const InputError& e) {

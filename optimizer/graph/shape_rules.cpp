@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "noc/base/error.h"
+#include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_inference.h"
 
 namespace nocflow::optimizer {
@@ -30,13 +31,6 @@ std::string count_str(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", x);
   return buf;
-}
-
-/// "1", "2 or more", "1 to 3": how many inputs an operator takes.
-std::string input_range(const OpInfo& info) {
-  const std::string lo = std::to_string(info.min_inputs);
-  if (info.max_inputs == info.min_inputs) return lo;
-  return info.max_inputs < 0 ? lo + " or more" : lo + " to " + std::to_string(info.max_inputs);
 }
 
 std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
@@ -327,7 +321,8 @@ Tensor fused(OpAttrs& a, const std::vector<const Tensor*>& in) {
         "fused part '" + part.name + "' (" + std::string(info.name) + ")";
     if (part.kind == OpKind::Fused) fail(part_label + ": a part cannot itself be fused");
     if (total < info.min_inputs || (info.max_inputs >= 0 && total > info.max_inputs))
-      fail(part_label + ": takes " + input_range(info) + " inputs, has " + std::to_string(total));
+      fail(part_label + ": takes " + input_count_text(info.min_inputs, info.max_inputs) +
+           " inputs, has " + std::to_string(total));
     if (p > 0 && (part.chain_input < 0 || part.chain_input >= total))
       fail(part_label + ": chain_input " + std::to_string(part.chain_input) +
            " is not one of its " + std::to_string(total) + " inputs");
@@ -424,47 +419,6 @@ Tensor slice(const Tensor& x, const OpAttrs& a) {
     fail("slice " + shape_str(t.shape) + " at " + std::to_string(a.offset) + " along axis " +
          std::to_string(a.axis) + " leaves " + shape_str(x.shape));
   return t;
-}
-
-/// Operations of one operator (multiply-accumulates, or window steps of a pooling), as op_cost
-/// counts them but in double, so that they cannot wrap.
-double operations(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in,
-                  const Tensor& out) {
-  const auto channels = [](const Shape& s) {
-    return s.size() > 1 ? static_cast<double>(s[1]) : 1.0;
-  };
-  const double window = static_cast<double>(a.kernel[0]) * static_cast<double>(a.kernel[1]);
-  const double groups = a.groups > 0 ? static_cast<double>(a.groups) : 1.0;
-  switch (kind) {
-    case OpKind::Conv:
-      return count(out.shape) * channels(in[0]->shape) / groups * window;
-    case OpKind::Gemm:
-    case OpKind::MatMul:
-    case OpKind::GemmGradInput:
-      return count(out.shape) * static_cast<double>(in[0]->shape.back());
-    case OpKind::ConvGradInput:
-      return count(in[0]->shape) * channels(out.shape) / groups * window;
-    case OpKind::ConvGradWeight:
-      return count(in[1]->shape) * channels(out.shape) * window;
-    case OpKind::GemmGradWeight:
-      return count(in[1]->shape) * static_cast<double>(in[0]->shape.back());
-    case OpKind::MaxPool:
-    case OpKind::AvgPool:
-      return count(out.shape) * window;
-    case OpKind::PoolGrad:
-      return count(in[0]->shape) * window;
-    case OpKind::Fused: {
-      double sum = 0;
-      for (const FusedPart& p : a.parts) {
-        std::vector<const Tensor*> pin;
-        for (const Tensor& t : p.inputs) pin.push_back(&t);
-        sum += operations(p.kind, p.attrs, pin, p.output);
-      }
-      return sum;
-    }
-    default:
-      return 0;
-  }
 }
 
 Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& in) {
@@ -580,9 +534,10 @@ Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& i
   if (elements * t.elem_bytes > kMaxCount)
     fail("output " + shape_str(t.shape) + " is " + count_str(elements * t.elem_bytes) +
          " bytes, more than 2^53");
-  if (const double ops = operations(kind, a, in, t); ops > kMaxCount)
+  const OpCost cost = op_cost(kind, a, in, t);
+  if (const double ops = static_cast<double>(std::max(cost.macs, cost.vector_ops)); ops > kMaxCount)
     fail("needs " + count_str(ops) +
-         " operations (multiply-accumulates or window steps), more than 2^53");
+         " operations (multiply-accumulates or element-wise), more than 2^53");
   return t;
 }
 

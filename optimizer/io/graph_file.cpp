@@ -265,14 +265,11 @@ class Reader {
     if (part.kind == OpKind::Fused) fail(n["op"], path + ".op", "a part cannot itself be Fused");
     const OpInfo& info = op_info(part.kind);
     const int chained = index == 0 ? 0 : 1;
-    const int lo = std::max(info.min_inputs - chained, 0), hi = info.max_inputs - chained;
-    if (part.num_inputs < lo || (info.max_inputs >= 0 && part.num_inputs > hi))
+    const int lo = std::max(info.min_inputs - chained, 0);
+    const int hi = info.max_inputs < 0 ? -1 : info.max_inputs - chained;
+    if (part.num_inputs < lo || (hi >= 0 && part.num_inputs > hi))
       fail(n["num_inputs"], path + ".num_inputs",
-           "expected " + std::to_string(lo) +
-               (info.max_inputs < 0 ? " or more"
-                : hi == lo          ? ""
-                                    : " to " + std::to_string(hi)) +
-               " for " + std::string(info.name) +
+           "expected " + input_count_text(lo, hi) + " for " + std::string(info.name) +
                (chained ? " after the previous part's output" : "") + ", got " +
                std::to_string(part.num_inputs));
     if (chained ? part.chain_input < 0 || part.chain_input > part.num_inputs

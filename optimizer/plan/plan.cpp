@@ -210,10 +210,9 @@ Plan read_plan(const std::string& file) {
   p.redistribution_cycles = get<double>(totals, "redistribution_cycles", file, "totals");
   p.energy_pj = get<double>(totals, "energy_pj", file, "totals");
   if (const YAML::Node pipe = root["pipeline"]) {
-    const std::string where = "pipeline";
     only_keys(pipe, {"micro_batches", "predicted_cycles", "stages"}, file);
-    p.micro_batches = get<int>(pipe, "micro_batches", file, where);
-    p.pipeline_cycles = get<double>(pipe, "predicted_cycles", file, where);
+    p.micro_batches = get<int>(pipe, "micro_batches", file, "pipeline");
+    p.pipeline_cycles = get<double>(pipe, "predicted_cycles", file, "pipeline");
     if (p.micro_batches < 1 || p.micro_batches > kMaxMicroBatches)
       throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be in 1 .. " +
                        std::to_string(kMaxMicroBatches));
@@ -273,12 +272,12 @@ Plan read_plan(const std::string& file) {
                          std::to_string(lo) + "-" + std::to_string(hi - 1));
     p.layers.push_back(std::move(l));
   }
+  auto stage_of = [&](const std::string& name) {
+    for (const PlanLayer& l : p.layers)
+      if (l.name == name) return l.stage;
+    return -1;
+  };
   for (std::size_t s = 0; s < p.stages.size(); ++s) {
-    auto stage_of = [&](const std::string& name) {
-      for (const PlanLayer& l : p.layers)
-        if (l.name == name) return l.stage;
-      return -1;
-    };
     const PlanStage& st = p.stages[s];
     if (stage_of(st.first) != static_cast<int>(s) || stage_of(st.last) != static_cast<int>(s))
       throw InputError(file + ": pipeline: stage " + std::to_string(s) + " runs '" + st.first +

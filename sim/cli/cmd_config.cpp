@@ -44,9 +44,7 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
 }
 
 void prepare_output_dir(const std::string& dir, const HwSpec& spec) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError(dir + ": cannot create output folder: " + ec.message());
+  create_folder(dir, "output folder");
   write_file(std::filesystem::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
 }
 

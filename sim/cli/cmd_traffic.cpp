@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "noc/base/error.h"
@@ -299,16 +300,16 @@ int run(const TrafficArgs& a) {
     std::cout.flush();
     return probes.emplace(key, r).first->second;
   };
-  // (last rate that passes, first that fails); a network that passes at 1.0 never saturates
-  // (hi = -1: none), which the bisection alone would report as saturating at 1.0.
-  auto bisect = [&](bool fixed, auto&& ok) {
-    if (ok(probe(1.0, fixed))) return std::pair{1.0, -1.0};
+  // (last rate that passes, first that fails; none if 1.0 passes: without that probe the
+  // bisection would report a network that never saturates as saturating at 1.0).
+  auto bisect = [&](bool fixed, auto&& ok) -> std::pair<double, std::optional<double>> {
+    if (ok(probe(1.0, fixed))) return {1.0, std::nullopt};
     double lo = 0, hi = 1.0;
     while (hi - lo > 0.005) {
       const double mid = std::round((lo + hi) / 2 * 1e4) / 1e4;
       (ok(probe(mid, fixed)) ? lo : hi) = mid;
     }
-    return std::pair{lo, hi};
+    return {lo, hi};
   };
   const auto [stable_lo, stable_hi] = bisect(false, [](const TrafficResult& r) { return r.stable; });
   const auto [accept_lo, accept_hi] = bisect(true, [](const TrafficResult& r) {
@@ -318,8 +319,8 @@ int run(const TrafficArgs& a) {
   nlohmann::ordered_json j;
   j["pattern"] = a.traffic.pattern;
   j["packet_flits"] = a.traffic.packet_flits;
-  auto rate_or_null = [](double r) {
-    return r < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(r);
+  auto rate_or_null = [](std::optional<double> r) {
+    return r ? nlohmann::ordered_json(*r) : nlohmann::ordered_json();
   };
   j["latency_rule"] = {{"last_stable", stable_lo},
                        {"first_unstable", rate_or_null(stable_hi)},
@@ -341,12 +342,12 @@ int run(const TrafficArgs& a) {
                            {"accepted", r.accepted}});
   j["wall_seconds"] = wall;
   write_file(std::filesystem::path(a.out) / "saturation.json", j.dump(2) + "\n");
-  auto first = [](double r) {
+  auto first = [](std::optional<double> r) {
     std::ostringstream s;
-    if (r < 0)
-      s << "none up to 1.0";
+    if (r)
+      s << std::fixed << std::setprecision(4) << *r;
     else
-      s << std::fixed << std::setprecision(4) << r;
+      s << "none up to 1.0";
     return s.str();
   };
   std::cout << std::fixed << std::setprecision(4) << "  saturation (latency rule):    last stable "

@@ -135,8 +135,6 @@ struct Error {
 int run_rank(const ValidateArgs& a) {
   if (a.net.network.empty())
     throw InputError("--rank needs --network (the network whose plans to rank)");
-  // Each plan is a replay of the whole network (minutes for resnet50): 1,000 would take days.
-  if (a.k < 1 || a.k > 1000) throw InputError("--k: must be in 1 .. 1000");
   if (a.calibrate)
     throw InputError("--calibrate: fits the microbenchmarks, not with --rank (to rank calibrated models: --calibration FILE)");
   const HwSpec spec = a.hw.load();
@@ -147,10 +145,8 @@ int run_rank(const ValidateArgs& a) {
   o.train = a.net.train;
   o.k = a.k;
   o.mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
-  if (a.jobs < 1 || a.jobs > 256) throw InputError("--jobs: must be in 1 .. 256");
   o.jobs = a.jobs;
   o.calibration = a.calibration;
-  if (a.placements < 1) throw InputError("--placements: must be at least 1 (1: the plans as placed, no images)");
   o.placements = a.placements;
   std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model"
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
@@ -383,12 +379,20 @@ void add_validate_command(CLI::App& app, Action& action) {
                 "write each case's sends to OUT/messages/ (nocflow traffic --messages replays "
                 "them; not ALL_REDUCE)")
       ->excludes("--rank");
-  cmd->add_option("--k", a->k, "--rank: plans per cost model")->capture_default_str();
-  cmd->add_option("--jobs", a->jobs, "--rank: plans replayed at once (one process each)")->capture_default_str();
+  // Each plan is a replay of the whole network (minutes for resnet50): 1,000 would take days.
+  cmd->add_option("--k", a->k, "--rank: plans per cost model")
+      ->capture_default_str()
+      ->check(in_range(1, 1000));
+  cmd->add_option("--jobs", a->jobs, "--rank: plans replayed at once (one process each)")
+      ->capture_default_str()
+      ->check(in_range(1, 256));
   cmd->add_option("--placements", a->placements,
-                  "--rank: replay each k-best plan on this many equivalent placements (mirror images the routing "
-                  "commutes with, identity included): the simulator's own resolution")
-      ->capture_default_str();
+                  "--rank: replay each k-best plan on this many equivalent placements (mirror "
+                  "images the routing "
+                  "commutes with, identity included; 1: the plans as placed): the simulator's own "
+                  "resolution")
+      ->capture_default_str()
+      ->check(at_least(1));
   cmd->add_option("--calibration", a->calibration,
                   "--rank: calibration.yaml (validate --calibrate) for the cost models, as optimize --calibration")
       ->type_name("FILE");

@@ -62,7 +62,7 @@ const std::vector<Param>& hw_params() {
           .def(std::int64_t{4})
           .range(1, 64)
           .doc("virtual channels per input port; ports x VCs at most 256 (a mesh router: 51, a "
-               "16-port crossbar: 15)"),
+               "16-port crossbar: 16)"),
       field("router.buffer_depth", &HwSpec::router, &RouterSpec::buffer_depth)
           .unit("flits")
           .def(std::int64_t{4})

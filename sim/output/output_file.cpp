@@ -9,10 +9,10 @@
 
 namespace nocflow::sim {
 
-void create_folder(const std::filesystem::path& dir) {
+void create_folder(const std::filesystem::path& dir, const std::string& what) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError(dir.string() + ": cannot create folder: " + ec.message());
+  if (ec) throw InputError(dir.string() + ": cannot create " + what + ": " + ec.message());
 }
 
 void throw_cannot_write(const std::filesystem::path& path, int error) {

@@ -7,12 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace nocflow::sim {
 
-/// Creates `dir` and its parents; InputError "DIR: cannot create folder: REASON" if it cannot.
-void create_folder(const std::filesystem::path& dir);
+/// Creates `dir` and its parents; InputError "DIR: cannot create WHAT: REASON" if it cannot.
+void create_folder(const std::filesystem::path& dir, const std::string& what = "folder");
 
 /// `error`: errno right after the failed call (0: none known). A folder in the file's place,
 /// the usual cause, is named in plain words rather than the C library's.

@@ -161,9 +161,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
                            "; a changed spec needs another --out");
         finished = finished_rows(dir, head);
       }
-      std::error_code ec;
-      fs::create_directories(dir, ec);
-      if (ec) throw InputError(dir.string() + ": cannot create output folder: " + ec.message());
+      create_folder(dir, "output folder");
       write_file(dir / "sweep.yaml", spec.text);
       write_file(dir / "config.resolved.yaml",
                  resolved_yaml(load_hw_config(spec.hw, spec.overrides)));
