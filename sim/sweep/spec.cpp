@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -84,10 +85,12 @@ void check_name(const std::string& what, const std::string& v, const std::vector
 }
 
 /// Applies one value of a non-config axis to a point; throws InputError (without place).
-void apply(SweepPoint& p, const std::string& axis, const std::string& v, const std::string& spec_file,
-           std::pair<int, int>& mesh, std::string& kind) {
+/// Returns what the value means, for telling values that are spelt apart but mean the same.
+std::string apply(SweepPoint& p, const std::string& axis, const std::string& v,
+                  const std::string& spec_file, std::pair<int, int>& mesh, std::string& kind) {
   if (axis == "mesh") {
     mesh = parse_mesh(v);
+    return std::to_string(mesh.first) + "x" + std::to_string(mesh.second);
   } else if (axis == "topology") {
     check_name("topology", v, {"mesh", "crossbar"});
     kind = v;
@@ -108,9 +111,11 @@ void apply(SweepPoint& p, const std::string& axis, const std::string& v, const s
           loaded.erase(p.network);
           throw InputError("network " + p.network + ": " + e.what());
         }
+      return fs::weakly_canonical(p.network).string();
     }
   } else if (axis == "batch") {
     p.batch = parse_batch(v);
+    return std::to_string(p.batch);
   } else if (axis == "solver") {
     check_name("solver", v, optimizer::solver_names());
     p.solver = v;
@@ -124,14 +129,18 @@ void apply(SweepPoint& p, const std::string& axis, const std::string& v, const s
     check_name("mode", v, {"dataflow", "barrier"});
     p.mode = v;
   } else if (axis == "passes") {
-    optimizer::parse_pass_list(v);  // throws for an unknown pass
+    std::string meaning;
+    for (const std::string& pass : optimizer::parse_pass_list(v))
+      meaning += pass + ",";  // throws for an unknown pass
     p.passes = v;
+    return meaning;
   } else if (axis == "train") {  // none: inference
     std::vector<std::string> known{"none"};
     for (const auto& o : optimizer::optimizer_names()) known.push_back(o);
     check_name("train", v, known);
     p.train = v == "none" ? "" : v;
   }
+  return v;
 }
 
 }  // namespace
@@ -212,35 +221,41 @@ SweepSpec load_sweep_spec(const std::string& file) {
     if (values.IsScalar()) {
       axis.values.push_back(values.as<std::string>());
     } else if (values.IsSequence()) {
-      if (values.size() == 0) throw InputError(where(file, values) + "axis '" + axis.name + "' is empty");
-      std::set<std::string> distinct;
+      if (values.size() == 0)
+        throw InputError(where(file, values) + "axis '" + axis.name + "' is empty");
       for (const auto& v : values) {
         if (!v.IsScalar()) throw InputError(where(file, v) + "axis '" + axis.name + "': expected a list of values");
-        const std::string value = v.as<std::string>();
-        if (!distinct.insert(value).second)
-          throw InputError(where(file, v) + "axis '" + axis.name + "': value '" + value + "' appears twice");
-        axis.values.push_back(value);
+        axis.values.push_back(v.as<std::string>());
       }
     } else {
       throw InputError(where(file, values) + "axis '" + axis.name + "': expected a value or a list of values");
     }
-    // Check each value alone, so the error points at it.
+    // Check each value alone, so the error points at it; two values that mean the same
+    // ("1 MiB" and 1048576, 8 and 8x8) would give the same points twice.
+    std::map<std::string, std::string> meanings;  // what a value means -> the value
     for (std::size_t i = 0; i < axis.values.size(); ++i) {
       const YAML::Node node = values.IsSequence() ? values[i] : values;
+      const std::string& value = axis.values[i];
+      std::string meaning;
       try {
         if (is_config_key(axis.name)) {
           std::vector<std::string> o = s.overrides;
-          o.push_back(axis.name + "=" + axis.values[i]);
-          load_hw_config(s.hw, o);
+          o.push_back(axis.name + "=" + value);
+          meaning = resolved_yaml(load_hw_config(s.hw, o));
         } else {
           SweepPoint p;
           std::pair<int, int> mesh;
           std::string kind;
-          apply(p, axis.name, axis.values[i], file, mesh, kind);
+          meaning = apply(p, axis.name, value, file, mesh, kind);
         }
       } catch (const InputError& e) {
         throw InputError(where(file, node) + "axis '" + axis.name + "': " + e.what());
       }
+      const auto [same, fresh] = meanings.emplace(meaning, value);
+      if (!fresh)
+        throw InputError(
+            where(file, node) + "axis '" + axis.name + "': value '" + value + "' " +
+            (same->second == value ? "appears twice" : "means the same as '" + same->second + "'"));
     }
     s.axes.push_back(std::move(axis));
   }

@@ -114,6 +114,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "unknown train 'sdg'; did you mean 'sgd'?"},
         BadSpec{"duplicate_value", "axes:\n  network: zoo:vgg5\n  solver: [dp, dp]\n", "4:16",
                 "'dp' appears twice"},
+        // Spelt apart, the same setting: the sweep would run the same points twice.
+        BadSpec{"same_size_twice",
+                "axes:\n  network: zoo:vgg5\n  pe.sram_bytes: [\"1 MiB\", 1048576]\n", "4:28",
+                "value '1048576' means the same as '1 MiB'"},
+        BadSpec{"same_mesh_twice", "axes:\n  network: zoo:vgg5\n  mesh: [4, 2x2, 4x4]\n", "4:18",
+                "value '4x4' means the same as '4'"},
         BadSpec{"unknown_key", "axis:\n  network: zoo:vgg5\n", "2:1",
                 "unknown key 'axis'; did you mean 'axes'?"},
         BadSpec{"axes_not_map", "axes: [mesh]\n", "2:7", "axes: expected a map"},
