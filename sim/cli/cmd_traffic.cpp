@@ -69,7 +69,7 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   j["measured_cycles"] = r.measured_cycles;
   j["samples"] = r.samples;
   j["converged"] = r.converged;
-  j["stable"] = r.stable;
+  j["stable"] = packets || !r.stable ? nlohmann::ordered_json(r.stable) : nlohmann::ordered_json();
   if (!r.stable) j["unstable_latency_estimate"] = r.unstable_latency;
   j["flits_injected"] = r.flits_injected;
   j["flits_ejected"] = r.flits_ejected;
@@ -97,7 +97,7 @@ void write_links(const std::filesystem::path& path, const std::vector<noc::LinkL
   out.close();
 }
 
-void print_result(const TrafficResult& r, double wall, int routers) {
+void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int routers) {
   auto& o = std::cout;
   o << std::fixed << std::setprecision(2);
   o << "  offered            " << std::setprecision(4) << r.offered << " flits/node/cycle\n";
@@ -120,13 +120,20 @@ void print_result(const TrafficResult& r, double wall, int routers) {
                         (r.converged ? ", converged)" : ")")
                   : "")
     << "\n"
-    << "  stable             "
-    << (r.stable ? "yes"
-                 : "NO (saturated: latency estimate " + fixed(r.unstable_latency, 2) + " cycles)")
-    << "\n"
-    << "  simulated          " << r.cycles << " cycles in " << std::setprecision(3) << wall
-    << " s (" << std::setprecision(2) << (wall > 0 ? routers * r.cycles / wall / 1e6 : 0)
-    << " M router-cycles/s)\n"
+    << "  stable             ";
+  if (!r.stable)
+    o << "NO (saturated: latency estimate " << fixed(r.unstable_latency, 2) << " cycles)\n";
+  else if (r.packets_measured > 0)
+    o << "yes\n";
+  else if (r.offered == 0)
+    o << "n/a (nothing offered)\n";
+  else  // nothing to judge by: say how long a run would have to be
+    o << "n/a: at this rate a node starts a packet every "
+      << fixed(a.traffic.packet_flits / r.offered, 0)
+      << " cycles on average; give more --cycles or a higher --rate\n";
+  o << std::setprecision(2) << "  simulated          " << r.cycles << " cycles in "
+    << std::setprecision(3) << wall << " s (" << std::setprecision(2)
+    << (wall > 0 ? routers * r.cycles / wall / 1e6 : 0) << " M router-cycles/s)\n"
     << "  conservation       ok: " << r.flits_injected
     << " flits injected, all ejected once, credits restored\n";
 }
@@ -269,7 +276,7 @@ int run(const TrafficArgs& a) {
     write_file(std::filesystem::path(a.out) / "summary.json",
                summary_json(r, a, routers, wall).dump(2) + "\n");
     write_links(std::filesystem::path(a.out) / "links.csv", r.links);
-    print_result(r, wall, routers);
+    print_result(r, a, wall, routers);
     std::cout << "nocflow: wrote " << a.out << "/summary.json, links.csv, config.resolved.yaml\n";
     return 0;
   }

@@ -132,6 +132,23 @@ TEST(TrafficCli, SaturatedRunsSayUnstableAndMeasureNothingAsNull) {
   EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "low" / "summary.json"))["stable"].get<bool>());
 }
 
+// A run too short for its rate measures no packet: stability is unknown, not "yes".
+TEST(TrafficCli, ARunThatMeasuresNoPacketDoesNotCallItselfStable) {
+  const fs::path dir = fresh_dir("traffic_no_packet");
+  const CliRun r =
+      run_nocflow("traffic --hw " + kHw + " --rate 0.1 --packet-flits 65535 --cycles 2000 --out " +
+                  (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
+  ASSERT_EQ(j["packets_measured"].get<int>(), 0) << j.dump();
+  EXPECT_TRUE(j["stable"].is_null()) << j.dump();
+  // 65535 flits at 0.1 flits/node/cycle: a packet every 655350 cycles.
+  EXPECT_NE(r.output.find(
+                "stable             n/a: at this rate a node starts a packet every 655350 cycles"),
+            std::string::npos)
+      << r.output;
+}
+
 /// Bad input: exit code 2, `message` in the output, nothing written to `out`.
 void expect_rejected(const CliRun& r, const std::string& message, const fs::path& out,
                      const std::string& what) {
