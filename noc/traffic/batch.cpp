@@ -36,6 +36,7 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
+    check_text_line(line, name + ":" + std::to_string(number));
     std::istringstream words(line.substr(0, line.find('#')));
     std::vector<std::string> fields;
     for (std::string w; words >> w;) fields.push_back(w);

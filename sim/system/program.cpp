@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -221,6 +220,7 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
     for (int number = 1; std::getline(in, line); ++number) {
       if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
       const Origin at{file, number};
+      check_text_line(line, at.str());
       const std::vector<std::string> words = split_words(line, at);
       if (words.empty()) continue;
       out.programs.pe[pe].push_back(parse_step(words, at, pe, pes, layers, edges));

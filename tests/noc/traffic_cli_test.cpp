@@ -297,6 +297,8 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
       // Past SystemC's time range the run used to hang.
       {"0 1 10 100000000000000\n", "messages.txt:1: start_cycle must be in 0 .. 1000000000000"},
       {"0 1 10 5 6\n", "messages.txt:1: unexpected '6'"},
+      // A NUL used to end the message at the number it cut.
+      {std::string("0 1 64\0 0\n", 10), "messages.txt:1: column 7: control character 0x00"},
       {"# nothing\n\n", "messages.txt: no messages"},
   };
   for (const auto& [text, message] : cases)

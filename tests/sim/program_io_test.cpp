@@ -134,6 +134,10 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
       {"pio_quote",
        {"compute cycles=1 layer=\"conv 1\n", ""},
        "pe_0.txt:1: a quoted name is not closed"},
+      // A NUL used to end the message at the number it cut.
+      {"pio_nul",
+       {std::string("send to=PE1 bytes=64\0 tag=3\n", 28), recv},
+       "pe_0.txt:1: column 21: control character 0x00"},
   };
   for (const auto& c : cases) {
     const std::string message = refusal(c.name, c.texts);
