@@ -3,9 +3,13 @@
 #include <lpsolve/lp_lib.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <memory>
+#include <string>
 
 #include "noc/base/error.h"
 #include "optimizer/solver/lp_model.h"
@@ -23,6 +27,32 @@ using LpHandle = std::unique_ptr<lprec, LpDeleter>;
 int __WINAPI past_deadline(lprec*, void* handle) {
   const auto* end = static_cast<const std::chrono::steady_clock::time_point*>(handle);
   return std::chrono::steady_clock::now() > *end ? TRUE : FALSE;
+}
+
+/// lp_solve's model writers hand the text over piece by piece; this keeps it.
+int __WINAPI append_text(void* handle, char* text) {
+  *static_cast<std::string*>(handle) += text;
+  return TRUE;
+}
+
+/// Writes the model to `file` (FILE.mps, any case: free MPS; else LP format). lp_solve's own
+/// file writers do not report a failed write (a full disk), so the text is written here.
+void export_model(lprec* lp, const std::string& file) {
+  bool mps = file.size() >= 4;
+  for (std::size_t i = 0; mps && i < 4; ++i)
+    mps = std::tolower(static_cast<unsigned char>(file[file.size() - 4 + i])) == ".mps"[i];
+  const std::string what = std::string(mps ? "MPS" : "LP") + " model";
+  std::string text;
+  if (!(mps ? MPS_writefileex(lp, MPSFREE, &text, append_text)
+            : write_lpex(lp, &text, append_text)))
+    throw InputError(file + ": cannot write the " + what);
+  errno = 0;
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out)
+    throw InputError(file + ": cannot write the " + what +
+                     (errno ? ": " + std::string(std::strerror(errno)) : ""));
 }
 
 /// Records the objective of the first optimal LP relaxation (the root of branch and bound).
@@ -83,13 +113,7 @@ LpSolution solve_lp(const LpModel& model, const LpOptions& o) {
   if (names) {
     for (std::size_t i = 0; i < model.rows().size(); ++i)
       set_row_name(lp.get(), static_cast<int>(i) + 1, const_cast<char*>(model.rows()[i].name.c_str()));
-    char* file = const_cast<char*>(o.export_lp.c_str());
-    const std::string& f = o.export_lp;  // FILE.mps, any case: MPS
-    bool mps = f.size() >= 4;
-    for (std::size_t i = 0; mps && i < 4; ++i)
-      mps = std::tolower(static_cast<unsigned char>(f[f.size() - 4 + i])) == ".mps"[i];
-    if (!(mps ? write_freemps(lp.get(), file) : write_lp(lp.get(), file)))
-      throw InputError(o.export_lp + ": cannot write the " + (mps ? "MPS" : "LP") + " model");
+    export_model(lp.get(), o.export_lp);
   }
   set_minim(lp.get());
   set_timeout(lp.get(), static_cast<long>(std::ceil(std::max(1.0, o.time_limit_s))));

@@ -40,6 +40,20 @@ TEST(OutputErrorsCli, OptimizeRefusesAFullDisk) {
       (out / "plan.yaml").string() + ": cannot write: No space left on device");
 }
 
+// lp_solve's own writers report success on a full disk; the model is written by nocflow.
+TEST(OutputErrorsCli, ExportLpRefusesAFullDisk) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const fs::path out = fresh_dir("output_errors_export_lp");
+  for (const char* name : {"model.lp", "model.mps"}) {
+    fs::create_symlink("/dev/full", out / name);
+    expect_refused(
+        run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --solver ilp --export-lp " +
+                    (out / name).string() + " --out " + (out / "plan").string()),
+        (out / name).string() + ": cannot write the " + (name[6] == 'l' ? "LP" : "MPS") +
+            " model: No space left on device");
+  }
+}
+
 TEST(OutputErrorsCli, SimulateRefusesASummaryJsonThatIsAFolder) {
   const fs::path out = fresh_dir("output_errors_simulate");
   fs::create_directories(out / "summary.json");
