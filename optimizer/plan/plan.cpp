@@ -113,6 +113,11 @@ std::string plan_yaml(const Plan& p) {
   y << YAML::Key << "topology" << YAML::Value << p.topology;
   if (p.batch > 0) y << YAML::Key << "batch" << YAML::Value << p.batch;
   if (!p.hardware.empty()) y << YAML::Key << "hardware" << YAML::Value << p.hardware;
+  if (!p.priced_for.empty()) {
+    y << YAML::Key << "priced_for" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto& [key, value] : p.priced_for) y << YAML::Key << key << YAML::Value << value;
+    y << YAML::EndMap;
+  }
   if (p.activation_bytes > 0)
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
   y << YAML::Key << "totals" << YAML::Value << YAML::BeginMap
@@ -190,7 +195,7 @@ Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
   only_keys(root,
             {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware",
-             "activation_bytes", "totals", "pipeline", "layers", "edges"},
+             "priced_for", "activation_bytes", "totals", "pipeline", "layers", "edges"},
             file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -200,6 +205,16 @@ Plan read_plan(const std::string& file) {
   p.topology = get<std::string>(root, "topology", file);
   if (root["batch"]) p.batch = get<int>(root, "batch", file);
   if (root["hardware"]) p.hardware = get<std::string>(root, "hardware", file);
+  if (const YAML::Node priced = root["priced_for"]) {
+    if (!priced.IsMap())
+      throw InputError(at(file, priced) + ": priced_for: expected a map of config keys to values");
+    for (const auto& kv : priced) {
+      if (!kv.first.IsScalar() || !kv.second.IsScalar())
+        throw InputError(at(file, kv.first) +
+                         ": priced_for: expected a map of config keys to values");
+      p.priced_for.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+    }
+  }
   if (root["activation_bytes"])
     p.activation_bytes = get<std::int64_t>(root, "activation_bytes", file);
   const YAML::Node totals = root["totals"];

@@ -5,8 +5,8 @@
 // `nocflow simulate --plan`; drawn as plan.dot (Graphviz) by both.
 //
 // plan.yaml layout (all costs in cycles, energy in pJ, bytes in bytes):
-//   network, cost_model, solver, pes, topology, batch, hardware, activation_bytes (the last
-//   three: what it was priced for; optional)
+//   network, cost_model, solver, pes, topology, batch, hardware, priced_for: {config key:
+//   value}, activation_bytes (the last four: what it was priced for; optional)
 //   totals: {total_cycles, compute_cycles, redistribution_cycles, energy_pj}
 //   layers: - {name, op, choice: "OUTP=4,OFMP_H=4", nodes, pes: [..], compute_cycles}
 //   edges:  - {src, dst, input, type, bytes, cycles}
@@ -69,6 +69,10 @@ struct Plan {
   /// inputs runs the same choices, but the predicted totals no longer apply.
   int batch = 0;
   std::string hardware;
+  /// The hardware config keys the cost model read, with their values (`optimize`: the keys
+  /// sim::hw_desc_of reads). A replay where one differs reports that the prediction does not
+  /// apply, naming the key; a key the models ignore (the clock, router VCs) does not count.
+  std::vector<std::pair<std::string, std::string>> priced_for;
   /// The layers' output bytes summed over the network priced (per micro-batch when pipelined;
   /// 0: not recorded): a replay on a network where it differs (other shapes, batch or element
   /// size) runs the same choices, but the predicted totals no longer apply.

@@ -65,8 +65,7 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     po.setup = {false, true, true, search};  // as solve_plan: within SRAM
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
-  plan.batch = static_cast<int>(a.net.batch);  // what it was priced for, as optimize records
-  plan.hardware = one_line_summary(spec);
+  record_priced_inputs(plan, spec, a.net.batch);  // as optimize records
   return plan;
 }
 
@@ -271,9 +270,22 @@ int run(const SimulateArgs& a) {
     std::cout << "  note: the plan was priced for a network whose layers output "
               << plan.activation_bytes << " bytes, this one's " << network_activation_bytes
               << " (other shapes or element size): its predicted total does not apply" << std::endl;
-  if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec))
+  if (!plan.priced_for.empty()) {  // the keys the cost model read, as `optimize` saw them
+    std::string changed;
+    const auto here = priced_for(spec);
+    for (const auto& [key, value] : plan.priced_for) {
+      const auto it =
+          std::find_if(here.begin(), here.end(), [&](const auto& kv) { return kv.first == key; });
+      const std::string now = it == here.end() ? "(not set)" : it->second;
+      if (now != value) changed += (changed.empty() ? "" : ", ") + key + " " + value + " -> " + now;
+    }
+    if (!changed.empty())
+      std::cout << "  note: the plan was priced for other hardware (" << changed
+                << "): its predicted total does not apply" << std::endl;
+  } else if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec)) {
     std::cout << "  note: the plan was priced for " << plan.hardware
               << "; its predicted total does not apply to this hardware" << std::endl;
+  }
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
   System system("system", spec, lowered.programs);
   if (!a.trace.empty() || a.vcd) system.sample_links(window);

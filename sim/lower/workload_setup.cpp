@@ -2,6 +2,7 @@
 #include "sim/lower/workload_setup.h"
 
 #include <algorithm>
+#include <set>
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/load_network.h"
@@ -9,6 +10,8 @@
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/partition_setup.h"
 #include "optimizer/solver/solver.h"
+#include "sim/config/hw_loader.h"
+#include "sim/config/param.h"
 
 namespace nocflow::sim {
 
@@ -35,6 +38,29 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   h.bnoc_bytes_per_cycle = bnoc;
   h.vc_buffer_flits = std::max(1, s.router.buffer_depth);
   return h;
+}
+
+std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec) {
+  static const std::set<std::string> read = {
+      "topology.kind",        "topology.rows",           "topology.cols",
+      "topology.ports",       "router.routing",          "pe.macs_per_cycle",
+      "pe.adds_per_cycle",    "pe.sram_bytes_per_cycle", "pe.array_rows",
+      "pe.array_cols",        "link.width_bytes",        "router.lookahead_routing",
+      "router.routing_delay", "router.vc_alloc_delay",   "router.sw_alloc_delay",
+      "router.speculative",   "router.st_delay",         "link.latency",
+      "energy.mac_pj",        "energy.hop_pj_per_byte",  "energy.sram_pj_per_byte",
+      "pe.sram_bytes",        "router.buffer_depth"};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Param& p : hw_params())
+    if (read.count(p.path) && (!p.applies || p.applies(spec)))
+      out.emplace_back(p.path, format_value(p.get(spec)));
+  return out;
+}
+
+void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, std::int64_t batch) {
+  plan.batch = static_cast<int>(batch);
+  plan.hardware = one_line_summary(spec);
+  plan.priced_for = priced_for(spec);
 }
 
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,

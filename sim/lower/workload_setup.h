@@ -5,6 +5,8 @@
 // network as the optimizer partitions it (loaded, passes run, zoo elements of data.width_bytes).
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "optimizer/cost/hw_desc.h"
 #include "optimizer/graph/graph.h"
@@ -17,6 +19,13 @@ namespace nocflow::sim {
 /// (overlapped when speculative), switch traversal. `bnoc`: the paper model's B_NoC in bytes
 /// per cycle, 0 for one link's.
 optimizer::HwDesc hw_desc_of(const HwSpec& spec, double bnoc = 0);
+
+/// The config keys hw_desc_of reads, with their values in `spec` (those that apply to its
+/// topology): what a plan's prediction depends on (optimizer::Plan::priced_for).
+std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec);
+
+/// Records in `plan` what it was priced for: the batch, the hardware in one line and priced_for.
+void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, std::int64_t batch);
 
 /// zoo:NAME, a network .yaml or an .onnx file; `passes` as for `nocflow inspect`; `train`: an
 /// optimizer for the training graph (optimizer/passes/autodiff.h), "" for inference.

@@ -2,14 +2,15 @@
 // `nocflow optimize` end to end: outputs, --compare, and exit code 2 for bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "noc/base/error.h"
 #include "optimizer/plan/plan.h"
-
 #include "tests/cli_runner.h"
 
 namespace {
@@ -41,6 +42,27 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
   const auto plan = nocflow::optimizer::read_plan((out / "plan.yaml").string());
   EXPECT_EQ(plan.layers.front().name, "conv1");
   EXPECT_NEAR(plan.total_cycles(), j["total_cost_cycles"].get<double>(), 1e-3);
+  // What the prediction depends on: the config keys the cost models read, as resolved.
+  const std::pair<std::string, std::string> sram_port{"pe.sram_bytes_per_cycle", "64"},
+      mesh{"topology.rows", "4"};
+  EXPECT_NE(std::find(plan.priced_for.begin(), plan.priced_for.end(), sram_port),
+            plan.priced_for.end());
+  EXPECT_NE(std::find(plan.priced_for.begin(), plan.priced_for.end(), mesh), plan.priced_for.end());
+  for (const auto& [key, value] : plan.priced_for) EXPECT_NE(key.rfind("clock.", 0), 0u) << key;
+  std::ifstream yaml(out / "plan.yaml");
+  std::string text((std::istreambuf_iterator<char>(yaml)), std::istreambuf_iterator<char>());
+  const auto at = text.find("priced_for: {");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, text.find('}', at) + 1 - at, "priced_for: [pe.sram_bytes_per_cycle]");
+  std::ofstream(out / "listed.yaml") << text;
+  try {
+    nocflow::optimizer::read_plan((out / "listed.yaml").string());
+    ADD_FAILURE() << "a list as priced_for was accepted";
+  } catch (const nocflow::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("priced_for: expected a map of config keys to values"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_TRUE(fs::exists(out / "config.resolved.yaml"));
   std::ifstream csv(out / "compare.csv");
   std::string line;

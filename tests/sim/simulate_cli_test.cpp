@@ -159,11 +159,27 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
             std::string::npos)
       << other.output;
   EXPECT_NE(
-      other.output.find(
-          "32 B/flit, link 1 cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE; its predicted "
-          "total does not apply to this hardware"),
+      other.output.find("note: the plan was priced for other hardware (link.width_bytes 32 -> "
+                        "16): its predicted total does not apply"),
       std::string::npos)
       << other.output;
+  // Keys the cost models do not read (the clock: predictions are in cycles; router VCs) leave
+  // the prediction standing; keys they read (the SRAM port, the array shape) do not.
+  const std::string replay =
+      "simulate " + hw + "--quiet --plan " + (dir / "opt" / "plan.yaml").string();
+  const CliRun clock = run_nocflow(
+      replay + " --set clock.frequency_ghz=2 --set router.vcs=2 --out " + (dir / "clock").string());
+  ASSERT_EQ(clock.exit_code, 0) << clock.output;
+  EXPECT_EQ(clock.output.find("note:"), std::string::npos) << clock.output;
+  const CliRun pe = run_nocflow(
+      replay +
+      " --set pe.sram_bytes_per_cycle=8 --set pe.array_rows=32 --set pe.array_cols=8 --out " +
+      (dir / "pe").string());
+  ASSERT_EQ(pe.exit_code, 0) << pe.output;
+  EXPECT_NE(pe.output.find(
+                "(pe.sram_bytes_per_cycle 64 -> 8, pe.array_rows 16 -> 32, pe.array_cols 16 -> 8)"),
+            std::string::npos)
+      << pe.output;
   const double energy = optimized["energy_pj"].get<double>();
   EXPECT_NEAR(replayed["energy_pj"]["total"].get<double>(), energy, 1e-9 * energy);
   EXPECT_GT(replayed["energy_pj"]["noc"].get<double>(), 0);
