@@ -46,7 +46,8 @@ std::string edge_signature(const Workload& w, const LayerEdge& e,
 }  // namespace
 
 Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choices,
-                 const CostModel& model, const HwDesc& hw, bool memory_limit) {
+                 const CostModel& model, const HwDesc& hw, bool memory_limit,
+                 const std::function<void(std::size_t, std::size_t)>& progress) {
   Problem p;
   p.max_pes = hw.num_pes();
   if (memory_limit) p.memory_limit = static_cast<double>(hw.sram_bytes);
@@ -64,6 +65,7 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
   }
   std::unordered_map<std::string, std::size_t> seen;  // signature → edge already tabulated
   for (const LayerEdge& e : w.edges) {
+    if (progress) progress(p.edges.size(), w.edges.size());
     auto [it, fresh] = seen.emplace(edge_signature(w, e, choices), p.edges.size());
     if (!fresh) {
       Problem::Edge copy = p.edges[it->second];
@@ -95,7 +97,7 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
     s.choices.push_back(std::move(cs));
   }
   auto t0 = Clock::now();
-  s.problem = tabulate(s.workload, s.choices, model, hw, o.memory_limit);
+  s.problem = tabulate(s.workload, s.choices, model, hw, o.memory_limit, o.progress);
   s.tabulate_seconds = since(t0);
   check_memory_feasible(s.problem);
   if (o.prune) {

@@ -3,6 +3,7 @@
 // From a network and a machine to the tabulated partition problem: layers, choices per layer
 // (enumerated, then dominance-pruned), layer and edge costs from a cost model, the optional
 // per-PE memory limit. The solvers work on `problem`; `choices` maps their indices back.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct SetupOptions {
   bool prune = true;           ///< dominance pruning (exact: never changes the optimum)
   /// Also offer the PLACE=ROWS twin of every choice placement.h's rule 3 applies to.
   bool placement_search = false;
+  /// Called after each edge is tabulated with (edges done, edges in all): for progress lines.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 struct PartitionSetup {
@@ -34,8 +37,9 @@ struct PartitionSetup {
 PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostModel& model,
                                const SetupOptions& options);
 
-/// Tabulates `model` over given choices (no pruning).
+/// Tabulates `model` over given choices (no pruning); `progress` as SetupOptions::progress.
 Problem tabulate(const Workload& workload, const std::vector<std::vector<Choice>>& choices,
-                 const CostModel& model, const HwDesc& hw, bool memory_limit);
+                 const CostModel& model, const HwDesc& hw, bool memory_limit,
+                 const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 }  // namespace nocflow::optimizer

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `nocflow version`, `nocflow config`, and the helpers every command shares.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <limits>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "noc/base/limits.h"
 #include "optimizer/passes/autodiff.h"
 #include "sim/cli/command.h"
@@ -41,6 +43,19 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
       ->type_name("OPTIMIZER")
       ->check(CLI::IsMember(optimizer::optimizer_names()));
   return option;
+}
+
+std::function<void(std::size_t, std::size_t)> tabulation_progress(const std::string& cost_model) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto last = started;
+  return [=](std::size_t done, std::size_t total) mutable {
+    const auto now = Clock::now();
+    if (now - last < std::chrono::seconds(2)) return;
+    last = now;
+    std::cerr << "  ... tabulating " << cost_model << ": " << done << " of " << total << " edges, "
+              << fixed(std::chrono::duration<double>(now - started).count()) << " s" << std::endl;
+  };
 }
 
 void prepare_output_dir(const std::string& dir, const HwSpec& spec) {

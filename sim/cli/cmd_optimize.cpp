@@ -182,6 +182,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.solve = {a.time_limit, a.formulation, "", false};
   po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
   po.resident_weights = a.resident_weights;
+  po.setup.progress = tabulation_progress(a.cost_model);
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec);
   opt::Plan plan = r.plan;
@@ -276,8 +277,10 @@ int run(const OptimizeArgs& a) {
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
-  const opt::PartitionSetup s = opt::setup_partition(
-      graph, hw, *model, {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"});
+  const opt::PartitionSetup s =
+      opt::setup_partition(graph, hw, *model,
+                           {a.exact, a.memory_limit, !a.no_prune, a.placement == "search",
+                            tabulation_progress(a.cost_model)});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
   if (a.solver == "ilp")
     std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "

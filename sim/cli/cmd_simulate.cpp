@@ -56,13 +56,16 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
   }
   opt::Plan plan = [&] {
     const bool search = a.placement == "search";
-    if (a.stages == 0) return solve_plan(graph, hw, a.solver, a.cost_model, 0, search).plan;
+    const auto progress = a.quiet ? std::function<void(std::size_t, std::size_t)>()
+                                  : tabulation_progress(a.cost_model);
+    if (a.stages == 0)
+      return solve_plan(graph, hw, a.solver, a.cost_model, 0, search, progress).plan;
     opt::PipelineOptions po;
     po.stages = a.stages;
     po.micro_batches = a.micro_batches;
     po.solver = a.solver;
     po.solve = {60, "flow", "", false};  // as solve_plan
-    po.setup = {false, true, true, search};  // as solve_plan: within SRAM
+    po.setup = {false, true, true, search, progress};  // as solve_plan: within SRAM
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
   record_priced_inputs(plan, spec, a.net.batch);  // as optimize records

@@ -40,6 +40,10 @@ struct NetworkOptions {
 /// has been validated, so that a failing command writes nothing.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec);
 
+/// For SetupOptions::progress: a line on stderr every 2 s of wall time while a cost model is
+/// tabulated ("  ... tabulating linkload: 45 of 120 edges, 4.0 s"); nothing on short runs.
+std::function<void(std::size_t, std::size_t)> tabulation_progress(const std::string& cost_model);
+
 /// Option check: a finite number of at least `min` ("--cycles: must be at least 1, got 0").
 CLI::Validator at_least(double min);
 /// Option check: a finite number in [min, max].

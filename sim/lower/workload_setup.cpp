@@ -74,10 +74,11 @@ optimizer::Graph prepare_network(const std::string& network, std::int64_t batch,
 
 SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw,
                       const std::string& solver, const std::string& cost_model, int threads,
-                      bool placement_search) {
+                      bool placement_search,
+                      const std::function<void(std::size_t, std::size_t)>& progress) {
   const auto model = optimizer::make_cost_model(cost_model, hw, threads);
-  const optimizer::PartitionSetup s =
-      optimizer::setup_partition(graph, hw, *model, {false, true, true, placement_search});
+  const optimizer::PartitionSetup s = optimizer::setup_partition(
+      graph, hw, *model, {false, true, true, placement_search, progress});
   const optimizer::SolveResult r = optimizer::make_solver(solver)->solve(s.problem, {60, "flow", "", false});
   return {optimizer::make_plan(s, r.choice, hw, *model, solver), s.tabulate_seconds, r.seconds};
 }

@@ -4,6 +4,7 @@
 // the same network and the same machine: the optimizer's view of the hardware config, and the
 // network as the optimizer partitions it (loaded, passes run, zoo elements of data.width_bytes).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,8 +42,10 @@ struct SolvedPlan {
 };
 /// `threads`: for tabulating the cost model, 0 = one per hardware thread. `placement_search`:
 /// also offer PLACE=ROWS choices (optimizer/partition/placement.h, rule 3).
+/// `progress`: as optimizer::SetupOptions::progress.
 SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw,
                       const std::string& solver, const std::string& cost_model, int threads = 0,
-                      bool placement_search = false);
+                      bool placement_search = false,
+                      const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 }  // namespace nocflow::sim

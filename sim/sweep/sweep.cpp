@@ -201,8 +201,19 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const bool bar = !o.quiet && cluster.rank == 0 && ::isatty(STDERR_FILENO);
   const auto start = Clock::now();
   std::size_t finished_here = 0;
+  auto last_line = start;  // without a terminal: a plain line every 30 s between points
   auto draw_bar = [&] {
-    if (!bar) return;
+    if (!bar) {
+      if (o.quiet || cluster.rank != 0 || Clock::now() - last_line < std::chrono::seconds(30))
+        return;
+      last_line = Clock::now();
+      std::cerr << "  ... " << finished_here << " of " << mine.size() << " points done, "
+                << std::min(static_cast<std::size_t>(o.jobs), mine.size() - finished_here)
+                << " running, "
+                << duration(std::chrono::duration<double>(last_line - start).count()) << " elapsed"
+                << std::endl;
+      return;
+    }
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     const std::size_t n = mine.size();
     const int width = 30;
@@ -247,6 +258,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         partial << line << "\n" << std::flush;
         new_rows.push_back(line);
         ++finished_here;
+        last_line = Clock::now();
         if (!o.quiet) {
           if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r";
           std::cout << who << "  [" << finished_here << "/" << mine.size() << "] " << p.key << ": " << shown
