@@ -139,8 +139,9 @@ std::string write_traces(const SimulateArgs& a, const HwSpec& spec, const RunRes
     written += ", trace.json";
   }
   if (a.vcd) {
-    write_file(fs::path(a.out) / "trace.vcd",
-               [&](std::ostream& f) { write_vcd(f, r, spec.topology.num_nodes(), window); });
+    write_file(fs::path(a.out) / "trace.vcd", [&](std::ostream& f) {
+      write_vcd(f, r, spec.topology.num_nodes(), window, spec.clock.frequency_ghz);
+    });
     written += ", trace.vcd";
   }
   return written;

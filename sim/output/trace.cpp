@@ -2,6 +2,7 @@
 #include "sim/output/trace.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -66,7 +67,8 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
   return spans;
 }
 
-void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle window) {
+void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle window,
+               double clock_ghz) {
   auto code = [](std::size_t i) {  // printable VCD identifiers
     std::string s;
     do {
@@ -75,7 +77,12 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
     } while (i);
     return s;
   };
-  out << "$timescale 1ns $end\n$comment one time unit is one clock cycle $end\n";
+  const double ps_per_cycle = 1000 / clock_ghz;
+  out << "$timescale 1ps $end\n$comment clock " << clock_ghz << " GHz: one cycle is "
+      << ps_per_cycle
+      << " ps $end\n$comment pe_N_state: 0 idle, 1 compute, 2 reduce, 3 send, 4 recv, 5 barrier; "
+         "links: flits per "
+      << window << "-cycle window $end\n";
   out << "$scope module pes $end\n";
   for (int p = 0; p < num_pes; ++p) out << "$var integer 8 " << code(p) << " pe_" << p << "_state $end\n";
   out << "$upscope $end\n$scope module links $end\n";
@@ -110,7 +117,7 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
   noc::Cycle t = 0;
   for (const auto& [time, change] : changes) {
     if (time != t) {
-      out << "#" << time << "\n";
+      out << "#" << std::llround(static_cast<double>(time) * ps_per_cycle) << "\n";
       t = time;
     }
     out << "b" << bits(change.second) << " " << code(change.first) << "\n";

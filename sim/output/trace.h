@@ -18,7 +18,10 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
                                const std::vector<std::string>& layer_names, double clock_ghz,
                                noc::Cycle window);
 
-/// PE states: 0 idle, 1 compute, 2 reduce, 3 send, 4 recv, 5 barrier. Time unit: one cycle.
-void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle window);
+/// PE states: 0 idle, 1 compute, 2 reduce, 3 send, 4 recv, 5 barrier; links: flits per
+/// `window` cycles. Times in picoseconds at `clock_ghz` (as trace.json's microseconds), the
+/// header's comments say both.
+void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle window,
+               double clock_ghz);
 
 }  // namespace nocflow::sim

@@ -174,9 +174,11 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
   EXPECT_EQ(counted_flits, 4 * 3);
 
   std::ostringstream vcd;
-  write_vcd(vcd, r, 2, 10);
+  write_vcd(vcd, r, 2, 10, 0.5);  // at 0.5 GHz a cycle is 2 ns, in real time as trace.json
+  EXPECT_NE(vcd.str().find("$timescale 1ps $end"), std::string::npos);
   EXPECT_NE(vcd.str().find("$var integer 8 ! pe_0_state $end"), std::string::npos);
-  EXPECT_NE(vcd.str().find("#100\nb0 !"), std::string::npos) << "PE 0 idle after its compute";
+  EXPECT_NE(vcd.str().find("#200000\nb0 !"), std::string::npos)
+      << "PE 0 idle after its 100-cycle compute";
 }
 
 }  // namespace
