@@ -175,6 +175,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
             << " inside each band, cost model " << a.cost_model
             << "; pricing every range of layers "
             << "on every band ..." << std::endl;
+  if (const std::string note = element_size_note(graph, spec); !note.empty())
+    std::cout << "  " << note << "\n";
   opt::PipelineOptions po;
   po.stages = a.stages;
   po.micro_batches = a.micro_batches;
@@ -307,6 +309,8 @@ int run(const OptimizeArgs& a) {
               << " constraints, LP relaxation " << fixed(r.ilp->lp_relaxation) << " cycles, gap "
               << fixed(100 * r.ilp->gap, 2) << " %" << (r.ilp->optimal ? ", optimal" : "") << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
+  if (const std::string note = element_size_note(graph, spec); !note.empty())
+    std::cout << "  " << note << "\n";
   if (!a.memory_limit) warn_if_over_sram(s, r.choice, spec.pe.sram_bytes);
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out

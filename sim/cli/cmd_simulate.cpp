@@ -274,6 +274,8 @@ int run(const SimulateArgs& a) {
     std::cout << "  note: the plan was priced for a network whose layers output "
               << plan.activation_bytes << " bytes, this one's " << network_activation_bytes
               << " (other shapes or element size): its predicted total does not apply" << std::endl;
+  if (const std::string note = element_size_note(graph, spec); !note.empty())
+    std::cout << "  " << note << std::endl;
   if (!plan.priced_for.empty()) {  // the keys the cost model read, as `optimize` saw them
     std::string changed;
     const auto here = priced_for(spec);

@@ -28,7 +28,9 @@ const std::vector<Param>& hw_params() {
           .unit("bytes")
           .def(std::int64_t{2})
           .range(1, 16)
-          .doc("size of one activation or weight element (2 = fp16/bf16)"),
+          .doc("size of one activation or weight element (2 = fp16/bf16) of zoo networks; network "
+               "files and ONNX models keep their own (elem_bytes, the tensors' data type), with a "
+               "note"),
       // topology
       field("topology.kind", &HwSpec::topology, &TopologySpec::kind)
           .def(std::string("mesh"))

@@ -63,6 +63,20 @@ void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, std::int64_
   plan.priced_for = priced_for(spec);
 }
 
+std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec) {
+  std::set<int> sizes;
+  for (optimizer::NodeId id : graph.node_ids())
+    if (graph.node(id).kind == optimizer::OpKind::Input)
+      sizes.insert(graph.node(id).output.elem_bytes);
+  if (sizes.empty() || (sizes.size() == 1 && *sizes.begin() == spec.data.width_bytes)) return "";
+  std::string list;
+  for (int b : sizes) list += (list.empty() ? "" : ", ") + std::to_string(b);
+  return "note: the network's inputs have " + list +
+         "-byte elements (from its file), not data.width_bytes " +
+         std::to_string(spec.data.width_bytes) +
+         ", which only zoo networks take; the run uses the file's";
+}
+
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,
                                  const std::string& passes, const std::string& train) {
   if (batch < 1) throw InputError("--batch: must be at least 1");

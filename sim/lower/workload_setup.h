@@ -34,6 +34,11 @@ optimizer::Graph prepare_network(const std::string& network, std::int64_t batch,
                                  const std::string& passes = "default",
                                  const std::string& train = "");
 
+/// "" when the network's inputs have the hardware's element size (data.width_bytes, which zoo
+/// networks take); otherwise a note saying which size the run uses: network files and ONNX
+/// models keep their own (elem_bytes, the tensors' data type).
+std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec);
+
 /// A plan solved for replay, as `simulate` (without --plan) and `sweep` solve: the per-PE SRAM
 /// limit on (lowering rejects a plan that does not fit), dominance pruning, a 60 s ILP limit.
 struct SolvedPlan {

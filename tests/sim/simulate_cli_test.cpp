@@ -118,6 +118,25 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
 // carries every choice and the prediction: the replay is the one of simulate's own solve with
 // the same solver and cost model, and its predicted total is optimize's. linkload's energy is
 // the simulator's (MACs, SRAM bytes, whole flits per hop), on a mesh and on a crossbar.
+// A network file keeps its own element size; the run says so when the hardware's differs.
+TEST(SimulateCli, ANetworkFileWhoseElementSizeIsNotTheHardwaresGetsANote) {
+  const fs::path dir = fresh_dir("simulate_element_size");
+  const std::string run =
+      "simulate " + kHw2x2 + " --network " + kSrc + "/configs/networks/vgg5.yaml --quiet --out ";
+  const CliRun two = run_nocflow(run + (dir / "two").string());  // mesh4x4.yaml: 2-byte elements
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("note: the network's inputs have 4-byte elements (from its file), not "
+                            "data.width_bytes 2, which only zoo networks take"),
+            std::string::npos)
+      << two.output;
+  const CliRun four = run_nocflow(run + (dir / "four").string() + " --set data.width_bytes=4");
+  ASSERT_EQ(four.exit_code, 0) << four.output;
+  EXPECT_EQ(four.output.find("note:"), std::string::npos) << four.output;
+  // Same file, same sizes either way: the element size comes from the file.
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "two" / "summary.json"))["total_cycles"],
+            nlohmann::json::parse(read_file(dir / "four" / "summary.json"))["total_cycles"]);
+}
+
 TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
   const fs::path dir = fresh_dir("simulate_plan");
   const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
