@@ -246,6 +246,21 @@ int run(const SimulateArgs& a) {
     if (ec)
       throw InputError("--dump-programs " + a.dump_programs +
                        ": cannot create folder: " + ec.message());
+    // An earlier dump for more PEs would leave files that `--programs` then trips over.
+    const std::size_t pes = lowered.programs.pe.size();
+    for (const auto& entry : fs::directory_iterator(a.dump_programs, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("pe_", 0) != 0 || name.size() < 8 || name.substr(name.size() - 4) != ".txt")
+        continue;
+      const std::string number = name.substr(3, name.size() - 7);
+      const bool numeric =
+          number.size() < 10 && std::all_of(number.begin(), number.end(),
+                                            [](unsigned char c) { return std::isdigit(c); });
+      if (numeric && std::stoull(number) >= pes)
+        throw InputError("--dump-programs " + a.dump_programs + ": holds " + name +
+                         " from an earlier dump, but this run has " + std::to_string(pes) +
+                         " PEs: remove the old files or choose another folder");
+    }
   }
   prepare_output_dir(a.out, spec);
   if (!a.dump_programs.empty()) {

@@ -71,6 +71,27 @@ TEST(OutputErrorsCli, SimulateRefusesAProgramDumpThatIsAFolder) {
       (dir / "programs" / "pe_1.txt").string() + ": cannot write: it is a directory");
 }
 
+// A dump for 4 PEs into a folder holding one for more would leave pe_4.txt ... behind, which a
+// replay of the folder then trips over; the same PE count overwrites.
+TEST(OutputErrorsCli, SimulateRefusesToDumpProgramsOverADumpForMorePes) {
+  const fs::path dir = fresh_dir("output_errors_stale_dump");
+  const std::string dump = " --network " + kTwoConv + " --quiet --dump-programs " +
+                           (dir / "programs").string() + " --out ";
+  ASSERT_EQ(run_nocflow("simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml" + dump +
+                        (dir / "a").string())
+                .exit_code,
+            0);
+  const CliRun fewer = run_nocflow("simulate " + kHw2x2 + dump + (dir / "b").string());
+  EXPECT_EQ(fewer.exit_code, 2) << fewer.output;
+  EXPECT_NE(fewer.output.find("from an earlier dump, but this run has 4 PEs"), std::string::npos)
+      << fewer.output;
+  EXPECT_FALSE(fs::exists(dir / "b"));
+  for (int pe = 4; pe < 16; ++pe)
+    fs::remove(dir / "programs" / ("pe_" + std::to_string(pe) + ".txt"));
+  EXPECT_EQ(run_nocflow("simulate " + kHw2x2 + dump + (dir / "b").string()).exit_code, 0);
+  EXPECT_EQ(run_nocflow("simulate " + kHw2x2 + dump + (dir / "c").string()).exit_code, 0);
+}
+
 TEST(OutputErrorsCli, SimulateRefusesAProgramThatIsAFolder) {
   const fs::path dir = fresh_dir("output_errors_programs");
   const fs::path programs = dir / "programs";
