@@ -279,6 +279,8 @@ int run(const SimulateArgs& a) {
                                        std::to_string(plan.micro_batches) + " micro-batches in " +
                                        std::to_string(plan.stages.size()) + " pipeline stages"
                                  : std::to_string(workload.layers.size()) + " layers")
+            << (a.net.network.rfind("zoo:", 0) == 0 ? ", batch " + std::to_string(a.net.batch)
+                                                    : "")  // files: their own
             << ", plan " << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", "
             << a.mode << ") on " << one_line_summary(spec) << std::endl;
   // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
@@ -439,20 +441,39 @@ int run(const SimulateArgs& a) {
   std::stable_sort(shown.begin(), shown.end(),
                    [](auto* x, auto* y) { return x->simulated_cycles > y->simulated_cycles; });
   if (shown.size() > 12) shown.resize(12);
-  std::cout << "  transfers (" << edges.size() << " edges; the " << shown.size()
-            << " longest; cycles; error = predicted / simulated - 1):\n"
-            << "    " << std::left << std::setw(44) << "edge" << std::setw(12) << "type" << std::right
-            << std::setw(11) << "bytes" << std::setw(10) << "paper" << std::setw(10) << "linkload"
-            << std::setw(10) << "simulated" << std::setw(9) << "err(ll)" << "\n";
+  auto name_of = [](const EdgeReport& e) {
+    return e.reduction ? e.src + " (reduce)" : e.src + " -> " + e.dst;
+  };
+  std::size_t width = 4;  // the names' column, up to 80 characters; longer names lose their middle
+  for (const EdgeReport* e : shown)
+    width = std::max(width, std::min<std::size_t>(80, name_of(*e).size()));
+  auto shorten = [width](const std::string& s) {
+    if (s.size() <= width) return s;
+    const std::size_t head = (width - 3) / 2;
+    return s.substr(0, head) + "..." + s.substr(s.size() - (width - 3 - head));
+  };
+  const auto reductions =
+      std::count_if(edges.begin(), edges.end(), [](const EdgeReport& e) { return e.reduction; });
+  std::cout << "  transfers (" << edges.size() - static_cast<std::size_t>(reductions)
+            << " layer edges"
+            << (reductions ? " and " + std::to_string(reductions) +
+                                 (reductions == 1 ? " INPP reduction" : " INPP reductions")
+                           : "")
+            << "; the " << shown.size() << " longest; cycles; error = predicted / simulated - 1):\n"
+            << "    " << std::left << std::setw(static_cast<int>(width) + 1) << "edge"
+            << std::setw(12) << "type" << std::right << std::setw(11) << "bytes" << std::setw(10)
+            << "paper" << std::setw(10) << "linkload" << std::setw(10) << "simulated"
+            << std::setw(9) << "err(ll)"
+            << "\n";
   for (const EdgeReport* e : shown) {
-    const std::string name = e->reduction ? e->src + " (reduce)" : e->src + " -> " + e->dst;
     const std::string type = e->reduction ? "ALL_REDUCE" : e->type;
-    std::cout << "    " << std::left << std::setw(44) << name.substr(0, 43) << std::setw(12) << type
-              << std::right << std::setw(11) << e->bytes << std::setw(10)
+    std::cout << "    " << std::left << std::setw(static_cast<int>(width) + 1)
+              << shorten(name_of(*e)) << std::setw(12) << type << std::right << std::setw(11)
+              << e->bytes << std::setw(10)
               << (e->paper_cycles >= 0 ? fixed(e->paper_cycles, 0) : "-") << std::setw(10)
               << (e->linkload_cycles >= 0 ? fixed(e->linkload_cycles, 0) : "-") << std::setw(10)
-              << e->simulated_cycles << std::setw(9) << relative_error(e->linkload_cycles, e->simulated_cycles)
-              << "\n";
+              << e->simulated_cycles << std::setw(9)
+              << relative_error(e->linkload_cycles, e->simulated_cycles) << "\n";
   }
   std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
   return 0;

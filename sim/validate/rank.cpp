@@ -389,11 +389,13 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
          "predicted_compute_cycles,predicted_redistribution_cycles,simulated_compute_cycles,"
          "simulated_communication_cycles,placements,simulated_mean_cycles\n";
   for (const RankedPlan& r : report.plans)
-    csv << r.model << "," << r.set << "," << r.label << "," << r.k << "," << exact(r.predicted_cycles) << "," << r.simulated_cycles << ","
-        << r.predicted_rank << "," << r.simulated_rank << "," << exact(r.relative_error()) << "," << r.plan_id << ","
-        << exact(r.predicted_compute_cycles) << "," << exact(r.predicted_redistribution_cycles) << ","
-        << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << ","
-        << std::max<std::size_t>(1, r.placement_cycles.size()) << "," << exact(r.simulated_mean_cycles()) << "\n";
+    csv << r.model << "," << r.set << "," << r.label << "," << r.k + 1 << ","
+        << exact(r.predicted_cycles) << "," << r.simulated_cycles << "," << r.predicted_rank << ","
+        << r.simulated_rank << "," << exact(r.relative_error()) << "," << r.plan_id << ","
+        << exact(r.predicted_compute_cycles) << "," << exact(r.predicted_redistribution_cycles)
+        << "," << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << ","
+        << std::max<std::size_t>(1, r.placement_cycles.size()) << ","
+        << exact(r.simulated_mean_cycles()) << "\n";
   csv.close();
   OutputFile sum(fs::path(dir) / "rank_summary.csv");
   sum << "model,plans,kendall_tau,regret_pct,best_plan_error_pct,predicted_spread_pct,"

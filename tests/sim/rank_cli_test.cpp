@@ -62,7 +62,8 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
       std::vector<double> predicted, simulated;
       for (const auto& p : plans) {
         if (p.at("model") != s.at("model") || p.at("set") != set) continue;
-        EXPECT_EQ(std::stoi(p.at("k")), static_cast<int>(predicted.size()));
+        EXPECT_EQ(std::stoi(p.at("k")),
+                  static_cast<int>(predicted.size()) + 1);  // 1-based, as the label
         predicted.push_back(std::stod(p.at("predicted_cycles")));
         simulated.push_back(std::stod(p.at("simulated_cycles")));
         EXPECT_GT(simulated.back(), 0);
