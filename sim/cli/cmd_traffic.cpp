@@ -381,7 +381,7 @@ void add_traffic_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(at_least(1));
   cmd->add_option("--seed", a->traffic.seed, "random seed")->capture_default_str();
-  cmd->add_option("--out", a->out, "output folder")->required();
+  cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   auto* cycles =
       cmd->add_option(
              "--cycles", a->traffic.fixed_cycles,
@@ -411,6 +411,7 @@ void add_traffic_command(CLI::App& app, Action& action) {
                   "instead: replay this batch of messages (lines 'src dst bytes [start_cycle]') "
                   "until delivered; "
                   "writes messages.csv")
+      ->type_name("FILE")
       ->excludes("--pattern", "--rate", "--packet-flits", "--cycles", "--warmup",
                  "--find-saturation", "--exclude-self", "--hotspot-node", "--hotspot-fraction",
                  "--seed", "--sample-period");

@@ -211,6 +211,20 @@ int run(const ValidateArgs& a) {
   DecompositionSummary decomposition;  // below saturation
   std::vector<BenchResult> results;  // for calibration
   const std::size_t total = machines.size() * types.size() * sizes.size();
+  std::string topologies;
+  for (const HwSpec& m : machines)
+    topologies += (topologies.empty() ? "" : ", ") +
+                  (m.topology.kind == "crossbar"
+                       ? "crossbar " + std::to_string(m.topology.ports)
+                       : std::to_string(m.topology.rows) + "x" + std::to_string(m.topology.cols));
+  std::cout << "nocflow validate: " << total << " cases (" << types.size() << " types x "
+            << sizes.size() << " sizes) on " << topologies << "; each machine is " << a.hw.file
+            << " with its topology replaced: " <<
+      [&] {
+        const std::string line = one_line_summary(base);  // "mesh 8x8 (64 PEs), router ..."
+        return line.substr(line.find("), ") + 3);
+      }() << std::endl;
+  const int count_width = static_cast<int>(std::to_string(total).size());
   std::size_t done = 0;
   std::map<std::string, double> slowdowns;  // by topology; 0 without a router-bound case
   for (const HwSpec& hw : machines) {
@@ -221,15 +235,17 @@ int run(const ValidateArgs& a) {
         ++done;
         if (!r.run) {
           for (const std::string& model : bench_models()) ++summary[{type, model}].skipped;
-          std::cout << "  [" << done << "/" << total << "] " << r.bench.topology << " " << type << " "
-                    << size << " B: no choice pair of this type, skipped\n";
+          std::cout << "  [" << std::setw(count_width) << done << "/" << total << "] "
+                    << r.bench.topology << " " << type << " " << size
+                    << " B: no choice pair of this type, skipped\n";
           continue;
         }
-        std::cout << "  [" << done << "/" << total << "] " << std::left << std::setw(12) << r.bench.topology
-                  << std::setw(11) << type << std::right << std::setw(9) << size << " B: simulated "
-                  << std::setw(8) << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
-                  << std::setprecision(0) << r.paper_cycles << ", linkload " << std::setw(8) << r.linkload_cycles
-                  << " cycles" << std::endl;
+        std::cout << "  [" << std::right << std::setw(count_width) << done << "/" << total << "] "
+                  << std::left << std::setw(12) << r.bench.topology << std::setw(11) << type
+                  << std::right << std::setw(9) << size << " B: simulated " << std::setw(8)
+                  << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
+                  << std::setprecision(0) << r.paper_cycles << ", linkload " << std::setw(8)
+                  << r.linkload_cycles << " cycles" << std::endl;
         machine.push_back(std::move(r));
       }
     // The router slowdown is known once the machine's cases have run.
