@@ -35,7 +35,7 @@ struct OptimizeArgs {
   HwOptions hw;
   NetworkOptions net;
   std::string solver = "dp";
-  std::string cost_model = "paper";
+  std::string cost_model = "linkload";
   std::string formulation = "flow";
   bool compare = false;
   bool exact = false;

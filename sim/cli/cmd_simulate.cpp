@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 struct SimulateArgs {
   HwOptions hw;
   NetworkOptions net;
-  std::string plan, solver = "dp", cost_model = "paper", mode = "dataflow", calibration,
+  std::string plan, solver = "dp", cost_model = "linkload", mode = "dataflow", calibration,
                     placement = "snake";
   std::string trace, dump_programs, programs, out;
   bool vcd = false, quiet = false;
