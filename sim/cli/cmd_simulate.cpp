@@ -128,10 +128,14 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
 }
 
-/// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led.
+/// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led. A trace
+/// not asked for that an earlier run left there goes, so that the folder holds one run.
 std::string write_traces(const SimulateArgs& a, const HwSpec& spec, const RunResult& r,
                          const std::vector<std::string>& layer_names, noc::Cycle window) {
   std::string written;
+  std::error_code ignored;
+  if (a.trace.empty()) fs::remove(fs::path(a.out) / "trace.json", ignored);
+  if (!a.vcd) fs::remove(fs::path(a.out) / "trace.vcd", ignored);
   if (!a.trace.empty()) {
     write_file(fs::path(a.out) / "trace.json", [&](std::ostream& f) {
       write_chrome_trace(f, r, layer_names, spec.clock.frequency_ghz, window);
@@ -187,6 +191,9 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
        "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
       {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
   write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
+  std::error_code ignored;  // a plan replay's outputs an earlier run left: not this run's
+  for (const char* stale : {"plan.yaml", "plan.dot", "memory.csv"})
+    fs::remove(fs::path(a.out) / stale, ignored);
   write_file(fs::path(a.out) / "layers.csv",
              [&](std::ostream& f) { write_layers_csv(f, nullptr, layers); });
   write_file(fs::path(a.out) / "transfers.csv", [&](std::ostream& f) {

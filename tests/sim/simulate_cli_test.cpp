@@ -118,6 +118,21 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
 // carries every choice and the prediction: the replay is the one of simulate's own solve with
 // the same solver and cost model, and its predicted total is optimize's. linkload's energy is
 // the simulator's (MACs, SRAM bytes, whole flits per hop), on a mesh and on a crossbar.
+// A run into a folder an earlier run wrote leaves one run's files: traces not asked for go.
+TEST(SimulateCli, ARunIntoAnEarlierRunsFolderLeavesNoTraceItDidNotWrite) {
+  const fs::path out = fresh_dir("simulate_stale") / "out";
+  const std::string run =
+      "simulate " + kHw2x2 + " --network " + kTwoConv + " --quiet --out " + out.string();
+  ASSERT_EQ(run_nocflow(run + " --trace perfetto --vcd").exit_code, 0);
+  ASSERT_TRUE(fs::exists(out / "trace.json") && fs::exists(out / "trace.vcd"));
+  ASSERT_EQ(run_nocflow(run + " --vcd").exit_code, 0);
+  EXPECT_FALSE(fs::exists(out / "trace.json"));
+  EXPECT_TRUE(fs::exists(out / "trace.vcd"));
+  ASSERT_EQ(run_nocflow(run).exit_code, 0);
+  EXPECT_FALSE(fs::exists(out / "trace.vcd"));
+  EXPECT_TRUE(fs::exists(out / "summary.json"));
+}
+
 // A network file keeps its own element size; the run says so when the hardware's differs.
 TEST(SimulateCli, ANetworkFileWhoseElementSizeIsNotTheHardwaresGetsANote) {
   const fs::path dir = fresh_dir("simulate_element_size");
