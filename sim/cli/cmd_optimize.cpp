@@ -39,7 +39,7 @@ struct OptimizeArgs {
   std::string formulation = "flow";
   bool compare = false;
   bool exact = false;
-  bool memory_limit = false;
+  bool memory_limit = true;  // as simulate and sweep solve: a plan simulate can replay
   bool no_prune = false;
   std::string placement = "snake";
   double time_limit = 60;
@@ -162,8 +162,8 @@ void warn_if_over_sram(const opt::PartitionSetup& s, const std::vector<int>& cho
             << " of this plan need more than a PE's " << sram_bytes
             << " bytes of SRAM (pe.sram_bytes; most: '" << s.workload.layers[worst].name << "', "
             << static_cast<std::int64_t>(worst_bytes)
-            << " bytes per PE), so simulate will refuse it; --memory-limit keeps every layer "
-               "within SRAM\n";
+            << " bytes per PE), so simulate will refuse it; without --no-memory-limit every layer "
+               "stays within SRAM\n";
 }
 
 /// --stages: cut the network into pipeline stages, each on its own band of rows.
@@ -333,7 +333,11 @@ void add_optimize_command(CLI::App& app, Action& action) {
                           ->capture_default_str();
   cmd->add_flag("--compare", a->compare, "run every solver, write compare.csv and print a table");
   cmd->add_flag("--exact-nodes", a->exact, "only choices using exactly P PEs");
-  cmd->add_flag("--memory-limit", a->memory_limit, "per-PE SRAM constraint (pe.sram_bytes)");
+  cmd->add_flag("--memory-limit,!--no-memory-limit", a->memory_limit,
+                "per-PE SRAM constraint (pe.sram_bytes), on by default; --no-memory-limit lets "
+                "layers overflow "
+                "SRAM (a warning: simulate refuses such plans)")
+      ->capture_default_str();
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   add_placement_option(*cmd, a->placement);
   cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")
