@@ -449,7 +449,7 @@ int run(const SimulateArgs& a) {
                    [](auto* x, auto* y) { return x->simulated_cycles > y->simulated_cycles; });
   if (shown.size() > 12) shown.resize(12);
   auto name_of = [](const EdgeReport& e) {
-    return e.reduction ? e.src + " (reduce)" : e.src + " -> " + e.dst;
+    return e.reduction ? e.src + ":inpp" : e.src + " -> " + e.dst;
   };
   std::size_t width = 4;  // the names' column, up to 80 characters; longer names lose their middle
   for (const EdgeReport* e : shown)
