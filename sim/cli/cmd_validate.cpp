@@ -217,9 +217,12 @@ int run(const ValidateArgs& a) {
                   (m.topology.kind == "crossbar"
                        ? "crossbar " + std::to_string(m.topology.ports)
                        : std::to_string(m.topology.rows) + "x" + std::to_string(m.topology.cols));
-  std::cout << "nocflow validate: " << total << " cases (" << types.size() << " types x "
-            << sizes.size() << " sizes) on " << topologies << "; each machine is " << a.hw.file
-            << " with its topology replaced: " <<
+  auto count = [](std::size_t n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  std::cout << "nocflow validate: " << count(total, "case") << " (" << count(types.size(), "type")
+            << " x " << count(sizes.size(), "size") << ") on " << topologies << "; each machine is "
+            << a.hw.file << " with its topology replaced: " <<
       [&] {
         const std::string line = one_line_summary(base);  // "mesh 8x8 (64 PEs), router ..."
         return line.substr(line.find("), ") + 3);
