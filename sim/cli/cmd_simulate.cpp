@@ -128,14 +128,23 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
 }
 
-/// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led. A trace
-/// not asked for that an earlier run left there goes, so that the folder holds one run.
+/// Removes from the output folder what an earlier run left and this one does not write (traces
+/// not asked for; with --programs, a plan replay's plan and memory files), so that it holds one
+/// run. A replay of programs into their own folder keeps everything: the plan that made them.
+void remove_stale_outputs(const SimulateArgs& a) {
+  std::error_code ignored;
+  if (!a.programs.empty() && fs::equivalent(a.programs, a.out, ignored)) return;
+  std::vector<std::string> stale;
+  if (a.trace.empty()) stale.push_back("trace.json");
+  if (!a.vcd) stale.push_back("trace.vcd");
+  if (!a.programs.empty()) stale.insert(stale.end(), {"plan.yaml", "plan.dot", "memory.csv"});
+  for (const std::string& name : stale) fs::remove(fs::path(a.out) / name, ignored);
+}
+
+/// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led.
 std::string write_traces(const SimulateArgs& a, const HwSpec& spec, const RunResult& r,
                          const std::vector<std::string>& layer_names, noc::Cycle window) {
   std::string written;
-  std::error_code ignored;
-  if (a.trace.empty()) fs::remove(fs::path(a.out) / "trace.json", ignored);
-  if (!a.vcd) fs::remove(fs::path(a.out) / "trace.vcd", ignored);
   if (!a.trace.empty()) {
     write_file(fs::path(a.out) / "trace.json", [&](std::ostream& f) {
       write_chrome_trace(f, r, layer_names, spec.clock.frequency_ghz, window);
@@ -159,6 +168,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   std::size_t steps = 0;
   for (const Program& p : programs.pe) steps += p.size();
   prepare_output_dir(a.out, spec);
+  remove_stale_outputs(a);
   std::cout << "nocflow simulate: programs " << a.programs << " (" << steps << " steps, "
             << programs.layer_names.size() << " layers) on " << one_line_summary(spec) << std::endl;
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
@@ -191,9 +201,6 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
        "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
       {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
   write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
-  std::error_code ignored;  // a plan replay's outputs an earlier run left: not this run's
-  for (const char* stale : {"plan.yaml", "plan.dot", "memory.csv"})
-    fs::remove(fs::path(a.out) / stale, ignored);
   write_file(fs::path(a.out) / "layers.csv",
              [&](std::ostream& f) { write_layers_csv(f, nullptr, layers); });
   write_file(fs::path(a.out) / "transfers.csv", [&](std::ostream& f) {
@@ -254,22 +261,17 @@ int run(const SimulateArgs& a) {
       throw InputError("--dump-programs " + a.dump_programs +
                        ": cannot create folder: " + ec.message());
     // An earlier dump for more PEs would leave files that `--programs` then trips over.
-    const std::size_t pes = lowered.programs.pe.size();
+    const int pes = static_cast<int>(lowered.programs.pe.size());
     for (const auto& entry : fs::directory_iterator(a.dump_programs, ec)) {
       const std::string name = entry.path().filename().string();
-      if (name.rfind("pe_", 0) != 0 || name.size() < 8 || name.substr(name.size() - 4) != ".txt")
-        continue;
-      const std::string number = name.substr(3, name.size() - 7);
-      const bool numeric =
-          number.size() < 10 && std::all_of(number.begin(), number.end(),
-                                            [](unsigned char c) { return std::isdigit(c); });
-      if (numeric && std::stoull(number) >= pes)
+      if (program_file_pe(name) >= pes)
         throw InputError("--dump-programs " + a.dump_programs + ": holds " + name +
                          " from an earlier dump, but this run has " + std::to_string(pes) +
                          " PEs: remove the old files or choose another folder");
     }
   }
   prepare_output_dir(a.out, spec);
+  remove_stale_outputs(a);
   if (!a.dump_programs.empty()) {
     std::vector<std::string> edge_names;
     for (const LoweredEdge& e : lowered.edges) edge_names.push_back(edge_name(e));

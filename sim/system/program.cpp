@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -202,6 +203,14 @@ Step parse_step(const std::vector<std::string>& line, const Origin& at, int pe, 
 
 }  // namespace
 
+int program_file_pe(const std::string& name) {
+  int n = -1;
+  if (std::sscanf(name.c_str(), "pe_%d.txt", &n) == 1 && n >= 0 &&
+      name == "pe_" + std::to_string(n) + ".txt")
+    return n;
+  return -1;
+}
+
 ProgramFiles read_programs(const std::string& dir, int pes) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(dir)) throw InputError(dir + ": no such folder of programs");
@@ -228,14 +237,10 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
     }
     if (in.bad()) throw InputError(file + ": cannot read");
   }
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    int n = -1;
-    if (std::sscanf(name.c_str(), "pe_%d.txt", &n) == 1 &&
-        name == "pe_" + std::to_string(n) + ".txt" && n >= pes)
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (program_file_pe(entry.path().filename().string()) >= pes)
       throw InputError(entry.path().string() + ": the hardware has only " + std::to_string(pes) +
                        " PEs");
-  }
 
   // Sends and receives pair up by (source, destination, tag).
   struct Ends {

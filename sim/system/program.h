@@ -82,4 +82,8 @@ struct ProgramFiles {
 /// the file and line.
 ProgramFiles read_programs(const std::string& dir, int pes);
 
+/// N when `filename` is a program file's name, pe_N.txt (N written without leading zeros);
+/// -1 otherwise.
+int program_file_pe(const std::string& filename);
+
 }  // namespace nocflow::sim

@@ -114,12 +114,8 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   EXPECT_EQ(link_flits, 2 * s["flits"].get<std::int64_t>() + s["flit_hops"].get<std::int64_t>());
 }
 
-// The main workflow: `optimize` writes plan.yaml, `simulate --plan` replays it. The plan file
-// carries every choice and the prediction: the replay is the one of simulate's own solve with
-// the same solver and cost model, and its predicted total is optimize's. linkload's energy is
-// the simulator's (MACs, SRAM bytes, whole flits per hop), on a mesh and on a crossbar.
 // A run into a folder an earlier run wrote leaves one run's files: traces not asked for go.
-TEST(SimulateCli, ARunIntoAnEarlierRunsFolderLeavesNoTraceItDidNotWrite) {
+TEST(SimulateCli, ARunIntoAnEarlierRunsFolderLeavesNoFileItDidNotWrite) {
   const fs::path out = fresh_dir("simulate_stale") / "out";
   const std::string run =
       "simulate " + kHw2x2 + " --network " + kTwoConv + " --quiet --out " + out.string();
@@ -131,6 +127,22 @@ TEST(SimulateCli, ARunIntoAnEarlierRunsFolderLeavesNoTraceItDidNotWrite) {
   ASSERT_EQ(run_nocflow(run).exit_code, 0);
   EXPECT_FALSE(fs::exists(out / "trace.vcd"));
   EXPECT_TRUE(fs::exists(out / "summary.json"));
+  // Programs replayed into a plan run's folder: its plan files go. Replayed into their own
+  // folder (dumped there with the plan, as README's workflow does): the plan that made them stays.
+  const fs::path own = out.parent_path() / "own";
+  ASSERT_EQ(run_nocflow("simulate " + kHw2x2 + " --network " + kTwoConv +
+                        " --quiet --trace perfetto --dump-programs " + own.string() + " --out " +
+                        own.string())
+                .exit_code,
+            0);
+  const std::string programs =
+      "simulate " + kHw2x2 + " --quiet --programs " + own.string() + " --out ";
+  ASSERT_EQ(run_nocflow(programs + out.string()).exit_code, 0);
+  for (const char* gone : {"plan.yaml", "plan.dot", "memory.csv"})
+    EXPECT_FALSE(fs::exists(out / gone)) << gone;
+  ASSERT_EQ(run_nocflow(programs + own.string()).exit_code, 0);
+  for (const char* kept : {"plan.yaml", "plan.dot", "memory.csv", "trace.json"})
+    EXPECT_TRUE(fs::exists(own / kept)) << kept;
 }
 
 // A network file keeps its own element size; the run says so when the hardware's differs.
@@ -146,12 +158,16 @@ TEST(SimulateCli, ANetworkFileWhoseElementSizeIsNotTheHardwaresGetsANote) {
       << two.output;
   const CliRun four = run_nocflow(run + (dir / "four").string() + " --set data.width_bytes=4");
   ASSERT_EQ(four.exit_code, 0) << four.output;
-  EXPECT_EQ(four.output.find("note:"), std::string::npos) << four.output;
+  EXPECT_EQ(four.output.find("-byte elements (from its file)"), std::string::npos) << four.output;
   // Same file, same sizes either way: the element size comes from the file.
   EXPECT_EQ(nlohmann::json::parse(read_file(dir / "two" / "summary.json"))["total_cycles"],
             nlohmann::json::parse(read_file(dir / "four" / "summary.json"))["total_cycles"]);
 }
 
+// The main workflow: `optimize` writes plan.yaml, `simulate --plan` replays it. The plan file
+// carries every choice and the prediction: the replay is the one of simulate's own solve with
+// the same solver and cost model, and its predicted total is optimize's. linkload's energy is
+// the simulator's (MACs, SRAM bytes, whole flits per hop), on a mesh and on a crossbar.
 TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
   const fs::path dir = fresh_dir("simulate_plan");
   const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
