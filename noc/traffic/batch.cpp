@@ -9,6 +9,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/limits.h"
+#include "noc/base/text_input.h"
 
 namespace nocflow::noc {
 namespace {

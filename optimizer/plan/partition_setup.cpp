@@ -47,7 +47,7 @@ std::string edge_signature(const Workload& w, const LayerEdge& e,
 
 Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
-                 const std::function<void(std::size_t, std::size_t)>& progress) {
+                 const TabulationProgress& progress) {
   Problem p;
   p.max_pes = hw.num_pes();
   if (memory_limit) p.memory_limit = static_cast<double>(hw.sram_bytes);

@@ -12,14 +12,16 @@
 
 namespace nocflow::optimizer {
 
+/// Called with (edges done, edges in all) while a cost model is tabulated: for progress lines.
+using TabulationProgress = std::function<void(std::size_t, std::size_t)>;
+
 struct SetupOptions {
   bool exact = false;          ///< only choices with p = P
   bool memory_limit = false;   ///< enforce hw.sram_bytes per PE
   bool prune = true;           ///< dominance pruning (exact: never changes the optimum)
   /// Also offer the PLACE=ROWS twin of every choice placement.h's rule 3 applies to.
   bool placement_search = false;
-  /// Called after each edge is tabulated with (edges done, edges in all): for progress lines.
-  std::function<void(std::size_t, std::size_t)> progress;
+  TabulationProgress progress;
 };
 
 struct PartitionSetup {
@@ -40,6 +42,6 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
 /// Tabulates `model` over given choices (no pruning); `progress` as SetupOptions::progress.
 Problem tabulate(const Workload& workload, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
-                 const std::function<void(std::size_t, std::size_t)>& progress = {});
+                 const TabulationProgress& progress = {});
 
 }  // namespace nocflow::optimizer

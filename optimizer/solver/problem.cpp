@@ -47,11 +47,12 @@ void check_memory_feasible(const Problem& p) {
     const auto& m = p.memory[static_cast<std::size_t>(l)];
     const double smallest = m.empty() ? 0 : *std::min_element(m.begin(), m.end());
     if (smallest > p.memory_limit)
-      throw InputError("layer '" + p.names[static_cast<std::size_t>(l)] +
-                       "' does not fit in PE memory: its smallest per-PE footprint (weights, "
-                       "input and output share) is " + std::to_string(static_cast<long long>(smallest)) +
-                       " bytes, the limit (pe.sram_bytes) is " +
-                       std::to_string(static_cast<long long>(p.memory_limit)) + " bytes");
+      throw MemoryInfeasible("layer '" + p.names[static_cast<std::size_t>(l)] +
+                             "' does not fit in PE memory: its smallest per-PE footprint (weights, "
+                             "input and output share) is " +
+                             std::to_string(static_cast<long long>(smallest)) +
+                             " bytes, the limit (pe.sram_bytes) is " +
+                             std::to_string(static_cast<long long>(p.memory_limit)) + " bytes");
   }
 }
 

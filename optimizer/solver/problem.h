@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "noc/base/error.h"
+
 namespace nocflow::optimizer {
 
 struct Problem {
@@ -38,8 +40,15 @@ double evaluate(const Problem& p, const std::vector<int>& choice);
 /// Exhaustive search (tests; throws std::length_error beyond 10^7 assignments).
 std::vector<int> brute_force(const Problem& p);
 
-/// Throws InputError naming the first layer none of whose choices fits the memory limit, with
-/// the smallest footprint and the limit.
+/// A layer none of whose choices fits the memory limit (an InputError; its own type so that a
+/// command can say how to lift the limit).
+class MemoryInfeasible : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+/// Throws MemoryInfeasible naming the first layer none of whose choices fits the memory limit,
+/// with the smallest footprint and the limit.
 void check_memory_feasible(const Problem& p);
 
 /// Dominance pruning: choice b of a layer is dropped when a kept choice a is no worse on the

@@ -45,7 +45,7 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
   return option;
 }
 
-std::function<void(std::size_t, std::size_t)> tabulation_progress(const std::string& cost_model) {
+optimizer::TabulationProgress tabulation_progress(const std::string& cost_model) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   auto last = started;

@@ -20,6 +20,7 @@
 #include "optimizer/plan/pipeline.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/ilp_formulation.h"
+#include "optimizer/solver/problem.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/workload_setup.h"
@@ -184,7 +185,6 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.solve = {a.time_limit, a.formulation, "", false};
   po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
   po.resident_weights = a.resident_weights;
-  po.setup.progress = tabulation_progress(a.cost_model);
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec);
   opt::Plan plan = r.plan;
@@ -336,8 +336,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_flag("--memory-limit,!--no-memory-limit", a->memory_limit,
                 "per-PE SRAM constraint (pe.sram_bytes), on by default; --no-memory-limit lets "
                 "layers overflow "
-                "SRAM (a warning: simulate refuses such plans)")
-      ->capture_default_str();
+                "SRAM (a warning: simulate refuses such plans)");
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   add_placement_option(*cmd, a->placement);
   cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")
@@ -377,7 +376,15 @@ void add_optimize_command(CLI::App& app, Action& action) {
       throw CLI::ValidationError("--formulation", "applies to --solver ilp (or --compare) only");
     if ((a->solver != "ilp" || a->compare) && export_lp->count() > 0)  // --compare exports nothing
       throw CLI::ValidationError("--export-lp", "applies to --solver ilp without --compare only");
-    action = [a] { return run(*a); };
+    action = [a] {
+      try {
+        return run(*a);
+      } catch (const opt::MemoryInfeasible& e) {  // the limit is on by default: say how to lift it
+        throw InputError(std::string(e.what()) +
+                         "; --no-memory-limit plans it anyway (simulate refuses such a plan), or "
+                         "raise pe.sram_bytes");
+      }
+    };
   });
 }
 

@@ -56,8 +56,7 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
   }
   opt::Plan plan = [&] {
     const bool search = a.placement == "search";
-    const auto progress = a.quiet ? std::function<void(std::size_t, std::size_t)>()
-                                  : tabulation_progress(a.cost_model);
+    const auto progress = a.quiet ? opt::TabulationProgress() : tabulation_progress(a.cost_model);
     if (a.stages == 0)
       return solve_plan(graph, hw, a.solver, a.cost_model, 0, search, progress).plan;
     opt::PipelineOptions po;
@@ -65,7 +64,7 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     po.micro_batches = a.micro_batches;
     po.solver = a.solver;
     po.solve = {60, "flow", "", false};  // as solve_plan
-    po.setup = {false, true, true, search, progress};  // as solve_plan: within SRAM
+    po.setup = {false, true, true, search};  // as solve_plan: within SRAM (per band: no progress)
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
   record_priced_inputs(plan, spec, a.net.batch);  // as optimize records
@@ -126,6 +125,14 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["steps"] = r.spans.size();
   j["wall_seconds"] = r.wall_seconds;
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
+}
+
+/// one_line_summary as plans written before priced_for have it: a crossbar's with its routing.
+std::string legacy_one_line_summary(const HwSpec& spec) {
+  std::string line = one_line_summary(spec);
+  if (spec.topology.kind == "crossbar")
+    line.insert(line.find(" flits, ") + 8, spec.router.routing + ", ");
+  return line;
 }
 
 /// Removes from the output folder what an earlier run left and this one does not write (traces
@@ -314,7 +321,8 @@ int run(const SimulateArgs& a) {
     if (!changed.empty())
       std::cout << "  note: the plan was priced for other hardware (" << changed
                 << "): its predicted total does not apply" << std::endl;
-  } else if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec)) {
+  } else if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec) &&
+             plan.hardware != legacy_one_line_summary(spec)) {  // plans before priced_for
     std::cout << "  note: the plan was priced for " << plan.hardware
               << "; its predicted total does not apply to this hardware" << std::endl;
   }
@@ -445,45 +453,7 @@ int run(const SimulateArgs& a) {
                 << fixed(pipeline.stage_cycles[s], 0) << "\n";
     }
   }
-  std::vector<const EdgeReport*> shown;
-  for (const auto& e : edges) shown.push_back(&e);
-  std::stable_sort(shown.begin(), shown.end(),
-                   [](auto* x, auto* y) { return x->simulated_cycles > y->simulated_cycles; });
-  if (shown.size() > 12) shown.resize(12);
-  auto name_of = [](const EdgeReport& e) {
-    return e.reduction ? e.src + ":inpp" : e.src + " -> " + e.dst;
-  };
-  std::size_t width = 4;  // the names' column, up to 80 characters; longer names lose their middle
-  for (const EdgeReport* e : shown)
-    width = std::max(width, std::min<std::size_t>(80, name_of(*e).size()));
-  auto shorten = [width](const std::string& s) {
-    if (s.size() <= width) return s;
-    const std::size_t head = (width - 3) / 2;
-    return s.substr(0, head) + "..." + s.substr(s.size() - (width - 3 - head));
-  };
-  const auto reductions =
-      std::count_if(edges.begin(), edges.end(), [](const EdgeReport& e) { return e.reduction; });
-  std::cout << "  transfers (" << edges.size() - static_cast<std::size_t>(reductions)
-            << " layer edges"
-            << (reductions ? " and " + std::to_string(reductions) +
-                                 (reductions == 1 ? " INPP reduction" : " INPP reductions")
-                           : "")
-            << "; the " << shown.size() << " longest; cycles; error = predicted / simulated - 1):\n"
-            << "    " << std::left << std::setw(static_cast<int>(width) + 1) << "edge"
-            << std::setw(12) << "type" << std::right << std::setw(11) << "bytes" << std::setw(10)
-            << "paper" << std::setw(10) << "linkload" << std::setw(10) << "simulated"
-            << std::setw(9) << "err(ll)"
-            << "\n";
-  for (const EdgeReport* e : shown) {
-    const std::string type = e->reduction ? "ALL_REDUCE" : e->type;
-    std::cout << "    " << std::left << std::setw(static_cast<int>(width) + 1)
-              << shorten(name_of(*e)) << std::setw(12) << type << std::right << std::setw(11)
-              << e->bytes << std::setw(10)
-              << (e->paper_cycles >= 0 ? fixed(e->paper_cycles, 0) : "-") << std::setw(10)
-              << (e->linkload_cycles >= 0 ? fixed(e->linkload_cycles, 0) : "-") << std::setw(10)
-              << e->simulated_cycles << std::setw(9)
-              << relative_error(e->linkload_cycles, e->simulated_cycles) << "\n";
-  }
+  print_transfers_table(std::cout, edges);
   std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
   return 0;
 }

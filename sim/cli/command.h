@@ -4,11 +4,11 @@
 // and sets the action to run after parsing. Actions throw InputError for bad input (exit 2),
 // CheckError when a run's self-checks fail (exit 3).
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "optimizer/plan/partition_setup.h"
 #include "sim/config/hw_spec.h"
 
 namespace nocflow::sim::cli {
@@ -42,7 +42,7 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec);
 
 /// For SetupOptions::progress: a line on stderr every 2 s of wall time while a cost model is
 /// tabulated ("  ... tabulating linkload: 45 of 120 edges, 4.0 s"); nothing on short runs.
-std::function<void(std::size_t, std::size_t)> tabulation_progress(const std::string& cost_model);
+optimizer::TabulationProgress tabulation_progress(const std::string& cost_model);
 
 /// Option check: a finite number of at least `min` ("--cycles: must be at least 1, got 0").
 CLI::Validator at_least(double min);

@@ -51,9 +51,12 @@ std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec) 
       "energy.mac_pj",        "energy.hop_pj_per_byte",  "energy.sram_pj_per_byte",
       "pe.sram_bytes",        "router.buffer_depth"};
   std::vector<std::pair<std::string, std::string>> out;
-  for (const Param& p : hw_params())
-    if (read.count(p.path) && (!p.applies || p.applies(spec)))
-      out.emplace_back(p.path, format_value(p.get(spec)));
+  for (const Param& p : hw_params()) {
+    if (!read.count(p.path) || (p.applies && !p.applies(spec))) continue;
+    if (p.path == "router.routing_delay" && spec.router.lookahead_routing)
+      continue;  // as hw_desc_of
+    out.emplace_back(p.path, format_value(p.get(spec)));
+  }
   return out;
 }
 
@@ -88,8 +91,7 @@ optimizer::Graph prepare_network(const std::string& network, std::int64_t batch,
 
 SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw,
                       const std::string& solver, const std::string& cost_model, int threads,
-                      bool placement_search,
-                      const std::function<void(std::size_t, std::size_t)>& progress) {
+                      bool placement_search, const optimizer::TabulationProgress& progress) {
   const auto model = optimizer::make_cost_model(cost_model, hw, threads);
   const optimizer::PartitionSetup s = optimizer::setup_partition(
       graph, hw, *model, {false, true, true, placement_search, progress});

@@ -4,13 +4,13 @@
 // the same network and the same machine: the optimizer's view of the hardware config, and the
 // network as the optimizer partitions it (loaded, passes run, zoo elements of data.width_bytes).
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "optimizer/cost/hw_desc.h"
 #include "optimizer/graph/graph.h"
+#include "optimizer/plan/partition_setup.h"
 #include "optimizer/plan/plan.h"
 #include "sim/config/hw_spec.h"
 
@@ -51,6 +51,6 @@ struct SolvedPlan {
 SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw,
                       const std::string& solver, const std::string& cost_model, int threads = 0,
                       bool placement_search = false,
-                      const std::function<void(std::size_t, std::size_t)>& progress = {});
+                      const optimizer::TabulationProgress& progress = {});
 
 }  // namespace nocflow::sim

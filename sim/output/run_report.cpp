@@ -169,4 +169,43 @@ void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes) {
   }
 }
 
+void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edges) {
+  std::vector<const EdgeReport*> shown;
+  for (const auto& e : edges) shown.push_back(&e);
+  std::stable_sort(shown.begin(), shown.end(),
+                   [](auto* x, auto* y) { return x->simulated_cycles > y->simulated_cycles; });
+  if (shown.size() > 12) shown.resize(12);
+  auto name_of = [](const EdgeReport& e) {
+    return e.reduction ? e.src + ":inpp" : e.src + " -> " + e.dst;
+  };
+  std::size_t width = 4;  // the names' column, up to 80 characters; longer names lose their middle
+  for (const EdgeReport* e : shown)
+    width = std::max(width, std::min<std::size_t>(80, name_of(*e).size()));
+  auto shorten = [width](const std::string& s) {
+    if (s.size() <= width) return s;
+    const std::size_t head = (width - 3) / 2;
+    return s.substr(0, head) + "..." + s.substr(s.size() - (width - 3 - head));
+  };
+  const auto reductions =
+      std::count_if(edges.begin(), edges.end(), [](const EdgeReport& e) { return e.reduction; });
+  out << "  transfers (" << edges.size() - static_cast<std::size_t>(reductions) << " layer edges"
+      << (reductions ? " and " + std::to_string(reductions) +
+                           (reductions == 1 ? " INPP reduction" : " INPP reductions")
+                     : "")
+      << "; the " << shown.size() << " longest; cycles; error = predicted / simulated - 1):\n"
+      << "    " << std::left << std::setw(static_cast<int>(width) + 1) << "edge" << std::setw(12)
+      << "type" << std::right << std::setw(11) << "bytes" << std::setw(10) << "paper"
+      << std::setw(10) << "linkload" << std::setw(10) << "simulated" << std::setw(9) << "err(ll)"
+      << "\n";
+  for (const EdgeReport* e : shown) {
+    const std::string type = e->reduction ? "ALL_REDUCE" : e->type;
+    out << "    " << std::left << std::setw(static_cast<int>(width) + 1) << shorten(name_of(*e))
+        << std::setw(12) << type << std::right << std::setw(11) << e->bytes << std::setw(10)
+        << (e->paper_cycles >= 0 ? fixed(e->paper_cycles, 0) : "-") << std::setw(10)
+        << (e->linkload_cycles >= 0 ? fixed(e->linkload_cycles, 0) : "-") << std::setw(10)
+        << e->simulated_cycles << std::setw(9)
+        << relative_error(e->linkload_cycles, e->simulated_cycles) << "\n";
+  }
+}
+
 }  // namespace nocflow::sim

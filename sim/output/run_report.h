@@ -54,6 +54,9 @@ Energy run_energy(const optimizer::Workload& workload, const Lowered& lowered, c
 void write_layers_csv(std::ostream& out, const Lowered* lowered,
                       const std::vector<LayerStats>& layers);
 void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges);
+/// The 12 longest edges as a table (name, type, bytes, predicted and simulated cycles, error);
+/// long names lose their middle.
+void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edges);
 void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes);
 
 /// Relative error of a prediction against the simulated value ("" when not applicable).

@@ -14,6 +14,7 @@
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "noc/base/limits.h"
+#include "noc/base/text_input.h"
 
 namespace nocflow::sim {
 

@@ -161,7 +161,8 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       {"--formulation bigm --solver ilp", "unknown ILP formulation"},
       {"--exact-nodes --set topology.cols=7 --set topology.rows=1",
        "no partition choice using exactly 7 PEs"},
-      {"--memory-limit --set pe.sram_bytes=1024", "does not fit in PE memory"},
+      {"--set pe.sram_bytes=1024", "does not fit in PE memory"},
+      {"--memory-limit --set pe.sram_bytes=1024", "; --no-memory-limit plans it anyway"},
       {"--export-lp model.lp", "--export-lp: applies to --solver ilp without --compare only"},
       // --compare solves without exporting: the file was silently never written.
       {"--compare --export-lp model.lp",

@@ -2,11 +2,16 @@
 // Plan replay on hand-checkable cases (2x2 mesh, plans built in code). One process per test.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
+#include <variant>
+
+#include "optimizer/cost/pe_model.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/partition/placement.h"
 #include "sim/config/hw_loader.h"
+#include "sim/config/param.h"
 #include "sim/lower/lowering.h"
-#include "optimizer/cost/pe_model.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/layer_stats.h"
 #include "sim/system/system.h"
@@ -133,6 +138,51 @@ TEST(Replay, RowsPlacementPutsHaloRowsOneHopApart) {
   EXPECT_EQ(sent_bytes(r, 0), 4 * (128 + 128 + 32));
   EXPECT_EQ(flit_hops, 4 * (4 + 4 + 2));
   EXPECT_EQ(r.flit_hops, flit_hops);  // the edge is the only traffic
+}
+
+// A plan's priced_for lists exactly the config keys hw_desc_of reads: changing any listed key
+// changes the cost models' view of the hardware, changing any other key leaves it as it was
+// (so that a replay's "does not apply" note fires when, and only when, it should).
+TEST(PricedFor, ListsExactlyTheKeysTheCostModelsRead) {
+  auto view = [](const HwSpec& s) {
+    const opt::HwDesc h = hw_desc_of(s);
+    std::ostringstream o;
+    o << h.topology.kind << ' ' << h.topology.rows << ' ' << h.topology.cols << ' '
+      << h.topology.ports << ' ' << h.routing << ' ' << h.macs_per_cycle << ' ' << h.adds_per_cycle
+      << ' ' << h.sram_bytes_per_cycle << ' ' << h.array_rows << ' ' << h.array_cols << ' '
+      << h.link_bytes_per_cycle << ' ' << h.router_pipeline_cycles << ' ' << h.link_latency_cycles
+      << ' ' << h.mac_pj << ' ' << h.hop_pj_per_byte << ' ' << h.sram_pj_per_byte << ' '
+      << h.sram_bytes << ' ' << h.bnoc_bytes_per_cycle << ' ' << h.vc_buffer_flits;
+    return o.str();
+  };
+  for (const char* config : {"mesh4x4.yaml", "crossbar16.yaml"}) {
+    const HwSpec base = load_hw_config(kDir + "/configs/hw/" + config, {});
+    std::set<std::string> listed;
+    for (const auto& [key, value] : priced_for(base)) listed.insert(key);
+    int tried = 0;
+    for (const Param& p : hw_params()) {
+      if (p.applies && !p.applies(base)) continue;
+      const ParamValue now = p.get(base);
+      ParamValue other;  // another value the key accepts
+      if (const auto* i = std::get_if<std::int64_t>(&now))
+        other = *i + 1 <= p.max ? *i + 1 : *i - 1;
+      else if (const auto* d = std::get_if<double>(&now))
+        other = *d + 0.5 <= p.max ? *d + 0.5 : *d - 0.5;
+      else if (const auto* b = std::get_if<bool>(&now))
+        other = !*b;
+      else if (!p.choices.empty())
+        other =
+            p.choices.front() != std::get<std::string>(now) ? p.choices.front() : p.choices.back();
+      else
+        continue;  // free text: no model reads one
+      HwSpec changed = base;
+      p.set(changed, other);
+      EXPECT_EQ(view(changed) != view(base), listed.count(p.path) == 1)
+          << config << ": " << p.path << " = " << format_value(other);
+      ++tried;
+    }
+    EXPECT_GT(tried, static_cast<int>(listed.size())) << config;
+  }
 }
 
 }  // namespace
