@@ -17,7 +17,7 @@ for net in vgg16 resnet50 mobilenet_v2; do
     sram=(--set pe.sram_bytes="${SRAM:-64MiB}")
     plan="$out/${net}_${hw}_plan"
     if ! "$nocflow" optimize --hw "configs/hw/$hw.yaml" "${sram[@]}" --network "zoo:$net" --solver dp \
-         --memory-limit --out "$plan" >"$plan.log" 2>&1; then
+         --cost-model paper --memory-limit --out "$plan" >"$plan.log" 2>&1; then
       printf "%-14s %-11s optimize FAILED (see %s)\n" "$net" "$hw" "$plan.log"
       continue
     fi
