@@ -373,6 +373,13 @@ void Importer::import_node(const onnx::NodeProto& n) {
     emit(n, OpKind::Softmax, a, {0});
   } else if (op == "ReduceMean") {
     a.axes = attr_ints(n, "axes");
+    if (n.input_size() > 1 && !n.input(1).empty()) {  // opset 18: the axes are an input
+      const ConstInfo* c = constant(n, 1);
+      if (!c) fail(n, "axes (input 2) must be a constant");
+      a.axes = c->ints;
+    }
+    if (a.axes.empty() && attr_int(n, "noop_with_empty_axes", 0))
+      fail(n, "noop_with_empty_axes=1 without axes is not supported");
     a.keepdims = attr_int(n, "keepdims", 1) != 0;
     emit(n, OpKind::ReduceMean, a, {0});
   } else if (op == "Concat") {

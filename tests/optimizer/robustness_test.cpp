@@ -309,6 +309,24 @@ TEST(Robustness, OnnxMessagesNameWhatIsWrong) {
   }
 }
 
+// From opset 18 ReduceMean takes its axes as an input (current PyTorch exports): reading only
+// the attribute reduced every axis, and ONNX's own shape inference then disagreed (exit 1).
+TEST(Robustness, OnnxReduceMeanOfOpset18TakesItsAxesFromItsSecondInput) {
+  for (const int keepdims : {1, 0}) {
+    Model m({2, 16, 32});
+    m.m.mutable_opset_import(0)->set_version(18);
+    m.int64s("axes", {-1});
+    auto* keep = m.node("ReduceMean", {"x", "axes"}, "y", "mean")->add_attribute();
+    keep->set_name("keepdims");
+    keep->set_type(onnx::AttributeProto::INT);
+    keep->set_i(keepdims);
+    const std::string file = "reducemean18_" + std::to_string(keepdims) + ".onnx";
+    ASSERT_EQ(m.import(file), "(no InputError)");  // error_of's answer when it loads
+    const Graph g = load_network(nocflow::testing::scratch_path("robustness_" + file).string());
+    EXPECT_EQ(g.node(*g.find("mean")).output.shape, keepdims ? Shape({2, 16, 1}) : Shape({2, 16}));
+  }
+}
+
 // --- sizes that do not fit ---------------------------------------------------------------
 
 TEST(Robustness, TensorsAndLayersPastTwoToThe53AreRefusedNotWrapped) {
