@@ -188,7 +188,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec);
   opt::Plan plan = r.plan;
-  record_priced_inputs(plan, spec, a.net.batch);
+  record_priced_inputs(plan, spec, graph);
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "stages.csv", [&](std::ostream& csv) {
@@ -290,7 +290,7 @@ int run(const OptimizeArgs& a) {
   const opt::SolveResult r = opt::make_solver(a.solver)->solve(s.problem, so);
   prepare_output_dir(a.out, spec);
   opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
-  record_priced_inputs(plan, spec, a.net.batch);
+  record_priced_inputs(plan, spec, graph);
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan).dump(2) + "\n");

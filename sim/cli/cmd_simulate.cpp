@@ -67,7 +67,7 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     po.setup = {false, true, true, search};  // as solve_plan: within SRAM (per band: no progress)
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
-  record_priced_inputs(plan, spec, a.net.batch);  // as optimize records
+  record_priced_inputs(plan, spec, graph);  // as optimize records
   return plan;
 }
 
@@ -295,14 +295,13 @@ int run(const SimulateArgs& a) {
                                        std::to_string(plan.micro_batches) + " micro-batches in " +
                                        std::to_string(plan.stages.size()) + " pipeline stages"
                                  : std::to_string(workload.layers.size()) + " layers")
-            << (a.net.network.rfind("zoo:", 0) == 0 ? ", batch " + std::to_string(a.net.batch)
-                                                    : "")  // files: their own
-            << ", plan " << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", "
-            << a.mode << ") on " << one_line_summary(spec) << std::endl;
+            << ", batch " << network_batch(graph) << ", plan "
+            << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << a.mode
+            << ") on " << one_line_summary(spec) << std::endl;
   // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
-  if (plan.batch > 0 && plan.batch != a.net.batch)
+  if (plan.batch > 0 && plan.batch != network_batch(graph))
     std::cout << "  note: the plan was priced for batch " << plan.batch << ", this run is batch "
-              << a.net.batch << ": its predicted total does not apply" << std::endl;
+              << network_batch(graph) << ": its predicted total does not apply" << std::endl;
   else if (plan.activation_bytes > 0 && plan.activation_bytes != network_activation_bytes)
     std::cout << "  note: the plan was priced for a network whose layers output "
               << plan.activation_bytes << " bytes, this one's " << network_activation_bytes

@@ -60,8 +60,17 @@ std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec) 
   return out;
 }
 
-void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, std::int64_t batch) {
-  plan.batch = static_cast<int>(batch);
+std::int64_t network_batch(const optimizer::Graph& graph) {
+  for (optimizer::NodeId id : graph.node_ids()) {
+    const optimizer::Node& n = graph.node(id);
+    if (n.kind == optimizer::OpKind::Input && !n.output.shape.empty()) return n.output.shape[0];
+  }
+  return 1;
+}
+
+void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec,
+                          const optimizer::Graph& graph) {
+  plan.batch = static_cast<int>(network_batch(graph));
   plan.hardware = one_line_summary(spec);
   plan.priced_for = priced_for(spec);
 }

@@ -25,8 +25,12 @@ optimizer::HwDesc hw_desc_of(const HwSpec& spec, double bnoc = 0);
 /// topology): what a plan's prediction depends on (optimizer::Plan::priced_for).
 std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec);
 
+/// The batch size of a network: its first input's leading dimension (a zoo network's --batch, a
+/// file's own), 1 without inputs.
+std::int64_t network_batch(const optimizer::Graph& graph);
+
 /// Records in `plan` what it was priced for: the batch, the hardware in one line and priced_for.
-void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, std::int64_t batch);
+void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, const optimizer::Graph& graph);
 
 /// zoo:NAME, a network .yaml or an .onnx file; `passes` as for `nocflow inspect`; `train`: an
 /// optimizer for the training graph (optimizer/passes/autodiff.h), "" for inference.

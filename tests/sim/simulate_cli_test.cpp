@@ -145,6 +145,37 @@ TEST(SimulateCli, ARunIntoAnEarlierRunsFolderLeavesNoFileItDidNotWrite) {
     EXPECT_TRUE(fs::exists(own / kept)) << kept;
 }
 
+// A plan records the batch of the network it was priced for, a file's own as well as a zoo
+// network's --batch: a file that is zoo:vgg5 at batch 2 and the zoo network at --batch 2 replay
+// the file's plan without a note; the file replaying the zoo network's batch-1 plan gets a note
+// naming both batches.
+TEST(SimulateCli, APlanRecordsTheBatchOfTheNetworkItWasPricedFor) {
+  const fs::path dir = fresh_dir("simulate_plan_batch");
+  std::string text = read_file(kSrc + "/configs/networks/vgg5.yaml");
+  text.replace(text.find("input: [1, "), 11, "elem_bytes: 2\ninput: [2, ");
+  std::ofstream(dir / "vgg5_b2.yaml") << text;
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";
+  ASSERT_EQ(run_nocflow("optimize " + hw + "--network " + (dir / "vgg5_b2.yaml").string() +
+                        " --out " + (dir / "opt").string())
+                .exit_code,
+            0);
+  const std::string plan = " --quiet --plan " + (dir / "opt" / "plan.yaml").string() + " --out ";
+  const CliRun same =
+      run_nocflow("simulate " + hw + "--network zoo:vgg5 --batch 2" + plan + (dir / "b2").string());
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_EQ(same.output.find("note:"), std::string::npos) << same.output;
+  ASSERT_EQ(run_nocflow("optimize " + hw + "--network zoo:vgg5 --out " + (dir / "opt1").string())
+                .exit_code,
+            0);
+  const CliRun other = run_nocflow(
+      "simulate " + hw + "--network " + (dir / "vgg5_b2.yaml").string() + " --quiet --plan " +
+      (dir / "opt1" / "plan.yaml").string() + " --out " + (dir / "file").string());
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(other.output.find("note: the plan was priced for batch 1, this run is batch 2"),
+            std::string::npos)
+      << other.output;
+}
+
 // A network file keeps its own element size; the run says so when the hardware's differs.
 TEST(SimulateCli, ANetworkFileWhoseElementSizeIsNotTheHardwaresGetsANote) {
   const fs::path dir = fresh_dir("simulate_element_size");
