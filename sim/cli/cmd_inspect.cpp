@@ -52,7 +52,8 @@ void add_inspect_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(in_range(1, 64));
   cmd->add_option("--train", opts->train,
-                  "the training graph instead: autodiff after the passes, weight updates by this "
+                  "the training graph instead: autodiff after the cleanup passes and before "
+                  "fusion, weight updates by this "
                   "optimizer (sgd, momentum, adam)")
       ->type_name("OPTIMIZER")
       ->check(CLI::IsMember(optimizer::optimizer_names()));
