@@ -168,8 +168,10 @@ class Autodiff {
       }
       case OpKind::MatMul: {  // C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC
         if (shape(in[0]).size() != shape(in[1]).size())
-          throw InputError("autodiff: " + n.name +
-                           " (MatMul) broadcasts an operand; no gradient for that");
+          throw InputError("--train: layer '" + n.name + "' (MatMul) multiplies " +
+                           shape_str(shape(in[0])) + " by " + shape_str(shape(in[1])) +
+                           ", broadcasting an operand, which autodiff does not differentiate yet "
+                           "(inference runs)");
         if (wants(0))
           contribute(in[0], add(OpKind::MatMul, name(0), {},
                                 {dy, transpose_last_two(in[1], name(0) + ".t")}));

@@ -126,6 +126,20 @@ TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
   PassManager({"fuse"}).run(fused);
   EXPECT_THROW(training_graph(fused), InputError);
   EXPECT_THROW(training_graph(forward("vgg5"), {"lbfgs"}), InputError);
+  {  // a MatMul that broadcasts an operand: the message names the layer and both shapes
+    GraphBuilder m("broadcast");
+    const NodeId h = m.gemm(m.input({2, 8, 16}), 16, true, "fc");
+    Graph bmm = m.finish({m.matmul(h, m.constant({16, 4}), "bmm")});
+    try {
+      training_graph(bmm);
+      ADD_FAILURE() << "a broadcasting MatMul was differentiated";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "layer 'bmm' (MatMul) multiplies [2,8,16] by [16,4], broadcasting"),
+                std::string::npos)
+          << e.what();
+    }
+  }
   const TrainingOptions sgd;
   Graph named = load_network("zoo:resnet18");
   EXPECT_THROW(run_passes(named, "identity,bnfold", &sgd), InputError);  // inference only
