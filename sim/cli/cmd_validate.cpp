@@ -34,6 +34,7 @@ struct ValidateArgs {
   std::vector<std::string> types;
   bool calibrate = false;
   bool dump_messages = false;
+  bool quiet = false;  // no line per case or replay
   std::string out;
   // --rank: plan ranking (sim/validate/rank.h) instead of the microbenchmarks.
   bool rank = false;
@@ -151,7 +152,8 @@ int run_rank(const ValidateArgs& a) {
   std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model"
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
             << " replay, on " << one_line_summary(spec) << std::endl;
-  const RankReport report = rank_plans(spec, o, std::cout);
+  std::ostream discard(nullptr);  // --quiet: progress goes nowhere
+  const RankReport report = rank_plans(spec, o, a.quiet ? discard : std::cout);
   prepare_output_dir(a.out, spec);
   const std::string written = write_rank_files(a.out, report);
   print_rank_table(std::cout, report);
@@ -238,17 +240,19 @@ int run(const ValidateArgs& a) {
         ++done;
         if (!r.run) {
           for (const std::string& model : bench_models()) ++summary[{type, model}].skipped;
-          std::cout << "  [" << std::setw(count_width) << done << "/" << total << "] "
-                    << r.bench.topology << " " << type << " " << size
-                    << " B: no choice pair of this type, skipped\n";
+          if (!a.quiet)
+            std::cout << "  [" << std::setw(count_width) << done << "/" << total << "] "
+                      << r.bench.topology << " " << type << " " << size
+                      << " B: no choice pair of this type, skipped\n";
           continue;
         }
-        std::cout << "  [" << std::right << std::setw(count_width) << done << "/" << total << "] "
-                  << std::left << std::setw(12) << r.bench.topology << std::setw(11) << type
-                  << std::right << std::setw(9) << size << " B: simulated " << std::setw(8)
-                  << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
-                  << std::setprecision(0) << r.paper_cycles << ", linkload " << std::setw(8)
-                  << r.linkload_cycles << " cycles" << std::endl;
+        if (!a.quiet)
+          std::cout << "  [" << std::right << std::setw(count_width) << done << "/" << total << "] "
+                    << std::left << std::setw(12) << r.bench.topology << std::setw(11) << type
+                    << std::right << std::setw(9) << size << " B: simulated " << std::setw(8)
+                    << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
+                    << std::setprecision(0) << r.paper_cycles << ", linkload " << std::setw(8)
+                    << r.linkload_cycles << " cycles" << std::endl;
         machine.push_back(std::move(r));
       }
     // The router slowdown is known once the machine's cases have run.
@@ -287,11 +291,12 @@ int run(const ValidateArgs& a) {
          "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header()
       << ",cases_endpoint_bound,mape_endpoint_bound,max_error_endpoint_bound,cases_router_bound,"
          "mape_router_bound,max_error_router_bound\n";
-  std::cout << "\n  below saturation (busiest link < " << std::setprecision(1) << kNearSaturation
-            << " flits/cycle); all cases\n  "
-            << std::left << std::setw(12) << "type" << std::setw(16) << "model" << std::right << std::setw(7)
-            << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(7) << "near"
-            << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
+  std::cout << std::fixed << "\n  below saturation (busiest link < " << std::setprecision(1)
+            << kNearSaturation << " flits/cycle); all cases\n  " << std::left << std::setw(12)
+            << "type" << std::setw(16) << "model" << std::right << std::setw(7) << "cases"
+            << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(7) << "near"
+            << std::setw(10) << "MAPE" << std::setw(12) << "max error"
+            << "\n";
   for (const auto& type : types)
     for (const std::string& model : bench_models()) {
       const Error& e = summary[{type, model}];
@@ -421,6 +426,7 @@ void add_validate_command(CLI::App& app, Action& action) {
          "as the models add them)")
       ->check(one_of("mode", {"dataflow", "barrier"}))
       ->capture_default_str();
+  cmd->add_flag("--quiet", a->quiet, "no progress line per case (per replay with --rank)");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   // The two jobs read disjoint options: one given to the other job is a mistake, not ignored.
   CLI::Option* rank = cmd->get_option("--rank");

@@ -216,6 +216,26 @@ TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
   EXPECT_NE(v.run.output.find("where the simulated time goes"), std::string::npos) << v.run.output;
 }
 
+// --quiet drops the line per case and nothing else: same tables, same files.
+TEST(ValidateCli, QuietDropsOnlyTheProgressLines) {
+  const std::string args = "--meshes 2 --crossbar 4 --sizes 4KiB --types LOCAL,HALO";
+  const Validation loud = validate("validate_loud", args),
+                   quiet = validate("validate_quiet", args + " --quiet");
+  auto without_progress = [](const std::string& text, const fs::path& out) {
+    std::istringstream in(text);
+    std::string kept;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("  [", 0) != 0 && line.find(out.string()) == std::string::npos)
+        kept += line + "\n";
+    return kept;
+  };
+  EXPECT_NE(loud.run.output.find("  [1/4] "), std::string::npos) << loud.run.output;
+  EXPECT_EQ(quiet.run.output.find("  [1/4] "), std::string::npos) << quiet.run.output;
+  EXPECT_EQ(without_progress(loud.run.output, loud.out),
+            without_progress(quiet.run.output, quiet.out));
+  EXPECT_EQ(read_file(loud.out / "summary.csv"), read_file(quiet.out / "summary.csv"));
+}
+
 TEST(ValidateCli, LinkloadIsExactWithoutContention) {
   // One sender (LOCAL) and the ring all-reduce: linkload's zero-load latency, per-message flits
   // and round-by-round reduction leave little unexplained (optimizer/cost/linkload_model.h;
