@@ -129,10 +129,8 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
 
 /// one_line_summary as plans written before priced_for have it: a crossbar's with its routing.
 std::string legacy_one_line_summary(const HwSpec& spec) {
-  std::string line = one_line_summary(spec);
-  if (spec.topology.kind == "crossbar")
-    line.insert(line.find(" flits, ") + 8, spec.router.routing + ", ");
-  return line;
+  const std::string line = one_line_summary(spec), components = components_summary(spec, false);
+  return line.substr(0, line.size() - components.size()) + components_summary(spec, true);
 }
 
 /// Removes from the output folder what an earlier run left and this one does not write (traces
@@ -242,6 +240,7 @@ int run(const SimulateArgs& a) {
   // A pipelined plan runs every micro-batch: the network's layers once per micro-batch.
   const opt::Workload network = opt::build_workload(graph);
   const std::int64_t network_activation_bytes = opt::activation_bytes(network);
+  const std::int64_t batch = network_batch(graph);
   const MicroBatched replay = [&] {
     if (!plan.pipelined()) return MicroBatched{network, plan};
     try {
@@ -295,13 +294,13 @@ int run(const SimulateArgs& a) {
                                        std::to_string(plan.micro_batches) + " micro-batches in " +
                                        std::to_string(plan.stages.size()) + " pipeline stages"
                                  : std::to_string(workload.layers.size()) + " layers")
-            << ", batch " << network_batch(graph) << ", plan "
+            << ", batch " << batch << ", plan "
             << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << a.mode
             << ") on " << one_line_summary(spec) << std::endl;
   // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
-  if (plan.batch > 0 && plan.batch != network_batch(graph))
+  if (plan.batch > 0 && plan.batch != batch)
     std::cout << "  note: the plan was priced for batch " << plan.batch << ", this run is batch "
-              << network_batch(graph) << ": its predicted total does not apply" << std::endl;
+              << batch << ": its predicted total does not apply" << std::endl;
   else if (plan.activation_bytes > 0 && plan.activation_bytes != network_activation_bytes)
     std::cout << "  note: the plan was priced for a network whose layers output "
               << plan.activation_bytes << " bytes, this one's " << network_activation_bytes
@@ -309,15 +308,7 @@ int run(const SimulateArgs& a) {
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << std::endl;
   if (!plan.priced_for.empty()) {  // the keys the cost model read, as `optimize` saw them
-    std::string changed;
-    const auto here = priced_for(spec);
-    for (const auto& [key, value] : plan.priced_for) {
-      const auto it =
-          std::find_if(here.begin(), here.end(), [&](const auto& kv) { return kv.first == key; });
-      const std::string now = it == here.end() ? "(not set)" : it->second;
-      if (now != value) changed += (changed.empty() ? "" : ", ") + key + " " + value + " -> " + now;
-    }
-    if (!changed.empty())
+    if (const std::string changed = priced_for_changes(plan, spec); !changed.empty())
       std::cout << "  note: the plan was priced for other hardware (" << changed
                 << "): its predicted total does not apply" << std::endl;
   } else if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec) &&

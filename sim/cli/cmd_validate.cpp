@@ -224,11 +224,8 @@ int run(const ValidateArgs& a) {
   };
   std::cout << "nocflow validate: " << count(total, "case") << " (" << count(types.size(), "type")
             << " x " << count(sizes.size(), "size") << ") on " << topologies << "; each machine is "
-            << a.hw.file << " with its topology replaced: " <<
-      [&] {
-        const std::string line = one_line_summary(base);  // "mesh 8x8 (64 PEs), router ..."
-        return line.substr(line.find("), ") + 3);
-      }() << std::endl;
+            << a.hw.file << " with its topology replaced: " << components_summary(base)
+            << std::endl;
   const int count_width = static_cast<int>(std::to_string(total).size());
   std::size_t done = 0;
   std::map<std::string, double> slowdowns;  // by topology; 0 without a router-bound case

@@ -408,10 +408,17 @@ std::string one_line_summary(const HwSpec& h) {
     s << "crossbar " << h.topology.ports << " ports";
   else
     s << "mesh " << h.topology.rows << "x" << h.topology.cols;
-  s << " (" << h.topology.num_nodes() << " PEs), router " << h.router.preset << ": " << h.router.vcs
-    << " VCs x " << h.router.buffer_depth << " flits, "
-    << (h.topology.kind == "crossbar" ? "" : h.router.routing + ", ")  // one hop: nothing to route
-    << h.link.width_bytes << " B/flit, link " << h.link.latency << " cycle(s), NI " << h.ni.channels
+  // A crossbar is one hop: nothing to route.
+  s << " (" << h.topology.num_nodes() << " PEs), "
+    << components_summary(h, h.topology.kind != "crossbar");
+  return s.str();
+}
+
+std::string components_summary(const HwSpec& h, bool with_routing) {
+  std::ostringstream s;
+  s << "router " << h.router.preset << ": " << h.router.vcs << " VCs x " << h.router.buffer_depth
+    << " flits, " << (with_routing ? h.router.routing + ", " : "") << h.link.width_bytes
+    << " B/flit, link " << h.link.latency << " cycle(s), NI " << h.ni.channels
     << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
     << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
   return s.str();

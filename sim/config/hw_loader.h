@@ -23,7 +23,11 @@ std::string resolved_yaml(const HwSpec& spec);
 /// The Markdown config reference (configs/README.md).
 std::string reference_markdown();
 
-/// One line: "mesh 8x8 (64 PEs), 4 VCs x 4 flits, xy, 16 B/flit, 1.00 GHz, 256 MACs/cycle/PE"
+/// One line: "mesh 8x8 (64 PEs), router lookahead: 4 VCs x 8 flits, xy, 32 B/flit, link 1
+/// cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE"
 std::string one_line_summary(const HwSpec& spec);
+/// The same without the topology: "router lookahead: ... 256 MACs/cycle/PE" (the routing is
+/// left out when `with_routing` is false, as a crossbar's is).
+std::string components_summary(const HwSpec& spec, bool with_routing = true);
 
 }  // namespace nocflow::sim

@@ -68,6 +68,18 @@ std::int64_t network_batch(const optimizer::Graph& graph) {
   return 1;
 }
 
+std::string priced_for_changes(const optimizer::Plan& plan, const HwSpec& spec) {
+  const auto here = priced_for(spec);
+  std::string changed;
+  for (const auto& [key, value] : plan.priced_for) {
+    const auto it =
+        std::find_if(here.begin(), here.end(), [&](const auto& kv) { return kv.first == key; });
+    const std::string now = it == here.end() ? "(not set)" : it->second;
+    if (now != value) changed += (changed.empty() ? "" : ", ") + key + " " + value + " -> " + now;
+  }
+  return changed;
+}
+
 void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec,
                           const optimizer::Graph& graph) {
   plan.batch = static_cast<int>(network_batch(graph));

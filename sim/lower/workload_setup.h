@@ -25,6 +25,10 @@ optimizer::HwDesc hw_desc_of(const HwSpec& spec, double bnoc = 0);
 /// topology): what a plan's prediction depends on (optimizer::Plan::priced_for).
 std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec);
 
+/// The keys of a plan's priced_for whose value `spec` changes, as "key old -> new, ..."; "" when
+/// none does (the plan's prediction applies to this hardware).
+std::string priced_for_changes(const optimizer::Plan& plan, const HwSpec& spec);
+
 /// The batch size of a network: its first input's leading dimension (a zoo network's --batch, a
 /// file's own), 1 without inputs.
 std::int64_t network_batch(const optimizer::Graph& graph);

@@ -135,16 +135,17 @@ TEST(TrafficCli, SaturatedRunsSayUnstableAndMeasureNothingAsNull) {
 // A run too short for its rate measures no packet: stability is unknown, not "yes".
 TEST(TrafficCli, ARunThatMeasuresNoPacketDoesNotCallItselfStable) {
   const fs::path dir = fresh_dir("traffic_no_packet");
+  const int flits = 65535, per_flit = 10;  // offered 1 / per_flit flits/node/cycle
   const CliRun r =
-      run_nocflow("traffic --hw " + kHw + " --rate 0.1 --packet-flits 65535 --cycles 2000 --out " +
-                  (dir / "out").string());
+      run_nocflow("traffic --hw " + kHw + " --rate 0.1 --packet-flits " + std::to_string(flits) +
+                  " --cycles 2000 --out " + (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
   ASSERT_EQ(j["packets_measured"].get<int>(), 0) << j.dump();
   EXPECT_TRUE(j["stable"].is_null()) << j.dump();
-  // 65535 flits at 0.1 flits/node/cycle: a packet every 655350 cycles.
-  EXPECT_NE(r.output.find(
-                "stable             n/a: at this rate a node starts a packet every 655350 cycles"),
+  // A packet's flits over the offered rate: the mean cycles between a node's packets.
+  EXPECT_NE(r.output.find("stable             n/a: at this rate a node starts a packet every " +
+                          std::to_string(flits * per_flit) + " cycles"),
             std::string::npos)
       << r.output;
 }

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// What `nocflow simulate` says about its inputs and leaves in its output folder: the batch and
+// element size a plan was priced for, and one run's files per folder.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli_runner.h"
+
+namespace nocflow::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSrc = NOCFLOW_SOURCE_DIR;
+const std::string kHw2x2 =
+    "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --set topology.rows=2 --set topology.cols=2";
+const std::string kTwoConv = kSrc + "/tests/sim/data/two_conv.yaml";
+
+// A run into a folder an earlier run wrote leaves one run's files: traces not asked for go.
+TEST(SimulateCli, ARunIntoAnEarlierRunsFolderLeavesNoFileItDidNotWrite) {
+  const fs::path out = fresh_dir("simulate_stale") / "out";
+  const std::string run =
+      "simulate " + kHw2x2 + " --network " + kTwoConv + " --quiet --out " + out.string();
+  ASSERT_EQ(run_nocflow(run + " --trace perfetto --vcd").exit_code, 0);
+  ASSERT_TRUE(fs::exists(out / "trace.json") && fs::exists(out / "trace.vcd"));
+  ASSERT_EQ(run_nocflow(run + " --vcd").exit_code, 0);
+  EXPECT_FALSE(fs::exists(out / "trace.json"));
+  EXPECT_TRUE(fs::exists(out / "trace.vcd"));
+  ASSERT_EQ(run_nocflow(run).exit_code, 0);
+  EXPECT_FALSE(fs::exists(out / "trace.vcd"));
+  EXPECT_TRUE(fs::exists(out / "summary.json"));
+  // Programs replayed into a plan run's folder: its plan files go. Replayed into their own
+  // folder (dumped there with the plan, as README's workflow does): the plan that made them stays.
+  const fs::path own = out.parent_path() / "own";
+  ASSERT_EQ(run_nocflow("simulate " + kHw2x2 + " --network " + kTwoConv +
+                        " --quiet --trace perfetto --dump-programs " + own.string() + " --out " +
+                        own.string())
+                .exit_code,
+            0);
+  const std::string programs =
+      "simulate " + kHw2x2 + " --quiet --programs " + own.string() + " --out ";
+  ASSERT_EQ(run_nocflow(programs + out.string()).exit_code, 0);
+  for (const char* gone : {"plan.yaml", "plan.dot", "memory.csv"})
+    EXPECT_FALSE(fs::exists(out / gone)) << gone;
+  ASSERT_EQ(run_nocflow(programs + own.string()).exit_code, 0);
+  for (const char* kept : {"plan.yaml", "plan.dot", "memory.csv", "trace.json"})
+    EXPECT_TRUE(fs::exists(own / kept)) << kept;
+}
+
+// A plan records the batch of the network it was priced for, a file's own as well as a zoo
+// network's --batch: a file that is zoo:vgg5 at batch 2 and the zoo network at --batch 2 replay
+// the file's plan without a note; the file replaying the zoo network's batch-1 plan gets a note
+// naming both batches.
+TEST(SimulateCli, APlanRecordsTheBatchOfTheNetworkItWasPricedFor) {
+  const fs::path dir = fresh_dir("simulate_plan_batch");
+  std::string text = read_file(kSrc + "/configs/networks/vgg5.yaml");
+  text.replace(text.find("input: [1, "), 11, "elem_bytes: 2\ninput: [2, ");
+  std::ofstream(dir / "vgg5_b2.yaml") << text;
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";
+  ASSERT_EQ(run_nocflow("optimize " + hw + "--network " + (dir / "vgg5_b2.yaml").string() +
+                        " --out " + (dir / "opt").string())
+                .exit_code,
+            0);
+  const std::string plan = " --quiet --plan " + (dir / "opt" / "plan.yaml").string() + " --out ";
+  const CliRun same =
+      run_nocflow("simulate " + hw + "--network zoo:vgg5 --batch 2" + plan + (dir / "b2").string());
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_EQ(same.output.find("note:"), std::string::npos) << same.output;
+  ASSERT_EQ(run_nocflow("optimize " + hw + "--network zoo:vgg5 --out " + (dir / "opt1").string())
+                .exit_code,
+            0);
+  const CliRun other = run_nocflow(
+      "simulate " + hw + "--network " + (dir / "vgg5_b2.yaml").string() + " --quiet --plan " +
+      (dir / "opt1" / "plan.yaml").string() + " --out " + (dir / "file").string());
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(other.output.find("note: the plan was priced for batch 1, this run is batch 2"),
+            std::string::npos)
+      << other.output;
+}
+
+// A network file keeps its own element size; the run says so when the hardware's differs.
+TEST(SimulateCli, ANetworkFileWhoseElementSizeIsNotTheHardwaresGetsANote) {
+  const fs::path dir = fresh_dir("simulate_element_size");
+  const std::string run =
+      "simulate " + kHw2x2 + " --network " + kSrc + "/configs/networks/vgg5.yaml --quiet --out ";
+  const CliRun two = run_nocflow(run + (dir / "two").string());  // mesh4x4.yaml: 2-byte elements
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("note: the network's inputs have 4-byte elements (from its file), not "
+                            "data.width_bytes 2, which only zoo networks take"),
+            std::string::npos)
+      << two.output;
+  const CliRun four = run_nocflow(run + (dir / "four").string() + " --set data.width_bytes=4");
+  ASSERT_EQ(four.exit_code, 0) << four.output;
+  EXPECT_EQ(four.output.find("-byte elements (from its file)"), std::string::npos) << four.output;
+  // Same file, same sizes either way: the element size comes from the file.
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "two" / "summary.json"))["total_cycles"],
+            nlohmann::json::parse(read_file(dir / "four" / "summary.json"))["total_cycles"]);
+}
+
+}  // namespace
+}  // namespace nocflow::testing
