@@ -12,14 +12,12 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/sim/small_runs.h"
 
 namespace nocflow::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSrc = NOCFLOW_SOURCE_DIR;
-const std::string kHw2x2 = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --set topology.rows=2 --set topology.cols=2";
-const std::string kTwoConv = kSrc + "/tests/sim/data/two_conv.yaml";
 
 /// What the pipeline test reads of a plan.yaml: each layer's stage and the prediction.
 struct StagedPlan {
