@@ -206,11 +206,22 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
   return c;
 }
 
-OpCost op_cost(const Graph& g, NodeId id) {
+OpCost own_cost(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
   OpCost c = op_cost(n.kind, n.attrs, input_tensors(g, id), n.output);
   for (NodeId in : g.inputs(id))
     if (g.node(in).kind != OpKind::Constant) c.input_bytes += g.node(in).output.bytes();
+  return c;
+}
+
+OpCost op_cost(const Graph& g, NodeId id) {
+  OpCost c = own_cost(g, id);
+  if (!is_layer(g.node(id))) return c;
+  for (NodeId in : g.inputs(id))
+    if (const Node& k = g.node(in); k.kind == OpKind::Constant && k.attrs.trainable) {
+      c.params += k.output.numel();
+      c.weight_bytes += k.output.bytes();
+    }
   return c;
 }
 
@@ -309,7 +320,7 @@ bool is_layer(const Node& n) { return n.kind != OpKind::Input && n.kind != OpKin
 GraphTotals graph_totals(const Graph& g) {
   GraphTotals t;
   for (NodeId id : g.node_ids()) {
-    const OpCost c = op_cost(g, id);
+    const OpCost c = own_cost(g, id);  // a trainable Constant counted once, not per reader
     t.macs += c.macs;
     t.vector_ops += c.vector_ops;
     t.params += c.params;

@@ -27,8 +27,13 @@ struct OpCost {
   std::int64_t output_bytes = 0;  ///< the output tensor
 };
 
-/// Cost of a node of a shape-inferred graph.
+/// Cost of a node of a shape-inferred graph. A layer holds the trainable Constant tensors it
+/// reads (an imported bias or scale applied by Add or Mul, a MatMul's weight matrix): they
+/// count in its params and weight bytes, in every reader's, since each reader's PEs keep them.
 OpCost op_cost(const Graph& graph, NodeId id);
+/// The same without held Constants: what the node brings itself (a trainable Constant its own
+/// tensor), so that summed over a graph every parameter counts once (graph_totals).
+OpCost own_cost(const Graph& graph, NodeId id);
 /// Cost of one operator given its input tensors and output (used for fused parts too).
 OpCost op_cost(OpKind kind, const OpAttrs& attrs, const std::vector<const Tensor*>& inputs,
                const Tensor& output);

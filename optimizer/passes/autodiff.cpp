@@ -101,7 +101,7 @@ class Autodiff {
 
   void update(NodeId fwd, NodeId dw) {
     OpAttrs a;
-    a.params = op_cost(g_, fwd).params;
+    a.params = own_cost(g_, fwd).params;
     a.optimizer = options_.optimizer;
     updates_.push_back(add(OpKind::WeightUpdate, node(fwd).name + ".update", a, {dw}));
   }

@@ -130,6 +130,31 @@ TEST(NetworkYaml, OnlyZooNetworksTakeABatchSize) {
   EXPECT_EQ(load_network("zoo:vgg5", {2, 2}).node(0).output.shape[0], 2);
 }
 
+// An imported bias, scale or weight matrix arrives as a trainable Constant that an Add, Mul or
+// MatMul reads: every reader holds it (its PEs keep it), the totals count it once.
+TEST(NetworkYaml, LayersHoldTheTrainableConstantsTheyRead) {
+  const Graph g = parse_network_yaml(
+      "name: held\ninputs:\n  x: [2, 16, 32]\nlayers:\n"
+      "  - {name: w, op: constant, shape: [32, 64], trainable: true}\n"
+      "  - {name: b, op: constant, shape: [64], trainable: true}\n"
+      "  - {name: mask, op: constant, shape: [64]}\n"
+      "  - {name: y, op: matmul, inputs: [x, w]}\n"
+      "  - {name: y1, op: add, inputs: [y, b]}\n"
+      "  - {name: y2, op: add, inputs: [y1, b]}\n"
+      "  - {name: out, op: mul, inputs: [y2, mask]}\n",
+      "held.yaml");
+  auto held = [&](const char* name) { return op_cost(g, *g.find(name)); };
+  EXPECT_EQ(held("y").params, 32 * 64);
+  EXPECT_EQ(held("y").weight_bytes, 32 * 64 * 4);
+  EXPECT_EQ(held("y1").params, 64);
+  EXPECT_EQ(held("y2").weight_bytes, 64 * 4);
+  EXPECT_EQ(held("out").params, 0);                   // not trainable: not a parameter
+  EXPECT_EQ(held("y").input_bytes, 2 * 16 * 32 * 4);  // the weights are not activations
+  const GraphTotals t = graph_totals(g);
+  EXPECT_EQ(t.params, 32 * 64 + 64);
+  EXPECT_EQ(t.weight_bytes, (32 * 64 + 64) * 4);
+}
+
 TEST(ShapeInference, MismatchNamesNodeAndBothShapes) {
   GraphBuilder b("bad");
   const NodeId x = b.input({1, 8, 4, 4});
