@@ -11,14 +11,22 @@ namespace nocflow::optimizer {
 
 Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
   if (spec.rfind("zoo:", 0) == 0) return zoo_network(spec.substr(4), zoo_options);
-  if (zoo_options.batch != 1)  // silently pricing batch 1 would be worse than refusing
-    throw InputError(spec + ": batch " + std::to_string(zoo_options.batch) +
-                     ": only zoo networks take a batch size; a network file fixes its own (the "
-                     "first dimension of its input shape)");
   const std::string ext = std::filesystem::path(spec).extension().string();
-  if (ext == ".yaml" || ext == ".yml") return load_network_yaml(spec);
-  if (ext == ".onnx") return import_onnx(spec);
-  throw InputError(spec + ": unknown network type (give zoo:NAME, a .yaml or a .onnx file)");
+  Graph g = ext == ".yaml" || ext == ".yml" ? load_network_yaml(spec)
+            : ext == ".onnx"
+                ? import_onnx(spec)
+                : throw InputError(
+                      spec + ": unknown network type (give zoo:NAME, a .yaml or a .onnx file)");
+  // A batch given for a file must be its own: silently pricing another would be worse.
+  for (NodeId id : g.node_ids())
+    if (const Node& n = g.node(id);
+        n.kind == OpKind::Input && zoo_options.batch != 0 &&
+        (n.output.shape.empty() || n.output.shape[0] != zoo_options.batch))
+      throw InputError(spec + ": batch " + std::to_string(zoo_options.batch) + ": input '" +
+                       n.name + "' has shape " + shape_str(n.output.shape) +
+                       "; only zoo networks take a batch size, a network file fixes its own (the "
+                       "first dimension of its input shapes)");
+  return g;
 }
 
 }  // namespace nocflow::optimizer

@@ -7,8 +7,9 @@
 
 namespace nocflow::optimizer {
 
-/// Throws InputError for an unknown zoo name, an unknown file type, a batch other than 1 for a
-/// file (its input shape fixes the batch) or any front-end error.
+/// `zoo_options.batch` 0: not given (a zoo network takes 1). Throws InputError for an unknown zoo
+/// name, an unknown file type, a batch given for a file that is not its own (its input shapes
+/// fix the batch) or any front-end error.
 Graph load_network(const std::string& spec, const ZooOptions& zoo_options = {});
 
 }  // namespace nocflow::optimizer

@@ -33,7 +33,9 @@ std::vector<std::string> zoo_names() {
   return out;
 }
 
-Graph zoo_network(std::string_view name, const ZooOptions& options) {
+Graph zoo_network(std::string_view name, const ZooOptions& given) {
+  ZooOptions options = given;
+  if (options.batch == 0) options.batch = 1;
   if (options.batch < 1 || options.batch > kMaxBatch)
     throw InputError("zoo: batch " + std::to_string(options.batch) + " is outside 1 .. " +
                      std::to_string(kMaxBatch));

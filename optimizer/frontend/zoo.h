@@ -12,7 +12,7 @@
 namespace nocflow::optimizer {
 
 struct ZooOptions {
-  std::int64_t batch = 1;
+  std::int64_t batch = 0;  ///< 0: not given (a zoo network 1; a network file its own)
   int elem_bytes = 4;
 };
 

@@ -32,9 +32,7 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
   auto* option = cmd.add_option("--network", network, "zoo:NAME, a network .yaml or an .onnx model")
                      ->required()
                      ->type_name("X");
-  cmd.add_option("--batch", batch, "batch size of zoo networks")
-      ->capture_default_str()
-      ->check(in_range(1, kMaxBatch));
+  cmd.add_option("--batch", batch, kBatchHelp)->check(in_range(1, kMaxBatch));
   cmd.add_option("--passes", passes, "graph passes before partitioning: default | none | a,b (see inspect)")
       ->capture_default_str();
   cmd.add_option("--train", train,

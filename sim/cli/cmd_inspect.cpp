@@ -25,7 +25,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
     std::string dot;
     std::string json;
     std::string save;
-    std::int64_t batch = 1;
+    std::int64_t batch = 0;  // 0: not given
     int elem_bytes = 4;
     std::string train;
   };
@@ -45,19 +45,24 @@ void add_inspect_command(CLI::App& app, Action& action) {
                   "write the graph after passes (and autodiff) as a graph file that --network "
                   "FILE reads back")
       ->type_name("FILE.yaml");
-  cmd->add_option("--batch", opts->batch, "batch size of zoo networks")
-      ->capture_default_str()
-      ->check(in_range(1, kMaxBatch));
-  cmd->add_option("--elem-bytes", opts->elem_bytes, "bytes per element of zoo networks")
-      ->capture_default_str()
-      ->check(in_range(1, 64));
+  cmd->add_option("--batch", opts->batch, kBatchHelp)->check(in_range(1, kMaxBatch));
+  auto* elem_bytes =
+      cmd->add_option("--elem-bytes", opts->elem_bytes,
+                      "bytes per element of a zoo network; a network file has its own")
+          ->capture_default_str()
+          ->check(in_range(1, 64));
   cmd->add_option("--train", opts->train,
                   "the training graph instead: autodiff after the cleanup passes and before "
                   "fusion, weight updates by this "
                   "optimizer (sgd, momentum, adam)")
       ->type_name("OPTIMIZER")
       ->check(CLI::IsMember(optimizer::optimizer_names()));
-  cmd->callback([opts, &action] {
+  cmd->callback([opts, elem_bytes, &action] {
+    if (elem_bytes->count() > 0 && opts->network.rfind("zoo:", 0) != 0)
+      throw CLI::ValidationError("--elem-bytes", "only zoo networks take an element size; " +
+                                                     opts->network +
+                                                     " has its own (a YAML network's elem_bytes, "
+                                                     "an ONNX model's data types)");
     action = [opts] {
       using namespace optimizer;
       const auto names = parse_pass_list(opts->passes);

@@ -26,9 +26,12 @@ struct HwOptions {
 
 /// --network X, --batch N, --passes LIST, --train OPTIMIZER: the network as optimize, simulate and
 /// friends load it (sim/lower/workload_setup.h), so that their layer names always agree.
+inline constexpr const char* kBatchHelp =
+    "batch size of a zoo network (default 1); a network file has its own and takes only that";
+
 struct NetworkOptions {
   std::string network;
-  std::int64_t batch = 1;
+  std::int64_t batch = 0;  ///< 0: not given (a zoo network 1, a network file its own)
   std::string passes = "default";
   std::string train;  ///< --train OPTIMIZER: the training graph; "" = inference
 

@@ -103,7 +103,7 @@ std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec)
 
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,
                                  const std::string& passes, const std::string& train) {
-  if (batch < 1) throw InputError("--batch: must be at least 1");
+  if (batch < 0) throw InputError("--batch: must be at least 1");
   optimizer::Graph graph = optimizer::load_network(network, optimizer::ZooOptions{batch, spec.data.width_bytes});
   const optimizer::TrainingOptions training{train};
   optimizer::run_passes(graph, passes, train.empty() ? nullptr : &training);

@@ -36,8 +36,9 @@ std::int64_t network_batch(const optimizer::Graph& graph);
 /// Records in `plan` what it was priced for: the batch, the hardware in one line and priced_for.
 void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, const optimizer::Graph& graph);
 
-/// zoo:NAME, a network .yaml or an .onnx file; `passes` as for `nocflow inspect`; `train`: an
-/// optimizer for the training graph (optimizer/passes/autodiff.h), "" for inference.
+/// zoo:NAME, a network .yaml or an .onnx file; `batch` 0: not given (optimizer::load_network);
+/// `passes` as for `nocflow inspect`; `train`: an optimizer for the training graph
+/// (optimizer/passes/autodiff.h), "" for inference.
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,
                                  const std::string& passes = "default",
                                  const std::string& train = "");

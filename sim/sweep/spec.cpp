@@ -321,7 +321,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     } catch (const InputError& e) {
       throw InputError(spec.file + ": point " + p.key + ": " + e.what());
     }
-    if (p.batch != 1 && p.network.rfind("zoo:", 0) != 0)
+    if (p.batch != 0 && p.network.rfind("zoo:", 0) != 0)
       throw InputError(spec.file + ": point " + p.key + ": only zoo networks take a batch size; " +
                        p.network + " fixes its own (the first dimension of its input shape)");
     points.push_back(std::move(p));

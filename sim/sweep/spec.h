@@ -46,7 +46,7 @@ struct SweepPoint {
   std::vector<std::string> values;
   HwSpec hw;
   std::string network;
-  std::int64_t batch = 1;
+  std::int64_t batch = 0;  ///< 0: not an axis (a zoo network 1, a network file its own)
   std::string solver = "dp", cost_model = "linkload", placement = "snake", mode = "dataflow",
               passes = "default";
   std::string train;  ///< optimizer of the training graph, "" for inference

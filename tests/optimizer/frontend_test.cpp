@@ -121,13 +121,16 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
 }
 
 TEST(NetworkYaml, OnlyZooNetworksTakeABatchSize) {
-  const std::string file = kConfigs + "vgg5.yaml";
+  const std::string file = kConfigs + "vgg5.yaml";  // batch 1
   EXPECT_EQ(load_network(file, {1, 2}).node(0).output.shape,
-            load_network(file).node(0).output.shape);
+            load_network(file, {0, 2}).node(0).output.shape);
   const auto msg = error_of([&] { load_network(file, {2, 2}); });
-  EXPECT_NE(msg.find("vgg5.yaml: batch 2: only zoo networks take a batch size"), std::string::npos)
+  EXPECT_NE(msg.find("vgg5.yaml: batch 2: input 'input' has shape [1,3,32,32]; only zoo "
+                     "networks take a batch size"),
+            std::string::npos)
       << msg;
   EXPECT_EQ(load_network("zoo:vgg5", {2, 2}).node(0).output.shape[0], 2);
+  EXPECT_EQ(load_network("zoo:vgg5", {0, 2}).node(0).output.shape[0], 1);  // not given
 }
 
 // An imported bias, scale or weight matrix arrives as a trainable Constant that an Add, Mul or

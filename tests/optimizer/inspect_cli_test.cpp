@@ -183,4 +183,26 @@ TEST(Inspect, UnknownZooNameAndPass) {
   EXPECT_NE(r.output.find("did you mean 'fuse'"), std::string::npos) << r.output;
 }
 
+// A network file fixes its batch and element size: --batch may repeat its own batch, anything
+// else (1 included, which is the zoo networks' default) and any --elem-bytes are refused.
+TEST(Inspect, ANetworkFileTakesOnlyItsOwnBatchAndNoElementSize) {
+  const auto file = temp_file("batch2.yaml", "input: [2, 4]\nlayers:\n  - {op: relu}\n");
+  const std::string inspect = "inspect --network " + file.string();
+  EXPECT_EQ(run_nocflow(inspect).exit_code, 0);
+  EXPECT_EQ(run_nocflow(inspect + " --batch 2").exit_code, 0);
+  for (const char* other : {" --batch 1", " --batch 3"}) {
+    const CliRun r = run_nocflow(inspect + other);
+    EXPECT_EQ(r.exit_code, 2) << other;
+    EXPECT_NE(r.output.find("input 'input' has shape [2,4]; only zoo networks take a batch size"),
+              std::string::npos)
+        << r.output;
+  }
+  const CliRun r = run_nocflow(inspect + " --elem-bytes 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--elem-bytes: only zoo networks take an element size"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(run_nocflow("inspect --network zoo:vgg5 --batch 3 --elem-bytes 2").exit_code, 0);
+}
+
 }  // namespace
