@@ -60,8 +60,9 @@ void check_keys(const std::string& file, const YAML::Node& n, const std::string&
 PaperCalibration read_paper_calibration(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "calibration file");
   if (!root.IsMap())
-    throw InputError(file + ": a calibration file is a map with keys paper, linkload");
-  check_keys(file, root, "", {"paper", "linkload"});
+    throw InputError(file + ": a calibration file is a map with keys paper, linkload, fitted_for");
+  check_keys(file, root, "",
+             {"paper", "linkload", "fitted_for"});  // fitted_for: sim::calibration_notes
   const YAML::Node paper = root["paper"];
   if (!paper || !paper.IsMap()) throw InputError(file + ": expected a 'paper' section");
   check_keys(file, paper, "paper: ", {"bnoc_bytes_per_cycle", "latency_cycles"});

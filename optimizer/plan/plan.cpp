@@ -118,6 +118,7 @@ std::string plan_yaml(const Plan& p) {
     for (const auto& [key, value] : p.priced_for) y << YAML::Key << key << YAML::Value << value;
     y << YAML::EndMap;
   }
+  if (!p.calibration.empty()) y << YAML::Key << "calibration" << YAML::Value << p.calibration;
   if (p.activation_bytes > 0)
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
   y << YAML::Key << "totals" << YAML::Value << YAML::BeginMap
@@ -193,10 +194,11 @@ T get(const YAML::Node& n, const std::string& key, const std::string& file,
 
 Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
-  only_keys(root,
-            {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware",
-             "priced_for", "activation_bytes", "totals", "pipeline", "layers", "edges"},
-            file);
+  only_keys(
+      root,
+      {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware", "priced_for",
+       "calibration", "activation_bytes", "totals", "pipeline", "layers", "edges"},
+      file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
   p.cost_model = get<std::string>(root, "cost_model", file);
@@ -215,6 +217,7 @@ Plan read_plan(const std::string& file) {
       p.priced_for.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
     }
   }
+  if (root["calibration"]) p.calibration = get<std::string>(root, "calibration", file);
   if (root["activation_bytes"])
     p.activation_bytes = get<std::int64_t>(root, "activation_bytes", file);
   const YAML::Node totals = root["totals"];

@@ -6,7 +6,7 @@
 //
 // plan.yaml layout (all costs in cycles, energy in pJ, bytes in bytes):
 //   network, cost_model, solver, pes, topology, batch, hardware, priced_for: {config key:
-//   value}, activation_bytes (the last four: what it was priced for; optional)
+//   value}, calibration, activation_bytes (the last five: what it was priced for; optional)
 //   totals: {total_cycles, compute_cycles, redistribution_cycles, energy_pj}
 //   layers: - {name, op, choice: "OUTP=4,OFMP_H=4", nodes, pes: [..], compute_cycles}
 //   edges:  - {src, dst, input, type, bytes, cycles}
@@ -73,6 +73,9 @@ struct Plan {
   /// sim::hw_desc_of reads). A replay where one differs reports that the prediction does not
   /// apply, naming the key; a key the models ignore (the clock, router VCs) does not count.
   std::vector<std::pair<std::string, std::string>> priced_for;
+  /// The calibration file the cost model was given (`--calibration`; "" for none): a replay
+  /// pricing its edges with another says so.
+  std::string calibration;
   /// The layers' output bytes summed over the network priced (per micro-batch when pipelined;
   /// 0: not recorded): a replay on a network where it differs (other shapes, batch or element
   /// size) runs the same choices, but the predicted totals no longer apply.

@@ -189,6 +189,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   prepare_output_dir(a.out, spec);
   opt::Plan plan = r.plan;
   record_priced_inputs(plan, spec, graph);
+  plan.calibration = a.calibration;
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "stages.csv", [&](std::ostream& csv) {
@@ -274,7 +275,7 @@ int run(const OptimizeArgs& a) {
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
   const HwSpec spec = a.hw.load();
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
-  if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
+  if (!a.calibration.empty()) apply_calibration(a.calibration, spec, hw, std::cout);
   const auto model = opt::make_cost_model(a.cost_model, hw);
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
@@ -291,6 +292,7 @@ int run(const OptimizeArgs& a) {
   prepare_output_dir(a.out, spec);
   opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
   record_priced_inputs(plan, spec, graph);
+  plan.calibration = a.calibration;
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan).dump(2) + "\n");

@@ -68,6 +68,7 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
   record_priced_inputs(plan, spec, graph);  // as optimize records
+  plan.calibration = a.calibration;
   return plan;
 }
 
@@ -233,7 +234,7 @@ int run(const SimulateArgs& a) {
   if (!a.programs.empty()) return run_programs(a, spec);
   if (a.net.network.empty()) throw InputError("--network is required (or --programs DIR)");
   opt::HwDesc hw = hw_desc_of(spec);
-  if (!a.calibration.empty()) opt::apply_calibration_file(a.calibration, hw);
+  if (!a.calibration.empty()) apply_calibration(a.calibration, spec, hw, std::cout);
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   const opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
@@ -307,6 +308,13 @@ int run(const SimulateArgs& a) {
               << " (other shapes or element size): its predicted total does not apply" << std::endl;
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << std::endl;
+  if (!a.plan.empty() && plan.calibration != a.calibration)
+    std::cout << "  note: the plan was priced "
+              << (plan.calibration.empty() ? "uncalibrated"
+                                           : "with --calibration " + plan.calibration)
+              << ", this run prices its edges "
+              << (a.calibration.empty() ? "uncalibrated" : "with --calibration " + a.calibration)
+              << ": the predicted total is the plan's, the edge table this run's" << std::endl;
   if (!plan.priced_for.empty()) {  // the keys the cost model read, as `optimize` saw them
     if (const std::string changed = priced_for_changes(plan, spec); !changed.empty())
       std::cout << "  note: the plan was priced for other hardware (" << changed

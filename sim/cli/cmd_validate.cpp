@@ -17,6 +17,7 @@
 #include "optimizer/cost/paper_calibration.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
 #include "sim/validate/microbench.h"
 #include "sim/validate/rank.h"
@@ -342,6 +343,7 @@ int run(const ValidateArgs& a) {
   for (const auto& [topology, s] : slowdowns) std::cout << "  " << topology << " " << std::setprecision(3) << s;
   std::cout << "\n";
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";
+  if (a.dump_messages) written += ", messages/";
   if (a.calibrate) {
     // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.
     const double b0 = base.link.width_bytes;
@@ -361,9 +363,14 @@ int run(const ValidateArgs& a) {
     std::ostringstream about;
     about << std::setprecision(4) << "fitted on " << results.size() << " microbenchmarks of " << a.hw.file
           << "; paper MAPE " << mape(all_before) << "% before, " << mape(all_after) << "% after";
+    std::vector<std::string> machines;
+    for (const auto& r : results)
+      if (std::find(machines.begin(), machines.end(), r.bench.topology) == machines.end())
+        machines.push_back(r.bench.topology);
     write_file(fs::path(a.out) / "calibration.yaml",
                optimizer::paper_calibration_yaml(c, about.str()) +
-                   optimizer::linkload_calibration_yaml(slowdowns));
+                   optimizer::linkload_calibration_yaml(slowdowns) +
+                   calibration_scope_yaml(machines, base));
     written += ", calibration.yaml";
     std::cout << "\n  paper model calibrated: B_NoC " << std::setprecision(2) << c.bnoc_bytes_per_cycle
               << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "

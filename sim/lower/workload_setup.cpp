@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "sim/lower/workload_setup.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <set>
 
 #include "noc/base/error.h"
+#include "optimizer/cost/paper_calibration.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
@@ -58,6 +61,61 @@ std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec) 
     out.emplace_back(p.path, format_value(p.get(spec)));
   }
   return out;
+}
+
+std::vector<std::pair<std::string, std::string>> calibrated_for(const HwSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Param& p : hw_params())
+    if ((p.path.rfind("router.", 0) == 0 || p.path.rfind("link.", 0) == 0 ||
+         p.path.rfind("ni.", 0) == 0) &&
+        (!p.applies || p.applies(spec)))
+      out.emplace_back(p.path, format_value(p.get(spec)));
+  return out;
+}
+
+std::string calibration_scope_yaml(const std::vector<std::string>& machines, const HwSpec& base) {
+  YAML::Emitter y;
+  y << YAML::BeginMap << YAML::Key << "fitted_for" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "machines" << YAML::Value << YAML::Flow << machines;
+  y << YAML::Key << "hardware" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (const auto& [key, value] : calibrated_for(base))
+    y << YAML::Key << key << YAML::Value << value;
+  y << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+  return std::string("# the hardware fitted on: nocflow notes where another differs\n") +
+         y.c_str() + "\n";
+}
+
+std::vector<std::string> calibration_notes(const std::string& file, const HwSpec& spec) {
+  const YAML::Node scope = YAML::LoadFile(file)["fitted_for"];  // read before: a readable file
+  if (!scope || !scope.IsMap()) return {};
+  std::vector<std::string> notes;
+  std::string changed;
+  if (const YAML::Node fitted = scope["hardware"]; fitted && fitted.IsMap())
+    for (const auto& [key, now] : calibrated_for(spec)) {
+      const YAML::Node was = fitted[key];
+      const std::string then = was && was.IsScalar() ? was.as<std::string>() : "(not set)";
+      if (then != now) changed += (changed.empty() ? "" : ", ") + key + " " + then + " -> " + now;
+    }
+  if (!changed.empty())
+    notes.push_back(file + " was fitted on other hardware (" + changed +
+                    "): its paper B_NoC, latency and router contention may not carry over");
+  std::vector<std::string> machines;
+  if (const YAML::Node m = scope["machines"]; m && m.IsSequence())
+    for (const auto& n : m) machines.push_back(n.as<std::string>());
+  const std::string here = spec.topology.name();
+  if (!machines.empty() && std::find(machines.begin(), machines.end(), here) == machines.end()) {
+    std::string list;
+    for (const auto& n : machines) list += (list.empty() ? "" : ", ") + n;
+    notes.push_back(file + "'s paper B_NoC and latency were fitted on " + list + ", not on " +
+                    here);
+  }
+  return notes;
+}
+
+void apply_calibration(const std::string& file, const HwSpec& spec, optimizer::HwDesc& hw,
+                       std::ostream& out) {
+  optimizer::apply_calibration_file(file, hw);
+  for (const std::string& note : calibration_notes(file, spec)) out << "  note: " << note << "\n";
 }
 
 std::int64_t network_batch(const optimizer::Graph& graph) {

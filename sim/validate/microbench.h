@@ -100,7 +100,8 @@ struct BenchResult {
 /// that linkload_fitted predicts that case exactly, unless no s ≥ 0 can (the case simulates
 /// faster than midpoint route + L_R: s = 0; or slower only through longest route + busiest
 /// channel, which s does not change); 0 without a router-bound case. Sets router_slowdown on
-/// every result and marks the case it was fitted on.
+/// every result and marks the case it was fitted on, and any other case that sends the same
+/// messages.
 double fit_router_slowdown(std::vector<BenchResult>& machine);
 
 /// How a model's error on one case splits: (prediction − T_sim) = (its latency term − H) +
@@ -133,6 +134,7 @@ class DecompositionSummary {
     double hop = 0, serialization = 0, contention = 0;  ///< sums of shares of T_sim
   };
   struct ModelParts {
+    Shares time;  ///< over the cases the model scores (linkload_fitted: not those it was fitted on)
     int cases = 0, volume_cases = 0;
     double error = 0, latency = 0, load = 0, contention = 0, volume = 0;  ///< sums
   };

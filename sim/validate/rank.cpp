@@ -165,7 +165,7 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
   const opt::Graph graph = prepare_network(o.network, o.batch, spec, o.passes, o.train);
   const opt::Workload workload = opt::build_workload(graph);
   opt::HwDesc hw = hw_desc_of(spec);
-  if (!o.calibration.empty()) opt::apply_calibration_file(o.calibration, hw);
+  if (!o.calibration.empty()) apply_calibration(o.calibration, spec, hw, progress);
   report.network = o.network;
 
   // 1. Per model: its k best plans, and its best plan under each strategy.

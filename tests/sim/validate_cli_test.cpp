@@ -142,6 +142,36 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("no entry for 'mesh 4x4' (it has: mesh 8x8)"), std::string::npos) << other.output;
   EXPECT_EQ(optimize(dir / "other.yaml").exit_code, 0);
+  // The file names the hardware it was fitted on; pricing other hardware with it says what
+  // differs, and a plan records the file it was priced with, which a replay compares.
+  EXPECT_NE(cal.find("machines: [mesh 2x2, mesh 4x4]"), std::string::npos) << cal;
+  const std::string vcs2 = " --set router.vcs=2";
+  const CliRun other_router = run_nocflow(
+      "optimize " + kHw + vcs2 + " --network zoo:vgg5 --calibration " +
+      (dir / "v" / "calibration.yaml").string() + " --out " + (dir / "o_vcs2").string());
+  EXPECT_EQ(other_router.exit_code, 0) << other_router.output;
+  EXPECT_NE(other_router.output.find("was fitted on other hardware (router.vcs 4 -> 2)"),
+            std::string::npos)
+      << other_router.output;
+  EXPECT_NE(read_file(dir / "o_vcs2" / "plan.yaml").find("calibration: " + (dir / "v").string()),
+            std::string::npos);
+  const CliRun replay =
+      run_nocflow("simulate " + kHw + vcs2 + " --network zoo:vgg5 --quiet --plan " +
+                  (dir / "o_vcs2" / "plan.yaml").string() + " --out " + (dir / "s_vcs2").string());
+  EXPECT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("note: the plan was priced with --calibration "), std::string::npos)
+      << replay.output;
+  EXPECT_NE(replay.output.find("this run prices its edges uncalibrated"), std::string::npos)
+      << replay.output;
+  const CliRun bigger =
+      run_nocflow("optimize --hw " + std::string(NOCFLOW_SOURCE_DIR) +
+                  "/configs/hw/mesh8x8.yaml --network zoo:vgg5 --cost-model paper --calibration " +
+                  (dir / "v" / "calibration.yaml").string() + " --out " + (dir / "o_8x8").string());
+  EXPECT_EQ(bigger.exit_code, 0) << bigger.output;
+  EXPECT_NE(bigger.output.find(
+                "paper B_NoC and latency were fitted on mesh 2x2, mesh 4x4, not on mesh 8x8"),
+            std::string::npos)
+      << bigger.output;
   // A mistyped key is named at its line, with the keys known there.
   const CliRun typo =
       optimize(dir / "typo.yaml", "paper:\n  bnoc_bytes_per_cycle: 32\n  latency_cycels: 3\n");
@@ -156,6 +186,35 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
                                                 "linkload: {router_slowdown: {\"mesh 4x4\": 0.5}}\n");
   EXPECT_EQ(old.exit_code, 2) << old.output;
   EXPECT_NE(old.output.find("run nocflow validate --calibrate again"), std::string::npos) << old.output;
+}
+
+// Two types' cases on 4x4 at 1 MiB send the very same messages (ALL_GATHER OUTP=16 -> OFMP_W=16,
+// ALL_TO_ALL OFMP_W=16 -> INPP=16): router contention fitted on one is fitted on both, so
+// linkload_fitted scores neither.
+TEST(ValidateCli, RouterContentionIsNotScoredOnTheCaseItWasFittedOnNorItsTwin) {
+  const Validation v = validate(
+      "validate_fitted_twin",
+      "--meshes 4 --crossbar 0 --types ALL_GATHER,ALL_TO_ALL --sizes 1MiB --dump-messages");
+  ASSERT_EQ(v.rows.size(), 2u);
+  auto sends = [&](const char* type) {  // the message file without its comment lines
+    std::istringstream in(
+        read_file(v.out / "messages" / ("mesh_4x4_" + std::string(type) + "_1048576.txt")));
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind('#', 0) != 0) out += line + "\n";
+    return out;
+  };
+  EXPECT_EQ(sends("ALL_GATHER"), sends("ALL_TO_ALL"));
+  EXPECT_GT(sends("ALL_GATHER").size(), 100u);
+  EXPECT_NE(v.run.output.find("config.resolved.yaml, messages/"), std::string::npos)
+      << v.run.output;
+  for (const auto& row : v.rows) EXPECT_EQ(row.at("slowdown_fitted_here"), "1") << row.at("type");
+  for (const auto& row : read_csv_rows(v.out / "summary.csv")) {
+    const int scored =
+        std::stoi(row.at("cases_below_saturation")) + std::stoi(row.at("cases_near_saturation"));
+    EXPECT_EQ(scored, row.at("model") == "linkload_fitted" ? 0 : 1)
+        << row.at("type") << " " << row.at("model");
+  }
 }
 
 TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
