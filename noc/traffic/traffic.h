@@ -81,6 +81,10 @@ struct TrafficResult {
 /// pass plain Network::run_until.
 using Advance = std::function<void(Cycle)>;
 
+/// Throws InputError for options the network cannot run: a rate outside [0, 1], a packet
+/// length outside [1, 65535] or longer than a bounded source queue (it would wait forever).
+void check_traffic(const Network& net, const TrafficOptions& options);
+/// check_traffic, then the run.
 TrafficResult run_traffic(Network& net, const TrafficOptions& options, const Advance& advance);
 
 /// Fill per-link flit counts and utilisation over `cycles`.

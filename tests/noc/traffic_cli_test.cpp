@@ -193,6 +193,9 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--cycles 1e3x", "--cycles: expected a number, got '1e3x'"},
       {"--hotspot-node 3", "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only"},
       {"--pattern hotspot --hotspot-node -2", "--hotspot-node: must be at least 0, got -2"},
+      // it used to wait forever for room in the queue
+      {"--set ni.injection_queue_flits=2",
+       "--packet-flits 4: a packet of 4 flits can never fit the 2-flit source queue"},
   };
   for (const auto& [args, message] : cases)
     expect_rejected(run_nocflow(traffic(dir / "out", args)), message, dir / "out", args);
