@@ -58,16 +58,22 @@ struct Extent {
 class DimensionOrderLoadCounter {
  public:
   /// `always_group`: take the grouped path whenever a group has ≥ 2 destinations (tests).
-  DimensionOrderLoadCounter(const noc::Topology& t, FlitSize flit, bool x_first, bool always_group)
-      : flit_(flit), na_(x_first ? t.cols() : t.rows()), nb_(x_first ? t.rows() : t.cols()),
-        always_group_(always_group) {
+  /// `hw`: the channels' flow rates for LinkLoad::endpoint_cycles (nullptr: every flow streams).
+  DimensionOrderLoadCounter(const noc::Topology& t, FlitSize flit, bool x_first, bool always_group,
+                            const HwDesc* hw = nullptr)
+      : flit_(flit),
+        na_(x_first ? t.cols() : t.rows()),
+        nb_(x_first ? t.rows() : t.cols()),
+        always_group_(always_group),
+        hw_(hw && hw->flow_rate() < 1 ? hw : nullptr) {
     for (int n = 0; n < t.num_nodes(); ++n) {
       const int r = t.node_router(n);
       a_.push_back(x_first ? t.x(r) : t.y(r));
       b_.push_back(x_first ? t.y(r) : t.x(r));
     }
     const auto links = static_cast<std::size_t>(na_ * nb_);
-    for (auto* v : {&run_a_[kUp], &run_a_[kDown], &run_b_[kUp], &run_b_[kDown], &injected_, &weight_})
+    for (auto* v :
+         {&run_a_[kUp], &run_a_[kDown], &run_b_[kUp], &run_b_[kDown], &injected_, &weight_, &sent_})
       v->assign(links, 0);
     line_flits_.assign(static_cast<std::size_t>(nb_), 0);
     per_a_.assign(static_cast<std::size_t>(na_), 0);
@@ -100,13 +106,21 @@ class DimensionOrderLoadCounter {
       for (int b = 0; b < nb_; ++b) take(run_b_[kUp][cell_b(line, b)], up, router, router_flit_hops);
       for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down, router, router_flit_hops);
     }
+    double endpoint_cycles = slowest_ejection_;
     for (int c = sources_.lo; c <= sources_.hi; ++c) {
+      const auto i = static_cast<std::size_t>(c);
+      if (hw_ && sent_[i] > 0)
+        endpoint_cycles = std::max(
+            endpoint_cycles, static_cast<double>(injected_[i]) / hw_->injection_rate(sent_[i]));
+      sent_[i] = 0;
       std::int64_t sum = 0;
-      take(injected_[static_cast<std::size_t>(c)], sum, endpoint, unused);
+      take(injected_[i], sum, endpoint, unused);
     }
     lines_a_ = lines_b_ = sources_ = {};
     LinkLoad out;
     out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_, flits_, messages_);
+    if (hw_) out.endpoint_cycles = endpoint_cycles;
+    slowest_ejection_ = 0;
     flits_ = messages_ = 0;
     out.max_routers = max_routers_;
     out.max_hops = max_routers_ > 0 ? max_routers_ - 1 : 0;
@@ -140,6 +154,7 @@ class DimensionOrderLoadCounter {
       const int as = a_[s], bs = b_[s];
       const std::size_t c = cell(bs, as);
       injected[c] += flits;
+      ++sent_[c];
       sources.add(static_cast<int>(c));
       into += flits;
       ++messages;
@@ -166,6 +181,9 @@ class DimensionOrderLoadCounter {
     lines_b_.add(ad);
     sources_.add(sources);
     most_ = std::max(most_, into);  // the ejection link, complete: each destination comes once
+    if (hw_)
+      slowest_ejection_ =
+          std::max(slowest_ejection_, static_cast<double>(into) / hw_->ejection_rate(messages));
     max_routers_ = std::max(max_routers_, routers);
   }
 
@@ -192,15 +210,21 @@ class DimensionOrderLoadCounter {
     for (std::size_t i = 0; i < k; ++i) {
       const auto s = static_cast<std::size_t>(pieces[i].src);
       injected_[cell(b_[s], a_[s])] += weight_[cell(b_[s], a_[s])] * dm;
+      sent_[cell(b_[s], a_[s])] += dm;
       sources_.add(static_cast<int>(cell(b_[s], a_[s])));
     }
     for (std::size_t d = 0; d < m; ++d) {
       const auto j = static_cast<std::size_t>(dsts[d]);
       const std::int64_t own = weight_[cell(b_[j], a_[j])];
       injected_[cell(b_[j], a_[j])] -= own;
+      const std::int64_t received = static_cast<std::int64_t>(k) - (own > 0 ? 1 : 0);
+      sent_[cell(b_[j], a_[j])] -= own > 0 ? 1 : 0;
       most_ = std::max(most_, total - own);
+      if (hw_ && received > 0)
+        slowest_ejection_ = std::max(
+            slowest_ejection_, static_cast<double>(total - own) / hw_->ejection_rate(received));
       flits_ += total - own;
-      messages_ += static_cast<std::int64_t>(k) - (own > 0 ? 1 : 0);
+      messages_ += received;
     }
     // A runs start at each source router: flits × destinations beyond it in each direction.
     std::vector<std::int64_t>& beyond_up = beyond_[kUp];
@@ -273,6 +297,9 @@ class DimensionOrderLoadCounter {
   /// Loads in difference form per direction: runs along A by cell(), along B by cell_b().
   std::array<std::vector<std::int64_t>, 2> run_a_, run_b_;
   std::vector<std::int64_t> injected_;  ///< by cell()
+  std::vector<std::int64_t> sent_;      ///< messages, by cell()
+  const HwDesc* hw_;                    ///< nullptr: every flow streams (no rates to apply)
+  double slowest_ejection_ = 0;         ///< the slowest ejection channel so far, in cycles
   Extent lines_a_, lines_b_, sources_;  ///< lines along A, along B, cells that carry flits
   std::int64_t most_ = 0;      ///< the busiest ejection link so far
   std::int64_t flits_ = 0, messages_ = 0;  ///< so far

@@ -2,6 +2,7 @@
 #pragma once
 // The optimizer's description of the hardware: what the cost models need, and nothing of the
 // simulator's config structs (the `optimize` command converts sim::HwSpec into this).
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,6 +43,29 @@ struct HwDesc {
   /// the linkload model refuses to run uncalibrated by mistake (the paper model does not care).
   std::string router_slowdown_missing;
   int vc_buffer_flits = 8;                ///< router buffer per VC (flits), the slowdown's scale
+  /// A buffer slot's credit loop: from a flit leaving it to the next flit able to leave it,
+  /// 2 × link latency + switch allocation + switch traversal + 1 cycles (noc/README.md). One
+  /// flow (a packet on one VC) streams at most vc_buffer_flits per loop.
+  int credit_loop_cycles = 5;
+  int vcs = 4;          ///< VCs per router port: flows a router-to-router link carries at once
+  int ni_channels = 8;  ///< messages a PE's NI sends at once (ni.channels)
+
+  /// Flits per cycle of one flow: below 1 when the buffers are shorter than the credit loop.
+  double flow_rate() const {
+    return std::min(1.0, static_cast<double>(vc_buffer_flits) / std::max(1, credit_loop_cycles));
+  }
+  /// Flits per cycle a router-to-router link drains, its VCs' flows together.
+  double router_link_rate() const { return std::min(1.0, vcs * flow_rate()); }
+  /// Flits per cycle a PE's injection channel drains when the PE sends `messages`: its NI
+  /// sends min(messages, ni_channels) at once, at most one per VC.
+  double injection_rate(std::int64_t messages) const {
+    return std::min(1.0, static_cast<double>(std::min<std::int64_t>({messages, ni_channels, vcs})) *
+                             flow_rate());
+  }
+  /// ... a PE's ejection channel when it receives `messages` (one per VC at once).
+  double ejection_rate(std::int64_t messages) const {
+    return std::min(1.0, static_cast<double>(std::min<std::int64_t>(messages, vcs)) * flow_rate());
+  }
 
   int num_pes() const { return topology.num_nodes(); }
   bool mesh() const { return topology.kind != "crossbar"; }

@@ -50,6 +50,7 @@ struct LinkloadModel::Impl {
   std::vector<bool> router_to_router;  ///< per link: between two routers (not a PE's channel)
   int router_links = 0;                 ///< how many are
   FlitSize flit;  ///< link width
+  const HwDesc* hw = nullptr;  ///< the model's: the channels' flow rates
 };
 
 namespace {
@@ -61,13 +62,20 @@ namespace {
 class PathLoadCounter {
  public:
   explicit PathLoadCounter(const LinkloadModel::Impl& impl, bool cached = true)
-      : impl_(impl), cached_(cached), load_(impl.num_links(), 0), owner_(impl.num_links(), kNobody),
-        shared_(impl.num_links(), 0) {}
+      : impl_(impl),
+        cached_(cached),
+        load_(impl.num_links(), 0),
+        owner_(impl.num_links(), kNobody),
+        shared_(impl.num_links(), 0),
+        sent_(static_cast<std::size_t>(impl.topo.num_nodes()), 0),
+        received_(sent_.size(), 0) {}
 
   void add(int src, int dst, std::int64_t bytes) {
     const std::int64_t flits = impl_.flit.flits(bytes);
     flits_ += flits;
     ++messages_;
+    ++sent_[static_cast<std::size_t>(src)];
+    ++received_[static_cast<std::size_t>(dst)];
     load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
     int routers = 0;
     auto on_link = [&](int link) {
@@ -110,6 +118,26 @@ class PathLoadCounter {
     for (std::size_t i = 0; i < load_.size(); ++i)
       out.busiest_router_link_shared |= impl_.router_to_router[i] && router > 0 && load_[i] == router && shared_[i];
     out.byte_hops = static_cast<double>(byte_hops_);
+    if (impl_.hw->flow_rate() < 1) {  // each channel at the rate its flows reach
+      out.endpoint_cycles = 0;
+      const int ports = impl_.topo.max_ports();
+      for (int n = 0; n < impl_.topo.num_nodes(); ++n) {
+        const auto i = static_cast<std::size_t>(n);
+        const auto ejection =
+            static_cast<std::size_t>(impl_.topo.node_router(n) * ports + impl_.topo.node_port(n));
+        if (sent_[i] > 0)
+          out.endpoint_cycles = std::max(
+              out.endpoint_cycles,
+              static_cast<double>(load_[static_cast<std::size_t>(impl_.injection_link(n))]) /
+                  impl_.hw->injection_rate(sent_[i]));
+        if (received_[i] > 0)
+          out.endpoint_cycles =
+              std::max(out.endpoint_cycles, static_cast<double>(load_[ejection]) /
+                                                impl_.hw->ejection_rate(received_[i]));
+      }
+    }
+    std::fill(sent_.begin(), sent_.end(), 0);
+    std::fill(received_.begin(), received_.end(), 0);
     std::fill(load_.begin(), load_.end(), 0);
     std::fill(owner_.begin(), owner_.end(), kNobody);
     std::fill(shared_.begin(), shared_.end(), 0);
@@ -125,6 +153,7 @@ class PathLoadCounter {
   std::vector<std::int64_t> load_;
   std::vector<int> owner_;    ///< per link: the first source whose flits crossed it
   std::vector<char> shared_;  ///< per link: another source's crossed it too
+  std::vector<std::int64_t> sent_, received_;  ///< per node: messages
   LinkLoad out_;
   std::int64_t byte_hops_ = 0, flits_ = 0, messages_ = 0;
 };
@@ -184,6 +213,7 @@ LinkloadModel::LinkloadModel(HwDesc hw, Options options)
         ++impl_->router_links;
       }
   impl_->flit = FlitSize(std::llround(hw_.link_bytes_per_cycle));
+  impl_->hw = &hw_;
 }
 
 LinkloadModel::~LinkloadModel() = default;
@@ -212,10 +242,16 @@ bool router_bound(const LinkLoad& l) {
          l.router_links > 0;
 }
 
+/// The slowest PE channel's cycles.
+double endpoint_drain(const LinkLoad& l, const HwDesc&) {
+  return l.endpoint_cycles;
+}
+
 /// overlap_cycles, given the drain.
 double hidden_latency(const LinkLoad& l, const HwDesc& hw, double drain) {
   if (!hw.router_slowdown || !router_bound(l)) return 0;
-  return std::max(0.0, std::min(drain - l.max_endpoint_flits, LinkloadModel::midpoint_saving(l, hw)));
+  return std::max(0.0,
+                  std::min(drain - endpoint_drain(l, hw), LinkloadModel::midpoint_saving(l, hw)));
 }
 }  // namespace
 
@@ -227,8 +263,13 @@ double LinkloadModel::slowdown_scale(const LinkLoad& l, int vc_buffer_flits) {
 }
 
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
-  if (!hw.router_slowdown || !router_bound(l)) return l.max_link_flits;  // uncalibrated: no arithmetic
-  return l.max_router_link_flits * (1 + *hw.router_slowdown * slowdown_scale(l, hw.vc_buffer_flits));
+  const double router_rate = hw.router_link_rate();
+  if (!hw.router_slowdown || !router_bound(l)) {
+    if (hw.flow_rate() == 1) return l.max_link_flits;  // the buffers cover the credit loop
+    return std::max(l.max_router_link_flits / router_rate, endpoint_drain(l, hw));
+  }
+  return l.max_router_link_flits *
+         (1 + *hw.router_slowdown * slowdown_scale(l, hw.vc_buffer_flits)) / router_rate;
 }
 
 double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {
@@ -343,7 +384,8 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
       }
     };
     if (dimension_order) {
-      DimensionOrderLoadCounter counter(t, impl_->flit, hw_.routing == "xy", options_.always_group);
+      DimensionOrderLoadCounter counter(t, impl_->flit, hw_.routing == "xy", options_.always_group,
+                                        &hw_);
       PathLoadCounter recount(*impl_, false);
       fill(counter, &recount);
     } else {

@@ -18,6 +18,13 @@
 //               link, as if every source's NI sent all its messages at once (ni.channels at
 //               least the messages it has; with fewer, a message held up at a shared link or
 //               ejection port holds up the ones queued behind it).
+//               Credit loop: a packet on one VC streams at most B flits per loop of 2 × link
+//               latency + switch allocation + traversal + 1 cycles (B the VC buffer: exact
+//               for a lone packet; 5 cycles with the shipped routers, whose 8-flit buffers
+//               cover it). With shorter buffers a router-to-router link drains at min(1, VCs ×
+//               B / loop) flits per cycle and a PE's channel at min(1, min(VCs, ni.channels) ×
+//               B / loop) (as many flows at once as it can hold, an approximation where fewer
+//               are in flight), and the busiest link's term is the larger of the two drains.
 //               Router contention (HwDesc::router_slowdown s, unset unless calibrated): when a
 //               router-to-router link carries more flits than any injection or ejection
 //               channel, several sources' flows share it, and the routers' head-of-line and VC
@@ -71,6 +78,10 @@ struct LinkLoad {
   double max_link_flits = 0;  ///< flits on the busiest link (each transfer cut into flits)
   double max_router_link_flits = 0;  ///< ... on the busiest router-to-router link
   double max_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
+  /// Cycles the slowest PE channel takes: over every injection and ejection channel, its flits
+  /// over the rate its messages' flows reach (HwDesc::injection_rate, ejection_rate). Equal to
+  /// max_endpoint_flits when the buffers cover the credit loop (every flow streams).
+  double endpoint_cycles = 0;
   double flits = 0, messages = 0;    ///< all messages and their flits (mean message length)
   /// A router-to-router link carrying max_router_link_flits carries flits of ≥ 2 sources.
   /// Route walking (LinkloadModel::route) finds it; the difference-form counter infers it only
@@ -90,6 +101,7 @@ struct LinkLoad {
                   int links, std::int64_t all_flits, std::int64_t all_messages) {
     max_router_link_flits = static_cast<double>(busiest_router_link);
     max_endpoint_flits = static_cast<double>(busiest_endpoint);
+    endpoint_cycles = max_endpoint_flits;
     max_link_flits = static_cast<double>(std::max(busiest_router_link, busiest_endpoint));
     router_flit_hops = static_cast<double>(flit_hops);
     router_links = links;
@@ -142,8 +154,9 @@ class LinkloadModel : public CostModel {
   /// Whether `load`'s time turns on busiest_router_link_shared beyond what its counts imply:
   /// calibrated, with the busiest router link tied with the busiest channel.
   bool depends_on_sharing(const LinkLoad& load) const;
-  /// The busiest link's flits; a router-to-router link's times (1 + s · scale) when hw's
-  /// router_slowdown s is set (see slowdown_scale).
+  /// The busiest link's flits (over its drain rate when the buffers are shorter than the credit
+  /// loop: HwDesc::router_link_rate, endpoint_rate), in cycles; a router-to-router link's times
+  /// (1 + s · scale) when hw's router_slowdown s is set (see slowdown_scale).
   static double drain_flits(const LinkLoad& load, const HwDesc& hw);
   /// U² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
   /// channel, or as busy and shared by ≥ 2 sources; else 0: the slowdown per unit of s.

@@ -71,7 +71,7 @@ struct Plan {
   std::string hardware;
   /// The hardware config keys the cost model read, with their values (`optimize`: the keys
   /// sim::hw_desc_of reads). A replay where one differs reports that the prediction does not
-  /// apply, naming the key; a key the models ignore (the clock, router VCs) does not count.
+  /// apply, naming the key; a key the models ignore (the clock, the allocators) does not count.
   std::vector<std::pair<std::string, std::string>> priced_for;
   /// The calibration file the cost model was given (`--calibration`; "" for none): a replay
   /// pricing its edges with another says so.

@@ -40,6 +40,9 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   h.sram_bytes = s.pe.sram_bytes;
   h.bnoc_bytes_per_cycle = bnoc;
   h.vc_buffer_flits = std::max(1, s.router.buffer_depth);
+  h.credit_loop_cycles = 2 * s.link.latency + s.router.sw_alloc_delay + s.router.st_delay + 1;
+  h.vcs = std::max(1, s.router.vcs);
+  h.ni_channels = std::max(1, s.ni.channels);
   return h;
 }
 
@@ -52,7 +55,8 @@ std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec) 
       "router.routing_delay", "router.vc_alloc_delay",   "router.sw_alloc_delay",
       "router.speculative",   "router.st_delay",         "link.latency",
       "energy.mac_pj",        "energy.hop_pj_per_byte",  "energy.sram_pj_per_byte",
-      "pe.sram_bytes",        "router.buffer_depth"};
+      "pe.sram_bytes",        "router.buffer_depth",     "router.vcs",
+      "ni.channels"};
   std::vector<std::pair<std::string, std::string>> out;
   for (const Param& p : hw_params()) {
     if (!read.count(p.path) || (p.applies && !p.applies(spec))) continue;

@@ -168,7 +168,8 @@ double BenchResult::linkload_fitted_cycles() const {
   // An ALL_REDUCE's rounds each drain their busiest link; its latency is the ring's own.
   const double overlap = bench.type == "ALL_REDUCE" ? 0 : opt::LinkloadModel::overlap_cycles(linkload_links, hw);
   const double slowed = opt::LinkloadModel::drain_flits(linkload_links, hw);
-  return linkload_cycles + linkload_rounds * (slowed - linkload_links.max_link_flits) - overlap;
+  const double plain = opt::LinkloadModel::drain_flits(linkload_links, linkload_hw);
+  return linkload_cycles + linkload_rounds * (slowed - plain) - overlap;
 }
 
 double BenchResult::predicted(const std::string& model) const {
@@ -186,13 +187,18 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
   }
   double s = 0;
   if (probe) {
-    // T_sim = linkload_cycles + L_R · s · scale − midpoint_saving (the drain's overlap when
-    // that is the smaller; linkload_cycles = longest route + L_R).
+    // T_sim = linkload_cycles − its drain + L_R (1 + s · scale) / r − midpoint_saving (the
+    // drain's overlap when that is the smaller; linkload_cycles = longest route + its drain,
+    // L_R / r on a router-bound edge; r the router links' rate, 1 unless the buffers are
+    // shorter than the credit loop).
     const opt::LinkLoad& l = probe->linkload_links;
+    const opt::HwDesc& hw = probe->linkload_hw;
+    const double rate = hw.router_link_rate();
     const double extra = static_cast<double>(probe->simulated_cycles) - probe->linkload_cycles +
-                         opt::LinkloadModel::midpoint_saving(l, probe->linkload_hw);
-    const double scale = opt::LinkloadModel::slowdown_scale(l, probe->linkload_hw.vc_buffer_flits);
-    if (scale > 0) s = std::max(0.0, extra / l.max_router_link_flits / scale);
+                         opt::LinkloadModel::drain_flits(l, hw) - l.max_router_link_flits / rate +
+                         opt::LinkloadModel::midpoint_saving(l, hw);
+    const double scale = opt::LinkloadModel::slowdown_scale(l, hw.vc_buffer_flits);
+    if (scale > 0) s = std::max(0.0, extra * rate / l.max_router_link_flits / scale);
     // Another type's case can move the very same messages (4x4: ALL_GATHER OUTP=16 -> OFMP_W=16
     // and ALL_TO_ALL OFMP_W=16 -> INPP=16 at 1 MiB): it was fitted on too, not predicted.
     const auto same_sends = [&](const BenchResult& r) {

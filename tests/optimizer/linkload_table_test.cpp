@@ -17,6 +17,16 @@
 namespace nocflow::optimizer {
 namespace {
 
+/// `hw` with VC buffers shorter than the credit loop: flows of 2/7 flit per cycle, 2 VCs, one
+/// NI channel, so every channel's rate depends on how many messages cross it.
+HwDesc shallow(HwDesc hw) {
+  hw.vc_buffer_flits = 2;
+  hw.credit_loop_cycles = 7;
+  hw.vcs = 2;
+  hw.ni_channels = 1;
+  return hw;
+}
+
 TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
   const FastPathNetwork n;
   struct Case {
@@ -32,8 +42,10 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
           HwDesc hw = machine("mesh", rows, cols, routing);
           hw.router_slowdown = slowdown;
           cases.push_back({hw, {group ? 2 : 1, group}});
+          cases.push_back({shallow(hw), {group ? 2 : 1, group}});
         }
   cases.push_back({machine("crossbar", 1, 8, "xy"), {1, false}});
+  cases.push_back({shallow(machine("crossbar", 1, 8, "xy")), {1, false}});
   for (const Case& c : cases) {
     const LinkloadModel fast(c.hw, c.options);
     const LinkloadModel reference(c.hw, {1, false});
@@ -59,15 +71,15 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
 /// without the grouped path.
 TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
   const FastPathNetwork n;
-  std::size_t pairs = 0, router_bound = 0, ties = 0, shared_ties = 0;
+  std::size_t pairs = 0, router_bound = 0, ties = 0, shared_ties = 0, slowed_channels = 0;
   for (const auto& [rows, cols] : {std::pair{2, 4}, std::pair{4, 2}})
     for (const std::string routing : {"xy", "yx"})
       for (const bool group : {false, true}) {
-        const HwDesc hw = machine("mesh", rows, cols, routing);
+        const HwDesc hw = shallow(machine("mesh", rows, cols, routing));
         const LinkloadModel model(hw);
         const noc::Topology topo = noc::Topology::build(hw.topology);
         DimensionOrderLoadCounter counter(topo, FlitSize(std::llround(hw.link_bytes_per_cycle)),
-                                          routing == "xy", group);
+                                          routing == "xy", group, &hw);
         const PeGrid grid = hw.grid();
         std::vector<Piece> scratch;
         for (const LayerEdge& e : n.w.edges)
@@ -88,6 +100,8 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
               ASSERT_EQ(fast.max_link_flits, slow.max_link_flits) << what;
               ASSERT_EQ(fast.max_router_link_flits, slow.max_router_link_flits) << what;
               ASSERT_EQ(fast.max_endpoint_flits, slow.max_endpoint_flits) << what;
+              ASSERT_DOUBLE_EQ(fast.endpoint_cycles, slow.endpoint_cycles) << what;
+              slowed_channels += slow.endpoint_cycles > slow.max_endpoint_flits;
               ASSERT_EQ(fast.flits, slow.flits) << what;
               ASSERT_EQ(fast.messages, slow.messages) << what;
               // Sharing: route walking finds it on every link busier than every channel (it
@@ -111,6 +125,7 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
         EXPECT_EQ(model.route({}).router_links, 2 * (rows - 1) * cols + 2 * (cols - 1) * rows);
       }
   EXPECT_GT(router_bound, pairs / 20);  // the slowdown's counts are exercised
+  EXPECT_GT(slowed_channels, pairs / 20);  // so are the channels' flow rates
   EXPECT_GT(shared_ties, 0u);           // ties both ways
   EXPECT_GT(ties, shared_ties);
 }
@@ -200,7 +215,7 @@ TEST(LinkloadModel, RouteWalkingTellsASharedTieFromOneSourcesLink) {
 TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   LinkLoad l;
   l.max_link_flits = l.max_router_link_flits = 100;
-  l.max_endpoint_flits = 60;
+  l.max_endpoint_flits = l.endpoint_cycles = 60;  // every flow streams: flits = cycles
   l.flits = 800, l.messages = 100;  // 8-flit messages, 8-flit VC buffers: m / (m + B) = 1/2
   l.router_links = 10, l.router_flit_hops = 500;  // mean router link 50 flits: U = 1/2, U² = 1/4
   l.max_routers = 17;
@@ -213,7 +228,8 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   // Longest route 17 routers (53 cycles), mean route 1 + 500 / 800 routers (6.875 cycles).
   EXPECT_DOUBLE_EQ(LinkloadModel::midpoint_saving(l, desc), (53 - 6.875) / 2);
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), (53 - 6.875) / 2);
-  l.max_endpoint_flits = 95;  // the drain hides no more than it exceeds the busiest channel
+  l.max_endpoint_flits = l.endpoint_cycles =
+      95;  // the drain hides no more than it exceeds the busiest channel
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 106.25 - 95);
   desc.router_slowdown = 0;  // calibrated to no slowdown: the overlap stays
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
@@ -222,12 +238,13 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
   desc.router_slowdown = 0.5;
-  l.max_endpoint_flits = l.max_link_flits = 120;  // a PE's channel binds: not slowed
+  l.max_endpoint_flits = l.endpoint_cycles = l.max_link_flits =
+      120;  // a PE's channel binds: not slowed
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
   // As busy as the busiest channel: slowed when ≥ 2 sources share the link (neighbours' flows
   // in a 2-D halo), not when it carries one source's whole traffic (a ring round).
-  l.max_endpoint_flits = 100;
+  l.max_endpoint_flits = l.endpoint_cycles = 100;
   l.max_link_flits = 100;
   l.busiest_router_link_shared = true;
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 106.25);

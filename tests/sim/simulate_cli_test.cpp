@@ -161,12 +161,13 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
                         "16): its predicted total does not apply"),
       std::string::npos)
       << other.output;
-  // Keys the cost models do not read (the clock: predictions are in cycles; router VCs) leave
-  // the prediction standing; keys they read (the SRAM port, the array shape) do not.
+  // Keys the cost models do not read (the clock: predictions are in cycles; the allocators)
+  // leave the prediction standing; keys they read (the SRAM port, the array shape) do not.
   const std::string replay =
       "simulate " + hw + "--quiet --plan " + (dir / "opt" / "plan.yaml").string();
-  const CliRun clock = run_nocflow(
-      replay + " --set clock.frequency_ghz=2 --set router.vcs=2 --out " + (dir / "clock").string());
+  const CliRun clock =
+      run_nocflow(replay + " --set clock.frequency_ghz=2 --set router.alloc_iterations=2 --out " +
+                  (dir / "clock").string());
   ASSERT_EQ(clock.exit_code, 0) << clock.output;
   EXPECT_EQ(clock.output.find("note:"), std::string::npos) << clock.output;
   const CliRun pe = run_nocflow(

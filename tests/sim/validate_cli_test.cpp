@@ -217,6 +217,27 @@ TEST(ValidateCli, RouterContentionIsNotScoredOnTheCaseItWasFittedOnNorItsTwin) {
   }
 }
 
+// 2-flit VC buffers and 2-cycle links: a buffer slot's credit loop is 2 x 2 + 3 = 7 cycles, so
+// a lone flow streams 2 flits per 7 cycles. linkload prices each PE channel at the rate of the
+// flows crossing it (a lone message: 2/7; 2 VCs: 4/7), within 10 % of the simulation where it
+// used to call every channel 1 flit per cycle (up to 70 % low).
+TEST(ValidateCli, LinkloadFollowsTheCreditLoopOfShortBuffers) {
+  const Validation v =
+      validate("validate_credit_loop",
+               "--meshes 2,4 --crossbar 0 --types LOCAL,HALO --sizes 4KiB,64KiB "
+               "--set router.buffer_depth=2 --set link.latency=2 --set router.vcs=2");
+  ASSERT_EQ(v.rows.size(), 8u);
+  int loop_bound = 0;
+  for (const auto& row : v.rows) {
+    const std::string what =
+        row.at("topology") + " " + row.at("type") + " " + row.at("tensor_bytes");
+    EXPECT_LT(std::abs(std::stod(row.at("linkload_error"))), 0.1) << what;
+    loop_bound +=
+        std::stoll(row.at("simulated_cycles")) > 3 * std::stoll(row.at("busiest_endpoint_flits"));
+  }
+  EXPECT_GT(loop_bound, 0);
+}
+
 TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
   const Validation v = validate("validate_decompose", "--meshes 2,4 --crossbar 0 --sizes 4KiB,64KiB "
                                                     "--types LOCAL,ALL_GATHER,SCATTER");
