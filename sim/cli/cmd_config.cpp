@@ -162,6 +162,7 @@ void add_config_command(CLI::App& app, Action& action) {
       else
         std::cout << (opts->hw.file.empty() ? "defaults" : opts->hw.file) << ": ok: "
                   << one_line_summary(spec) << "\n";
+      for (const std::string& note : hw_notes(spec)) std::cout << "note: " << note << "\n";
       return 0;
     };
   });

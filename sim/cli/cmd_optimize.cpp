@@ -178,6 +178,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
             << "on every band ..." << std::endl;
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << "\n";
+  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
   opt::PipelineOptions po;
   po.stages = a.stages;
   po.micro_batches = a.micro_batches;
@@ -313,6 +314,7 @@ int run(const OptimizeArgs& a) {
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << "\n";
+  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
   if (!a.memory_limit) warn_if_over_sram(s, r.choice, spec.pe.sram_bytes);
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out

@@ -19,6 +19,7 @@
 #include "optimizer/plan/plan.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/config/param.h"
 #include "sim/lower/lowering.h"
 #include "sim/lower/memory_plan.h"
 #include "sim/lower/workload_setup.h"
@@ -128,10 +129,20 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
 }
 
-/// one_line_summary as plans written before priced_for have it: a crossbar's with its routing.
-std::string legacy_one_line_summary(const HwSpec& spec) {
-  const std::string line = one_line_summary(spec), components = components_summary(spec, false);
-  return line.substr(0, line.size() - components.size()) + components_summary(spec, true);
+/// one_line_summary as plans written before priced_for have it (session 21 and earlier): no
+/// pipeline, array or SRAM, and a crossbar's with its routing.
+std::string legacy_one_line_summary(const HwSpec& h) {
+  std::ostringstream s;
+  if (h.topology.kind == "crossbar")
+    s << "crossbar " << h.topology.ports << " ports";
+  else
+    s << "mesh " << h.topology.rows << "x" << h.topology.cols;
+  s << " (" << h.topology.num_nodes() << " PEs), router " << h.router.preset << ": " << h.router.vcs
+    << " VCs x " << h.router.buffer_depth << " flits, " << h.router.routing << ", "
+    << h.link.width_bytes << " B/flit, link " << h.link.latency << " cycle(s), NI " << h.ni.channels
+    << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
+    << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
+  return s.str();
 }
 
 /// Removes from the output folder what an earlier run left and this one does not write (traces
@@ -308,6 +319,7 @@ int run(const SimulateArgs& a) {
               << " (other shapes or element size): its predicted total does not apply" << std::endl;
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << std::endl;
+  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << std::endl;
   if (!a.plan.empty() && plan.calibration != a.calibration)
     std::cout << "  note: the plan was priced "
               << (plan.calibration.empty() ? "uncalibrated"

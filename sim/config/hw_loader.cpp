@@ -414,14 +414,42 @@ std::string one_line_summary(const HwSpec& h) {
   return s.str();
 }
 
+namespace {
+/// "1 MiB", "512 KiB", "1000 B": the largest binary unit that divides the count.
+std::string byte_size(std::int64_t bytes) {
+  for (const auto& [unit, size] :
+       {std::pair{"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}})
+    if (bytes >= size && bytes % size == 0) return std::to_string(bytes / size) + " " + unit;
+  return std::to_string(bytes) + " B";
+}
+}  // namespace
+
 std::string components_summary(const HwSpec& h, bool with_routing) {
+  // The router's pipeline as the stage keys make it (they may differ from the preset's).
+  const int pipeline = (h.router.lookahead_routing ? 0 : h.router.routing_delay) +
+                       h.router.vc_alloc_delay + h.router.sw_alloc_delay -
+                       (h.router.speculative ? 1 : 0) + h.router.st_delay;
   std::ostringstream s;
-  s << "router " << h.router.preset << ": " << h.router.vcs << " VCs x " << h.router.buffer_depth
-    << " flits, " << (with_routing ? h.router.routing + ", " : "") << h.link.width_bytes
-    << " B/flit, link " << h.link.latency << " cycle(s), NI " << h.ni.channels
+  s << "router " << h.router.preset << " (" << pipeline << "-cycle pipeline): " << h.router.vcs
+    << " VCs x " << h.router.buffer_depth << " flits, "
+    << (with_routing ? h.router.routing + ", " : "") << h.link.width_bytes << " B/flit, link "
+    << h.link.latency << " cycle(s), NI " << h.ni.channels
     << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
     << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
+  if (h.pe.array_rows > 0) s << " (" << h.pe.array_rows << "x" << h.pe.array_cols << " array)";
+  s << ", " << byte_size(h.pe.sram_bytes) << " SRAM/PE";
   return s.str();
+}
+
+std::vector<std::string> hw_notes(const HwSpec& h) {
+  std::vector<std::string> notes;
+  if (h.pe.array_rows > 0 && h.pe.array_rows * h.pe.array_cols != h.pe.macs_per_cycle)
+    notes.push_back(
+        "pe.array_rows x pe.array_cols = " + std::to_string(h.pe.array_rows * h.pe.array_cols) +
+        " MACs, pe.macs_per_cycle " + std::to_string(h.pe.macs_per_cycle) +
+        ": the array's shape sets its utilisation, pe.macs_per_cycle its rate (a bigger "
+        "array at the same rate computes slower); set them to agree");
+  return notes;
 }
 
 }  // namespace nocflow::sim

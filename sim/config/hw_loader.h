@@ -23,11 +23,15 @@ std::string resolved_yaml(const HwSpec& spec);
 /// The Markdown config reference (configs/README.md).
 std::string reference_markdown();
 
-/// One line: "mesh 8x8 (64 PEs), router lookahead: 4 VCs x 8 flits, xy, 32 B/flit, link 1
-/// cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE"
+/// One line: "mesh 8x8 (64 PEs), router lookahead (2-cycle pipeline): 4 VCs x 8 flits, xy,
+/// 32 B/flit, link 1 cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE (16x16 array),
+/// 1 MiB SRAM/PE" (the pipeline as the stage keys make it, whatever the preset)
 std::string one_line_summary(const HwSpec& spec);
-/// The same without the topology: "router lookahead: ... 256 MACs/cycle/PE" (the routing is
-/// left out when `with_routing` is false, as a crossbar's is).
+/// The same without the topology: "router lookahead ... SRAM/PE" (the routing is left out when
+/// `with_routing` is false, as a crossbar's is).
 std::string components_summary(const HwSpec& spec, bool with_routing = true);
+/// Notes on a config that loads but may not mean what it says: an array shape whose MACs differ
+/// from pe.macs_per_cycle. Printed by config --check, optimize and simulate.
+std::vector<std::string> hw_notes(const HwSpec& spec);
 
 }  // namespace nocflow::sim

@@ -72,6 +72,31 @@ TEST(HwConfig, PresetSuppliesRouterKeysAndExplicitKeysWin) {
   EXPECT_FALSE(spec.router.speculative);       // explicit key beats the preset
 }
 
+// The one-line summary shows the pipeline the stage keys make, whatever the preset's name, and
+// the PE's array and SRAM; an array whose MACs differ from the MAC rate gets a note.
+TEST(HwConfig, SummaryShowsWhatTheKeysMakeAndNotesAnArrayAtAnotherRate) {
+  const HwSpec shipped = load_hw_config(kConfigs + "mesh8x8.yaml");
+  EXPECT_NE(one_line_summary(shipped).find("router lookahead (2-cycle pipeline): 4 VCs x 8 flits"),
+            std::string::npos)
+      << one_line_summary(shipped);
+  EXPECT_NE(one_line_summary(shipped).find("256 MACs/cycle/PE (16x16 array), 1 MiB SRAM/PE"),
+            std::string::npos)
+      << one_line_summary(shipped);
+  EXPECT_TRUE(hw_notes(shipped).empty());
+  const HwSpec slower = load_hw_config(
+      kConfigs + "mesh8x8.yaml", {"router.lookahead_routing=false", "router.speculative=false",
+                                  "pe.array_rows=32", "pe.array_cols=32", "pe.sram_bytes=512KiB"});
+  EXPECT_NE(one_line_summary(slower).find("router lookahead (4-cycle pipeline)"), std::string::npos)
+      << one_line_summary(slower);
+  EXPECT_NE(one_line_summary(slower).find("(32x32 array), 512 KiB SRAM/PE"), std::string::npos)
+      << one_line_summary(slower);
+  ASSERT_EQ(hw_notes(slower).size(), 1u);
+  EXPECT_NE(
+      hw_notes(slower)[0].find("pe.array_rows x pe.array_cols = 1024 MACs, pe.macs_per_cycle 256"),
+      std::string::npos)
+      << hw_notes(slower)[0];
+}
+
 TEST(HwConfig, OverridesBeatTheFile) {
   const HwSpec spec = load_hw_config(kConfigs + "mesh8x8.yaml",
                                      {"router.vcs=2", "topology.rows=3", "pe.sram_bytes=2MiB",
