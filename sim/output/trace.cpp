@@ -61,7 +61,7 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
     }
     next = w.start + window;
   }
-  if (next >= 0) idle_from(next);
+  if (next >= 0) idle_from(std::min(next, run.total_cycles));  // the last window ends with the run
   nlohmann::ordered_json doc = {{"displayTimeUnit", "ns"}, {"traceEvents", events}};
   out << doc.dump() << "\n";
   return spans;
@@ -82,7 +82,8 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
       << ps_per_cycle
       << " ps $end\n$comment pe_N_state: 0 idle, 1 compute, 2 reduce, 3 send, 4 recv, 5 barrier; "
          "links: flits per "
-      << window << "-cycle window $end\n";
+      << window << "-cycle window (the last one ends with the run, at cycle " << run.total_cycles
+      << ") $end\n";
   out << "$scope module pes $end\n";
   for (int p = 0; p < num_pes; ++p) out << "$var integer 8 " << code(p) << " pe_" << p << "_state $end\n";
   out << "$upscope $end\n$scope module links $end\n";
@@ -102,7 +103,8 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
   for (const LinkWindow& w : run.link_windows)
     for (std::size_t i = 0; i < w.flits.size(); ++i) {
       changes.insert({w.start, {num_pes + i, w.flits[i]}});
-      changes.insert({w.start + window, {num_pes + i, 0}});
+      changes.insert({std::min(w.start + window, run.total_cycles),
+                      {num_pes + i, 0}});  // the last ends with the run
     }
   auto bits = [](std::int64_t v) {
     std::string b;
