@@ -7,11 +7,14 @@
 
 namespace nocflow {
 
-/// `v` with `digits` digits after the point: fixed(2.345) == "2.3", fixed(2.345, 2) == "2.35".
+/// `v` with `digits` digits after the point: fixed(2.345) == "2.3", fixed(2.345, 2) == "2.35";
+/// a value that rounds to zero has no sign (fixed(-0.01) == "0.0").
 inline std::string fixed(double v, int digits = 1) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(digits) << v;
-  return o.str();
+  std::string s = o.str();
+  if (s[0] == '-' && s.find_first_not_of("0.", 1) == std::string::npos) s.erase(0, 1);
+  return s;
 }
 
 /// `s` as one CSV field: quoted (quotes doubled, newlines as spaces) when it holds a comma, a

@@ -369,7 +369,11 @@ void add_optimize_command(CLI::App& app, Action& action) {
                 "pipeline: a stage must hold all its layers' weights in SRAM at once (seed 004)")
       ->needs(stages);
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
-  cmd->callback([a, &action, formulation, export_lp, stages] {
+  cmd->callback([a, &action, formulation, export_lp, stages, bnoc] {
+    if (bnoc->count() > 0 && a->cost_model != "paper")
+      throw CLI::ValidationError("--bnoc", "sets the paper model's B_NoC; --cost-model " +
+                                               a->cost_model +
+                                               " does not read it (give --cost-model paper)");
     if (stages->count() > 0 && a->compare)
       throw CLI::ValidationError("--compare", "compares whole-machine solvers; not with --stages");
     if (stages->count() > 0 && export_lp->count() > 0)

@@ -73,7 +73,7 @@ constexpr std::int64_t kMaxBenchBytes = std::int64_t{64} << 20;
 
 std::int64_t parse_size(const std::string& s) {
   static const std::pair<const char*, std::int64_t> units[] = {
-      {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}};
+      {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}, {"", 1}};  // "": bytes
   for (const auto& [unit, scale] : units) {
     const std::string u = unit;
     if (s.size() > u.size() && s.compare(s.size() - u.size(), u.size(), u) == 0) {
@@ -91,7 +91,7 @@ std::int64_t parse_size(const std::string& s) {
       return v * scale;
     }
   }
-  throw InputError("--sizes: cannot read '" + s + "' (write e.g. 1KiB, 4MiB, 512B)");
+  throw InputError("--sizes: cannot read '" + s + "' (write e.g. 1KiB, 4MiB, 512B or 512)");
 }
 
 /// A case is near saturation when its busiest link carried at least this many flits per cycle
@@ -337,10 +337,12 @@ int run(const ValidateArgs& a) {
       }
       std::cout << "\n";
     }
-  std::cout << "\n  router contention s (linkload_fitted), fitted per machine on its router-bound case with the\n"
-               "  busiest router-to-router link (slowdown_fitted_here in validation.csv; 0: no such case):";
+  std::cout << "\n  router contention s (linkload_fitted), fitted per machine on its router-bound "
+               "case with the\n"
+               "  busiest router-to-router link (slowdown_fitted_here in validation.csv; 0: no "
+               "such case):\n ";
   if (slowdowns.empty()) std::cout << " none";
-  for (const auto& [topology, s] : slowdowns) std::cout << "  " << topology << " " << std::setprecision(3) << s;
+  for (const auto& [topology, s] : slowdowns) std::cout << "  " << topology << " " << fixed(s, 3);
   std::cout << "\n";
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";
   if (a.dump_messages) written += ", messages/";
@@ -361,8 +363,11 @@ int run(const ValidateArgs& a) {
     }
     auto mape = [](const Error& e) { return 100 * e.mape(); };
     std::ostringstream about;
-    about << std::setprecision(4) << "fitted on " << results.size() << " microbenchmarks of " << a.hw.file
-          << "; paper MAPE " << mape(all_before) << "% before, " << mape(all_after) << "% after";
+    about << std::setprecision(4) << "fitted on " << all_before.count
+          << " microbenchmarks that move data (of " << results.size() << ") of " << a.hw.file
+          << "; paper MAPE " << fixed(mape(all_before), 1) << "% before, "
+          << fixed(mape(all_after), 1)
+          << "% after (what paper calls free, halos included, stays 0 cycles)";
     std::vector<std::string> machines;
     for (const auto& r : results)
       if (std::find(machines.begin(), machines.end(), r.bench.topology) == machines.end())
@@ -376,12 +381,17 @@ int run(const ValidateArgs& a) {
               << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "
               << std::left << std::setw(12) << "type" << std::right << std::setw(14) << "MAPE before"
               << std::setw(14) << "MAPE after" << "\n";
-    for (const auto& type : types)
-      std::cout << "  " << std::left << std::setw(12) << type << std::right << std::setw(13)
-                << mape(before_after[type].first) << "%" << std::setw(13) << mape(before_after[type].second)
-                << "%\n";
-    std::cout << "  " << std::left << std::setw(12) << "all" << std::right << std::setw(13) << mape(all_before)
-              << "%" << std::setw(13) << mape(all_after) << "%\n";
+    for (const auto& type : types) {
+      const auto& [before, after] = before_after[type];
+      std::cout << "  " << std::left << std::setw(12) << type << std::right << std::setw(14)
+                << percent(before.count, before.mape()) << std::setw(14)
+                << percent(after.count, after.mape())
+                << (before.still ? "  (" + std::to_string(before.still) + " moving nothing)" : "")
+                << "\n";
+    }
+    std::cout << "  " << std::left << std::setw(12) << "all" << std::right << std::setw(14)
+              << percent(all_before.count, all_before.mape()) << std::setw(14)
+              << percent(all_after.count, all_after.mape()) << "\n";
   }
   std::cout << "nocflow: wrote " << a.out << "/" << written << "\n";
   return 0;
@@ -395,7 +405,10 @@ void add_validate_command(CLI::App& app, Action& action) {
   a->hw.add_to(*cmd);
   cmd->add_option("--meshes", a->meshes, "mesh sides to test (k for k x k)")->capture_default_str()->delimiter(',');
   cmd->add_option("--crossbar", a->crossbar, "crossbar ports to test (0: none)")->capture_default_str();
-  cmd->add_option("--sizes", a->sizes, "tensor sizes, 64 B .. 64 MiB, e.g. 1KiB,64KiB,4MiB")->capture_default_str()->delimiter(',');
+  cmd->add_option("--sizes", a->sizes,
+                  "tensor sizes, 64 B .. 64 MiB, e.g. 1KiB,64KiB,4MiB (a bare number: bytes)")
+      ->capture_default_str()
+      ->delimiter(',');
   cmd->add_option("--types", a->types, "redistribution types (default: all)")->delimiter(',');
   cmd->add_flag("--calibrate", a->calibrate,
                 "fit the paper model's B_NoC and a fixed latency; write them and the router slowdowns to calibration.yaml");

@@ -171,6 +171,9 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       {"--solver dp --formulation mccormick",
        "--formulation: applies to --solver ilp (or --compare) only"},
       {"--bnoc -1", "--bnoc: must be at least 0, got -1"},
+      // linkload never read it: the total did not move.
+      {"--bnoc 100",
+       "--bnoc: sets the paper model's B_NoC; --cost-model linkload does not read it"},
       {"--placement diagonal", "--placement: diagonal not in {snake,search}"},
   };
   for (const Case& c : cases) {

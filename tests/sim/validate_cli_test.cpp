@@ -33,8 +33,10 @@ Validation validate(const std::string& name, const std::string& args) {
 
 TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
   const fs::path dir = fresh_dir("validate");
-  const CliRun r = run_nocflow("validate " + kHw + " --meshes 2 --crossbar 0 --sizes 4KiB,16KiB "
-                               "--types ALL_GATHER,HALO,HALO_2D,NONE --out " + (dir / "out").string());
+  const CliRun r = run_nocflow("validate " + kHw +
+                               " --meshes 2 --crossbar 0 --sizes 4KiB,16384 "
+                               "--types ALL_GATHER,HALO,HALO_2D,NONE --out " +
+                               (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::istringstream csv(read_file(dir / "out" / "validation.csv"));
   std::string line;
@@ -443,6 +445,7 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
   const std::pair<const char*, const char*> refused[] = {
       {"--sizes 17592186044417MiB", "--sizes: 17592186044417MiB is outside 64 B .. 64 MiB"},
       {"--sizes 1GiB", "--sizes: 1GiB is outside 64 B .. 64 MiB"},
+      {"--sizes 63", "--sizes: 63 is outside 64 B .. 64 MiB"},  // a bare number counts bytes
       {"--types LOCAL,LOCAL", "--types: LOCAL given twice"},
       {"--sizes 1KiB 1024B", "--sizes: 1024 given twice"},
       {"--meshes 2,2", "--meshes: 2 given twice"}};

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Numbers and fields as the reports print them (noc/base/format.h).
+#include "noc/base/format.h"
+
+#include <gtest/gtest.h>
+
+namespace nocflow {
+namespace {
+
+TEST(Format, FixedRoundsAndAZeroHasNoSign) {
+  EXPECT_EQ(fixed(2.345), "2.3");
+  EXPECT_EQ(fixed(2.345, 2), "2.35");
+  EXPECT_EQ(fixed(-1.25, 1), "-1.2");
+  EXPECT_EQ(fixed(-0.04), "0.0");  // a tiny negative error printed as -0.0%
+  EXPECT_EQ(fixed(-0.0004, 3), "0.000");
+  EXPECT_EQ(fixed(-0.0005, 2), "0.00");
+  EXPECT_EQ(fixed(-0.006, 2), "-0.01");
+  EXPECT_EQ(fixed(-3, 0), "-3");
+}
+
+TEST(Format, CsvFieldsAndDotStringsAreQuotedOnlyWhereNeeded) {
+  EXPECT_EQ(csv_field("conv1"), "conv1");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\"\nnow"), "\"say \"\"hi\"\" now\"");
+  EXPECT_EQ(dot_string("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+}
+
+}  // namespace
+}  // namespace nocflow
