@@ -7,11 +7,12 @@
 Writes into DIR (default: the CSV's folder), x axis the PEs of each point (log scale, ticks
 labelled with the mesh shape when the sweep has a `mesh` axis):
 
-    sweep_cycles.png            total simulated cycles of one inference
+    sweep_cycles.png            total simulated cycles of one inference (or training step)
     sweep_speedup.png           greedy cycles / solver cycles, per non-greedy solver
                                 (only points that have a greedy point with the same other axes)
     sweep_comm_share.png        communication_cycles / total_cycles of the last-finishing PE
-    sweep_prediction_error.png  the cost model's predicted / simulated - 1
+    sweep_prediction_error.png  the cost model's predicted / simulated - 1 (symmetric log scale
+                                beyond ±10 % when an error passes 100 %)
 
 Only rows with status `ok` are plotted. Rows are grouped into series by every axis except the
 mesh: colour is the network, line style the solver (greedy dashed, greedy-layout dash-dotted,
@@ -133,8 +134,10 @@ class Sweep:
             for p in pes:
                 shapes = []
                 for r in rows:
-                    if r["_pes"] == p and r[X_AXIS] not in shapes:
-                        shapes.append(r[X_AXIS])
+                    # A crossbar point's mesh value only sets its port count (k x k ports).
+                    shape = "xbar" if r.get("topology") == "crossbar" else r[X_AXIS]
+                    if r["_pes"] == p and shape not in shapes:
+                        shapes.append(shape)
                 labels[p] = "/".join(shapes) + f"\n{p:g}"
             ax.set_xlabel("PEs (tick: mesh shape, then PEs; log scale)")
         else:
@@ -221,7 +224,10 @@ def draw_series(ax, sweep, series, y_of):
 
 
 def plot_cycles(sweep, out_dir, written):
-    fig, ax = new_figure("Simulated cycles of one inference", sweep, len(sweep.rows))
+    trained = {bool(r.get("train")) for r in sweep.rows}
+    what = {frozenset({False}): "one inference", frozenset({True}): "one training step"}.get(
+        frozenset(trained), "one inference or training step (train axis)")
+    fig, ax = new_figure(f"Simulated cycles of {what}", sweep, len(sweep.rows))
     drawn = draw_series(ax, sweep, sweep.series(), lambda r: r["_total"])
     ax.set_yscale("log")
     set_log_count_axis(ax.yaxis, [r["_total"] for r in drawn])
@@ -267,7 +273,8 @@ def plot_speedup(sweep, out_dir, written):
     save(fig, out_dir, "sweep_speedup.png", written)
 
 
-def plot_percent(sweep, out_dir, written, column, name, title, ylabel, percent, zero_line=False):
+def plot_percent(sweep, out_dir, written, column, name, title, ylabel, percent, zero_line=False,
+                 symlog_over=None):
     """One series per network and solver of percent(value of column, row), in %."""
     if column not in sweep.columns:
         print(f"plot_sweep: no {column} column: {name} skipped")
@@ -283,6 +290,11 @@ def plot_percent(sweep, out_dir, written, column, name, title, ylabel, percent, 
         ax.axhline(0.0, color="black", lw=1, zorder=0)
     else:
         ax.set_ylim(bottom=0)
+    values = [abs(value(r)) for r in drawn if value(r) is not None]
+    if symlog_over is not None and values and max(values) > symlog_over:
+        # One model hundreds of % off would flatten the others onto 0: linear to ±10 %, log beyond.
+        ax.set_yscale("symlog", linthresh=10)
+        ylabel = ylabel.split(";")[0] + "; log beyond ±10 %)"
     ax.set_ylabel(ylabel)
     sweep.x_ticks(ax, drawn)
     sweep.legend(ax)
@@ -298,7 +310,8 @@ def plot_comm_share(sweep, out_dir, written):
 def plot_prediction_error(sweep, out_dir, written):
     plot_percent(sweep, out_dir, written, "prediction_error", "sweep_prediction_error.png",
                  "Cost model prediction error (predicted / simulated - 1)",
-                 "prediction error (%; < 0: under-predicts)", lambda error, r: 100.0 * error, zero_line=True)
+                 "prediction error (%; < 0: under-predicts)", lambda error, r: 100.0 * error, zero_line=True,
+                 symlog_over=100)
 
 
 def plot_all(csv_path, out, written):
