@@ -181,12 +181,16 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
     const opt::PrunedProblem pruned = opt::prune_dominated(setup.problem);
     const auto t1 = Clock::now();
     const std::size_t first_row = report.plans.size();  // this model's rows start here
+    std::string same_as;  // when add() finds the plan in the set already: that row's label
     auto add = [&](const std::vector<int>& choice, const std::string& set, const std::string& label, int k) {
       opt::Plan plan = opt::make_plan(setup, choice, hw, *model, set == "kbest" ? "dp k-best" : "dp " + label);
       const auto known = ids.find(key_of(plan));
       if (known != ids.end())  // a strategy whose best plan another strategy already gave: one row
         for (std::size_t i = first_row; i < report.plans.size(); ++i)
-          if (report.plans[i].set == set && report.plans[i].plan_id == known->second) return false;
+          if (report.plans[i].set == set && report.plans[i].plan_id == known->second) {
+            same_as = report.plans[i].label;
+            return false;
+          }
       RankedPlan r;
       r.model = name;
       r.set = set;
@@ -236,7 +240,10 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
         std::vector<int> choice(kept.size());
         for (std::size_t l = 0; l < kept.size(); ++l)
           choice[l] = kept[l][static_cast<std::size_t>(r.choice[l])];
-        if (add(choice, "strategy", std::string("strategy ") + st.name, strategy_index)) ++strategy_index;
+        if (add(choice, "strategy", std::string("strategy ") + st.name, strategy_index))
+          ++strategy_index;
+        else
+          notes << "; " << st.name << ": the plan of " << same_as;
         if (open_layers)
           notes << "; " << st.name << ": " << open_layers
                 << (open_layers == 1 ? " layer keeps" : " layers keep") << " all choices";
