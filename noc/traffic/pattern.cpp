@@ -127,15 +127,11 @@ const std::vector<std::pair<std::string, Builder>>& registry() {
        [](const Topology& t, const PatternOptions&) {
          return offset_pattern(t, [](int k) { return (k + 1) / 2 - 1; });
        }},
-      {"neighbor",
-       [](const Topology& t, const PatternOptions&) {
-         return offset_pattern(t, [](int) { return 1; });
-       }},
+      {"neighbor", [](const Topology& t,
+                      const PatternOptions&) { return offset_pattern(t, [](int) { return 1; }); }},
       {"hotspot",
        [](const Topology& t, const PatternOptions& o) -> std::unique_ptr<TrafficPattern> {
-         int node = o.hotspot_node;
-         if (node < 0)
-           node = t.is_mesh() ? (t.rows() / 2) * t.cols() + t.cols() / 2 : 0;
+         const int node = hotspot_node(t, o);
          if (node >= t.num_nodes())
            throw InputError("hotspot node " + std::to_string(node) + " does not exist (" +
                             std::to_string(t.num_nodes()) + " nodes)");
@@ -148,6 +144,11 @@ const std::vector<std::pair<std::string, Builder>>& registry() {
 }
 
 }  // namespace
+
+int hotspot_node(const Topology& t, const PatternOptions& o) {
+  if (o.hotspot_node >= 0) return o.hotspot_node;
+  return t.is_mesh() ? (t.rows() / 2) * t.cols() + t.cols() / 2 : 0;
+}
 
 std::vector<std::string> pattern_names() {
   std::vector<std::string> names;

@@ -29,6 +29,9 @@ class TrafficPattern {
 
 std::unique_ptr<TrafficPattern> make_pattern(const std::string& name, const Topology& topo,
                                              const PatternOptions& options = {});
+/// The hotspot pattern's node: options.hotspot_node, or the centre node (a mesh's middle
+/// router, a crossbar's node 0).
+int hotspot_node(const Topology& topo, const PatternOptions& options);
 std::vector<std::string> pattern_names();
 
 }  // namespace nocflow::noc

@@ -268,8 +268,11 @@ int run(const TrafficArgs& a) {
   report_progress(top, a.quiet);
   const noc::Advance advance = [&](Cycle c) { top.run_until(c); };
 
-  std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  pattern " << a.traffic.pattern
-            << ", " << a.traffic.packet_flits << "-flit packets, seed " << a.traffic.seed << "\n";
+  std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  pattern " << a.traffic.pattern;
+  if (a.traffic.pattern == "hotspot")
+    std::cout << " (node " << noc::hotspot_node(net.topology(), a.traffic.pattern_options) << ", "
+              << fixed(100 * a.traffic.pattern_options.hotspot_fraction, 0) << " % of packets)";
+  std::cout << ", " << a.traffic.packet_flits << "-flit packets, seed " << a.traffic.seed << "\n";
 
   if (!a.find_saturation) {
     const TrafficResult r = noc::run_traffic(net, a.traffic, advance);

@@ -173,6 +173,18 @@ TEST(TrafficCli, ANetworkThatNeverSaturatesSaysSo) {
   EXPECT_DOUBLE_EQ(j["latency_rule"]["last_stable"].get<double>(), 1.0);
 }
 
+// The hotspot the run chose is named: by default the centre, on a 4x4 mesh node 2 x 4 + 2 = 10.
+TEST(TrafficCli, AHotspotRunNamesItsNode) {
+  const fs::path dir = fresh_dir("traffic_hotspot");
+  const CliRun r = run_nocflow(traffic(dir / "out", "--pattern hotspot --hotspot-fraction 0.5"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("pattern hotspot (node 10, 50 % of packets)"), std::string::npos)
+      << r.output;
+  const CliRun chosen = run_nocflow(traffic(dir / "out3", "--pattern hotspot --hotspot-node 3"));
+  EXPECT_NE(chosen.output.find("pattern hotspot (node 3, 20 % of packets)"), std::string::npos)
+      << chosen.output;
+}
+
 TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
   const fs::path dir = fresh_dir("traffic_bad");
   const std::pair<std::string, std::string> cases[] = {
