@@ -184,6 +184,8 @@ TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
   EXPECT_EQ(rows[3][column("total_cycles")], std::to_string(summary["total_cycles"].get<long long>()));
   EXPECT_EQ(rows[3][column("communication_cycles")],
             std::to_string(summary["communication_cycles"].get<long long>()));
+  EXPECT_NEAR(std::stod(rows[3][column("total_us")]), summary["total_seconds"].get<double>() * 1e6,
+              1e-3);
   // Greedy is never better than the optimum under the model it optimises.
   EXPECT_GE(std::stod(rows[2][column("predicted_cycles")]), std::stod(rows[3][column("predicted_cycles")]));
 
