@@ -128,12 +128,14 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
 }
 
 std::string format_pass_stats(const std::vector<PassStat>& stats) {
-  std::string out = "round  pass        nodes before  nodes after  removed  changed  time (ms)\n";
+  std::string out = "round  pass        nodes before  nodes after  nodes  changed  time (ms)\n";
   char line[160];
-  for (const auto& s : stats) {
-    std::snprintf(line, sizeof line, "%5d  %-10s  %12zu  %11zu  %7lld  %-7s  %9.3f\n", s.round,
-                  s.pass.c_str(), s.nodes_before, s.nodes_after,
-                  static_cast<long long>(s.nodes_before) - static_cast<long long>(s.nodes_after),
+  for (const auto& s : stats) {  // nodes: +N added (autodiff), -N removed
+    const long long delta =
+        static_cast<long long>(s.nodes_after) - static_cast<long long>(s.nodes_before);
+    const std::string nodes = delta > 0 ? "+" + std::to_string(delta) : std::to_string(delta);
+    std::snprintf(line, sizeof line, "%5d  %-10s  %12zu  %11zu  %5s  %-7s  %9.3f\n", s.round,
+                  s.pass.c_str(), s.nodes_before, s.nodes_after, nodes.c_str(),
                   s.changed ? "yes" : "no", s.millis);
     out += line;
   }

@@ -51,13 +51,13 @@ TEST(Inspect, PassStatsAndDotFromOnnx) {
   const CliRun r = run_nocflow("inspect --network " + std::string(NOCFLOW_SOURCE_DIR) +
                                "/tests/optimizer/data/encoder.onnx --print-pass-stats --dot " + dot.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // The pass table: each pass starts from the nodes the one before left, "removed" is the
-  // difference, DCE sweeps what constant folding and CSE left dead, and the last round
+  // The pass table: each pass starts from the nodes the one before left, "nodes" is the
+  // signed change, DCE sweeps what constant folding and CSE left dead, and the last round
   // changes nothing (the fixpoint).
   struct Row {
     int round;
     std::string pass;
-    long before, after, removed;
+    long before, after, delta;
     std::string changed;
   };
   std::vector<Row> rows;
@@ -65,12 +65,12 @@ TEST(Inspect, PassStatsAndDotFromOnnx) {
   std::string line;
   std::getline(table, line);
   for (Row row;
-       table >> row.round >> row.pass >> row.before >> row.after >> row.removed >> row.changed;
+       table >> row.round >> row.pass >> row.before >> row.after >> row.delta >> row.changed;
        std::getline(table, line))
     rows.push_back(row);
   ASSERT_EQ(rows.size(), 12u) << r.output;  // 6 passes, 2 rounds
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(rows[i].removed, rows[i].before - rows[i].after) << rows[i].pass;
+    EXPECT_EQ(rows[i].delta, rows[i].after - rows[i].before) << rows[i].pass;
     if (i > 0) {
       EXPECT_EQ(rows[i].before, rows[i - 1].after) << rows[i].pass;
     }
@@ -79,7 +79,7 @@ TEST(Inspect, PassStatsAndDotFromOnnx) {
     }
   }
   EXPECT_EQ(rows[3].pass, "dce");
-  EXPECT_GT(rows[3].removed, 0);
+  EXPECT_LT(rows[3].delta, 0);
   std::ifstream in(dot);
   std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(text.rfind("digraph", 0), 0u);
