@@ -33,6 +33,9 @@ void write_all(int fd, const std::string& data) {
 // Running children, for the signal handler below (a fixed array: async-signal-safe).
 constexpr int kMaxChildren = 256;
 volatile pid_t g_children[kMaxChildren] = {};
+// The interrupt note: a fixed buffer, written by the handler with write(2) (async-signal-safe).
+char g_note[512] = {};
+volatile std::size_t g_note_size = 0;
 
 /// SIGINT, SIGTERM or SIGHUP to the parent (Ctrl-C, mpirun stopping a rank, a batch system's
 /// kill) ends the children too, then the parent as the signal would have: no orphaned
@@ -40,6 +43,8 @@ volatile pid_t g_children[kMaxChildren] = {};
 void end_children_and_exit(int sig) {
   for (int i = 0; i < kMaxChildren; ++i)
     if (g_children[i] > 0) ::kill(g_children[i], SIGKILL);
+  if (g_note_size > 0) [[maybe_unused]]
+    const auto n = ::write(STDERR_FILENO, g_note, g_note_size);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -161,6 +166,13 @@ ChildResult finish(Child& c) {
 }
 
 }  // namespace
+
+void set_interrupt_note(const std::string& note) {
+  g_note_size = 0;  // the handler sees no half-written note
+  const std::size_t n = std::min(note.size(), sizeof g_note);
+  std::copy_n(note.data(), n, g_note);
+  g_note_size = n;
+}
 
 std::string run_in_child(const std::function<std::string()>& fn) {
   const ForwardSignals forward;

@@ -28,4 +28,8 @@ void run_in_children(std::size_t n, int jobs, const std::function<std::string(st
                      const std::function<void(std::size_t, const ChildResult&)>& done,
                      const std::function<void()>& tick = {});
 
+/// A line written to stderr when one of those signals ends the parent while children run (e.g.
+/// how to resume); "" for none. Kept until replaced.
+void set_interrupt_note(const std::string& note);
+
 }  // namespace nocflow::sim

@@ -242,6 +242,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   };
   // The jobs share the cores: each tabulates on its part of them.
   const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(o.jobs, 1));
+  set_interrupt_note("\nnocflow sweep: interrupted; the finished points are in " + o.out +
+                     "/results.partial-*.csv: `nocflow sweep --spec " + spec.file + " --out " +
+                     o.out + " --resume` runs the rest\n");
   run_in_children(
       mine.size(), o.jobs,
       [&](std::size_t i) { return csv_line(run_sweep_point(*mine[i], threads)); },
@@ -281,6 +284,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         draw_bar();
       },
       draw_bar);
+  set_interrupt_note("");
   if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r" << std::flush;
   partial.close();
 

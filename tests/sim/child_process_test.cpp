@@ -130,13 +130,18 @@ bool ended(pid_t pid) {
   return false;
 }
 
+// ... and says the note it was given (sweep: how to resume) on its way out.
 TEST(ChildProcess, TerminatingTheParentEndsItsChildren) {
-  int fds[2];
+  int fds[2], err[2];
   ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::pipe(err), 0);
   const pid_t parent = ::fork();
   ASSERT_GE(parent, 0);
   if (parent == 0) {  // a parent running two long simulations, as `nocflow sweep --jobs 2`
     ::close(fds[0]);
+    ::close(err[0]);
+    ::dup2(err[1], STDERR_FILENO);
+    set_interrupt_note("interrupted: resume me\n");
     run_in_children(
         2, 2,
         [&](std::size_t) -> std::string {
@@ -149,6 +154,7 @@ TEST(ChildProcess, TerminatingTheParentEndsItsChildren) {
     ::_exit(0);
   }
   ::close(fds[1]);
+  ::close(err[1]);
   pid_t children[2] = {0, 0};
   for (pid_t& c : children) ASSERT_EQ(::read(fds[0], &c, sizeof c), static_cast<ssize_t>(sizeof c));
   ::close(fds[0]);
@@ -161,6 +167,12 @@ TEST(ChildProcess, TerminatingTheParentEndsItsChildren) {
   ASSERT_EQ(::waitpid(parent, &status, 0), parent);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
   for (pid_t c : children) EXPECT_TRUE(ended(c)) << "child " << c << " outlived its parent";
+  std::string said;
+  char buf[256];
+  for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;)
+    said.append(buf, static_cast<std::size_t>(n));
+  ::close(err[0]);
+  EXPECT_EQ(said, "interrupted: resume me\n");
 }
 
 }  // namespace
