@@ -268,8 +268,12 @@ double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
     if (hw.flow_rate() == 1) return l.max_link_flits;  // the buffers cover the credit loop
     return std::max(l.max_router_link_flits / router_rate, endpoint_drain(l, hw));
   }
-  return l.max_router_link_flits *
-         (1 + *hw.router_slowdown * slowdown_scale(l, hw.vc_buffer_flits)) / router_rate;
+  // The busiest channel keeps its own bound: with short buffers a channel of few flows can
+  // drain slower than the slowed router link.
+  return std::max(l.max_router_link_flits *
+                      (1 + *hw.router_slowdown * slowdown_scale(l, hw.vc_buffer_flits)) /
+                      router_rate,
+                  endpoint_drain(l, hw));
 }
 
 double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {

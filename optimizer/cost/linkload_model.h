@@ -20,11 +20,13 @@
 //               ejection port holds up the ones queued behind it).
 //               Credit loop: a packet on one VC streams at most B flits per loop of 2 × link
 //               latency + switch allocation + traversal + 1 cycles (B the VC buffer: exact
-//               for a lone packet; 5 cycles with the shipped routers, whose 8-flit buffers
-//               cover it). With shorter buffers a router-to-router link drains at min(1, VCs ×
-//               B / loop) flits per cycle and a PE's channel at min(1, min(VCs, ni.channels) ×
-//               B / loop) (as many flows at once as it can hold, an approximation where fewer
-//               are in flight), and the busiest link's term is the larger of the two drains.
+//               for a lone packet; 5 cycles with the shipped routers: the lookahead configs'
+//               8-flit buffers cover it, booksim8x8's 4 do not). With shorter buffers a
+//               router-to-router link drains at min(1, VCs × B / loop) flits per cycle (as many
+//               flows as it has VCs, an approximation where fewer are in flight) and each PE
+//               channel at min(1, min(messages, ni.channels, VCs) × B / loop) for the messages
+//               it sends (injection) or min(messages, VCs) for those it receives (ejection),
+//               and the busiest link's term is the slower of the two drains.
 //               Router contention (HwDesc::router_slowdown s, unset unless calibrated): when a
 //               router-to-router link carries more flits than any injection or ejection
 //               channel, several sources' flows share it, and the routers' head-of-line and VC
@@ -155,8 +157,9 @@ class LinkloadModel : public CostModel {
   /// calibrated, with the busiest router link tied with the busiest channel.
   bool depends_on_sharing(const LinkLoad& load) const;
   /// The busiest link's flits (over its drain rate when the buffers are shorter than the credit
-  /// loop: HwDesc::router_link_rate, endpoint_rate), in cycles; a router-to-router link's times
-  /// (1 + s · scale) when hw's router_slowdown s is set (see slowdown_scale).
+  /// loop: HwDesc::router_link_rate; the channels' LinkLoad::endpoint_cycles), in cycles; a
+  /// router-to-router link's times (1 + s · scale) when hw's router_slowdown s is set (see
+  /// slowdown_scale).
   static double drain_flits(const LinkLoad& load, const HwDesc& hw);
   /// U² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
   /// channel, or as busy and shared by ≥ 2 sources; else 0: the slowdown per unit of s.

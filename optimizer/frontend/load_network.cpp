@@ -17,15 +17,18 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
                 ? import_onnx(spec)
                 : throw InputError(
                       spec + ": unknown network type (give zoo:NAME, a .yaml or a .onnx file)");
-  // A batch given for a file must be its own: silently pricing another would be worse.
-  for (NodeId id : g.node_ids())
-    if (const Node& n = g.node(id);
-        n.kind == OpKind::Input && zoo_options.batch != 0 &&
-        (n.output.shape.empty() || n.output.shape[0] != zoo_options.batch))
-      throw InputError(spec + ": batch " + std::to_string(zoo_options.batch) + ": input '" +
-                       n.name + "' has shape " + shape_str(n.output.shape) +
-                       "; only zoo networks take a batch size, a network file fixes its own (the "
-                       "first dimension of its input shapes)");
+  // A batch given for a file must be its own (its first input's leading dimension, as the
+  // network's batch is read everywhere): silently pricing another would be worse.
+  if (zoo_options.batch != 0)
+    for (NodeId id : g.node_ids())
+      if (const Node& n = g.node(id); n.kind == OpKind::Input) {
+        if (n.output.shape.empty() || n.output.shape[0] != zoo_options.batch)
+          throw InputError(spec + ": batch " + std::to_string(zoo_options.batch) + ": input '" +
+                           n.name + "' has shape " + shape_str(n.output.shape) +
+                           "; only zoo networks take a batch size, a network file fixes its own "
+                           "(the first dimension of its first input)");
+        break;
+      }
   return g;
 }
 

@@ -219,8 +219,13 @@ OpCost op_cost(const Graph& g, NodeId id) {
   if (!is_layer(g.node(id))) return c;
   for (NodeId in : g.inputs(id))
     if (const Node& k = g.node(in); k.kind == OpKind::Constant && k.attrs.trainable) {
-      c.params += k.output.numel();
       c.weight_bytes += k.output.bytes();
+      // Counted once, at its first reader (the forward operator; gradients come later).
+      for (const Use& u : g.uses(in))
+        if (is_layer(g.node(u.node))) {
+          if (u.node == id) c.params += k.output.numel();
+          break;
+        }
     }
   return c;
 }

@@ -22,14 +22,16 @@ struct OpCost {
   std::int64_t macs = 0;          ///< multiply-accumulates
   std::int64_t vector_ops = 0;    ///< element-wise operations
   std::int64_t params = 0;        ///< learned parameters (count)
-  std::int64_t weight_bytes = 0;  ///< params × element bytes
+  std::int64_t weight_bytes = 0;  ///< what the layer keeps: params × element bytes, and the
+                                  ///< weights it reads (held constants, a gradient's weights)
   std::int64_t input_bytes = 0;   ///< activations read (inputs that are not Constant nodes)
   std::int64_t output_bytes = 0;  ///< the output tensor
 };
 
 /// Cost of a node of a shape-inferred graph. A layer holds the trainable Constant tensors it
 /// reads (an imported bias or scale applied by Add or Mul, a MatMul's weight matrix): they
-/// count in its params and weight bytes, in every reader's, since each reader's PEs keep them.
+/// count in every reader's weight bytes, since each reader's PEs keep them, and in the params
+/// of the first reader only (the forward operator), so that the params column sums to the total.
 OpCost op_cost(const Graph& graph, NodeId id);
 /// The same without held Constants: what the node brings itself (a trainable Constant its own
 /// tensor), so that summed over a graph every parameter counts once (graph_totals).

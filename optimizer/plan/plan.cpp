@@ -118,7 +118,7 @@ std::string plan_yaml(const Plan& p) {
     for (const auto& [key, value] : p.priced_for) y << YAML::Key << key << YAML::Value << value;
     y << YAML::EndMap;
   }
-  if (!p.calibration.empty()) y << YAML::Key << "calibration" << YAML::Value << p.calibration;
+  if (p.calibration) y << YAML::Key << "calibration" << YAML::Value << *p.calibration;
   if (p.activation_bytes > 0)
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
   y << YAML::Key << "totals" << YAML::Value << YAML::BeginMap

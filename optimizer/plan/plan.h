@@ -14,6 +14,7 @@
 //   pipeline: {micro_batches, predicted_cycles,
 //              stages: - {first, last, units, first_pe, pes, cycles}}
 // and its edges between stages have type STAGE_INPUT.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,9 +74,10 @@ struct Plan {
   /// sim::hw_desc_of reads). A replay where one differs reports that the prediction does not
   /// apply, naming the key; a key the models ignore (the clock, the allocators) does not count.
   std::vector<std::pair<std::string, std::string>> priced_for;
-  /// The calibration file the cost model was given (`--calibration`; "" for none): a replay
+  /// The calibration file the cost model was given (`--calibration`; "" for none; unset in
+  /// plans that do not say): a replay
   /// pricing its edges with another says so.
-  std::string calibration;
+  std::optional<std::string> calibration;
   /// The layers' output bytes summed over the network priced (per micro-batch when pipelined;
   /// 0: not recorded): a replay on a network where it differs (other shapes, batch or element
   /// size) runs the same choices, but the predicted totals no longer apply.

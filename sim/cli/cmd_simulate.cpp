@@ -129,6 +129,14 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
 }
 
+/// Whether two --calibration paths name the same file ("" for none: the same only as "").
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return a == b;
+  std::error_code ea, eb;
+  const fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
+  return ea || eb ? a == b : ca == cb;
+}
+
 /// one_line_summary as plans written before priced_for have it (session 21 and earlier): no
 /// pipeline, array or SRAM, and a crossbar's with its routing.
 std::string legacy_one_line_summary(const HwSpec& h) {
@@ -320,10 +328,10 @@ int run(const SimulateArgs& a) {
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << std::endl;
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << std::endl;
-  if (!a.plan.empty() && plan.calibration != a.calibration)
+  if (!a.plan.empty() && plan.calibration && !same_file(*plan.calibration, a.calibration))
     std::cout << "  note: the plan was priced "
-              << (plan.calibration.empty() ? "uncalibrated"
-                                           : "with --calibration " + plan.calibration)
+              << (plan.calibration->empty() ? "uncalibrated"
+                                            : "with --calibration " + *plan.calibration)
               << ", this run prices its edges "
               << (a.calibration.empty() ? "uncalibrated" : "with --calibration " + a.calibration)
               << ": the predicted total is the plan's, the edge table this run's" << std::endl;

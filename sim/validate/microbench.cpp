@@ -277,6 +277,7 @@ std::string DecompositionSummary::csv_columns(const std::string& type, const std
   const auto pi = parts_.find({type, model});
   const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
   const Shares& s = m.time;  // over the cases this model scores, like its errors
+  if (m.cases == 0) return ",,,,,,,";  // no case scored: blank cells, as the other statistics
   std::ostringstream o;
   o << std::setprecision(10);
   o << mean(s.hop, m.cases) << "," << mean(s.serialization, m.cases) << ","

@@ -134,7 +134,8 @@ TEST(NetworkYaml, OnlyZooNetworksTakeABatchSize) {
 }
 
 // An imported bias, scale or weight matrix arrives as a trainable Constant that an Add, Mul or
-// MatMul reads: every reader holds it (its PEs keep it), the totals count it once.
+// MatMul reads: every reader holds it (its PEs keep it); its first reader counts its parameters,
+// and the totals count them once.
 TEST(NetworkYaml, LayersHoldTheTrainableConstantsTheyRead) {
   const Graph g = parse_network_yaml(
       "name: held\ninputs:\n  x: [2, 16, 32]\nlayers:\n"
@@ -150,7 +151,8 @@ TEST(NetworkYaml, LayersHoldTheTrainableConstantsTheyRead) {
   EXPECT_EQ(held("y").params, 32 * 64);
   EXPECT_EQ(held("y").weight_bytes, 32 * 64 * 4);
   EXPECT_EQ(held("y1").params, 64);
-  EXPECT_EQ(held("y2").weight_bytes, 64 * 4);
+  EXPECT_EQ(held("y2").weight_bytes, 64 * 4);         // b's second reader keeps it too ...
+  EXPECT_EQ(held("y2").params, 0);                    // ... but counts no parameter twice
   EXPECT_EQ(held("out").params, 0);                   // not trainable: not a parameter
   EXPECT_EQ(held("y").input_bytes, 2 * 16 * 32 * 4);  // the weights are not activations
   const GraphTotals t = graph_totals(g);

@@ -165,6 +165,14 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
       << replay.output;
   EXPECT_NE(replay.output.find("this run prices its edges uncalibrated"), std::string::npos)
       << replay.output;
+  const CliRun same_file =
+      run_nocflow("simulate " + kHw + vcs2 + " --network zoo:vgg5 --quiet --plan " +
+                  (dir / "o_vcs2" / "plan.yaml").string() + " --calibration " +
+                  (dir / "v" / "." / "calibration.yaml").string() + " --out " +
+                  (dir / "s_same").string());  // the same file by another path
+  EXPECT_EQ(same_file.exit_code, 0) << same_file.output;
+  EXPECT_EQ(same_file.output.find("the plan was priced with"), std::string::npos)
+      << same_file.output;
   const CliRun bigger =
       run_nocflow("optimize --hw " + std::string(NOCFLOW_SOURCE_DIR) +
                   "/configs/hw/mesh8x8.yaml --network zoo:vgg5 --cost-model paper --calibration " +
