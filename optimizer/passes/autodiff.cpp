@@ -167,11 +167,27 @@ class Autodiff {
         return;
       }
       case OpKind::MatMul: {  // C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC
-        if (shape(in[0]).size() != shape(in[1]).size())
+        const std::size_t rank_a = shape(in[0]).size(), rank_b = shape(in[1]).size();
+        if (rank_a > 2 && rank_b == 2) {  // X [.., S, D] · W [D, F], W shared by every row
+          if (wants(0))                   // dX = dY · Wᵀ, W broadcast as in the forward operator
+            contribute(in[0], add(OpKind::MatMul, name(0), {},
+                                  {dy, transpose_last_two(in[1], name(0) + ".t")}));
+          if (wants(1)) {  // dW = Σ over the rows of Xᵀ · dY: the rows flattened into one
+            OpAttrs rows;
+            rows.shape = {-1, shape(in[0]).back()};
+            const NodeId x = add(OpKind::Reshape, name(1) + ".x", rows, {in[0]});
+            rows.shape = {-1, shape(dy).back()};
+            const NodeId d = add(OpKind::Reshape, name(1) + ".dy", rows, {dy});
+            contribute(in[1], add(OpKind::MatMul, name(1), {},
+                                  {transpose_last_two(x, name(1) + ".t"), d}));
+          }
+          return;
+        }
+        if (rank_a != rank_b)
           throw InputError("--train: layer '" + n.name + "' (MatMul) multiplies " +
                            shape_str(shape(in[0])) + " by " + shape_str(shape(in[1])) +
-                           ", broadcasting an operand, which autodiff does not differentiate yet "
-                           "(inference runs)");
+                           ", broadcasting its first operand, which autodiff does not "
+                           "differentiate yet (inference runs)");
         if (wants(0))
           contribute(in[0], add(OpKind::MatMul, name(0), {},
                                 {dy, transpose_last_two(in[1], name(0) + ".t")}));

@@ -15,6 +15,7 @@
 #include "optimizer/cost/pe_model.h"
 #include "optimizer/frontend/graph_builder.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/frontend/network_yaml.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_inference.h"
 #include "optimizer/partition/region.h"
@@ -118,6 +119,26 @@ TEST(Autodiff, ResidualAddsPassTheirGradientOnAndForksSumIt) {
   EXPECT_EQ(op_cost(t, *t.find("c1.update")).weight_bytes, 2 * update.attrs.params * 4);
 }
 
+// X [2, 8, 16] · W [16, 4] with W a trainable constant (a projection written as matmul): dX =
+// dY · Wᵀ, and dW = Xᵀ · dY over the 16 rows flattened, each the forward MACs, shaped like W.
+TEST(Autodiff, AMatMulWithASharedWeightGetsItsGradientOverEveryRow) {
+  const Graph g = parse_network_yaml(
+      "name: proj\ninputs:\n  x: [2, 8, 16]\nlayers:\n"
+      "  - {name: h, op: fc, inputs: [x], out: 16}\n"
+      "  - {name: w, op: constant, shape: [16, 4], trainable: true}\n"
+      "  - {name: y, op: matmul, inputs: [h, w]}\n",
+      "proj.yaml");
+  const Graph t = training_graph(g);
+  const std::int64_t forward = op_cost(g, *g.find("y")).macs;
+  EXPECT_EQ(forward, 2 * 8 * 16 * 4);
+  EXPECT_EQ(t.node(*t.find("y.grad1")).output.shape, (Shape{16, 4}));
+  EXPECT_EQ(op_cost(t, *t.find("y.grad1")).macs, forward);
+  EXPECT_EQ(t.node(*t.find("y.grad0")).output.shape, (Shape{2, 8, 16}));
+  EXPECT_EQ(op_cost(t, *t.find("y.grad0")).macs, forward);
+  EXPECT_EQ(t.input(*t.find("w.update"), 0), *t.find("y.grad1"));
+  EXPECT_EQ(t.node(*t.find("w.update")).attrs.params, 16 * 4);
+}
+
 TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
   GraphBuilder b("plain");
   Graph g = b.finish({b.relu(b.input({1, 4}), "r")});
@@ -126,16 +147,16 @@ TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
   PassManager({"fuse"}).run(fused);
   EXPECT_THROW(training_graph(fused), InputError);
   EXPECT_THROW(training_graph(forward("vgg5"), {"lbfgs"}), InputError);
-  {  // a MatMul that broadcasts an operand: the message names the layer and both shapes
+  {  // a MatMul that broadcasts its first operand: the message names the layer and both shapes
     GraphBuilder m("broadcast");
-    const NodeId h = m.gemm(m.input({2, 8, 16}), 16, true, "fc");
-    Graph bmm = m.finish({m.matmul(h, m.constant({16, 4}), "bmm")});
+    const NodeId h = m.gemm(m.input({2, 4, 16}), 16, true, "fc");
+    Graph bmm = m.finish({m.matmul(m.constant({8, 4}), h, "bmm")});
     try {
       training_graph(bmm);
       ADD_FAILURE() << "a broadcasting MatMul was differentiated";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(
-                    "layer 'bmm' (MatMul) multiplies [2,8,16] by [16,4], broadcasting"),
+                    "layer 'bmm' (MatMul) multiplies [8,4] by [2,4,16], broadcasting"),
                 std::string::npos)
           << e.what();
     }
