@@ -119,6 +119,7 @@ std::string plan_yaml(const Plan& p) {
     y << YAML::EndMap;
   }
   if (p.calibration) y << YAML::Key << "calibration" << YAML::Value << *p.calibration;
+  if (p.train) y << YAML::Key << "train" << YAML::Value << *p.train;
   if (p.activation_bytes > 0)
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
   y << YAML::Key << "totals" << YAML::Value << YAML::BeginMap
@@ -197,7 +198,7 @@ Plan read_plan(const std::string& file) {
   only_keys(
       root,
       {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware", "priced_for",
-       "calibration", "activation_bytes", "totals", "pipeline", "layers", "edges"},
+       "calibration", "train", "activation_bytes", "totals", "pipeline", "layers", "edges"},
       file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -218,6 +219,7 @@ Plan read_plan(const std::string& file) {
     }
   }
   if (root["calibration"]) p.calibration = get<std::string>(root, "calibration", file);
+  if (root["train"]) p.train = get<std::string>(root, "train", file);
   if (root["activation_bytes"])
     p.activation_bytes = get<std::int64_t>(root, "activation_bytes", file);
   const YAML::Node totals = root["totals"];

@@ -6,7 +6,8 @@
 //
 // plan.yaml layout (all costs in cycles, energy in pJ, bytes in bytes):
 //   network, cost_model, solver, pes, topology, batch, hardware, priced_for: {config key:
-//   value}, calibration, activation_bytes (the last five: what it was priced for; optional)
+//   value}, calibration, train, activation_bytes (the last six: what it was priced for;
+//   optional)
 //   totals: {total_cycles, compute_cycles, redistribution_cycles, energy_pj}
 //   layers: - {name, op, choice: "OUTP=4,OFMP_H=4", nodes, pes: [..], compute_cycles}
 //   edges:  - {src, dst, input, type, bytes, cycles}
@@ -78,6 +79,9 @@ struct Plan {
   /// plans that do not say): a replay
   /// pricing its edges with another says so.
   std::optional<std::string> calibration;
+  /// The optimizer of a training graph's weight updates ("" for inference; unset in plans that
+  /// do not say): their cost depends on it.
+  std::optional<std::string> train;
   /// The layers' output bytes summed over the network priced (per micro-batch when pipelined;
   /// 0: not recorded): a replay on a network where it differs (other shapes, batch or element
   /// size) runs the same choices, but the predicted totals no longer apply.

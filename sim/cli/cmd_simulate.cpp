@@ -318,13 +318,25 @@ int run(const SimulateArgs& a) {
             << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << a.mode
             << ") on " << one_line_summary(spec) << std::endl;
   // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
+  std::vector<std::string> stale;  // why they do not apply (summary.json)
+  auto not_applying = [&](const std::string& why, const std::string& note) {
+    stale.push_back(why);
+    std::cout << "  note: the plan was priced for " << note
+              << ": its predicted total does not apply" << std::endl;
+  };
   if (plan.batch > 0 && plan.batch != batch)
-    std::cout << "  note: the plan was priced for batch " << plan.batch << ", this run is batch "
-              << batch << ": its predicted total does not apply" << std::endl;
+    not_applying("batch", "batch " + std::to_string(plan.batch) + ", this run is batch " +
+                              std::to_string(batch));
   else if (plan.activation_bytes > 0 && plan.activation_bytes != network_activation_bytes)
-    std::cout << "  note: the plan was priced for a network whose layers output "
-              << plan.activation_bytes << " bytes, this one's " << network_activation_bytes
-              << " (other shapes or element size): its predicted total does not apply" << std::endl;
+    not_applying("network", "a network whose layers output " +
+                                std::to_string(plan.activation_bytes) + " bytes, this one's " +
+                                std::to_string(network_activation_bytes) +
+                                " (other shapes or element size)");
+  // Training graphs with other weight updates (a plan for inference against a training graph
+  // is refused when the plan is read).
+  if (const std::string here = training_optimizer(graph);
+      !a.plan.empty() && plan.train && !plan.train->empty() && !here.empty() && *plan.train != here)
+    not_applying("train", "training with " + *plan.train + ", this run trains with " + here);
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << std::endl;
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << std::endl;
@@ -337,12 +349,10 @@ int run(const SimulateArgs& a) {
               << ": the predicted total is the plan's, the edge table this run's" << std::endl;
   if (!plan.priced_for.empty()) {  // the keys the cost model read, as `optimize` saw them
     if (const std::string changed = priced_for_changes(plan, spec); !changed.empty())
-      std::cout << "  note: the plan was priced for other hardware (" << changed
-                << "): its predicted total does not apply" << std::endl;
+      not_applying("hardware", "other hardware (" + changed + ")");
   } else if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec) &&
              plan.hardware != legacy_one_line_summary(spec)) {  // plans before priced_for
-    std::cout << "  note: the plan was priced for " << plan.hardware
-              << "; its predicted total does not apply to this hardware" << std::endl;
+    not_applying("hardware", plan.hardware);
   }
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
   System system("system", spec, lowered.programs);
@@ -372,6 +382,9 @@ int run(const SimulateArgs& a) {
   j["communication_cycles"] = totals.communication;
   j["predicted_total_cycles"] = plan.predicted_cycles();
   j["predicted_by"] = plan.cost_model;
+  // Empty when the plan's total applies to this run; else why not (batch, network, train,
+  // hardware: the notes printed).
+  j["predicted_total_does_not_apply"] = stale;
   // With --plan the total is the plan file's, priced when it was made; --calibration then
   // applies to the transfer table only.
   j["predicted_total_from"] = a.plan.empty() ? "this solve" : "the plan file";

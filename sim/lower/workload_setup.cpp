@@ -122,6 +122,13 @@ void apply_calibration(const std::string& file, const HwSpec& spec, optimizer::H
   for (const std::string& note : calibration_notes(file, spec)) out << "  note: " << note << "\n";
 }
 
+std::string training_optimizer(const optimizer::Graph& graph) {
+  for (optimizer::NodeId id : graph.node_ids())
+    if (const optimizer::Node& n = graph.node(id); n.kind == optimizer::OpKind::WeightUpdate)
+      return n.attrs.optimizer;
+  return "";
+}
+
 std::int64_t network_batch(const optimizer::Graph& graph) {
   for (optimizer::NodeId id : graph.node_ids()) {
     const optimizer::Node& n = graph.node(id);
@@ -147,6 +154,7 @@ void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec,
   plan.batch = static_cast<int>(network_batch(graph));
   plan.hardware = one_line_summary(spec);
   plan.priced_for = priced_for(spec);
+  plan.train = training_optimizer(graph);
 }
 
 std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec) {

@@ -48,7 +48,11 @@ std::string priced_for_changes(const optimizer::Plan& plan, const HwSpec& spec);
 /// file's own), 1 without inputs.
 std::int64_t network_batch(const optimizer::Graph& graph);
 
-/// Records in `plan` what it was priced for: the batch, the hardware in one line and priced_for.
+/// The optimizer of a training graph's weight updates (sgd, momentum, adam); "" for inference.
+std::string training_optimizer(const optimizer::Graph& graph);
+
+/// Records in `plan` what it was priced for: the batch, the hardware in one line, priced_for
+/// and the training optimizer.
 void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, const optimizer::Graph& graph);
 
 /// zoo:NAME, a network .yaml or an .onnx file; `batch` 0: not given (optimizer::load_network);

@@ -131,5 +131,34 @@ TEST(SimulateCli, APlanOfEarlierSessionsComparesItsHardwareLine) {
       << other.output;
 }
 
+// A training plan records its optimizer: adam's updates cost more than sgd's, so a replay with
+// another says its prediction does not apply, and summary.json says why.
+TEST(SimulateCli, ATrainingPlanRecordsItsOptimizer) {
+  const fs::path dir = fresh_dir("simulate_train_optimizer");
+  ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --train adam --out " +
+                        (dir / "opt").string())
+                .exit_code,
+            0);
+  EXPECT_NE(read_file(dir / "opt" / "plan.yaml").find("train: adam"), std::string::npos);
+  const std::string replay = "simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --plan " +
+                             (dir / "opt" / "plan.yaml").string();
+  const CliRun same = run_nocflow(replay + " --train adam --out " + (dir / "adam").string());
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_EQ(same.output.find("note:"), std::string::npos) << same.output;
+  EXPECT_TRUE(nlohmann::json::parse(
+                  read_file(dir / "adam" / "summary.json"))["predicted_total_does_not_apply"]
+                  .empty());
+  const CliRun other = run_nocflow(replay + " --train sgd --out " + (dir / "sgd").string());
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(
+      other.output.find("note: the plan was priced for training with adam, this run trains with "
+                        "sgd: its predicted total does not apply"),
+      std::string::npos)
+      << other.output;
+  EXPECT_EQ(nlohmann::json::parse(
+                read_file(dir / "sgd" / "summary.json"))["predicted_total_does_not_apply"],
+            nlohmann::json::array({"train"}));
+}
+
 }  // namespace
 }  // namespace nocflow::testing
