@@ -245,23 +245,24 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
     std::cout << "    " << std::setw(5) << s << "  " << std::left << std::setw(44)
               << span.substr(0, 43) << std::right << std::setw(7)
               << r.split.begin[s + 1] - r.split.begin[s] << std::setw(6) << st.units
-              << std::setw(10) << st.pe_range() << std::setw(14) << fixed(st.cycles, 0)
+              << std::setw(10) << st.pe_range() << std::setw(14) << fixed(st.cycles, 1)
               << std::setw(16) << fixed(r.resident_bytes[s], 0) << "\n";
   }
   std::cout << "  (resident: every layer's weights plus the largest layer's activations, per PE; "
             << (a.resident_weights ? "bounded by" : "not bounded, --resident-weights bounds it by")
             << " the SRAM, " << spec.pe.sram_bytes << " bytes)\n";
-  std::cout << "  bottleneck " << fixed(r.split.bottleneck(), 0)
+  // One decimal, as stages.csv and the plan have them: the sums below then add up as printed.
+  std::cout << "  bottleneck " << fixed(r.split.bottleneck(), 1)
             << " cycles per micro-batch; imbalance " << fixed(r.split.imbalance(), 2)
             << " (slowest / fastest stage), efficiency " << fixed(100 * r.split.efficiency(), 1)
             << " % (mean / slowest)\n"
             << "  " << a.micro_batches << " micro-batches of batch " << plan.batch << ": "
-            << fixed(plan.pipeline_cycles, 0) << " cycles predicted (the stages' sum "
-            << fixed(plan.pipeline_cycles - (a.micro_batches - 1) * r.split.bottleneck(), 0)
+            << fixed(plan.pipeline_cycles, 1) << " cycles predicted (the stages' sum "
+            << fixed(plan.pipeline_cycles - (a.micro_batches - 1) * r.split.bottleneck(), 1)
             << " + " << a.micro_batches - 1 << " x the bottleneck)";
   if (std::isfinite(whole))
     std::cout << "; the whole machine layer by layer: " << a.micro_batches << " x "
-              << fixed(r.whole_machine_cycles, 0) << " = " << fixed(whole, 0) << " cycles ("
+              << fixed(r.whole_machine_cycles, 1) << " = " << fixed(whole, 1) << " cycles ("
               << fixed(whole / plan.pipeline_cycles, 2) << "x the pipeline's time)";
   std::cout << "\nnocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, stages.csv, summary.json, config.resolved.yaml\n";

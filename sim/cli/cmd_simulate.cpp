@@ -277,7 +277,17 @@ int run(const SimulateArgs& a) {
       return lower_plan(workload, replay.plan, spec, mode);  // validates the plan
     } catch (const InputError& e) {
       if (a.plan.empty()) throw;
-      throw InputError(a.plan + ": " + e.what());  // name the file the bad plan came from
+      // Name the file the bad plan came from, and the likely cause when it says one.
+      const std::string batch_hint = plan.batch > 0 && plan.batch != batch
+                                         ? " (the plan was made for batch " +
+                                               std::to_string(plan.batch) +
+                                               ", this network has batch " + std::to_string(batch) +
+                                               (a.net.network.rfind("zoo:", 0) == 0
+                                                    ? ": add --batch " + std::to_string(plan.batch)
+                                                    : "") +
+                                               ")"
+                                         : "";
+      throw InputError(a.plan + ": " + e.what() + batch_hint);
     }
   }();
   if (!a.dump_programs.empty()) {

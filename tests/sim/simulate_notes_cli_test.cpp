@@ -160,5 +160,25 @@ TEST(SimulateCli, ATrainingPlanRecordsItsOptimizer) {
             nlohmann::json::array({"train"}));
 }
 
+// A plan whose BATCH split does not fit this run's batch is refused, and the message says the
+// plan's batch and how to give it.
+TEST(SimulateCli, APlanForAnotherBatchSaysWhichAndHow) {
+  const fs::path dir = fresh_dir("simulate_plan_other_batch");
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";
+  ASSERT_EQ(
+      run_nocflow("optimize " + hw + "--network zoo:vgg5 --batch 4 --out " + (dir / "opt").string())
+          .exit_code,
+      0);
+  ASSERT_NE(read_file(dir / "opt" / "plan.yaml").find("BATCH=4"), std::string::npos);
+  const CliRun r =
+      run_nocflow("simulate " + hw + "--network zoo:vgg5 --quiet --plan " +
+                  (dir / "opt" / "plan.yaml").string() + " --out " + (dir / "b1").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(
+      r.output.find("(the plan was made for batch 4, this network has batch 1: add --batch 4)"),
+      std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace nocflow::testing
