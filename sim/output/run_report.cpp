@@ -170,6 +170,10 @@ void write_links_csv(std::ostream& out, const RunResult& run, int width_bytes) {
 }
 
 void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edges) {
+  if (edges.empty()) {
+    out << "  transfers        none (no layer reads another's output, no INPP reduction)\n";
+    return;
+  }
   std::vector<const EdgeReport*> shown;
   for (const auto& e : edges) shown.push_back(&e);
   std::stable_sort(shown.begin(), shown.end(),

@@ -180,5 +180,19 @@ TEST(SimulateCli, APlanForAnotherBatchSaysWhichAndHow) {
       << r.output;
 }
 
+// A network of one layer moves nothing between layers: the transfers line says so instead of
+// an empty table.
+TEST(SimulateCli, ANetworkWithoutTransfersSaysSo) {
+  const fs::path dir = fresh_dir("simulate_no_transfers");
+  std::ofstream(dir / "one.yaml") << "input: [1, 8]\nlayers:\n  - {op: fc, out: 4}\n";
+  const CliRun r = run_nocflow("simulate " + kHw2x2 + "--network " + (dir / "one.yaml").string() +
+                               " --quiet --out " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("transfers        none (no layer reads another's output"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("edge  "), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace nocflow::testing
