@@ -141,13 +141,9 @@ bool same_file(const std::string& a, const std::string& b) {
 /// pipeline, array or SRAM, and a crossbar's with its routing.
 std::string legacy_one_line_summary(const HwSpec& h) {
   std::ostringstream s;
-  if (h.topology.kind == "crossbar")
-    s << "crossbar " << h.topology.ports << " ports";
-  else
-    s << "mesh " << h.topology.rows << "x" << h.topology.cols;
-  s << " (" << h.topology.num_nodes() << " PEs), router " << h.router.preset << ": " << h.router.vcs
-    << " VCs x " << h.router.buffer_depth << " flits, " << h.router.routing << ", "
-    << h.link.width_bytes << " B/flit, link " << h.link.latency << " cycle(s), NI " << h.ni.channels
+  s << topology_summary(h) << ", router " << h.router.preset << ": " << h.router.vcs << " VCs x "
+    << h.router.buffer_depth << " flits, " << h.router.routing << ", " << h.link.width_bytes
+    << " B/flit, link " << h.link.latency << " cycle(s), NI " << h.ni.channels
     << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
     << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
   return s.str();

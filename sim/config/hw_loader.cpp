@@ -402,16 +402,16 @@ std::string reference_markdown() {
   return md.str();
 }
 
+std::string topology_summary(const HwSpec& h) {
+  return (h.topology.kind == "crossbar"
+              ? "crossbar " + std::to_string(h.topology.ports) + " ports"
+              : "mesh " + std::to_string(h.topology.rows) + "x" + std::to_string(h.topology.cols)) +
+         " (" + std::to_string(h.topology.num_nodes()) + " PEs)";
+}
+
 std::string one_line_summary(const HwSpec& h) {
-  std::ostringstream s;
-  if (h.topology.kind == "crossbar")
-    s << "crossbar " << h.topology.ports << " ports";
-  else
-    s << "mesh " << h.topology.rows << "x" << h.topology.cols;
   // A crossbar is one hop: nothing to route.
-  s << " (" << h.topology.num_nodes() << " PEs), "
-    << components_summary(h, h.topology.kind != "crossbar");
-  return s.str();
+  return topology_summary(h) + ", " + components_summary(h, h.topology.kind != "crossbar");
 }
 
 namespace {

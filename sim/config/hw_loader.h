@@ -27,6 +27,8 @@ std::string reference_markdown();
 /// 32 B/flit, link 1 cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE (16x16 array),
 /// 1 MiB SRAM/PE" (the pipeline as the stage keys make it, whatever the preset)
 std::string one_line_summary(const HwSpec& spec);
+/// Its start: "mesh 8x8 (64 PEs)", "crossbar 16 ports (16 PEs)".
+std::string topology_summary(const HwSpec& spec);
 /// The same without the topology: "router lookahead ... SRAM/PE" (the routing is left out when
 /// `with_routing` is false, as a crossbar's is).
 std::string components_summary(const HwSpec& spec, bool with_routing = true);
