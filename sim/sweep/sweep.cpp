@@ -2,6 +2,7 @@
 #include "sim/sweep/sweep.h"
 
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <chrono>
@@ -116,6 +117,22 @@ std::map<std::string, std::string> finished_rows(const fs::path& dir, const std:
   return rows;
 }
 
+/// Whether two spec texts say the same: comments, layout and quoting aside (YAML's parse of
+/// each, emitted the same way). A text that does not parse equals only itself.
+bool same_yaml(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  try {
+    auto normal = [](const std::string& text) {
+      YAML::Emitter out;
+      out << YAML::Load(text);
+      return std::string(out.c_str());
+    };
+    return normal(a) == normal(b);
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& sweep_result_columns() {
@@ -169,7 +186,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         std::ifstream in(dir / "sweep.yaml", std::ios::binary);
         std::ostringstream old;
         old << in.rdbuf();
-        if (old.str() != spec.text)
+        if (!same_yaml(old.str(), spec.text))
           throw InputError("--resume: " + (dir / "sweep.yaml").string() + " differs from " + spec.file +
                            "; a changed spec needs another --out");
         finished = finished_rows(dir, head);

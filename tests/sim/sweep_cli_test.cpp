@@ -223,8 +223,14 @@ TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
   EXPECT_NE(r.output.find("1 already done, 3 to run"), std::string::npos) << r.output;
   EXPECT_EQ(deterministic(dir / "cut/results.csv"), deterministic(dir / "full/results.csv"));
   EXPECT_FALSE(fs::exists(dir / "cut/results.partial-0.csv"));
-  // A changed spec cannot resume into the folder.
-  std::ofstream(spec, std::ios::app) << "  mode: barrier\n";
+  // A comment or a blank line changes nothing; a changed spec cannot resume into the folder.
+  std::ofstream(spec, std::ios::app) << "\n# the same points\n";
+  const CliRun commented =
+      run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "cut").string());
+  EXPECT_EQ(commented.exit_code, 0) << commented.output;
+  EXPECT_NE(commented.output.find("4 already done, 0 to run"), std::string::npos)
+      << commented.output;
+  std::ofstream(spec, std::ios::app) << "  mode: barrier\n";  // another axis
   const CliRun changed = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "cut").string());
   EXPECT_EQ(changed.exit_code, 2) << changed.output;
   EXPECT_NE(changed.output.find("differs from"), std::string::npos) << changed.output;
