@@ -242,16 +242,10 @@ bool router_bound(const LinkLoad& l) {
          l.router_links > 0;
 }
 
-/// The slowest PE channel's cycles.
-double endpoint_drain(const LinkLoad& l, const HwDesc&) {
-  return l.endpoint_cycles;
-}
-
 /// overlap_cycles, given the drain.
 double hidden_latency(const LinkLoad& l, const HwDesc& hw, double drain) {
   if (!hw.router_slowdown || !router_bound(l)) return 0;
-  return std::max(0.0,
-                  std::min(drain - endpoint_drain(l, hw), LinkloadModel::midpoint_saving(l, hw)));
+  return std::max(0.0, std::min(drain - l.endpoint_cycles, LinkloadModel::midpoint_saving(l, hw)));
 }
 }  // namespace
 
@@ -266,14 +260,14 @@ double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
   const double router_rate = hw.router_link_rate();
   if (!hw.router_slowdown || !router_bound(l)) {
     if (hw.flow_rate() == 1) return l.max_link_flits;  // the buffers cover the credit loop
-    return std::max(l.max_router_link_flits / router_rate, endpoint_drain(l, hw));
+    return std::max(l.max_router_link_flits / router_rate, l.endpoint_cycles);
   }
   // The busiest channel keeps its own bound: with short buffers a channel of few flows can
   // drain slower than the slowed router link.
   return std::max(l.max_router_link_flits *
                       (1 + *hw.router_slowdown * slowdown_scale(l, hw.vc_buffer_flits)) /
                       router_rate,
-                  endpoint_drain(l, hw));
+                  l.endpoint_cycles);
 }
 
 double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {

@@ -23,6 +23,7 @@
 #include "optimizer/solver/problem.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
 

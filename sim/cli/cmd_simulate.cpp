@@ -19,9 +19,9 @@
 #include "optimizer/plan/plan.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
-#include "sim/config/param.h"
 #include "sim/lower/lowering.h"
 #include "sim/lower/memory_plan.h"
+#include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/layer_stats.h"
 #include "sim/output/output_file.h"
@@ -127,26 +127,6 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["steps"] = r.spans.size();
   j["wall_seconds"] = r.wall_seconds;
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
-}
-
-/// Whether two --calibration paths name the same file ("" for none: the same only as "").
-bool same_file(const std::string& a, const std::string& b) {
-  if (a.empty() || b.empty()) return a == b;
-  std::error_code ea, eb;
-  const fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
-  return ea || eb ? a == b : ca == cb;
-}
-
-/// one_line_summary as plans written before priced_for have it (session 21 and earlier): no
-/// pipeline, array or SRAM, and a crossbar's with its routing.
-std::string legacy_one_line_summary(const HwSpec& h) {
-  std::ostringstream s;
-  s << topology_summary(h) << ", router " << h.router.preset << ": " << h.router.vcs << " VCs x "
-    << h.router.buffer_depth << " flits, " << h.router.routing << ", " << h.link.width_bytes
-    << " B/flit, link " << h.link.latency << " cycle(s), NI " << h.ni.channels
-    << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
-    << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
-  return s.str();
 }
 
 /// Removes from the output folder what an earlier run left and this one does not write (traces
@@ -274,16 +254,7 @@ int run(const SimulateArgs& a) {
     } catch (const InputError& e) {
       if (a.plan.empty()) throw;
       // Name the file the bad plan came from, and the likely cause when it says one.
-      const std::string batch_hint = plan.batch > 0 && plan.batch != batch
-                                         ? " (the plan was made for batch " +
-                                               std::to_string(plan.batch) +
-                                               ", this network has batch " + std::to_string(batch) +
-                                               (a.net.network.rfind("zoo:", 0) == 0
-                                                    ? ": add --batch " + std::to_string(plan.batch)
-                                                    : "") +
-                                               ")"
-                                         : "";
-      throw InputError(a.plan + ": " + e.what() + batch_hint);
+      throw InputError(a.plan + ": " + e.what() + batch_hint(plan, graph, a.net.network));
     }
   }();
   if (!a.dump_programs.empty()) {
@@ -325,41 +296,16 @@ int run(const SimulateArgs& a) {
             << ") on " << one_line_summary(spec) << std::endl;
   // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
   std::vector<std::string> stale;  // why they do not apply (summary.json)
-  auto not_applying = [&](const std::string& why, const std::string& note) {
+  for (const auto& [why, priced] : plan_mismatches(plan, graph, network_activation_bytes, spec)) {
     stale.push_back(why);
-    std::cout << "  note: the plan was priced for " << note
+    std::cout << "  note: the plan was priced for " << priced
               << ": its predicted total does not apply" << std::endl;
-  };
-  if (plan.batch > 0 && plan.batch != batch)
-    not_applying("batch", "batch " + std::to_string(plan.batch) + ", this run is batch " +
-                              std::to_string(batch));
-  else if (plan.activation_bytes > 0 && plan.activation_bytes != network_activation_bytes)
-    not_applying("network", "a network whose layers output " +
-                                std::to_string(plan.activation_bytes) + " bytes, this one's " +
-                                std::to_string(network_activation_bytes) +
-                                " (other shapes or element size)");
-  // Training graphs with other weight updates (a plan for inference against a training graph
-  // is refused when the plan is read).
-  if (const std::string here = training_optimizer(graph);
-      !a.plan.empty() && plan.train && !plan.train->empty() && !here.empty() && *plan.train != here)
-    not_applying("train", "training with " + *plan.train + ", this run trains with " + here);
+  }
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << std::endl;
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << std::endl;
-  if (!a.plan.empty() && plan.calibration && !same_file(*plan.calibration, a.calibration))
-    std::cout << "  note: the plan was priced "
-              << (plan.calibration->empty() ? "uncalibrated"
-                                            : "with --calibration " + *plan.calibration)
-              << ", this run prices its edges "
-              << (a.calibration.empty() ? "uncalibrated" : "with --calibration " + a.calibration)
-              << ": the predicted total is the plan's, the edge table this run's" << std::endl;
-  if (!plan.priced_for.empty()) {  // the keys the cost model read, as `optimize` saw them
-    if (const std::string changed = priced_for_changes(plan, spec); !changed.empty())
-      not_applying("hardware", "other hardware (" + changed + ")");
-  } else if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec) &&
-             plan.hardware != legacy_one_line_summary(spec)) {  // plans before priced_for
-    not_applying("hardware", plan.hardware);
-  }
+  if (const std::string note = calibration_mismatch(plan, a.calibration); !note.empty())
+    std::cout << "  note: " << note << std::endl;
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
   System system("system", spec, lowered.programs);
   if (!a.trace.empty() || a.vcd) system.sample_links(window);

@@ -17,6 +17,7 @@
 #include "optimizer/cost/paper_calibration.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
 #include "sim/validate/microbench.h"

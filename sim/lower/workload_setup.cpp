@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "sim/lower/workload_setup.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <set>
 
 #include "noc/base/error.h"
-#include "optimizer/cost/paper_calibration.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
@@ -44,117 +41,6 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   h.vcs = std::max(1, s.router.vcs);
   h.ni_channels = std::max(1, s.ni.channels);
   return h;
-}
-
-std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec) {
-  static const std::set<std::string> read = {
-      "topology.kind",        "topology.rows",           "topology.cols",
-      "topology.ports",       "router.routing",          "pe.macs_per_cycle",
-      "pe.adds_per_cycle",    "pe.sram_bytes_per_cycle", "pe.array_rows",
-      "pe.array_cols",        "link.width_bytes",        "router.lookahead_routing",
-      "router.routing_delay", "router.vc_alloc_delay",   "router.sw_alloc_delay",
-      "router.speculative",   "router.st_delay",         "link.latency",
-      "energy.mac_pj",        "energy.hop_pj_per_byte",  "energy.sram_pj_per_byte",
-      "pe.sram_bytes",        "router.buffer_depth",     "router.vcs",
-      "ni.channels"};
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const Param& p : hw_params()) {
-    if (!read.count(p.path) || (p.applies && !p.applies(spec))) continue;
-    if (p.path == "router.routing_delay" && spec.router.lookahead_routing)
-      continue;  // as hw_desc_of
-    out.emplace_back(p.path, format_value(p.get(spec)));
-  }
-  return out;
-}
-
-std::vector<std::pair<std::string, std::string>> calibrated_for(const HwSpec& spec) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const Param& p : hw_params())
-    if ((p.path.rfind("router.", 0) == 0 || p.path.rfind("link.", 0) == 0 ||
-         p.path.rfind("ni.", 0) == 0) &&
-        (!p.applies || p.applies(spec)))
-      out.emplace_back(p.path, format_value(p.get(spec)));
-  return out;
-}
-
-std::string calibration_scope_yaml(const std::vector<std::string>& machines, const HwSpec& base) {
-  YAML::Emitter y;
-  y << YAML::BeginMap << YAML::Key << "fitted_for" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "machines" << YAML::Value << YAML::Flow << machines;
-  y << YAML::Key << "hardware" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  for (const auto& [key, value] : calibrated_for(base))
-    y << YAML::Key << key << YAML::Value << value;
-  y << YAML::EndMap << YAML::EndMap << YAML::EndMap;
-  return std::string("# the hardware fitted on: nocflow notes where another differs\n") +
-         y.c_str() + "\n";
-}
-
-std::vector<std::string> calibration_notes(const std::string& file, const HwSpec& spec) {
-  const YAML::Node scope = YAML::LoadFile(file)["fitted_for"];  // read before: a readable file
-  if (!scope || !scope.IsMap()) return {};
-  std::vector<std::string> notes;
-  std::string changed;
-  if (const YAML::Node fitted = scope["hardware"]; fitted && fitted.IsMap())
-    for (const auto& [key, now] : calibrated_for(spec)) {
-      const YAML::Node was = fitted[key];
-      const std::string then = was && was.IsScalar() ? was.as<std::string>() : "(not set)";
-      if (then != now) changed += (changed.empty() ? "" : ", ") + key + " " + then + " -> " + now;
-    }
-  if (!changed.empty())
-    notes.push_back(file + " was fitted on other hardware (" + changed +
-                    "): its paper B_NoC, latency and router contention may not carry over");
-  std::vector<std::string> machines;
-  if (const YAML::Node m = scope["machines"]; m && m.IsSequence())
-    for (const auto& n : m) machines.push_back(n.as<std::string>());
-  const std::string here = spec.topology.name();
-  if (!machines.empty() && std::find(machines.begin(), machines.end(), here) == machines.end()) {
-    std::string list;
-    for (const auto& n : machines) list += (list.empty() ? "" : ", ") + n;
-    notes.push_back(file + "'s paper B_NoC and latency were fitted on " + list + ", not on " +
-                    here);
-  }
-  return notes;
-}
-
-void apply_calibration(const std::string& file, const HwSpec& spec, optimizer::HwDesc& hw,
-                       std::ostream& out) {
-  optimizer::apply_calibration_file(file, hw);
-  for (const std::string& note : calibration_notes(file, spec)) out << "  note: " << note << "\n";
-}
-
-std::string training_optimizer(const optimizer::Graph& graph) {
-  for (optimizer::NodeId id : graph.node_ids())
-    if (const optimizer::Node& n = graph.node(id); n.kind == optimizer::OpKind::WeightUpdate)
-      return n.attrs.optimizer;
-  return "";
-}
-
-std::int64_t network_batch(const optimizer::Graph& graph) {
-  for (optimizer::NodeId id : graph.node_ids()) {
-    const optimizer::Node& n = graph.node(id);
-    if (n.kind == optimizer::OpKind::Input && !n.output.shape.empty()) return n.output.shape[0];
-  }
-  return 1;
-}
-
-std::string priced_for_changes(const optimizer::Plan& plan, const HwSpec& spec) {
-  const auto here = priced_for(spec);
-  std::string changed;
-  for (const auto& [key, value] : plan.priced_for) {
-    const auto it =
-        std::find_if(here.begin(), here.end(), [&](const auto& kv) { return kv.first == key; });
-    const std::string now = it == here.end() ? "(not set)" : it->second;
-    if (now != value) changed += (changed.empty() ? "" : ", ") + key + " " + value + " -> " + now;
-  }
-  return changed;
-}
-
-void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec,
-                          const optimizer::Graph& graph) {
-  plan.batch = static_cast<int>(network_batch(graph));
-  plan.hardware = one_line_summary(spec);
-  plan.priced_for = priced_for(spec);
-  plan.train = training_optimizer(graph);
 }
 
 std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec) {

@@ -4,7 +4,6 @@
 // the same network and the same machine: the optimizer's view of the hardware config, and the
 // network as the optimizer partitions it (loaded, passes run, zoo elements of data.width_bytes).
 #include <cstdint>
-#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,39 +20,6 @@ namespace nocflow::sim {
 /// (overlapped when speculative), switch traversal. `bnoc`: the paper model's B_NoC in bytes
 /// per cycle, 0 for one link's.
 optimizer::HwDesc hw_desc_of(const HwSpec& spec, double bnoc = 0);
-
-/// The config keys hw_desc_of reads, with their values in `spec` (those that apply to its
-/// topology): what a plan's prediction depends on (optimizer::Plan::priced_for).
-std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec);
-
-/// The config keys a calibration (validate --calibrate) depends on besides each machine's
-/// topology: every router, link and NI key, with its value.
-std::vector<std::pair<std::string, std::string>> calibrated_for(const HwSpec& spec);
-/// calibration.yaml's `fitted_for` section: the machines fitted on and calibrated_for(base).
-std::string calibration_scope_yaml(const std::vector<std::string>& machines, const HwSpec& base);
-/// Notes on pricing `spec` with calibration `file`: the keys of calibrated_for whose values
-/// differ from the hardware it was fitted on, and the machines its paper fit saw when this one
-/// is not among them. None when it applies, or for a file without `fitted_for`.
-std::vector<std::string> calibration_notes(const std::string& file, const HwSpec& spec);
-
-/// optimizer::apply_calibration_file, then each of calibration_notes as "  note: ..." on `out`.
-void apply_calibration(const std::string& file, const HwSpec& spec, optimizer::HwDesc& hw,
-                       std::ostream& out);
-
-/// The keys of a plan's priced_for whose value `spec` changes, as "key old -> new, ..."; "" when
-/// none does (the plan's prediction applies to this hardware).
-std::string priced_for_changes(const optimizer::Plan& plan, const HwSpec& spec);
-
-/// The batch size of a network: its first input's leading dimension (a zoo network's --batch, a
-/// file's own), 1 without inputs.
-std::int64_t network_batch(const optimizer::Graph& graph);
-
-/// The optimizer of a training graph's weight updates (sgd, momentum, adam); "" for inference.
-std::string training_optimizer(const optimizer::Graph& graph);
-
-/// Records in `plan` what it was priced for: the batch, the hardware in one line, priced_for
-/// and the training optimizer.
-void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, const optimizer::Graph& graph);
 
 /// zoo:NAME, a network .yaml or an .onnx file; `batch` 0: not given (optimizer::load_network);
 /// `passes` as for `nocflow inspect`; `train`: an optimizer for the training graph

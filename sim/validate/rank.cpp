@@ -21,6 +21,7 @@
 #include "optimizer/plan/partition_setup.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/kbest.h"
+#include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
 #include "sim/run/child_process.h"

@@ -12,6 +12,7 @@
 #include "sim/config/hw_loader.h"
 #include "sim/config/param.h"
 #include "sim/lower/lowering.h"
+#include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/layer_stats.h"
 #include "sim/system/system.h"
