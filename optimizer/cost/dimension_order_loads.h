@@ -106,12 +106,14 @@ class DimensionOrderLoadCounter {
       for (int b = 0; b < nb_; ++b) take(run_b_[kUp][cell_b(line, b)], up, router, router_flit_hops);
       for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down, router, router_flit_hops);
     }
-    double endpoint_cycles = slowest_ejection_;
+    double endpoint_cycles =
+        hw_ ? std::max(slowest_ejection_, hw_->stream_cycles(static_cast<double>(longest_))) : 0;
     for (int c = sources_.lo; c <= sources_.hi; ++c) {
       const auto i = static_cast<std::size_t>(c);
       if (hw_ && sent_[i] > 0)
-        endpoint_cycles = std::max(
-            endpoint_cycles, static_cast<double>(injected_[i]) / hw_->injection_rate(sent_[i]));
+        endpoint_cycles =
+            std::max(endpoint_cycles, static_cast<double>(injected_[i]) /
+                                          hw_->injection_rate(sent_[i], injected_[i]));
       sent_[i] = 0;
       std::int64_t sum = 0;
       take(injected_[i], sum, endpoint, unused);
@@ -121,7 +123,7 @@ class DimensionOrderLoadCounter {
     out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_, flits_, messages_);
     if (hw_) out.endpoint_cycles = endpoint_cycles;
     slowest_ejection_ = 0;
-    flits_ = messages_ = 0;
+    flits_ = messages_ = longest_ = 0;
     out.max_routers = max_routers_;
     out.max_hops = max_routers_ > 0 ? max_routers_ - 1 : 0;
     max_routers_ = 0;
@@ -144,7 +146,7 @@ class DimensionOrderLoadCounter {
     std::int64_t* const run_a[2] = {run_a_[kUp].data(), run_a_[kDown].data()};
     std::int64_t* const run_b[2] = {run_b_[kUp].data(), run_b_[kDown].data()};
     std::int64_t* const injected = injected_.data();
-    std::int64_t into = 0, stop_up = 0, stop_down = 0, messages = 0;
+    std::int64_t into = 0, stop_up = 0, stop_down = 0, messages = 0, longest = 0;
     int routers = 0;
     Extent lines, sources;
     for (std::size_t i = 0; i < k; ++i) {
@@ -158,6 +160,7 @@ class DimensionOrderLoadCounter {
       sources.add(static_cast<int>(c));
       into += flits;
       ++messages;
+      longest = std::max(longest, flits);
       // Run 1 along A in line bs, from as up to (not including) ad; run 2 along B in line ad,
       // from bs to bd, whose stop is common to the destination. Branch-free: the direction is
       // data-dependent and would mispredict; an empty run adds 0.
@@ -173,6 +176,7 @@ class DimensionOrderLoadCounter {
       routers = std::max(routers, r);
     }
     if (into == 0) return;
+    longest_ = std::max(longest_, longest);
     flits_ += into;
     messages_ += messages;
     run_b[kUp][cell_b(ad, bd)] -= stop_up;
@@ -182,8 +186,8 @@ class DimensionOrderLoadCounter {
     sources_.add(sources);
     most_ = std::max(most_, into);  // the ejection link, complete: each destination comes once
     if (hw_)
-      slowest_ejection_ =
-          std::max(slowest_ejection_, static_cast<double>(into) / hw_->ejection_rate(messages));
+      slowest_ejection_ = std::max(slowest_ejection_,
+                                   static_cast<double>(into) / hw_->ejection_rate(messages, into));
     max_routers_ = std::max(max_routers_, routers);
   }
 
@@ -200,6 +204,7 @@ class DimensionOrderLoadCounter {
       line_flits_[static_cast<std::size_t>(b_[s])] += flits;
       lines.add(b_[s]);
       total += flits;
+      longest_ = std::max(longest_, flits);  // m ≥ 2: every piece goes to another PE
     }
     for (std::size_t d = 0; d < m; ++d) {
       const auto j = static_cast<std::size_t>(dsts[d]);
@@ -221,8 +226,9 @@ class DimensionOrderLoadCounter {
       sent_[cell(b_[j], a_[j])] -= own > 0 ? 1 : 0;
       most_ = std::max(most_, total - own);
       if (hw_ && received > 0)
-        slowest_ejection_ = std::max(
-            slowest_ejection_, static_cast<double>(total - own) / hw_->ejection_rate(received));
+        slowest_ejection_ =
+            std::max(slowest_ejection_,
+                     static_cast<double>(total - own) / hw_->ejection_rate(received, total - own));
       flits_ += total - own;
       messages_ += received;
     }
@@ -303,6 +309,7 @@ class DimensionOrderLoadCounter {
   Extent lines_a_, lines_b_, sources_;  ///< lines along A, along B, cells that carry flits
   std::int64_t most_ = 0;      ///< the busiest ejection link so far
   std::int64_t flits_ = 0, messages_ = 0;  ///< so far
+  std::int64_t longest_ = 0;               ///< the longest message's flits so far
   int max_routers_ = 0;
   // add_many's scratch, zero between calls.
   std::vector<std::int64_t> weight_;      ///< flits of the piece from each cell

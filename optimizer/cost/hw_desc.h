@@ -3,6 +3,7 @@
 // The optimizer's description of the hardware: what the cost models need, and nothing of the
 // simulator's config structs (the `optimize` command converts sim::HwSpec into this).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,21 +51,36 @@ struct HwDesc {
   int vcs = 4;          ///< VCs per router port: flows a router-to-router link carries at once
   int ni_channels = 8;  ///< messages a PE's NI sends at once (ni.channels)
 
-  /// Flits per cycle of one flow: below 1 when the buffers are shorter than the credit loop.
+  /// Flits per cycle of one long flow: below 1 when the buffers are shorter than the credit loop.
   double flow_rate() const {
     return std::min(1.0, static_cast<double>(vc_buffer_flits) / std::max(1, credit_loop_cycles));
   }
+  /// Cycles `flows` packets of `flits` each take to leave one channel, taking turns flit by
+  /// flit, each on a VC that starts with a full buffer of credits: B flits of each flow at one
+  /// per `flows` cycles, then B more every max(credit loop, flows × B) cycles. Exact for one
+  /// lone packet (noc/README.md) and for packets of equal length; a message of at most B flits
+  /// streams at the channel's full rate.
+  double stream_cycles(double flits, std::int64_t flows = 1) const {
+    const double k = static_cast<double>(std::max<std::int64_t>(1, flows)), b = vc_buffer_flits;
+    if (flits <= 1 || k * b >= credit_loop_cycles) return k * flits;
+    const double loops = std::floor((flits - 1) / b);
+    return loops * credit_loop_cycles + (flits - 1 - loops * b) * k + k;
+  }
   /// Flits per cycle a router-to-router link drains, its VCs' flows together.
   double router_link_rate() const { return std::min(1.0, vcs * flow_rate()); }
-  /// Flits per cycle a PE's injection channel drains when the PE sends `messages`: its NI
-  /// sends min(messages, ni_channels) at once, at most one per VC.
-  double injection_rate(std::int64_t messages) const {
-    return std::min(1.0, static_cast<double>(std::min<std::int64_t>({messages, ni_channels, vcs})) *
-                             flow_rate());
+  /// Flits per cycle a PE's injection channel drains when the PE sends `messages` of `flits`
+  /// in all: its NI sends min(messages, ni_channels) at once, at most one per VC.
+  double injection_rate(std::int64_t messages, std::int64_t flits) const {
+    return channel_rate(std::min<std::int64_t>({messages, ni_channels, vcs}), messages, flits);
   }
-  /// ... a PE's ejection channel when it receives `messages` (one per VC at once).
-  double ejection_rate(std::int64_t messages) const {
-    return std::min(1.0, static_cast<double>(std::min<std::int64_t>(messages, vcs)) * flow_rate());
+  /// ... a PE's ejection channel when it receives them (one per VC at once).
+  double ejection_rate(std::int64_t messages, std::int64_t flits) const {
+    return channel_rate(std::min<std::int64_t>(messages, vcs), messages, flits);
+  }
+  /// `flows` of the channel's messages at once, each of their mean length.
+  double channel_rate(std::int64_t flows, std::int64_t messages, std::int64_t flits) const {
+    const double mean = static_cast<double>(flits) / static_cast<double>(messages);
+    return static_cast<double>(flows) * mean / stream_cycles(mean, flows);
   }
 
   int num_pes() const { return topology.num_nodes(); }

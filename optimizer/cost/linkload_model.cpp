@@ -74,6 +74,7 @@ class PathLoadCounter {
     const std::int64_t flits = impl_.flit.flits(bytes);
     flits_ += flits;
     ++messages_;
+    longest_ = std::max(longest_, flits);
     ++sent_[static_cast<std::size_t>(src)];
     ++received_[static_cast<std::size_t>(dst)];
     load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
@@ -119,21 +120,21 @@ class PathLoadCounter {
       out.busiest_router_link_shared |= impl_.router_to_router[i] && router > 0 && load_[i] == router && shared_[i];
     out.byte_hops = static_cast<double>(byte_hops_);
     if (impl_.hw->flow_rate() < 1) {  // each channel at the rate its flows reach
-      out.endpoint_cycles = 0;
+      out.endpoint_cycles = impl_.hw->stream_cycles(static_cast<double>(longest_));  // one flow
       const int ports = impl_.topo.max_ports();
       for (int n = 0; n < impl_.topo.num_nodes(); ++n) {
         const auto i = static_cast<std::size_t>(n);
         const auto ejection =
             static_cast<std::size_t>(impl_.topo.node_router(n) * ports + impl_.topo.node_port(n));
+        const std::int64_t injected = load_[static_cast<std::size_t>(impl_.injection_link(n))];
         if (sent_[i] > 0)
-          out.endpoint_cycles = std::max(
-              out.endpoint_cycles,
-              static_cast<double>(load_[static_cast<std::size_t>(impl_.injection_link(n))]) /
-                  impl_.hw->injection_rate(sent_[i]));
-        if (received_[i] > 0)
           out.endpoint_cycles =
-              std::max(out.endpoint_cycles, static_cast<double>(load_[ejection]) /
-                                                impl_.hw->ejection_rate(received_[i]));
+              std::max(out.endpoint_cycles, static_cast<double>(injected) /
+                                                impl_.hw->injection_rate(sent_[i], injected));
+        if (received_[i] > 0)
+          out.endpoint_cycles = std::max(
+              out.endpoint_cycles, static_cast<double>(load_[ejection]) /
+                                       impl_.hw->ejection_rate(received_[i], load_[ejection]));
       }
     }
     std::fill(sent_.begin(), sent_.end(), 0);
@@ -142,7 +143,7 @@ class PathLoadCounter {
     std::fill(owner_.begin(), owner_.end(), kNobody);
     std::fill(shared_.begin(), shared_.end(), 0);
     out_ = {};
-    byte_hops_ = flits_ = messages_ = 0;
+    byte_hops_ = flits_ = messages_ = longest_ = 0;
     return out;
   }
 
@@ -156,6 +157,7 @@ class PathLoadCounter {
   std::vector<std::int64_t> sent_, received_;  ///< per node: messages
   LinkLoad out_;
   std::int64_t byte_hops_ = 0, flits_ = 0, messages_ = 0;
+  std::int64_t longest_ = 0;  ///< the longest message's flits
 };
 
 /// One row of a cost table (one producer choice against every consumer choice). `recount`

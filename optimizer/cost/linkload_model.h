@@ -6,27 +6,32 @@
 // `nocflow validate` measures (sim/README.md, "Validation").
 //
 //  edge time  = busiest link flits + routers on the longest route × (router pipeline + link
-//               latency) + 2.
+//               latency) + link latency + 1.
 //               Flits: each transfer is one message, cut into ⌈bytes / link width⌉ flits (at
 //               least one), as the NI does (sim/system/messages.h); a link's load is the sum
 //               over the messages crossing it, so many small messages cost their rounding.
 //               Links: every router output port (ejection included) and every node's injection
-//               channel. The second and third terms are the NoC's zero-load pipeline latency
-//               (noc/README.md: T0 = (pipeline + link) R + 2 + (L − 1); the message is usable
-//               the cycle after its tail arrives, hence L flits rather than L − 1).
+//               channel. The other terms are the NoC's zero-load pipeline latency
+//               (noc/README.md: T0 = (pipeline + link) R + link + 1 + (L − 1), the injection
+//               and ejection channels having the links' latency; the message is usable the
+//               cycle after its tail arrives, hence L flits rather than L − 1).
 //               Transfers are assumed to overlap perfectly: no contention beyond the busiest
 //               link, as if every source's NI sent all its messages at once (ni.channels at
 //               least the messages it has; with fewer, a message held up at a shared link or
 //               ejection port holds up the ones queued behind it).
-//               Credit loop: a packet on one VC streams at most B flits per loop of 2 × link
-//               latency + switch allocation + traversal + 1 cycles (B the VC buffer: exact
-//               for a lone packet; 5 cycles with the shipped routers: the lookahead configs'
-//               8-flit buffers cover it, booksim8x8's 4 do not). With shorter buffers a
-//               router-to-router link drains at min(1, VCs × B / loop) flits per cycle (as many
-//               flows as it has VCs, an approximation where fewer are in flight) and each PE
-//               channel at min(1, min(messages, ni.channels, VCs) × B / loop) for the messages
-//               it sends (injection) or min(messages, VCs) for those it receives (ejection),
-//               and the busiest link's term is the slower of the two drains.
+//               Credit loop: a packet on one VC sends its first B flits back to back and then
+//               B per loop of 2 × link latency + switch allocation + traversal + 1 cycles (B
+//               the VC buffer; 5 cycles with the shipped routers: the lookahead configs'
+//               8-flit buffers cover it, booksim8x8's 4 do not): L flits take
+//               HwDesc::stream_cycles(L), exact for a lone packet (tests/sim/lone_packet_test).
+//               With shorter buffers a router-to-router link drains at min(1, VCs × B / loop)
+//               flits per cycle (as many flows as it has VCs, an approximation where fewer are
+//               in flight); each PE channel runs k = min(messages, ni.channels, VCs) of the
+//               messages it sends (injection), or k = min(messages, VCs) of those it receives
+//               (ejection), at once, taking turns flit by flit, each message its mean length m:
+//               k m flits per stream_cycles(m, k); and no message is faster than one flow
+//               (a message has one packet in flight at its NI: stream_cycles of the longest).
+//               The busiest link's term is the slower of the two drains.
 //               Router contention (HwDesc::router_slowdown s, unset unless calibrated): when a
 //               router-to-router link carries more flits than any injection or ejection
 //               channel, several sources' flows share it, and the routers' head-of-line and VC
@@ -171,7 +176,8 @@ class LinkloadModel : public CostModel {
   static double overlap_cycles(const LinkLoad& load, const HwDesc& hw);
   /// Zero-load latency of a route through `routers` routers (may be fractional: a mean).
   static double route_cycles(double routers, const HwDesc& hw) {
-    return routers * (hw.router_pipeline_cycles + hw.link_latency_cycles) + 2;
+    return routers * (hw.router_pipeline_cycles + hw.link_latency_cycles) + hw.link_latency_cycles +
+           1;
   }
 
  struct Impl;  ///< topology, routing and the route cache (linkload_model.cpp)

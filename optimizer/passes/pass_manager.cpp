@@ -106,7 +106,11 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
         "--passes: bnfold folds batch norms into the weights, for inference only; "
         "leave it out when training");
   if (trained) return PassManager(names).run(graph);
-  const bool fuse = drop("fuse");
+  // Before autodiff without fuse (it differentiates unfused operators); after it, every pass
+  // again: the backward graph has its own duplicates (two transposes of one weight) and dead
+  // ends, and a training graph saved and read back (which reruns them) stays the same graph.
+  const std::vector<std::string> after = names;
+  drop("fuse");
   std::vector<PassStat> stats = PassManager(names).run(graph);
   PassStat s;
   s.round = stats.empty() ? 1 : stats.back().round;
@@ -119,11 +123,10 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
   s.nodes_after = graph.num_nodes();
   s.changed = true;
   stats.push_back(s);
-  if (fuse)
-    for (PassStat f : PassManager({"fuse"}).run(graph)) {
-      f.round += s.round;
-      stats.push_back(f);
-    }
+  for (PassStat f : PassManager(after).run(graph)) {
+    f.round += s.round;
+    stats.push_back(f);
+  }
   return stats;
 }
 

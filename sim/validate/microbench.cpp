@@ -405,7 +405,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
     for (const Step& s : low.programs.pe[static_cast<std::size_t>(r.busiest_sender)])
       if (s.kind == StepKind::Send && std::find(measured.begin(), measured.end(), s.edge) != measured.end())
         routers = std::max(routers, topo.routers_on_path(r.busiest_sender, s.peer));
-  if (routers > 0) r.hop_latency_cycles = routers * (desc.router_pipeline_cycles + desc.link_latency_cycles) + 2;
+  if (routers > 0) r.hop_latency_cycles = optimizer::LinkloadModel::route_cycles(routers, desc);
   if (bench.type != "ALL_REDUCE")
     for (std::size_t pe = 0; pe < low.programs.pe.size(); ++pe)
       for (const Step& s : low.programs.pe[pe])
