@@ -224,7 +224,7 @@ def draw_series(ax, sweep, series, y_of):
 
 
 def plot_cycles(sweep, out_dir, written):
-    trained = {bool(r.get("train")) for r in sweep.rows}
+    trained = {r.get("train", "") not in ("", "none") for r in sweep.rows}
     what = {frozenset({False}): "one inference", frozenset({True}): "one training step"}.get(
         frozenset(trained), "one inference or training step (train axis)")
     fig, ax = new_figure(f"Simulated cycles of {what}", sweep, len(sweep.rows))

@@ -36,7 +36,8 @@ LayerShares layer_shares(const Layer& l, const Choice& c) {
                h = c.factor(PartDim::OfmpH), w = c.factor(PartDim::OfmpW),
                r = c.factor(PartDim::Inpp);
   return {static_cast<double>(l.weight_bytes) / (l.weights_like_output ? n * k * h * w : k * r),
-          static_cast<double>(l.input_bytes) / (n * h * w * r * (l.input_follows_channels ? k : 1)),
+          static_cast<double>(l.input_bytes - l.channel_input_bytes) / (n * h * w * r) +
+              static_cast<double>(l.channel_input_bytes) / (n * h * w * r * k),
           static_cast<double>(l.output_bytes) / (n * k * h * w)};
 }
 

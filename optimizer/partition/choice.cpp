@@ -86,7 +86,7 @@ std::vector<Choice> enumerate_choices(const Layer& layer, const ChoiceOptions& o
   // Depth-first over the five dimensions, pruning once the product exceeds P.
   auto recurse = [&](auto&& self, std::size_t dim, std::int64_t product) -> void {
     if (dim == 5) {
-      if (!o.exact || product == o.max_nodes) out.push_back(c);
+      if (!o.exact || product == o.max_nodes || layer.legal.empty()) out.push_back(c);
       return;
     }
     for (std::int64_t v : options[dim]) {

@@ -37,7 +37,7 @@ Choice parse_choice(const std::string& text, const std::string& what);
 
 struct ChoiceOptions {
   int max_nodes = 1;   ///< P
-  bool exact = false;  ///< only choices with p = P
+  bool exact = false;  ///< only choices with p = P (a layer that cannot be split keeps its one)
 };
 
 /// Every choice of `layer` (see the contract above). May be empty (with `exact`).

@@ -52,19 +52,23 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
   }
 }
 
-/// Probed on the first non-constant input: half the output channels, whole reduction.
-bool input_follows_channels(const Graph& g, NodeId id, const Dims4& out, std::int64_t reduction) {
-  if (out[kC] < 2) return false;
+/// Bytes of the non-constant inputs of which half the output channels (whole reduction) need
+/// fewer channels than the input has.
+std::int64_t channel_input_bytes(const Graph& g, NodeId id, const Dims4& out,
+                                 std::int64_t reduction) {
+  if (out[kC] < 2) return 0;
   const auto inputs = g.inputs(id);
+  std::int64_t bytes = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (g.node(inputs[i]).kind == OpKind::Constant) continue;
-    const Dims4 in = view4(g.node(inputs[i]).output.shape);
+    const Node& src = g.node(inputs[i]);
+    if (src.kind == OpKind::Constant) continue;
+    const Dims4 in = view4(src.output.shape);
     Box half = full_box(out);
     half.r[kC] = {0, out[kC] / 2};
     const Box need = input_region(g, id, static_cast<int>(i), half, {0, reduction});
-    return in[kC] > 1 && need.r[kC].size() < in[kC];
+    if (in[kC] > 1 && need.r[kC].size() < in[kC]) bytes += src.output.bytes();
   }
-  return false;
+  return bytes;
 }
 
 }  // namespace
@@ -93,7 +97,7 @@ Workload build_workload(const Graph& g) {
     std::vector<const Tensor*> in;
     for (NodeId src : g.inputs(id)) in.push_back(&g.node(src).output);
     fill_op_details(l, n, in);
-    l.input_follows_channels = input_follows_channels(g, id, l.out, l.reduction);
+    l.channel_input_bytes = channel_input_bytes(g, id, l.out, l.reduction);
     if (n.kind == OpKind::ConvGradWeight || n.kind == OpKind::GemmGradWeight) {
       const Tensor& dy = *in[1];
       l.array_rows_axis = kN;

@@ -23,10 +23,11 @@ struct Layer {
   std::int64_t vector_ops = 0;
   std::int64_t weight_bytes = 0;
   bool weights_like_output = false;  ///< WeightUpdate: weights and state split like its output
-  /// Its first input shrinks with its output channels (element-wise and channel-wise operators,
-  /// depthwise convolutions), so OUTP splits the input share too.
-  bool input_follows_channels = false;
   std::int64_t input_bytes = 0;   ///< activations read from other layers and inputs
+  /// The part of input_bytes whose inputs shrink with the output channels (element-wise and
+  /// channel-wise operators, depthwise convolutions, a residual fused into a convolution):
+  /// OUTP splits that part of the input share too.
+  std::int64_t channel_input_bytes = 0;
   std::int64_t output_bytes = 0;
   int elem_bytes = 4;
   PartDimSet legal;

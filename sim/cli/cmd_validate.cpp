@@ -199,6 +199,10 @@ int run(const ValidateArgs& a) {
   if (a.crossbar > 0) {
     HwSpec x = base;
     x.topology = {"crossbar", 0, 0, a.crossbar};
+    if (x.router.routing == "west_first")
+      throw InputError(
+          "--crossbar: router.routing west_first needs a mesh; add --crossbar 0, or "
+          "--set router.routing=xy for the crossbar run too");
     machines.push_back(x);
   }
   prepare_output_dir(a.out, base);

@@ -132,6 +132,20 @@ TEST(HwConfig, OverridingTheKindDropsTheFilesKeysOfTheOldKind) {
   }
 }
 
+TEST(HwConfig, WestFirstOnACrossbarIsRefusedWhereItIsWritten) {
+  try {
+    load_hw_config(kConfigs + "crossbar16.yaml", {"router.routing=west_first"});
+    ADD_FAILURE() << "west_first accepted on a crossbar";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set router.routing=west_first: router.routing: "
+                                         "west_first needs a mesh"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(load_hw_config(kConfigs + "mesh4x4.yaml", {"router.routing=west_first"}).router.routing,
+            "west_first");
+}
+
 TEST(HwConfig, ResolvedYamlRoundTrips) {
   for (const char* name : {"crossbar16.yaml", "mesh4x4.yaml", "booksim8x8.yaml"}) {
     SCOPED_TRACE(name);

@@ -139,6 +139,25 @@ TEST(Autodiff, AMatMulWithASharedWeightGetsItsGradientOverEveryRow) {
   EXPECT_EQ(t.node(*t.find("w.update")).attrs.params, 16 * 4);
 }
 
+TEST(Autodiff, TheTrainingGraphIsAFixpointOfThePassesSoItReadsBackTheSame) {
+  // Two MatMuls by one weight: the backward graph transposes it twice, a duplicate that the
+  // passes after autodiff remove (a saved graph reruns them when it is read back).
+  Graph g = parse_network_yaml(
+      "name: twice\ninputs:\n  x: [2, 8, 16]\nlayers:\n"
+      "  - {name: h, op: fc, inputs: [x], out: 16}\n"
+      "  - {name: w, op: constant, shape: [16, 16], trainable: true}\n"
+      "  - {name: a, op: matmul, inputs: [h, w]}\n"
+      "  - {name: b, op: matmul, inputs: [a, w]}\n",
+      "twice.yaml");
+  const Graph unpassed = training_graph(g);
+  TrainingOptions sgd;
+  run_passes(g, "default", &sgd);
+  EXPECT_LT(g.num_nodes(), unpassed.num_nodes());
+  const std::size_t nodes = g.num_nodes();
+  for (const PassStat& s : run_passes(g, "default", nullptr)) EXPECT_FALSE(s.changed) << s.pass;
+  EXPECT_EQ(g.num_nodes(), nodes);
+}
+
 TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
   GraphBuilder b("plain");
   Graph g = b.finish({b.relu(b.input({1, 4}), "r")});

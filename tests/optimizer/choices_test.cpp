@@ -35,6 +35,9 @@ TEST(Choices, FactorsDivideLegalDimsProductAtMostP) {
   EXPECT_TRUE(enumerate_choices(l, {7, true}).empty());
   l.legal = {PartDim::Outp};
   EXPECT_EQ(enumerate_choices(l, {16, false}).size(), 3u);
+  l.legal = {};  // a layer that cannot be split (a Flatten) keeps its one PE under exact
+  ASSERT_EQ(enumerate_choices(l, {16, true}).size(), 1u);
+  EXPECT_EQ(enumerate_choices(l, {16, true})[0].str(), "SINGLE");
   EXPECT_EQ(parse_choice("OUTP=2,OFMP_H=2", "t"), exact[0]);
   EXPECT_THROW(parse_choice("OUTP=x", "t"), InputError);
 }
