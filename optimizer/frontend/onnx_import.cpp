@@ -5,6 +5,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -86,10 +87,21 @@ ConstInfo const_from(const onnx::TensorProto& t, bool initializer) {
   return c;
 }
 
+/// The model's graph name, or the file's stem where it has none or the exporter's default
+/// (PyTorch names every export torch_jit or main_graph).
+std::string network_name(const std::string& path, const std::string& graph_name) {
+  for (const char* generic : {"", "torch_jit", "torch-jit-export", "main_graph"})
+    if (graph_name == generic) {
+      const std::string stem = std::filesystem::path(path).stem().string();
+      return stem.empty() ? "onnx" : stem;
+    }
+  return graph_name;
+}
+
 class Importer {
  public:
   Importer(std::string path, onnx::ModelProto& model)
-      : path_(std::move(path)), model_(model), graph_(model.graph().name().empty() ? "onnx" : model.graph().name()) {
+      : path_(std::move(path)), model_(model), graph_(network_name(path_, model.graph().name())) {
     for (const auto& op : model_.opset_import())
       if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
   }

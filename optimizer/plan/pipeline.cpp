@@ -83,8 +83,8 @@ struct Pricer {
     if (!b) {
       b = std::make_unique<Band>();
       b->hw = band_machine(hw, units);
-      b->model = make_cost_model(cost_model, b->hw);
-      try {
+      try {  // a band of one crossbar port is no machine: the stages use ≥ 2
+        b->model = make_cost_model(cost_model, b->hw);
         b->setup = setup_partition(*w.graph, b->hw, *b->model, o.setup);
       } catch (const InputError& e) {
         b->failure = e.what();
@@ -104,6 +104,8 @@ struct Pricer {
     double cycles = share / hw.link_bytes_per_cycle;  // its ejection channel
     if (hw.mesh())  // all its PEs' shares over the band's boundary links
       cycles = std::max(cycles, share * c.nodes() / (hw.topology.cols * hw.link_bytes_per_cycle));
+    if (producer.legal.empty())  // one PE (a Reshape, a Transpose) sends all of them
+      cycles = std::max(cycles, share * c.nodes() / hw.link_bytes_per_cycle);
     return cycles +
            (hw.router_pipeline_cycles + hw.link_latency_cycles) * stage_input_hops(hw, units);
   }

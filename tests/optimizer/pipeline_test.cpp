@@ -204,6 +204,26 @@ TEST(Pipeline, OneStageIsTheWholeMachinePlan) {
   }
 }
 
+TEST(Pipeline, CrossbarStagesAreBandsOfAtLeastTwoPorts) {
+  // A band of one port is no crossbar: the split must use bands of >= 2 (it used to throw).
+  const Graph g = prepared("vgg5");
+  HwDesc hw;
+  hw.topology = {"crossbar", 0, 0, 16};
+  for (int stages : {1, 2, 3}) {
+    PipelineOptions o;
+    o.stages = stages;
+    o.micro_batches = 4;
+    const PipelineResult r = solve_pipeline(g, hw, "linkload", o);
+    ASSERT_EQ(static_cast<int>(r.plan.stages.size()), stages);
+    int ports = 0;
+    for (const PlanStage& st : r.plan.stages) {
+      EXPECT_GE(st.units, 2);
+      ports += st.units;
+    }
+    EXPECT_EQ(ports, 16);
+  }
+}
+
 TEST(Pipeline, PlanFileKeepsTheStagesAndBadRequestsAreRefused) {
   const Graph g = prepared("vgg5");
   HwDesc hw;
