@@ -17,8 +17,9 @@ Network::Network(const NocSpec& spec, std::unique_ptr<RoutingFunction> routing)
   if (spec_.watchdog_cycles <= 0) spec_.watchdog_cycles = 10000;
   if (topo_.num_nodes() > 65535) throw InputError("topology: at most 65535 nodes");
   if (spec_.router.vcs > 255) throw InputError("router.vcs: at most 255");
-  if (!topo_.is_mesh() && spec_.router.routing == "west_first")
-    throw InputError("router.routing: west_first needs a mesh");
+  if (const std::string why = routing_mismatch(spec_.router.routing, spec_.topology.kind);
+      !why.empty())
+    throw InputError("router.routing: " + why);
   for (int r = 0; r < topo_.num_routers(); ++r)
     routers_.push_back(std::make_unique<Router>(r, topo_, *routing_, spec_.router, spec_.link));
   nis_.resize(topo_.num_nodes());

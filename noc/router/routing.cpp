@@ -74,6 +74,12 @@ std::vector<std::string> routing_names() {
   return names;
 }
 
+std::string routing_mismatch(const std::string& routing, const std::string& kind) {
+  if (routing == "west_first" && kind != "mesh")
+    return "west_first needs a mesh (a crossbar has one route between any two ports: use xy)";
+  return "";
+}
+
 std::unique_ptr<RoutingFunction> make_routing(const std::string& name) {
   for (const auto& e : registry())
     if (name == e.name) return e.make();

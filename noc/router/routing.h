@@ -26,6 +26,10 @@ class RoutingFunction {
 /// Build by name (xy, yx, west_first); unknown names throw InputError listing the known ones.
 std::unique_ptr<RoutingFunction> make_routing(const std::string& name);
 std::vector<std::string> routing_names();
+/// Why `routing` cannot route on a topology of `kind` ("mesh", "crossbar"), or "" when it can:
+/// west_first needs a mesh. The one rule behind the network's, the config loader's and
+/// validate's refusals.
+std::string routing_mismatch(const std::string& routing, const std::string& kind);
 
 /// The first candidate port of a mask.
 inline int first_port(PortMask m) { return __builtin_ctzll(m); }

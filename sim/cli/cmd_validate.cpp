@@ -14,6 +14,7 @@
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "noc/base/names.h"
+#include "noc/router/routing.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
@@ -199,10 +200,9 @@ int run(const ValidateArgs& a) {
   if (a.crossbar > 0) {
     HwSpec x = base;
     x.topology = {"crossbar", 0, 0, a.crossbar};
-    if (x.router.routing == "west_first")
-      throw InputError(
-          "--crossbar: router.routing west_first needs a mesh; add --crossbar 0, or "
-          "--set router.routing=xy for the crossbar run too");
+    if (const std::string why = noc::routing_mismatch(x.router.routing, "crossbar"); !why.empty())
+      throw InputError("--crossbar: router.routing " + why +
+                       "; add --crossbar 0 to run the meshes only");
     machines.push_back(x);
   }
   prepare_output_dir(a.out, base);

@@ -15,6 +15,7 @@
 #include "noc/base/error.h"
 #include "noc/base/names.h"
 #include "noc/router/router.h"
+#include "noc/router/routing.h"
 #include "noc/topology/topology.h"
 #include "sim/config/param.h"
 
@@ -250,9 +251,9 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
   if (h.topology.kind == "mesh" && h.topology.rows * h.topology.cols < 2)
     fail(origin_of("topology.rows", "topology.cols"), "topology",
          "a mesh needs at least 2 routers (rows x cols), not 1x1");
-  if (h.topology.kind == "crossbar" && h.router.routing == "west_first")
-    fail(origin_of("router.routing", "topology.kind"), "router.routing",
-         "west_first needs a mesh (a crossbar has one route between any two ports: use xy)");
+  if (const std::string why = noc::routing_mismatch(h.router.routing, h.topology.kind);
+      !why.empty())
+    fail(origin_of("router.routing", "topology.kind"), "router.routing", why);
   // The routers' limit (noc::Router), checked here so that the key and its place are named.
   const int ports = noc::Topology::build(h.topology).max_ports();
   if (ports * h.router.vcs > noc::Router::kMaxInputVcs)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What `nocflow simulate` says about its inputs and leaves in its output folder: the batch and
-// element size a plan was priced for, and one run's files per folder.
+// element size a plan was priced for, plans and queues that cannot work (exit 2), and one run's
+// files per folder.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -192,6 +193,65 @@ TEST(SimulateCli, ANetworkWithoutTransfersSaysSo) {
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("edge  "), std::string::npos) << r.output;
+}
+
+// A message longer than a bounded NI queue can never be sent: bad input, named before the run
+// (it used to surface from inside SystemC as an internal error, exit 1).
+TEST(SimulateCli, AMessageLongerThanTheInjectionQueueIsBadInput) {
+  const fs::path dir = fresh_dir("simulate_small_queue");
+  const CliRun r = run_nocflow(
+      "simulate " + kHw2x2 + " --set ni.injection_queue_flits=4 --network zoo:vgg5 --quiet --out " +
+      (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("flits can never fit the 4-flit source queue (ni.injection_queue_flits)"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
+  const fs::path dir = fresh_dir("simulate_bad");
+  ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + " --network " + kTwoConv + " --out " +
+                        (dir / "opt").string())
+                .exit_code,
+            0);
+  const std::string plan = read_file(dir / "opt" / "plan.yaml");
+  // A plan without conv2.
+  const std::string missing = plan.substr(0, plan.find("  - name: conv2")) + "edges: []\n";
+  std::ofstream(dir / "missing.yaml") << missing;
+  // A layer with a key the reader does not know (a typo, or a plan of another version).
+  std::string typo = plan;
+  typo.insert(typo.find("    choice:"), "    colour: red\n");
+  std::ofstream(dir / "typo.yaml") << typo;
+  const std::pair<std::string, std::string> cases[] = {
+      {kHw2x2 + " --plan " + (dir / "missing.yaml").string(),
+       "missing.yaml: the plan (for network two_conv) has no layer 'conv2' of the network "
+       "simulated"},
+      {kHw2x2 + " --plan " + (dir / "typo.yaml").string(),
+       "unknown key 'colour' (known: name, op, choice, nodes,"},
+      {"--hw " + kSrc + "/configs/hw/mesh4x4.yaml --plan " + (dir / "opt" / "plan.yaml").string(),
+       "plan.yaml: the plan is for 4 PEs (mesh 2x2), the hardware has 16"},
+      {"--hw " + kSrc + "/configs/hw/crossbar16.yaml --set topology.ports=4 --plan " +
+           (dir / "opt" / "plan.yaml").string(),
+       "the plan is for mesh 2x2, the hardware is crossbar 4"},
+      {kHw2x2 + " --set pe.sram_bytes=1KiB --plan " + (dir / "opt" / "plan.yaml").string(),
+       "a PE's SRAM holds 1024 (pe.sram_bytes)"},
+      {kHw2x2 + " --mode lockstep", "--mode: unknown mode 'lockstep'"},
+      // --trace without a format takes the next option as one: named, not "--network is required".
+      {kHw2x2 + " --trace", "--trace: unknown trace format '--network' (known: perfetto)"},
+      {kHw2x2 + " --trace perfetto --trace-window 0", "--trace-window: must be at least 1, got 0"},
+      // A directory opens as a stream and fails on the first read: named, not an internal error.
+      {kHw2x2 + " --plan " + (dir / "opt").string(), "cannot read the plan: it is a directory"},
+      {"--hw " + (dir / "opt").string(), "cannot open hardware config: it is a directory"},
+      {kHw2x2 + " --dump-programs /proc/nocflow",
+       "--dump-programs /proc/nocflow: cannot create folder"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliRun r = run_nocflow("simulate " + args + " --network " + kTwoConv + " --out " +
+                                 (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out")) << args;
+  }
 }
 
 }  // namespace
