@@ -31,14 +31,22 @@ std::vector<double> CostModel::edge_cycles_table(const Workload& w, const LayerE
   return out;
 }
 
+double input_share(const Layer& l, int input, const Choice& c) {
+  const Layer::Input& in = l.inputs[static_cast<std::size_t>(input)];
+  double parts = 1;
+  for (PartDim d : kAllPartDims)
+    if (in.splits.contains(d)) parts *= c.factor(d);
+  return static_cast<double>(in.bytes) / parts;
+}
+
 LayerShares layer_shares(const Layer& l, const Choice& c) {
   const double n = c.factor(PartDim::Batch), k = c.factor(PartDim::Outp),
                h = c.factor(PartDim::OfmpH), w = c.factor(PartDim::OfmpW),
                r = c.factor(PartDim::Inpp);
+  double input = 0;
+  for (std::size_t i = 0; i < l.inputs.size(); ++i) input += input_share(l, static_cast<int>(i), c);
   return {static_cast<double>(l.weight_bytes) / (l.weights_like_output ? n * k * h * w : k * r),
-          static_cast<double>(l.input_bytes - l.channel_input_bytes) / (n * h * w * r) +
-              static_cast<double>(l.channel_input_bytes) / (n * h * w * r * k),
-          static_cast<double>(l.output_bytes) / (n * k * h * w)};
+          input, static_cast<double>(l.output_bytes) / (n * k * h * w)};
 }
 
 double layer_memory_bytes(const Layer& l, const Choice& c) {

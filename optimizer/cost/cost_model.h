@@ -44,13 +44,15 @@ std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc
 std::vector<std::string> cost_model_names();
 
 /// What one PE of a layer holds under a choice, in bytes: its weight share (split by OUTP and
-/// INPP; a weight update's like its output), its input share (split by BATCH, OFMP_H, OFMP_W, INPP;
-/// also OUTP when the input follows the channels) and its output block (split by BATCH, OUTP,
+/// INPP; a weight update's like its output), its input shares (each input split by the
+/// dimensions that split it, Layer::Input) and its output block (split by BATCH, OUTP,
 /// OFMP_H, OFMP_W). Halos are not counted.
 struct LayerShares {
   double weights = 0, input = 0, output = 0;
 };
 LayerShares layer_shares(const Layer& layer, const Choice& choice);
+/// One PE's share of input slot `input` (bytes, halos not counted).
+double input_share(const Layer& layer, int input, const Choice& choice);
 
 /// Per-PE bytes a layer holds under a choice (for the SRAM constraint): the sum of its shares.
 double layer_memory_bytes(const Layer& layer, const Choice& choice);

@@ -52,23 +52,34 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
   }
 }
 
-/// Bytes of the non-constant inputs of which half the output channels (whole reduction) need
-/// fewer channels than the input has.
-std::int64_t channel_input_bytes(const Graph& g, NodeId id, const Dims4& out,
-                                 std::int64_t reduction) {
-  if (out[kC] < 2) return 0;
+/// Each input slot's bytes and the dimensions that split it: a dimension splits an input when
+/// half the output along it (or half the reduction, for INPP) needs less of the input.
+std::vector<Layer::Input> layer_inputs(const Graph& g, NodeId id, const Dims4& out,
+                                       std::int64_t reduction) {
   const auto inputs = g.inputs(id);
-  std::int64_t bytes = 0;
+  std::vector<Layer::Input> result(inputs.size());
+  const Box whole = full_box(out);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Node& src = g.node(inputs[i]);
     if (src.kind == OpKind::Constant) continue;
-    const Dims4 in = view4(src.output.shape);
-    Box half = full_box(out);
-    half.r[kC] = {0, out[kC] / 2};
-    const Box need = input_region(g, id, static_cast<int>(i), half, {0, reduction});
-    if (in[kC] > 1 && need.r[kC].size() < in[kC]) bytes += src.output.bytes();
+    Layer::Input& in = result[i];
+    in.bytes = src.output.bytes();
+    const int slot = static_cast<int>(i);
+    const std::int64_t all = input_region(g, id, slot, whole, {0, reduction}).volume();
+    for (PartDim d : kAllPartDims) {
+      const bool inpp = d == PartDim::Inpp;
+      const int axis = static_cast<int>(d);  // BATCH..OFMP_W are view axes N..W
+      if (inpp ? reduction < 2 : out[axis] < 2) continue;
+      Box half = whole;
+      Range red{0, reduction};
+      if (inpp)
+        red.hi = reduction / 2;
+      else
+        half.r[axis].hi = out[axis] / 2;
+      if (input_region(g, id, slot, half, red).volume() < all) in.splits.insert(d);
+    }
   }
-  return bytes;
+  return result;
 }
 
 }  // namespace
@@ -90,14 +101,13 @@ Workload build_workload(const Graph& g) {
     l.vector_ops = c.vector_ops;
     l.weight_bytes = c.weight_bytes;
     l.weights_like_output = n.kind == OpKind::WeightUpdate;
-    l.input_bytes = c.input_bytes;
     l.output_bytes = c.output_bytes;
     l.elem_bytes = n.output.elem_bytes;
     l.legal = legal_part_dims(g, id);
     std::vector<const Tensor*> in;
     for (NodeId src : g.inputs(id)) in.push_back(&g.node(src).output);
     fill_op_details(l, n, in);
-    l.channel_input_bytes = channel_input_bytes(g, id, l.out, l.reduction);
+    l.inputs = layer_inputs(g, id, l.out, l.reduction);
     if (n.kind == OpKind::ConvGradWeight || n.kind == OpKind::GemmGradWeight) {
       const Tensor& dy = *in[1];
       l.array_rows_axis = kN;

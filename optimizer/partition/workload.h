@@ -23,11 +23,21 @@ struct Layer {
   std::int64_t vector_ops = 0;
   std::int64_t weight_bytes = 0;
   bool weights_like_output = false;  ///< WeightUpdate: weights and state split like its output
-  std::int64_t input_bytes = 0;   ///< activations read from other layers and inputs
-  /// The part of input_bytes whose inputs shrink with the output channels (element-wise and
-  /// channel-wise operators, depthwise convolutions, a residual fused into a convolution):
-  /// OUTP splits that part of the input share too.
-  std::int64_t channel_input_bytes = 0;
+  /// One input slot: its bytes (0 for a constant) and the partition dimensions that split
+  /// what each PE reads of it: those along which half the output needs less of it
+  /// (input_region). A convolution's input is not split by OUTP, a depthwise one's and a fused
+  /// residual's are; a MatMul's second operand is not split by OFMP_H.
+  struct Input {
+    std::int64_t bytes = 0;
+    PartDimSet splits;
+  };
+  std::vector<Input> inputs;  ///< by input slot
+  /// Activations read from other layers and network inputs.
+  std::int64_t input_bytes() const {
+    std::int64_t sum = 0;
+    for (const Input& in : inputs) sum += in.bytes;
+    return sum;
+  }
   std::int64_t output_bytes = 0;
   int elem_bytes = 4;
   PartDimSet legal;

@@ -95,12 +95,9 @@ struct Pricer {
 
   /// Cycles for a PE of `layer` under `c` on a band of `units` to receive the tensor of a
   /// producer in an earlier stage (pipeline.h: an estimate).
-  double stage_input_cycles(const Layer& producer, const Layer& layer, const Choice& c,
+  double stage_input_cycles(const Layer& producer, const Layer& layer, int input, const Choice& c,
                             int units) const {
-    const double share = layer.input_bytes > 0 ? layer_shares(layer, c).input *
-                                                     static_cast<double>(producer.output_bytes) /
-                                                     static_cast<double>(layer.input_bytes)
-                                               : 0;
+    const double share = input_share(layer, input, c);
     double cycles = share / hw.link_bytes_per_cycle;  // its ejection channel
     if (hw.mesh())  // all its PEs' shares over the band's boundary links
       cycles = std::max(cycles, share * c.nodes() / (hw.topology.cols * hw.link_bytes_per_cycle));
@@ -138,9 +135,9 @@ struct Pricer {
     for (const LayerEdge& e : stage_inputs(w, first, end)) {
       const auto v = static_cast<std::size_t>(e.dst - first);
       for (std::size_t c = 0; c < p.node[v].size(); ++c)
-        p.node[v][c] +=
-            stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
-                               w.layers[static_cast<std::size_t>(e.dst)], s.choices[v][c], units);
+        p.node[v][c] += stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
+                                           w.layers[static_cast<std::size_t>(e.dst)], e.input,
+                                           s.choices[v][c], units);
     }
     return s;
   }
@@ -258,12 +255,11 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
       const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
       const auto v = static_cast<std::size_t>(e.dst - first);
       const Choice& c = st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])];
-      const double cycles = pricer.stage_input_cycles(src, dst, c, q);
-      // Energy: the tensor over the estimate's mean route.
-      const double pj =
-          static_cast<double>(src.output_bytes) * stage_input_hops(hw, q) * hw.hop_pj_per_byte;
-      plan.edges.push_back({src.name, dst.name, e.input, "STAGE_INPUT",
-                            static_cast<double>(src.output_bytes), cycles, pj});
+      const double cycles = pricer.stage_input_cycles(src, dst, e.input, c, q);
+      // Energy: every consumer PE's share (copies of what is not split) over the mean route.
+      const double bytes = input_share(dst, e.input, c) * c.nodes();
+      const double pj = bytes * stage_input_hops(hw, q) * hw.hop_pj_per_byte;
+      plan.edges.push_back({src.name, dst.name, e.input, "STAGE_INPUT", bytes, cycles, pj});
       plan.redistribution_cycles += cycles;
       plan.energy_pj += pj;
     }

@@ -13,10 +13,11 @@
 // stage gets, and where the cuts fall, is the min-max split (solver/stage_split.h) over the
 // costs of every range of layers on every number of rows.
 //
-// A stage input's cost is an estimate: the consumer's input share per PE through its ejection
-// channel and, on a mesh, all its PEs' shares through the band's `cols` boundary links,
-// whichever is slower, plus the hop latency of half the band's rows and columns. It is added
-// to the consumer's layer cost for each choice, so the solver inside the band sees it.
+// A stage input's cost is an estimate: the consumer PE's share of that input (input_share)
+// through its ejection channel (a one-PE producer's injection channel) and, on a mesh, all
+// its PEs' shares through the band's `cols` boundary links, whichever is slower, plus the hop
+// latency of half the band's rows and columns. It is added to the consumer's layer cost for
+// each choice, so the solver inside the band sees it.
 #include <string>
 
 #include "optimizer/plan/partition_setup.h"

@@ -185,7 +185,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.micro_batches = a.micro_batches;
   po.solver = a.solver;
   po.solve = {a.time_limit, a.formulation, "", false};
-  po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
+  po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search", {}};
   po.resident_weights = a.resident_weights;
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec);

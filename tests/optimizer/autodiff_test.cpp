@@ -307,23 +307,5 @@ TEST(Autodiff, OutpSplitsTheInputShareOfChannelWiseLayersOnly) {
   EXPECT_GT(channelwise, 100);
 }
 
-TEST(Workload, OutpSplitsTheResidualFusedIntoAConvolutionNotItsInput) {
-  Graph g = load_network("zoo:resnet18", ZooOptions{1, 2});
-  PassManager(parse_pass_list("default")).run(g);
-  const Workload w = build_workload(g);
-  int fused = 0;
-  for (const Layer& l : w.layers) {
-    const auto inputs = g.inputs(l.id);
-    if (g.node(l.id).kind != OpKind::Fused || inputs.size() != 2) continue;
-    const double conv_input = static_cast<double>(g.node(inputs[0]).output.bytes());
-    const double residual = static_cast<double>(g.node(inputs[1]).output.bytes());
-    ASSERT_EQ(static_cast<double>(l.input_bytes), conv_input + residual) << l.name;
-    const LayerShares s = layer_shares(l, make({{PartDim::Outp, 4}}));
-    EXPECT_DOUBLE_EQ(s.input, conv_input + residual / 4) << l.name;  // the conv reads all
-    ++fused;
-  }
-  EXPECT_EQ(fused, 8);  // the second convolution of each basic block
-}
-
 }  // namespace
 }  // namespace nocflow::optimizer

@@ -18,7 +18,8 @@ Layer conv20() {
   l.kernel = {3, 3};
   l.macs = 20 * 8 * 8 * 16 * 9;      // 184,320
   l.weight_bytes = 20 * 16 * 9 * 2;  // 5,760
-  l.input_bytes = 16 * 10 * 10 * 2;  // 3,200 (padded input)
+  l.inputs = {{16 * 10 * 10 * 2,     // 3,200 (padded input), which OUTP does not split
+               {PartDim::Batch, PartDim::OfmpH, PartDim::OfmpW, PartDim::Inpp}}};
   l.output_bytes = 20 * 8 * 8 * 2;   // 2,560
   return l;
 }
@@ -67,7 +68,7 @@ TEST(PeModel, WithoutAnArrayMacsAndVectorOpsAddAndSramBoundsBoth) {
   Layer pool;
   pool.out = {1, 16, 25, 20};
   pool.vector_ops = 6'400;  // 100 cycles
-  pool.input_bytes = 64'000;
+  pool.inputs = {{64'000, {PartDim::Batch, PartDim::Outp, PartDim::OfmpH, PartDim::OfmpW}}};
   pool.output_bytes = 16'000;
   const PeWork p = pe_work(pool, make({}), hw);
   EXPECT_EQ(p.cycles, 1'250);

@@ -85,7 +85,7 @@ TEST(MemoryPlan, AnOutpPairHoldsItsBlockUntilTheConsumerHasComputed) {
     const Buffer input = find(BufferKind::Input, 0), w1 = find(BufferKind::Weights, 0),
                  out1 = find(BufferKind::Output, 0), got = find(BufferKind::Received, 1),
                  w2 = find(BufferKind::Weights, 1), out2 = find(BufferKind::Output, 1);
-    EXPECT_EQ(input.bytes, conv1.input_bytes);  // OUTP: every node reads the whole input
+    EXPECT_EQ(input.bytes, conv1.input_bytes());  // OUTP: every node reads the whole input
     EXPECT_EQ(w1.bytes, conv1.weight_bytes / 4);
     EXPECT_EQ(out1.bytes, 2048);
     EXPECT_EQ(got.bytes, 3 * 2048);

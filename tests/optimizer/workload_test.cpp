@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// The optimizer's view of a graph (optimizer/partition/workload.h): which partition dimensions
+// split each input of a layer, and so what one PE holds of it (layer_shares, input_share).
+#include "optimizer/partition/workload.h"
+
+#include <gtest/gtest.h>
+
+#include "optimizer/cost/cost_model.h"
+#include "optimizer/frontend/load_network.h"
+#include "optimizer/passes/pass_manager.h"
+#include "tests/optimizer/make_choice.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+const Layer& find_layer(const Workload& w, const std::string& name) {
+  for (const Layer& l : w.layers)
+    if (l.name == name) return l;
+  throw std::runtime_error("no layer " + name);
+}
+
+TEST(Workload, OutpSplitsTheResidualFusedIntoAConvolutionNotItsInput) {
+  Graph g = load_network("zoo:resnet18", ZooOptions{1, 2});
+  PassManager(parse_pass_list("default")).run(g);
+  const Workload w = build_workload(g);
+  int fused = 0;
+  for (const Layer& l : w.layers) {
+    const auto inputs = g.inputs(l.id);
+    if (g.node(l.id).kind != OpKind::Fused || inputs.size() != 2) continue;
+    const double conv_input = static_cast<double>(g.node(inputs[0]).output.bytes());
+    const double residual = static_cast<double>(g.node(inputs[1]).output.bytes());
+    ASSERT_EQ(static_cast<double>(l.input_bytes()), conv_input + residual) << l.name;
+    const LayerShares s = layer_shares(l, make({{PartDim::Outp, 4}}));
+    EXPECT_DOUBLE_EQ(s.input, conv_input + residual / 4) << l.name;  // the conv reads all
+    ++fused;
+  }
+  EXPECT_EQ(fused, 8);  // the second convolution of each basic block
+}
+
+// Q·Kᵀ and scores·V: the rows of the output (OFMP_H) split the first operand only, the columns
+// (OFMP_W) the second only, heads (OUTP) and the inner dimension (INPP) both. A PE computing a
+// quarter of the rows needs all of K (what a pipeline stage input must bring it).
+TEST(Workload, AMatMulNeedsItsSecondOperandWholeUnderOfmpH) {
+  Graph g = load_network("zoo:bert_base_layer", ZooOptions{1, 4});
+  PassManager(parse_pass_list("default")).run(g);
+  const Workload w = build_workload(g);
+  for (const char* name : {"attn.scores", "attn.context"}) {
+    const Layer& l = find_layer(w, name);
+    ASSERT_EQ(l.inputs.size(), 2u) << name;
+    const Layer::Input &a = l.inputs[0], &b = l.inputs[1];
+    EXPECT_EQ(a.splits, (PartDimSet{PartDim::Outp, PartDim::OfmpH, PartDim::Inpp})) << name;
+    EXPECT_EQ(b.splits, (PartDimSet{PartDim::Outp, PartDim::OfmpW, PartDim::Inpp})) << name;
+    const Choice rows = make({{PartDim::OfmpH, 4}});
+    EXPECT_DOUBLE_EQ(input_share(l, 0, rows), static_cast<double>(a.bytes) / 4) << name;
+    EXPECT_DOUBLE_EQ(input_share(l, 1, rows), static_cast<double>(b.bytes)) << name;
+    EXPECT_DOUBLE_EQ(layer_shares(l, rows).input, static_cast<double>(a.bytes) / 4 + b.bytes)
+        << name;
+    const Choice heads = make({{PartDim::Outp, 4}, {PartDim::Inpp, 2}});
+    EXPECT_DOUBLE_EQ(layer_shares(l, heads).input, static_cast<double>(l.input_bytes()) / 8)
+        << name;
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
