@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "noc/base/error.h"
+#include "optimizer/partition/relayout.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -263,13 +264,10 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
         for (std::size_t i = 0; i < s.size(); ++i) reduced.push_back(i);
       return output_dims(s, reduced);
     }
-    case OpKind::Reshape: case OpKind::Flatten: case OpKind::Transpose: {
-      PartDimSet set;
-      if (!s.empty() && !in[0]->shape.empty() && s[0] == in[0]->shape[0] && s[0] > 1 &&
-          (kind != OpKind::Transpose || a.perm.empty() || a.perm[0] == 0))
-        set.insert(PartDim::Batch);
-      return set;
-    }
+    case OpKind::Reshape:
+    case OpKind::Flatten:
+    case OpKind::Transpose:
+      return relayout_dims(kind, a, in[0]->shape, s);
     case OpKind::ConvGradInput: {  // the forward convolution's rules, reduction over K
       PartDimSet set = output_dims(s);
       const std::int64_t k_per_group = dim(in[0]->shape, 1) / a.groups;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "noc/base/error.h"
+#include "optimizer/partition/relayout.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -225,6 +226,11 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       return b;
     }
     case OpKind::MatMul: return matmul_region(op, input, block, red, in);
+    case OpKind::Reshape:
+    case OpKind::Flatten:
+    case OpKind::Transpose:
+      if (input != 0) return full_box(in);  // a Reshape's shape operand
+      return relayout_region(op.kind, a, op.inputs[0]->shape, op.output.shape, block);
     case OpKind::Concat: return concat_region(op, input, block, in);
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:

@@ -10,8 +10,9 @@
 // samples, tokens or positions of their block: it works per position); element-wise
 // operators, normalisations and softmax read the same block (broadcast axes whole); concat
 // reads the part of its block that falls in that input; global pooling and reductions read
-// whole spatial extents; reshapes and everything else read their batch slice whole (or the
-// whole tensor when the batch does not survive). Fused nodes compose their parts' rules.
+// whole spatial extents; reshapes and transposes read the elements their block is a copy of
+// (relayout.h); everything else reads its batch slice whole (or the whole tensor when the batch
+// does not survive). Fused nodes compose their parts' rules.
 #include "optimizer/graph/graph.h"
 #include "optimizer/partition/box.h"
 

@@ -339,8 +339,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
                           ->capture_default_str();
   cmd->add_flag("--compare", a->compare, "run every solver, write compare.csv and print a table");
   cmd->add_flag("--exact-nodes", a->exact,
-                "only choices using exactly P PEs (a layer that cannot be split, such as a "
-                "Flatten, keeps its one-PE choice)");
+                "only choices using exactly P PEs (a layer that cannot be split keeps its "
+                "one-PE choice)");
   cmd->add_flag("--memory-limit,!--no-memory-limit", a->memory_limit,
                 "per-PE SRAM constraint (pe.sram_bytes), on by default; --no-memory-limit lets "
                 "layers overflow "

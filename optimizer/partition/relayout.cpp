@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/partition/relayout.h"
+
+#include <cstddef>
+
+namespace nocflow::optimizer {
+namespace {
+
+/// The row-major linear indices over axes [first, last) of `s` that `r` spans: exact when every
+/// axis after the first partial one is whole, else the hull.
+Range linear_span(const AxisRanges& r, const Shape& s, std::size_t first, std::size_t last) {
+  std::int64_t lo = 0, hi = 0, stride = 1;
+  for (std::size_t i = last; i-- > first;) {
+    if (r[i].empty()) return {0, 0};
+    lo += r[i].lo * stride;
+    hi += (r[i].hi - 1) * stride;
+    stride *= s[i];
+  }
+  return {lo, hi + 1};
+}
+
+/// The bounding ranges, on axes [first, last) of `s`, of the linear indices `span`.
+void unflatten(Range span, const Shape& s, std::size_t first, std::size_t last, AxisRanges& out) {
+  std::int64_t stride = 1;
+  for (std::size_t i = last; i-- > first;) {
+    const std::int64_t n = s[i], period = stride * n;
+    if (span.empty())
+      out[i] = {0, 0};
+    else if (span.lo / period == (span.hi - 1) / period)  // inside one turn of this axis
+      out[i] = {(span.lo / stride) % n, (span.hi - 1) / stride % n + 1};
+    else
+      out[i] = {0, n};
+    stride = period;
+  }
+}
+
+/// Reshape: the input ranges an output box reads, group by group (relayout.h).
+AxisRanges reshape_source(const AxisRanges& out_r, const Shape& in, const Shape& out) {
+  AxisRanges in_r(in.size());
+  std::size_t i = 0, j = 0;
+  while (i < in.size() || j < out.size()) {
+    const std::size_t i0 = i, j0 = j;
+    std::int64_t pi = 1, po = 1;
+    if (i < in.size())
+      pi *= in[i++];
+    else
+      po *= out[j++];
+    while (pi != po && (i < in.size() || j < out.size())) {
+      if ((pi < po && i < in.size()) || j == out.size())
+        pi *= in[i++];
+      else
+        po *= out[j++];
+    }
+    unflatten(linear_span(out_r, out, j0, j), in, i0, i, in_r);
+  }
+  return in_r;
+}
+
+Box full_view(const Shape& s) {
+  return full_box(view4(s));
+}
+
+}  // namespace
+
+AxisRanges axis_ranges(const Box& view, const Shape& s) {
+  switch (s.size()) {
+    case 0:
+      return {};
+    case 1:
+      return {view.r[kN]};
+    case 2:
+      return {view.r[kN], view.r[kC]};
+    case 3:
+      return {view.r[kN], view.r[kH], view.r[kC]};
+    case 4:
+      return {view.r[kN], view.r[kC], view.r[kH], view.r[kW]};
+    default: {
+      AxisRanges r(s.size());
+      r[0] = view.r[kN];
+      unflatten(view.r[kC], s, 1, s.size(), r);
+      return r;
+    }
+  }
+}
+
+Box view_box(const AxisRanges& r, const Shape& s) {
+  Box b = full_view(s);
+  switch (s.size()) {
+    case 0:
+      break;
+    case 1:
+      b.r[kN] = r[0];
+      break;
+    case 2:
+      b.r[kN] = r[0], b.r[kC] = r[1];
+      break;
+    case 3:
+      b.r[kN] = r[0], b.r[kH] = r[1], b.r[kC] = r[2];
+      break;
+    case 4:
+      b.r[kN] = r[0], b.r[kC] = r[1], b.r[kH] = r[2], b.r[kW] = r[3];
+      break;
+    default:
+      b.r[kN] = r[0], b.r[kC] = linear_span(r, s, 1, s.size());
+  }
+  return b;
+}
+
+Box relayout_region(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out,
+                    const Box& block) {
+  const AxisRanges out_r = axis_ranges(block, out);
+  if (kind != OpKind::Transpose) return view_box(reshape_source(out_r, in, out), in);
+  AxisRanges in_r(in.size());
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::size_t from =
+        a.perm.empty() ? out.size() - 1 - k : static_cast<std::size_t>(a.perm[k]);
+    in_r[from] = out_r[k];
+  }
+  return view_box(in_r, in);
+}
+
+PartDimSet relayout_dims(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out) {
+  PartDimSet set;
+  const Dims4 o = view4(out);
+  for (PartDim d : kAllPartDims) {
+    const auto axis = output_axis(d, out.size());
+    if (!axis || out[static_cast<std::size_t>(*axis)] <= 1) continue;
+    const int v = view_axis(*axis, out.size());
+    bool exact = true;
+    for (const Range half : {Range{0, o[v] / 2}, Range{o[v] / 2, o[v]}}) {
+      Box block = full_box(o);
+      block.r[v] = half;
+      exact = exact && relayout_region(kind, a, in, out, block).volume() == block.volume();
+    }
+    if (exact) set.insert(d);
+  }
+  return set;
+}
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Relayouts: Reshape and Flatten (the row-major order kept, the axes regrouped) and Transpose
+// (the axes permuted). Each output element is one input element, so a block of the output reads
+// the input elements it is a copy of; the box that holds them is what a PE computing the block
+// needs.
+//
+// Reshape: the two shapes fall into groups of axes whose element counts agree (running products
+// from the left meet); inside a group the row-major index is the same on both sides. A block's
+// indices in a group span [lo, hi) (exact when only the group's most significant split axis is
+// partial, else its hull); the input box is that span's bounding ranges on the group's input
+// axes. Transpose: the output axis ranges, permuted back.
+//
+// A dimension splits a relayout (relayout_dims) when either half of the output along it reads
+// exactly its own elements: every Transpose axis, a Reshape axis that leads its group.
+#include <vector>
+
+#include "optimizer/graph/node.h"
+#include "optimizer/partition/box.h"
+#include "optimizer/partition/part_dim.h"
+
+namespace nocflow::optimizer {
+
+/// One range per tensor axis.
+using AxisRanges = std::vector<Range>;
+
+/// The tensor-axis ranges of a box over `s`'s view4 (ranks ≥ 5: C's linear range, bounded).
+AxisRanges axis_ranges(const Box& view, const Shape& s);
+
+/// The view4 box of tensor-axis ranges over `s` (ranks ≥ 5: C is their linear hull).
+Box view_box(const AxisRanges& r, const Shape& s);
+
+/// The box of the input (shape `in`, view4) that the output block `block` (view4 of `out`) of a
+/// relayout reads.
+Box relayout_region(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out,
+                    const Box& block);
+
+/// The dimensions that split a relayout: output axes of size > 1 whose halves each read exactly
+/// as many input elements as they hold.
+PartDimSet relayout_dims(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out);
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+// Reshape, Flatten and Transpose regions (optimizer/partition/relayout.h) against a brute force
+// that maps every element of an output block to the input element it copies.
+#include "optimizer/partition/relayout.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "optimizer/frontend/load_network.h"
+#include "optimizer/graph/op_cost.h"
+#include "optimizer/passes/pass_manager.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+struct Case {
+  std::string name;
+  OpKind kind;
+  Shape in, out;
+  std::vector<std::int64_t> perm;  // Transpose
+};
+
+using Index = std::vector<std::int64_t>;
+
+/// The input element that output element `o` copies.
+Index source(const Case& c, const Index& o) {
+  Index i(c.in.size());
+  if (c.kind == OpKind::Transpose) {
+    for (std::size_t k = 0; k < o.size(); ++k)
+      i[c.perm.empty() ? o.size() - 1 - k : static_cast<std::size_t>(c.perm[k])] = o[k];
+    return i;
+  }
+  std::int64_t linear = 0;
+  for (std::size_t k = 0; k < o.size(); ++k) linear = linear * c.out[k] + o[k];
+  for (std::size_t k = c.in.size(); k-- > 0;) {
+    i[k] = linear % c.in[k];
+    linear /= c.in[k];
+  }
+  return i;
+}
+
+/// Element `i` of a tensor of shape `s` in its view4 (ranks ≥ 5: C is the linear rest).
+std::array<std::int64_t, 4> view_index(const Index& i, const Shape& s) {
+  switch (s.size()) {
+    case 1:
+      return {i[0], 0, 0, 0};
+    case 2:
+      return {i[0], i[1], 0, 0};
+    case 3:
+      return {i[0], i[2], i[1], 0};
+    case 4:
+      return {i[0], i[1], i[2], i[3]};
+    default: {
+      std::int64_t rest = 0;
+      for (std::size_t k = 1; k < s.size(); ++k) rest = rest * s[k] + i[k];
+      return {i[0], rest, 0, 0};
+    }
+  }
+}
+
+/// The view4 bounding box of the input elements the output block copies, and their count.
+std::pair<Box, std::int64_t> brute_region(const Case& c, const Box& block) {
+  const AxisRanges r = axis_ranges(block, c.out);
+  Box hull{};
+  bool first = true;
+  std::int64_t count = 0;
+  Index o(c.out.size());
+  std::function<void(std::size_t)> walk = [&](std::size_t k) {
+    if (k == o.size()) {
+      const auto v = view_index(source(c, o), c.in);
+      for (int a = 0; a < 4; ++a)
+        hull.r[a] = first ? Range{v[a], v[a] + 1}
+                          : Range{std::min(hull.r[a].lo, v[a]), std::max(hull.r[a].hi, v[a] + 1)};
+      first = false;
+      ++count;
+      return;
+    }
+    for (o[k] = r[k].lo; o[k] < r[k].hi; ++o[k]) walk(k + 1);
+  };
+  walk(0);
+  return {hull, count};
+}
+
+std::string str(const Box& b) {
+  std::string s;
+  for (const Range& r : b.r) s += "[" + std::to_string(r.lo) + "," + std::to_string(r.hi) + ")";
+  return s;
+}
+
+bool contains(const Box& outer, const Box& inner) {
+  for (int a = 0; a < 4; ++a)
+    if (inner.r[a].lo < outer.r[a].lo || inner.r[a].hi > outer.r[a].hi) return false;
+  return true;
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      {"split heads", OpKind::Reshape, {2, 8, 24}, {2, 8, 4, 6}, {}},
+      {"merge heads", OpKind::Reshape, {2, 8, 4, 6}, {2, 8, 24}, {}},
+      {"regroup", OpKind::Reshape, {2, 6, 4}, {2, 4, 6}, {}},
+      {"unit axes", OpKind::Reshape, {1, 6, 1, 1}, {1, 6}, {}},
+      {"flatten", OpKind::Flatten, {2, 6, 3, 3}, {2, 54}, {}},
+      {"to rank 5", OpKind::Reshape, {2, 3, 4, 5}, {2, 3, 2, 2, 5}, {}},
+      {"from rank 5", OpKind::Reshape, {2, 3, 2, 2, 5}, {2, 12, 5}, {}},
+      {"heads first", OpKind::Transpose, {2, 8, 4, 6}, {2, 4, 8, 6}, {0, 2, 1, 3}},
+      {"keys", OpKind::Transpose, {2, 8, 4, 6}, {2, 4, 6, 8}, {0, 2, 3, 1}},
+      {"reverse", OpKind::Transpose, {3, 5, 4}, {4, 5, 3}, {}},
+  };
+  return all;
+}
+
+// Every block of every even split along each output axis: the region holds every element the
+// block copies, and along an offered dimension it is their bounding box; a dimension is offered
+// exactly when its halves read no more elements than they hold.
+TEST(Relayout, RegionsBoundTheCopiedElementsAndLegalDimsAreTheExactOnes) {
+  int exact_dims = 0;
+  for (const Case& c : cases()) {
+    OpAttrs a;
+    a.perm = c.perm;
+    const PartDimSet legal = relayout_dims(c.kind, a, c.in, c.out);
+    const Dims4 o = view4(c.out);
+    for (PartDim d : kAllPartDims) {
+      const auto axis = output_axis(d, c.out.size());
+      if (!axis || c.out[static_cast<std::size_t>(*axis)] <= 1) {
+        EXPECT_FALSE(legal.contains(d)) << c.name << " " << to_string(d);
+        continue;
+      }
+      const int v = view_axis(*axis, c.out.size());
+      bool halves_exact = true;
+      for (const Range half : {Range{0, o[v] / 2}, Range{o[v] / 2, o[v]}}) {
+        Box block = full_box(o);
+        block.r[v] = half;
+        const auto [hull, count] = brute_region(c, block);
+        halves_exact = halves_exact && hull.volume() == count;
+      }
+      for (std::int64_t parts = 2; parts <= o[v]; ++parts) {
+        if (o[v] % parts != 0) continue;
+        for (std::int64_t k = 0; k < parts; ++k) {
+          Box block = full_box(o);
+          block.r[v] = {k * o[v] / parts, (k + 1) * o[v] / parts};
+          const Box region = relayout_region(c.kind, a, c.in, c.out, block);
+          const auto [hull, count] = brute_region(c, block);
+          const std::string where = c.name + " " + std::string(to_string(d)) + " part " +
+                                    std::to_string(k) + "/" + std::to_string(parts);
+          ASSERT_EQ(count, block.volume()) << where;
+          EXPECT_TRUE(contains(region, hull)) << where << ": " << str(region) << " " << str(hull);
+          if (legal.contains(d)) {  // no element more than needed
+            EXPECT_EQ(str(region), str(hull)) << where;
+          }
+        }
+      }
+      // An input of rank ≥ 5 is seen with its axes after the first flattened into C, which
+      // the per-axis bounds do not follow: there the offered dimensions are a subset.
+      const std::string what = c.name + " " + std::string(to_string(d));
+      if (c.in.size() <= 4) {
+        EXPECT_EQ(legal.contains(d), halves_exact) << what;
+      } else if (legal.contains(d)) {
+        EXPECT_TRUE(halves_exact) << what;
+      }
+      exact_dims += halves_exact;
+    }
+  }
+  EXPECT_GE(exact_dims, 15);  // the check above is not vacuous
+}
+
+// Blocks split along two axes at once: still every copied element inside the region.
+TEST(Relayout, TwoAxisBlocksAreCovered) {
+  for (const Case& c : cases()) {
+    OpAttrs a;
+    a.perm = c.perm;
+    const Dims4 o = view4(c.out);
+    for (int v = 0; v < 4; ++v)
+      for (int w = v + 1; w < 4; ++w) {
+        if (o[v] < 2 || o[w] < 2) continue;
+        Box block = full_box(o);
+        block.r[v] = {o[v] / 2, o[v]};
+        block.r[w] = {0, (o[w] + 1) / 2};
+        const Box region = relayout_region(c.kind, a, c.in, c.out, block);
+        const Box hull = brute_region(c, block).first;
+        EXPECT_TRUE(contains(region, hull))
+            << c.name << " axes " << v << "," << w << ": " << str(region) << " " << str(hull);
+      }
+  }
+}
+
+// In BERT's attention at batch 1 the head split and merge and the transposes around Q·Kᵀ are
+// split along their tokens (128) and heads (12), not run on one PE.
+TEST(Relayout, BertAttentionRelayoutsSplitByTokensAndHeads) {
+  Graph g = load_network("zoo:bert_base_layer", ZooOptions{1, 2});
+  PassManager(parse_pass_list("default")).run(g);
+  int seen = 0, split = 0;
+  for (NodeId id : g.topological_order()) {
+    const Node& n = g.node(id);
+    if (n.kind != OpKind::Reshape && n.kind != OpKind::Transpose) continue;
+    const PartDimSet legal = legal_part_dims(g, id);
+    for (PartDim d : {PartDim::Outp, PartDim::OfmpH, PartDim::OfmpW}) {
+      const auto axis = output_axis(d, n.output.shape.size());
+      if (!axis) continue;
+      const std::int64_t size = n.output.shape[static_cast<std::size_t>(*axis)];
+      if (size != 12 && size != 128) continue;
+      EXPECT_TRUE(legal.contains(d)) << n.name << " " << to_string(d);
+      ++split;
+    }
+    ++seen;
+  }
+  EXPECT_EQ(seen, 8);
+  EXPECT_EQ(split, 15);  // two axes each; the merge back to 768 features has one
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
