@@ -75,7 +75,9 @@ std::vector<Choice> enumerate_choices(const Layer& layer, const ChoiceOptions& o
   for (PartDim d : kAllPartDims) {
     auto& opt = options[static_cast<std::size_t>(d)];
     if (layer.legal.contains(d)) {
-      for (std::int64_t v : divisors(std::max<std::int64_t>(1, dim_size(layer, d))))
+      const auto& only = layer.factors[static_cast<std::size_t>(d)];
+      for (std::int64_t v :
+           only.empty() ? divisors(std::max<std::int64_t>(1, dim_size(layer, d))) : only)
         if (v <= o.max_nodes) opt.push_back(v);
     } else {
       opt.push_back(1);

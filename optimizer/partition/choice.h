@@ -4,7 +4,8 @@
 // the choice uses p = product of the factors nodes.
 //
 // Enumeration contract: every factor divides its dimension (N, K, H, W of the output view,
-// and the reduction size for INPP), dimensions the operator cannot split keep factor 1, and
+// and the reduction size for INPP; a relayout's only those in Layer::factors), dimensions the
+// operator cannot split keep factor 1, and
 // p ≤ P (p = P with `exact`). Order is deterministic: lexicographic over (BATCH, OUTP, OFMP_H,
 // OFMP_W, INPP) factors, ascending.
 #include <array>

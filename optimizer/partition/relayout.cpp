@@ -119,21 +119,33 @@ Box relayout_region(OpKind kind, const OpAttrs& a, const Shape& in, const Shape&
   return view_box(in_r, in);
 }
 
-PartDimSet relayout_dims(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out) {
-  PartDimSet set;
+std::array<std::vector<std::int64_t>, 5> relayout_factors(OpKind kind, const OpAttrs& a,
+                                                          const Shape& in, const Shape& out) {
+  std::array<std::vector<std::int64_t>, 5> factors;
   const Dims4 o = view4(out);
   for (PartDim d : kAllPartDims) {
+    std::vector<std::int64_t>& list = factors[static_cast<std::size_t>(d)];
     const auto axis = output_axis(d, out.size());
-    if (!axis || out[static_cast<std::size_t>(*axis)] <= 1) continue;
-    const int v = view_axis(*axis, out.size());
-    bool exact = true;
-    for (const Range half : {Range{0, o[v] / 2}, Range{o[v] / 2, o[v]}}) {
-      Box block = full_box(o);
-      block.r[v] = half;
-      exact = exact && relayout_region(kind, a, in, out, block).volume() == block.volume();
-    }
-    if (exact) set.insert(d);
+    const std::int64_t n = axis ? o[view_axis(*axis, out.size())] : 1;
+    auto exact = [&](std::int64_t size) {
+      for (std::int64_t lo = 0; lo < n; lo += size) {
+        Box block = full_box(o);
+        block.r[view_axis(*axis, out.size())] = {lo, lo + size};
+        if (relayout_region(kind, a, in, out, block).volume() != block.volume()) return false;
+      }
+      return true;
+    };
+    for (std::int64_t f = 1; f <= n; ++f)
+      if (n % f == 0 && (f == 1 || exact(n / f))) list.push_back(f);
   }
+  return factors;
+}
+
+PartDimSet relayout_dims(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out) {
+  PartDimSet set;
+  const auto factors = relayout_factors(kind, a, in, out);
+  for (PartDim d : kAllPartDims)
+    if (factors[static_cast<std::size_t>(d)].size() > 1) set.insert(d);
   return set;
 }
 

@@ -11,8 +11,11 @@
 // partial, else its hull); the input box is that span's bounding ranges on the group's input
 // axes. Transpose: the output axis ranges, permuted back.
 //
-// A dimension splits a relayout (relayout_dims) when either half of the output along it reads
-// exactly its own elements: every Transpose axis, a Reshape axis that leads its group.
+// A dimension splits a relayout (relayout_factors) by the factors whose blocks each read exactly
+// their own elements: every factor of a Transpose axis; for a Reshape axis that leads its group,
+// blocks that nest in the input's axes (merging 12 heads of 64 into 768 features: blocks of 64
+// and its multiples, or of a divisor of 64, not of 96); other axes, none but 1.
+#include <array>
 #include <vector>
 
 #include "optimizer/graph/node.h"
@@ -35,8 +38,13 @@ Box view_box(const AxisRanges& r, const Shape& s);
 Box relayout_region(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out,
                     const Box& block);
 
-/// The dimensions that split a relayout: output axes of size > 1 whose halves each read exactly
-/// as many input elements as they hold.
+/// Per partition dimension (indexed by PartDim), the factors f of its output axis whose blocks
+/// (size / f along the axis) each read exactly as many input elements as they hold, ascending
+/// ({1} for INPP and absent axes).
+std::array<std::vector<std::int64_t>, 5> relayout_factors(OpKind kind, const OpAttrs& a,
+                                                          const Shape& in, const Shape& out);
+
+/// The dimensions that split a relayout: those with a factor above 1.
 PartDimSet relayout_dims(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out);
 
 }  // namespace nocflow::optimizer

@@ -6,6 +6,7 @@
 #include "noc/base/error.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/region.h"
+#include "optimizer/partition/relayout.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -107,6 +108,8 @@ Workload build_workload(const Graph& g) {
     std::vector<const Tensor*> in;
     for (NodeId src : g.inputs(id)) in.push_back(&g.node(src).output);
     fill_op_details(l, n, in);
+    if (n.kind == OpKind::Reshape || n.kind == OpKind::Flatten || n.kind == OpKind::Transpose)
+      l.factors = relayout_factors(n.kind, n.attrs, in[0]->shape, n.output.shape);
     l.inputs = layer_inputs(g, id, l.out, l.reduction);
     if (n.kind == OpKind::ConvGradWeight || n.kind == OpKind::GemmGradWeight) {
       const Tensor& dy = *in[1];

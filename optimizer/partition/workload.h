@@ -41,6 +41,9 @@ struct Layer {
   std::int64_t output_bytes = 0;
   int elem_bytes = 4;
   PartDimSet legal;
+  /// Per dimension (by PartDim), the factors a choice may give it when not every divisor of its
+  /// size will do (relayouts: partition/relayout.h); empty: every divisor.
+  std::array<std::vector<std::int64_t>, 5> factors;
   /// Spatial window of the layer's first windowed operator (conv, pool), for η_halo.
   std::array<std::int64_t, 2> kernel{1, 1};
   /// The MAC array's mapping (pe_model.h): the output axis on its rows (output channels) and

@@ -5,11 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <set>
 #include <string>
 
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/graph/op_cost.h"
+#include "optimizer/partition/choice.h"
+#include "optimizer/partition/workload.h"
 #include "optimizer/passes/pass_manager.h"
 
 namespace nocflow::optimizer {
@@ -112,57 +116,65 @@ const std::vector<Case>& cases() {
 }
 
 // Every block of every even split along each output axis: the region holds every element the
-// block copies, and along an offered dimension it is their bounding box; a dimension is offered
-// exactly when its halves read no more elements than they hold.
-TEST(Relayout, RegionsBoundTheCopiedElementsAndLegalDimsAreTheExactOnes) {
-  int exact_dims = 0;
+// block copies. Brute force, a factor is exact when each of its blocks reads no more elements
+// than it holds: the factors offered are the exact ones, a dimension is offered when one is
+// above 1, and an offered factor's blocks get exactly their elements' bounding box.
+TEST(Relayout, RegionsBoundTheCopiedElementsAndTheExactFactorsAreOffered) {
+  int offered = 0, partial = 0;
   for (const Case& c : cases()) {
     OpAttrs a;
     a.perm = c.perm;
     const PartDimSet legal = relayout_dims(c.kind, a, c.in, c.out);
+    const auto factors = relayout_factors(c.kind, a, c.in, c.out);
     const Dims4 o = view4(c.out);
     for (PartDim d : kAllPartDims) {
       const auto axis = output_axis(d, c.out.size());
-      if (!axis || c.out[static_cast<std::size_t>(*axis)] <= 1) {
-        EXPECT_FALSE(legal.contains(d)) << c.name << " " << to_string(d);
+      const std::vector<std::int64_t>& mine = factors[static_cast<std::size_t>(d)];
+      const std::string what = c.name + " " + std::string(to_string(d));
+      EXPECT_EQ(legal.contains(d), mine.size() > 1) << what;
+      if (!axis) {
+        EXPECT_EQ(mine, std::vector<std::int64_t>{1}) << what;
         continue;
       }
       const int v = view_axis(*axis, c.out.size());
-      bool halves_exact = true;
-      for (const Range half : {Range{0, o[v] / 2}, Range{o[v] / 2, o[v]}}) {
-        Box block = full_box(o);
-        block.r[v] = half;
-        const auto [hull, count] = brute_region(c, block);
-        halves_exact = halves_exact && hull.volume() == count;
-      }
-      for (std::int64_t parts = 2; parts <= o[v]; ++parts) {
-        if (o[v] % parts != 0) continue;
-        for (std::int64_t k = 0; k < parts; ++k) {
+      const std::int64_t n = o[v];
+      std::vector<std::int64_t> exact_factors, all_factors;
+      for (std::int64_t f = 1; f <= n; ++f) {
+        if (n % f != 0) continue;
+        all_factors.push_back(f);
+        const bool offered_f = std::find(mine.begin(), mine.end(), f) != mine.end();
+        bool exact = true;
+        for (std::int64_t lo = 0; lo < n; lo += n / f) {
           Box block = full_box(o);
-          block.r[v] = {k * o[v] / parts, (k + 1) * o[v] / parts};
+          block.r[v] = {lo, lo + n / f};
           const Box region = relayout_region(c.kind, a, c.in, c.out, block);
           const auto [hull, count] = brute_region(c, block);
-          const std::string where = c.name + " " + std::string(to_string(d)) + " part " +
-                                    std::to_string(k) + "/" + std::to_string(parts);
+          const std::string where =
+              what + " block [" + std::to_string(lo) + ", " + std::to_string(lo + n / f) + ")";
           ASSERT_EQ(count, block.volume()) << where;
           EXPECT_TRUE(contains(region, hull)) << where << ": " << str(region) << " " << str(hull);
-          if (legal.contains(d)) {  // no element more than needed
+          if (offered_f) {  // nothing more than needed
             EXPECT_EQ(str(region), str(hull)) << where;
           }
+          exact = exact && hull.volume() == count;
         }
+        if (exact) exact_factors.push_back(f);
       }
       // An input of rank ≥ 5 is seen with its axes after the first flattened into C, which
-      // the per-axis bounds do not follow: there the offered dimensions are a subset.
-      const std::string what = c.name + " " + std::string(to_string(d));
+      // the per-axis bounds do not follow: there the offered factors may be fewer.
       if (c.in.size() <= 4) {
-        EXPECT_EQ(legal.contains(d), halves_exact) << what;
-      } else if (legal.contains(d)) {
-        EXPECT_TRUE(halves_exact) << what;
+        EXPECT_EQ(mine, exact_factors) << what;
+      } else {
+        for (std::int64_t f : mine)
+          EXPECT_NE(std::find(exact_factors.begin(), exact_factors.end(), f), exact_factors.end())
+              << what << " factor " << f;
       }
-      exact_dims += halves_exact;
+      offered += legal.contains(d);
+      partial += legal.contains(d) && mine != all_factors;
     }
   }
-  EXPECT_GE(exact_dims, 15);  // the check above is not vacuous
+  EXPECT_GE(offered, 15);  // the checks above are not vacuous
+  EXPECT_GE(partial, 2);   // merging heads, flattening channels of 3x3 positions
 }
 
 // Blocks split along two axes at once: still every copied element inside the region.
@@ -207,6 +219,26 @@ TEST(Relayout, BertAttentionRelayoutsSplitByTokensAndHeads) {
   }
   EXPECT_EQ(seen, 8);
   EXPECT_EQ(split, 15);  // two axes each; the merge back to 768 features has one
+}
+
+// The merge of 12 heads of 64 back into 768 features is offered OUTP factors whose blocks are
+// whole heads (768 / f a multiple of 64) or nest in one (64 a multiple of 768 / f), up to P = 64.
+TEST(Relayout, TheHeadMergeIsOfferedOnlyBlocksThatNestInHeads) {
+  Graph g = load_network("zoo:bert_base_layer", ZooOptions{1, 2});
+  PassManager(parse_pass_list("default")).run(g);
+  const Workload w = build_workload(g);
+  const auto it = std::find_if(w.layers.begin(), w.layers.end(),
+                               [](const Layer& l) { return l.name == "attn.context.reshape"; });
+  ASSERT_NE(it, w.layers.end());
+  ASSERT_EQ(it->out[kC], 768);
+  std::set<int> outp;
+  for (const Choice& c : enumerate_choices(*it, {64, false}))
+    outp.insert(c.f[static_cast<std::size_t>(PartDim::Outp)]);
+  std::set<int> expected;
+  for (int f = 1; f <= 64; ++f)
+    if (768 % f == 0 && ((768 / f) % 64 == 0 || 64 % (768 / f) == 0)) expected.insert(f);
+  EXPECT_EQ(outp, expected);
+  EXPECT_EQ(expected.count(16), 0u);  // 48 features: a head and a part of the next
 }
 
 }  // namespace
