@@ -17,6 +17,7 @@
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/plan/pipeline.h"
 #include "optimizer/plan/plan.h"
+#include "optimizer/solver/problem.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/lowering.h"
@@ -494,7 +495,15 @@ void add_simulate_command(CLI::App& app, Action& action) {
   programs->excludes(dump);
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
-  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
+  cmd->callback([a, &action] {
+    action = [a] {
+      try {
+        return run(*a);
+      } catch (const opt::MemoryInfeasible& e) {  // a replay needs every layer within SRAM
+        throw InputError(std::string(e.what()) + "; raise pe.sram_bytes or use more PEs");
+      }
+    };
+  });
 }
 
 }  // namespace nocflow::sim::cli
