@@ -42,8 +42,8 @@ OpCost op_cost(OpKind kind, const OpAttrs& attrs, const std::vector<const Tensor
 
 /// Partition dimensions along which the node can be split without changing its arithmetic
 /// (INPP: its reduction can be split, leaving partial sums). A dimension whose axis has size 1
-/// is not legal; a Reshape, Flatten or Transpose splits where its halves read only their own
-/// elements (partition/relayout.h).
+/// is not legal; a Reshape, Flatten or Transpose splits where some factor's blocks copy only
+/// their own elements (partition/relayout.h).
 PartDimSet legal_part_dims(const Graph& graph, NodeId id);
 PartDimSet legal_part_dims(OpKind kind, const OpAttrs& attrs,
                            const std::vector<const Tensor*>& inputs, const Tensor& output);

@@ -126,11 +126,12 @@ std::array<std::vector<std::int64_t>, 5> relayout_factors(OpKind kind, const OpA
   for (PartDim d : kAllPartDims) {
     std::vector<std::int64_t>& list = factors[static_cast<std::size_t>(d)];
     const auto axis = output_axis(d, out.size());
-    const std::int64_t n = axis ? o[view_axis(*axis, out.size())] : 1;
+    const int v = axis ? view_axis(*axis, out.size()) : kN;
+    const std::int64_t n = axis ? o[v] : 1;
     auto exact = [&](std::int64_t size) {
       for (std::int64_t lo = 0; lo < n; lo += size) {
         Box block = full_box(o);
-        block.r[view_axis(*axis, out.size())] = {lo, lo + size};
+        block.r[v] = {lo, lo + size};
         if (relayout_region(kind, a, in, out, block).volume() != block.volume()) return false;
       }
       return true;

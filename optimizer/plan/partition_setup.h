@@ -21,7 +21,7 @@ struct SetupOptions {
   bool prune = true;           ///< dominance pruning (exact: never changes the optimum)
   /// Also offer the PLACE=ROWS twin of every choice placement.h's rule 3 applies to.
   bool placement_search = false;
-  TabulationProgress progress;
+  TabulationProgress progress{};
 };
 
 struct PartitionSetup {

@@ -52,7 +52,8 @@ void check_memory_feasible(const Problem& p) {
                              "input and output share) is " +
                              std::to_string(static_cast<long long>(smallest)) +
                              " bytes, the limit (pe.sram_bytes) is " +
-                             std::to_string(static_cast<long long>(p.memory_limit)) + " bytes");
+                             std::to_string(static_cast<long long>(p.memory_limit)) +
+                             " bytes; raise pe.sram_bytes or use more PEs");
   }
 }
 

@@ -185,7 +185,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.micro_batches = a.micro_batches;
   po.solver = a.solver;
   po.solve = {a.time_limit, a.formulation, "", false};
-  po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search", {}};
+  po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
   po.resident_weights = a.resident_weights;
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec);
@@ -393,8 +393,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
         return run(*a);
       } catch (const opt::MemoryInfeasible& e) {  // the limit is on by default: say how to lift it
         throw InputError(std::string(e.what()) +
-                         "; --no-memory-limit plans it anyway (simulate refuses such a plan), or "
-                         "raise pe.sram_bytes");
+                         "; --no-memory-limit plans it anyway (simulate refuses such a plan)");
       }
     };
   });

@@ -17,7 +17,6 @@
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/plan/pipeline.h"
 #include "optimizer/plan/plan.h"
-#include "optimizer/solver/problem.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/lowering.h"
@@ -66,8 +65,7 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     po.micro_batches = a.micro_batches;
     po.solver = a.solver;
     po.solve = {60, "flow", "", false};  // as solve_plan
-    po.setup = {
-        false, true, true, search, {}};  // as solve_plan: within SRAM (per band: no progress)
+    po.setup = {false, true, true, search};  // as solve_plan: within SRAM (per band: no progress)
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
   record_priced_inputs(plan, spec, graph);  // as optimize records
@@ -495,15 +493,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   programs->excludes(dump);
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
-  cmd->callback([a, &action] {
-    action = [a] {
-      try {
-        return run(*a);
-      } catch (const opt::MemoryInfeasible& e) {  // a replay needs every layer within SRAM
-        throw InputError(std::string(e.what()) + "; raise pe.sram_bytes or use more PEs");
-      }
-    };
-  });
+  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }
 
 }  // namespace nocflow::sim::cli

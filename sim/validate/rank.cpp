@@ -178,8 +178,7 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
     const auto model = opt::make_cost_model(name, hw);
     // SRAM limit on, as `simulate` solves: lowering rejects a plan that does not fit. Unpruned,
     // because a strategy may exclude the choice that dominated another.
-    const opt::PartitionSetup setup =
-        opt::setup_partition(graph, hw, *model, {false, true, false, false, {}});
+    const opt::PartitionSetup setup = opt::setup_partition(graph, hw, *model, {false, true, false});
     const opt::PrunedProblem pruned = opt::prune_dominated(setup.problem);
     const auto t1 = Clock::now();
     const std::size_t first_row = report.plans.size();  // this model's rows start here

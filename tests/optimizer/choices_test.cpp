@@ -48,7 +48,7 @@ TEST(Choices, NoValidChoiceNamesTheLayer) {
   hw.topology = {"mesh", 1, 7, 0};
   const auto model = make_cost_model("paper", hw);
   try {
-    setup_partition(g, hw, *model, {true, false, true, false, {}});
+    setup_partition(g, hw, *model, {true, false, true});
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("layer 'conv1'"), std::string::npos) << e.what();
@@ -63,8 +63,8 @@ TEST(Choices, PruningKeepsTheOptimumOnVgg5BothModels) {
   hw.topology = {"mesh", 2, 4, 0};
   for (const std::string name : {"paper", "linkload"}) {
     const auto model = make_cost_model(name, hw);
-    const PartitionSetup full = setup_partition(g, hw, *model, {false, false, false, false, {}});
-    const PartitionSetup pruned = setup_partition(g, hw, *model, {false, false, true, false, {}});
+    const PartitionSetup full = setup_partition(g, hw, *model, {false, false, false});
+    const PartitionSetup pruned = setup_partition(g, hw, *model, {false, false, true});
     EXPECT_EQ(full.choices_before, pruned.choices_before);
     // paper: a choice is always the cheapest partner of itself (type NONE), which keeps most
     // choices undominated; linkload's exact costs prune.
@@ -84,8 +84,8 @@ TEST(Choices, PlacementSearchOffersRowsTwinsAndNeverPlansWorse) {
   hw.topology = {"mesh", 4, 4, 0};
   hw.array_rows = hw.array_cols = 16;
   const auto model = make_cost_model("linkload", hw);
-  const PartitionSetup snake = setup_partition(g, hw, *model, {false, false, false, false, {}});
-  const PartitionSetup search = setup_partition(g, hw, *model, {false, false, false, true, {}});
+  const PartitionSetup snake = setup_partition(g, hw, *model, {false, false, false});
+  const PartitionSetup search = setup_partition(g, hw, *model, {false, false, false, true});
   std::size_t twins = 0;
   for (const auto& cs : search.choices)
     for (const Choice& c : cs) {
