@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <utility>
 
 #include "noc/base/error.h"
@@ -48,6 +49,20 @@ TEST(NetworkYaml, EveryExampleLoads) {
   EXPECT_EQ(g.node(*g.find("out")).output.shape, (Shape{1, 128, 28, 28}));
   const Graph a = load_network(kConfigs + "tiny_attention.yaml");
   EXPECT_EQ(a.node(*a.find("scores")).output.shape, (Shape{2, 16, 16}));
+}
+
+TEST(NetworkYaml, ReadmeExampleLoads) {
+  // The format's example in configs/networks/README.md, as a reader would copy it.
+  std::ifstream in(kConfigs + "README.md");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t begin = text.find("```yaml\nname: my_net");
+  ASSERT_NE(begin, std::string::npos);
+  const std::size_t body = text.find('\n', begin) + 1;
+  const std::size_t end = text.find("```", body);
+  ASSERT_NE(end, std::string::npos);
+  const Graph g = parse_network_yaml(text.substr(body, end - body), "README.md example");
+  EXPECT_EQ(g.node(*g.find("sum")).output.shape, (Shape{1, 64, 32, 32}));
+  EXPECT_GT(graph_totals(g).macs, 0);
 }
 
 TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
