@@ -367,16 +367,18 @@ int run(const ValidateArgs& a) {
       all_after.add(after, static_cast<double>(r.simulated_cycles), false);
     }
     auto mape = [](const Error& e) { return 100 * e.mape(); };
-    std::ostringstream about;
-    about << std::setprecision(4) << "fitted on " << all_before.count
-          << " microbenchmarks that move data (of " << results.size() << ") of " << a.hw.file
-          << "; paper MAPE " << fixed(mape(all_before), 1) << "% before, "
-          << fixed(mape(all_after), 1)
-          << "% after (what paper calls free, halos included, stays 0 cycles)";
     std::vector<std::string> machines;
     for (const auto& r : results)
       if (std::find(machines.begin(), machines.end(), r.bench.topology) == machines.end())
         machines.push_back(r.bench.topology);
+    std::string on;
+    for (const std::string& m : machines) on += (on.empty() ? "" : ", ") + m;
+    std::ostringstream about;
+    about << std::setprecision(4) << "fitted on " << all_before.count
+          << " microbenchmarks that move data (of " << results.size() << "), on " << on
+          << " with the routers and links of " << a.hw.file << "; paper MAPE "
+          << fixed(mape(all_before), 1) << "% before, " << fixed(mape(all_after), 1)
+          << "% after (what paper calls free, halos included, stays 0 cycles)";
     write_file(fs::path(a.out) / "calibration.yaml",
                optimizer::paper_calibration_yaml(c, about.str()) +
                    optimizer::linkload_calibration_yaml(slowdowns) +

@@ -93,6 +93,8 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
                                "--types ALL_GATHER,ALL_TO_ALL,SCATTER --calibrate --out " + (dir / "v").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string cal = read_file(dir / "v" / "calibration.yaml");
+  // The machines it was fitted on, not only the file their routers and links came from.
+  EXPECT_NE(cal.find("), on mesh 2x2, mesh 4x4 with the routers and links of "), std::string::npos) << cal;
   // "paper MAPE X% before, Y% after": calibration must help.
   const auto before = cal.find("paper MAPE "), after = cal.find("% before, ");
   ASSERT_NE(before, std::string::npos) << cal;
