@@ -122,6 +122,9 @@ std::string plan_yaml(const Plan& p) {
   if (p.train) y << YAML::Key << "train" << YAML::Value << *p.train;
   if (p.activation_bytes > 0)
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
+  if (p.pipelined())
+    y << YAML::Newline << YAML::Comment("totals: one micro-batch through every stage in turn; the pipeline's "
+                       "time for all micro-batches is pipeline.predicted_cycles");
   y << YAML::Key << "totals" << YAML::Value << YAML::BeginMap
     << YAML::Key << "total_cycles" << YAML::Value << p.total_cycles()
     << YAML::Key << "compute_cycles" << YAML::Value << p.compute_cycles

@@ -235,6 +235,10 @@ TEST(Pipeline, PlanFileKeepsTheStagesAndBadRequestsAreRefused) {
   std::ofstream(file) << plan_yaml(p);
   const Plan back = read_plan(file);
   EXPECT_EQ(plan_yaml(back), plan_yaml(p));
+  // totals are one micro-batch's stage sum: the file says where the pipeline's time is.
+  EXPECT_NE(plan_yaml(p).find("# totals: one micro-batch through every stage in turn; the pipeline's time "
+                              "for all micro-batches is pipeline.predicted_cycles\ntotals:"),
+            std::string::npos);
   ASSERT_EQ(back.stages.size(), 2u);
   EXPECT_EQ(back.micro_batches, 4);
   EXPECT_EQ(back.layers.back().stage, 1);
