@@ -11,9 +11,10 @@ column p % cols on even rows and cols - 1 - p % cols on odd rows; node = row * c
     consecutive snake positions (--layout consecutive: a 2-D split whose inner factor is the
     group) or SIZE positions spaced P / SIZE apart (--layout strided: the group is the outer
     factor, one member per block of P / SIZE positions, e.g. one per row for SIZE = rows).
-  line: all-to-all among nodes 0 .. K-1 of row 0, the other PEs idle.
+  line: all-to-all among nodes 0 .. K-1 (row 0 when K is at most the mesh's columns), the
+    other PEs idle.
 
-Examples (optimizer/README.md, "Where the form fails"):
+Example (optimizer/README.md, "Grouped collectives"):
   python3 scripts/collective_messages.py group-gather --mesh 16 --size 16 --layout strided \\
       --bytes 3072 > /tmp/col.txt
   nocflow traffic --hw configs/hw/mesh16x16.yaml --messages /tmp/col.txt --out /tmp/col
@@ -33,10 +34,7 @@ def snake_node(p, cols):
 
 
 def group_gather(mesh, size, layout, nbytes):
-    pes = mesh * mesh
-    if size < 2 or pes % size:
-        fail(f"--size must divide the {pes} PEs and be at least 2 (got {size})")
-    groups = pes // size
+    groups = mesh * mesh // size
     for g in range(groups):
         members = [g * size + a for a in range(size)] if layout == "consecutive" else [a * groups + g for a in range(size)]
         for a in members:
@@ -67,6 +65,9 @@ def main():
     if args.bytes < 1:
         fail(f"--bytes must be at least 1 (got {args.bytes})")
     if args.pattern == "group-gather":
+        pes = args.mesh * args.mesh
+        if args.mesh < 1 or args.size < 2 or pes % args.size:
+            fail(f"--size must divide the {pes} PEs and be at least 2 (got {args.size})")
         messages = group_gather(args.mesh, args.size, args.layout, args.bytes)
     else:
         if args.nodes < 2:
