@@ -3,6 +3,8 @@
 
 #include <cstddef>
 
+#include "optimizer/partition/choice.h"
+
 namespace nocflow::optimizer {
 namespace {
 
@@ -136,8 +138,8 @@ std::array<std::vector<std::int64_t>, 5> relayout_factors(OpKind kind, const OpA
       }
       return true;
     };
-    for (std::int64_t f = 1; f <= n; ++f)
-      if (n % f == 0 && (f == 1 || exact(n / f))) list.push_back(f);
+    for (std::int64_t f : divisors(n))
+      if (f == 1 || exact(n / f)) list.push_back(f);
   }
   return factors;
 }

@@ -371,11 +371,9 @@ int run(const ValidateArgs& a) {
     for (const auto& r : results)
       if (std::find(machines.begin(), machines.end(), r.bench.topology) == machines.end())
         machines.push_back(r.bench.topology);
-    std::string on;
-    for (const std::string& m : machines) on += (on.empty() ? "" : ", ") + m;
     std::ostringstream about;
     about << std::setprecision(4) << "fitted on " << all_before.count
-          << " microbenchmarks that move data (of " << results.size() << "), on " << on
+          << " microbenchmarks that move data (of " << results.size() << "), on " << join(machines)
           << " with the routers and links of " << a.hw.file << "; paper MAPE "
           << fixed(mape(all_before), 1) << "% before, " << fixed(mape(all_after), 1)
           << "% after (what paper calls free, halos included, stays 0 cycles)";
