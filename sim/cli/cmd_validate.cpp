@@ -251,7 +251,7 @@ int run(const ValidateArgs& a) {
         }
         if (!a.quiet)
           std::cout << "  [" << std::right << std::setw(count_width) << done << "/" << total << "] "
-                    << std::left << std::setw(12) << r.bench.topology << std::setw(11) << type
+                    << std::left << std::setw(12) << r.bench.topology << std::setw(kTypeWidth) << type
                     << std::right << std::setw(9) << size << " B: simulated " << std::setw(8)
                     << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
                     << std::setprecision(0) << r.paper_cycles << ", linkload " << std::setw(8)
@@ -295,7 +295,7 @@ int run(const ValidateArgs& a) {
       << ",cases_endpoint_bound,mape_endpoint_bound,max_error_endpoint_bound,cases_router_bound,"
          "mape_router_bound,max_error_router_bound\n";
   std::cout << std::fixed << "\n  below saturation (busiest link < " << std::setprecision(1)
-            << kNearSaturation << " flits/cycle); all cases\n  " << std::left << std::setw(12)
+            << kNearSaturation << " flits/cycle); all cases\n  " << std::left << std::setw(kTypeWidth)
             << "type" << std::setw(16) << "model" << std::right << std::setw(7) << "cases"
             << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(7) << "near"
             << std::setw(10) << "MAPE" << std::setw(12) << "max error"
@@ -315,7 +315,7 @@ int run(const ValidateArgs& a) {
             << csv_stat(b.count, b.max);
       }
       sum << "\n";
-      std::cout << "  " << std::left << std::setw(12) << type << std::setw(16) << model
+      std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::setw(16) << model
                 << std::right << std::setw(7) << e.count << std::setw(10)
                 << percent(e.count, e.mape()) << std::setw(12) << percent(e.count, e.max)
                 << std::setw(7) << e.near << std::setw(10) << percent(all, mape_all)
@@ -328,12 +328,12 @@ int run(const ValidateArgs& a) {
   decomposition.print(std::cout, types);
   std::cout << "\n  linkload below saturation, by what bounds the edge: a router-to-router link carried more\n"
                "  flits than any PE's injection or ejection channel (router), or not (endpoint)\n  "
-            << std::left << std::setw(12) << "type" << std::setw(16) << "model" << std::right << std::setw(10)
+            << std::left << std::setw(kTypeWidth) << "type" << std::setw(16) << "model" << std::right << std::setw(10)
             << "endpoint" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(10) << "router"
             << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
   for (const auto& type : types)
     for (const char* model : {"linkload", "linkload_fitted"}) {
-      std::cout << "  " << std::left << std::setw(12) << (model == std::string("linkload") ? type : "")
+      std::cout << "  " << std::left << std::setw(kTypeWidth) << (model == std::string("linkload") ? type : "")
                 << std::setw(16) << model << std::right;
       for (bool router : {false, true}) {
         const Error& b = by_bound[{type, model, router}];
@@ -384,17 +384,17 @@ int run(const ValidateArgs& a) {
     written += ", calibration.yaml";
     std::cout << "\n  paper model calibrated: B_NoC " << std::setprecision(2) << c.bnoc_bytes_per_cycle
               << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "
-              << std::left << std::setw(12) << "type" << std::right << std::setw(14) << "MAPE before"
+              << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(14) << "MAPE before"
               << std::setw(14) << "MAPE after" << "\n";
     for (const auto& type : types) {
       const auto& [before, after] = before_after[type];
-      std::cout << "  " << std::left << std::setw(12) << type << std::right << std::setw(14)
+      std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::right << std::setw(14)
                 << percent(before.count, before.mape()) << std::setw(14)
                 << percent(after.count, after.mape())
                 << (before.still ? "  (" + std::to_string(before.still) + " moving nothing)" : "")
                 << "\n";
     }
-    std::cout << "  " << std::left << std::setw(12) << "all" << std::right << std::setw(14)
+    std::cout << "  " << std::left << std::setw(kTypeWidth) << "all" << std::right << std::setw(14)
               << percent(all_before.count, all_before.mape()) << std::setw(14)
               << percent(all_after.count, all_after.mape()) << "\n";
   }

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <unordered_set>
 
 #include "noc/base/error.h"
@@ -74,23 +75,31 @@ std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload
     for (const opt::Choice& ci : opt::enumerate_choices(w.layers[0], options))
       for (const opt::Choice& cj : opt::enumerate_choices(w.layers[1], options)) {
         const bool h = ci.factor(opt::PartDim::OfmpH) > 1, wd = ci.factor(opt::PartDim::OfmpW) > 1;
-        const bool match = type == "HALO"      ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 && (h || wd)
-                           : type == "HALO_2D" ? ci == cj && splits(ci) == 2 && h && wd
-                                               : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
+        const bool k = ci.factor(opt::PartDim::Outp) > 1;
+        const bool match = type == "HALO"           ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 && (h || wd)
+                           : type == "HALO_2D"      ? ci == cj && splits(ci) == 2 && h && wd
+                           : type == "GROUP_GATHER" ? ci == cj && splits(ci) == 2 && k && h
+                                                    : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
         if (!match) continue;
         const int n = splits(ci) + splits(cj);
         if (n < fewest) simplest.clear(), fewest = n;
         if (n == fewest) simplest.push_back({ci, cj});
       }
     std::optional<std::pair<opt::Choice, opt::Choice>> best;
-    std::int64_t most = 0;
+    std::tuple<int, double, std::int64_t> most{};  // (GROUP_GATHER: PEs, how near OUTP is to OFMP_H; bytes)
     for (const auto& [ci, cj] : simplest) {
       const opt::PlacedLayer a{&w.layers[0], ci, opt::place(ci, grid)}, b{&w.layers[1], cj, opt::place(cj, grid)};
       const std::int64_t bytes = opt::total_bytes(opt::edge_transfers(w, w.edges[0], a, b, grid)) +
                                  (type == "ALL_REDUCE" ? opt::total_bytes(opt::reduction_transfers(a)) : 0);
       // NONE: the pair that really moves nothing (OUTP f -> OUTP f is also NONE to the seed but
       // is an all-gather; tests/optimizer/transfers_test.cpp documents that case).
-      const std::int64_t score = type == "NONE" ? -bytes : bytes;
+      // GROUP_GATHER: the most PEs, then as many groups as PEs per group (16 of 16 on 16x16),
+      // as plans split a square machine.
+      const bool grouped = type == "GROUP_GATHER";
+      const double balance =
+          grouped ? -std::abs(std::log2(static_cast<double>(ci.factor(opt::PartDim::Outp)) / ci.factor(opt::PartDim::OfmpH)))
+                  : 0;
+      const std::tuple score{grouped ? ci.nodes() : 0, balance, type == "NONE" ? -bytes : bytes};
       if (score > most || !best) most = score, best = std::pair{ci, cj};
     }
     if (best) return best;
@@ -180,7 +189,7 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
   BenchResult* probe = nullptr;
   for (BenchResult& r : machine) {
     const opt::LinkLoad& l = r.linkload_links;
-    if (!r.run || r.bench.type == "ALL_REDUCE" || r.simulated_cycles <= 0 || l.messages <= 0 ||
+    if (!r.run || r.bench.type == "ALL_REDUCE" || r.bench.type == "GROUP_GATHER" || r.simulated_cycles <= 0 || l.messages <= 0 ||
         l.max_router_link_flits <= l.max_endpoint_flits)
       continue;
     if (!probe || l.max_router_link_flits > probe->linkload_links.max_router_link_flits) probe = &r;
@@ -295,7 +304,7 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
   };
   out << "\n  where the simulated time goes (mean share, cases below saturation), and each model's mean\n"
          "  signed error = its latency term - hop latency + its load term - serialization - contention\n  "
-      << std::left << std::setw(12) << "type" << std::right << std::setw(7) << "cases" << std::setw(9) << "hop"
+      << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(7) << "cases" << std::setw(9) << "hop"
       << std::setw(9) << "serial" << std::setw(9) << "content" << "   " << std::left << std::setw(16) << "model"
       << std::right << std::setw(9) << "error" << std::setw(10) << "latency" << std::setw(9) << "load"
       << std::setw(10) << "content" << std::setw(9) << "volume" << "\n";
@@ -307,7 +316,7 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
     for (const std::string& model : bench_models()) {
       const auto pi = parts_.find({type, model});
       const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
-      out << "  " << std::left << std::setw(12) << (first ? type : "") << std::right;
+      out << "  " << std::left << std::setw(kTypeWidth) << (first ? type : "") << std::right;
       if (first || m.cases != s.cases)  // a model scored on fewer cases (linkload_fitted): its own
         out << std::setw(7) << m.cases << std::setw(9) << pct(m.time.hop, m.cases) << std::setw(9)
             << pct(m.time.serialization, m.cases) << std::setw(9)
@@ -329,7 +338,7 @@ const std::vector<std::string>& bench_models() {
 
 const std::vector<std::string>& bench_types() {
   static const std::vector<std::string> types = {"NONE", "LOCAL", "ALL_GATHER", "SCATTER",
-                                                 "ALL_TO_ALL", "ALL_REDUCE", "HALO", "HALO_2D"};
+                                                 "ALL_TO_ALL", "ALL_REDUCE", "HALO", "HALO_2D", "GROUP_GATHER"};
   return types;
 }
 

@@ -12,7 +12,11 @@
 // INPP f, which the seed calls an all-gather, moves nothing when aligned). HALO: the same
 // single spatial split on both sides with a 3x3 consumer (paper: NONE; exact: the halo rows).
 // HALO_2D: the same with both OFMP_H and OFMP_W split (rows, columns and corners to up to 8
-// neighbours, some several hops away on the mesh).
+// neighbours, some several hops away on the mesh). GROUP_GATHER: OUTP x OFMP_H on both sides,
+// as near square as the tensor allows (16 x 16 on 16x16); the consumer's every spatial block
+// gathers its channels from its OUTP peers, an all-gather in each of OFMP_H groups, the groups'
+// PEs strided by OFMP_H along the snake (placement.h) as in real plans (bert_base_layer's FFN on
+// 16x16). The seed's Type function calls it LOCAL.
 // The pair runs in barrier mode, so the edge is alone between two barriers, in its own child
 // process. A case with no such pair is skipped and reported.
 #include <cstdint>
@@ -30,7 +34,7 @@ namespace nocflow::sim {
 
 struct BenchCase {
   std::string topology;  ///< "mesh 4x4", "crossbar 16"
-  std::string type;      ///< NONE, LOCAL, ALL_GATHER, SCATTER, ALL_TO_ALL, ALL_REDUCE, HALO, HALO_2D
+  std::string type;      ///< NONE, LOCAL, ALL_GATHER, SCATTER, ALL_TO_ALL, ALL_REDUCE, HALO, HALO_2D, GROUP_GATHER
   std::int64_t tensor_bytes = 0;
 };
 
@@ -96,7 +100,9 @@ struct BenchResult {
 };
 
 /// The machine's router contention s: fitted on its router-bound case (a router-to-router link
-/// busier than any PE channel; not ALL_REDUCE) whose busiest link carries the most flits, so
+/// busier than any PE channel; not ALL_REDUCE, nor GROUP_GATHER, which stays out of the fit so
+/// that its rows measure the calibration on the grouped collectives of real plans rather than
+/// refit it to them) whose busiest link carries the most flits, so
 /// that linkload_fitted predicts that case exactly, unless no s ≥ 0 can (the case simulates
 /// faster than midpoint route + L_R: s = 0; or slower only through longest route + busiest
 /// channel, which s does not change); 0 without a router-bound case. Sets router_slowdown on
@@ -146,8 +152,10 @@ class DecompositionSummary {
 /// machine's router slowdown, scored only on the cases it was not fitted on).
 const std::vector<std::string>& bench_models();
 
-/// The type names, in the seed's order, plus HALO and HALO_2D.
+/// The type names, in the seed's order, plus HALO, HALO_2D and GROUP_GATHER.
 const std::vector<std::string>& bench_types();
+/// Column width of a type name in the printed tables (the longest name and a space).
+inline constexpr int kTypeWidth = 14;
 
 /// One case on `hw` (whose topology is the one to test). Runs the simulation in a child.
 BenchResult run_bench(const HwSpec& hw, const BenchCase& bench);

@@ -229,6 +229,40 @@ TEST(ValidateCli, RouterContentionIsNotScoredOnTheCaseItWasFittedOnNorItsTwin) {
   }
 }
 
+// GROUP_GATHER on 4x4: OUTP=4 x OFMP_H=4 on both sides, so every PE sends its 1/16 of the
+// tensor to the 3 other PEs of its OFMP_H slice, which placement strides by OFMP_H along the
+// snake: one per mesh row. The seed calls it LOCAL and prices it at nothing; linkload prices
+// its routes. It stays out of the router-contention fit: alone, it leaves s at 0.
+TEST(ValidateCli, GroupGatherIsAnAllGatherInStridedGroupsAndStaysOutOfTheFit) {
+  const Validation v = validate("validate_group_gather",
+                                "--meshes 4 --crossbar 0 --types GROUP_GATHER --sizes 64KiB --dump-messages");
+  ASSERT_EQ(v.rows.size(), 1u);
+  const auto& row = v.rows[0];
+  EXPECT_EQ(row.at("producer"), "OUTP=4,OFMP_H=4");
+  EXPECT_EQ(row.at("consumer"), row.at("producer"));
+  const std::int64_t tensor = std::stoll(row.at("tensor_bytes"));
+  EXPECT_EQ(std::stoll(row.at("bytes_moved")), 16 * 3 * (tensor / 16));
+  EXPECT_EQ(std::stod(row.at("paper_cycles")), 0);
+  EXPECT_GT(std::stod(row.at("linkload_cycles")), 0);
+  EXPECT_GT(std::stoll(row.at("simulated_cycles")), 0);
+  std::map<int, int> sent;
+  std::istringstream in(read_file(v.out / "messages" / "mesh_4x4_GROUP_GATHER_65536.txt"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    int src = 0, dst = 0;
+    std::int64_t bytes = 0;
+    std::istringstream(line) >> src >> dst >> bytes;
+    EXPECT_NE(src / 4, dst / 4) << line;  // one PE of a group per mesh row
+    EXPECT_EQ(bytes, tensor / 16) << line;
+    ++sent[src];
+  }
+  EXPECT_EQ(sent.size(), 16u);
+  for (const auto& [pe, messages] : sent) EXPECT_EQ(messages, 3) << "PE " << pe;
+  EXPECT_EQ(row.at("slowdown_fitted_here"), "0");
+  EXPECT_EQ(std::stod(row.at("router_slowdown")), 0);
+  EXPECT_NE(v.run.output.find("mesh 4x4 0.000"), std::string::npos) << v.run.output;
+}
+
 // 2-flit VC buffers and 2-cycle links: a buffer slot's credit loop is 2 x 2 + 3 = 7 cycles, so
 // a lone flow streams 2 flits per 7 cycles. linkload prices each PE channel at the rate of the
 // flows crossing it (a lone message: 2/7; 2 VCs: 4/7), within 10 % of the simulation where it
