@@ -201,8 +201,13 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
       << "type" << std::right << std::setw(11) << "bytes" << std::setw(10) << "paper"
       << std::setw(10) << "linkload" << std::setw(10) << "simulated" << std::setw(9) << "err(ll)"
       << "\n";
+  // The seed's NONE and LOCAL put nothing on the NoC; an exact transfer list can (halos,
+  // all-gathers within groups of PEs): marked, so that its bytes do not look like an error.
+  auto seed_calls_free = [](const EdgeReport& e) {
+    return !e.reduction && e.bytes > 0 && (e.type == "NONE" || e.type == "LOCAL");
+  };
   for (const EdgeReport* e : shown) {
-    const std::string type = e->reduction ? "ALL_REDUCE" : e->type;
+    const std::string type = e->reduction ? "ALL_REDUCE" : e->type + (seed_calls_free(*e) ? "*" : "");
     out << "    " << std::left << std::setw(static_cast<int>(width) + 1) << shorten(name_of(*e))
         << std::setw(12) << type << std::right << std::setw(11) << e->bytes << std::setw(10)
         << (e->paper_cycles >= 0 ? fixed(e->paper_cycles, 0) : "-") << std::setw(10)
@@ -210,6 +215,9 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
         << e->simulated_cycles << std::setw(9)
         << relative_error(e->linkload_cycles, e->simulated_cycles) << "\n";
   }
+  if (std::any_of(shown.begin(), shown.end(), [&](const EdgeReport* e) { return seed_calls_free(*e); }))
+    out << "    * the seed's Type function: no NoC traffic; the exact transfers move these bytes between\n"
+           "      PEs (halo rows, or all-gathers among OUTP peers for a consumer that needs every channel)\n";
 }
 
 }  // namespace nocflow::sim

@@ -16,7 +16,8 @@
 // as near square as the tensor allows (16 x 16 on 16x16); the consumer's every spatial block
 // gathers its channels from its OUTP peers, an all-gather in each of OFMP_H groups, the groups'
 // PEs strided by OFMP_H along the snake (placement.h) as in real plans (bert_base_layer's FFN on
-// 16x16). The seed's Type function calls it LOCAL.
+// 16x16). The seed's Type function calls it NONE (same choice, same width) and prices it at
+// nothing; BERT's FFN edge, whose widths differ, it calls LOCAL.
 // The pair runs in barrier mode, so the edge is alone between two barriers, in its own child
 // process. A case with no such pair is skipped and reported.
 #include <cstdint>

@@ -409,6 +409,35 @@ TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
 }
 
+// The transfer table marks the edges the seed's Type function calls NONE or LOCAL (nothing on
+// the NoC) whose exact transfers move bytes (vgg5 on 4x4: halos and OUTP all-gathers), and only
+// those, and explains the mark once.
+TEST(SimulateCli, TheTransferTableMarksEdgesTheSeedCallsFreeThatMoveBytes) {
+  const fs::path dir = fresh_dir("simulate_marks");
+  const CliRun r = run_nocflow("simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 --out " +
+                               (dir / "o").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::map<std::string, std::string> shown;  // "src -> dst" -> printed type
+  std::istringstream out(r.output);
+  for (std::string line; std::getline(out, line);) {
+    std::istringstream words(line);
+    std::string src, arrow, dst, type;
+    if (words >> src >> arrow >> dst >> type && arrow == "->") shown[src + " -> " + dst] = type;
+  }
+  int marked = 0;
+  for (const auto& row : read_csv_rows(dir / "o" / "transfers.csv")) {
+    const std::string edge = row.at("src") + " -> " + row.at("dst");
+    if (!shown.count(edge)) continue;
+    const bool free = row.at("type") == "NONE" || row.at("type") == "LOCAL";
+    const bool moves = std::stoll(row.at("bytes")) > 0;
+    EXPECT_EQ(shown[edge], row.at("type") + (free && moves ? "*" : "")) << edge;
+    marked += free && moves;
+  }
+  EXPECT_GE(marked, 2);
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '*'), marked + 1) << r.output;
+  EXPECT_NE(r.output.find("* the seed's Type function: no NoC traffic"), std::string::npos) << r.output;
+}
+
 TEST(SimulateCli, BarrierPhasesTakeExactlyTheirCyclesAlone) {
   // Barrier replay: each edge's sends, taken from the dumped programs by their edge= tag and
   // replayed alone by `traffic --messages`, take exactly the cycles transfers.csv gives the

@@ -231,7 +231,7 @@ TEST(ValidateCli, RouterContentionIsNotScoredOnTheCaseItWasFittedOnNorItsTwin) {
 
 // GROUP_GATHER on 4x4: OUTP=4 x OFMP_H=4 on both sides, so every PE sends its 1/16 of the
 // tensor to the 3 other PEs of its OFMP_H slice, which placement strides by OFMP_H along the
-// snake: one per mesh row. The seed calls it LOCAL and prices it at nothing; linkload prices
+// snake: one per mesh row. The seed calls it NONE and prices it at nothing; linkload prices
 // its routes. It stays out of the router-contention fit: alone, it leaves s at 0.
 TEST(ValidateCli, GroupGatherIsAnAllGatherInStridedGroupsAndStaysOutOfTheFit) {
   const Validation v = validate("validate_group_gather",
