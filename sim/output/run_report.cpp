@@ -201,8 +201,9 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
       << "type" << std::right << std::setw(11) << "bytes" << std::setw(10) << "paper"
       << std::setw(10) << "linkload" << std::setw(10) << "simulated" << std::setw(9) << "err(ll)"
       << "\n";
-  // The seed's NONE and LOCAL put nothing on the NoC; an exact transfer list can (halos,
-  // all-gathers within groups of PEs): marked, so that its bytes do not look like an error.
+  // The seed prices NONE at nothing and LOCAL as a local copy of 1 % of the tensor; an exact
+  // transfer list can move more between PEs (halos, all-gathers among OUTP peers): marked, so
+  // that its bytes do not look like an error.
   auto seed_calls_free = [](const EdgeReport& e) {
     return !e.reduction && e.bytes > 0 && (e.type == "NONE" || e.type == "LOCAL");
   };
@@ -216,8 +217,8 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
         << relative_error(e->linkload_cycles, e->simulated_cycles) << "\n";
   }
   if (std::any_of(shown.begin(), shown.end(), [&](const EdgeReport* e) { return seed_calls_free(*e); }))
-    out << "    * the seed's Type function: no NoC traffic; the exact transfers move these bytes between\n"
-           "      PEs (halo rows, or all-gathers among OUTP peers for a consumer that needs every channel)\n";
+    out << "    * the seed's Type function prices NONE at nothing and LOCAL as a local copy of 1 % of the\n"
+           "      tensor; the exact transfers move these bytes between PEs (halo rows, all-gathers, ...)\n";
 }
 
 }  // namespace nocflow::sim

@@ -61,7 +61,8 @@ opt::Graph bench_graph(const std::array<std::int64_t, 3>& s, bool halo) {
 
 /// The pair to benchmark for a type (see the header): among the pairs the paper model calls
 /// `type` that split the fewest dimensions, the one whose exact transfers move the most bytes
-/// (for NONE the fewest; ties: enumeration order). Pairs using every PE first; then any (LOCAL needs choices that
+/// (for NONE the fewest; GROUP_GATHER: the most PEs, then the squarest, then the most bytes; ties:
+/// enumeration order). Pairs using every PE first; then any (LOCAL needs choices that
 /// differ only in INPP or BATCH, impossible at batch 1 with equal node counts).
 std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload& w, const std::string& type,
                                                              const opt::PeGrid& grid) {

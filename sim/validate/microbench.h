@@ -7,13 +7,15 @@
 // pad 1, for the halo case; 1x1 otherwise). The pair of choices replayed: among the pairs
 // (using every PE if any qualifies) that the paper model's Type function calls the wanted type
 // and that split the fewest dimensions, the one whose exact transfer list moves the most bytes
-// (for NONE the fewest; ties: enumeration order). So each type gets its textbook pattern (OUTP -> OFMP: every strip
+// (for NONE the fewest; GROUP_GATHER: the most PEs, then the squarest, then the most bytes; ties:
+// enumeration order). So each type gets its textbook pattern (OUTP -> OFMP: every strip
 // gathers all channels; OFMP_H -> OFMP_W: all-to-all) rather than a degenerate one (OUTP f ->
 // INPP f, which the seed calls an all-gather, moves nothing when aligned). HALO: the same
 // single spatial split on both sides with a 3x3 consumer (paper: NONE; exact: the halo rows).
 // HALO_2D: the same with both OFMP_H and OFMP_W split (rows, columns and corners to up to 8
 // neighbours, some several hops away on the mesh). GROUP_GATHER: OUTP x OFMP_H on both sides,
-// as near square as the tensor allows (16 x 16 on 16x16); the consumer's every spatial block
+// as near square as the tensor allows (16 x 16 on 16x16 from 256 KiB; small tensors give OUTP=2
+// groups); the consumer's every spatial block
 // gathers its channels from its OUTP peers, an all-gather in each of OFMP_H groups, the groups'
 // PEs strided by OFMP_H along the snake (placement.h) as in real plans (bert_base_layer's FFN on
 // 16x16). The seed's Type function calls it NONE (same choice, same width) and prices it at
@@ -155,7 +157,7 @@ const std::vector<std::string>& bench_models();
 
 /// The type names, in the seed's order, plus HALO, HALO_2D and GROUP_GATHER.
 const std::vector<std::string>& bench_types();
-/// Column width of a type name in the printed tables (the longest name and a space).
+/// Column width of a type name in the printed tables (the longest name and two spaces).
 inline constexpr int kTypeWidth = 14;
 
 /// One case on `hw` (whose topology is the one to test). Runs the simulation in a child.
