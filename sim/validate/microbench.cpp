@@ -77,10 +77,11 @@ std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload
       for (const opt::Choice& cj : opt::enumerate_choices(w.layers[1], options)) {
         const bool h = ci.factor(opt::PartDim::OfmpH) > 1, wd = ci.factor(opt::PartDim::OfmpW) > 1;
         const bool k = ci.factor(opt::PartDim::Outp) > 1;
-        const bool match = type == "HALO"           ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 && (h || wd)
-                           : type == "HALO_2D"      ? ci == cj && splits(ci) == 2 && h && wd
-                           : type == "GROUP_GATHER" ? ci == cj && splits(ci) == 2 && k && h
-                                                    : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
+        const bool match =
+            type == "HALO"           ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 && (h || wd)
+            : type == "HALO_2D"      ? ci == cj && splits(ci) == 2 && h && wd
+            : type == "GROUP_GATHER" ? ci == cj && splits(ci) == 2 && k && h
+                                     : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
         if (!match) continue;
         const int n = splits(ci) + splits(cj);
         if (n < fewest) simplest.clear(), fewest = n;
@@ -97,9 +98,8 @@ std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload
       // GROUP_GATHER: the most PEs, then as many groups as PEs per group (16 of 16 on 16x16),
       // as plans split a square machine.
       const bool grouped = type == "GROUP_GATHER";
-      const double balance =
-          grouped ? -std::abs(std::log2(static_cast<double>(ci.factor(opt::PartDim::Outp)) / ci.factor(opt::PartDim::OfmpH)))
-                  : 0;
+      const double outp = ci.factor(opt::PartDim::Outp), rows = ci.factor(opt::PartDim::OfmpH);
+      const double balance = grouped ? -std::abs(std::log2(outp / rows)) : 0;
       const std::tuple score{grouped ? ci.nodes() : 0, balance, type == "NONE" ? -bytes : bytes};
       if (score > most || !best) most = score, best = std::pair{ci, cj};
     }
@@ -190,8 +190,8 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
   BenchResult* probe = nullptr;
   for (BenchResult& r : machine) {
     const opt::LinkLoad& l = r.linkload_links;
-    if (!r.run || r.bench.type == "ALL_REDUCE" || r.bench.type == "GROUP_GATHER" || r.simulated_cycles <= 0 || l.messages <= 0 ||
-        l.max_router_link_flits <= l.max_endpoint_flits)
+    if (!r.run || r.bench.type == "ALL_REDUCE" || r.bench.type == "GROUP_GATHER" ||
+        r.simulated_cycles <= 0 || l.messages <= 0 || l.max_router_link_flits <= l.max_endpoint_flits)
       continue;
     if (!probe || l.max_router_link_flits > probe->linkload_links.max_router_link_flits) probe = &r;
   }

@@ -15,11 +15,11 @@
 // HALO_2D: the same with both OFMP_H and OFMP_W split (rows, columns and corners to up to 8
 // neighbours, some several hops away on the mesh). GROUP_GATHER: OUTP x OFMP_H on both sides,
 // as near square as the tensor allows (16 x 16 on 16x16 from 256 KiB; small tensors give OUTP=2
-// groups); the consumer's every spatial block
-// gathers its channels from its OUTP peers, an all-gather in each of OFMP_H groups, the groups'
-// PEs strided by OFMP_H along the snake (placement.h) as in real plans (bert_base_layer's FFN on
-// 16x16). The seed's Type function calls it NONE (same choice, same width) and prices it at
-// nothing; BERT's FFN edge, whose widths differ, it calls LOCAL.
+// groups); the consumer's every spatial block gathers its channels from its OUTP peers, an
+// all-gather in each of OFMP_H groups, the groups' PEs strided by OFMP_H along the snake
+// (placement.h) as in real plans (bert_base_layer's FFN on 16x16). The seed's Type function
+// calls it NONE (same choice, same width) and prices it at nothing; BERT's FFN edge, whose
+// widths differ, it calls LOCAL.
 // The pair runs in barrier mode, so the edge is alone between two barriers, in its own child
 // process. A case with no such pair is skipped and reported.
 #include <cstdint>
