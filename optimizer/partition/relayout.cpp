@@ -144,12 +144,15 @@ std::array<std::vector<std::int64_t>, 5> relayout_factors(OpKind kind, const OpA
   return factors;
 }
 
-PartDimSet relayout_dims(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out) {
+PartDimSet factor_dims(const std::array<std::vector<std::int64_t>, 5>& factors) {
   PartDimSet set;
-  const auto factors = relayout_factors(kind, a, in, out);
   for (PartDim d : kAllPartDims)
     if (factors[static_cast<std::size_t>(d)].size() > 1) set.insert(d);
   return set;
+}
+
+PartDimSet relayout_dims(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out) {
+  return factor_dims(relayout_factors(kind, a, in, out));
 }
 
 }  // namespace nocflow::optimizer

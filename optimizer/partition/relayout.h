@@ -44,7 +44,10 @@ Box relayout_region(OpKind kind, const OpAttrs& a, const Shape& in, const Shape&
 std::array<std::vector<std::int64_t>, 5> relayout_factors(OpKind kind, const OpAttrs& a,
                                                           const Shape& in, const Shape& out);
 
-/// The dimensions that split a relayout: those with a factor above 1.
+/// The dimensions with a factor above 1 in relayout_factors' answer.
+PartDimSet factor_dims(const std::array<std::vector<std::int64_t>, 5>& factors);
+
+/// The dimensions that split a relayout: factor_dims of its relayout_factors.
 PartDimSet relayout_dims(OpKind kind, const OpAttrs& a, const Shape& in, const Shape& out);
 
 }  // namespace nocflow::optimizer

@@ -104,12 +104,15 @@ Workload build_workload(const Graph& g) {
     l.weights_like_output = n.kind == OpKind::WeightUpdate;
     l.output_bytes = c.output_bytes;
     l.elem_bytes = n.output.elem_bytes;
-    l.legal = legal_part_dims(g, id);
     std::vector<const Tensor*> in;
     for (NodeId src : g.inputs(id)) in.push_back(&g.node(src).output);
-    fill_op_details(l, n, in);
-    if (n.kind == OpKind::Reshape || n.kind == OpKind::Flatten || n.kind == OpKind::Transpose)
+    if (n.kind == OpKind::Reshape || n.kind == OpKind::Flatten || n.kind == OpKind::Transpose) {
       l.factors = relayout_factors(n.kind, n.attrs, in[0]->shape, n.output.shape);
+      l.legal = factor_dims(l.factors);  // legal_part_dims's answer, without a second walk
+    } else {
+      l.legal = legal_part_dims(g, id);
+    }
+    fill_op_details(l, n, in);
     l.inputs = layer_inputs(g, id, l.out, l.reduction);
     if (n.kind == OpKind::ConvGradWeight || n.kind == OpKind::GemmGradWeight) {
       const Tensor& dy = *in[1];

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "optimizer/cost/cost_model.h"
+#include "optimizer/graph/op_cost.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/make_choice.h"
@@ -59,6 +60,24 @@ TEST(Workload, AMatMulNeedsItsSecondOperandWholeUnderOfmpH) {
     EXPECT_DOUBLE_EQ(layer_shares(l, heads).input, static_cast<double>(l.input_bytes()) / 8)
         << name;
   }
+}
+
+// A relayout layer's legal dimensions come from its factors (one walk of its blocks); they are
+// what legal_part_dims says of the node.
+TEST(Workload, ARelayoutsLegalDimensionsAreLegalPartDims) {
+  Graph g = load_network("zoo:bert_base_layer", ZooOptions{1, 4});
+  PassManager(parse_pass_list("default")).run(g);
+  const Workload w = build_workload(g);
+  int relayouts = 0, split = 0;
+  for (const Layer& l : w.layers) {
+    const OpKind kind = g.node(l.id).kind;
+    if (kind != OpKind::Reshape && kind != OpKind::Flatten && kind != OpKind::Transpose) continue;
+    EXPECT_EQ(l.legal, legal_part_dims(g, l.id)) << l.name;
+    ++relayouts;
+    split += !l.legal.empty();
+  }
+  EXPECT_GE(relayouts, 4);
+  EXPECT_GT(split, 0);
 }
 
 }  // namespace
