@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// `nocflow validate --calibrate` and the router-contention fit: what is fitted, on which cases,
+// and what optimize makes of the calibration.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "tests/cli_runner.h"
+#include "tests/sim/validate_runner.h"
+
+namespace nocflow::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
+  const fs::path dir = fresh_dir("validate_calibrate");
+  const CliRun r = run_nocflow("validate " + kHw + " --meshes 2,4 --crossbar 0 --sizes 4KiB,64KiB "
+                               "--types ALL_GATHER,ALL_TO_ALL,SCATTER --calibrate --out " + (dir / "v").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string cal = read_file(dir / "v" / "calibration.yaml");
+  // The machines it was fitted on, not only the file their routers and links came from.
+  EXPECT_NE(cal.find("), on mesh 2x2, mesh 4x4 with the routers and links of "), std::string::npos) << cal;
+  // "paper MAPE X% before, Y% after": calibration must help.
+  const auto before = cal.find("paper MAPE "), after = cal.find("% before, ");
+  ASSERT_NE(before, std::string::npos) << cal;
+  const double mape_before = std::stod(cal.substr(before + 11)), mape_after = std::stod(cal.substr(after + 10));
+  EXPECT_LT(mape_after, mape_before) << cal;
+  // optimize vgg5 with a calibration file (written first when `yaml` is given).
+  auto optimize = [&](const fs::path& file, const std::string& yaml = "", const std::string& model = "paper") {
+    if (!yaml.empty()) std::ofstream(file) << yaml;
+    return run_nocflow("optimize " + kHw + " --network zoo:vgg5 --cost-model " + model + " --calibration " +
+                       file.string() + " --out " + (dir / ("o_" + file.stem().string() + "_" + model)).string());
+  };
+  const CliRun o = optimize(dir / "v" / "calibration.yaml");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  const CliRun bad = optimize(dir / "bad.yaml", "paper: {latency_cycles: 3}\n");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("paper.bnoc_bytes_per_cycle"), std::string::npos) << bad.output;
+
+  // linkload's router contention: fitted on one router-bound case of the 4x4 mesh, which it
+  // then predicts exactly; it changes only cases where a router-to-router link binds (busier
+  // than every channel, or as busy and shared by ≥ 2 sources); optimize
+  // loads it for this machine and names the machines a file lacks.
+  int fitted = 0, slowed = 0;
+  for (const auto& row : read_csv_rows(dir / "v" / "validation.csv")) {
+    const std::string what = row.at("topology") + " " + row.at("type") + " " + row.at("tensor_bytes");
+    const double sim = std::stod(row.at("simulated_cycles")), plain = std::stod(row.at("linkload_cycles"));
+    const double with = std::stod(row.at("linkload_fitted_cycles"));
+    if (row.at("slowdown_fitted_here") == "1") {
+      ++fitted;
+      EXPECT_EQ(row.at("topology"), "mesh 4x4") << what;
+      EXPECT_GT(std::stod(row.at("router_slowdown")), 0) << what;
+      EXPECT_NEAR(with, sim, 1e-3 * sim) << what;
+    }
+    if (with != plain) {  // slower drain, some latency hidden
+      ++slowed;
+      EXPECT_GE(std::stoll(row.at("busiest_router_link_flits")), std::stoll(row.at("busiest_endpoint_flits"))) << what;
+    }
+  }
+  EXPECT_EQ(fitted, 1);
+  EXPECT_GE(slowed, 2);
+  EXPECT_NE(cal.find("\"mesh 4x4\":"), std::string::npos) << cal;
+  EXPECT_NE(cal.find("\"mesh 2x2\": 0\n"), std::string::npos) << cal;  // no router-bound case: s = 0
+  const CliRun l = optimize(dir / "v" / "calibration.yaml", "", "linkload");
+  EXPECT_EQ(l.exit_code, 0) << l.output;
+  // A file fitted on another machine: linkload refuses it, the paper model takes its B_NoC.
+  const CliRun other = optimize(dir / "other.yaml",
+                                "paper: {bnoc_bytes_per_cycle: 32, latency_cycles: 3}\n"
+                                "linkload: {router_contention: {\"mesh 8x8\": 0.5}}\n",
+                                "linkload");
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("no entry for 'mesh 4x4' (it has: mesh 8x8)"), std::string::npos) << other.output;
+  EXPECT_EQ(optimize(dir / "other.yaml").exit_code, 0);
+  // The file names the hardware it was fitted on; pricing other hardware with it says what
+  // differs, and a plan records the file it was priced with, which a replay compares.
+  EXPECT_NE(cal.find("machines: [mesh 2x2, mesh 4x4]"), std::string::npos) << cal;
+  const std::string vcs2 = " --set router.vcs=2";
+  const CliRun other_router = run_nocflow(
+      "optimize " + kHw + vcs2 + " --network zoo:vgg5 --calibration " +
+      (dir / "v" / "calibration.yaml").string() + " --out " + (dir / "o_vcs2").string());
+  EXPECT_EQ(other_router.exit_code, 0) << other_router.output;
+  EXPECT_NE(other_router.output.find("was fitted on other hardware (router.vcs 4 -> 2)"),
+            std::string::npos)
+      << other_router.output;
+  EXPECT_NE(read_file(dir / "o_vcs2" / "plan.yaml").find("calibration: " + (dir / "v").string()),
+            std::string::npos);
+  const CliRun replay =
+      run_nocflow("simulate " + kHw + vcs2 + " --network zoo:vgg5 --quiet --plan " +
+                  (dir / "o_vcs2" / "plan.yaml").string() + " --out " + (dir / "s_vcs2").string());
+  EXPECT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("note: the plan was priced with --calibration "), std::string::npos)
+      << replay.output;
+  EXPECT_NE(replay.output.find("this run prices its edges uncalibrated"), std::string::npos)
+      << replay.output;
+  const CliRun same_file =
+      run_nocflow("simulate " + kHw + vcs2 + " --network zoo:vgg5 --quiet --plan " +
+                  (dir / "o_vcs2" / "plan.yaml").string() + " --calibration " +
+                  (dir / "v" / "." / "calibration.yaml").string() + " --out " +
+                  (dir / "s_same").string());  // the same file by another path
+  EXPECT_EQ(same_file.exit_code, 0) << same_file.output;
+  EXPECT_EQ(same_file.output.find("the plan was priced with"), std::string::npos)
+      << same_file.output;
+  const CliRun bigger =
+      run_nocflow("optimize --hw " + std::string(NOCFLOW_SOURCE_DIR) +
+                  "/configs/hw/mesh8x8.yaml --network zoo:vgg5 --cost-model paper --calibration " +
+                  (dir / "v" / "calibration.yaml").string() + " --out " + (dir / "o_8x8").string());
+  EXPECT_EQ(bigger.exit_code, 0) << bigger.output;
+  EXPECT_NE(bigger.output.find(
+                "paper B_NoC and latency were fitted on mesh 2x2, mesh 4x4, not on mesh 8x8"),
+            std::string::npos)
+      << bigger.output;
+  // A mistyped key is named at its line, with the keys known there.
+  const CliRun typo =
+      optimize(dir / "typo.yaml", "paper:\n  bnoc_bytes_per_cycle: 32\n  latency_cycels: 3\n");
+  EXPECT_EQ(typo.exit_code, 2) << typo.output;
+  EXPECT_NE(
+      typo.output.find(
+          "typo.yaml:3:3: paper: unknown key 'latency_cycels'; did you mean 'latency_cycles'?"),
+      std::string::npos)
+      << typo.output;
+  // A file of the earlier slowdown-only form: its s means something else, so it is refused.
+  const CliRun old = optimize(dir / "old.yaml", "paper: {bnoc_bytes_per_cycle: 32, latency_cycles: 3}\n"
+                                                "linkload: {router_slowdown: {\"mesh 4x4\": 0.5}}\n");
+  EXPECT_EQ(old.exit_code, 2) << old.output;
+  EXPECT_NE(old.output.find("run nocflow validate --calibrate again"), std::string::npos) << old.output;
+}
+
+// Two types' cases on 4x4 at 1 MiB send the very same messages (ALL_GATHER OUTP=16 -> OFMP_W=16,
+// ALL_TO_ALL OFMP_W=16 -> INPP=16): router contention fitted on one is fitted on both, so
+// linkload_fitted scores neither.
+TEST(ValidateCli, RouterContentionIsNotScoredOnTheCaseItWasFittedOnNorItsTwin) {
+  const Validation v = validate(
+      "validate_fitted_twin",
+      "--meshes 4 --crossbar 0 --types ALL_GATHER,ALL_TO_ALL --sizes 1MiB --dump-messages");
+  ASSERT_EQ(v.rows.size(), 2u);
+  auto sends = [&](const char* type) {  // the message file without its comment lines
+    std::istringstream in(
+        read_file(v.out / "messages" / ("mesh_4x4_" + std::string(type) + "_1048576.txt")));
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind('#', 0) != 0) out += line + "\n";
+    return out;
+  };
+  EXPECT_EQ(sends("ALL_GATHER"), sends("ALL_TO_ALL"));
+  EXPECT_GT(sends("ALL_GATHER").size(), 100u);
+  EXPECT_NE(v.run.output.find("config.resolved.yaml, messages/"), std::string::npos)
+      << v.run.output;
+  for (const auto& row : v.rows) EXPECT_EQ(row.at("slowdown_fitted_here"), "1") << row.at("type");
+  for (const auto& row : read_csv_rows(v.out / "summary.csv")) {
+    const int scored =
+        std::stoi(row.at("cases_below_saturation")) + std::stoi(row.at("cases_near_saturation"));
+    EXPECT_EQ(scored, row.at("model") == "linkload_fitted" ? 0 : 1)
+        << row.at("type") << " " << row.at("model");
+  }
+}
+
+// GROUP_GATHER on 4x4: OUTP=4 x OFMP_H=4 on both sides, so every PE sends its 1/16 of the
+// tensor to the 3 other PEs of its OFMP_H slice, which placement strides by OFMP_H along the
+// snake: one per mesh row. The seed calls it NONE and prices it at nothing; linkload prices
+// its routes. It stays out of the router-contention fit: alone, it leaves s at 0.
+TEST(ValidateCli, GroupGatherIsAnAllGatherInStridedGroupsAndStaysOutOfTheFit) {
+  const Validation v = validate("validate_group_gather",
+                                "--meshes 4 --crossbar 0 --types GROUP_GATHER --sizes 64KiB --dump-messages");
+  ASSERT_EQ(v.rows.size(), 1u);
+  const auto& row = v.rows[0];
+  EXPECT_EQ(row.at("producer"), "OUTP=4,OFMP_H=4");
+  EXPECT_EQ(row.at("consumer"), row.at("producer"));
+  const std::int64_t tensor = std::stoll(row.at("tensor_bytes"));
+  EXPECT_EQ(std::stoll(row.at("bytes_moved")), 16 * 3 * (tensor / 16));
+  EXPECT_EQ(std::stod(row.at("paper_cycles")), 0);
+  EXPECT_GT(std::stod(row.at("linkload_cycles")), 0);
+  EXPECT_GT(std::stoll(row.at("simulated_cycles")), 0);
+  std::map<int, int> sent;
+  std::istringstream in(read_file(v.out / "messages" / "mesh_4x4_GROUP_GATHER_65536.txt"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    int src = 0, dst = 0;
+    std::int64_t bytes = 0;
+    std::istringstream(line) >> src >> dst >> bytes;
+    EXPECT_NE(src / 4, dst / 4) << line;  // one PE of a group per mesh row
+    EXPECT_EQ(bytes, tensor / 16) << line;
+    ++sent[src];
+  }
+  EXPECT_EQ(sent.size(), 16u);
+  for (const auto& [pe, messages] : sent) EXPECT_EQ(messages, 3) << "PE " << pe;
+  EXPECT_EQ(row.at("slowdown_fitted_here"), "0");
+  EXPECT_EQ(std::stod(row.at("router_slowdown")), 0);
+  EXPECT_NE(v.run.output.find("mesh 4x4 0.000"), std::string::npos) << v.run.output;
+}
+
+}  // namespace
+}  // namespace nocflow::testing
