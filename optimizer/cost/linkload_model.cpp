@@ -165,17 +165,25 @@ class PathLoadCounter {
 /// depends on sharing (LinkloadModel::depends_on_sharing).
 template <class Counter>
 void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& scratch, const PlacedLayer& producer,
-              const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model, double* row) {
+              const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model,
+              bool rings_on, double* row) {
   const ProducerLayout layout(producer, grid);
+  std::vector<RingGather> rings;
   for (const ConsumerNeeds& n : needs) {
     auto count = [&](auto& c) {
+      rings.clear();
       layout.for_each_group(n, scratch, [&](const int* dsts, std::size_t num_dsts, const Piece* pieces,
-                                            std::size_t num_pieces) { c.add_group(dsts, num_dsts, pieces, num_pieces); });
+                                            std::size_t num_pieces) {
+        if (rings_on && is_all_gather_group(dsts, num_dsts, pieces, num_pieces))
+          rings.push_back({ring_order(grid, std::vector<int>(dsts, dsts + num_dsts)), pieces[0].bytes});
+        else
+          c.add_group(dsts, num_dsts, pieces, num_pieces);
+      });
       return c.finish();
     };
     LinkLoad load = count(counter);
     if (recount && model.depends_on_sharing(load)) load = count(*recount);
-    *row++ = model.transfer_cycles(load);
+    *row++ = std::max(model.transfer_cycles(load), model.ring_gather_time(rings).cycles());
   }
 }
 
@@ -197,6 +205,38 @@ void run_workers(int threads, Work&& work) {
   for (std::thread& t : pool) t.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+/// One round of rings that each send a chunk from every member to its successor, all at once:
+/// its loads, and the hop latencies around the rings.
+struct RingRound {
+  LinkLoad load;
+  double mean_hop = 0;     ///< the largest mean over the rings (cycles)
+  double slowest_hop = 0;  ///< the slowest hop of any ring
+  double message = 0;      ///< cycles the largest chunk takes to stream alone
+};
+
+/// Walks routes without the cache: thread-safe.
+RingRound ring_round(const LinkloadModel::Impl& impl, const HwDesc& hw, const std::vector<RingGather>& rings) {
+  PathLoadCounter counter(impl, false);
+  RingRound out;
+  for (const RingGather& r : rings) {
+    const std::size_t n = r.ring.size();
+    double sum = 0;
+    out.message = std::max(out.message, hw.stream_cycles(static_cast<double>(impl.flit.flits(r.chunk_bytes))));
+    for (std::size_t m = 0; m < n; ++m) {
+      const int src = r.ring[m], dst = r.ring[(m + 1) % n];
+      counter.add(src, dst, r.chunk_bytes);
+      int routers = 0;
+      impl.walk(src, dst, [&](int) { ++routers; });
+      const double hop = LinkloadModel::route_cycles(routers, hw);
+      sum += hop;
+      out.slowest_hop = std::max(out.slowest_hop, hop);
+    }
+    if (n > 0) out.mean_hop = std::max(out.mean_hop, sum / static_cast<double>(n));
+  }
+  out.load = counter.finish();
+  return out;
 }
 
 }  // namespace
@@ -302,38 +342,48 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
   const PlacedLayer placed{&l, c, place(c, hw_.grid())};
   const std::int64_t block = output_block(l, c, grid_coord(c, 0)).volume() * l.elem_bytes;
   const std::int64_t chunk = (block + f - 1) / f;
-  std::vector<Transfer> round = reduction_transfers(placed);  // member → successor
-  for (Transfer& t : round) t.bytes = chunk;
-  const LinkLoad one = route(round);
+  std::vector<RingGather> rings;  // members in INPP order
+  for (int i = 0; i < c.nodes(); ++i) {
+    GridCoord g = grid_coord(c, i);
+    if (g[4] != 0) continue;  // one ring per group, from its first member
+    RingGather& r = rings.emplace_back();
+    r.chunk_bytes = chunk;
+    for (g[4] = 0; g[4] < f; ++g[4]) r.ring.push_back(placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))]);
+  }
   // A member's next send waits for its predecessor's chunk, so the rounds advance at the mean
   // hop latency around the ring (the cycle mean of the max-plus recurrence), and the slowest
   // hop is paid once more.
-  double mean = 0, slowest = 0;
-  for (int i = 0; i < c.nodes(); ++i) {
-    GridCoord g = grid_coord(c, i);
-    if (g[4] != 0) continue;  // one pass per group, from its first member
-    double sum = 0;
-    for (int m = 0; m < f; ++m) {
-      g[4] = m;
-      const int src = placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))];
-      g[4] = (m + 1) % f;
-      const int dst = placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))];
-      const double hop = route_cycles(static_cast<double>(impl_->path(src, dst).size()), hw_);
-      sum += hop;
-      slowest = std::max(slowest, hop);
-    }
-    mean = std::max(mean, sum / f);
-  }
+  const RingRound one = ring_round(*impl_, hw_, rings);
+  const double mean = one.mean_hop, slowest = one.slowest_hop;
   const int rounds = 2 * (f - 1);
   const std::int64_t elements = (chunk + l.elem_bytes - 1) / l.elem_bytes;
   const auto adds = static_cast<std::int64_t>(std::max(1.0, hw_.adds_per_cycle));
   out.latency = rounds * mean + (slowest - mean);
-  out.transfer = rounds * serialization_cycles(one);
+  out.mean_hop = one.mean_hop;
+  out.message = one.message;
+  out.transfer = rounds * out.round_transfer(serialization_cycles(one.load));
   out.adds = static_cast<double>((f - 1) * std::max<std::int64_t>(1, (elements + adds - 1) / adds));
-  out.bytes = static_cast<double>(rounds) * static_cast<double>(chunk) * static_cast<double>(round.size());
-  out.byte_hops = rounds * one.byte_hops;
-  out.round = one;
+  out.bytes = static_cast<double>(rounds) * static_cast<double>(chunk) * static_cast<double>(c.nodes());
+  out.byte_hops = rounds * one.load.byte_hops;
+  out.round = one.load;
   out.rounds = rounds;
+  return out;
+}
+
+RingGatherTime LinkloadModel::ring_gather_time(const std::vector<RingGather>& rings) const {
+  RingGatherTime out;
+  for (const RingGather& r : rings) out.rounds = std::max(out.rounds, static_cast<int>(r.ring.size()) - 1);
+  if (out.rounds <= 0) return out;
+  // As the reduction's rounds: the rings advance at the mean hop latency, the slowest hop once
+  // more. A ring with fewer rounds than the largest is counted in all of them (an upper bound;
+  // an edge's groups are equal in size).
+  const RingRound one = ring_round(*impl_, hw_, rings);
+  out.latency = out.rounds * one.mean_hop + (one.slowest_hop - one.mean_hop);
+  out.mean_hop = one.mean_hop;
+  out.message = one.message;
+  out.transfer = out.rounds * out.round_transfer(serialization_cycles(one.load));
+  out.byte_hops = out.rounds * one.load.byte_hops;
+  out.round = one.load;
   return out;
 }
 
@@ -380,7 +430,8 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
     auto fill = [&](auto& counter, PathLoadCounter* recount) {
       for (std::size_t i; (i = next_row++) < rows;) {
         const Choice& ci = src_choices[i];
-        fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this, out.data() + i * cols);
+        fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this,
+                 hw_.ring_all_gather, out.data() + i * cols);
       }
     };
     if (dimension_order) {
@@ -401,12 +452,21 @@ Cost LinkloadModel::edge_cost(const Workload& w, const LayerEdge& e, const Choic
   const PeGrid grid = hw_.grid();
   const PlacedLayer prod{&w.layers[static_cast<std::size_t>(e.src)], ci, place(ci, grid)};
   const PlacedLayer cons{&w.layers[static_cast<std::size_t>(e.dst)], cj, place(cj, grid)};
-  const auto transfers = edge_transfers(w, e, prod, cons, grid);
-  const LinkLoad load = route(transfers);
+  auto transfers = edge_transfers(w, e, prod, cons, grid);
   Cost out;
   out.bytes = static_cast<double>(total_bytes(transfers));
-  out.cycles = transfer_cycles(load);
-  out.energy_pj = load.byte_hops * hw_.hop_pj_per_byte;
+  RingGatherTime rings;
+  if (hw_.ring_all_gather) {
+    const std::vector<RingGather> groups = all_gather_groups(w, e, prod, cons, grid);
+    const std::vector<int> ring_of = ring_index(groups, grid.num_pes());
+    transfers.erase(std::remove_if(transfers.begin(), transfers.end(),
+                                   [&](const Transfer& t) { return in_ring(t, ring_of); }),
+                    transfers.end());
+    rings = ring_gather_time(groups);
+  }
+  const LinkLoad load = route(transfers);
+  out.cycles = std::max(transfer_cycles(load), rings.cycles());
+  out.energy_pj = (load.byte_hops + rings.byte_hops) * hw_.hop_pj_per_byte;
   return out;
 }
 

@@ -51,6 +51,12 @@
 //               drain. s is a property of the machine (mesh size, router), fitted by `nocflow
 //               validate` on one case per machine; MAPE/max of held-out cases in
 //               optimizer/README.md ("Router contention").
+//  all-gathers under lowering.all_gather: ring (HwDesc::ring_all_gather): an edge's groups of
+//               ≥ 3 consumer PEs that need the same input, each holding one equal piece of it
+//               (transfers.h, RingGather), run as ring all-gathers, every ring at once: n − 1
+//               rounds of one chunk from each member to its ring successor, priced as the INPP
+//               reduction's rounds below (ring_gather_time). The edge's other transfers are
+//               priced as above; the edge takes the slower of the two.
 //  layer time = the PE model's cycles for the layer's share (pe_model.h: MAC array
 //               utilisation, vector ops, SRAM bandwidth; no η: MACs do not grow with a split)
 //               + the INPP ring all-reduce as the simulator runs it (sim/lower/collectives.h):
@@ -118,15 +124,36 @@ struct LinkLoad {
   }
 };
 
+/// An edge's ring all-gathers (HwDesc::ring_all_gather), in cycles: n − 1 rounds of every
+/// ring at once.
+struct RingGatherTime {
+  double latency = 0;   ///< hop latencies of the rounds
+  double transfer = 0;  ///< rounds × round_transfer(the round's busiest-link drain)
+  double byte_hops = 0;
+  LinkLoad round;  ///< one round's transfers (member → ring successor, every ring)
+  int rounds = 0;
+  double mean_hop = 0;  ///< hop latency around the rings (the largest mean), cycles
+  double message = 0;   ///< cycles one chunk takes to stream alone
+  double cycles() const { return latency + transfer; }
+  /// One round's cycles beyond the mean hop, given its busiest link's drain. A member sends
+  /// its next chunk once its predecessor's has arrived: at least one chunk streamed (exact for
+  /// a ring of neighbours, whose drain is one chunk). When rounds share links, the drain takes
+  /// longer and the members, out of step, keep the shared link busy: the rounds then follow
+  /// one another at the drain, their hop latencies hidden behind it.
+  double round_transfer(double drain) const { return std::max(drain - mean_hop, message); }
+};
+
 /// A layer's INPP ring all-reduce, in cycles.
 struct ReductionTime {
   double latency = 0;   ///< hop latencies of the 2(f − 1) rounds
-  double transfer = 0;  ///< the busiest link's flits, every round
+  double transfer = 0;  ///< every round's transfer (RingGatherTime::round_transfer)
   double adds = 0;      ///< the reduce-scatter rounds' adds
   double bytes = 0, byte_hops = 0;
   LinkLoad round;  ///< one round's transfers
   int rounds = 0;
+  double mean_hop = 0, message = 0;  ///< as RingGatherTime's
   double cycles() const { return latency + transfer + adds; }
+  double round_transfer(double drain) const { return std::max(drain - mean_hop, message); }
 };
 
 class LinkloadModel : public CostModel {
@@ -150,6 +177,11 @@ class LinkloadModel : public CostModel {
   /// all-reduce routed onto the links, plus the adds. Part of layer_cost.
   Cost reduction_cost(const Layer& layer, const Choice& choice) const;
   ReductionTime reduction_time(const Layer& layer, const Choice& choice) const;
+  /// An edge's ring all-gathers as the simulator runs them (sim/lower/collectives.h), all
+  /// rings at once: n − 1 rounds (n the largest ring) in which every member sends a chunk to
+  /// its ring successor and waits for its predecessor's; priced as reduction_time prices a
+  /// round. Thread-safe (walks routes without the cache).
+  RingGatherTime ring_gather_time(const std::vector<RingGather>& rings) const;
   /// Route transfers and measure the busiest link.
   LinkLoad route(const std::vector<Transfer>& transfers) const;
   /// transfer_cycles = latency_cycles + serialization_cycles − overlap_cycles (0 when nothing

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/partition/placement.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "noc/base/error.h"
@@ -45,6 +46,16 @@ int snake_pe(const PeGrid& grid, int i) {
   if (!grid.mesh) return i;
   const int row = i / grid.cols, col = i % grid.cols;
   return row * grid.cols + (row % 2 == 0 ? col : grid.cols - 1 - col);
+}
+
+std::vector<int> ring_order(const PeGrid& grid, std::vector<int> members) {
+  auto key = [&](int pe) {
+    if (!grid.mesh) return std::pair{0, pe};
+    const int row = pe / grid.cols, col = pe % grid.cols;
+    return std::pair{row, row % 2 == 0 ? col : -col};
+  };
+  std::sort(members.begin(), members.end(), [&](int a, int b) { return key(a) < key(b); });
+  return members;
 }
 
 Placement place(const Choice& c, const PeGrid& grid) {

@@ -47,6 +47,11 @@ GridCoord grid_coord(const Choice& c, int index);
 /// The PE of the i-th snake position.
 int snake_pe(const PeGrid& grid, int i);
 
+/// `members` sorted into a mesh-friendly ring: by mesh row, each row walked in the snake's
+/// direction (left to right on even rows), so consecutive members are neighbours wherever the
+/// group allows. On a crossbar, ascending. The order of the simulator's ring all-gathers.
+std::vector<int> ring_order(const PeGrid& grid, std::vector<int> members);
+
 struct Placement {
   std::vector<int> pe;  ///< PE of grid node i (grid_index order)
 };

@@ -103,6 +103,35 @@ std::vector<Transfer> reduction_transfers(const PlacedLayer& pl) {
   return out;
 }
 
+bool is_all_gather_group(const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
+  if (m < 3 || k != m) return false;
+  for (std::size_t i = 0; i < k; ++i)
+    if (pieces[i].bytes != pieces[0].bytes || !std::binary_search(dsts, dsts + m, pieces[i].src))
+      return false;
+  return true;  // k distinct sources (one block each, no INPP replicas) among the m members
+}
+
+std::vector<RingGather> all_gather_groups(const Workload& w, const LayerEdge& edge,
+                                          const PlacedLayer& prod, const PlacedLayer& cons,
+                                          const PeGrid& grid) {
+  std::vector<RingGather> out;
+  std::vector<Piece> scratch;
+  ProducerLayout(prod, grid).for_each_group(
+      consumer_needs(w, edge, cons), scratch,
+      [&](const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
+        if (is_all_gather_group(dsts, m, pieces, k))
+          out.push_back({ring_order(grid, std::vector<int>(dsts, dsts + m)), pieces[0].bytes});
+      });
+  return out;
+}
+
+std::vector<int> ring_index(const std::vector<RingGather>& rings, int num_pes) {
+  std::vector<int> out(static_cast<std::size_t>(num_pes), -1);
+  for (std::size_t i = 0; i < rings.size(); ++i)
+    for (int pe : rings[i].ring) out[static_cast<std::size_t>(pe)] = static_cast<int>(i);
+  return out;
+}
+
 ConsumerNeeds consumer_needs(const Workload& w, const LayerEdge& edge, const PlacedLayer& cons) {
   const Layer& cl = *cons.layer;
   struct Node {

@@ -167,4 +167,36 @@ inline Piece* ProducerLayout::list_pieces(const Box& need, int dst, Piece* out) 
   return out;
 }
 
+// ---- All-gathers ---------------------------------------------------------------------------
+
+/// An all-gather inside an edge: consumer PEs that need the same input, all of it held by
+/// them, one equal piece each (OUTP peers of one spatial block, or one dimension split over
+/// every PE). With `lowering.all_gather: ring` the simulator runs it as a ring all-gather
+/// (sim/lower/collectives.h) instead of sending every piece directly; the linkload model
+/// prices it so (LinkloadModel::ring_gather_time).
+struct RingGather {
+  std::vector<int> ring;         ///< members, in ring_order
+  std::int64_t chunk_bytes = 0;  ///< each member's piece
+};
+
+/// Whether a group visited by ProducerLayout::for_each_group is such an all-gather: at least
+/// three destinations (two exchange one message each either way), as many pieces, one from
+/// each destination, all of the same size. `dsts` ascending, as for_each_group passes them.
+bool is_all_gather_group(const int* dsts, std::size_t num_dsts, const Piece* pieces,
+                         std::size_t num_pieces);
+
+/// The all-gathers of an edge (the groups is_all_gather_group accepts), each ring in
+/// ring_order. Their transfers are among edge_transfers' (member to member, chunk_bytes each).
+std::vector<RingGather> all_gather_groups(const Workload& workload, const LayerEdge& edge,
+                                          const PlacedLayer& producer, const PlacedLayer& consumer,
+                                          const PeGrid& grid);
+
+/// Per PE: the index of the ring it belongs to, or −1.
+std::vector<int> ring_index(const std::vector<RingGather>& rings, int num_pes);
+/// Whether a transfer runs inside a ring (both ends in the same one): `ring_of` from ring_index.
+inline bool in_ring(const Transfer& t, const std::vector<int>& ring_of) {
+  const int r = ring_of[static_cast<std::size_t>(t.src)];
+  return r >= 0 && r == ring_of[static_cast<std::size_t>(t.dst)];
+}
+
 }  // namespace nocflow::optimizer

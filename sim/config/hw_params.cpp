@@ -202,6 +202,14 @@ const std::vector<Param>& hw_params() {
           .doc("energy per byte per hop (a router-to-router link, or a crossbar's switch), whole "
                "flits "
                "counted (the seed uses 1-5)"),
+      // lowering
+      field("lowering.all_gather", &HwSpec::lowering, &LoweringSpec::all_gather)
+          .def(std::string("direct"))
+          .choices({"direct", "ring"})
+          .doc("3 or more consumer PEs that each need all of an input they hold between them "
+               "in equal pieces (the OUTP peers of one block): direct = every piece sent to "
+               "every peer at once; ring = a ring all-gather, n - 1 rounds of one piece to the "
+               "ring successor. The linkload model prices whichever is set"),
       // run control
       field("run.watchdog_cycles", &HwSpec::run, &RunSpec::watchdog_cycles)
           .unit("cycles")

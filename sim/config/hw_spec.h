@@ -32,6 +32,11 @@ struct EnergySpec {
   double hop_pj_per_byte = 0;
 };
 
+/// How plans become messages (sim/lower): the collective schedules.
+struct LoweringSpec {
+  std::string all_gather = "direct";  ///< "direct" or "ring" (lowering.all_gather)
+};
+
 struct RunSpec {
   std::int64_t watchdog_cycles = 0;
 };
@@ -46,6 +51,7 @@ struct HwSpec {
   noc::NiSpec ni;
   PeSpec pe;
   EnergySpec energy;
+  LoweringSpec lowering;
   RunSpec run;
 
   noc::NocSpec noc() const { return {topology, router, link, ni, run.watchdog_cycles}; }

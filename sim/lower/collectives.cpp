@@ -5,19 +5,6 @@
 
 namespace nocflow::sim {
 
-std::vector<int> ring_order(const noc::Topology& topo, std::vector<int> members) {
-  if (!topo.is_mesh()) {
-    std::sort(members.begin(), members.end());
-    return members;
-  }
-  auto key = [&](int pe) {
-    const int r = topo.node_router(pe), y = topo.y(r), x = topo.x(r);
-    return std::pair{y, y % 2 == 0 ? x : -x};
-  };
-  std::sort(members.begin(), members.end(), [&](int a, int b) { return key(a) < key(b); });
-  return members;
-}
-
 namespace {
 
 /// One ring round: every member sends `bytes` to its successor, then receives from its

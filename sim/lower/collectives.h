@@ -14,18 +14,14 @@
 //   scatter             the root sends each other member its part.
 //   all_to_all          every PE sends `bytes_per_pair` to every other member.
 //   halo_exchange       each listed (from, to, bytes) neighbour transfer.
-// Rings follow ring_order(): a snake (boustrophedon) walk over the members' mesh positions,
-// so that consecutive members are mesh neighbours wherever the group allows.
+// A ring is the members in the order given (lowering passes INPP order for reductions and
+// optimizer::ring_order, a snake walk over the mesh rows, for all-gathers).
 #include <cstdint>
 #include <vector>
 
-#include "noc/topology/topology.h"
 #include "sim/system/program.h"
 
 namespace nocflow::sim {
-
-/// The members sorted into a mesh-friendly ring (snake order by row, alternating direction).
-std::vector<int> ring_order(const noc::Topology& topo, std::vector<int> members);
 
 void ring_all_gather(ProgramSet& set, const std::vector<int>& ring, std::int64_t chunk_bytes, int layer,
                      int edge = -1);

@@ -146,6 +146,7 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   const int num_layers = static_cast<int>(workload.layers.size());
   std::vector<std::vector<int>> incoming(num_layers), outgoing(num_layers);
   std::vector<std::vector<std::int64_t>> tags;
+  std::vector<std::vector<int>> ring_of;  // per edge: opt::ring_index of its rings
   for (std::size_t e = 0; e < workload.edges.size(); ++e) {
     const opt::LayerEdge& edge = workload.edges[e];
     LoweredEdge le;
@@ -157,6 +158,9 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     le.stage_input = src_stage >= 0 && dst_stage >= 0 && src_stage != dst_stage;
     le.transfers = opt::edge_transfers(workload, edge, out.layers[edge.src], out.layers[edge.dst], grid);
     le.bytes = opt::total_bytes(le.transfers);
+    if (hw.lowering.all_gather == "ring")
+      le.rings = opt::all_gather_groups(workload, edge, out.layers[edge.src], out.layers[edge.dst], grid);
+    ring_of.push_back(opt::ring_index(le.rings, pes));
     std::vector<std::int64_t> t;
     for (std::size_t i = 0; i < le.transfers.size(); ++i) t.push_back(out.programs.new_tag());
     tags.push_back(t);
@@ -184,14 +188,19 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     });
     for (std::size_t i : order) {
       const opt::Transfer& t = le.transfers[i];
-      prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
+      if (!opt::in_ring(t, ring_of[e])) prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
     }
+  };
+  auto rings = [&](int e) {
+    const LoweredEdge& le = out.edges[e];
+    for (const opt::RingGather& r : le.rings) ring_all_gather(prog, r.ring, r.chunk_bytes, le.src_layer, e);
   };
   auto recvs_at = [&](int e, int pe, int layer) {
     const LoweredEdge& le = out.edges[e];
-    for (std::size_t i = 0; i < le.transfers.size(); ++i)
-      if (pe < 0 || le.transfers[i].dst == pe)
-        prog.recv(le.transfers[i].dst, le.transfers[i].src, layer, le.transfers[i].bytes, tags[e][i], e);
+    for (std::size_t i = 0; i < le.transfers.size(); ++i) {
+      const opt::Transfer& t = le.transfers[i];
+      if ((pe < 0 || t.dst == pe) && !opt::in_ring(t, ring_of[e])) prog.recv(t.dst, t.src, layer, t.bytes, tags[e][i], e);
+    }
   };
 
   for (int l = 0; l < num_layers; ++l) {
@@ -220,10 +229,13 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     for (int e : outgoing[l]) {
       sends(e);
       if (mode == ExecMode::Barrier) {
+        rings(e);
         recvs_at(e, -1, out.edges[e].dst_layer);
         prog.barrier_all(++barrier);
       }
     }
+    if (mode == ExecMode::Dataflow)
+      for (int e : outgoing[l]) rings(e);
   }
   return out;
 }

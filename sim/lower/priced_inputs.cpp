@@ -48,7 +48,7 @@ std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec) 
       "router.speculative",   "router.st_delay",         "link.latency",
       "energy.mac_pj",        "energy.hop_pj_per_byte",  "energy.sram_pj_per_byte",
       "pe.sram_bytes",        "router.buffer_depth",     "router.vcs",
-      "ni.channels"};
+      "ni.channels",          "lowering.all_gather"};
   std::vector<std::pair<std::string, std::string>> out;
   for (const Param& p : hw_params()) {
     if (!read.count(p.path) || (p.applies && !p.applies(spec))) continue;

@@ -175,11 +175,13 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
 double BenchResult::linkload_fitted_cycles() const {
   opt::HwDesc hw = linkload_hw;
   hw.router_slowdown = router_slowdown;  // set, even to 0: the contention form
-  // An ALL_REDUCE's rounds each drain their busiest link; its latency is the ring's own.
-  const double overlap = bench.type == "ALL_REDUCE" ? 0 : opt::LinkloadModel::overlap_cycles(linkload_links, hw);
   const double slowed = opt::LinkloadModel::drain_flits(linkload_links, hw);
   const double plain = opt::LinkloadModel::drain_flits(linkload_links, linkload_hw);
-  return linkload_cycles + linkload_rounds * (slowed - plain) - overlap;
+  if (rings) {  // each round drains its busiest link; the latency is the rings' own
+    const opt::RingGatherTime round{0, 0, 0, {}, 0, ring_mean_hop, ring_message};
+    return linkload_cycles + linkload_rounds * (round.round_transfer(slowed) - round.round_transfer(plain));
+  }
+  return linkload_cycles + (slowed - plain) - opt::LinkloadModel::overlap_cycles(linkload_links, hw);
 }
 
 double BenchResult::predicted(const std::string& model) const {
@@ -397,10 +399,26 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
     r.linkload_latency = t.latency;
     r.linkload_links = t.round;
     r.linkload_rounds = t.rounds;
+    r.rings = true;
+    r.ring_mean_hop = t.mean_hop;
+    r.ring_message = t.message;
   } else {
     r.linkload_cycles = linkload.edge_cost(w, w.edges[0], pair->first, pair->second).cycles;
     r.linkload_links = linkload.route(low.edges[0].transfers);
     r.linkload_latency = linkload.latency_cycles(r.linkload_links);
+    const std::vector<int> ring_of = opt::ring_index(low.edges[0].rings, pes);
+    const auto in_ring = [&](const opt::Transfer& t) { return opt::in_ring(t, ring_of); };
+    if (!low.edges[0].rings.empty() &&
+        std::all_of(low.edges[0].transfers.begin(), low.edges[0].transfers.end(), in_ring)) {
+      // lowering.all_gather: ring, every transfer in a ring: its rounds, as ALL_REDUCE's.
+      const opt::RingGatherTime t = linkload.ring_gather_time(low.edges[0].rings);
+      r.linkload_latency = t.latency;
+      r.linkload_links = t.round;
+      r.linkload_rounds = t.rounds;
+      r.rings = true;
+      r.ring_mean_hop = t.mean_hop;
+      r.ring_message = t.message;
+    }
   }
 
   // The busiest sender, and the zero-load pipeline latency of its longest route.
@@ -416,7 +434,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
       if (s.kind == StepKind::Send && std::find(measured.begin(), measured.end(), s.edge) != measured.end())
         routers = std::max(routers, topo.routers_on_path(r.busiest_sender, s.peer));
   if (routers > 0) r.hop_latency_cycles = optimizer::LinkloadModel::route_cycles(routers, desc);
-  if (bench.type != "ALL_REDUCE")
+  if (!r.rings)
     for (std::size_t pe = 0; pe < low.programs.pe.size(); ++pe)
       for (const Step& s : low.programs.pe[pe])
         if (s.kind == StepKind::Send && s.edge == measured.front())

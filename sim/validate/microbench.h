@@ -63,7 +63,7 @@ struct BenchResult {
   std::int64_t messages = 0;                   ///< transfers (one message each)
   /// The measured sends, each PE's in its program's order: `nocflow traffic --messages`
   /// replays them (all at start 0, as the barrier releases them) in simulated_cycles. Empty
-  /// for ALL_REDUCE, whose ring rounds each wait for the previous one.
+  /// for ring rounds (`rings`), each of which waits for the previous one.
   std::vector<noc::BatchMessage> sends;
 
   // Where the simulated time goes. The contention-free run replays the same redistribution
@@ -86,9 +86,14 @@ struct BenchResult {
   double paper_latency = 0, linkload_latency = 0;
 
   // linkload with router contention s fitted to one case of the machine (fit_router_slowdown):
-  // the busiest link of the edge, or of one ring round (`linkload_rounds` of them) for ALL_REDUCE.
+  // the busiest link of the edge, or of one ring round (`linkload_rounds` of them) for ALL_REDUCE
+  // and ring all-gathers.
   optimizer::LinkLoad linkload_links;
   int linkload_rounds = 1;
+  /// Ring rounds (ALL_REDUCE; GROUP_GATHER under lowering.all_gather: ring): a round's
+  /// transfer given its drain (optimizer::RingGatherTime::round_transfer's terms).
+  bool rings = false;
+  double ring_mean_hop = 0, ring_message = 0;
   optimizer::HwDesc linkload_hw;  ///< the machine, as linkload saw it (no slowdown)
   double router_slowdown = 0;     ///< s of this case's machine
   bool slowdown_fitted_here = false;  ///< s was fitted on this case (not a prediction)

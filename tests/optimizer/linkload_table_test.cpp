@@ -41,11 +41,16 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
              {std::optional<double>{}, std::optional<double>{0.8}}) {
           HwDesc hw = machine("mesh", rows, cols, routing);
           hw.router_slowdown = slowdown;
+          hw.ring_all_gather = group && slowdown;  // rings on a quarter of the cases
           cases.push_back({hw, {group ? 2 : 1, group}});
           cases.push_back({shallow(hw), {group ? 2 : 1, group}});
         }
   cases.push_back({machine("crossbar", 1, 8, "xy"), {1, false}});
   cases.push_back({shallow(machine("crossbar", 1, 8, "xy")), {1, false}});
+  HwDesc crossbar_rings = machine("crossbar", 1, 8, "xy");
+  crossbar_rings.ring_all_gather = true;
+  cases.push_back({crossbar_rings, {1, false}});
+  std::size_t ring_entries = 0;  // entries rings price differently from direct messages
   for (const Case& c : cases) {
     const LinkloadModel fast(c.hw, c.options);
     const LinkloadModel reference(c.hw, {1, false});
@@ -56,14 +61,21 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
       for (std::size_t i = 0; i < cu.size(); ++i)
         for (std::size_t j = 0; j < cv.size(); ++j) {
           const double slow = reference.edge_cost(n.w, e, cu[i], cv[j]).cycles;
+          if (c.hw.ring_all_gather) {
+            HwDesc direct = c.hw;
+            direct.ring_all_gather = false;
+            ring_entries += LinkloadModel(direct).edge_cost(n.w, e, cu[i], cv[j]).cycles != slow;
+          }
           ASSERT_NEAR(table[i * cv.size() + j], slow, 1e-9 * std::max(1.0, slow))
               << n.layer(e.src).name << " -> " << n.layer(e.dst).name << " " << cu[i].str()
               << " -> " << cv[j].str() << " on " << c.hw.topology.kind << " " << c.hw.topology.rows
               << "x" << c.hw.topology.cols << " " << c.hw.routing
-              << (c.options.always_group ? " grouped" : "");
+              << (c.options.always_group ? " grouped" : "")
+              << (c.hw.ring_all_gather ? " rings" : "");
         }
     }
   }
+  EXPECT_GT(ring_entries, 0u);  // the rings' path is exercised
 }
 
 /// The difference-form counter's every count equals route walking's (LinkloadModel::route),

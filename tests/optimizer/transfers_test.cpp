@@ -70,6 +70,48 @@ TEST(Transfers, OutpToOutpIsAllGather) {
   }
 }
 
+// OUTP 4 x OFMP_H 4 on both sides of a 1x1 conv: each OFMP_H slice's 4 OUTP peers need all 8
+// channels of their rows, which they hold in 4 equal pieces: 4 all-gathers, in ring order, whose
+// transfers are all of the edge's. A halo, or pairs (OUTP 2), are not.
+TEST(Transfers, OutpPeersOfABlockAreAllGatherRings) {
+  const TwoLayers t = convs();
+  const Choice c = make({{PartDim::Outp, 4}, {PartDim::OfmpH, 4}});
+  const PlacedLayer p{&t.w.layers[0], c, place(c, kMesh4x4)}, q{&t.w.layers[1], c, place(c, kMesh4x4)};
+  const std::vector<RingGather> rings = all_gather_groups(t.w, t.w.edges.at(0), p, q, kMesh4x4);
+  ASSERT_EQ(rings.size(), 4u);
+  std::vector<int> members;
+  for (const RingGather& r : rings) {
+    EXPECT_EQ(r.ring.size(), 4u);
+    EXPECT_EQ(r.chunk_bytes, t.tensor_bytes() / 16);
+    EXPECT_EQ(r.ring, ring_order(kMesh4x4, r.ring));
+    members.insert(members.end(), r.ring.begin(), r.ring.end());
+  }
+  std::sort(members.begin(), members.end());
+  EXPECT_EQ(members.size(), 16u);
+  EXPECT_EQ(std::unique(members.begin(), members.end()), members.end());  // every PE in one ring
+  const std::vector<Transfer> moves = t.moves(c, c);
+  EXPECT_EQ(moves.size(), 4u * 4 * 3);
+  const std::vector<int> ring_of = ring_index(rings, 16);
+  for (const Transfer& m : moves) EXPECT_TRUE(in_ring(m, ring_of)) << m.src << " -> " << m.dst;
+
+  const TwoLayers halo = convs(3);
+  const Choice h = make({{PartDim::OfmpH, 4}});
+  EXPECT_TRUE(all_gather_groups(halo.w, halo.w.edges.at(0), {&halo.w.layers[0], h, place(h, kMesh4x4)},
+                                {&halo.w.layers[1], h, place(h, kMesh4x4)}, kMesh4x4)
+                  .empty());
+  const Choice pairs = make({{PartDim::Outp, 2}, {PartDim::OfmpH, 8}});
+  EXPECT_TRUE(all_gather_groups(t.w, t.w.edges.at(0), {&t.w.layers[0], pairs, place(pairs, kMesh4x4)},
+                                {&t.w.layers[1], pairs, place(pairs, kMesh4x4)}, kMesh4x4)
+                  .empty());
+  EXPECT_FALSE(t.moves(pairs, pairs).empty());
+}
+
+// Rings go row by row, each row in the snake's direction.
+TEST(Placement, RingOrderWalksTheRowsLikeTheSnake) {
+  EXPECT_EQ(ring_order(kMesh4x4, {15, 0, 5, 6, 12, 3}), (std::vector<int>{0, 3, 6, 5, 15, 12}));
+  EXPECT_EQ(ring_order(PeGrid{false, 1, 8}, {5, 1, 3}), (std::vector<int>{1, 3, 5}));
+}
+
 TEST(Transfers, PaperCallsSameFactorOutpFreeExactMovementDoesNot) {
   // Seed Proposition 1: same OUTP factor on consecutive layers → redistribution 0. The consumer
   // still needs every input channel, so the exact movement is an all-gather: the gap the

@@ -5,6 +5,7 @@
 
 #include "noc/base/error.h"
 #include "sim/config/hw_loader.h"
+#include "optimizer/partition/placement.h"
 #include "sim/lower/collectives.h"
 #include "sim/output/layer_stats.h"
 #include "sim/output/trace.h"
@@ -76,7 +77,7 @@ TEST(System, LongMessagesAreCutIntoPackets) {
 TEST(Collectives, RingAllGatherMovesNTimesNMinusOneChunks) {
   const HwSpec hw = mesh(2, 2);
   ProgramSet p(4);
-  const auto ring = ring_order(noc::Topology::build(hw.topology), {0, 1, 2, 3});
+  const auto ring = optimizer::ring_order({true, 2, 2}, {0, 1, 2, 3});
   EXPECT_EQ(ring, (std::vector<int>{0, 1, 3, 2}));  // snake: every step is a mesh neighbour
   ring_all_gather(p, ring, 256, 0);
   System sys("sys", hw, p);
@@ -90,7 +91,7 @@ TEST(Collectives, RingAllGatherMovesNTimesNMinusOneChunks) {
 TEST(Collectives, RingAllReduceMovesTwiceTheTensorTimesNMinusOne) {
   const HwSpec hw = mesh(2, 2);
   ProgramSet p(4);
-  ring_all_reduce(p, ring_order(noc::Topology::build(hw.topology), {0, 1, 2, 3}), 4096, 2, 64, 0);
+  ring_all_reduce(p, optimizer::ring_order({true, 2, 2}, {0, 1, 2, 3}), 4096, 2, 64, 0);
   System sys("sys", hw, p);
   const RunResult r = sys.run();
   EXPECT_EQ(r.bytes, 2 * 3 * 4096);
