@@ -50,10 +50,11 @@ struct HwDesc {
   int credit_loop_cycles = 5;
   int vcs = 4;          ///< VCs per router port: flows a router-to-router link carries at once
   int ni_channels = 8;  ///< messages a PE's NI sends at once (ni.channels)
-  /// lowering.all_gather: ring. The simulator runs an edge's all-gathers (transfers.h,
-  /// RingGather) as ring all-gathers, and linkload prices them as its rounds; else every
-  /// transfer is one direct message.
-  bool ring_all_gather = false;
+  /// lowering.all_gather: how the simulator runs an edge's all-gathers (transfers.h,
+  /// RingGather), which linkload prices (LinkloadModel::rings_to_run): every transfer one
+  /// direct message; ring all-gathers; or, per edge, whichever linkload prices lower.
+  enum class AllGather { Direct, Ring, Auto };
+  AllGather all_gather = AllGather::Direct;
 
   /// Flits per cycle of one long flow: below 1 when the buffers are shorter than the credit loop.
   double flow_rate() const {

@@ -165,25 +165,40 @@ class PathLoadCounter {
 /// depends on sharing (LinkloadModel::depends_on_sharing).
 template <class Counter>
 void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& scratch, const PlacedLayer& producer,
-              const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model,
-              bool rings_on, double* row) {
+              const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model, double* row) {
+  using AllGather = HwDesc::AllGather;
+  const AllGather mode = model.hw().all_gather;
   const ProducerLayout layout(producer, grid);
   std::vector<RingGather> rings;
   for (const ConsumerNeeds& n : needs) {
-    auto count = [&](auto& c) {
+    // The loads of the direct transfers: with `apart`, the all-gathers go to `rings` instead.
+    auto count = [&](auto& c, bool apart) {
       rings.clear();
       layout.for_each_group(n, scratch, [&](const int* dsts, std::size_t num_dsts, const Piece* pieces,
                                             std::size_t num_pieces) {
-        if (rings_on && is_all_gather_group(dsts, num_dsts, pieces, num_pieces))
+        if (apart && is_all_gather_group(dsts, num_dsts, pieces, num_pieces))
           rings.push_back({ring_order(grid, std::vector<int>(dsts, dsts + num_dsts)), pieces[0].bytes});
         else
           c.add_group(dsts, num_dsts, pieces, num_pieces);
       });
       return c.finish();
     };
-    LinkLoad load = count(counter);
-    if (recount && model.depends_on_sharing(load)) load = count(*recount);
-    *row++ = std::max(model.transfer_cycles(load), model.ring_gather_time(rings).cycles());
+    auto load_of = [&](bool apart) {
+      const LinkLoad load = count(counter, apart);
+      return recount && model.depends_on_sharing(load) ? count(*recount, apart) : load;
+    };
+    const LinkLoad direct = load_of(mode != AllGather::Direct);
+    double cycles = model.transfer_cycles(direct);
+    if (!rings.empty()) {  // as rings_to_run decides
+      const RingGatherTime t = model.ring_gather_time(rings);
+      if (mode == AllGather::Ring) {
+        cycles = std::max(cycles, t.cycles());
+      } else {
+        const LinkLoad all = load_of(false);
+        cycles = model.rings_pay(direct, t, all) ? std::max(cycles, t.cycles()) : model.transfer_cycles(all);
+      }
+    }
+    *row++ = cycles;
   }
 }
 
@@ -327,9 +342,12 @@ bool LinkloadModel::depends_on_sharing(const LinkLoad& l) const {
   return hw_.router_slowdown && l.max_router_link_flits > 0 && l.max_router_link_flits == l.max_endpoint_flits;
 }
 
-double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
-  const double drain = drain_flits(l, hw_);  // once: edge tables call this for every entry
-  return latency_cycles(l) + drain - hidden_latency(l, hw_, drain);
+double LinkloadModel::transfer_cycles(const LinkLoad& l) const { return transfer_cycles(l, hw_); }
+
+double LinkloadModel::transfer_cycles(const LinkLoad& l, const HwDesc& hw) {
+  if (l.max_link_flits <= 0) return 0;
+  const double drain = drain_flits(l, hw);  // once: edge tables call this for every entry
+  return route_cycles(l.max_routers, hw) + drain - hidden_latency(l, hw, drain);
 }
 
 ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) const {
@@ -431,7 +449,7 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
       for (std::size_t i; (i = next_row++) < rows;) {
         const Choice& ci = src_choices[i];
         fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this,
-                 hw_.ring_all_gather, out.data() + i * cols);
+                 out.data() + i * cols);
       }
     };
     if (dimension_order) {
@@ -447,26 +465,54 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
   return out;
 }
 
+bool LinkloadModel::rings_pay(const LinkLoad& rest, const RingGatherTime& rings, const LinkLoad& all) const {
+  HwDesc plain = hw_;
+  plain.router_slowdown.reset();
+  const double ring_cycles =
+      rings.latency + rings.rounds * rings.round_transfer(drain_flits(rings.round, plain));
+  return std::max(transfer_cycles(rest, plain), ring_cycles) < transfer_cycles(all, plain);
+}
+
+LinkloadModel::PricedEdge LinkloadModel::price_edge(const Workload& w, const LayerEdge& e,
+                                                    const PlacedLayer& prod,
+                                                    const PlacedLayer& cons) const {
+  const PeGrid grid = hw_.grid();
+  PricedEdge out;
+  std::vector<Transfer> transfers = edge_transfers(w, e, prod, cons, grid);
+  out.bytes = static_cast<double>(total_bytes(transfers));
+  if (hw_.all_gather != HwDesc::AllGather::Direct) {
+    out.rings = all_gather_groups(w, e, prod, cons, grid);
+    if (!out.rings.empty()) {
+      const std::vector<int> ring_of = ring_index(out.rings, grid.num_pes());
+      std::vector<Transfer> rest;
+      for (const Transfer& t : transfers)
+        if (!in_ring(t, ring_of)) rest.push_back(t);
+      out.direct = route(rest);
+      out.ring_time = ring_gather_time(out.rings);
+      if (hw_.all_gather == HwDesc::AllGather::Ring || rings_pay(out.direct, out.ring_time, route(transfers)))
+        return out;
+      out.rings.clear();
+      out.ring_time = {};
+    }
+  }
+  out.direct = route(transfers);
+  return out;
+}
+
+std::vector<RingGather> LinkloadModel::rings_to_run(const Workload& w, const LayerEdge& e,
+                                                    const PlacedLayer& prod, const PlacedLayer& cons) const {
+  return price_edge(w, e, prod, cons).rings;
+}
+
 Cost LinkloadModel::edge_cost(const Workload& w, const LayerEdge& e, const Choice& ci,
                               const Choice& cj) const {
   const PeGrid grid = hw_.grid();
-  const PlacedLayer prod{&w.layers[static_cast<std::size_t>(e.src)], ci, place(ci, grid)};
-  const PlacedLayer cons{&w.layers[static_cast<std::size_t>(e.dst)], cj, place(cj, grid)};
-  auto transfers = edge_transfers(w, e, prod, cons, grid);
+  const PricedEdge p = price_edge(w, e, {&w.layers[static_cast<std::size_t>(e.src)], ci, place(ci, grid)},
+                                  {&w.layers[static_cast<std::size_t>(e.dst)], cj, place(cj, grid)});
   Cost out;
-  out.bytes = static_cast<double>(total_bytes(transfers));
-  RingGatherTime rings;
-  if (hw_.ring_all_gather) {
-    const std::vector<RingGather> groups = all_gather_groups(w, e, prod, cons, grid);
-    const std::vector<int> ring_of = ring_index(groups, grid.num_pes());
-    transfers.erase(std::remove_if(transfers.begin(), transfers.end(),
-                                   [&](const Transfer& t) { return in_ring(t, ring_of); }),
-                    transfers.end());
-    rings = ring_gather_time(groups);
-  }
-  const LinkLoad load = route(transfers);
-  out.cycles = std::max(transfer_cycles(load), rings.cycles());
-  out.energy_pj = (load.byte_hops + rings.byte_hops) * hw_.hop_pj_per_byte;
+  out.bytes = p.bytes;
+  out.cycles = std::max(transfer_cycles(p.direct), p.ring_time.cycles());
+  out.energy_pj = (p.direct.byte_hops + p.ring_time.byte_hops) * hw_.hop_pj_per_byte;
   return out;
 }
 

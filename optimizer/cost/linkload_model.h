@@ -51,12 +51,13 @@
 //               drain. s is a property of the machine (mesh size, router), fitted by `nocflow
 //               validate` on one case per machine; MAPE/max of held-out cases in
 //               optimizer/README.md ("Router contention").
-//  all-gathers under lowering.all_gather: ring (HwDesc::ring_all_gather): an edge's groups of
-//               ≥ 3 consumer PEs that need the same input, each holding one equal piece of it
-//               (transfers.h, RingGather), run as ring all-gathers, every ring at once: n − 1
-//               rounds of one chunk from each member to its ring successor, priced as the INPP
-//               reduction's rounds below (ring_gather_time). The edge's other transfers are
-//               priced as above; the edge takes the slower of the two.
+//  all-gathers under lowering.all_gather: ring, or auto where it pays (HwDesc::all_gather,
+//               rings_to_run): an edge's groups of ≥ 3 consumer PEs that need the same input,
+//               each holding one equal piece of it (transfers.h, RingGather), run as ring
+//               all-gathers, every ring at once: n − 1 rounds of one chunk from each member to
+//               its ring successor, priced as the INPP reduction's rounds below
+//               (ring_gather_time). The edge's other transfers are priced as above; the edge
+//               takes the slower of the two.
 //  layer time = the PE model's cycles for the layer's share (pe_model.h: MAC array
 //               utilisation, vector ops, SRAM bandwidth; no η: MACs do not grow with a split)
 //               + the INPP ring all-reduce as the simulator runs it (sim/lower/collectives.h):
@@ -124,7 +125,7 @@ struct LinkLoad {
   }
 };
 
-/// An edge's ring all-gathers (HwDesc::ring_all_gather), in cycles: n − 1 rounds of every
+/// An edge's ring all-gathers (HwDesc::all_gather), in cycles: n − 1 rounds of every
 /// ring at once.
 struct RingGatherTime {
   double latency = 0;   ///< hop latencies of the rounds
@@ -182,11 +183,25 @@ class LinkloadModel : public CostModel {
   /// its ring successor and waits for its predecessor's; priced as reduction_time prices a
   /// round. Thread-safe (walks routes without the cache).
   RingGatherTime ring_gather_time(const std::vector<RingGather>& rings) const;
+  /// The all-gathers (transfers.h, all_gather_groups) the simulator runs as rings on this edge,
+  /// its layers as placed (sim/lower/lowering.cpp asks): none under lowering.all_gather:
+  /// direct, all of them under ring; under auto all of them when the rings, with the edge's
+  /// other transfers sent directly, take fewer cycles than sending everything directly, both
+  /// priced uncalibrated (no router_slowdown: a calibration does not change what runs), else
+  /// none. edge_cost and the edge tables price what this returns.
+  std::vector<RingGather> rings_to_run(const Workload& workload, const LayerEdge& edge,
+                                       const PlacedLayer& producer, const PlacedLayer& consumer) const;
+  /// Under auto: whether the rings (`rings`, the rest `rest`) beat all direct (`all`), priced
+  /// uncalibrated.
+  bool rings_pay(const LinkLoad& rest, const RingGatherTime& rings, const LinkLoad& all) const;
+  const HwDesc& hw() const { return hw_; }
   /// Route transfers and measure the busiest link.
   LinkLoad route(const std::vector<Transfer>& transfers) const;
   /// transfer_cycles = latency_cycles + serialization_cycles − overlap_cycles (0 when nothing
   /// moves).
   double transfer_cycles(const LinkLoad& load) const;
+  /// The same on machine `hw` (transfer_cycles is this on the model's own).
+  static double transfer_cycles(const LinkLoad& load, const HwDesc& hw);
   double latency_cycles(const LinkLoad& load) const;        ///< pipeline fill of the longest route
   double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits, slowed down
   double overlap_cycles(const LinkLoad& load) const { return overlap_cycles(load, hw_); }
@@ -215,6 +230,16 @@ class LinkloadModel : public CostModel {
  struct Impl;  ///< topology, routing and the route cache (linkload_model.cpp)
 
  private:
+  /// An edge as rings_to_run decides: the rings it runs, its direct transfers' loads, bytes.
+  struct PricedEdge {
+    std::vector<RingGather> rings;
+    RingGatherTime ring_time;
+    LinkLoad direct;
+    double bytes = 0;
+  };
+  PricedEdge price_edge(const Workload& workload, const LayerEdge& edge, const PlacedLayer& producer,
+                        const PlacedLayer& consumer) const;
+
   HwDesc hw_;
   Options options_;
   std::unique_ptr<Impl> impl_;

@@ -423,7 +423,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->get_option("--network")->required(false);  // only --rank reads a network
   cmd->add_flag("--dump-messages", a->dump_messages,
                 "write each case's sends to OUT/messages/ (nocflow traffic --messages replays "
-                "them; not ALL_REDUCE)")
+                "them; not ring rounds: ALL_REDUCE, and GROUP_GATHER under "
+                "lowering.all_gather=ring)")
       ->excludes("--rank");
   // Each plan is a replay of the whole network (minutes for resnet50): 1,000 would take days.
   cmd->add_option("--k", a->k, "--rank: plans per cost model")

@@ -205,11 +205,12 @@ const std::vector<Param>& hw_params() {
       // lowering
       field("lowering.all_gather", &HwSpec::lowering, &LoweringSpec::all_gather)
           .def(std::string("direct"))
-          .choices({"direct", "ring"})
+          .choices({"direct", "ring", "auto"})
           .doc("3 or more consumer PEs that each need all of an input they hold between them "
                "in equal pieces (the OUTP peers of one block): direct = every piece sent to "
                "every peer at once; ring = a ring all-gather, n - 1 rounds of one piece to the "
-               "ring successor. The linkload model prices whichever is set"),
+               "ring successor; auto = per edge, rings where the linkload model (uncalibrated) "
+               "prices them lower. The linkload model prices what runs"),
       // run control
       field("run.watchdog_cycles", &HwSpec::run, &RunSpec::watchdog_cycles)
           .unit("cycles")

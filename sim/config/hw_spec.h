@@ -34,7 +34,7 @@ struct EnergySpec {
 
 /// How plans become messages (sim/lower): the collective schedules.
 struct LoweringSpec {
-  std::string all_gather = "direct";  ///< "direct" or "ring" (lowering.all_gather)
+  std::string all_gather = "direct";  ///< "direct", "ring" or "auto" (lowering.all_gather)
 };
 
 struct RunSpec {

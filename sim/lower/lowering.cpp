@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "noc/base/error.h"
 #include "optimizer/cost/cost_model.h"
+#include "optimizer/cost/linkload_model.h"
 #include "sim/lower/collectives.h"
 #include "optimizer/cost/pe_model.h"
 #include "sim/lower/workload_setup.h"
@@ -147,6 +149,9 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   std::vector<std::vector<int>> incoming(num_layers), outgoing(num_layers);
   std::vector<std::vector<std::int64_t>> tags;
   std::vector<std::vector<int>> ring_of;  // per edge: opt::ring_index of its rings
+  // Which all-gathers run as rings (lowering.all_gather), as linkload decides and prices it.
+  std::optional<opt::LinkloadModel> rings_model;
+  if (desc.all_gather != opt::HwDesc::AllGather::Direct) rings_model.emplace(desc);
   for (std::size_t e = 0; e < workload.edges.size(); ++e) {
     const opt::LayerEdge& edge = workload.edges[e];
     LoweredEdge le;
@@ -158,8 +163,7 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     le.stage_input = src_stage >= 0 && dst_stage >= 0 && src_stage != dst_stage;
     le.transfers = opt::edge_transfers(workload, edge, out.layers[edge.src], out.layers[edge.dst], grid);
     le.bytes = opt::total_bytes(le.transfers);
-    if (hw.lowering.all_gather == "ring")
-      le.rings = opt::all_gather_groups(workload, edge, out.layers[edge.src], out.layers[edge.dst], grid);
+    if (rings_model) le.rings = rings_model->rings_to_run(workload, edge, out.layers[edge.src], out.layers[edge.dst]);
     ring_of.push_back(opt::ring_index(le.rings, pes));
     std::vector<std::int64_t> t;
     for (std::size_t i = 0; i < le.transfers.size(); ++i) t.push_back(out.programs.new_tag());

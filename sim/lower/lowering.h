@@ -7,9 +7,10 @@
 //   2. computes its share (optimizer/cost/pe_model.h, as the linkload model does);
 //   3. with INPP > 1, reduces partial sums with its INPP group: ring all-reduce
 //      (reduce-scatter + all-gather), members in INPP order, which the placement keeps adjacent;
-//   4. sends every transfer of every outgoing edge whose source it is; with
-//      lowering.all_gather: ring, an edge's all-gathers run as ring all-gathers instead (after
-//      the layer's direct sends; the consumer then has nothing left to receive from them).
+//   4. sends every transfer of every outgoing edge whose source it is; the all-gathers that
+//      lowering.all_gather runs as rings (ring: all; auto: an edge's where linkload prices
+//      them lower, optimizer::LinkloadModel::rings_to_run) run as ring all-gathers instead,
+//      after the layer's direct sends; the consumer then has nothing left to receive from them.
 // Dataflow mode is exactly that: a PE starts a layer as soon as its inputs have arrived, and
 // sends overlap later computation. Barrier mode separates phases with global barriers: all
 // compute of a layer, then its reduction, then each outgoing edge alone, so that each
@@ -37,7 +38,7 @@ struct LoweredEdge {
   bool reduction = false;
   bool stage_input = false;  ///< pipelined plans: between two stages (different bands)
   std::vector<optimizer::Transfer> transfers;
-  /// With lowering.all_gather: ring, the edge's all-gathers (optimizer/partition/transfers.h):
+  /// The all-gathers run as rings (lowering.all_gather; optimizer/partition/transfers.h):
   /// their transfers stay in `transfers` (what each PE receives), but move as ring rounds,
   /// which belong to the producer layer.
   std::vector<optimizer::RingGather> rings;

@@ -63,7 +63,7 @@ std::vector<std::pair<std::string, std::string>> calibrated_for(const HwSpec& sp
   std::vector<std::pair<std::string, std::string>> out;
   for (const Param& p : hw_params())
     if ((p.path.rfind("router.", 0) == 0 || p.path.rfind("link.", 0) == 0 ||
-         p.path.rfind("ni.", 0) == 0) &&
+         p.path.rfind("ni.", 0) == 0 || p.path.rfind("lowering.", 0) == 0) &&
         (!p.applies || p.applies(spec)))
       out.emplace_back(p.path, format_value(p.get(spec)));
   return out;

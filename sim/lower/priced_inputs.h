@@ -22,7 +22,8 @@ namespace nocflow::sim {
 std::vector<std::pair<std::string, std::string>> priced_for(const HwSpec& spec);
 
 /// The config keys a calibration (validate --calibrate) depends on besides each machine's
-/// topology: every router, link and NI key, with its value.
+/// topology: every router, link, NI and lowering key, with its value (the fitted cases' messages
+/// depend on lowering.all_gather).
 std::vector<std::pair<std::string, std::string>> calibrated_for(const HwSpec& spec);
 /// calibration.yaml's `fitted_for` section: the machines fitted on and calibrated_for(base).
 std::string calibration_scope_yaml(const std::vector<std::string>& machines, const HwSpec& base);

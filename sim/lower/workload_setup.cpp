@@ -40,7 +40,9 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   h.credit_loop_cycles = 2 * s.link.latency + s.router.sw_alloc_delay + s.router.st_delay + 1;
   h.vcs = std::max(1, s.router.vcs);
   h.ni_channels = std::max(1, s.ni.channels);
-  h.ring_all_gather = s.lowering.all_gather == "ring";
+  h.all_gather = s.lowering.all_gather == "ring"   ? optimizer::HwDesc::AllGather::Ring
+                 : s.lowering.all_gather == "auto" ? optimizer::HwDesc::AllGather::Auto
+                                                   : optimizer::HwDesc::AllGather::Direct;
   return h;
 }
 

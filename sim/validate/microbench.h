@@ -108,9 +108,10 @@ struct BenchResult {
 };
 
 /// The machine's router contention s: fitted on its router-bound case (a router-to-router link
-/// busier than any PE channel; not ALL_REDUCE, nor GROUP_GATHER, which stays out of the fit so
-/// that its rows measure the calibration on the grouped collectives of real plans rather than
-/// refit it to them) whose busiest link carries the most flits, so
+/// busier than any PE channel; not ring rounds, whose form is the rounds': ALL_REDUCE and the
+/// all-gathers lowering.all_gather runs as rings; nor GROUP_GATHER, which stays out of the fit
+/// so that its rows measure the calibration on the grouped collectives of real plans rather
+/// than refit it to them) whose busiest link carries the most flits, so
 /// that linkload_fitted predicts that case exactly, unless no s ≥ 0 can (the case simulates
 /// faster than midpoint route + L_R: s = 0; or slower only through longest route + busiest
 /// channel, which s does not change); 0 without a router-bound case. Sets router_slowdown on

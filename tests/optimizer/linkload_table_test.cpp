@@ -10,6 +10,7 @@
 #include "noc/topology/topology.h"
 #include "optimizer/cost/dimension_order_loads.h"
 #include "optimizer/cost/linkload_model.h"
+#include "optimizer/frontend/graph_builder.h"
 #include "optimizer/partition/transfers.h"
 #include "tests/optimizer/fast_path_network.h"
 #include "tests/optimizer/make_choice.h"
@@ -41,14 +42,15 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
              {std::optional<double>{}, std::optional<double>{0.8}}) {
           HwDesc hw = machine("mesh", rows, cols, routing);
           hw.router_slowdown = slowdown;
-          hw.ring_all_gather = group && slowdown;  // rings on a quarter of the cases
+          // Rings on half of the cases, decided per edge (auto) on half of those.
+          if (group) hw.all_gather = slowdown ? HwDesc::AllGather::Ring : HwDesc::AllGather::Auto;
           cases.push_back({hw, {group ? 2 : 1, group}});
           cases.push_back({shallow(hw), {group ? 2 : 1, group}});
         }
   cases.push_back({machine("crossbar", 1, 8, "xy"), {1, false}});
   cases.push_back({shallow(machine("crossbar", 1, 8, "xy")), {1, false}});
   HwDesc crossbar_rings = machine("crossbar", 1, 8, "xy");
-  crossbar_rings.ring_all_gather = true;
+  crossbar_rings.all_gather = HwDesc::AllGather::Auto;
   cases.push_back({crossbar_rings, {1, false}});
   std::size_t ring_entries = 0;  // entries rings price differently from direct messages
   for (const Case& c : cases) {
@@ -61,9 +63,9 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
       for (std::size_t i = 0; i < cu.size(); ++i)
         for (std::size_t j = 0; j < cv.size(); ++j) {
           const double slow = reference.edge_cost(n.w, e, cu[i], cv[j]).cycles;
-          if (c.hw.ring_all_gather) {
+          if (c.hw.all_gather != HwDesc::AllGather::Direct) {
             HwDesc direct = c.hw;
-            direct.ring_all_gather = false;
+            direct.all_gather = HwDesc::AllGather::Direct;
             ring_entries += LinkloadModel(direct).edge_cost(n.w, e, cu[i], cv[j]).cycles != slow;
           }
           ASSERT_NEAR(table[i * cv.size() + j], slow, 1e-9 * std::max(1.0, slow))
@@ -71,7 +73,7 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
               << " -> " << cv[j].str() << " on " << c.hw.topology.kind << " " << c.hw.topology.rows
               << "x" << c.hw.topology.cols << " " << c.hw.routing
               << (c.options.always_group ? " grouped" : "")
-              << (c.hw.ring_all_gather ? " rings" : "");
+              << " all-gathers " << static_cast<int>(c.hw.all_gather);
         }
     }
   }
@@ -191,6 +193,36 @@ TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
       ASSERT_NEAR(table[i * sv.size() + j], slow, 1e-9 * std::max(1.0, slow))
           << su[i].str() << " -> " << sv[j].str();
     }
+}
+
+// An all-gather over all 64 PEs of an 8x8 (OUTP=64 on both sides of a 1x1 conv): with 128-byte
+// pieces the 63 ring rounds' hop latencies cost more than the direct messages' contention,
+// with 8 KiB pieces the direct messages' contention costs more than the rounds. auto runs
+// (rings_to_run) and prices (edge_cost, the tables) the cheaper.
+TEST(LinkloadModel, AutoRunsAnAllGatherAsRingsWhereTheyPriceLower) {
+  for (const auto& [side, rings_win] : {std::pair{4, false}, std::pair{32, true}}) {
+    GraphBuilder b("gather", 2);
+    b.conv(b.conv(b.input({1, 64, side, side}), 64, 1, 1, 0, 1, false, "producer"), 64, 1, 1, 0, 1,
+           false, "consumer");
+    const Graph g = b.finish();
+    const Workload w = build_workload(g);
+    const LayerEdge& e = w.edges.at(0);
+    const Choice c = make({{PartDim::Outp, 64}});
+    HwDesc hw = machine("mesh", 8, 8, "xy");
+    double cycles[3];
+    for (const auto mode : {HwDesc::AllGather::Direct, HwDesc::AllGather::Ring, HwDesc::AllGather::Auto}) {
+      hw.all_gather = mode;
+      const LinkloadModel model(hw);
+      cycles[static_cast<int>(mode)] = model.edge_cost(w, e, c, c).cycles;
+      EXPECT_EQ(model.edge_cycles_table(w, e, {c}, {c}).at(0), cycles[static_cast<int>(mode)]);
+      const PlacedLayer p{&w.layers[0], c, place(c, hw.grid())}, q{&w.layers[1], c, place(c, hw.grid())};
+      const std::size_t rings = model.rings_to_run(w, e, p, q).size();
+      EXPECT_EQ(rings, mode == HwDesc::AllGather::Direct || (mode == HwDesc::AllGather::Auto && !rings_win) ? 0u : 1u)
+          << side << " " << static_cast<int>(mode);
+    }
+    EXPECT_EQ(cycles[1] < cycles[0], rings_win) << side;
+    EXPECT_EQ(cycles[2], std::min(cycles[0], cycles[1])) << side;
+  }
 }
 
 TEST(LinkloadModel, RouteWalkingTellsASharedTieFromOneSourcesLink) {

@@ -202,7 +202,7 @@ TEST(PricedFor, ListsExactlyTheKeysTheCostModelsRead) {
       << h.link_bytes_per_cycle << ' ' << h.router_pipeline_cycles << ' ' << h.link_latency_cycles
       << ' ' << h.mac_pj << ' ' << h.hop_pj_per_byte << ' ' << h.sram_pj_per_byte << ' '
       << h.sram_bytes << ' ' << h.bnoc_bytes_per_cycle << ' ' << h.vc_buffer_flits << ' '
-      << h.credit_loop_cycles << ' ' << h.vcs << ' ' << h.ni_channels << ' ' << h.ring_all_gather;
+      << h.credit_loop_cycles << ' ' << h.vcs << ' ' << h.ni_channels << ' ' << static_cast<int>(h.all_gather);
     return o.str();
   };
   for (const char* config : {"mesh4x4.yaml", "crossbar16.yaml"}) {
