@@ -222,19 +222,16 @@ void run_workers(int threads, Work&& work) {
     if (e) std::rethrow_exception(e);
 }
 
-/// One round of rings that each send a chunk from every member to its successor, all at once:
-/// its loads, and the hop latencies around the rings.
-struct RingRound {
-  LinkLoad load;
-  double mean_hop = 0;     ///< the largest mean over the rings (cycles)
-  double slowest_hop = 0;  ///< the slowest hop of any ring
-  double message = 0;      ///< cycles the largest chunk takes to stream alone
-};
-
-/// Walks routes without the cache: thread-safe.
-RingRound ring_round(const LinkloadModel::Impl& impl, const HwDesc& hw, const std::vector<RingGather>& rings) {
+/// `rounds` rounds in each of which every ring sends a chunk from every member to its
+/// successor, all rings at once. A member's next send waits for its predecessor's chunk, so the
+/// rounds advance at the mean hop latency around the ring (the cycle mean of the max-plus
+/// recurrence; the largest mean over the rings), and the slowest hop is paid once more. Walks
+/// routes without the cache: thread-safe.
+RingGatherTime ring_rounds(const LinkloadModel::Impl& impl, const HwDesc& hw, const std::vector<RingGather>& rings,
+                           int rounds) {
   PathLoadCounter counter(impl, false);
-  RingRound out;
+  RingGatherTime out;
+  double slowest = 0;
   for (const RingGather& r : rings) {
     const std::size_t n = r.ring.size();
     double sum = 0;
@@ -246,11 +243,15 @@ RingRound ring_round(const LinkloadModel::Impl& impl, const HwDesc& hw, const st
       impl.walk(src, dst, [&](int) { ++routers; });
       const double hop = LinkloadModel::route_cycles(routers, hw);
       sum += hop;
-      out.slowest_hop = std::max(out.slowest_hop, hop);
+      slowest = std::max(slowest, hop);
     }
     if (n > 0) out.mean_hop = std::max(out.mean_hop, sum / static_cast<double>(n));
   }
-  out.load = counter.finish();
+  out.round = counter.finish();
+  out.rounds = rounds;
+  out.latency = rounds * out.mean_hop + (slowest - out.mean_hop);
+  out.transfer = rounds * out.round_transfer(LinkloadModel::drain_flits(out.round, hw));
+  out.byte_hops = rounds * out.round.byte_hops;
   return out;
 }
 
@@ -368,41 +369,20 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
     r.chunk_bytes = chunk;
     for (g[4] = 0; g[4] < f; ++g[4]) r.ring.push_back(placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))]);
   }
-  // A member's next send waits for its predecessor's chunk, so the rounds advance at the mean
-  // hop latency around the ring (the cycle mean of the max-plus recurrence), and the slowest
-  // hop is paid once more.
-  const RingRound one = ring_round(*impl_, hw_, rings);
-  const double mean = one.mean_hop, slowest = one.slowest_hop;
-  const int rounds = 2 * (f - 1);
+  static_cast<RingGatherTime&>(out) = ring_rounds(*impl_, hw_, rings, 2 * (f - 1));
   const std::int64_t elements = (chunk + l.elem_bytes - 1) / l.elem_bytes;
   const auto adds = static_cast<std::int64_t>(std::max(1.0, hw_.adds_per_cycle));
-  out.latency = rounds * mean + (slowest - mean);
-  out.mean_hop = one.mean_hop;
-  out.message = one.message;
-  out.transfer = rounds * out.round_transfer(serialization_cycles(one.load));
   out.adds = static_cast<double>((f - 1) * std::max<std::int64_t>(1, (elements + adds - 1) / adds));
-  out.bytes = static_cast<double>(rounds) * static_cast<double>(chunk) * static_cast<double>(c.nodes());
-  out.byte_hops = rounds * one.load.byte_hops;
-  out.round = one.load;
-  out.rounds = rounds;
+  out.bytes = static_cast<double>(out.rounds) * static_cast<double>(chunk) * static_cast<double>(c.nodes());
   return out;
 }
 
 RingGatherTime LinkloadModel::ring_gather_time(const std::vector<RingGather>& rings) const {
-  RingGatherTime out;
-  for (const RingGather& r : rings) out.rounds = std::max(out.rounds, static_cast<int>(r.ring.size()) - 1);
-  if (out.rounds <= 0) return out;
-  // As the reduction's rounds: the rings advance at the mean hop latency, the slowest hop once
-  // more. A ring with fewer rounds than the largest is counted in all of them (an upper bound;
-  // an edge's groups are equal in size).
-  const RingRound one = ring_round(*impl_, hw_, rings);
-  out.latency = out.rounds * one.mean_hop + (one.slowest_hop - one.mean_hop);
-  out.mean_hop = one.mean_hop;
-  out.message = one.message;
-  out.transfer = out.rounds * out.round_transfer(serialization_cycles(one.load));
-  out.byte_hops = out.rounds * one.load.byte_hops;
-  out.round = one.load;
-  return out;
+  // A ring with fewer rounds than the largest is counted in all of them (an upper bound; an
+  // edge's groups are equal in size).
+  int rounds = 0;
+  for (const RingGather& r : rings) rounds = std::max(rounds, static_cast<int>(r.ring.size()) - 1);
+  return rounds > 0 ? ring_rounds(*impl_, hw_, rings, rounds) : RingGatherTime{};
 }
 
 Cost LinkloadModel::reduction_cost(const Layer& l, const Choice& c) const {

@@ -145,16 +145,10 @@ struct RingGatherTime {
 };
 
 /// A layer's INPP ring all-reduce, in cycles.
-struct ReductionTime {
-  double latency = 0;   ///< hop latencies of the 2(f − 1) rounds
-  double transfer = 0;  ///< every round's transfer (RingGatherTime::round_transfer)
-  double adds = 0;      ///< the reduce-scatter rounds' adds
-  double bytes = 0, byte_hops = 0;
-  LinkLoad round;  ///< one round's transfers
-  int rounds = 0;
-  double mean_hop = 0, message = 0;  ///< as RingGatherTime's
+struct ReductionTime : RingGatherTime {  ///< its 2(f − 1) rounds
+  double adds = 0;  ///< the reduce-scatter rounds' adds
+  double bytes = 0;
   double cycles() const { return latency + transfer + adds; }
-  double round_transfer(double drain) const { return std::max(drain - mean_hop, message); }
 };
 
 class LinkloadModel : public CostModel {

@@ -178,7 +178,9 @@ double BenchResult::linkload_fitted_cycles() const {
   const double slowed = opt::LinkloadModel::drain_flits(linkload_links, hw);
   const double plain = opt::LinkloadModel::drain_flits(linkload_links, linkload_hw);
   if (rings) {  // each round drains its busiest link; the latency is the rings' own
-    const opt::RingGatherTime round{0, 0, 0, {}, 0, ring_mean_hop, ring_message};
+    opt::RingGatherTime round;
+    round.mean_hop = ring_mean_hop;
+    round.message = ring_message;
     return linkload_cycles + linkload_rounds * (round.round_transfer(slowed) - round.round_transfer(plain));
   }
   return linkload_cycles + (slowed - plain) - opt::LinkloadModel::overlap_cycles(linkload_links, hw);
