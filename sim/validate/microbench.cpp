@@ -395,32 +395,28 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   // linkload's terms (for ALL_REDUCE its ring all-reduce: the rounds' hop latencies, and their
   // serialization plus the adds as the load term).
   r.linkload_hw = desc;
-  if (bench.type == "ALL_REDUCE") {
-    const opt::ReductionTime t = linkload.reduction_time(w.layers[0], pair->first);
-    r.linkload_cycles = t.cycles();
+  auto ring_terms = [&](const opt::RingGatherTime& t) {
     r.linkload_latency = t.latency;
     r.linkload_links = t.round;
     r.linkload_rounds = t.rounds;
     r.rings = true;
     r.ring_mean_hop = t.mean_hop;
     r.ring_message = t.message;
+  };
+  if (bench.type == "ALL_REDUCE") {
+    const opt::ReductionTime t = linkload.reduction_time(w.layers[0], pair->first);
+    r.linkload_cycles = t.cycles();
+    ring_terms(t);
   } else {
     r.linkload_cycles = linkload.edge_cost(w, w.edges[0], pair->first, pair->second).cycles;
     r.linkload_links = linkload.route(low.edges[0].transfers);
     r.linkload_latency = linkload.latency_cycles(r.linkload_links);
     const std::vector<int> ring_of = opt::ring_index(low.edges[0].rings, pes);
     const auto in_ring = [&](const opt::Transfer& t) { return opt::in_ring(t, ring_of); };
+    // lowering.all_gather: ring (or auto's choice), every transfer in a ring: its rounds.
     if (!low.edges[0].rings.empty() &&
-        std::all_of(low.edges[0].transfers.begin(), low.edges[0].transfers.end(), in_ring)) {
-      // lowering.all_gather: ring, every transfer in a ring: its rounds, as ALL_REDUCE's.
-      const opt::RingGatherTime t = linkload.ring_gather_time(low.edges[0].rings);
-      r.linkload_latency = t.latency;
-      r.linkload_links = t.round;
-      r.linkload_rounds = t.rounds;
-      r.rings = true;
-      r.ring_mean_hop = t.mean_hop;
-      r.ring_message = t.message;
-    }
+        std::all_of(low.edges[0].transfers.begin(), low.edges[0].transfers.end(), in_ring))
+      ring_terms(linkload.ring_gather_time(low.edges[0].rings));
   }
 
   // The busiest sender, and the zero-load pipeline latency of its longest route.
