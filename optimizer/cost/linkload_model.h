@@ -64,12 +64,15 @@
 //               2(f − 1) rounds in which every member sends a chunk of ⌈block / f⌉ bytes to
 //               its ring successor and waits for its predecessor's, the f − 1 reduce-scatter
 //               rounds then adding the chunk (max(1, ⌈chunk elements / adds per cycle⌉)).
-//               Time = 2(f − 1) × (one round's busiest-link drain, slowed as above when
-//               calibrated but without the overlap, + the ring's mean hop latency) + (slowest
-//               hop − mean hop) + the adds. A member can only send round k + 1 after
-//               receiving round k, so the rounds advance at the mean latency around
+//               Time = 2(f − 1) × max(one chunk streamed + the ring's mean hop latency, the
+//               round's busiest-link drain, slowed as above when calibrated but without the
+//               overlap) + (slowest hop − mean hop) + the adds. A member can only send round
+//               k + 1 after receiving round k, so the rounds advance at the mean latency around
 //               the ring (the cycle mean of that max-plus recurrence); the slowest hop is paid
-//               once more at the start. (The model used to count the reduction as one
+//               once more at the start. When rounds share links (strided rings), the members
+//               drift out of step and keep the shared link busy: the rounds then follow one
+//               another at its drain (RingGatherTime::round_transfer; a ring of neighbours,
+//               whose drain is one chunk, is the first case). (The model used to count the reduction as one
 //               transfer of 2(f − 1)/f · block per member, one latency: 36 % MAPE in validate.)
 //  energy     = MACs × e_MAC + SRAM bytes touched (pe_model.h) × nodes × e_SRAM + Σ whole
 //               flits × link width × hops × e_hop (hops = router-to-router links, 1 on a

@@ -105,10 +105,15 @@ std::vector<Transfer> reduction_transfers(const PlacedLayer& pl) {
 
 bool is_all_gather_group(const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
   if (m < 3 || k != m) return false;
-  for (std::size_t i = 0; i < k; ++i)
-    if (pieces[i].bytes != pieces[0].bytes || !std::binary_search(dsts, dsts + m, pieces[i].src))
-      return false;
-  return true;  // k distinct sources (one block each, no INPP replicas) among the m members
+  std::vector<char> held(m, 0);  // k pieces from k distinct members: one from each
+  for (std::size_t i = 0; i < k; ++i) {
+    const int* at = std::lower_bound(dsts, dsts + m, pieces[i].src);
+    if (pieces[i].bytes != pieces[0].bytes || at == dsts + m || *at != pieces[i].src) return false;
+    char& h = held[static_cast<std::size_t>(at - dsts)];
+    if (h) return false;
+    h = 1;
+  }
+  return true;
 }
 
 std::vector<RingGather> all_gather_groups(const Workload& w, const LayerEdge& edge,

@@ -423,8 +423,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->get_option("--network")->required(false);  // only --rank reads a network
   cmd->add_flag("--dump-messages", a->dump_messages,
                 "write each case's sends to OUT/messages/ (nocflow traffic --messages replays "
-                "them; not ring rounds: ALL_REDUCE, and GROUP_GATHER under "
-                "lowering.all_gather=ring)")
+                "them; not cases run as ring rounds: ALL_REDUCE, and any case whose transfers "
+                "all run in rings under lowering.all_gather ring or auto)")
       ->excludes("--rank");
   // Each plan is a replay of the whole network (minutes for resnet50): 1,000 would take days.
   cmd->add_option("--k", a->k, "--rank: plans per cost model")

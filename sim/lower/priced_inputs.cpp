@@ -88,8 +88,14 @@ std::vector<std::string> calibration_notes(const std::string& file, const HwSpec
   std::string changed;
   if (const YAML::Node fitted = scope["hardware"]; fitted && fitted.IsMap())
     for (const auto& [key, now] : calibrated_for(spec)) {
+      // A key the file does not name (it predates the key) was at its default.
       const YAML::Node was = fitted[key];
-      const std::string then = was && was.IsScalar() ? was.as<std::string>() : "(not set)";
+      std::string then = "(not set)";
+      if (was && was.IsScalar())
+        then = was.as<std::string>();
+      else
+        for (const Param& p : hw_params())
+          if (p.path == key) then = format_value(p.default_value);
       if (then != now) changed += (changed.empty() ? "" : ", ") + key + " " + then + " -> " + now;
     }
   if (!changed.empty())

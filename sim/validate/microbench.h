@@ -90,7 +90,8 @@ struct BenchResult {
   // and ring all-gathers.
   optimizer::LinkLoad linkload_links;
   int linkload_rounds = 1;
-  /// Ring rounds (ALL_REDUCE; GROUP_GATHER under lowering.all_gather: ring): a round's
+  /// Ring rounds (ALL_REDUCE; a case whose transfers all run in rings under lowering.all_gather
+  /// ring or auto): a round's
   /// transfer given its drain (optimizer::RingGatherTime::round_transfer's terms).
   bool rings = false;
   double ring_mean_hop = 0, ring_message = 0;

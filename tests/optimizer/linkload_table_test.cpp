@@ -42,9 +42,11 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
              {std::optional<double>{}, std::optional<double>{0.8}}) {
           HwDesc hw = machine("mesh", rows, cols, routing);
           hw.router_slowdown = slowdown;
-          // Rings on half of the cases, decided per edge (auto) on half of those.
-          if (group) hw.all_gather = slowdown ? HwDesc::AllGather::Ring : HwDesc::AllGather::Auto;
+          // Direct messages without the grouped path; with it, rings (deep buffers) and rings
+          // where they pay (short ones), each calibrated and not.
+          if (group) hw.all_gather = HwDesc::AllGather::Ring;
           cases.push_back({hw, {group ? 2 : 1, group}});
+          if (group) hw.all_gather = HwDesc::AllGather::Auto;
           cases.push_back({shallow(hw), {group ? 2 : 1, group}});
         }
   cases.push_back({machine("crossbar", 1, 8, "xy"), {1, false}});
@@ -52,7 +54,7 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
   HwDesc crossbar_rings = machine("crossbar", 1, 8, "xy");
   crossbar_rings.all_gather = HwDesc::AllGather::Auto;
   cases.push_back({crossbar_rings, {1, false}});
-  std::size_t ring_entries = 0;  // entries rings price differently from direct messages
+  std::size_t ring_entries[3] = {};  // per mode: entries priced unlike direct messages
   for (const Case& c : cases) {
     const LinkloadModel fast(c.hw, c.options);
     const LinkloadModel reference(c.hw, {1, false});
@@ -66,7 +68,8 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
           if (c.hw.all_gather != HwDesc::AllGather::Direct) {
             HwDesc direct = c.hw;
             direct.all_gather = HwDesc::AllGather::Direct;
-            ring_entries += LinkloadModel(direct).edge_cost(n.w, e, cu[i], cv[j]).cycles != slow;
+            ring_entries[static_cast<int>(c.hw.all_gather)] +=
+                LinkloadModel(direct).edge_cost(n.w, e, cu[i], cv[j]).cycles != slow;
           }
           ASSERT_NEAR(table[i * cv.size() + j], slow, 1e-9 * std::max(1.0, slow))
               << n.layer(e.src).name << " -> " << n.layer(e.dst).name << " " << cu[i].str()
@@ -77,7 +80,8 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
         }
     }
   }
-  EXPECT_GT(ring_entries, 0u);  // the rings' path is exercised
+  EXPECT_GT(ring_entries[static_cast<int>(HwDesc::AllGather::Ring)], 0u);  // both ring paths run
+  EXPECT_GT(ring_entries[static_cast<int>(HwDesc::AllGather::Auto)], 0u);
 }
 
 /// The difference-form counter's every count equals route walking's (LinkloadModel::route),
@@ -195,9 +199,9 @@ TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
     }
 }
 
-// An all-gather over all 64 PEs of an 8x8 (OUTP=64 on both sides of a 1x1 conv): with 128-byte
+// An all-gather over all 64 PEs of an 8x8 (OUTP=64 on both sides of a 1x1 conv): with 32-byte
 // pieces the 63 ring rounds' hop latencies cost more than the direct messages' contention,
-// with 8 KiB pieces the direct messages' contention costs more than the rounds. auto runs
+// with 2 KiB pieces the direct messages' contention costs more than the rounds. auto runs
 // (rings_to_run) and prices (edge_cost, the tables) the cheaper.
 TEST(LinkloadModel, AutoRunsAnAllGatherAsRingsWhereTheyPriceLower) {
   for (const auto& [side, rings_win] : {std::pair{4, false}, std::pair{32, true}}) {

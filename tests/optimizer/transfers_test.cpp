@@ -83,7 +83,8 @@ TEST(Transfers, OutpPeersOfABlockAreAllGatherRings) {
   for (const RingGather& r : rings) {
     EXPECT_EQ(r.ring.size(), 4u);
     EXPECT_EQ(r.chunk_bytes, t.tensor_bytes() / 16);
-    EXPECT_EQ(r.ring, ring_order(kMesh4x4, r.ring));
+    for (std::size_t m = 1; m < r.ring.size(); ++m)  // one per mesh row, in ring order
+      EXPECT_EQ(r.ring[m] / 4, r.ring[m - 1] / 4 + 1);
     members.insert(members.end(), r.ring.begin(), r.ring.end());
   }
   std::sort(members.begin(), members.end());
@@ -94,16 +95,39 @@ TEST(Transfers, OutpPeersOfABlockAreAllGatherRings) {
   const std::vector<int> ring_of = ring_index(rings, 16);
   for (const Transfer& m : moves) EXPECT_TRUE(in_ring(m, ring_of)) << m.src << " -> " << m.dst;
 
+  // Behind a 3x3 conv the same OUTP peers also need their neighbours' halo rows, held
+  // outside the group; behind INPP replicas each destination takes the nearest replica.
   const TwoLayers halo = convs(3);
-  const Choice h = make({{PartDim::OfmpH, 4}});
-  EXPECT_TRUE(all_gather_groups(halo.w, halo.w.edges.at(0), {&halo.w.layers[0], h, place(h, kMesh4x4)},
-                                {&halo.w.layers[1], h, place(h, kMesh4x4)}, kMesh4x4)
+  EXPECT_TRUE(all_gather_groups(halo.w, halo.w.edges.at(0), {&halo.w.layers[0], c, place(c, kMesh4x4)},
+                                {&halo.w.layers[1], c, place(c, kMesh4x4)}, kMesh4x4)
                   .empty());
+  EXPECT_GT(halo.moves(c, c).size(), moves.size());
+  const Choice replicas = make({{PartDim::Outp, 4}, {PartDim::OfmpH, 2}, {PartDim::Inpp, 2}});
+  EXPECT_TRUE(all_gather_groups(t.w, t.w.edges.at(0), {&t.w.layers[0], replicas, place(replicas, kMesh4x4)},
+                                {&t.w.layers[1], c, place(c, kMesh4x4)}, kMesh4x4)
+                  .empty());
+  EXPECT_FALSE(t.moves(replicas, c).empty());
   const Choice pairs = make({{PartDim::Outp, 2}, {PartDim::OfmpH, 8}});
   EXPECT_TRUE(all_gather_groups(t.w, t.w.edges.at(0), {&t.w.layers[0], pairs, place(pairs, kMesh4x4)},
                                 {&t.w.layers[1], pairs, place(pairs, kMesh4x4)}, kMesh4x4)
                   .empty());
   EXPECT_FALSE(t.moves(pairs, pairs).empty());
+}
+
+// The test itself: one piece from each of ≥ 3 members, all the same size.
+TEST(Transfers, AnAllGatherGroupHasOneEqualPieceFromEachMember) {
+  const int dsts[] = {1, 4, 6};
+  const Piece ok[] = {{4, 8}, {1, 8}, {6, 8}};
+  EXPECT_TRUE(is_all_gather_group(dsts, 3, ok, 3));
+  const Piece outside[] = {{4, 8}, {1, 8}, {7, 8}};
+  EXPECT_FALSE(is_all_gather_group(dsts, 3, outside, 3));
+  const Piece unequal[] = {{4, 8}, {1, 8}, {6, 16}};
+  EXPECT_FALSE(is_all_gather_group(dsts, 3, unequal, 3));
+  const Piece twice[] = {{4, 8}, {4, 8}, {6, 8}};
+  EXPECT_FALSE(is_all_gather_group(dsts, 3, twice, 3));
+  EXPECT_FALSE(is_all_gather_group(dsts, 3, ok, 2));  // a member holds nothing
+  const int pair[] = {1, 4};
+  EXPECT_FALSE(is_all_gather_group(pair, 2, ok, 2));  // two exchange one message either way
 }
 
 // Rings go row by row, each row in the snake's direction.

@@ -130,6 +130,31 @@ TEST(Replay, RingAllGatherSendsEveryChunkToTheRingSuccessor) {
             predicted);  // the direct all-gather's time differs: the ring is what was priced
 }
 
+// In dataflow mode too: the rings run right after the producer's compute and deliver every
+// byte the consumer needs (its receives from the ring's members are not posted again).
+TEST(Replay, RingAllGatherDeliversTheEdgeInDataflowMode) {
+  const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
+  const opt::Workload w = opt::build_workload(g);
+  HwSpec hw = mesh2x2();
+  hw.lowering.all_gather = "ring";
+  const Lowered low = lower_plan(w, plan_for(w, {"OUTP=4", "OUTP=4"}), hw, ExecMode::Dataflow);
+  ASSERT_EQ(low.edges[0].rings.size(), 1u);
+  const std::map<int, int> successor = {{0, 1}, {1, 3}, {3, 2}, {2, 0}};
+  for (int pe = 0; pe < 4; ++pe) {
+    std::int64_t received = 0;
+    for (const Step& s : low.programs.pe[static_cast<std::size_t>(pe)]) {
+      if (s.edge != 0) continue;
+      if (s.kind == StepKind::Send) EXPECT_EQ(s.peer, successor.at(pe));
+      if (s.kind == StepKind::Recv) received += s.bytes;
+    }
+    EXPECT_EQ(received, 3 * 2048) << "PE " << pe;  // the 3 other members' chunks
+  }
+  System sys("sys", hw, low.programs);
+  const RunResult r = sys.run();
+  EXPECT_EQ(sent_bytes(r, 0), low.edges[0].bytes);
+  EXPECT_EQ(r.flit_hops, r.flits);
+}
+
 TEST(Replay, InppReductionMovesTwiceTheBlockTimesGroupSizeMinusOne) {
   const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
   const opt::Workload w = opt::build_workload(g);

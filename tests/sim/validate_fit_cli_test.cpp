@@ -89,6 +89,21 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
       << other_router.output;
   EXPECT_NE(read_file(dir / "o_vcs2" / "plan.yaml").find("calibration: " + (dir / "v").string()),
             std::string::npos);
+  // A file from before lowering.all_gather named no such key: it was at its default, direct.
+  const std::string key = ", lowering.all_gather: direct";
+  ASSERT_NE(cal.find(key), std::string::npos) << cal;
+  std::string before_key = cal;
+  before_key.erase(before_key.find(key), key.size());
+  const CliRun old_same = optimize(dir / "old.yaml", before_key, "linkload");
+  EXPECT_EQ(old_same.exit_code, 0) << old_same.output;
+  EXPECT_EQ(old_same.output.find("fitted on other hardware"), std::string::npos) << old_same.output;
+  const CliRun old_ring = run_nocflow("optimize " + kHw + " --set lowering.all_gather=ring --network zoo:vgg5 "
+                                      "--calibration " + (dir / "old.yaml").string() + " --out " +
+                                      (dir / "o_old_ring").string());
+  EXPECT_EQ(old_ring.exit_code, 0) << old_ring.output;
+  EXPECT_NE(old_ring.output.find("fitted on other hardware (lowering.all_gather direct -> ring)"),
+            std::string::npos)
+      << old_ring.output;
   const CliRun replay =
       run_nocflow("simulate " + kHw + vcs2 + " --network zoo:vgg5 --quiet --plan " +
                   (dir / "o_vcs2" / "plan.yaml").string() + " --out " + (dir / "s_vcs2").string());
