@@ -72,8 +72,9 @@
 //               once more at the start. When rounds share links (strided rings), the members
 //               drift out of step and keep the shared link busy: the rounds then follow one
 //               another at its drain (RingGatherTime::round_transfer; a ring of neighbours,
-//               whose drain is one chunk, is the first case). (The model used to count the reduction as one
-//               transfer of 2(f − 1)/f · block per member, one latency: 36 % MAPE in validate.)
+//               whose drain is one chunk, is the first case). (The model used to count the
+//               reduction as one transfer of 2(f − 1)/f · block per member, one latency: 36 % MAPE
+//               in validate.)
 //  energy     = MACs × e_MAC + SRAM bytes touched (pe_model.h) × nodes × e_SRAM + Σ whole
 //               flits × link width × hops × e_hop (hops = router-to-router links, 1 on a
 //               crossbar): the simulator's energy of the same plan (sim/output/run_report.h).
@@ -149,7 +150,7 @@ struct RingGatherTime {
 
 /// A layer's INPP ring all-reduce, in cycles.
 struct ReductionTime : RingGatherTime {  ///< its 2(f − 1) rounds
-  double adds = 0;  ///< the reduce-scatter rounds' adds
+  double adds = 0;                       ///< the reduce-scatter rounds' adds
   double bytes = 0;
   double cycles() const { return latency + transfer + adds; }
 };
@@ -187,7 +188,8 @@ class LinkloadModel : public CostModel {
   /// priced uncalibrated (no router_slowdown: a calibration does not change what runs), else
   /// none. edge_cost and the edge tables price what this returns.
   std::vector<RingGather> rings_to_run(const Workload& workload, const LayerEdge& edge,
-                                       const PlacedLayer& producer, const PlacedLayer& consumer) const;
+                                       const PlacedLayer& producer,
+                                       const PlacedLayer& consumer) const;
   /// Under auto: whether the rings (`rings`, the rest `rest`) beat all direct (`all`), priced
   /// uncalibrated.
   bool rings_pay(const LinkLoad& rest, const RingGatherTime& rings, const LinkLoad& all) const;
@@ -234,8 +236,8 @@ class LinkloadModel : public CostModel {
     LinkLoad direct;
     double bytes = 0;
   };
-  PricedEdge price_edge(const Workload& workload, const LayerEdge& edge, const PlacedLayer& producer,
-                        const PlacedLayer& consumer) const;
+  PricedEdge price_edge(const Workload& workload, const LayerEdge& edge,
+                        const PlacedLayer& producer, const PlacedLayer& consumer) const;
 
   HwDesc hw_;
   Options options_;

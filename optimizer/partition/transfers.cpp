@@ -121,12 +121,13 @@ std::vector<RingGather> all_gather_groups(const Workload& w, const LayerEdge& ed
                                           const PeGrid& grid) {
   std::vector<RingGather> out;
   std::vector<Piece> scratch;
-  ProducerLayout(prod, grid).for_each_group(
-      consumer_needs(w, edge, cons), scratch,
-      [&](const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
-        if (is_all_gather_group(dsts, m, pieces, k))
-          out.push_back({ring_order(grid, std::vector<int>(dsts, dsts + m)), pieces[0].bytes});
-      });
+  ProducerLayout(prod, grid)
+      .for_each_group(
+          consumer_needs(w, edge, cons), scratch,
+          [&](const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
+            if (is_all_gather_group(dsts, m, pieces, k))
+              out.push_back({ring_order(grid, std::vector<int>(dsts, dsts + m)), pieces[0].bytes});
+          });
   return out;
 }
 

@@ -9,8 +9,8 @@
 #include "noc/base/error.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/linkload_model.h"
-#include "sim/lower/collectives.h"
 #include "optimizer/cost/pe_model.h"
+#include "sim/lower/collectives.h"
 #include "sim/lower/workload_setup.h"
 
 namespace nocflow::sim {
@@ -163,7 +163,9 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     le.stage_input = src_stage >= 0 && dst_stage >= 0 && src_stage != dst_stage;
     le.transfers = opt::edge_transfers(workload, edge, out.layers[edge.src], out.layers[edge.dst], grid);
     le.bytes = opt::total_bytes(le.transfers);
-    if (rings_model) le.rings = rings_model->rings_to_run(workload, edge, out.layers[edge.src], out.layers[edge.dst]);
+    if (rings_model)
+      le.rings =
+          rings_model->rings_to_run(workload, edge, out.layers[edge.src], out.layers[edge.dst]);
     ring_of.push_back(opt::ring_index(le.rings, pes));
     std::vector<std::int64_t> t;
     for (std::size_t i = 0; i < le.transfers.size(); ++i) t.push_back(out.programs.new_tag());
@@ -192,18 +194,21 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     });
     for (std::size_t i : order) {
       const opt::Transfer& t = le.transfers[i];
-      if (!opt::in_ring(t, ring_of[e])) prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
+      if (!opt::in_ring(t, ring_of[e]))
+        prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
     }
   };
   auto rings = [&](int e) {
     const LoweredEdge& le = out.edges[e];
-    for (const opt::RingGather& r : le.rings) ring_all_gather(prog, r.ring, r.chunk_bytes, le.src_layer, e);
+    for (const opt::RingGather& r : le.rings)
+      ring_all_gather(prog, r.ring, r.chunk_bytes, le.src_layer, e);
   };
   auto recvs_at = [&](int e, int pe, int layer) {
     const LoweredEdge& le = out.edges[e];
     for (std::size_t i = 0; i < le.transfers.size(); ++i) {
       const opt::Transfer& t = le.transfers[i];
-      if ((pe < 0 || t.dst == pe) && !opt::in_ring(t, ring_of[e])) prog.recv(t.dst, t.src, layer, t.bytes, tags[e][i], e);
+      if ((pe < 0 || t.dst == pe) && !opt::in_ring(t, ring_of[e]))
+        prog.recv(t.dst, t.src, layer, t.bytes, tags[e][i], e);
     }
   };
 

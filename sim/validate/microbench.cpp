@@ -181,9 +181,11 @@ double BenchResult::linkload_fitted_cycles() const {
     opt::RingGatherTime round;
     round.mean_hop = ring_mean_hop;
     round.message = ring_message;
-    return linkload_cycles + linkload_rounds * (round.round_transfer(slowed) - round.round_transfer(plain));
+    return linkload_cycles +
+           linkload_rounds * (round.round_transfer(slowed) - round.round_transfer(plain));
   }
-  return linkload_cycles + (slowed - plain) - opt::LinkloadModel::overlap_cycles(linkload_links, hw);
+  return linkload_cycles + (slowed - plain) -
+         opt::LinkloadModel::overlap_cycles(linkload_links, hw);
 }
 
 double BenchResult::predicted(const std::string& model) const {
@@ -194,8 +196,8 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
   BenchResult* probe = nullptr;
   for (BenchResult& r : machine) {
     const opt::LinkLoad& l = r.linkload_links;
-    if (!r.run || r.rings || r.bench.type == "GROUP_GATHER" ||
-        r.simulated_cycles <= 0 || l.messages <= 0 || l.max_router_link_flits <= l.max_endpoint_flits)
+    if (!r.run || r.rings || r.bench.type == "GROUP_GATHER" || r.simulated_cycles <= 0 ||
+        l.messages <= 0 || l.max_router_link_flits <= l.max_endpoint_flits)
       continue;
     if (!probe || l.max_router_link_flits > probe->linkload_links.max_router_link_flits) probe = &r;
   }

@@ -75,8 +75,8 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
               << n.layer(e.src).name << " -> " << n.layer(e.dst).name << " " << cu[i].str()
               << " -> " << cv[j].str() << " on " << c.hw.topology.kind << " " << c.hw.topology.rows
               << "x" << c.hw.topology.cols << " " << c.hw.routing
-              << (c.options.always_group ? " grouped" : "")
-              << " all-gathers " << static_cast<int>(c.hw.all_gather);
+              << (c.options.always_group ? " grouped" : "") << " all-gathers "
+              << static_cast<int>(c.hw.all_gather);
         }
     }
   }
@@ -214,14 +214,19 @@ TEST(LinkloadModel, AutoRunsAnAllGatherAsRingsWhereTheyPriceLower) {
     const Choice c = make({{PartDim::Outp, 64}});
     HwDesc hw = machine("mesh", 8, 8, "xy");
     double cycles[3];
-    for (const auto mode : {HwDesc::AllGather::Direct, HwDesc::AllGather::Ring, HwDesc::AllGather::Auto}) {
+    for (const auto mode :
+         {HwDesc::AllGather::Direct, HwDesc::AllGather::Ring, HwDesc::AllGather::Auto}) {
       hw.all_gather = mode;
       const LinkloadModel model(hw);
       cycles[static_cast<int>(mode)] = model.edge_cost(w, e, c, c).cycles;
       EXPECT_EQ(model.edge_cycles_table(w, e, {c}, {c}).at(0), cycles[static_cast<int>(mode)]);
-      const PlacedLayer p{&w.layers[0], c, place(c, hw.grid())}, q{&w.layers[1], c, place(c, hw.grid())};
+      const PlacedLayer p{&w.layers[0], c, place(c, hw.grid())},
+          q{&w.layers[1], c, place(c, hw.grid())};
       const std::size_t rings = model.rings_to_run(w, e, p, q).size();
-      EXPECT_EQ(rings, mode == HwDesc::AllGather::Direct || (mode == HwDesc::AllGather::Auto && !rings_win) ? 0u : 1u)
+      EXPECT_EQ(rings,
+                mode == HwDesc::AllGather::Direct || (mode == HwDesc::AllGather::Auto && !rings_win)
+                    ? 0u
+                    : 1u)
           << side << " " << static_cast<int>(mode);
     }
     EXPECT_EQ(cycles[1] < cycles[0], rings_win) << side;

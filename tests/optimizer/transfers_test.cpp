@@ -76,7 +76,8 @@ TEST(Transfers, OutpToOutpIsAllGather) {
 TEST(Transfers, OutpPeersOfABlockAreAllGatherRings) {
   const TwoLayers t = convs();
   const Choice c = make({{PartDim::Outp, 4}, {PartDim::OfmpH, 4}});
-  const PlacedLayer p{&t.w.layers[0], c, place(c, kMesh4x4)}, q{&t.w.layers[1], c, place(c, kMesh4x4)};
+  const PlacedLayer p{&t.w.layers[0], c, place(c, kMesh4x4)},
+      q{&t.w.layers[1], c, place(c, kMesh4x4)};
   const std::vector<RingGather> rings = all_gather_groups(t.w, t.w.edges.at(0), p, q, kMesh4x4);
   ASSERT_EQ(rings.size(), 4u);
   std::vector<int> members;
@@ -98,17 +99,20 @@ TEST(Transfers, OutpPeersOfABlockAreAllGatherRings) {
   // Behind a 3x3 conv the same OUTP peers also need their neighbours' halo rows, held
   // outside the group; behind INPP replicas each destination takes the nearest replica.
   const TwoLayers halo = convs(3);
-  EXPECT_TRUE(all_gather_groups(halo.w, halo.w.edges.at(0), {&halo.w.layers[0], c, place(c, kMesh4x4)},
+  EXPECT_TRUE(all_gather_groups(halo.w, halo.w.edges.at(0),
+                                {&halo.w.layers[0], c, place(c, kMesh4x4)},
                                 {&halo.w.layers[1], c, place(c, kMesh4x4)}, kMesh4x4)
                   .empty());
   EXPECT_GT(halo.moves(c, c).size(), moves.size());
   const Choice replicas = make({{PartDim::Outp, 4}, {PartDim::OfmpH, 2}, {PartDim::Inpp, 2}});
-  EXPECT_TRUE(all_gather_groups(t.w, t.w.edges.at(0), {&t.w.layers[0], replicas, place(replicas, kMesh4x4)},
+  EXPECT_TRUE(all_gather_groups(t.w, t.w.edges.at(0),
+                                {&t.w.layers[0], replicas, place(replicas, kMesh4x4)},
                                 {&t.w.layers[1], c, place(c, kMesh4x4)}, kMesh4x4)
                   .empty());
   EXPECT_FALSE(t.moves(replicas, c).empty());
   const Choice pairs = make({{PartDim::Outp, 2}, {PartDim::OfmpH, 8}});
-  EXPECT_TRUE(all_gather_groups(t.w, t.w.edges.at(0), {&t.w.layers[0], pairs, place(pairs, kMesh4x4)},
+  EXPECT_TRUE(all_gather_groups(t.w, t.w.edges.at(0),
+                                {&t.w.layers[0], pairs, place(pairs, kMesh4x4)},
                                 {&t.w.layers[1], pairs, place(pairs, kMesh4x4)}, kMesh4x4)
                   .empty());
   EXPECT_FALSE(t.moves(pairs, pairs).empty());

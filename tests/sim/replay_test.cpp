@@ -121,12 +121,16 @@ TEST(Replay, RingAllGatherSendsEveryChunkToTheRingSuccessor) {
   // The edge alone between barriers takes exactly linkload's rounds: 3 x (64 flits + one hop).
   noc::Cycle start = -1, end = 0;
   for (const Span& s : r.spans)
-    if (s.edge == 0) start = start < 0 ? s.start : std::min(start, s.start), end = std::max(end, s.end);
-  const double predicted =
-      opt::LinkloadModel(hw_desc_of(hw)).edge_cost(w, w.edges[0], low.layers[0].choice, low.layers[1].choice).cycles;
+    if (s.edge == 0)
+      start = start < 0 ? s.start : std::min(start, s.start), end = std::max(end, s.end);
+  const double predicted = opt::LinkloadModel(hw_desc_of(hw))
+                               .edge_cost(w, w.edges[0], low.layers[0].choice, low.layers[1].choice)
+                               .cycles;
   EXPECT_DOUBLE_EQ(static_cast<double>(end - start), predicted);
   hw.lowering.all_gather = "direct";
-  EXPECT_LT(opt::LinkloadModel(hw_desc_of(hw)).edge_cost(w, w.edges[0], low.layers[0].choice, low.layers[1].choice).cycles,
+  EXPECT_LT(opt::LinkloadModel(hw_desc_of(hw))
+                .edge_cost(w, w.edges[0], low.layers[0].choice, low.layers[1].choice)
+                .cycles,
             predicted);  // the direct all-gather's time differs: the ring is what was priced
 }
 
@@ -227,7 +231,8 @@ TEST(PricedFor, ListsExactlyTheKeysTheCostModelsRead) {
       << h.link_bytes_per_cycle << ' ' << h.router_pipeline_cycles << ' ' << h.link_latency_cycles
       << ' ' << h.mac_pj << ' ' << h.hop_pj_per_byte << ' ' << h.sram_pj_per_byte << ' '
       << h.sram_bytes << ' ' << h.bnoc_bytes_per_cycle << ' ' << h.vc_buffer_flits << ' '
-      << h.credit_loop_cycles << ' ' << h.vcs << ' ' << h.ni_channels << ' ' << static_cast<int>(h.all_gather);
+      << h.credit_loop_cycles << ' ' << h.vcs << ' ' << h.ni_channels << ' '
+      << static_cast<int>(h.all_gather);
     return o.str();
   };
   for (const char* config : {"mesh4x4.yaml", "crossbar16.yaml"}) {

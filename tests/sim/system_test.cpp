@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT
 // The accelerator system on hand-checkable programs. SystemC elaborates once per process, so
 // every test here runs in its own process (gtest_discover_tests).
-#include <gtest/gtest.h>
+#include "sim/system/system.h"
 
-#include "noc/base/error.h"
-#include "sim/config/hw_loader.h"
-#include "optimizer/partition/placement.h"
-#include "sim/lower/collectives.h"
-#include "sim/output/layer_stats.h"
-#include "sim/output/trace.h"
+#include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include "sim/system/system.h"
+
+#include "noc/base/error.h"
+#include "optimizer/partition/placement.h"
+#include "sim/config/hw_loader.h"
+#include "sim/lower/collectives.h"
+#include "sim/output/layer_stats.h"
+#include "sim/output/trace.h"
 
 namespace nocflow::sim {
 namespace {

@@ -97,9 +97,11 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   const CliRun old_same = optimize(dir / "old.yaml", before_key, "linkload");
   EXPECT_EQ(old_same.exit_code, 0) << old_same.output;
   EXPECT_EQ(old_same.output.find("fitted on other hardware"), std::string::npos) << old_same.output;
-  const CliRun old_ring = run_nocflow("optimize " + kHw + " --set lowering.all_gather=ring --network zoo:vgg5 "
-                                      "--calibration " + (dir / "old.yaml").string() + " --out " +
-                                      (dir / "o_old_ring").string());
+  const CliRun old_ring =
+      run_nocflow("optimize " + kHw +
+                  " --set lowering.all_gather=ring --network zoo:vgg5 "
+                  "--calibration " +
+                  (dir / "old.yaml").string() + " --out " + (dir / "o_old_ring").string());
   EXPECT_EQ(old_ring.exit_code, 0) << old_ring.output;
   EXPECT_NE(old_ring.output.find("fitted on other hardware (lowering.all_gather direct -> ring)"),
             std::string::npos)
@@ -213,11 +215,13 @@ TEST(ValidateCli, GroupGatherIsAnAllGatherInStridedGroupsAndStaysOutOfTheFit) {
 // -3.2 % and -0.1 % when written), and the case dumps no messages (a replay would inject every
 // round at once).
 TEST(ValidateCli, GroupGatherUnderRingLoweringIsPricedAsItsRounds) {
-  const Validation direct = validate("validate_group_gather_direct",
-                                     "--meshes 4 --crossbar 0 --types GROUP_GATHER --sizes 64KiB,1MiB");
-  const Validation ring = validate("validate_group_gather_ring",
-                                   "--meshes 4 --crossbar 0 --types GROUP_GATHER --sizes 64KiB,1MiB "
-                                   "--set lowering.all_gather=ring --dump-messages");
+  const Validation direct =
+      validate("validate_group_gather_direct",
+               "--meshes 4 --crossbar 0 --types GROUP_GATHER --sizes 64KiB,1MiB");
+  const Validation ring =
+      validate("validate_group_gather_ring",
+               "--meshes 4 --crossbar 0 --types GROUP_GATHER --sizes 64KiB,1MiB "
+               "--set lowering.all_gather=ring --dump-messages");
   ASSERT_EQ(ring.rows.size(), 2u);
   ASSERT_EQ(direct.rows.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -226,8 +230,8 @@ TEST(ValidateCli, GroupGatherUnderRingLoweringIsPricedAsItsRounds) {
     EXPECT_EQ(row.at("bytes_moved"), direct.rows[i].at("bytes_moved"));
     EXPECT_NE(row.at("simulated_cycles"), direct.rows[i].at("simulated_cycles"));
     EXPECT_LT(std::abs(std::stod(row.at("linkload_error"))), 0.05) << row.at("tensor_bytes");
-    EXPECT_FALSE(std::filesystem::exists(ring.out / "messages" /
-                                         ("mesh_4x4_GROUP_GATHER_" + row.at("tensor_bytes") + ".txt")));
+    EXPECT_FALSE(std::filesystem::exists(
+        ring.out / "messages" / ("mesh_4x4_GROUP_GATHER_" + row.at("tensor_bytes") + ".txt")));
   }
 }
 
