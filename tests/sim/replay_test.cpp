@@ -85,36 +85,47 @@ TEST(Replay, OutpLayerTakesItsComputePlusTheAllGatherTheNextLayerNeeds) {
 }
 
 // The same all-gather under lowering.all_gather: ring. Every PE sends 3 chunks of 2 KiB, each
-// to its ring successor (0 -> 1 -> 3 -> 2 -> 0 on the 2x2), forwarding what it received; the
-// consumer receives nothing directly; linkload prices the rounds.
-TEST(Replay, RingAllGatherSendsEveryChunkToTheRingSuccessor) {
-  const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
-  const opt::Workload w = opt::build_workload(g);
+// to its ring successor (0 -> 1 -> 3 -> 2 -> 0 on the 2x2), forwarding what it received, and
+// receives 3 in the producer's rounds; the consumer receives nothing directly.
+struct RingGatherPlan {
+  opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
+  opt::Workload w = opt::build_workload(g);
   HwSpec hw = mesh2x2();
-  hw.lowering.all_gather = "ring";
-  const Lowered low = lower_plan(w, plan_for(w, {"OUTP=4", "OUTP=4"}), hw, ExecMode::Barrier);
-  ASSERT_EQ(low.edges[0].rings.size(), 1u);
+  RingGatherPlan() { hw.lowering.all_gather = "ring"; }
+  RingGatherPlan(const RingGatherPlan&) = delete;  // w points into g
+
+  Lowered lower(ExecMode mode) const {
+    Lowered low = lower_plan(w, plan_for(w, {"OUTP=4", "OUTP=4"}), hw, mode);
+    EXPECT_EQ(low.edges.at(0).rings.size(), 1u);
+    const std::map<int, int> successor = {{0, 1}, {1, 3}, {3, 2}, {2, 0}};
+    for (int pe = 0; pe < 4; ++pe) {
+      int sends = 0;
+      std::int64_t received = 0;
+      for (const Step& s : low.programs.pe[static_cast<std::size_t>(pe)]) {
+        if (s.edge != 0) continue;
+        if (s.kind == StepKind::Send) {
+          EXPECT_EQ(s.peer, successor.at(pe));
+          EXPECT_EQ(s.bytes, 2048);
+          ++sends;
+        }
+        if (s.kind == StepKind::Recv) {
+          EXPECT_EQ(s.layer, 0);  // the producer's rounds
+          received += s.bytes;
+        }
+      }
+      EXPECT_EQ(sends, 3) << "PE " << pe;
+      EXPECT_EQ(received, 3 * 2048) << "PE " << pe;  // the 3 other members' chunks
+    }
+    return low;
+  }
+};
+
+TEST(Replay, RingAllGatherSendsEveryChunkToTheRingSuccessor) {
+  RingGatherPlan p;
+  const Lowered low = p.lower(ExecMode::Barrier);
   EXPECT_EQ(low.edges[0].rings[0].ring, (std::vector<int>{0, 1, 3, 2}));
   EXPECT_EQ(low.edges[0].bytes, 4 * 3 * 2048);  // what each PE receives, as before
-  const std::map<int, int> successor = {{0, 1}, {1, 3}, {3, 2}, {2, 0}};
-  for (int pe = 0; pe < 4; ++pe) {
-    int sends = 0, recvs = 0;
-    for (const Step& s : low.programs.pe[static_cast<std::size_t>(pe)]) {
-      if (s.edge != 0) continue;
-      if (s.kind == StepKind::Send) {
-        EXPECT_EQ(s.peer, successor.at(pe));
-        EXPECT_EQ(s.bytes, 2048);
-        ++sends;
-      }
-      if (s.kind == StepKind::Recv) {
-        EXPECT_EQ(s.layer, 0);  // the producer's rounds
-        ++recvs;
-      }
-    }
-    EXPECT_EQ(sends, 3) << "PE " << pe;
-    EXPECT_EQ(recvs, 3) << "PE " << pe;
-  }
-  System sys("sys", hw, low.programs);
+  System sys("sys", p.hw, low.programs);
   const RunResult r = sys.run();
   EXPECT_EQ(sent_bytes(r, 0), 4 * 3 * 2048);
   EXPECT_EQ(r.flit_hops, r.flits);  // every chunk to a mesh neighbour
@@ -123,37 +134,23 @@ TEST(Replay, RingAllGatherSendsEveryChunkToTheRingSuccessor) {
   for (const Span& s : r.spans)
     if (s.edge == 0)
       start = start < 0 ? s.start : std::min(start, s.start), end = std::max(end, s.end);
-  const double predicted = opt::LinkloadModel(hw_desc_of(hw))
-                               .edge_cost(w, w.edges[0], low.layers[0].choice, low.layers[1].choice)
-                               .cycles;
-  EXPECT_DOUBLE_EQ(static_cast<double>(end - start), predicted);
-  hw.lowering.all_gather = "direct";
-  EXPECT_LT(opt::LinkloadModel(hw_desc_of(hw))
-                .edge_cost(w, w.edges[0], low.layers[0].choice, low.layers[1].choice)
-                .cycles,
-            predicted);  // the direct all-gather's time differs: the ring is what was priced
+  auto priced = [&](const HwSpec& hw) {
+    return opt::LinkloadModel(hw_desc_of(hw))
+        .edge_cost(p.w, p.w.edges[0], low.layers[0].choice, low.layers[1].choice)
+        .cycles;
+  };
+  EXPECT_DOUBLE_EQ(static_cast<double>(end - start), priced(p.hw));
+  HwSpec direct = p.hw;
+  direct.lowering.all_gather = "direct";
+  EXPECT_LT(priced(direct), priced(p.hw));  // direct messages differ: the ring is what was priced
 }
 
 // In dataflow mode too: the rings run right after the producer's compute and deliver every
 // byte the consumer needs (its receives from the ring's members are not posted again).
 TEST(Replay, RingAllGatherDeliversTheEdgeInDataflowMode) {
-  const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
-  const opt::Workload w = opt::build_workload(g);
-  HwSpec hw = mesh2x2();
-  hw.lowering.all_gather = "ring";
-  const Lowered low = lower_plan(w, plan_for(w, {"OUTP=4", "OUTP=4"}), hw, ExecMode::Dataflow);
-  ASSERT_EQ(low.edges[0].rings.size(), 1u);
-  const std::map<int, int> successor = {{0, 1}, {1, 3}, {3, 2}, {2, 0}};
-  for (int pe = 0; pe < 4; ++pe) {
-    std::int64_t received = 0;
-    for (const Step& s : low.programs.pe[static_cast<std::size_t>(pe)]) {
-      if (s.edge != 0) continue;
-      if (s.kind == StepKind::Send) EXPECT_EQ(s.peer, successor.at(pe));
-      if (s.kind == StepKind::Recv) received += s.bytes;
-    }
-    EXPECT_EQ(received, 3 * 2048) << "PE " << pe;  // the 3 other members' chunks
-  }
-  System sys("sys", hw, low.programs);
+  RingGatherPlan p;
+  const Lowered low = p.lower(ExecMode::Dataflow);
+  System sys("sys", p.hw, low.programs);
   const RunResult r = sys.run();
   EXPECT_EQ(sent_bytes(r, 0), low.edges[0].bytes);
   EXPECT_EQ(r.flit_hops, r.flits);
