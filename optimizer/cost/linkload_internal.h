@@ -66,7 +66,8 @@ class PathLoadCounter {
         sent_(static_cast<std::size_t>(impl.topo.num_nodes()), 0),
         received_(sent_.size(), 0) {}
 
-  void add(int src, int dst, std::int64_t bytes) {
+  /// Returns the routers the route crosses.
+  int add(int src, int dst, std::int64_t bytes) {
     const std::int64_t flits = impl_.flit.flits(bytes);
     flits_ += flits;
     ++messages_;
@@ -92,6 +93,7 @@ class PathLoadCounter {
     out_.max_hops = std::max(out_.max_hops, hops);
     out_.max_routers = std::max(out_.max_routers, routers);
     byte_hops_ += flits * impl_.flit.bytes() * hops;  // whole flits, as the links carry them
+    return routers;
   }
 
   /// Every destination receives every piece from another PE (ProducerLayout::for_each_group).

@@ -101,10 +101,7 @@ RingGatherTime ring_rounds(const LinkloadModel::Impl& impl, const HwDesc& hw,
                            hw.stream_cycles(static_cast<double>(impl.flit.flits(r.chunk_bytes))));
     for (std::size_t m = 0; m < n; ++m) {
       const int src = r.ring[m], dst = r.ring[(m + 1) % n];
-      counter.add(src, dst, r.chunk_bytes);
-      int routers = 0;
-      impl.walk(src, dst, [&](int) { ++routers; });
-      const double hop = LinkloadModel::route_cycles(routers, hw);
+      const double hop = LinkloadModel::route_cycles(counter.add(src, dst, r.chunk_bytes), hw);
       sum += hop;
       slowest = std::max(slowest, hop);
     }

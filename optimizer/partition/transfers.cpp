@@ -132,6 +132,7 @@ std::vector<RingGather> all_gather_groups(const Workload& w, const LayerEdge& ed
 }
 
 std::vector<int> ring_index(const std::vector<RingGather>& rings, int num_pes) {
+  if (rings.empty()) return {};
   std::vector<int> out(static_cast<std::size_t>(num_pes), -1);
   for (std::size_t i = 0; i < rings.size(); ++i)
     for (int pe : rings[i].ring) out[static_cast<std::size_t>(pe)] = static_cast<int>(i);

@@ -191,10 +191,11 @@ std::vector<RingGather> all_gather_groups(const Workload& workload, const LayerE
                                           const PlacedLayer& producer, const PlacedLayer& consumer,
                                           const PeGrid& grid);
 
-/// Per PE: the index of the ring it belongs to, or −1.
+/// Per PE: the index of the ring it belongs to, or −1; empty without rings.
 std::vector<int> ring_index(const std::vector<RingGather>& rings, int num_pes);
 /// Whether a transfer runs inside a ring (both ends in the same one): `ring_of` from ring_index.
 inline bool in_ring(const Transfer& t, const std::vector<int>& ring_of) {
+  if (ring_of.empty()) return false;
   const int r = ring_of[static_cast<std::size_t>(t.src)];
   return r >= 0 && r == ring_of[static_cast<std::size_t>(t.dst)];
 }
