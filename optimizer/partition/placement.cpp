@@ -20,6 +20,17 @@ Range slice(std::int64_t size, int factor, int index) {
 
 }  // namespace
 
+int rows_of_nodes(const Choice& c, const PeGrid& grid) {
+  if (!grid.mesh) return 0;
+  // The nodes sharing every coordinate but OFMP_W and INPP, else but OFMP_H too, else OUTP.
+  int nodes = c.factor(PartDim::OfmpW) * c.factor(PartDim::Inpp);
+  for (PartDim outer : {PartDim::OfmpH, PartDim::Outp, PartDim::Batch}) {
+    if (nodes % grid.cols == 0) return nodes;
+    nodes *= c.factor(outer);
+  }
+  return nodes % grid.cols == 0 ? nodes : 0;
+}
+
 int PeGrid::distance(int a, int b) const {
   if (a == b) return 0;
   if (!mesh) return 1;
@@ -66,11 +77,13 @@ Placement place(const Choice& c, const PeGrid& grid) {
   if (c.rows_placement && !rows_placement_applies(c, grid))
     throw InputError(
         "choice " + c.str() +
-        ": PLACE=ROWS needs a mesh, OFMP_H > 1 and OFMP_W·INPP an odd multiple of the mesh's " +
-        std::to_string(grid.cols) + " columns");
+        ": PLACE=ROWS needs a mesh and rows of nodes (the OFMP_W·INPP nodes of one OFMP_H slice, "
+        "else the nodes of one OUTP slice, else of one BATCH slice, whichever first fills whole "
+        "mesh rows) that fill an odd number of the mesh's " +
+        std::to_string(grid.cols) + "-PE rows, and more than one such row");
   Placement out;
   out.pe.resize(static_cast<std::size_t>(p));
-  const int row_nodes = c.factor(PartDim::OfmpW) * c.factor(PartDim::Inpp);
+  const int row_nodes = c.rows_placement ? rows_of_nodes(c, grid) : 0;
   for (int i = 0; i < p; ++i) {
     const int row = i / grid.cols, col = i % grid.cols;
     // Rule 3: within a row of nodes the mesh rows still alternate, starting left to right.
@@ -83,9 +96,8 @@ Placement place(const Choice& c, const PeGrid& grid) {
 }
 
 bool rows_placement_applies(const Choice& c, const PeGrid& grid) {
-  const int row_nodes = c.factor(PartDim::OfmpW) * c.factor(PartDim::Inpp);
-  return grid.mesh && c.factor(PartDim::OfmpH) > 1 && row_nodes % grid.cols == 0 &&
-         row_nodes / grid.cols % 2 == 1;
+  const int row_nodes = rows_of_nodes(c, grid);
+  return row_nodes > 0 && row_nodes < c.nodes() && row_nodes / grid.cols % 2 == 1;
 }
 
 std::vector<Choice> with_rows_placements(const std::vector<Choice>& choices, const PeGrid& grid) {

@@ -10,14 +10,18 @@
 //  2. Index i goes to the i-th PE of a boustrophedon ("snake") walk of the mesh: row 0 left to
 //     right, row 1 right to left, ... so consecutive indices are always one hop apart and a
 //     group of g consecutive indices spans at most ⌈g/cols⌉+1 rows. On a crossbar, PE i.
-//  3. PLACE=ROWS (`optimize --placement search` offers it; the solver picks): a 2-D spatial
-//     split whose rows of nodes (the OFMP_W·INPP consecutive indices of one OFMP_H slice) fill
-//     an odd number m of mesh rows starts every row of nodes again at the left, so node (h, w)
-//     sits m mesh rows straight below node (h−1, w). The snake mirrors every other row of nodes
-//     when m is odd (OFMP_H=8,OFMP_W=8 on 8×8: vertical halo neighbours 2-8 hops apart instead
-//     of 1) but keeps them nearer the layers around it; which is better depends on the plan
-//     (optimizer/README.md, "Placement"). With m even the two rules coincide, so only odd m
-//     is offered.
+//  3. PLACE=ROWS (`optimize --placement search` offers it; the solver picks): a choice whose
+//     rows of nodes fill an odd number m of mesh rows, and that has more than one row of nodes,
+//     starts every row of nodes again at the left. A row of nodes is the OFMP_W·INPP
+//     consecutive indices of one OFMP_H slice, or, where those do not fill whole mesh rows, the
+//     indices of one OUTP slice, else of one BATCH slice (rows_of_nodes). So node (h, w) of a
+//     2-D spatial split sits m mesh rows straight below node (h−1, w), and the members of an
+//     OUTP group (one node from each OUTP slice) line up in a column. The snake mirrors every
+//     other row of nodes when m is odd (OFMP_H=8,OFMP_W=8 on 8×8: vertical halo neighbours 2-8
+//     hops apart instead of 1; OUTP=16,OFMP_H=16 on 16×16: every OUTP group split between
+//     columns c and 15−c) but keeps them nearer the layers around it; which is better depends
+//     on the plan (optimizer/README.md, "Placement"). With m even the two rules coincide, so
+//     only odd m is offered.
 // Every choice starts at the snake's first PE, so two layers with the same grid get the same
 // PEs (OUTP f → INPP f aligned: node k of the producer and node k of the consumer coincide).
 #include <vector>
@@ -60,7 +64,12 @@ struct Placement {
 /// rule 3 does not apply.
 Placement place(const Choice& c, const PeGrid& grid);
 
-/// Rule 3 applies: a mesh, OFMP_H > 1, and OFMP_W·INPP an odd multiple of the mesh's width.
+/// Nodes in one row of nodes (rule 3): the first of OFMP_W·INPP, ×OFMP_H, ×OUTP, ×BATCH that
+/// is a multiple of the mesh's width; 0 if none is, or on a crossbar.
+int rows_of_nodes(const Choice& c, const PeGrid& grid);
+
+/// Rule 3 applies: a mesh whose rows of nodes fill an odd number of mesh rows, and more than
+/// one row of nodes.
 bool rows_placement_applies(const Choice& c, const PeGrid& grid);
 
 /// `choices` with, after each choice rule 3 applies to, its PLACE=ROWS twin.

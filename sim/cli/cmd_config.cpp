@@ -64,9 +64,10 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec) {
 CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement) {
   return cmd
       .add_option("--placement", placement,
-                  "snake: every choice on the snake walk; search: 2-D spatial splits whose rows of "
-                  "nodes fill an odd number of mesh rows are also offered with every row starting "
-                  "at the left (PLACE=ROWS), and the solver picks")
+                  "snake: every choice on the snake walk; search: choices whose rows of nodes (one "
+                  "OFMP_H slice's, else one OUTP or BATCH slice's) fill an odd number of mesh rows "
+                  "are also offered with every row starting at the left (PLACE=ROWS), and the "
+                  "solver picks")
       ->check(CLI::IsMember({"snake", "search"}))
       ->capture_default_str();
 }

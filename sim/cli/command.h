@@ -58,7 +58,7 @@ CLI::Validator in_range(double min, double max);
 CLI::Validator one_of(const std::string& what, const std::vector<std::string>& known);
 
 /// --placement snake | search (optimize, and simulate without --plan): search also offers
-/// every 2-D spatial split the PLACE=ROWS placement applies to (optimizer/partition/placement.h).
+/// every choice the PLACE=ROWS placement applies to (optimizer/partition/placement.h, rule 3).
 CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement);
 
 void add_version_command(CLI::App& app, Action& action);

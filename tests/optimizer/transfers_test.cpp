@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "noc/base/error.h"
 #include "noc/topology/topology.h"
@@ -295,10 +296,11 @@ TEST(Placement, RowsPlacementKeepsHaloNeighboursInLine) {
           1);
     }
   }
-  // m even (OFMP_W=8 on 4 columns), 1-D splits and crossbars are not offered, and refused.
+  // m even (OFMP_W=8 on 4 columns; 8 nodes per OUTP slice), one row of nodes (a 1-D split)
+  // and crossbars are not offered, and refused.
   for (const Choice& c :
        {make({{PartDim::OfmpH, 2}, {PartDim::OfmpW, 8}}), make({{PartDim::OfmpW, 16}}),
-        make({{PartDim::OfmpH, 4}, {PartDim::Outp, 4}})}) {
+        make({{PartDim::OfmpH, 2}, {PartDim::Outp, 4}}), make({{PartDim::OfmpW, 4}})}) {
     EXPECT_FALSE(rows_placement_applies(c, kMesh4x4)) << c.str();
     EXPECT_EQ(with_rows_placements({c}, kMesh4x4), std::vector<Choice>{c}) << c.str();
     Choice r = c;
@@ -316,6 +318,38 @@ TEST(Placement, RowsPlacementKeepsHaloNeighboursInLine) {
   EXPECT_EQ(parse_choice(twins[1].str(), "t"), twins[1]);
   EXPECT_NE(twins[0], twins[1]);
   EXPECT_THROW(parse_choice("OFMP_H=4,PLACE=DIAGONAL", "t"), InputError);
+}
+
+TEST(Placement, RowsPlacementLinesUpOutpGroupsInColumns) {
+  // OUTP=4,OFMP_H=4 on 4×4: the 4 nodes of one OUTP slice fill a mesh row. The snake puts the
+  // OUTP group of slice h in columns h and 3 − h by turns; PLACE=ROWS puts it in column h, so
+  // its all-gather runs along the column only.
+  Choice c = make({{PartDim::Outp, 4}, {PartDim::OfmpH, 4}});
+  ASSERT_EQ(rows_of_nodes(c, kMesh4x4), 4);
+  ASSERT_TRUE(rows_placement_applies(c, kMesh4x4));
+  auto columns_of_groups = [&](const Choice& choice) {
+    const Placement p = place(choice, kMesh4x4);
+    std::vector<std::set<int>> columns(4);
+    for (int i = 0; i < choice.nodes(); ++i)
+      columns[static_cast<std::size_t>(grid_coord(choice, i)[static_cast<std::size_t>(PartDim::OfmpH)])]
+          .insert(p.pe[static_cast<std::size_t>(i)] % kMesh4x4.cols);
+    return columns;
+  };
+  for (const std::set<int>& cols : columns_of_groups(c)) EXPECT_EQ(cols.size(), 2u);
+  c.rows_placement = true;
+  const auto columns = columns_of_groups(c);
+  for (int h = 0; h < 4; ++h) EXPECT_EQ(columns[static_cast<std::size_t>(h)], std::set<int>{h});
+  // OUTP → OUTP between two such layers: every member gathers the others' channels, on its
+  // column's links only.
+  const TwoLayers t = convs(1);
+  const auto moves = t.moves(c, c);
+  ASSERT_EQ(moves.size(), 16u * 3);
+  for (const Transfer& m : moves) EXPECT_EQ(m.src % 4, m.dst % 4) << m.src << " -> " << m.dst;
+  // Whole rows of nodes from a BATCH slice when OUTP slices do not fill one: 2 OUTP × 2 OFMP_H
+  // fill a 4-wide row.
+  const Choice b = make({{PartDim::Batch, 4}, {PartDim::Outp, 2}, {PartDim::OfmpH, 2}});
+  EXPECT_EQ(rows_of_nodes(b, kMesh4x4), 4);
+  EXPECT_TRUE(rows_placement_applies(b, kMesh4x4));
 }
 
 // ---- The fast path for cost tables (transfers.h: consumer_needs, ProducerLayout;
