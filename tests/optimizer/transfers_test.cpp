@@ -330,9 +330,11 @@ TEST(Placement, RowsPlacementLinesUpOutpGroupsInColumns) {
   auto columns_of_groups = [&](const Choice& choice) {
     const Placement p = place(choice, kMesh4x4);
     std::vector<std::set<int>> columns(4);
-    for (int i = 0; i < choice.nodes(); ++i)
-      columns[static_cast<std::size_t>(grid_coord(choice, i)[static_cast<std::size_t>(PartDim::OfmpH)])]
-          .insert(p.pe[static_cast<std::size_t>(i)] % kMesh4x4.cols);
+    for (int i = 0; i < choice.nodes(); ++i) {
+      const int h = grid_coord(choice, i)[static_cast<std::size_t>(PartDim::OfmpH)];
+      columns[static_cast<std::size_t>(h)].insert(p.pe[static_cast<std::size_t>(i)] %
+                                                  kMesh4x4.cols);
+    }
     return columns;
   };
   for (const std::set<int>& cols : columns_of_groups(c)) EXPECT_EQ(cols.size(), 2u);
