@@ -58,12 +58,6 @@ std::vector<std::string> all_sections() {
   return out;
 }
 
-const Param* find_param(const std::string& path) {
-  for (const auto& p : hw_params())
-    if (p.path == path) return &p;
-  return nullptr;
-}
-
 std::string unknown_key(const std::string& path) {
   // A section given a value: name its keys.
   const auto sections = all_sections();

@@ -266,4 +266,10 @@ std::string format_value(const ParamValue& v) {
   return std::visit(Visitor{}, v);
 }
 
+const Param* find_param(const std::string& path) {
+  for (const auto& p : hw_params())
+    if (p.path == path) return &p;
+  return nullptr;
+}
+
 }  // namespace nocflow::sim

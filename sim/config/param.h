@@ -45,6 +45,8 @@ struct Preset {
 };
 
 const std::vector<Param>& hw_params();
+/// The parameter at `path` ("router.vcs"), or nullptr.
+const Param* find_param(const std::string& path);
 const std::vector<Preset>& router_presets();
 
 /// "4", "1.5", "true", "xy"

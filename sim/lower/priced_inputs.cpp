@@ -93,9 +93,8 @@ std::vector<std::string> calibration_notes(const std::string& file, const HwSpec
       std::string then = "(not set)";
       if (was && was.IsScalar())
         then = was.as<std::string>();
-      else
-        for (const Param& p : hw_params())
-          if (p.path == key) then = format_value(p.default_value);
+      else if (const Param* p = find_param(key))
+        then = format_value(p->default_value);
       if (then != now) changed += (changed.empty() ? "" : ", ") + key + " " + then + " -> " + now;
     }
   if (!changed.empty())

@@ -91,8 +91,8 @@ struct BenchResult {
   optimizer::LinkLoad linkload_links;
   int linkload_rounds = 1;
   /// Ring rounds (ALL_REDUCE; a case whose transfers all run in rings under lowering.all_gather
-  /// ring or auto): a round's
-  /// transfer given its drain (optimizer::RingGatherTime::round_transfer's terms).
+  /// ring or auto): a round's transfer given its drain (optimizer::RingGatherTime::round_transfer's
+  /// terms).
   bool rings = false;
   double ring_mean_hop = 0, ring_message = 0;
   optimizer::HwDesc linkload_hw;  ///< the machine, as linkload saw it (no slowdown)
