@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Offline checks of linkload variants on `nocflow validate --dump-messages` output.
+
+Each case's sends (OUT/messages/<machine>_<TYPE>_<bytes>.txt, lines "src dst bytes") are routed
+xy on a k x k mesh (node ids row-major), cut into 32-byte flits, and compared with the simulated
+cycles in OUT/validation.csv. Quick to change, so a candidate term can be scored on the whole
+range before it is built into the model (optimizer/README.md, "Accuracy of linkload").
+
+  features DIR [--min-bytes N]  per router-bound mesh case: simulated / busiest router link,
+                                U (mean router-link load / busiest), route U (the busiest link's
+                                flows: flit-weighted mean load along their routes / busiest),
+                                flows on the busiest link, mean message (flits)
+  fifo DIR [--type T]           per case: each link a FIFO of its messages' zero-load head
+                                arrivals, the edge the latest tail + remaining route (a lower
+                                bound without contention delays) against linkload and simulated
+  fluid FILE --mesh K           max-min fair sharing of links and PE channels (1 flit/cycle),
+        [--channels C]          each source sending C messages at once in file order: the time
+                                bandwidth sharing alone explains
+
+Routers: a 2-cycle pipeline and 1-cycle links, as configs/hw/mesh8x8.yaml. numpy only
+(/usr/bin/python3, installed with python3-matplotlib).
+"""
+import argparse
+import collections
+import csv
+import os
+
+import numpy as np
+
+FLIT_BYTES, PIPELINE, LINK = 32, 2, 1
+HOP = PIPELINE + LINK
+
+
+def read_messages(path):
+    """(src, dst, flits) of every message to another PE."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            s, d, b = map(int, line.split()[:3])
+            if s != d:
+                out.append((s, d, max(1, -(-b // FLIT_BYTES))))
+    return out
+
+
+def route(s, d, k):
+    """Router-to-router links of the xy route, then the ejection port ('ej', d)."""
+    if k == 0:  # crossbar: one switch
+        return [("ej", d)]
+    x, y, dx, dy = s % k, s // k, d % k, d // k
+    links = []
+    while x != dx:
+        nx = x + (1 if dx > x else -1)
+        links.append(((x, y), (nx, y)))
+        x = nx
+    while y != dy:
+        ny = y + (1 if dy > y else -1)
+        links.append(((x, y), (x, ny)))
+        y = ny
+    return links + [("ej", d)]
+
+
+def cases(out_dir, min_bytes=0):
+    """Rows of validation.csv whose sends were dumped, with k (0: crossbar) and the file."""
+    with open(os.path.join(out_dir, "validation.csv")) as f:
+        for row in csv.DictReader(f):
+            topo = row["topology"]
+            k = int(topo.split()[1].split("x")[0]) if topo.startswith("mesh") else 0
+            machine = f"mesh_{k}x{k}" if k else "crossbar_" + topo.split()[1]
+            path = os.path.join(out_dir, "messages", f"{machine}_{row['type']}_{row['tensor_bytes']}.txt")
+            if int(row["tensor_bytes"]) >= min_bytes and float(row["simulated_cycles"]) > 0 and os.path.exists(path):
+                yield row, k, path
+
+
+def features(args):
+    print("machine type KiB sim/L_R U route_U flows m")
+    for row, k, path in cases(args.dir, args.min_bytes):
+        if k < 2:
+            continue
+        msgs = read_messages(path)
+        load, flows, routes = collections.Counter(), collections.defaultdict(list), []
+        for i, (s, d, f) in enumerate(msgs):
+            r = route(s, d, k)[:-1]
+            routes.append(r)
+            for link in r:
+                load[link] += f
+                flows[link].append(i)
+        busiest = max(load.values(), default=0)
+        if busiest < float(row["busiest_endpoint_flits"]):
+            continue  # endpoint-bound: no router term applies
+        u = sum(load.values()) / (4 * k * (k - 1) * busiest)
+        route_u, most = 0.0, 0
+        for link in [l for l in load if load[l] == busiest][:8]:
+            num = sum(msgs[i][2] * load[l] for i in flows[link] for l in routes[i])
+            den = sum(msgs[i][2] * len(routes[i]) for i in flows[link])
+            route_u, most = max(route_u, num / den / busiest), max(most, len(flows[link]))
+        m = sum(x[2] for x in msgs) / len(msgs)
+        print(f"{k}x{k} {row['type']} {int(row['tensor_bytes']) >> 10} "
+              f"{float(row['simulated_cycles']) / busiest:.2f} {u:.2f} {route_u:.2f} {most} {m:.0f}")
+
+
+def fifo_bound(msgs, k):
+    """Latest tail over every link served FIFO from zero-load head arrivals, + remaining route."""
+    at = collections.defaultdict(list)  # link -> (head arrival, flits, cycles after the link)
+    for s, d, f in msgs:
+        r = route(s, d, k)
+        n = len(r)  # routers crossed
+        at[("inj", s)].append((0, f, n * HOP + LINK + 1))
+        for i, link in enumerate(r):
+            at[link].append(((i + 1) * HOP, f, (n - 1 - i) * HOP + LINK + 1))
+    latest = 0
+    for entries in at.values():
+        free = 0
+        for arrival, f, after in sorted(entries, key=lambda e: e[0]):
+            free = max(free, arrival) + f
+            latest = max(latest, free + after)
+    return latest
+
+
+def fifo(args):
+    print("machine type KiB simulated linkload linkload_fitted fifo_bound")
+    for row, k, path in cases(args.dir):
+        if args.type and row["type"] != args.type:
+            continue
+        print(row["topology"].replace(" ", "_"), row["type"], int(row["tensor_bytes"]) >> 10,
+              row["simulated_cycles"], row["linkload_cycles"], row["linkload_fitted_cycles"],
+              fifo_bound(read_messages(path), k))
+
+
+def fluid(args):
+    msgs = read_messages(args.file)
+    ids, pair_link, pair_flow = {}, [], []
+    for i, (s, d, f) in enumerate(msgs):
+        for link in [("inj", s)] + route(s, d, args.mesh):
+            pair_link.append(ids.setdefault(link, len(ids)))
+            pair_flow.append(i)
+    pair_link, pair_flow = np.array(pair_link), np.array(pair_flow)
+    left = np.array([m[2] for m in msgs], float)
+    waiting = collections.defaultdict(collections.deque)
+    for i, (s, _, _) in enumerate(msgs):
+        waiting[s].append(i)
+    active = np.zeros(len(msgs), bool)
+    for queue in waiting.values():
+        for _ in range(min(args.channels, len(queue))):
+            active[queue.popleft()] = True
+    t = 0.0
+    while active.any():
+        rate, frozen, cap = np.zeros(len(msgs)), ~active, np.ones(len(ids))
+        while not frozen.all():  # water-filling
+            live = ~frozen[pair_flow]
+            n = np.bincount(pair_link[live], minlength=len(ids))
+            share = np.where(n > 0, cap / np.maximum(n, 1), np.inf)
+            s = share.min()
+            now = live & (share[pair_link] <= s * (1 + 1e-9))
+            flows = np.unique(pair_flow[now])
+            rate[flows], frozen[flows] = s, True
+            taken = np.isin(pair_flow, flows)
+            cap -= np.bincount(pair_link[taken], minlength=len(ids)) * s
+        idx = np.flatnonzero(active)
+        dt = (left[idx] / rate[idx]).min()
+        t += dt
+        left[idx] -= rate[idx] * dt
+        for i in idx[left[idx] <= 1e-6]:
+            active[i] = False
+            if waiting[msgs[i][0]]:
+                active[waiting[msgs[i][0]].popleft()] = True
+    print(f"{args.file}: {t:.0f} cycles (max-min fair, {args.channels} messages per source at once)")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("features")
+    f.add_argument("dir")
+    f.add_argument("--min-bytes", type=int, default=65536)
+    f.set_defaults(run=features)
+    q = sub.add_parser("fifo")
+    q.add_argument("dir")
+    q.add_argument("--type")
+    q.set_defaults(run=fifo)
+    m = sub.add_parser("fluid")
+    m.add_argument("file")
+    m.add_argument("--mesh", type=int, required=True)
+    m.add_argument("--channels", type=int, default=8)
+    m.set_defaults(run=fluid)
+    args = p.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
