@@ -18,7 +18,7 @@ range before it is built into the model (optimizer/README.md, "Accuracy of linkl
         [--channels C]          each source sending C messages at once in file order: the time
                                 bandwidth sharing alone explains
 
-Routers: a 2-cycle pipeline and 1-cycle links, as configs/hw/mesh8x8.yaml. numpy only
+Fixed as configs/hw/mesh8x8.yaml: 32-byte flits, a 2-cycle router pipeline, 1-cycle links. numpy only
 (/usr/bin/python3, installed with python3-matplotlib).
 """
 import argparse
@@ -92,7 +92,7 @@ def features(args):
             continue  # endpoint-bound: no router term applies
         u = sum(load.values()) / (4 * k * (k - 1) * busiest)
         route_u, most = 0.0, 0
-        for link in [l for l in load if load[l] == busiest][:8]:
+        for link in [l for l in load if load[l] == busiest][:8]:  # the largest over 8 tied links
             num = sum(msgs[i][2] * load[l] for i in flows[link] for l in routes[i])
             den = sum(msgs[i][2] * len(routes[i]) for i in flows[link])
             route_u, most = max(route_u, num / den / busiest), max(most, len(flows[link]))
