@@ -8,6 +8,10 @@ transformer encoder, then strips the weights: every initializer with more than
 written, so the model keeps its graph and tensor shapes but no weight values. nocflow imports
 such models without reading weights. Small initializers (shape constants, scalars) stay inline.
 
+Also writes OUT/torchvision_reference.json: per torchvision model, the MACs of its Conv2d and
+Linear modules and the parameters of the modules its forward pass runs, counted by PyTorch
+forward hooks (an independent check of nocflow's import; the tests read it).
+
 Needs Debian's python3-torch, python3-torchvision and python3-onnx
 (scripts/install-deps.sh --with-torch). Run with /usr/bin/python3:
 
@@ -15,6 +19,7 @@ Needs Debian's python3-torch, python3-torchvision and python3-onnx
     /usr/bin/python3 scripts/export_onnx.py --models resnet50 --keep-weights --out /tmp/onnx
 """
 import argparse
+import json
 import math
 import os
 import sys
@@ -23,13 +28,42 @@ import onnx
 import torch
 import torchvision
 
-TORCHVISION = {
-    "resnet18": lambda: torchvision.models.resnet18(weights=None),
-    "resnet50": lambda: torchvision.models.resnet50(weights=None),
-    "mobilenet_v2": lambda: torchvision.models.mobilenet_v2(weights=None),
-    "googlenet": lambda: torchvision.models.googlenet(weights=None, aux_logits=False,
-                                                      init_weights=True),
+TORCHVISION = {  # name: (model, input height and width)
+    "resnet18": (lambda: torchvision.models.resnet18(weights=None), 224),
+    "resnet50": (lambda: torchvision.models.resnet50(weights=None), 224),
+    "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(weights=None), 224),
+    "googlenet": (lambda: torchvision.models.googlenet(weights=None, aux_logits=False,
+                                                       init_weights=True), 224),
+    # HardSigmoid (hard swish is exported as x * HardSigmoid(x) at opset 13)
+    "mobilenet_v3_small": (lambda: torchvision.models.mobilenet_v3_small(weights=None), 224),
+    # Slice (the channel split) on shape arithmetic
+    "shufflenet_v2_x0_5": (lambda: torchvision.models.shufflenet_v2_x0_5(weights=None), 224),
+    # Pad before AveragePool
+    "densenet121": (lambda: torchvision.models.densenet121(weights=None), 224),
+    "inception_v3": (lambda: torchvision.models.inception_v3(weights=None, init_weights=True), 299),
 }
+
+
+def reference(module, example):
+    """MACs of the Conv2d and Linear modules and parameters of the modules a forward pass runs."""
+    macs, ran = 0, set()
+
+    def hook(m, inputs, output):
+        nonlocal macs
+        ran.add(m)
+        if isinstance(m, torch.nn.Conv2d):
+            macs += output.numel() * m.in_channels // m.groups * m.kernel_size[0] * m.kernel_size[1]
+        elif isinstance(m, torch.nn.Linear):
+            macs += output.numel() * m.in_features
+
+    handles = [m.register_forward_hook(hook) for m in module.modules()]
+    module.eval()
+    with torch.no_grad():
+        module(example)
+    for h in handles:
+        h.remove()
+    params = sum(p.numel() for m in ran for p in m.parameters(recurse=False))
+    return {"input": list(example.shape), "macs": macs, "params": params}
 
 
 class NaiveLayerNorm(torch.nn.Module):
@@ -161,7 +195,7 @@ def export(name, module, example, out_dir, opset, keep_weights, keep_elements):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="onnx", help="output folder")
-    ap.add_argument("--models", default="resnet18,resnet50,mobilenet_v2,googlenet,encoder",
+    ap.add_argument("--models", default=",".join(list(TORCHVISION) + ["encoder"]),
                     help="comma-separated: " + ", ".join(list(TORCHVISION) + ["encoder"]))
     ap.add_argument("--opset", type=int, default=13)
     ap.add_argument("--keep-weights", action="store_true", help="keep weight values (large files)")
@@ -170,10 +204,21 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(0)
+    ref_path = os.path.join(args.out, "torchvision_reference.json")
+    refs = {}
+    if os.path.exists(ref_path):
+        with open(ref_path) as f:
+            refs = json.load(f)
     for name in args.models.split(","):
         if name in TORCHVISION:
-            export(name, TORCHVISION[name](), torch.randn(1, 3, 224, 224), args.out, args.opset,
-                   args.keep_weights, args.keep_elements)
+            make, size = TORCHVISION[name]
+            module, example = make(), torch.randn(1, 3, size, size)
+            export(name, module, example, args.out, args.opset, args.keep_weights,
+                   args.keep_elements)
+            refs[name] = reference(module, example)
+            with open(ref_path, "w") as f:
+                json.dump(refs, f, indent=1, sort_keys=True)
+                f.write("\n")
         elif name == "encoder":
             export("encoder", Encoder(), torch.randn(1, 64, 256), args.out, args.opset,
                    args.keep_weights, args.keep_elements)

@@ -33,6 +33,8 @@ OpKeys keys_for(OpKind k) {
     case OpKind::Gemm: return {{"out", "bias"}, {"out"}};
     case OpKind::MaxPool: case OpKind::AvgPool: return {{"kernel", "stride", "pad", "ceil_mode"}, {"kernel"}};
     case OpKind::Clip: return {{"min", "max"}, {}};
+    case OpKind::HardSigmoid: return {{"alpha", "beta"}, {}};
+    case OpKind::LeakyRelu: return {{"alpha"}, {}};
     case OpKind::BatchNorm: return {{"epsilon"}, {}};
     case OpKind::LayerNorm: return {{"epsilon", "axis"}, {}};
     case OpKind::Softmax: case OpKind::Concat: case OpKind::Flatten: case OpKind::Gather: return {{"axis"}, {}};
@@ -190,6 +192,8 @@ class Loader {
     if (*kind == OpKind::Clip && op_key == "relu6") a.min = 0, a.max = 6;
     if (*kind == OpKind::Softmax || *kind == OpKind::LayerNorm) a.axis = -1;
     if (*kind == OpKind::Gather) a.axis = 0;
+    if (*kind == OpKind::HardSigmoid) a.alpha = 0.2, a.beta = 0.5;  // as ONNX
+    if (*kind == OpKind::LeakyRelu) a.alpha = 0.01;
     if (*kind == OpKind::Conv || *kind == OpKind::Gemm) a.bias = true;  // as PyTorch
     std::string name;
     std::vector<NodeId> inputs{last_};
@@ -229,6 +233,8 @@ class Loader {
         else if (key == "perm") a.perm = ints(v, kpath);
         else if (key == "min") a.min = scalar<double>(v, kpath);
         else if (key == "max") a.max = scalar<double>(v, kpath);
+        else if (key == "alpha") a.alpha = scalar<double>(v, kpath);
+        else if (key == "beta") a.beta = scalar<double>(v, kpath);
         else if (key == "epsilon") a.epsilon = scalar<double>(v, kpath);
         else if (key == "ratio") a.ratio = scalar<double>(v, kpath);
         else if (key == "trainable") a.trainable = scalar<bool>(v, kpath);

@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -164,6 +165,9 @@ class Importer {
   /// The node producing tensor `name`, materialising a constant as a Constant node.
   NodeId value(const std::string& name, const std::string& user) {
     if (auto it = values_.find(name); it != values_.end()) return it->second;
+    if (auto pad = pads_.find(name); pad != pads_.end())
+      throw InputError(path_ + ": " + user + " reads the output of Pad '" + pad->second.node +
+                       "', which is supported only before a Conv, MaxPool or AveragePool");
     auto c = consts_.find(name);
     if (c == consts_.end()) {
       // ONNX lists nodes in topological order; a tensor produced by a later node means a
@@ -275,7 +279,15 @@ class Importer {
     for (int i : operand_indices) {
       if (i >= n.input_size() || n.input(i).empty())
         fail(n, "input " + std::to_string(i) + " is missing");
-      ins.push_back(value(n.input(i), "node '" + label(n) + "'"));
+      std::string name = n.input(i);
+      if (auto pad = pads_.find(name); pad != pads_.end()) {
+        if (i != 0 || (kind != OpKind::Conv && kind != OpKind::MaxPool && kind != OpKind::AvgPool))
+          fail(n, "reads the output of Pad '" + pad->second.node +
+                      "', which is supported only before a Conv, MaxPool or AveragePool (folded "
+                      "into its pads)");
+        name = pad->second.source;
+      }
+      ins.push_back(value(name, "node '" + label(n) + "'"));
     }
     Node node{graph_.unique_name(label(n)), kind, a, {}};
     values_[n.output(0)] = graph_.add_node(std::move(node), ins);
@@ -285,12 +297,60 @@ class Importer {
 
   void import_node(const onnx::NodeProto& n);
 
+  /// A constant-mode Pad of H and W by a constant amount: an alias of its input when it pads
+  /// nothing, else kept in pads_ for the Conv or pool that reads it (fold_pad).
+  void import_pad(const onnx::NodeProto& n) {
+    const auto* mode = attr(n, "mode");
+    if (mode && mode->s() != "constant")
+      fail(n, "mode '" + mode->s() + "' is not supported (only constant)");
+    std::vector<std::int64_t> p = attr_ints(n, "pads");  // before opset 11
+    if (n.input_size() > 1 && !n.input(1).empty()) p = need_constant(n, 1, "pads").ints;
+    bool zeros = attr_float(n, "value", 0) == 0;  // before opset 11
+    if (n.input_size() > 2 && !n.input(2).empty()) {
+      const ConstInfo& v = need_constant(n, 2, "constant_value");
+      zeros = (v.floats.size() == 1 && v.floats[0] == 0) || (v.ints.size() == 1 && v.ints[0] == 0);
+    }
+    if (!zeros) fail(n, "only padding with zeros is supported");
+    if (n.input_size() > 3 && !n.input(3).empty()) fail(n, "axes (input 3) are not supported");
+    if (p.size() != 8)
+      fail(n, "pads " + shape_str(p) + ": only 4-D tensors (N, C, H, W) are supported");
+    for (auto x : p)
+      if (x < 0) fail(n, "pads " + shape_str(p) + ": negative pads (cropping) are not supported");
+    if (p[0] || p[1] || p[4] || p[5])
+      fail(n, "pads " + shape_str(p) + ": only H and W may be padded");
+    if (p[2] == 0 && p[3] == 0 && p[6] == 0 && p[7] == 0) {
+      if (const ConstInfo* c = constant(n, 0))
+        alias(n, *c);
+      else
+        values_[n.output(0)] = value(n.input(0), "node '" + label(n) + "'");
+      return;
+    }
+    if (pads_.count(n.input(0))) fail(n, "pads the output of another Pad");
+    pads_[n.output(0)] = Pad{n.input(0), label(n), {p[2], p[3], p[6], p[7]}};
+  }
+
+  /// Adds the pads of a Pad that feeds window operator `n` to its own: zeros counted in an
+  /// average, as the explicit padding was.
+  void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const {
+    const auto pad = pads_.find(n.input(0));
+    if (pad == pads_.end()) return;
+    if (n.op_type() == "AveragePool" && a.pads == std::array<std::int64_t, 4>{0, 0, 0, 0})
+      a.count_include_pad = true;
+    for (std::size_t i = 0; i < 4; ++i) a.pads[i] += pad->second.pads[i];
+  }
+
   std::string path_;
   onnx::ModelProto& model_;
   Graph graph_;
   std::int64_t opset_ = 13;
   std::unordered_map<std::string, ConstInfo> consts_;
   std::unordered_map<std::string, NodeId> values_;
+  /// Outputs of Pad nodes, folded into the window operator that reads them.
+  struct Pad {
+    std::string source, node;
+    std::array<std::int64_t, 4> pads;  ///< top, left, bottom, right
+  };
+  std::unordered_map<std::string, Pad> pads_;
 };
 
 void Importer::import_node(const onnx::NodeProto& n) {
@@ -332,6 +392,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
     if (!k.empty() && k != weight_kernel)
       fail(n, "kernel_shape " + shape_str(k) + " contradicts the weight " + shape_str(w.dims));
     window_attrs(n, a, weight_kernel);
+    fold_pad(n, a);
     a.weights = weight_names(n, 1);
     emit(n, OpKind::Conv, a, {0});
   } else if (op == "Gemm" || (op == "MatMul" && constant(n, 1) && constant(n, 1)->dims.size() == 2)) {
@@ -351,6 +412,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
     window_attrs(n, a, attr_ints(n, "kernel_shape"));
     if (a.dilation != std::array<std::int64_t, 2>{1, 1}) fail(n, "dilated pooling is not supported");
     a.count_include_pad = attr_int(n, "count_include_pad", 0) != 0;
+    fold_pad(n, a);
     emit(n, op == "MaxPool" ? OpKind::MaxPool : OpKind::AvgPool, a, {0});
   } else if (op == "GlobalAveragePool") {
     emit(n, OpKind::GlobalAvgPool, a, {0});
@@ -359,6 +421,12 @@ void Importer::import_node(const onnx::NodeProto& n) {
   } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "Erf" || op == "Sqrt" ||
              op == "Exp" || op == "Gelu") {
     emit(n, *op_kind_from_key(op), a, {0});
+  } else if (op == "HardSigmoid" || op == "LeakyRelu") {
+    a.alpha = attr_float(n, "alpha", op == "HardSigmoid" ? 0.2 : 0.01);
+    a.beta = op == "HardSigmoid" ? attr_float(n, "beta", 0.5) : 0.0;
+    emit(n, *op_kind_from_key(op), a, {0});
+  } else if (op == "HardSwish") {
+    emit(n, OpKind::HardSwish, a, {0});
   } else if (op == "Clip") {
     a.min = attr_float(n, "min", a.min);
     a.max = attr_float(n, "max", a.max);
@@ -416,6 +484,20 @@ void Importer::import_node(const onnx::NodeProto& n) {
   } else if (op == "Identity" || op == "Dropout") {
     if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the mask output is not supported");
     emit(n, op == "Identity" ? OpKind::Identity : OpKind::Dropout, a, {0});
+  } else if (op == "Pad") {
+    import_pad(n);
+  } else if (op == "Slice") {
+    if (opset_ < 10)
+      fail(n, "Slice before opset 10 (starts and ends as attributes) is not supported");
+    std::vector<int> operands;
+    for (int i = 0; i < std::min(n.input_size(), 5); ++i)
+      if (!n.input(i).empty())
+        operands.push_back(i);
+      else if (i < 3)
+        fail(n, "input " + std::to_string(i) + " is missing");
+      else if (i == 3 && n.input_size() > 4)
+        fail(n, "steps without axes are not supported");
+    emit(n, OpKind::Slice, a, operands);
   } else if (op == "Shape") {
     emit(n, OpKind::Shape, a, {0});
   } else if (op == "Gather") {

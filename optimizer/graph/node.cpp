@@ -22,11 +22,12 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
          stride == o.stride && dilation == o.dilation && pads == o.pads && groups == o.groups &&
          bias == o.bias && ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad &&
          axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
-         perm == o.perm && min == o.min && max == o.max && epsilon == o.epsilon &&
-         ratio == o.ratio && elem_bytes == o.elem_bytes && int_data == o.int_data &&
-         float_data == o.float_data && trainable == o.trainable && parts == o.parts &&
-         weights == o.weights && grad_of == o.grad_of && grad_input == o.grad_input &&
-         offset == o.offset && params == o.params && optimizer == o.optimizer;
+         perm == o.perm && min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
+         epsilon == o.epsilon && ratio == o.ratio && elem_bytes == o.elem_bytes &&
+         int_data == o.int_data && float_data == o.float_data && trainable == o.trainable &&
+         parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
+         grad_input == o.grad_input && offset == o.offset && params == o.params &&
+         optimizer == o.optimizer;
 }
 
 namespace {
@@ -59,6 +60,8 @@ std::size_t hash_attrs(const OpAttrs& a) {
   mix_all(h, a.perm);
   mix(h, std::hash<double>{}(a.min));
   mix(h, std::hash<double>{}(a.max));
+  mix(h, std::hash<double>{}(a.alpha));
+  mix(h, std::hash<double>{}(a.beta));
   mix(h, std::hash<double>{}(a.epsilon));
   mix(h, std::hash<double>{}(a.ratio));
   mix(h, std::hash<int>{}(a.elem_bytes));

@@ -53,6 +53,8 @@ struct OpAttrs {
   std::vector<std::int64_t> perm;  ///< Transpose (empty: reverse)
   double min = -std::numeric_limits<double>::infinity();  ///< Clip
   double max = std::numeric_limits<double>::infinity();   ///< Clip
+  double alpha = 0;  ///< HardSigmoid: slope (ONNX default 0.2); LeakyRelu: slope below 0 (0.01)
+  double beta = 0;   ///< HardSigmoid: offset (ONNX default 0.5)
   double epsilon = 1e-5;           ///< BatchNorm, LayerNorm
   double ratio = 0.5;              ///< Dropout
   int elem_bytes = 4;              ///< Input, Constant, RandomUniform: bytes per element

@@ -60,7 +60,11 @@ std::int64_t grad_ops(OpKind of, int input, bool same_shape) {
     case OpKind::Clip:
     case OpKind::Dropout:
     case OpKind::Exp:
+    case OpKind::LeakyRelu:    // a select of dy or α·dy
+    case OpKind::HardSigmoid:  // α·dy inside the ramp
       return 1;
+    case OpKind::HardSwish:  // dy·(2x/6 + 1/2) on the ramp, a select outside
+      return 3;
     case OpKind::Div:
       return input == 0 ? 1 : 3;
     case OpKind::Sqrt:
@@ -144,6 +148,9 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
     case OpKind::Gelu: case OpKind::Erf: case OpKind::Sqrt: case OpKind::Exp:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
+    case OpKind::LeakyRelu:
       c.vector_ops = n_out;
       break;
     case OpKind::Constant:

@@ -39,6 +39,9 @@ const std::array kTable = {
     OpInfo{OpKind::Erf, "Erf", "erf", 1, 1},
     OpInfo{OpKind::Sqrt, "Sqrt", "sqrt", 1, 1},
     OpInfo{OpKind::Exp, "Exp", "exp", 1, 1},
+    OpInfo{OpKind::HardSigmoid, "HardSigmoid", "hard_sigmoid", 1, 1, false, true, true},
+    OpInfo{OpKind::HardSwish, "HardSwish", "hard_swish", 1, 1, false, true, true},
+    OpInfo{OpKind::LeakyRelu, "LeakyRelu", "leaky_relu", 1, 1, false, true, true},
     OpInfo{OpKind::BatchNorm, "BatchNorm", "batchnorm", 1, 1},
     OpInfo{OpKind::LayerNorm, "LayerNorm", "layernorm", 1, 1},
     OpInfo{OpKind::Softmax, "Softmax", "softmax", 1, 1},
@@ -60,7 +63,7 @@ const std::array kTable = {
     training(OpKind::GemmGradWeight, "GemmGradWeight", 2, 2),
     training(OpKind::PoolGrad, "PoolGrad", 1, 2),
     training(OpKind::Grad, "Grad", 1, 3),
-    training(OpKind::Slice, "Slice", 1, 1),
+    training(OpKind::Slice, "Slice", 1, 5),
     training(OpKind::LossGrad, "LossGrad", 1, 1),
     training(OpKind::WeightUpdate, "WeightUpdate", 1, 1),
     OpInfo{OpKind::Fused, "Fused", "fused", 1, kAny},
@@ -128,6 +131,7 @@ bool is_elementwise_unary(OpKind kind) {
   switch (kind) {
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
     case OpKind::Gelu: case OpKind::Erf: case OpKind::Sqrt: case OpKind::Exp: case OpKind::Cast:
+    case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::LeakyRelu:
     case OpKind::Identity: case OpKind::Dropout:
       return true;
     default: return false;

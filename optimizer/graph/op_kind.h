@@ -20,14 +20,15 @@ enum class OpKind : std::uint8_t {
   // element-wise binary (numpy broadcasting)
   Add, Sub, Mul, Div, Pow,
   // element-wise unary / activations
-  Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Sqrt, Exp,
+  Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Sqrt, Exp, HardSigmoid, HardSwish, LeakyRelu,
   // normalisation and reductions
   BatchNorm, LayerNorm, Softmax, ReduceMean,
   // data movement
   Concat, Reshape, Flatten, Transpose, Identity, Dropout,
   // shape arithmetic (values known at compile time; folded by the constfold pass)
   Shape, Gather, Unsqueeze, Squeeze, Cast,
-  // training (built by autodiff, optimizer/passes/autodiff.h; never read from a network file)
+  // training (built by autodiff, optimizer/passes/autodiff.h; never read from a network file,
+  // but for Slice, which ONNX Slice imports as)
   ConvGradInput, ConvGradWeight, GemmGradInput, GemmGradWeight, PoolGrad, Grad, Slice, LossGrad,
   WeightUpdate,
   // several operators run in one pass on a PE (fusion pass)

@@ -421,6 +421,54 @@ Tensor slice(const Tensor& x, const OpAttrs& a) {
   return t;
 }
 
+/// An ONNX Slice: data, starts, ends[, axes[, steps]], all known at compile time. Takes the one
+/// axis whose range is not whole into `a` (axis, offset, shape), so constant folding can drop
+/// the operands; slices a compile-time value (shape arithmetic) along.
+Tensor onnx_slice(const std::vector<const Tensor*>& in, OpAttrs& a) {
+  const Tensor& x = *in[0];
+  const char* names[] = {"", "starts", "ends", "axes", "steps"};
+  std::vector<std::int64_t> v[5];
+  for (std::size_t i = 1; i < in.size(); ++i) {
+    if (!in[i]->value)
+      fail(std::string(names[i]) + " (input " + std::to_string(i) +
+           ") is not known at compile time");
+    v[i] = *in[i]->value;
+  }
+  if (v[3].empty())
+    for (std::size_t i = 0; i < v[1].size(); ++i) v[3].push_back(static_cast<std::int64_t>(i));
+  if (v[2].size() != v[1].size() || v[3].size() != v[1].size() ||
+      (in.size() > 4 && v[4].size() != v[1].size()))
+    fail("starts " + shape_str(v[1]) + ", ends " + shape_str(v[2]) + " and axes " +
+         shape_str(v[3]) + " differ in length");
+  Tensor t{x.shape, x.elem_bytes, std::nullopt};
+  int sliced = 0;
+  a.axis = 0;
+  a.offset = 0;
+  for (std::size_t i = 0; i < v[1].size(); ++i) {
+    if (in.size() > 4 && v[4][i] != 1)
+      fail("step " + std::to_string(v[4][i]) + " is not supported (only 1)");
+    const std::size_t axis = norm_axis(v[3][i], x.shape.size(), "slice axis");
+    const std::int64_t dim = x.shape[axis];
+    auto clamp = [dim](std::int64_t p) {
+      return std::clamp(p < 0 ? p + dim : p, std::int64_t{0}, dim);
+    };
+    const std::int64_t lo = clamp(v[1][i]), hi = clamp(v[2][i]);
+    if (hi <= lo)
+      fail("slice [" + std::to_string(v[1][i]) + ", " + std::to_string(v[2][i]) + ") of axis " +
+           std::to_string(axis) + " (" + std::to_string(dim) + ") is empty");
+    if (hi - lo == dim) continue;
+    if (++sliced > 1) fail("slices more than one axis; only one is supported");
+    a.axis = static_cast<std::int64_t>(axis);
+    a.offset = lo;
+    t.shape[axis] = hi - lo;
+  }
+  a.shape = t.shape;
+  if (x.value && x.shape.size() == 1)
+    t.value = std::vector<std::int64_t>(x.value->begin() + a.offset,
+                                        x.value->begin() + a.offset + t.shape[0]);
+  return t;
+}
+
 Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& in) {
   switch (kind) {
     case OpKind::Input:
@@ -468,6 +516,9 @@ Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>
     case OpKind::Erf:
     case OpKind::Sqrt:
     case OpKind::Exp:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
+    case OpKind::LeakyRelu:
     case OpKind::Dropout:
       return Tensor{in[0]->shape, in[0]->elem_bytes, std::nullopt};
     case OpKind::Identity: return *in[0];
@@ -512,7 +563,7 @@ Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>
     case OpKind::Grad:
       return grad(*in[0], a);
     case OpKind::Slice:
-      return slice(*in[0], a);
+      return in.size() > 1 ? onnx_slice(in, a) : slice(*in[0], a);
     case OpKind::LossGrad:
     case OpKind::WeightUpdate:
       return Tensor{in[0]->shape, in[0]->elem_bytes, std::nullopt};

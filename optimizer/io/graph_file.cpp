@@ -39,6 +39,8 @@ void for_each_attr(Visit&& visit) {
   visit("perm", &OpAttrs::perm);
   visit("min", &OpAttrs::min);
   visit("max", &OpAttrs::max);
+  visit("alpha", &OpAttrs::alpha);
+  visit("beta", &OpAttrs::beta);
   visit("epsilon", &OpAttrs::epsilon);
   visit("ratio", &OpAttrs::ratio);
   visit("elem_bytes", &OpAttrs::elem_bytes);

@@ -235,6 +235,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
     case OpKind::Gelu: case OpKind::Erf: case OpKind::Sqrt: case OpKind::Exp:
+    case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::LeakyRelu:
     case OpKind::BatchNorm: case OpKind::LayerNorm: case OpKind::Softmax:
     case OpKind::Identity: case OpKind::Dropout: case OpKind::Cast:
       return same_block(block, in, out);

@@ -243,6 +243,9 @@ class Autodiff {
         return;
       case OpKind::Gelu:
       case OpKind::Erf:
+      case OpKind::HardSigmoid:
+      case OpKind::HardSwish:
+      case OpKind::LeakyRelu:
       case OpKind::BatchNorm:
       case OpKind::LayerNorm:
         if (wants(0)) contribute(in[0], grad(id, 0, name(0), {dy, in[0]}));

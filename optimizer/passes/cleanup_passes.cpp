@@ -66,6 +66,17 @@ class ConstantFolding final : public Pass {
         changed = true;
         continue;
       }
+      if (n.kind == OpKind::Slice && g.inputs(id).size() > 1) {
+        // Shape inference already took the operands' values into axis, offset and shape.
+        bool known = true;
+        for (std::size_t i = 1; i < g.inputs(id).size(); ++i)
+          known = known && g.node(g.input(id, static_cast<int>(i))).kind == OpKind::Constant;
+        if (!known) continue;
+        while (g.inputs(id).size() > 1)
+          g.remove_input(id, static_cast<int>(g.inputs(id).size()) - 1);
+        changed = true;
+        continue;
+      }
       const bool takes_operand = (n.kind == OpKind::Reshape || n.kind == OpKind::Unsqueeze ||
                                   n.kind == OpKind::Squeeze) && g.inputs(id).size() == 2;
       if (!takes_operand) continue;

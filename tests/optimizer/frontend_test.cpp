@@ -148,6 +148,25 @@ TEST(NetworkYaml, OnlyZooNetworksTakeABatchSize) {
   EXPECT_EQ(load_network("zoo:vgg5", {0, 2}).node(0).output.shape[0], 1);  // not given
 }
 
+TEST(NetworkYaml, HardSigmoidAndLeakyReluTakeTheirSlopes) {
+  const Graph g = parse_network_yaml(
+      "name: act\ninputs:\n  x: [1, 8, 4, 4]\nlayers:\n"
+      "  - {name: hs, op: hard_sigmoid, beta: 0.25}\n"
+      "  - {name: hsw, op: hard_swish}\n"
+      "  - {name: lr, op: leaky_relu, alpha: 0.2}\n",
+      "act.yaml");
+  EXPECT_EQ(g.node(*g.find("hs")).attrs.alpha, 0.2);  // ONNX's default
+  EXPECT_EQ(g.node(*g.find("hs")).attrs.beta, 0.25);
+  EXPECT_EQ(g.node(*g.find("lr")).attrs.alpha, 0.2);
+  EXPECT_EQ(g.node(*g.find("lr")).output.shape, (Shape{1, 8, 4, 4}));
+  EXPECT_EQ(op_cost(g, *g.find("hsw")).vector_ops, 8 * 4 * 4);
+  const std::string msg = error_of([] {
+    parse_network_yaml("inputs:\n  x: [1, 8]\nlayers:\n  - {op: leaky_relu, beta: 1}\n",
+                       "bad.yaml");
+  });
+  EXPECT_NE(msg.find("beta"), std::string::npos) << msg;
+}
+
 // An imported bias, scale or weight matrix arrives as a trainable Constant that an Add, Mul or
 // MatMul reads: every reader holds it (its PEs keep it); its first reader counts its parameters,
 // and the totals count them once.

@@ -14,6 +14,7 @@
 #include "optimizer/frontend/network_yaml.h"
 #include "optimizer/graph/shape_inference.h"
 #include "tests/input_error.h"
+#include "tests/optimizer/onnx_model.h"
 #include "tests/scratch.h"
 
 namespace nocflow::optimizer {
@@ -93,64 +94,6 @@ TEST(Robustness, FusedNodeBuiltInMemoryIsCheckedByShapeInferenceToo) {
 }
 
 // --- ONNX import -----------------------------------------------------------------------------
-
-/// A model building block: float tensors "x" (input) and initializers, nodes added by the test.
-struct Model {
-  onnx::ModelProto m;
-  onnx::GraphProto* g;
-
-  explicit Model(const Shape& input) : g(m.mutable_graph()) {
-    m.set_ir_version(8);
-    m.add_opset_import()->set_version(13);
-    g->set_name("g");
-    auto* in = g->add_input();
-    in->set_name("x");
-    in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-    auto* shape = in->mutable_type()->mutable_tensor_type()->mutable_shape();
-    for (auto d : input) shape->add_dim()->set_dim_value(d);
-  }
-  /// A float initializer with dims only: the importer never reads weight data.
-  void weight(const std::string& name, const Shape& dims) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    for (auto d : dims) t->add_dims(d);
-  }
-  void int64s(const std::string& name, const std::vector<std::int64_t>& values) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT64);
-    t->add_dims(static_cast<std::int64_t>(values.size()));
-    for (auto v : values) t->add_int64_data(v);
-  }
-  onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
-                        const std::string& output, const std::string& name = "") {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    for (const auto& i : inputs) n->add_input(i);
-    n->add_output(output);
-    return n;
-  }
-  static void ints(onnx::NodeProto* n, const std::string& name,
-                   const std::vector<std::int64_t>& v) {
-    auto* a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INTS);
-    for (auto x : v) a->add_ints(x);
-  }
-  /// Writes the model with graph output `output` (none if empty) and imports it; the error
-  /// message or "".
-  std::string import(const std::string& file, const std::string& output = "y") {
-    if (!output.empty()) g->add_output()->set_name(output);
-    const std::string path = nocflow::testing::scratch_path("robustness_" + file).string();
-    {
-      std::ofstream out(path, std::ios::binary);
-      m.SerializeToOstream(&out);
-    }
-    return error_of([&] { load_network(path); });
-  }
-};
 
 /// Input [1,3,8,8], weight w [4,3,3,3], Conv "conv" → y.
 Model conv_model(const Shape& input = {1, 3, 8, 8}) {

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// ONNX operators beyond the first zoo's: Pad (folded into the window operator it feeds), Slice
+// (one axis, also on shape arithmetic), HardSigmoid, HardSwish, LeakyRelu; and torchvision
+// models that need them, against PyTorch's own counts.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "optimizer/frontend/load_network.h"
+#include "optimizer/graph/op_cost.h"
+#include "optimizer/passes/pass_manager.h"
+#include "tests/optimizer/onnx_model.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+const std::string kData = std::string(NOCFLOW_SOURCE_DIR) + "/tests/optimizer/data/";
+
+int count_kind(const Graph& g, OpKind kind) {
+  int n = 0;
+  for (NodeId id : g.node_ids()) n += g.node(id).kind == kind;
+  return n;
+}
+
+void attr_string(onnx::NodeProto* n, const std::string& name, const std::string& value) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+void attr_float(onnx::NodeProto* n, const std::string& name, float value) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(value);
+}
+
+TEST(OnnxPad, IsFoldedIntoTheAveragePoolOrConvItFeeds) {
+  {  // PyTorch's AvgPool2d(3, 1, padding=1) (count_include_pad): Pad, then an unpadded pool
+    Model m({1, 3, 8, 8});
+    m.int64s("p", {0, 0, 1, 2, 0, 0, 1, 2});
+    m.node("Pad", {"x", "p"}, "xp", "pad");
+    Model::ints(m.node("AveragePool", {"xp"}, "y", "pool"), "kernel_shape", {3, 3});
+    const Graph g = m.load("pad_avgpool.onnx");
+    EXPECT_EQ(g.num_nodes(), 2u);  // the input and the pool
+    const Node& pool = g.node(*g.find("pool"));
+    EXPECT_EQ(pool.attrs.pads, (std::array<std::int64_t, 4>{1, 2, 1, 2}));
+    EXPECT_TRUE(pool.attrs.count_include_pad);  // the padded zeros are averaged in
+    EXPECT_EQ(pool.output.shape, (Shape{1, 3, 8, 10}));
+  }
+  {  // a convolution's own pads add to the Pad's
+    Model m({1, 3, 8, 8});
+    m.weight("w", {4, 3, 3, 3});
+    m.int64s("p", {0, 0, 1, 0, 0, 0, 1, 0});
+    m.node("Pad", {"x", "p"}, "xp", "pad");
+    Model::ints(m.node("Conv", {"xp", "w"}, "y", "conv"), "pads", {0, 1, 0, 1});
+    const Graph g = m.load("pad_conv.onnx");
+    const Node& conv = g.node(*g.find("conv"));
+    EXPECT_EQ(conv.attrs.pads, (std::array<std::int64_t, 4>{1, 1, 1, 1}));
+    EXPECT_EQ(conv.output.shape, (Shape{1, 4, 8, 8}));
+    EXPECT_EQ(op_cost(g, *g.find("conv")).macs, 4 * 8 * 8 * 27);
+  }
+  {  // padding nothing is an identity, whatever reads it
+    Model m({1, 3, 8, 8});
+    m.int64s("p", {0, 0, 0, 0, 0, 0, 0, 0});
+    m.node("Pad", {"x", "p"}, "xp", "pad");
+    m.node("Relu", {"xp"}, "y", "relu");
+    const Graph g = m.load("pad_none.onnx");
+    EXPECT_EQ(g.num_nodes(), 2u);
+    EXPECT_EQ(g.node(*g.find("relu")).output.shape, (Shape{1, 3, 8, 8}));
+  }
+}
+
+TEST(OnnxPad, WhatCannotBeFoldedIsRefusedSayingWhy) {
+  auto pad_then = [](const std::string& op, const std::vector<std::int64_t>& pads,
+                     const std::string& mode, const std::string& file) {
+    Model m({1, 3, 8, 8});
+    m.int64s("p", pads);
+    auto* pad = m.node("Pad", {"x", "p"}, "xp", "pad");
+    if (!mode.empty()) attr_string(pad, "mode", mode);
+    m.node(op, {"xp"}, "y", "next");
+    return m.import(file);
+  };
+  EXPECT_HAS(pad_then("Relu", {0, 0, 1, 1, 0, 0, 1, 1}, "", "pad_relu.onnx"),
+             "node 'next' (Relu): reads the output of Pad 'pad', which is supported only before "
+             "a Conv, MaxPool or AveragePool");
+  EXPECT_HAS(pad_then("GlobalAveragePool", {0, 0, 1, 1, 0, 0, 1, 1}, "reflect", "pad_reflect.onnx"),
+             "node 'pad' (Pad): mode 'reflect' is not supported (only constant)");
+  EXPECT_HAS(pad_then("GlobalAveragePool", {0, 1, 0, 0, 0, 1, 0, 0}, "", "pad_channels.onnx"),
+             "pads [0,1,0,0,0,1,0,0]: only H and W may be padded");
+  EXPECT_HAS(pad_then("GlobalAveragePool", {0, 0, -1, 0, 0, 0, 0, 0}, "", "pad_crop.onnx"),
+             "negative pads (cropping) are not supported");
+  {  // a Pad as the graph's output
+    Model m({1, 3, 8, 8});
+    m.int64s("p", {0, 0, 1, 1, 0, 0, 1, 1});
+    m.node("Pad", {"x", "p"}, "y", "pad");
+    EXPECT_HAS(m.import("pad_out.onnx"), "graph output reads the output of Pad 'pad'");
+  }
+}
+
+TEST(OnnxSlice, OnShapeArithmeticBecomesAOneAxisSliceOnceFolded) {
+  // ShuffleNet's channel split: sizes computed from the input's shape at run time.
+  Model m({1, 8, 4, 4});
+  m.int64s("one", {1});
+  m.int64s("two", {2});
+  m.int64s("zero", {0});
+  m.int64s("end", {std::numeric_limits<std::int64_t>::max()});
+  m.node("Shape", {"x"}, "s", "shape");
+  m.node("Slice", {"s", "one", "two"}, "c", "channels");  // [8], a slice of a shape value
+  m.node("Div", {"c", "two"}, "h", "half");
+  m.node("Slice", {"x", "zero", "h", "one"}, "a", "first");
+  m.node("Slice", {"x", "h", "end", "one"}, "b", "second");
+  Model::int1(m.node("Concat", {"b", "a"}, "y", "swap"), "axis", 1);
+  Graph g = m.load("slice_shape.onnx");
+  EXPECT_EQ(g.node(*g.find("first")).output.shape, (Shape{1, 4, 4, 4}));
+  EXPECT_EQ(g.node(*g.find("second")).output.shape, (Shape{1, 4, 4, 4}));
+  EXPECT_EQ(g.node(*g.find("channels")).output.value, (std::vector<std::int64_t>{8}));
+  run_passes(g, "default");
+  EXPECT_EQ(count_kind(g, OpKind::Shape), 0);  // the arithmetic is folded away
+  for (const char* name : {"first", "second"}) {
+    const NodeId id = *g.find(name);
+    EXPECT_EQ(g.inputs(id).size(), 1u) << name;  // starts and ends taken into the attributes
+    EXPECT_EQ(g.node(id).attrs.axis, 1);
+  }
+  EXPECT_EQ(g.node(*g.find("first")).attrs.offset, 0);
+  EXPECT_EQ(g.node(*g.find("second")).attrs.offset, 4);
+  EXPECT_EQ(g.node(*g.find("swap")).output.shape, (Shape{1, 8, 4, 4}));
+}
+
+TEST(OnnxSlice, StepsAndSeveralAxesAreRefused) {
+  {
+    Model m({1, 8, 4, 4});
+    m.int64s("s", {0});
+    m.int64s("e", {4});
+    m.int64s("ax", {1});
+    m.int64s("st", {2});
+    m.node("Slice", {"x", "s", "e", "ax", "st"}, "y", "slice");
+    EXPECT_HAS(m.import("slice_step.onnx"),
+               "node 'slice' (Slice): step 2 is not supported (only 1)");
+  }
+  {
+    Model m({1, 8, 4, 4});
+    m.int64s("s", {0, 0});
+    m.int64s("e", {4, 2});
+    m.int64s("ax", {1, 2});
+    m.node("Slice", {"x", "s", "e", "ax"}, "y", "slice");
+    EXPECT_HAS(m.import("slice_axes.onnx"), "slices more than one axis; only one is supported");
+  }
+}
+
+TEST(OnnxActivations, HardSigmoidHardSwishAndLeakyReluKeepTheirParameters) {
+  Model m({1, 4, 2, 2});
+  attr_float(m.node("HardSigmoid", {"x"}, "a", "hs"), "alpha", 0.25f);
+  m.node("HardSwish", {"a"}, "b", "hsw");
+  m.node("LeakyRelu", {"b"}, "c", "lr1");
+  attr_float(m.node("LeakyRelu", {"b"}, "d", "lr2"), "alpha", 0.5f);
+  m.node("LeakyRelu", {"b"}, "e", "lr3");
+  m.node("Add", {"c", "d"}, "f", "add1");
+  m.node("Add", {"f", "e"}, "y", "add2");
+  Graph g = m.load("activations.onnx");
+  EXPECT_EQ(g.node(*g.find("hs")).attrs.alpha, 0.25);
+  EXPECT_EQ(g.node(*g.find("hs")).attrs.beta, 0.5);  // ONNX's default
+  EXPECT_EQ(g.node(*g.find("lr1")).attrs.alpha, 0.01);
+  EXPECT_EQ(g.node(*g.find("hsw")).output.shape, (Shape{1, 4, 2, 2}));
+  run_passes(g, "cse,dce");                        // CSE redirects the uses, DCE drops the copy
+  EXPECT_EQ(count_kind(g, OpKind::LeakyRelu), 2);  // lr1 and lr3 alike, lr2 another slope
+}
+
+class TorchvisionReference : public ::testing::TestWithParam<const char*> {};
+
+// Exported by scripts/export_onnx.py, which also counted each model's convolution and linear
+// MACs and the parameters its forward pass uses with PyTorch hooks (torchvision_reference.json).
+TEST_P(TorchvisionReference, MacsAndParametersMatchPyTorch) {
+  const std::string name = GetParam();
+  std::ifstream in(kData + "torchvision_reference.json");
+  const auto ref = nlohmann::json::parse(in).at(name);
+  Graph g = load_network(kData + name + ".onnx");
+  Shape input;
+  for (NodeId id : g.node_ids())
+    if (g.node(id).kind == OpKind::Input) input = g.node(id).output.shape;
+  EXPECT_EQ(input, ref.at("input").get<Shape>());
+  run_passes(g, "default");
+  const GraphTotals t = graph_totals(g);
+  EXPECT_EQ(t.macs, ref.at("macs").get<std::int64_t>());
+  // The export folds batch norms into the convolutions (γ and β become one bias): ≤ 0.5 %.
+  const auto params = ref.at("params").get<double>();
+  EXPECT_NEAR(static_cast<double>(t.params), params, 0.005 * params);
+}
+
+INSTANTIATE_TEST_SUITE_P(Onnx, TorchvisionReference,
+                         ::testing::Values("mobilenet_v3_small", "shufflenet_v2_x0_5",
+                                           "densenet121", "inception_v3"));
+
+}  // namespace
+}  // namespace nocflow::optimizer
