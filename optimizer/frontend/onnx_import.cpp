@@ -334,8 +334,17 @@ class Importer {
   void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const {
     const auto pad = pads_.find(n.input(0));
     if (pad == pads_.end()) return;
-    if (n.op_type() == "AveragePool" && a.pads == std::array<std::int64_t, 4>{0, 0, 0, 0})
+    const auto& p = pad->second.pads;
+    // A ceil-mode window may start in explicit end padding, never in implicit padding.
+    if (a.ceil_mode && (p[2] || p[3]))
+      fail(n, "ceil_mode with the bottom or right padding of Pad '" + pad->second.node +
+                  "' is not supported");
+    if (n.op_type() == "AveragePool" && !a.count_include_pad) {
+      if (a.pads != std::array<std::int64_t, 4>{0, 0, 0, 0})
+        fail(n, "leaves its own pads out of the average but must count the zeros of Pad '" +
+                    pad->second.node + "' in: not supported");
       a.count_include_pad = true;
+    }
     for (std::size_t i = 0; i < 4; ++i) a.pads[i] += pad->second.pads[i];
   }
 

@@ -188,6 +188,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       return b;
     }
     case OpKind::Slice: {
+      if (input != 0) return full_box(in);  // an ONNX Slice's starts and ends, before folding
       Box b = block;
       const int axis = view_axis(a.axis, op.output.shape.size());
       b.r[axis] = {block.r[axis].lo + a.offset, block.r[axis].hi + a.offset};

@@ -11,6 +11,7 @@
 
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/graph/op_cost.h"
+#include "optimizer/partition/region.h"
 #include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/onnx_model.h"
 
@@ -96,6 +97,27 @@ TEST(OnnxPad, WhatCannotBeFoldedIsRefusedSayingWhy) {
              "pads [0,1,0,0,0,1,0,0]: only H and W may be padded");
   EXPECT_HAS(pad_then("GlobalAveragePool", {0, 0, -1, 0, 0, 0, 0, 0}, "", "pad_crop.onnx"),
              "negative pads (cropping) are not supported");
+  {  // a ceil-mode window may start in the Pad's end padding, never in a pool's own
+    Model m({1, 3, 5, 5});
+    m.int64s("p", {0, 0, 0, 0, 0, 0, 2, 2});
+    m.node("Pad", {"x", "p"}, "xp", "pad");
+    auto* pool = m.node("MaxPool", {"xp"}, "y", "pool");
+    Model::ints(pool, "kernel_shape", {2, 2});
+    Model::ints(pool, "strides", {2, 2});
+    Model::int1(pool, "ceil_mode", 1);
+    EXPECT_HAS(m.import("pad_ceil.onnx"),
+               "node 'pool' (MaxPool): ceil_mode with the bottom or right padding of Pad 'pad'");
+  }
+  {  // a pool that leaves its own padding out of the average cannot take the Pad's in
+    Model m({1, 3, 8, 8});
+    m.int64s("p", {0, 0, 1, 1, 0, 0, 1, 1});
+    m.node("Pad", {"x", "p"}, "xp", "pad");
+    auto* pool = m.node("AveragePool", {"xp"}, "y", "pool");
+    Model::ints(pool, "kernel_shape", {3, 3});
+    Model::ints(pool, "pads", {1, 1, 1, 1});
+    EXPECT_HAS(m.import("pad_mixed.onnx"),
+               "leaves its own pads out of the average but must count the zeros of Pad 'pad' in");
+  }
   {  // a Pad as the graph's output
     Model m({1, 3, 8, 8});
     m.int64s("p", {0, 0, 1, 1, 0, 0, 1, 1});
@@ -121,6 +143,9 @@ TEST(OnnxSlice, OnShapeArithmeticBecomesAOneAxisSliceOnceFolded) {
   EXPECT_EQ(g.node(*g.find("first")).output.shape, (Shape{1, 4, 4, 4}));
   EXPECT_EQ(g.node(*g.find("second")).output.shape, (Shape{1, 4, 4, 4}));
   EXPECT_EQ(g.node(*g.find("channels")).output.value, (std::vector<std::int64_t>{8}));
+  // Unfolded (--passes none), a Slice's starts and ends are whole-tensor operands.
+  const Box block{{Range{0, 1}, Range{0, 4}, Range{0, 4}, Range{0, 4}}};
+  EXPECT_EQ(input_region(g, *g.find("second"), 1, block, Range{0, 1}).volume(), 1);  // starts
   run_passes(g, "default");
   EXPECT_EQ(count_kind(g, OpKind::Shape), 0);  // the arithmetic is folded away
   for (const char* name : {"first", "second"}) {
