@@ -167,7 +167,8 @@ class Importer {
     if (auto it = values_.find(name); it != values_.end()) return it->second;
     if (auto pad = pads_.find(name); pad != pads_.end())
       throw InputError(path_ + ": " + user + " reads the output of Pad '" + pad->second.node +
-                       "', which is supported only before a Conv, MaxPool or AveragePool");
+                       "', which is supported only before a Conv, MaxPool or AveragePool "
+                       "(folded into its pads)");
     auto c = consts_.find(name);
     if (c == consts_.end()) {
       // ONNX lists nodes in topological order; a tensor produced by a later node means a
@@ -280,13 +281,12 @@ class Importer {
       if (i >= n.input_size() || n.input(i).empty())
         fail(n, "input " + std::to_string(i) + " is missing");
       std::string name = n.input(i);
-      if (auto pad = pads_.find(name); pad != pads_.end()) {
-        if (i != 0 || (kind != OpKind::Conv && kind != OpKind::MaxPool && kind != OpKind::AvgPool))
-          fail(n, "reads the output of Pad '" + pad->second.node +
-                      "', which is supported only before a Conv, MaxPool or AveragePool (folded "
-                      "into its pads)");
+      // A window operator reads past the Pad it took into its pads (fold_pad); value() refuses
+      // a Pad's output to any other reader.
+      const bool window =
+          kind == OpKind::Conv || kind == OpKind::MaxPool || kind == OpKind::AvgPool;
+      if (auto pad = pads_.find(name); pad != pads_.end() && i == 0 && window)
         name = pad->second.source;
-      }
       ins.push_back(value(name, "node '" + label(n) + "'"));
     }
     Node node{graph_.unique_name(label(n)), kind, a, {}};

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Canonicalising clean-ups: identity/no-op elimination and constant folding of shape arithmetic.
+#include <algorithm>
+
 #include "optimizer/passes/pass.h"
 
 namespace nocflow::optimizer {
@@ -68,12 +70,11 @@ class ConstantFolding final : public Pass {
       }
       if (n.kind == OpKind::Slice && g.inputs(id).size() > 1) {
         // Shape inference already took the operands' values into axis, offset and shape.
-        bool known = true;
-        for (std::size_t i = 1; i < g.inputs(id).size(); ++i)
-          known = known && g.node(g.input(id, static_cast<int>(i))).kind == OpKind::Constant;
-        if (!known) continue;
-        while (g.inputs(id).size() > 1)
-          g.remove_input(id, static_cast<int>(g.inputs(id).size()) - 1);
+        const std::vector<NodeId> ins = g.inputs(id);
+        if (!std::all_of(ins.begin() + 1, ins.end(),
+                         [&](NodeId in) { return g.node(in).kind == OpKind::Constant; }))
+          continue;
+        for (auto i = static_cast<int>(ins.size()) - 1; i > 0; --i) g.remove_input(id, i);
         changed = true;
         continue;
       }
