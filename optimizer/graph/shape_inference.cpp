@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The traversal; the per-operator rules are in shape_rules.cpp.
+// The traversal; the per-operator rules are in shape_rules.cpp and shape_rules_training.cpp.
 #include "optimizer/graph/shape_inference.h"
 
 #include "noc/base/error.h"

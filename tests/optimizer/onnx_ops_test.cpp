@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ONNX operators beyond the first zoo's: Pad (folded into the window operator it feeds), Slice
-// (one axis, also on shape arithmetic), HardSigmoid, HardSwish, LeakyRelu; and torchvision
-// models that need them, against PyTorch's own counts.
+// (one axis, also on shape arithmetic), Split (into Slices), HardSigmoid, HardSwish, LeakyRelu;
+// and torchvision models that need them, against PyTorch's own counts.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -177,6 +177,68 @@ TEST(OnnxSlice, StepsAndSeveralAxesAreRefused) {
     m.node("Slice", {"x", "s", "e", "ax"}, "y", "slice");
     EXPECT_HAS(m.import("slice_axes.onnx"), "slices more than one axis; only one is supported");
   }
+}
+
+TEST(OnnxSplit, BecomesOneFoldedSlicePerOutput) {
+  for (const int opset : {11, 13}) {  // sizes as an attribute before opset 13, an input since
+    Model m({1, 6, 4, 4});
+    m.m.mutable_opset_import(0)->set_version(opset);
+    onnx::NodeProto* split = m.node("Split", {"x"}, "a", "split");
+    if (opset < 13) {
+      Model::ints(split, "split", {1, 3, 2});
+    } else {
+      m.int64s("sizes", {1, 3, 2});
+      split->add_input("sizes");
+    }
+    split->add_output("b");
+    split->add_output("c");
+    Model::int1(split, "axis", -3);
+    Model::int1(m.node("Concat", {"c", "a", "b"}, "y", "join"), "axis", 1);
+    Graph g = m.load("split_" + std::to_string(opset) + ".onnx");
+    const Shape sizes[] = {{1, 1, 4, 4}, {1, 3, 4, 4}, {1, 2, 4, 4}};
+    const std::int64_t offsets[] = {0, 1, 4};
+    run_passes(g, "default");
+    EXPECT_EQ(count_kind(g, OpKind::Constant), 0) << opset;  // starts, ends, axes folded
+    for (int i = 0; i < 3; ++i) {
+      const NodeId id = *g.find("split_" + std::to_string(i));
+      EXPECT_EQ(g.node(id).kind, OpKind::Slice);
+      EXPECT_EQ(g.node(id).output.shape, sizes[i]) << opset << " output " << i;
+      EXPECT_EQ(g.node(id).attrs.axis, 1);
+      EXPECT_EQ(g.node(id).attrs.offset, offsets[i]);
+      EXPECT_EQ(g.inputs(id).size(), 1u);
+    }
+    EXPECT_EQ(g.node(*g.find("join")).output.shape, (Shape{1, 6, 4, 4}));
+  }
+}
+
+TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
+  auto split = [](const std::vector<std::int64_t>& sizes, int outputs, const std::string& file) {
+    Model m({1, 6, 4, 4});
+    onnx::NodeProto* n = m.node("Split", {"x"}, "y", "split");
+    if (!sizes.empty()) {
+      m.int64s("sizes", sizes);
+      n->add_input("sizes");
+    }
+    for (int i = 1; i < outputs; ++i) n->add_output("y" + std::to_string(i));
+    Model::int1(n, "axis", 1);
+    return m.import(file);
+  };
+  EXPECT_HAS(split({}, 2, "split_equal.onnx"),
+             "node 'split' (Split): a split into equal parts (no split sizes) is not supported");
+  EXPECT_HAS(split({2, 4}, 3, "split_count.onnx"), "split [2,4] has 2 sizes for 3 outputs");
+  EXPECT_HAS(split({6, 0}, 2, "split_empty.onnx"), "every part must be non-empty");
+  EXPECT_HAS(split({2, 2}, 2, "split_short.onnx"),
+             "node 'split' (Split): sizes adding up to 4 for axis 1 of [1,6,4,4]");
+  EXPECT_HAS(split({4, 4}, 2, "split_long.onnx"), "sizes adding up to 8 for axis 1");
+  // Every output of a node is single-assignment, not only the first.
+  Model m({1, 6, 4, 4});
+  m.int64s("sizes", {3, 3});
+  onnx::NodeProto* n = m.node("Split", {"x", "sizes"}, "a", "split");
+  n->add_output("b");
+  m.node("Relu", {"x"}, "b", "relu");
+  m.node("Add", {"a", "b"}, "y", "add");
+  EXPECT_HAS(m.import("split_twice.onnx"),
+             "node 'relu' (Relu): output tensor 'b' is already produced");
 }
 
 TEST(OnnxActivations, HardSigmoidHardSwishAndLeakyReluKeepTheirParameters) {

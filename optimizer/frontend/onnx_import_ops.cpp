@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+// ONNX import: one rule per ONNX operator (onnx_importer.h).
+#include <array>
+#include <string>
+
+#include "noc/base/error.h"
+#include "optimizer/frontend/onnx_importer.h"
+
+namespace nocflow::optimizer::onnx_import_detail {
+
+std::vector<std::int64_t> Importer::window_ints(const onnx::NodeProto& n, const char* name,
+                                                std::size_t size, std::int64_t min) const {
+  auto v = attr_ints(n, name);
+  if (v.empty() && !attr(n, name)) return v;
+  if (v.size() != size)
+    fail(n, std::string(name) + " " + shape_str(v) + " must have " + std::to_string(size) +
+                " values for a 2-D window");
+  for (auto x : v)
+    if (x < min)
+      fail(n, std::string(name) + " " + shape_str(v) + " must be at least " + std::to_string(min));
+  return v;
+}
+
+void Importer::window_attrs(const onnx::NodeProto& n, OpAttrs& a, const Shape& kernel) const {
+  const auto ap = attr(n, "auto_pad");
+  if (ap && ap->s() != "NOTSET" && ap->s() != "VALID")
+    fail(n, "auto_pad '" + ap->s() + "' is not supported (export with explicit pads)");
+  if (kernel.size() != 2) fail(n, "only 2-D windows are supported, kernel " + shape_str(kernel));
+  if (kernel[0] < 1 || kernel[1] < 1)
+    fail(n, "kernel " + shape_str(kernel) + " must be at least 1");
+  a.kernel = {kernel[0], kernel[1]};
+  if (auto s = window_ints(n, "strides", 2, 1); !s.empty()) a.stride = {s[0], s[1]};
+  if (auto d = window_ints(n, "dilations", 2, 1); !d.empty()) a.dilation = {d[0], d[1]};
+  if (auto p = window_ints(n, "pads", 4, 0); !p.empty()) a.pads = {p[0], p[1], p[2], p[3]};
+  a.ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
+}
+
+std::string Importer::weight_names(const onnx::NodeProto& n, int first) {
+  std::string out;
+  for (int i = first; i < n.input_size(); ++i) out += (i > first ? "|" : "") + n.input(i);
+  return out;
+}
+
+void Importer::import_pad(const onnx::NodeProto& n) {
+  const auto* mode = attr(n, "mode");
+  if (mode && mode->s() != "constant")
+    fail(n, "mode '" + mode->s() + "' is not supported (only constant)");
+  std::vector<std::int64_t> p = attr_ints(n, "pads");  // before opset 11
+  if (n.input_size() > 1 && !n.input(1).empty()) p = need_constant(n, 1, "pads").ints;
+  bool zeros = attr_float(n, "value", 0) == 0;  // before opset 11
+  if (n.input_size() > 2 && !n.input(2).empty()) {
+    const ConstInfo& v = need_constant(n, 2, "constant_value");
+    zeros = (v.floats.size() == 1 && v.floats[0] == 0) || (v.ints.size() == 1 && v.ints[0] == 0);
+  }
+  if (!zeros) fail(n, "only padding with zeros is supported");
+  if (n.input_size() > 3 && !n.input(3).empty()) fail(n, "axes (input 3) are not supported");
+  if (p.size() != 8)
+    fail(n, "pads " + shape_str(p) + ": only 4-D tensors (N, C, H, W) are supported");
+  for (auto x : p)
+    if (x < 0) fail(n, "pads " + shape_str(p) + ": negative pads (cropping) are not supported");
+  if (p[0] || p[1] || p[4] || p[5])
+    fail(n, "pads " + shape_str(p) + ": only H and W may be padded");
+  if (p[2] == 0 && p[3] == 0 && p[6] == 0 && p[7] == 0) {
+    if (const ConstInfo* c = constant(n, 0))
+      alias(n, *c);
+    else
+      values_[n.output(0)] = value(n.input(0), "node '" + label(n) + "'");
+    return;
+  }
+  if (pads_.count(n.input(0))) fail(n, "pads the output of another Pad");
+  pads_[n.output(0)] = Pad{n.input(0), label(n), {p[2], p[3], p[6], p[7]}};
+}
+
+void Importer::fold_pad(const onnx::NodeProto& n, OpAttrs& a) const {
+  const auto pad = pads_.find(n.input(0));
+  if (pad == pads_.end()) return;
+  const auto& p = pad->second.pads;
+  // A ceil-mode window may start in explicit end padding, never in implicit padding.
+  if (a.ceil_mode && (p[2] || p[3]))
+    fail(n, "ceil_mode with the bottom or right padding of Pad '" + pad->second.node +
+                "' is not supported");
+  if (n.op_type() == "AveragePool" && !a.count_include_pad) {
+    if (a.pads != std::array<std::int64_t, 4>{0, 0, 0, 0})
+      fail(n, "leaves its own pads out of the average but must count the zeros of Pad '" +
+                  pad->second.node + "' in: not supported");
+    a.count_include_pad = true;
+  }
+  for (std::size_t i = 0; i < 4; ++i) a.pads[i] += pad->second.pads[i];
+}
+
+void Importer::import_split(const onnx::NodeProto& n) {
+  const std::int64_t axis = attr_int(n, "axis", 0);
+  std::vector<std::int64_t> sizes = attr_ints(n, "split");  // before opset 13
+  if (n.input_size() > 1 && !n.input(1).empty()) sizes = need_constant(n, 1, "split").ints;
+  if (sizes.empty())
+    fail(n,
+         "a split into equal parts (no split sizes) is not supported; torch.split and "
+         "tf.split export the sizes");
+  if (sizes.size() != static_cast<std::size_t>(n.output_size()))
+    fail(n, "split " + shape_str(sizes) + " has " + std::to_string(sizes.size()) + " sizes for " +
+                std::to_string(n.output_size()) + " outputs");
+  for (auto size : sizes)
+    if (size <= 0) fail(n, "split " + shape_str(sizes) + ": every part must be non-empty");
+  // One Slice per output, its starts, ends and axes constants (folded into its attributes by
+  // shape inference, then dropped by constant folding). The sizes' sum is checked against the
+  // axis once the shapes are known (build).
+  const NodeId x = value(n.input(0), "node '" + label(n) + "'");
+  auto scalar = [&](const std::string& name, std::int64_t v) {
+    OpAttrs c;
+    c.shape = {1};
+    c.elem_bytes = 8;
+    c.int_data = {v};
+    return graph_.add_node(Node{graph_.unique_name(name), OpKind::Constant, c, {}});
+  };
+  std::int64_t start = 0;
+  for (int i = 0; i < n.output_size(); ++i) {
+    const std::int64_t end = start + sizes[static_cast<std::size_t>(i)];
+    if (!n.output(i).empty()) {
+      const std::string name = label(n) + "_" + std::to_string(i);
+      const std::vector<NodeId> ins{x, scalar(name + "_start", start), scalar(name + "_end", end),
+                                    scalar(name + "_axis", axis)};
+      values_[n.output(i)] =
+          graph_.add_node(Node{graph_.unique_name(name), OpKind::Slice, {}, {}}, ins);
+    }
+    start = end;
+  }
+  splits_.push_back(Split{label(n), x, axis, start});
+}
+
+void Importer::import_node(const onnx::NodeProto& n) {
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    fail(n, "unsupported ONNX operator '" + n.domain() + "." + n.op_type() + "'");
+  if (n.output_size() == 0) fail(n, "has no output");
+  // ONNX graphs are in single-assignment form; a second producer would silently win.
+  for (const auto& out : n.output())
+    if (!out.empty() && (values_.count(out) || consts_.count(out) || pads_.count(out)))
+      fail(n, "output tensor '" + out + "' is already produced by an earlier node or initializer");
+  const std::string& op = n.op_type();
+  OpAttrs a;
+  if (op == "Constant") {
+    const auto* v = attr(n, "value");
+    if (!v || v->type() != onnx::AttributeProto::TENSOR)
+      fail(n, "only 'value' tensor constants are supported");
+    consts_[n.output(0)] = const_from(v->t(), false);
+  } else if (op == "Identity" && constant(n, 0)) {
+    alias(n, *constant(n, 0));
+  } else if (op == "Transpose" && constant(n, 0) && constant(n, 0)->dims.size() == 2 &&
+             !constant(n, 0)->node) {
+    // A transposed weight matrix (unfolded PyTorch export): still a weight, dims swapped.
+    ConstInfo t = *constant(n, 0);
+    std::swap(t.dims[0], t.dims[1]);
+    t.ints.clear();
+    t.floats.clear();
+    consts_[n.output(0)] = t;
+  } else if (op == "Conv") {
+    const ConstInfo& w = need_constant(n, 1, "weight");
+    if (w.dims.size() != 4)
+      fail(n, "only 2-D convolutions are supported, weight " + shape_str(w.dims));
+    a.groups = attr_int(n, "group", 1);
+    a.out_channels = w.dims[0];
+    a.in_channels = w.dims[1] * a.groups;
+    a.bias = n.input_size() > 2 && !n.input(2).empty();
+    if (const ConstInfo* b = constant(n, 2); b && b->dims != Shape{a.out_channels})
+      fail(n, "bias " + shape_str(b->dims) + " does not match the weight's " +
+                  std::to_string(a.out_channels) + " output channels");
+    const Shape weight_kernel{w.dims[2], w.dims[3]};
+    auto k = attr_ints(n, "kernel_shape");
+    if (!k.empty() && k != weight_kernel)
+      fail(n, "kernel_shape " + shape_str(k) + " contradicts the weight " + shape_str(w.dims));
+    window_attrs(n, a, weight_kernel);
+    fold_pad(n, a);
+    a.weights = weight_names(n, 1);
+    emit(n, OpKind::Conv, a, {0});
+  } else if (op == "Gemm" ||
+             (op == "MatMul" && constant(n, 1) && constant(n, 1)->dims.size() == 2)) {
+    if (attr_int(n, "transA", 0)) fail(n, "transA=1 is not supported");
+    const ConstInfo& w = need_constant(n, 1, "weight");
+    if (w.dims.size() != 2) fail(n, "weight must be 2-D, got " + shape_str(w.dims));
+    const bool trans_b = attr_int(n, "transB", 0) != 0;
+    a.out_channels = trans_b ? w.dims[0] : w.dims[1];
+    a.in_channels = trans_b ? w.dims[1] : w.dims[0];
+    a.bias = op == "Gemm" && n.input_size() > 2 && !n.input(2).empty();
+    a.weights = weight_names(n, 1);
+    emit(n, OpKind::Gemm, a, {0});
+  } else if (op == "MatMul") {
+    emit(n, OpKind::MatMul, a, {0, 1});
+  } else if (op == "MaxPool" || op == "AveragePool") {
+    if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the indices output is not supported");
+    window_attrs(n, a, attr_ints(n, "kernel_shape"));
+    if (a.dilation != std::array<std::int64_t, 2>{1, 1})
+      fail(n, "dilated pooling is not supported");
+    a.count_include_pad = attr_int(n, "count_include_pad", 0) != 0;
+    fold_pad(n, a);
+    emit(n, op == "MaxPool" ? OpKind::MaxPool : OpKind::AvgPool, a, {0});
+  } else if (op == "GlobalAveragePool") {
+    emit(n, OpKind::GlobalAvgPool, a, {0});
+  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
+    emit(n, *op_kind_from_key(op), a, {0, 1});
+  } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "Erf" || op == "Sqrt" ||
+             op == "Exp" || op == "Gelu") {
+    emit(n, *op_kind_from_key(op), a, {0});
+  } else if (op == "HardSigmoid" || op == "LeakyRelu") {
+    a.alpha = attr_float(n, "alpha", op == "HardSigmoid" ? 0.2 : 0.01);
+    a.beta = op == "HardSigmoid" ? attr_float(n, "beta", 0.5) : 0.0;
+    emit(n, *op_kind_from_key(op), a, {0});
+  } else if (op == "HardSwish") {
+    emit(n, OpKind::HardSwish, a, {0});
+  } else if (op == "Clip") {
+    a.min = attr_float(n, "min", a.min);
+    a.max = attr_float(n, "max", a.max);
+    for (int i = 1; i <= 2; ++i)
+      if (const ConstInfo* c = constant(n, i); c && c->floats.size() == 1)
+        (i == 1 ? a.min : a.max) = c->floats[0];
+      else if (i < n.input_size() && !n.input(i).empty())
+        fail(n, "min/max must be constant scalars");
+    emit(n, OpKind::Clip, a, {0});
+  } else if (op == "BatchNormalization") {
+    if (n.output_size() > 1) fail(n, "training-mode outputs are not supported");
+    a.epsilon = attr_float(n, "epsilon", 1e-5);
+    const ConstInfo& scale = need_constant(n, 1, "scale");
+    if (scale.dims.size() != 1)
+      fail(n, "scale must be 1-D (one value per channel), got " + shape_str(scale.dims));
+    a.in_channels = scale.dims[0];
+    a.weights = weight_names(n, 1);
+    emit(n, OpKind::BatchNorm, a, {0});
+  } else if (op == "LayerNormalization") {
+    a.axis = attr_int(n, "axis", -1);
+    a.epsilon = attr_float(n, "epsilon", 1e-5);
+    a.weights = weight_names(n, 1);
+    emit(n, OpKind::LayerNorm, a, {0});
+  } else if (op == "Softmax") {
+    a.axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1);
+    emit(n, OpKind::Softmax, a, {0});
+  } else if (op == "ReduceMean") {
+    a.axes = attr_ints(n, "axes");
+    if (n.input_size() > 1 && !n.input(1).empty()) {  // opset 18: the axes are an input
+      const ConstInfo* c = constant(n, 1);
+      if (!c) fail(n, "axes (input 2) must be a constant");
+      a.axes = c->ints;
+    }
+    if (a.axes.empty() && attr_int(n, "noop_with_empty_axes", 0))
+      fail(n, "noop_with_empty_axes=1 without axes is not supported");
+    a.keepdims = attr_int(n, "keepdims", 1) != 0;
+    emit(n, OpKind::ReduceMean, a, {0});
+  } else if (op == "Concat") {
+    a.axis = attr_int(n, "axis", 1);
+    std::vector<int> all;
+    for (int i = 0; i < n.input_size(); ++i) all.push_back(i);
+    emit(n, OpKind::Concat, a, all);
+  } else if (op == "Reshape") {
+    if (attr_int(n, "allowzero", 0)) fail(n, "allowzero=1 is not supported");
+    if (const ConstInfo* c = constant(n, 1); c && !c->ints.empty()) {
+      a.shape = c->ints;
+      emit(n, OpKind::Reshape, a, {0});
+    } else {
+      emit(n, OpKind::Reshape, a, {0, 1});
+    }
+  } else if (op == "Flatten") {
+    a.axis = attr_int(n, "axis", 1);
+    emit(n, OpKind::Flatten, a, {0});
+  } else if (op == "Transpose") {
+    a.perm = attr_ints(n, "perm");
+    emit(n, OpKind::Transpose, a, {0});
+  } else if (op == "Identity" || op == "Dropout") {
+    if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the mask output is not supported");
+    emit(n, op == "Identity" ? OpKind::Identity : OpKind::Dropout, a, {0});
+  } else if (op == "Pad") {
+    import_pad(n);
+  } else if (op == "Split") {
+    import_split(n);
+  } else if (op == "Slice") {
+    if (opset_ < 10)
+      fail(n, "Slice before opset 10 (starts and ends as attributes) is not supported");
+    std::vector<int> operands;
+    for (int i = 0; i < std::min(n.input_size(), 5); ++i)
+      if (!n.input(i).empty())
+        operands.push_back(i);
+      else if (i < 3)
+        fail(n, "input " + std::to_string(i) + " is missing");
+      else if (i == 3 && n.input_size() > 4)
+        fail(n, "steps without axes are not supported");
+    emit(n, OpKind::Slice, a, operands);
+  } else if (op == "Shape") {
+    emit(n, OpKind::Shape, a, {0});
+  } else if (op == "Gather") {
+    a.axis = attr_int(n, "axis", 0);
+    emit(n, OpKind::Gather, a, {0, 1});
+  } else if (op == "Unsqueeze" || op == "Squeeze") {
+    a.axes = attr_ints(n, "axes");
+    const OpKind k = op == "Unsqueeze" ? OpKind::Unsqueeze : OpKind::Squeeze;
+    if (n.input_size() > 1 && !n.input(1).empty())
+      emit(n, k, a, {0, 1});
+    else
+      emit(n, k, a, {0});
+  } else if (op == "Cast") {
+    const auto to = attr_int(n, "to", onnx::TensorProto::FLOAT);
+    a.elem_bytes = elem_bytes_of(static_cast<int>(to));
+    if (a.elem_bytes == 0)
+      fail(n, "to=" + std::to_string(to) + " is not a data type of fixed size");
+    emit(n, OpKind::Cast, a, {0});
+  } else {
+    fail(n, "unsupported ONNX operator '" + op + "'");
+  }
+}
+
+}  // namespace nocflow::optimizer::onnx_import_detail

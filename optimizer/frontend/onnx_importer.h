@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The ONNX importer, shared by onnx_import.cpp (graph inputs, constants, values, the check
+// against ONNX's shapes) and onnx_import_ops.cpp (one rule per ONNX operator). Everyone else
+// calls import_onnx (onnx_import.h).
+#include <onnx/onnx_pb.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "optimizer/graph/graph.h"
+
+namespace nocflow::optimizer::onnx_import_detail {
+
+/// Bytes per element of an ONNX data type; 0 for one without a fixed size (UNDEFINED, STRING)
+/// or unknown to this ONNX version.
+int elem_bytes_of(int dtype);
+
+/// A compile-time tensor: an initializer or a Constant node's value. Contents are read only
+/// for small tensors stored inline.
+struct ConstInfo {
+  Shape dims;
+  int dtype = onnx::TensorProto::FLOAT;
+  bool from_initializer = false;
+  std::vector<std::int64_t> ints;
+  std::vector<double> floats;
+  std::optional<NodeId> node;  ///< materialised Constant node, once an operator needs one
+};
+
+ConstInfo const_from(const onnx::TensorProto& t, bool initializer);
+
+class Importer {
+ public:
+  Importer(std::string path, onnx::ModelProto& model);
+
+  /// The graph, shape-inferred by nocflow's rules (ONNX's own inference is not needed).
+  Graph build();
+
+  /// Compares `graph` (what build() returned) with the shapes ONNX inference recorded.
+  void check_against_onnx(const Graph& graph) const;
+
+ private:
+  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const;
+  static std::string label(const onnx::NodeProto& n);
+
+  void add_input(const onnx::ValueInfoProto& in);
+  /// The node producing tensor `name`, materialising a constant as a Constant node.
+  NodeId value(const std::string& name, const std::string& user);
+  /// Input `index` of `n` if it is a compile-time tensor, else null.
+  const ConstInfo* constant(const onnx::NodeProto& n, int index) const;
+  const ConstInfo& need_constant(const onnx::NodeProto& n, int index, const char* what) const;
+
+  static const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name);
+  std::int64_t attr_int(const onnx::NodeProto& n, const char* name, std::int64_t def) const;
+  double attr_float(const onnx::NodeProto& n, const char* name, double def) const;
+  std::vector<std::int64_t> attr_ints(const onnx::NodeProto& n, const char* name) const;
+
+  /// Adds node `n` as `kind` reading the inputs at `operand_indices`.
+  void emit(const onnx::NodeProto& n, OpKind kind, const OpAttrs& a,
+            const std::vector<int>& operand_indices);
+  /// `n`'s output is the compile-time tensor `c`.
+  void alias(const onnx::NodeProto& n, const ConstInfo& c);
+
+  // onnx_import_ops.cpp
+  void import_node(const onnx::NodeProto& n);
+  /// `name`: absent (empty) or `size` values, each at least `min`.
+  std::vector<std::int64_t> window_ints(const onnx::NodeProto& n, const char* name,
+                                        std::size_t size, std::int64_t min) const;
+  /// Kernel, stride, pads, dilation of a 2-D window operator, checked here: ONNX's own shape
+  /// inference divides by the strides and indexes by these lengths unchecked.
+  void window_attrs(const onnx::NodeProto& n, OpAttrs& a, const Shape& kernel) const;
+  /// "W|B": the names of the parameter inputs from `first` on, which CSE compares.
+  static std::string weight_names(const onnx::NodeProto& n, int first);
+  /// A constant-mode Pad of H and W by a constant amount: an alias of its input when it pads
+  /// nothing, else kept in pads_ for the Conv or pool that reads it (fold_pad).
+  void import_pad(const onnx::NodeProto& n);
+  /// Adds the pads of a Pad that feeds window operator `n` to its own: zeros counted in an
+  /// average, as the explicit padding was.
+  void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const;
+  /// A Split with its sizes known: one Slice per output.
+  void import_split(const onnx::NodeProto& n);
+
+  std::string path_;
+  onnx::ModelProto& model_;
+  Graph graph_;
+  std::int64_t opset_ = 13;
+  std::unordered_map<std::string, ConstInfo> consts_;
+  std::unordered_map<std::string, NodeId> values_;
+  /// Outputs of Pad nodes, folded into the window operator that reads them.
+  struct Pad {
+    std::string source, node;
+    std::array<std::int64_t, 4> pads;  ///< top, left, bottom, right
+  };
+  std::unordered_map<std::string, Pad> pads_;
+  /// Split nodes, whose sizes must add up to their axis (checked after shape inference).
+  struct Split {
+    std::string node;
+    NodeId input;
+    std::int64_t axis, total;
+  };
+  std::vector<Split> splits_;
+};
+
+}  // namespace nocflow::optimizer::onnx_import_detail

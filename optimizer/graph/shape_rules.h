@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Shared by the shape rules (shape_rules.cpp: forward operators; shape_rules_training.cpp:
+// training kinds and Slice). Everyone else calls infer_output (shape_inference.h).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "optimizer/graph/node.h"
+
+namespace nocflow::optimizer::shape_rules {
+
+/// Throws InputError(msg).
+[[noreturn]] void fail(const std::string& msg);
+/// Axis in [-rank, rank) to [0, rank); `what` names it in the error.
+std::size_t norm_axis(std::int64_t axis, std::size_t rank, const char* what = "axis");
+void need_rank(const Tensor& t, std::size_t rank, const char* what);
+void need_positive(const Shape& s, const char* what);
+/// The NumPy broadcast of two shapes.
+Shape broadcast(const Shape& a, const Shape& b);
+/// A sliding window's output (conv or pool: `what`) with `channels` channels.
+Tensor window_op(const Tensor& x, const OpAttrs& a, std::int64_t channels, const char* what);
+Tensor conv(const Tensor& x, const OpAttrs& a);
+Tensor gemm(const Tensor& x, const OpAttrs& a);
+
+// shape_rules_training.cpp
+Tensor conv_grad_input(const Tensor& dy, const OpAttrs& a);
+Tensor conv_grad_weight(const Tensor& x, const Tensor& dy, const OpAttrs& a);
+Tensor gemm_grad_input(const Tensor& dy, const OpAttrs& a);
+Tensor gemm_grad_weight(const Tensor& x, const Tensor& dy, const OpAttrs& a);
+Tensor grad(const Tensor& dy, const OpAttrs& a);
+Tensor pool_grad(const Tensor& dy, const OpAttrs& a);
+/// Slice with its axis, offset and shape in `a` (autodiff's, or an ONNX Slice once folded).
+Tensor slice(const Tensor& x, const OpAttrs& a);
+/// An ONNX Slice: data, starts, ends[, axes[, steps]], all known at compile time. Takes the one
+/// axis whose range is not whole into `a` (axis, offset, shape), so constant folding can drop
+/// the operands; slices a compile-time value (shape arithmetic) along.
+Tensor onnx_slice(const std::vector<const Tensor*>& in, OpAttrs& a);
+
+}  // namespace nocflow::optimizer::shape_rules
