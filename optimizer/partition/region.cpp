@@ -195,6 +195,14 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       return b;
     }
     case OpKind::Grad:
+      if (a.grad_of == OpKind::Slice) {  // dY sits at the offset along the axis
+        Box b = block;
+        const int axis = view_axis(a.axis, op.output.shape.size());
+        const Range r = intersect(block.r[axis], {a.offset, a.offset + in[axis]});
+        b.r[axis] = r.empty() ? Range{0, 0} : Range{r.lo - a.offset, r.hi - a.offset};
+        return b;
+      }
+      return same_block(block, in, out);
     case OpKind::LossGrad:
     case OpKind::WeightUpdate:
       return same_block(block, in, out);

@@ -200,9 +200,13 @@ class Autodiff {
       case OpKind::AvgPool:
       case OpKind::GlobalAvgPool:
       case OpKind::ReduceMean: {
-        if (n.kind == OpKind::ReduceMean && !a.keepdims)
-          throw InputError("autodiff: " + n.name +
-                           " (ReduceMean) drops its axes; no gradient for that");
+        if (n.kind == OpKind::ReduceMean && !a.keepdims) {  // dY with its reduced axes back
+          OpAttrs r;
+          r.shape = shape(in[0]);
+          if (a.axes.empty()) std::fill(r.shape.begin(), r.shape.end(), 1);
+          for (auto axis : a.axes) r.shape[axis_index(axis, r.shape.size())] = 1;
+          dy = add(OpKind::Reshape, n.name + ".keepdims", r, {dy});
+        }
         OpAttrs d = a;
         d.grad_of = n.kind;
         d.shape = shape(in[0]);
@@ -280,6 +284,14 @@ class Autodiff {
           }
           offset += shape(in[i])[axis];
         }
+        return;
+      }
+      case OpKind::Slice: {  // dY in its place along the axis, zeros around it (slice_backward)
+        OpAttrs d = a;
+        d.grad_of = OpKind::Slice;
+        d.grad_input = 0;
+        d.shape = shape(in[0]);
+        contribute(in[0], add(OpKind::Grad, name(0), d, {dy}));
         return;
       }
       case OpKind::Reshape:

@@ -6,12 +6,14 @@
 
 #include <fstream>
 #include <limits>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/region.h"
+#include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/onnx_model.h"
 
@@ -239,6 +241,47 @@ TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
   m.node("Add", {"a", "b"}, "y", "add");
   EXPECT_HAS(m.import("split_twice.onnx"),
              "node 'relu' (Relu): output tensor 'b' is already produced");
+}
+
+// Training through a Split and a ReduceMean that drops its axes: each Slice's gradient is dY put
+// back in its place (zeros around it, as autograd's slice_backward), the two summed for the
+// convolution; the mean's dY gets its axes back before it is spread over them.
+TEST(OnnxSplit, TrainsThroughItsSlicesAndAMeanThatDropsItsAxes) {
+  Model m({1, 4, 6, 6});
+  m.weight("w", {8, 4, 3, 3});
+  Model::ints(m.node("Conv", {"x", "w"}, "c", "conv"), "pads", {1, 1, 1, 1});
+  m.int64s("sizes", {3, 5});
+  onnx::NodeProto* split = m.node("Split", {"c", "sizes"}, "a", "split");
+  split->add_output("b");
+  Model::int1(split, "axis", 1);
+  Model::int1(m.node("Concat", {"b", "a"}, "z", "swap"), "axis", 1);
+  onnx::NodeProto* mean = m.node("ReduceMean", {"z"}, "y", "mean");
+  Model::ints(mean, "axes", {2, 3});
+  Model::int1(mean, "keepdims", 0);
+  Graph g = m.load("split_train.onnx");
+  const TrainingOptions sgd;
+  run_passes(g, "default", &sgd);
+  EXPECT_EQ(g.node(*g.find("mean.keepdims")).output.shape, (Shape{1, 8, 1, 1}));
+  EXPECT_EQ(g.node(*g.find("mean.grad")).output.shape, (Shape{1, 8, 6, 6}));
+  const NodeId d0 = *g.find("split_0.grad"), d1 = *g.find("split_1.grad");
+  for (NodeId d : {d0, d1}) {
+    EXPECT_EQ(g.node(d).kind, OpKind::Grad);
+    EXPECT_EQ(g.node(d).attrs.grad_of, OpKind::Slice);
+    EXPECT_EQ(g.node(d).output.shape, (Shape{1, 8, 6, 6}));
+  }
+  EXPECT_EQ(op_cost(g, d1).vector_ops, 5 * 6 * 6);  // dY copied into place
+  const NodeId sum = *g.find("conv.gradsum");
+  EXPECT_EQ((std::set<NodeId>{g.input(sum, 0), g.input(sum, 1)}), (std::set<NodeId>{d0, d1}));
+  EXPECT_EQ(g.input(*g.find("conv.wgrad"), 1), sum);
+  // Channels [0, 4) of dX need channel 3 of the second part's dY (it starts at channel 3), and
+  // none of it below channel 3.
+  auto channels = [&](Range c) {
+    return input_region(g, d1, 0, Box{{Range{0, 1}, c, Range{0, 6}, Range{0, 6}}}, Range{0, 1});
+  };
+  EXPECT_EQ(channels({0, 4}).r[kC], (Range{0, 1}));
+  EXPECT_EQ(channels({0, 4}).volume(), 36);
+  EXPECT_EQ(channels({0, 3}).volume(), 0);
+  EXPECT_EQ(channels({2, 8}).r[kC], (Range{0, 5}));
 }
 
 TEST(OnnxActivations, HardSigmoidHardSwishAndLeakyReluKeepTheirParameters) {
