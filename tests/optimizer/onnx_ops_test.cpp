@@ -6,8 +6,8 @@
 
 #include <fstream>
 #include <limits>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "optimizer/frontend/load_network.h"
