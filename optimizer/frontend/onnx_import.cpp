@@ -120,20 +120,27 @@ Graph Importer::build() {
   for (const auto& out : g.output()) outputs.push_back(value(out.name(), "graph output"));
   if (outputs.empty()) throw InputError(path_ + ": the graph has no outputs");
   graph_.set_outputs(outputs);
+  // The sizes of a Split must add up to its axis: its Slices would clamp a long split and
+  // leave a short one uncut. Checked first, so that a Slice's own error does not hide it.
+  auto check_splits = [&] {
+    for (const Split& split : splits_) {
+      const Shape& in = graph_.node(split.input).output.shape;
+      if (in.empty()) continue;  // not inferred: shape inference failed before it
+      const auto rank = static_cast<std::int64_t>(in.size());
+      const std::int64_t axis = split.axis < 0 ? split.axis + rank : split.axis;
+      if (axis < 0 || axis >= rank || in[static_cast<std::size_t>(axis)] != split.total)
+        throw InputError(path_ + ": node '" + split.node + "' (Split): sizes adding up to " +
+                         std::to_string(split.total) + " for axis " + std::to_string(split.axis) +
+                         " of " + shape_str(in));
+    }
+  };
   try {
     infer_shapes(graph_);
   } catch (const InputError& e) {
+    check_splits();
     throw InputError(path_ + ": " + e.what());
   }
-  for (const Split& split : splits_) {  // Slices clamp: a short or long split would not fail
-    const Shape& in = graph_.node(split.input).output.shape;
-    const auto rank = static_cast<std::int64_t>(in.size());
-    const std::int64_t axis = split.axis < 0 ? split.axis + rank : split.axis;
-    if (axis < 0 || axis >= rank || in[static_cast<std::size_t>(axis)] != split.total)
-      throw InputError(path_ + ": node '" + split.node + "' (Split): sizes adding up to " +
-                       std::to_string(split.total) + " for axis " + std::to_string(split.axis) +
-                       " of " + shape_str(in));
-  }
+  check_splits();
   return std::move(graph_);
 }
 
@@ -143,7 +150,9 @@ void Importer::fail(const onnx::NodeProto& n, const std::string& what) const {
 
 std::string Importer::label(const onnx::NodeProto& n) {
   if (!n.name().empty()) return n.name();
-  return n.output_size() ? n.output(0) : n.op_type();
+  for (const auto& out : n.output())
+    if (!out.empty()) return out;
+  return n.op_type();
 }
 
 void Importer::add_input(const onnx::ValueInfoProto& in) {
@@ -176,6 +185,9 @@ NodeId Importer::value(const std::string& name, const std::string& user) {
     throw InputError(path_ + ": " + user + " reads the output of Pad '" + pad->second.node +
                      "', which is supported only before a Conv, MaxPool or AveragePool "
                      "(folded into its pads)");
+  if (auto p = produced_.find(name); p != produced_.end() && !consts_.count(name))
+    throw InputError(path_ + ": tensor '" + name + "' used by " + user + " is an output of node '" +
+                     p->second + "' that nocflow does not import");
   auto c = consts_.find(name);
   if (c == consts_.end()) {
     // ONNX lists nodes in topological order; a tensor produced by a later node means a

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // ONNX import: one rule per ONNX operator (onnx_importer.h).
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <string>
+#include <unordered_set>
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/onnx_importer.h"
@@ -91,7 +94,11 @@ void Importer::fold_pad(const onnx::NodeProto& n, OpAttrs& a) const {
 void Importer::import_split(const onnx::NodeProto& n) {
   const std::int64_t axis = attr_int(n, "axis", 0);
   std::vector<std::int64_t> sizes = attr_ints(n, "split");  // before opset 13
-  if (n.input_size() > 1 && !n.input(1).empty()) sizes = need_constant(n, 1, "split").ints;
+  if (n.input_size() > 1 && !n.input(1).empty()) {
+    const ConstInfo& c = need_constant(n, 1, "split");
+    if (!c.floats.empty()) fail(n, "split (input 1) must be integers");
+    sizes = c.ints;
+  }
   if (sizes.empty())
     fail(n,
          "a split into equal parts (no split sizes) is not supported; torch.split and "
@@ -99,8 +106,13 @@ void Importer::import_split(const onnx::NodeProto& n) {
   if (sizes.size() != static_cast<std::size_t>(n.output_size()))
     fail(n, "split " + shape_str(sizes) + " has " + std::to_string(sizes.size()) + " sizes for " +
                 std::to_string(n.output_size()) + " outputs");
-  for (auto size : sizes)
+  std::int64_t total = 0;
+  for (auto size : sizes) {
     if (size <= 0) fail(n, "split " + shape_str(sizes) + ": every part must be non-empty");
+    if (size > std::numeric_limits<std::int64_t>::max() - total)
+      fail(n, "split " + shape_str(sizes) + ": the sizes add up to more than 2^63");
+    total += size;
+  }
   // One Slice per output, its starts, ends and axes constants (folded into its attributes by
   // shape inference, then dropped by constant folding). The sizes' sum is checked against the
   // axis once the shapes are known (build).
@@ -132,9 +144,13 @@ void Importer::import_node(const onnx::NodeProto& n) {
     fail(n, "unsupported ONNX operator '" + n.domain() + "." + n.op_type() + "'");
   if (n.output_size() == 0) fail(n, "has no output");
   // ONNX graphs are in single-assignment form; a second producer would silently win.
+  std::unordered_set<std::string> outputs;
   for (const auto& out : n.output())
-    if (!out.empty() && (values_.count(out) || consts_.count(out) || pads_.count(out)))
-      fail(n, "output tensor '" + out + "' is already produced by an earlier node or initializer");
+    if (!out.empty() && (produced_.count(out) || values_.count(out) || consts_.count(out) ||
+                         !outputs.insert(out).second))
+      fail(n, "output tensor '" + out +
+                  "' is already produced by an earlier node, an initializer "
+                  "or this node");
   const std::string& op = n.op_type();
   OpAttrs a;
   if (op == "Constant") {
@@ -301,6 +317,8 @@ void Importer::import_node(const onnx::NodeProto& n) {
   } else {
     fail(n, "unsupported ONNX operator '" + op + "'");
   }
+  for (const auto& out : n.output())
+    if (!out.empty()) produced_[out] = label(n);
 }
 
 }  // namespace nocflow::optimizer::onnx_import_detail

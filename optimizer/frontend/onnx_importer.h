@@ -90,6 +90,8 @@ class Importer {
   std::int64_t opset_ = 13;
   std::unordered_map<std::string, ConstInfo> consts_;
   std::unordered_map<std::string, NodeId> values_;
+  /// Every output name of the nodes imported so far, with its node (single assignment).
+  std::unordered_map<std::string, std::string> produced_;
   /// Outputs of Pad nodes, folded into the window operator that reads them.
   struct Pad {
     std::string source, node;

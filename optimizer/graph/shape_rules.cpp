@@ -14,6 +14,8 @@ namespace nocflow::optimizer::shape_rules {
 
 [[noreturn]] void fail(const std::string& msg) { throw InputError(msg); }
 
+namespace {
+
 // Element, byte and operation counts stop at 2^53: costs multiply them with cycles and bytes
 // later, and up to there every integer is exact in a double as well as an int64.
 constexpr double kMaxCount = 9007199254740992.0;
@@ -38,6 +40,8 @@ std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
   for (std::size_t i = from; i < to; ++i) p *= s[i];
   return p;
 }
+
+}  // namespace
 
 /// Axis in [-rank, rank) to [0, rank).
 std::size_t norm_axis(std::int64_t axis, std::size_t rank, const char* what) {
@@ -72,6 +76,8 @@ Shape broadcast(const Shape& a, const Shape& b) {
   return out;
 }
 
+namespace {
+
 /// Output size of a sliding window (conv or pool) along one axis. Ceil mode follows PyTorch:
 /// the last window must start inside the input or the leading padding.
 std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p0,
@@ -90,6 +96,8 @@ std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t s, std::in
   if (ceil_mode && (out - 1) * s >= in + p0) --out;
   return out;
 }
+
+}  // namespace
 
 Tensor window_op(const Tensor& x, const OpAttrs& a, std::int64_t channels, const char* what) {
   need_rank(x, 4, what);

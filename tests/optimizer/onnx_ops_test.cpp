@@ -202,6 +202,7 @@ TEST(OnnxSplit, BecomesOneFoldedSlicePerOutput) {
     run_passes(g, "default");
     EXPECT_EQ(count_kind(g, OpKind::Constant), 0) << opset;  // starts, ends, axes folded
     for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(g.find("split_" + std::to_string(i))) << opset << " output " << i;
       const NodeId id = *g.find("split_" + std::to_string(i));
       EXPECT_EQ(g.node(id).kind, OpKind::Slice);
       EXPECT_EQ(g.node(id).output.shape, sizes[i]) << opset << " output " << i;
@@ -214,7 +215,8 @@ TEST(OnnxSplit, BecomesOneFoldedSlicePerOutput) {
 }
 
 TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
-  auto split = [](const std::vector<std::int64_t>& sizes, int outputs, const std::string& file) {
+  auto split = [](const std::vector<std::int64_t>& sizes, int outputs, const std::string& file,
+                  std::int64_t axis = 1) {
     Model m({1, 6, 4, 4});
     onnx::NodeProto* n = m.node("Split", {"x"}, "y", "split");
     if (!sizes.empty()) {
@@ -222,25 +224,53 @@ TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
       n->add_input("sizes");
     }
     for (int i = 1; i < outputs; ++i) n->add_output("y" + std::to_string(i));
-    Model::int1(n, "axis", 1);
+    Model::int1(n, "axis", axis);
     return m.import(file);
   };
   EXPECT_HAS(split({}, 2, "split_equal.onnx"),
              "node 'split' (Split): a split into equal parts (no split sizes) is not supported");
   EXPECT_HAS(split({2, 4}, 3, "split_count.onnx"), "split [2,4] has 2 sizes for 3 outputs");
   EXPECT_HAS(split({6, 0}, 2, "split_empty.onnx"), "every part must be non-empty");
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
+  EXPECT_HAS(split({huge, huge}, 2, "split_huge.onnx"), "the sizes add up to more than 2^63");
+  // The sizes against the axis, before any of the Slices' own errors (an empty last part, an
+  // axis out of range).
   EXPECT_HAS(split({2, 2}, 2, "split_short.onnx"),
              "node 'split' (Split): sizes adding up to 4 for axis 1 of [1,6,4,4]");
   EXPECT_HAS(split({4, 4}, 2, "split_long.onnx"), "sizes adding up to 8 for axis 1");
-  // Every output of a node is single-assignment, not only the first.
-  Model m({1, 6, 4, 4});
-  m.int64s("sizes", {3, 3});
-  onnx::NodeProto* n = m.node("Split", {"x", "sizes"}, "a", "split");
-  n->add_output("b");
-  m.node("Relu", {"x"}, "b", "relu");
-  m.node("Add", {"a", "b"}, "y", "add");
-  EXPECT_HAS(m.import("split_twice.onnx"),
-             "node 'relu' (Relu): output tensor 'b' is already produced");
+  EXPECT_HAS(split({6, 2}, 2, "split_past.onnx"), "sizes adding up to 8 for axis 1");
+  EXPECT_HAS(split({3, 3}, 2, "split_axis.onnx", 4), "sizes adding up to 6 for axis 4 of");
+}
+
+TEST(OnnxSplit, EveryOutputOfANodeIsAssignedOnce) {
+  {  // a later node's second output
+    Model m({1, 6, 4, 4});
+    m.int64s("sizes", {3, 3});
+    m.node("Relu", {"x"}, "b", "relu");
+    m.node("Split", {"x", "sizes"}, "a", "split")->add_output("b");
+    m.node("Add", {"a", "b"}, "y", "add");
+    EXPECT_HAS(m.import("split_after.onnx"),
+               "node 'split' (Split): output tensor 'b' is already produced");
+  }
+  {  // twice by one node
+    Model m({1, 6, 4, 4});
+    m.int64s("sizes", {3, 3});
+    m.node("Split", {"x", "sizes"}, "a", "split")->add_output("a");
+    m.node("Relu", {"a"}, "y", "relu");
+    EXPECT_HAS(m.import("split_same.onnx"),
+               "node 'split' (Split): output tensor 'a' is already produced");
+  }
+  for (const bool again : {false, true}) {  // an output the importer does not take
+    Model m({1, 6, 4, 4});
+    m.weight("scale", {4});
+    m.node("LayerNormalization", {"x", "scale"}, "n", "ln")->add_output("mean");
+    if (again) m.node("Relu", {"x"}, "mean", "relu");
+    m.node("Add", {"n", "mean"}, "y", "add");
+    EXPECT_HAS(m.import("ln_mean.onnx"),
+               again ? "node 'relu' (Relu): output tensor 'mean' is already produced"
+                     : "tensor 'mean' used by node 'add' is an output of node 'ln' that nocflow "
+                       "does not import");
+  }
 }
 
 // Training through a Split and a ReduceMean that drops its axes: each Slice's gradient is dY put
