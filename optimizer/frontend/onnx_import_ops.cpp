@@ -136,7 +136,7 @@ void Importer::import_split(const onnx::NodeProto& n) {
     }
     start = end;
   }
-  splits_.push_back(Split{label(n), x, axis, start});
+  splits_.push_back(Split{label(n), x, axis, total});
 }
 
 void Importer::import_node(const onnx::NodeProto& n) {

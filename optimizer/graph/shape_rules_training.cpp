@@ -57,8 +57,9 @@ Tensor grad(const Tensor& dy, const OpAttrs& a) {
   if (a.grad_of == OpKind::Slice) {  // dY in its place along the axis, zeros around it
     OpAttrs fwd = a;
     fwd.shape = dy.shape;
-    slice(gradient_tensor(dy, a), fwd);  // dY must be that slice of the forward input
-    return gradient_tensor(dy, a);
+    const Tensor x = gradient_tensor(dy, a);
+    slice(x, fwd);  // dY must be that slice of the forward input
+    return x;
   }
   // The gradient of a broadcast operand is the output gradient summed over the broadcast axes.
   if (broadcast(dy.shape, a.shape) != dy.shape)

@@ -201,10 +201,10 @@ class Autodiff {
       case OpKind::GlobalAvgPool:
       case OpKind::ReduceMean: {
         if (n.kind == OpKind::ReduceMean && !a.keepdims) {  // dY with its reduced axes back
+          OpAttrs kept = a;  // the forward rule's shape with keepdims
+          kept.keepdims = true;
           OpAttrs r;
-          r.shape = shape(in[0]);
-          if (a.axes.empty()) std::fill(r.shape.begin(), r.shape.end(), 1);
-          for (auto axis : a.axes) r.shape[axis_index(axis, r.shape.size())] = 1;
+          r.shape = infer_output(OpKind::ReduceMean, kept, {&g_.node(in[0]).output}).shape;
           dy = add(OpKind::Reshape, n.name + ".keepdims", r, {dy});
         }
         OpAttrs d = a;
