@@ -10,7 +10,10 @@ such models without reading weights. Small initializers (shape constants, scalar
 
 Also writes OUT/torchvision_reference.json: per torchvision model, the MACs of its Conv2d and
 Linear modules and the parameters of the modules its forward pass runs, counted by PyTorch
-forward hooks (an independent check of nocflow's import; the tests read it).
+forward hooks (an independent check of nocflow's import; the tests read it), and
+OUT/resize_reference.json: for torch.nn.functional.interpolate cases, the ONNX Resize
+attributes PyTorch exports and the input rows each output row depends on (its gradient's
+nonzero entries), against which the tests check nocflow's Resize regions.
 
 Needs Debian's python3-torch, python3-torchvision and python3-onnx
 (scripts/install-deps.sh --with-torch). Run with /usr/bin/python3:
@@ -19,12 +22,14 @@ Needs Debian's python3-torch, python3-torchvision and python3-onnx
     /usr/bin/python3 scripts/export_onnx.py --models resnet50 --keep-weights --out /tmp/onnx
 """
 import argparse
+import io
 import json
 import math
 import os
 import sys
 
 import onnx
+import onnx.numpy_helper
 import torch
 import torchvision
 
@@ -41,7 +46,22 @@ TORCHVISION = {  # name: (model, input height and width)
     # Pad before AveragePool
     "densenet121": (lambda: torchvision.models.densenet121(weights=None), 224),
     "inception_v3": (lambda: torchvision.models.inception_v3(weights=None, init_weights=True), 299),
+    # Resize (bilinear, half_pixel) to sizes computed by shape arithmetic: semantic segmentation
+    "lraspp_mobilenet_v3_large": (lambda: torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+        weights=None, weights_backbone=None), 224),
+    "fcn_resnet50": (lambda: torchvision.models.segmentation.fcn_resnet50(
+        weights=None, weights_backbone=None, aux_loss=False), 224),
 }
+
+# torch.nn.functional.interpolate along H: (mode, align_corners, input rows, output rows or None,
+# scale_factor or None)
+RESIZE_CASES = [
+    ("nearest", None, 7, 16, None), ("nearest", None, 16, 7, None), ("nearest", None, 8, None, 2.0),
+    ("bilinear", False, 7, 16, None), ("bilinear", False, 16, 7, None),
+    ("bilinear", True, 7, 16, None), ("bilinear", True, 16, 7, None),
+    ("bilinear", False, 6, None, 2.5), ("bilinear", False, 28, 224, None),
+    ("bicubic", False, 7, 16, None), ("bicubic", True, 16, 7, None),
+]
 
 
 def reference(module, example):
@@ -64,6 +84,53 @@ def reference(module, example):
         h.remove()
     params = sum(p.numel() for m in ran for p in m.parameters(recurse=False))
     return {"input": list(example.shape), "macs": macs, "params": params}
+
+
+class Interpolate(torch.nn.Module):
+    def __init__(self, **kw):
+        super().__init__()
+        self.kw = kw
+
+    def forward(self, x):
+        return torch.nn.functional.interpolate(x, **self.kw)
+
+
+def resize_reference():
+    """Per RESIZE_CASES entry: the ONNX Resize attributes PyTorch exports for it, the scale its
+    transformation uses (the scales input, or None when sizes are given), and for every output
+    row the input rows its value depends on ([first, end): the nonzero entries of its gradient)."""
+    cases = []
+    for mode, align, rows, size, scale in RESIZE_CASES:
+        kw = {"mode": mode}
+        if align is not None:
+            kw["align_corners"] = align
+        if size:
+            kw["size"] = (size, 1)
+        else:
+            kw["scale_factor"] = (scale, 1.0)
+        module, x = Interpolate(**kw), torch.randn(1, 1, rows, 1)
+        buf = io.BytesIO()
+        torch.onnx.export(module, x, buf, opset_version=13)
+        model = onnx.load_from_string(buf.getvalue())
+        node = next(n for n in model.graph.node if n.op_type == "Resize")
+        values = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+        for n in model.graph.node:
+            if n.op_type == "Constant":
+                values[n.output[0]] = onnx.numpy_helper.to_array(n.attribute[0].t)
+        given = values.get(node.input[2]) if len(node.input) > 2 else None
+        x.requires_grad_(True)
+        y = module(x)
+        taps = []
+        for r in range(y.shape[2]):
+            (g,) = torch.autograd.grad(y[0, 0, r, 0], x, retain_graph=True)
+            nonzero = g[0, 0, :, 0].nonzero().flatten().tolist()
+            taps.append([min(nonzero), max(nonzero) + 1])
+        case = {"torch": kw, "in": rows, "out": y.shape[2], "taps": taps,
+                "scale": float(given[2]) if given is not None and given.size else None}
+        case.update({a.name: a.s.decode() for a in node.attribute
+                     if a.type == onnx.AttributeProto.STRING})
+        cases.append(case)
+    return cases
 
 
 class NaiveLayerNorm(torch.nn.Module):
@@ -195,8 +262,10 @@ def export(name, module, example, out_dir, opset, keep_weights, keep_elements):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="onnx", help="output folder")
-    ap.add_argument("--models", default=",".join(list(TORCHVISION) + ["encoder"]),
-                    help="comma-separated: " + ", ".join(list(TORCHVISION) + ["encoder"]))
+    everything = list(TORCHVISION) + ["encoder", "resize"]
+    ap.add_argument("--models", default=",".join(everything),
+                    help="comma-separated: " + ", ".join(everything) +
+                    " (resize: resize_reference.json, which rows each output row reads)")
     ap.add_argument("--opset", type=int, default=13)
     ap.add_argument("--keep-weights", action="store_true", help="keep weight values (large files)")
     ap.add_argument("--keep-elements", type=int, default=64,
@@ -219,6 +288,12 @@ def main():
             with open(ref_path, "w") as f:
                 json.dump(refs, f, indent=1, sort_keys=True)
                 f.write("\n")
+        elif name == "resize":
+            path, cases = os.path.join(args.out, "resize_reference.json"), resize_reference()
+            with open(path, "w") as f:
+                json.dump(cases, f, indent=1)
+                f.write("\n")
+            print(f"{path}: {len(RESIZE_CASES)} cases")
         elif name == "encoder":
             export("encoder", Encoder(), torch.randn(1, 64, 256), args.out, args.opset,
                    args.keep_weights, args.keep_elements)

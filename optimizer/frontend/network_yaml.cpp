@@ -12,6 +12,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
+#include "optimizer/graph/resize.h"
 #include "optimizer/graph/shape_inference.h"
 #include "optimizer/io/graph_file.h"
 #include "optimizer/io/yaml_file.h"
@@ -43,6 +44,7 @@ OpKeys keys_for(OpKind k) {
     case OpKind::Reshape: return {{"shape"}, {}};
     case OpKind::Transpose: return {{"perm"}, {}};
     case OpKind::Dropout: return {{"ratio"}, {}};
+    case OpKind::Resize: return {{"sizes", "scales", "mode", "coordinate_transformation_mode", "nearest_mode"}, {}};
     default: return {{}, {}};
   }
 }
@@ -238,6 +240,17 @@ class Loader {
         else if (key == "epsilon") a.epsilon = scalar<double>(v, kpath);
         else if (key == "ratio") a.ratio = scalar<double>(v, kpath);
         else if (key == "trainable") a.trainable = scalar<bool>(v, kpath);
+        else if (key == "sizes") {
+          const auto hw = pair(v, kpath);
+          a.shape = {hw[0], hw[1]};
+        } else if (key == "scales") {
+          if (v.IsScalar()) a.scales.assign(2, scalar<double>(v, kpath));
+          else if (v.IsSequence() && v.size() == 2)
+            for (const auto& x : v) a.scales.push_back(scalar<double>(x, kpath));
+          else fail(v, kpath, "expected one value or [h, w]");
+        } else if (key == "mode") a.mode = scalar<std::string>(v, kpath);
+        else if (key == "coordinate_transformation_mode") a.coordinate_mode = scalar<std::string>(v, kpath);
+        else if (key == "nearest_mode") a.nearest_mode = scalar<std::string>(v, kpath);
       }
       for (const auto& r : keys.required)
         if (!layer[r]) fail(layer, path, "operator '" + op_key + "' needs '" + r + "'");
@@ -250,6 +263,15 @@ class Loader {
     if (a.ratio < 0 || a.ratio >= 1)
       fail(layer, path, "dropout ratio " + number_text(a.ratio) + " is outside [0, 1)");
     if (a.epsilon < 0) fail(layer, path, "epsilon " + number_text(a.epsilon) + " is negative");
+    if (*kind == OpKind::Resize) {
+      if (a.shape.empty() == a.scales.empty())
+        fail(layer, path, "operator 'resize' needs either 'sizes' or 'scales'");
+      try {
+        check_resize_modes(a);
+      } catch (const InputError& e) {
+        fail(layer, path, e.what());
+      }
+    }
     if (*kind == OpKind::Reshape && inputs.size() < 2 && !(layer.IsMap() && layer["shape"]))
       fail(layer, path, "operator 'reshape' needs 'shape' (or a second input that gives it)");
     const OpInfo& info = op_info(*kind);

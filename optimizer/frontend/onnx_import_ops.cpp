@@ -8,6 +8,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/onnx_importer.h"
+#include "optimizer/graph/resize.h"
 
 namespace nocflow::optimizer::onnx_import_detail {
 
@@ -89,6 +90,56 @@ void Importer::fold_pad(const onnx::NodeProto& n, OpAttrs& a) const {
     a.count_include_pad = true;
   }
   for (std::size_t i = 0; i < 4; ++i) a.pads[i] += pad->second.pads[i];
+}
+
+void Importer::import_resize(const onnx::NodeProto& n) {
+  if (opset_ < 11)
+    fail(n, "Resize before opset 11 (no coordinate_transformation_mode) is not supported");
+  OpAttrs a;
+  auto text = [&](const char* name, std::string& to) {
+    if (const auto* v = attr(n, name)) to = v->s();
+  };
+  text("mode", a.mode);
+  text("coordinate_transformation_mode", a.coordinate_mode);
+  text("nearest_mode", a.nearest_mode);
+  try {
+    check_resize_modes(a);
+  } catch (const InputError& e) {
+    fail(n, e.what());
+  }
+  if (attr_int(n, "antialias", 0) && a.mode != "nearest")
+    fail(n, "antialias=1 is not supported");
+  if (const auto* p = attr(n, "keep_aspect_ratio_policy"); p && p->s() != "stretch")
+    fail(n, "keep_aspect_ratio_policy '" + p->s() + "' is not supported (only stretch)");
+  // opset 18's axes: only H and W, which the scales or sizes then give alone
+  std::vector<std::int64_t> axes = attr_ints(n, "axes");
+  for (auto& x : axes) x = x < 0 ? x + 4 : x;
+  if (!axes.empty() && axes != std::vector<std::int64_t>{2, 3})
+    fail(n, "axes " + shape_str(attr_ints(n, "axes")) + " are not supported (only H and W: 2, 3)");
+  const std::size_t given = axes.empty() ? 4 : 2;
+  auto present = [&](int i) { return i < n.input_size() && !n.input(i).empty(); };
+  // Before opset 13 scales is required, and empty when sizes are given.
+  const ConstInfo* scales = present(2) ? constant(n, 2) : nullptr;
+  if (present(2) && !scales) fail(n, "scales (input 2) must be a constant");
+  if (scales && scales->floats.empty() && scales->ints.empty()) scales = nullptr;
+  if (scales && present(3)) fail(n, "gives both scales and sizes");
+  if (scales) {
+    if (scales->floats.size() != given)
+      fail(n, "scales must be " + std::to_string(given) + " floats, got " + shape_str(scales->dims));
+    if (given == 4 && (scales->floats[0] != 1 || scales->floats[1] != 1))
+      fail(n, "scales resize N or C; only H and W may be resized");
+    a.scales = {scales->floats[given - 2], scales->floats[given - 1]};
+    emit(n, OpKind::Resize, a, {0});
+  } else if (!present(3)) {
+    fail(n, "needs scales or sizes");
+  } else if (given == 2) {
+    const ConstInfo& sizes = need_constant(n, 3, "sizes");
+    if (sizes.ints.size() != 2) fail(n, "sizes must be 2 integers, got " + shape_str(sizes.dims));
+    a.shape = sizes.ints;
+    emit(n, OpKind::Resize, a, {0});
+  } else {
+    emit(n, OpKind::Resize, a, {0, 3});  // N, C, H, W: checked and taken by shape inference
+  }
 }
 
 void Importer::import_split(const onnx::NodeProto& n) {
@@ -284,6 +335,8 @@ void Importer::import_node(const onnx::NodeProto& n) {
     import_pad(n);
   } else if (op == "Split") {
     import_split(n);
+  } else if (op == "Resize") {
+    import_resize(n);
   } else if (op == "Slice") {
     if (opset_ < 10)
       fail(n, "Slice before opset 10 (starts and ends as attributes) is not supported");

@@ -83,6 +83,9 @@ class Importer {
   void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const;
   /// A Split with its sizes known: one Slice per output.
   void import_split(const onnx::NodeProto& n);
+  /// Resize (opset 11 on) of H and W: scales taken as attributes, sizes kept as an operand
+  /// (often shape arithmetic) for shape inference to fold.
+  void import_resize(const onnx::NodeProto& n);
 
   std::string path_;
   onnx::ModelProto& model_;

@@ -27,7 +27,8 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
          int_data == o.int_data && float_data == o.float_data && trainable == o.trainable &&
          parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
          grad_input == o.grad_input && offset == o.offset && params == o.params &&
-         optimizer == o.optimizer;
+         optimizer == o.optimizer && scales == o.scales && mode == o.mode &&
+         coordinate_mode == o.coordinate_mode && nearest_mode == o.nearest_mode;
 }
 
 namespace {
@@ -73,6 +74,10 @@ std::size_t hash_attrs(const OpAttrs& a) {
   mix(h, std::hash<std::int64_t>{}(a.offset));
   mix(h, std::hash<std::int64_t>{}(a.params));
   mix(h, std::hash<std::string>{}(a.optimizer));
+  mix_all(h, a.scales);
+  mix(h, std::hash<std::string>{}(a.mode));
+  mix(h, std::hash<std::string>{}(a.coordinate_mode));
+  mix(h, std::hash<std::string>{}(a.nearest_mode));
   for (const auto& p : a.parts) {
     mix(h, static_cast<std::size_t>(p.kind));
     mix(h, hash_attrs(p.attrs));

@@ -71,6 +71,11 @@ struct OpAttrs {
   std::int64_t offset = 0;            ///< Slice: first index along `axis`
   std::int64_t params = 0;            ///< WeightUpdate: parameters updated (weights and bias)
   std::string optimizer;              ///< WeightUpdate: sgd | momentum | adam
+  // Resize (optimizer/graph/resize.h); `shape` is then the output's height and width.
+  std::vector<double> scales;                  ///< output over input size, H and W (as ONNX)
+  std::string mode = "nearest";                ///< nearest | linear | cubic
+  std::string coordinate_mode = "half_pixel";  ///< ONNX coordinate_transformation_mode
+  std::string nearest_mode = "round_prefer_floor";  ///< ONNX nearest_mode (mode nearest)
 
   bool operator==(const OpAttrs& o) const;
   bool operator!=(const OpAttrs& o) const { return !(*this == o); }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "noc/base/error.h"
+#include "optimizer/graph/resize.h"
 #include "optimizer/partition/relayout.h"
 
 namespace nocflow::optimizer {
@@ -42,6 +43,12 @@ PartDimSet output_dims(const Shape& out, std::vector<std::size_t> except_axes = 
     if (!excluded) set.insert(d);
   }
   return set;
+}
+
+/// Taps per output element of a Resize from `x` to `y` (NCHW).
+std::int64_t taps_per_output(const OpAttrs& a, const Shape& x, const Shape& y) {
+  return resize_taps_per_output(a, resize_axis(a, x, y, 0)) *
+         resize_taps_per_output(a, resize_axis(a, x, y, 1));
 }
 
 std::size_t axis_index(std::int64_t axis, std::size_t rank) {
@@ -129,6 +136,9 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
       c.vector_ops = times({n_out, a.kernel[0], a.kernel[1]});
       break;
     case OpKind::GlobalAvgPool: c.vector_ops = in[0]->numel(); break;
+    case OpKind::Resize:  // a multiply-add per tap
+      c.vector_ops = times({n_out, taps_per_output(a, in[0]->shape, out.shape)});
+      break;
     case OpKind::BatchNorm:
       c.vector_ops = times({2, n_out});
       c.params = 2 * dim(in[0]->shape, 1);
@@ -184,8 +194,10 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
                          : n_out;
       break;
     case OpKind::Grad:
-      c.vector_ops =
-          times({in[0]->numel(), grad_ops(a.grad_of, a.grad_input, out.shape == in[0]->shape)});
+      c.vector_ops = times({in[0]->numel(), a.grad_of == OpKind::Resize
+                                                ? taps_per_output(a, out.shape, in[0]->shape)
+                                                : grad_ops(a.grad_of, a.grad_input,
+                                                           out.shape == in[0]->shape)});
       break;
     case OpKind::LossGrad:
       c.vector_ops = times({3, n_out});

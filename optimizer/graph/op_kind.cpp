@@ -26,6 +26,7 @@ const std::array kTable = {
     OpInfo{OpKind::MaxPool, "MaxPool", "maxpool", 1, 1},
     OpInfo{OpKind::AvgPool, "AvgPool", "avgpool", 1, 1},
     OpInfo{OpKind::GlobalAvgPool, "GlobalAvgPool", "global_avgpool", 1, 1},
+    OpInfo{OpKind::Resize, "Resize", "resize", 1, 2},  // ONNX's sizes until folded
     OpInfo{OpKind::Add, "Add", "add", 2, 2, true},
     OpInfo{OpKind::Sub, "Sub", "sub", 2, 2},
     OpInfo{OpKind::Mul, "Mul", "mul", 2, 2, true},

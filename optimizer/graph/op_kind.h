@@ -15,8 +15,8 @@ enum class OpKind : std::uint8_t {
   Input, Constant, RandomUniform,
   // compute
   Conv, Gemm, MatMul,
-  // pooling
-  MaxPool, AvgPool, GlobalAvgPool,
+  // pooling and resampling
+  MaxPool, AvgPool, GlobalAvgPool, Resize,
   // element-wise binary (numpy broadcasting)
   Add, Sub, Mul, Div, Pow,
   // element-wise unary / activations

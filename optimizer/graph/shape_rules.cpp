@@ -387,6 +387,7 @@ Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>
       need_rank(*in[0], 4, op_name(kind).data());
       return window_op(*in[0], a, in[0]->shape[1], op_name(kind).data());
     }
+    case OpKind::Resize: return resize(in, a);
     case OpKind::GlobalAvgPool: {
       if (in[0]->shape.size() < 3) fail("needs rank >= 3, got " + shape_str(in[0]->shape));
       Tensor t{in[0]->shape, in[0]->elem_bytes, std::nullopt};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Shared by the shape rules (shape_rules.cpp: forward operators; shape_rules_training.cpp:
-// training kinds and Slice). Everyone else calls infer_output (shape_inference.h).
+// training kinds and Slice; resize.cpp: Resize). Everyone else calls infer_output (shape_inference.h).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,5 +37,11 @@ Tensor slice(const Tensor& x, const OpAttrs& a);
 /// axis whose range is not whole into `a` (axis, offset, shape), so constant folding can drop
 /// the operands; slices a compile-time value (shape arithmetic) along.
 Tensor onnx_slice(const std::vector<const Tensor*>& in, OpAttrs& a);
+
+// resize.cpp
+/// A Resize of an NCHW tensor: to the sizes in `a.shape` (H, W), or an ONNX sizes operand
+/// (input 1, known at compile time; taken into `a.shape`), else to ⌊input × `a.scales`⌋. Fills
+/// in what was not given, so that the transformation's scales are ONNX's.
+Tensor resize(const std::vector<const Tensor*>& in, OpAttrs& a);
 
 }  // namespace nocflow::optimizer::shape_rules

@@ -61,6 +61,13 @@ Tensor grad(const Tensor& dy, const OpAttrs& a) {
     slice(x, fwd);  // dY must be that slice of the forward input
     return x;
   }
+  if (a.grad_of == OpKind::Resize) {  // dY added back onto the inputs each value was read from
+    const Tensor x = gradient_tensor(dy, a);
+    OpAttrs fwd = a;
+    fwd.shape = dy.shape.size() == 4 ? Shape{dy.shape[2], dy.shape[3]} : Shape{};
+    same_shape(dy.shape, resize({&x}, fwd).shape, "output gradient");
+    return x;
+  }
   // The gradient of a broadcast operand is the output gradient summed over the broadcast axes.
   if (broadcast(dy.shape, a.shape) != dy.shape)
     fail("gradient shape " + shape_str(a.shape) + " does not broadcast to the output gradient " +

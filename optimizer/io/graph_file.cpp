@@ -53,6 +53,10 @@ void for_each_attr(Visit&& visit) {
   visit("offset", &OpAttrs::offset);
   visit("params", &OpAttrs::params);
   visit("optimizer", &OpAttrs::optimizer);
+  visit("scales", &OpAttrs::scales);
+  visit("mode", &OpAttrs::mode);
+  visit("coordinate_mode", &OpAttrs::coordinate_mode);
+  visit("nearest_mode", &OpAttrs::nearest_mode);
 }
 
 /// The shortest decimal that reads back as exactly `x` (".inf" and "-.inf" for infinities).

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "noc/base/error.h"
+#include "optimizer/graph/resize.h"
 #include "optimizer/partition/relayout.h"
 
 namespace nocflow::optimizer {
@@ -158,6 +159,21 @@ Box conv_grad_weight_region(const OpView& op, int input, const Box& block, Range
   return b;
 }
 
+/// A Resize's input (`to_input`) or its gradient's output gradient: along H and W, the indices
+/// the block reads, or those that read the block. `x`, `y`: the forward input and output.
+Box resize_region(const OpAttrs& a, const Box& block, const Shape& x, const Shape& y,
+                  bool to_input) {
+  Box b = block;
+  for (int i = 0; i < 2; ++i) {
+    Range& r = b.r[kH + i];
+    const ResizeAxis axis = resize_axis(a, x, y, i);
+    const IndexRange got = to_input ? resize_inputs(a, axis, {r.lo, r.hi})
+                                    : resize_outputs(a, axis, {r.lo, r.hi});
+    r = got.second > got.first ? Range{got.first, got.second} : Range{0, 0};
+  }
+  return b;
+}
+
 Box op_region(const OpView& op, int input, const Box& block, Range red) {
   const Dims4 in = view4(op.inputs[static_cast<std::size_t>(input)]->shape);
   const Dims4 out = view4(op.output.shape);
@@ -202,6 +218,8 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
         b.r[axis] = r.empty() ? Range{0, 0} : Range{r.lo - a.offset, r.hi - a.offset};
         return b;
       }
+      if (a.grad_of == OpKind::Resize)  // dX's block from dY's values that read it
+        return resize_region(a, block, op.output.shape, op.inputs[0]->shape, false);
       return same_block(block, in, out);
     case OpKind::LossGrad:
     case OpKind::WeightUpdate:
@@ -215,6 +233,9 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       b.r[kW] = window(block.r[kW], a.stride[1], a.kernel[1], 1, a.pads[1], in[kW]);
       return b;
     }
+    case OpKind::Resize:
+      if (input != 0) return full_box(in);  // ONNX's sizes, before folding
+      return resize_region(a, block, op.inputs[0]->shape, op.output.shape, true);
     case OpKind::GlobalAvgPool: {
       Box b = full_box(in);
       b.r[kN] = block.r[kN];

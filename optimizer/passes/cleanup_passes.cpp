@@ -68,8 +68,9 @@ class ConstantFolding final : public Pass {
         changed = true;
         continue;
       }
-      if (n.kind == OpKind::Slice && g.inputs(id).size() > 1) {
-        // Shape inference already took the operands' values into axis, offset and shape.
+      if ((n.kind == OpKind::Slice || n.kind == OpKind::Resize) && g.inputs(id).size() > 1) {
+        // Shape inference already took the operands' values into the attributes (a Slice's
+        // axis, offset and shape; a Resize's sizes).
         const std::vector<NodeId> ins = g.inputs(id);
         if (!std::all_of(ins.begin() + 1, ins.end(),
                          [&](NodeId in) { return g.node(in).kind == OpKind::Constant; }))

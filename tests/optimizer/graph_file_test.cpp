@@ -63,6 +63,8 @@ TEST(GraphFile, EveryZooNetworkAfterItsPassesReadsBackNodeForNode) {
 TEST(GraphFile, UnpassedOnnxAndTrainingGraphsReadBackToo) {
   // Straight from ONNX: constants with values, shape arithmetic, dropout.
   expect_round_trip(load_network(kData + "encoder.onnx"), "encoder.onnx");
+  // A Resize to sizes that shape arithmetic computes, before constant folding.
+  expect_round_trip(load_network(kData + "lraspp_mobilenet_v3_large.onnx"), "lraspp.onnx");
   for (const char* name : {"vgg5", "mobilenet_v2", "bert_base_layer"}) {
     Graph g = load_network(std::string("zoo:") + name);
     const TrainingOptions adam{"adam"};

@@ -42,6 +42,13 @@ struct Model {
     t->add_dims(static_cast<std::int64_t>(values.size()));
     for (auto v : values) t->add_int64_data(v);
   }
+  void floats(const std::string& name, const std::vector<float>& values) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (auto v : values) t->add_float_data(v);
+  }
   onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::string& output, const std::string& name = "") {
     auto* n = g->add_node();
