@@ -309,8 +309,8 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
       if ((a.grad_of == OpKind::Softmax || a.grad_of == OpKind::LayerNorm) && s == in[0]->shape)
         return legal_part_dims(a.grad_of, a, {in[0]}, out);
       return output_dims(s);
-    case OpKind::LossGrad:
-      return output_dims(s, {s.empty() ? 0 : s.size() - 1});
+    case OpKind::LossGrad:  // softmax over the classes: C of an N×C×H×W output (per pixel)
+      return output_dims(s, {s.size() == 4 ? 1 : s.empty() ? 0 : s.size() - 1});
     case OpKind::Fused: {
       PartDimSet set;
       bool first = true;

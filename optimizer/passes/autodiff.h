@@ -7,8 +7,9 @@
 //
 // Gradients flow only where a parameter lies upstream (as in PyTorch): the network input gets
 // none, so the first layer computes no input gradient. The loss is softmax cross-entropy on
-// every forward output (LossGrad: its gradient p − label, three operations per element). The
-// training graph's outputs are the updated parameters.
+// every forward output (LossGrad: its gradient p − label, three operations per element), over
+// the last axis, or per pixel over C of an N×C×H×W output (segmentation). The training graph's
+// outputs are the updated parameters.
 //
 // Names: NAME.grad (NAME.grad0, NAME.grad1 when several inputs get one) is the gradient of
 // NAME's input; NAME.wgrad and NAME.update its parameters' gradient and update; T.gradsum the

@@ -208,12 +208,15 @@ TEST(Resize, TrainsByAddingEachOutputGradientBackOntoTheRowsItRead) {
       "name: up\ninputs:\n  x: [1, 4, 6, 6]\nlayers:\n"
       "  - {name: conv, op: conv, out: 8, kernel: 3, pad: 1}\n"
       "  - {name: up, op: resize, scales: 2, mode: linear, coordinate_transformation_mode: "
-      "align_corners}\n"
-      "  - {name: fc, op: gemm, out: 10}\n",
+      "align_corners}\n",
       "up.yaml");
   EXPECT_EQ(g.node(*g.find("up")).output.shape, (Shape{1, 8, 12, 12}));
   const TrainingOptions sgd;
   run_passes(g, "default", &sgd);
+  // Per-pixel classes: the loss's softmax runs over C, which is not split.
+  const PartDimSet loss = legal_part_dims(g, *g.find("up.loss_grad"));
+  EXPECT_FALSE(loss.contains(PartDim::Outp));
+  EXPECT_TRUE(loss.contains(PartDim::OfmpH) && loss.contains(PartDim::OfmpW));
   const NodeId d = *g.find("up.grad");
   EXPECT_EQ(g.node(d).kind, OpKind::Grad);
   EXPECT_EQ(g.node(d).attrs.grad_of, OpKind::Resize);
