@@ -63,6 +63,7 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
       pes.push_back(c.nodes());
     }
   }
+  check_memory_feasible(p);  // before the edges, which on a large mesh take seconds
   std::unordered_map<std::string, std::size_t> seen;  // signature → edge already tabulated
   for (const LayerEdge& e : w.edges) {
     if (progress) progress(p.edges.size(), w.edges.size());
@@ -99,7 +100,6 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
   auto t0 = Clock::now();
   s.problem = tabulate(s.workload, s.choices, model, hw, o.memory_limit, o.progress);
   s.tabulate_seconds = since(t0);
-  check_memory_feasible(s.problem);
   if (o.prune) {
     t0 = Clock::now();
     PrunedProblem pruned = prune_dominated(s.problem);

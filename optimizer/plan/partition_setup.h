@@ -40,6 +40,7 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
                                const SetupOptions& options);
 
 /// Tabulates `model` over given choices (no pruning); `progress` as SetupOptions::progress.
+/// With `memory_limit`, throws MemoryInfeasible (before any edge) when a layer fits no choice.
 Problem tabulate(const Workload& workload, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
                  const TabulationProgress& progress = {});

@@ -56,6 +56,23 @@ TEST(Choices, NoValidChoiceNamesTheLayer) {
   }
 }
 
+TEST(Choices, ALayerThatFitsNoChoiceIsRefusedBeforeAnyEdgeIsTabulated) {
+  Graph g = zoo_network("vgg5");
+  HwDesc hw;
+  hw.topology = {"mesh", 2, 2, 0};
+  hw.sram_bytes = 1024;
+  const auto model = make_cost_model("linkload", hw);
+  int edges_started = 0;
+  SetupOptions o;
+  o.memory_limit = true;
+  o.progress = [&](std::size_t, std::size_t) { ++edges_started; };
+  EXPECT_THROW(setup_partition(g, hw, *model, o), MemoryInfeasible);
+  EXPECT_EQ(edges_started, 0);
+  o.memory_limit = false;  // without the limit every edge is tabulated
+  EXPECT_GT(setup_partition(g, hw, *model, o).problem.edges.size(), 0u);
+  EXPECT_GT(edges_started, 0);
+}
+
 TEST(Choices, PruningKeepsTheOptimumOnVgg5BothModels) {
   Graph g = zoo_network("vgg5");
   PassManager(parse_pass_list("default")).run(g);
