@@ -100,32 +100,37 @@ void Importer::import_resize(const onnx::NodeProto& n) {
     if (const auto* v = attr(n, name)) to = v->s();
   };
   text("mode", a.mode);
-  text("coordinate_transformation_mode", a.coordinate_mode);
+  text("coordinate_transformation_mode", a.coordinate_transformation_mode);
   text("nearest_mode", a.nearest_mode);
   try {
     check_resize_modes(a);
   } catch (const InputError& e) {
     fail(n, e.what());
   }
-  if (attr_int(n, "antialias", 0) && a.mode != "nearest")
-    fail(n, "antialias=1 is not supported");
-  if (const auto* p = attr(n, "keep_aspect_ratio_policy"); p && p->s() != "stretch")
-    fail(n, "keep_aspect_ratio_policy '" + p->s() + "' is not supported (only stretch)");
+  if (attr_int(n, "antialias", 0) && a.mode != "nearest") fail(n, "antialias=1 is not supported");
   // opset 18's axes: only H and W, which the scales or sizes then give alone
   std::vector<std::int64_t> axes = attr_ints(n, "axes");
   for (auto& x : axes) x = x < 0 ? x + 4 : x;
   if (!axes.empty() && axes != std::vector<std::int64_t>{2, 3})
     fail(n, "axes " + shape_str(attr_ints(n, "axes")) + " are not supported (only H and W: 2, 3)");
   const std::size_t given = axes.empty() ? 4 : 2;
-  auto present = [&](int i) { return i < n.input_size() && !n.input(i).empty(); };
-  // Before opset 13 scales is required, and empty when sizes are given.
+  // Before opset 13 scales and sizes may be empty tensors, standing for absent ones.
+  auto present = [&](int i) {
+    if (i >= n.input_size() || n.input(i).empty()) return false;
+    const ConstInfo* c = constant(n, i);
+    return !c || c->dims.empty() ||
+           std::find(c->dims.begin(), c->dims.end(), 0) == c->dims.end();
+  };
   const ConstInfo* scales = present(2) ? constant(n, 2) : nullptr;
   if (present(2) && !scales) fail(n, "scales (input 2) must be a constant");
-  if (scales && scales->floats.empty() && scales->ints.empty()) scales = nullptr;
   if (scales && present(3)) fail(n, "gives both scales and sizes");
+  if (const auto* p = attr(n, "keep_aspect_ratio_policy"); p && p->s() != "stretch" && present(3))
+    fail(n, "keep_aspect_ratio_policy '" + p->s() + "' is not supported (only stretch)");
   if (scales) {
+    if (!scales->ints.empty()) fail(n, "scales must be floats, not integers");
     if (scales->floats.size() != given)
-      fail(n, "scales must be " + std::to_string(given) + " floats, got " + shape_str(scales->dims));
+      fail(n, "scales must be " + std::to_string(given) + " floats, got " +
+                  shape_str(scales->dims));
     if (given == 4 && (scales->floats[0] != 1 || scales->floats[1] != 1))
       fail(n, "scales resize N or C; only H and W may be resized");
     a.scales = {scales->floats[given - 2], scales->floats[given - 1]};

@@ -28,7 +28,7 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
          parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
          grad_input == o.grad_input && offset == o.offset && params == o.params &&
          optimizer == o.optimizer && scales == o.scales && mode == o.mode &&
-         coordinate_mode == o.coordinate_mode && nearest_mode == o.nearest_mode;
+         coordinate_transformation_mode == o.coordinate_transformation_mode && nearest_mode == o.nearest_mode;
 }
 
 namespace {
@@ -76,7 +76,7 @@ std::size_t hash_attrs(const OpAttrs& a) {
   mix(h, std::hash<std::string>{}(a.optimizer));
   mix_all(h, a.scales);
   mix(h, std::hash<std::string>{}(a.mode));
-  mix(h, std::hash<std::string>{}(a.coordinate_mode));
+  mix(h, std::hash<std::string>{}(a.coordinate_transformation_mode));
   mix(h, std::hash<std::string>{}(a.nearest_mode));
   for (const auto& p : a.parts) {
     mix(h, static_cast<std::size_t>(p.kind));

@@ -74,7 +74,7 @@ struct OpAttrs {
   // Resize (optimizer/graph/resize.h); `shape` is then the output's height and width.
   std::vector<double> scales;                  ///< output over input size, H and W (as ONNX)
   std::string mode = "nearest";                ///< nearest | linear | cubic
-  std::string coordinate_mode = "half_pixel";  ///< ONNX coordinate_transformation_mode
+  std::string coordinate_transformation_mode = "half_pixel";  ///< ONNX coordinate_transformation_mode
   std::string nearest_mode = "round_prefer_floor";  ///< ONNX nearest_mode (mode nearest)
 
   bool operator==(const OpAttrs& o) const;

@@ -29,18 +29,23 @@ void check_one_of(const std::string& value, const std::array<std::string_view, N
                    ")");
 }
 
-/// An axis the Resize leaves alone: every output reads its own input.
-bool identity(const ResizeAxis& axis) { return axis.in == axis.out && axis.scale == 1; }
+/// An axis the Resize leaves alone: every output reads its own input (not so under
+/// tf_half_pixel_for_nn, which maps x to x + 0.5 at scale 1).
+bool identity(const OpAttrs& a, const ResizeAxis& axis) {
+  return axis.in == axis.out && axis.scale == 1 &&
+         a.coordinate_transformation_mode != "tf_half_pixel_for_nn";
+}
 
 /// The input coordinate output index x maps to (ONNX's coordinate_transformation_mode).
 double source(const OpAttrs& a, const ResizeAxis& axis, std::int64_t x) {
   const double xr = static_cast<double>(x), s = axis.scale;
-  const std::string& m = a.coordinate_mode;
+  const std::string& m = a.coordinate_transformation_mode;
   if (m == "half_pixel") return (xr + 0.5) / s - 0.5;
   if (m == "pytorch_half_pixel") return axis.out > 1 ? (xr + 0.5) / s - 0.5 : 0.0;
-  if (m == "align_corners")
-    return axis.out == 1 ? 0.0
-                         : xr * static_cast<double>(axis.in - 1) / static_cast<double>(axis.out - 1);
+  if (m == "align_corners")  // over the output's integer length, as PyTorch and onnxruntime
+    return axis.out == 1
+               ? 0.0
+               : xr * static_cast<double>(axis.in - 1) / static_cast<double>(axis.out - 1);
   if (m == "asymmetric") return xr / s;
   if (m == "tf_half_pixel_for_nn") return (xr + 0.5) / s;
   // half_pixel_symmetric: half_pixel about the centre when the output is rounded down
@@ -67,17 +72,17 @@ ResizeAxis resize_axis(const OpAttrs& a, const Shape& in, const Shape& out, int 
 }
 
 void check_resize_modes(const OpAttrs& a) {
-  if (a.coordinate_mode == "tf_crop_and_resize")
+  if (a.coordinate_transformation_mode == "tf_crop_and_resize")
     throw InputError(
         "Resize coordinate_transformation_mode 'tf_crop_and_resize' (a region of interest) is "
         "not supported");
   check_one_of(a.mode, kModes, "mode");
-  check_one_of(a.coordinate_mode, kCoordinateModes, "coordinate_transformation_mode");
+  check_one_of(a.coordinate_transformation_mode, kCoordinateModes, "coordinate_transformation_mode");
   check_one_of(a.nearest_mode, kNearestModes, "nearest_mode");
 }
 
 IndexRange resize_taps(const OpAttrs& a, const ResizeAxis& axis, std::int64_t x) {
-  if (identity(axis)) return {x, x + 1};
+  if (identity(a, axis)) return {x, x + 1};
   const double v = source(a, axis, x);
   auto clamp = [&](double i) {
     return static_cast<std::int64_t>(std::clamp(i, 0.0, static_cast<double>(axis.in - 1)));
@@ -86,7 +91,8 @@ IndexRange resize_taps(const OpAttrs& a, const ResizeAxis& axis, std::int64_t x)
     const std::int64_t i = clamp(nearest(a.nearest_mode, v));
     return {i, i + 1};
   }
-  // Every tap, also one that weighs nothing (on an input index), as the kernels load them.
+  // Every tap inside the input, also one that weighs nothing (on an input index), as the
+  // kernels load them (below 0 they may also load index 1, which weighs nothing there).
   const double f = std::floor(v);
   if (a.mode == "linear") return {clamp(f), clamp(f + 1) + 1};
   return {clamp(f - 1), clamp(f + 2) + 1};  // cubic
@@ -118,7 +124,7 @@ IndexRange resize_outputs(const OpAttrs& a, const ResizeAxis& axis, IndexRange i
 }
 
 std::int64_t resize_taps_per_output(const OpAttrs& a, const ResizeAxis& axis) {
-  if (identity(axis) || a.mode == "nearest") return 1;
+  if (identity(a, axis) || a.mode == "nearest") return 1;
   return a.mode == "linear" ? 2 : 4;
 }
 
@@ -128,7 +134,7 @@ Tensor resize(const std::vector<const Tensor*>& in, OpAttrs& a) {
   const Tensor& x = *in[0];
   need_rank(x, 4, "Resize");
   if (in.size() > 1) {  // ONNX's sizes
-    if (!in[1]->value) fail("sizes (input 1) is not known at compile time");
+    if (!in[1]->value) fail("sizes must be integers known at compile time");
     const std::vector<std::int64_t>& v = *in[1]->value;
     if (v.size() != 4) fail("sizes " + shape_str(v) + " must give N, C, H and W");
     if (v[0] != x.shape[0] || v[1] != x.shape[1])
@@ -145,8 +151,10 @@ Tensor resize(const std::vector<const Tensor*>& in, OpAttrs& a) {
   if (a.shape.empty()) {
     if (a.scales.empty()) fail("needs sizes or scales");
     for (std::size_t i = 0; i < 2; ++i) {
-      const double size = std::floor(static_cast<double>(x.shape[2 + i]) * a.scales[i]);
-      if (size > 0x1p53) fail("scales make an output dimension over 2^53");
+      // In single precision, as ONNX's shape inference and onnxruntime (10 x 0.7: 7, not 6)
+      const double size = std::floor(static_cast<double>(static_cast<float>(x.shape[2 + i]) *
+                                                         static_cast<float>(a.scales[i])));
+      if (!(size <= 0x1p53)) fail("scales make an output dimension over 2^53");
       a.shape.push_back(static_cast<std::int64_t>(size));
     }
   } else if (a.shape.size() != 2) {
@@ -156,6 +164,15 @@ Tensor resize(const std::vector<const Tensor*>& in, OpAttrs& a) {
   Tensor t{{x.shape[0], x.shape[1], a.shape[0], a.shape[1]}, x.elem_bytes, std::nullopt};
   if (a.scales.empty())
     for (int i = 0; i < 2; ++i) a.scales.push_back(resize_axis(a, x.shape, t.shape, i).scale);
+  // Sizes and scales filled in from each other agree; given both (a graph file, or sizes
+  // recorded for another input), they must.
+  for (std::size_t i = 0; i < 2; ++i) {
+    const double scaled = static_cast<double>(x.shape[2 + i]) * a.scales[i];
+    if (!(std::abs(scaled - static_cast<double>(a.shape[i])) < 1))
+      fail("sizes " + shape_str(a.shape) + " and scales disagree on input " + shape_str(x.shape) +
+           " (axis " + std::to_string(2 + i) + ": " + std::to_string(x.shape[2 + i]) + " x " +
+           std::to_string(a.scales[i]) + ")");
+  }
   return t;
 }
 

@@ -13,7 +13,8 @@
 namespace nocflow::optimizer {
 
 /// One axis of a Resize: input and output lengths, and the scale its transformation uses
-/// (as ONNX: the given scale, or output over input length when sizes were given).
+/// (as ONNX: the given scale, or output over input length when sizes were given; align_corners
+/// uses the lengths, as PyTorch and onnxruntime do, where ONNX's reference uses input × scale).
 struct ResizeAxis {
   std::int64_t in = 1;
   std::int64_t out = 1;
@@ -26,8 +27,9 @@ ResizeAxis resize_axis(const OpAttrs& a, const Shape& in, const Shape& out, int 
 /// Half-open index range [first, end); empty when end <= first.
 using IndexRange = std::pair<std::int64_t, std::int64_t>;
 
-/// Throws InputError unless `a`'s mode, coordinate_mode and nearest_mode are ones nocflow
-/// resizes with (every ONNX one but tf_crop_and_resize, which reads a region of interest).
+/// Throws InputError unless `a`'s mode, coordinate_transformation_mode and nearest_mode are
+/// ones nocflow resizes with (every ONNX one but tf_crop_and_resize, which reads a region of
+/// interest).
 void check_resize_modes(const OpAttrs& a);
 
 /// The input indices output index `x` reads: [first, end).

@@ -55,7 +55,7 @@ void for_each_attr(Visit&& visit) {
   visit("optimizer", &OpAttrs::optimizer);
   visit("scales", &OpAttrs::scales);
   visit("mode", &OpAttrs::mode);
-  visit("coordinate_mode", &OpAttrs::coordinate_mode);
+  visit("coordinate_transformation_mode", &OpAttrs::coordinate_transformation_mode);
   visit("nearest_mode", &OpAttrs::nearest_mode);
 }
 

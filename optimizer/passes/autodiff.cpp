@@ -51,7 +51,7 @@ class Autodiff {
       bool needs = has_own_params(n);
       any_params = any_params || needs;
       for (NodeId in : g_.inputs(id)) needs = needs || needs_grad_[in];
-      needs_grad_[id] = needs;
+      needs_grad_[id] = needs && !n.output.value;  // shape arithmetic has no gradient
     }
     if (!any_params)
       throw InputError("autodiff: network '" + g_.name() + "' has no learned parameters to train");

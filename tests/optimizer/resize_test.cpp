@@ -13,6 +13,7 @@
 
 #include "optimizer/frontend/network_yaml.h"
 #include "optimizer/graph/op_cost.h"
+#include "optimizer/graph/shape_inference.h"
 #include "optimizer/io/graph_file.h"
 #include "optimizer/partition/region.h"
 #include "optimizer/passes/autodiff.h"
@@ -45,7 +46,7 @@ TEST(Resize, ReadsTheRowsPyTorchsInterpolateReads) {
     const std::string what = c.at("torch").dump();
     OpAttrs a;
     a.mode = c.at("mode").get<std::string>();
-    a.coordinate_mode = c.at("coordinate_transformation_mode").get<std::string>();
+    a.coordinate_transformation_mode = c.at("coordinate_transformation_mode").get<std::string>();
     a.nearest_mode = c.at("nearest_mode").get<std::string>();
     ResizeAxis axis{c.at("in").get<std::int64_t>(), c.at("out").get<std::int64_t>(), 1};
     axis.scale = c.at("scale").is_null() ? static_cast<double>(axis.out) / static_cast<double>(axis.in)
@@ -120,9 +121,6 @@ TEST(OnnxResize, SizesFromShapeArithmeticFoldIntoTheNode) {
   // The top half of the output reads the rows its taps reach, every column.
   const Box block{{Range{0, 1}, Range{0, 8}, Range{0, 6}, Range{0, 18}}};
   const Box need = input_region(g, r, 0, block, Range{0, 1});
-  const ResizeAxis h{6, 12, 2};
-  const IndexRange rows = resize_inputs(g.node(r).attrs, h, {0, 6});
-  EXPECT_EQ(need.r[kH], (Range{rows.first, rows.second}));
   EXPECT_EQ(need.r[kH], (Range{0, 4}));  // output row 5 at input 2.25 reads rows 2 and 3
   EXPECT_EQ(need.r[kW], (Range{0, 6}));
   // nearest reads one row per output row: no halo at a block edge where the scale divides
@@ -130,6 +128,12 @@ TEST(OnnxResize, SizesFromShapeArithmeticFoldIntoTheNode) {
   run_passes(n, "default");
   EXPECT_EQ(op_cost(n, *n.find("resize")).vector_ops, 8 * 12 * 18);
   EXPECT_EQ(input_region(n, *n.find("resize"), 0, block, Range{0, 1}).r[kH], (Range{0, 3}));
+  // Differentiated before constant folding, the shape arithmetic gets no gradient.
+  Graph t = resize_to_sizes("linear").load("resize_train.onnx");
+  const TrainingOptions sgd;
+  run_passes(t, "none", &sgd);
+  EXPECT_TRUE(t.find("resize.grad").has_value());
+  EXPECT_FALSE(t.find("resize.grad0").has_value());
 }
 
 TEST(OnnxResize, ScalesAreTakenAsTheyAreGiven) {
@@ -143,6 +147,22 @@ TEST(OnnxResize, ScalesAreTakenAsTheyAreGiven) {
   EXPECT_EQ(n.output.shape, (Shape{1, 3, 12, 10}));  // ⌊5 x 2.5⌋
   EXPECT_EQ(n.attrs.scales, (std::vector<double>{2.5, 2}));
   EXPECT_EQ(n.attrs.mode, "nearest");  // ONNX's default
+  // The output size in single precision, as ONNX and onnxruntime: ⌊10 x 0.7f⌋ = 7 (in double
+  // 6.99999988 would give 6); PyTorch's interpolate(scale_factor=0.7) also gives 7.
+  Model s({1, 1, 10, 10});
+  s.floats("sc", {1, 1, 0.7f, 2.3f});
+  s.node("Resize", {"x", "", "sc"}, "y", "resize");
+  const Graph sg = s.load("resize_float.onnx");
+  EXPECT_EQ(sg.node(*sg.find("resize")).output.shape, (Shape{1, 1, 7, 23}));
+  // Opset 11 passes empty tensors for the region of interest and the sizes it does not use.
+  Model e({1, 3, 4, 4});
+  e.m.mutable_opset_import(0)->set_version(11);
+  e.floats("roi", {});
+  e.floats("sc", {1, 1, 2, 1.5f});
+  e.int64s("sz", {});
+  e.node("Resize", {"x", "roi", "sc", "sz"}, "y", "resize");
+  const Graph eg = e.load("resize_opset11.onnx");
+  EXPECT_EQ(eg.node(*eg.find("resize")).output.shape, (Shape{1, 3, 8, 6}));
 }
 
 TEST(OnnxResize, WhatItCannotResizeIsRefusedSayingWhy) {
@@ -194,13 +214,52 @@ TEST(OnnxResize, WhatItCannotResizeIsRefusedSayingWhy) {
              },
                      18),
              "antialias=1 is not supported");
+  EXPECT_HAS(refusal([](Model& m) {
+               m.int64s("sc", {1, 1, 2, 2});
+               m.node("Resize", {"x", "", "sc"}, "y", "resize");
+             }),
+             "scales must be floats, not integers");
   // opset 18's axes over H and W: two sizes
-  EXPECT_EQ(refusal([](Model& m) {
-              m.int64s("sz", {8, 6});
-              Model::ints(m.node("Resize", {"x", "", "", "sz"}, "y", "resize"), "axes", {-2, -1});
-            },
-                    18),
-            "(no InputError)");
+  Model m({1, 3, 4, 4});
+  m.m.mutable_opset_import(0)->set_version(18);
+  m.int64s("sz", {8, 6});
+  Model::ints(m.node("Resize", {"x", "", "", "sz"}, "y", "resize"), "axes", {-2, -1});
+  const Graph g = m.load("resize_axes.onnx");
+  EXPECT_EQ(g.node(*g.find("resize")).output.shape, (Shape{1, 3, 8, 6}));
+}
+
+/// Rows worked out by hand from the ONNX specification's formulas, for the transformations and
+/// roundings PyTorch does not export.
+TEST(Resize, EveryTransformationAndRoundingAsTheOnnxSpecificationWritesThem) {
+  auto row = [](const char* coordinates, const char* mode, const char* rounding, ResizeAxis axis,
+                std::int64_t x) {
+    OpAttrs a;
+    a.coordinate_transformation_mode = coordinates;
+    a.mode = mode;
+    a.nearest_mode = rounding;
+    return resize_taps(a, axis, x);
+  };
+  // asymmetric x / 2: output 1 sits at 0.5, a tie
+  EXPECT_EQ(row("asymmetric", "nearest", "round_prefer_floor", {4, 8, 2}, 1), (IndexRange{0, 1}));
+  EXPECT_EQ(row("asymmetric", "nearest", "round_prefer_ceil", {4, 8, 2}, 1), (IndexRange{1, 2}));
+  EXPECT_EQ(row("asymmetric", "nearest", "ceil", {4, 8, 2}, 1), (IndexRange{1, 2}));
+  EXPECT_EQ(row("asymmetric", "nearest", "floor", {4, 8, 2}, 3), (IndexRange{1, 2}));
+  // half_pixel (x + 0.5) / 2 − 0.5: output 0 at −0.25 rounds to 0; output 7 at 3.25 to 3
+  EXPECT_EQ(row("half_pixel", "nearest", "round_prefer_ceil", {4, 8, 2}, 0), (IndexRange{0, 1}));
+  EXPECT_EQ(row("half_pixel", "linear", "floor", {4, 8, 2}, 7), (IndexRange{3, 4}));
+  // tf_half_pixel_for_nn (x + 0.5) / s, even at scale 1: output 1 at 1.5 rounds up to 2
+  EXPECT_EQ(row("tf_half_pixel_for_nn", "nearest", "ceil", {4, 4, 1}, 1), (IndexRange{2, 3}));
+  EXPECT_EQ(row("tf_half_pixel_for_nn", "linear", "floor", {4, 4, 1}, 1), (IndexRange{1, 3}));
+  // pytorch_half_pixel maps a one-element output to 0; half_pixel to (0.5) x 10 − 0.5 = 4.5
+  EXPECT_EQ(row("pytorch_half_pixel", "nearest", "floor", {10, 1, 0.1}, 0), (IndexRange{0, 1}));
+  EXPECT_EQ(row("half_pixel", "nearest", "floor", {10, 1, 0.1}, 0), (IndexRange{4, 5}));
+  // half_pixel_symmetric, 10 → ⌊3.5⌋ = 3 at 0.35: offset 5 (1 − 3 / 3.5) = 5/7, so output 0 sits
+  // at 5/7 + 0.5 / 0.35 − 0.5 = 1.64 and output 2 at 7.36
+  EXPECT_EQ(row("half_pixel_symmetric", "nearest", "round_prefer_floor", {10, 3, 0.35}, 0),
+            (IndexRange{2, 3}));
+  EXPECT_EQ(row("half_pixel_symmetric", "cubic", "floor", {10, 3, 0.35}, 2), (IndexRange{6, 10}));
+  // align_corners x (in − 1) / (out − 1): output 3 of 7 → 16 at 1.2
+  EXPECT_EQ(row("align_corners", "cubic", "floor", {7, 16, 16.0 / 7}, 3), (IndexRange{0, 4}));
 }
 
 TEST(Resize, TrainsByAddingEachOutputGradientBackOntoTheRowsItRead) {
@@ -222,21 +281,36 @@ TEST(Resize, TrainsByAddingEachOutputGradientBackOntoTheRowsItRead) {
   EXPECT_EQ(g.node(d).attrs.grad_of, OpKind::Resize);
   EXPECT_EQ(g.node(d).output.shape, (Shape{1, 8, 6, 6}));
   EXPECT_EQ(op_cost(g, d).vector_ops, 8 * 12 * 12 * 4);
-  // dX rows [2, 4) take dY from the rows that read them (scanned here over every dY row).
-  const OpAttrs& a = g.node(d).attrs;
-  const ResizeAxis axis{6, 12, 2};
-  IndexRange readers{12, 0};
-  for (std::int64_t y = 0; y < 12; ++y)
-    if (const IndexRange t = resize_taps(a, axis, y); t.first < 4 && t.second > 2)
-      readers = {std::min(readers.first, y), y + 1};
+  // dX rows [2, 4) take dY from the rows that read them: dY row y sits at y x 5 / 11, so rows
+  // 3 (1.36, reading 1 and 2) to 8 (3.64, reading 3 and 4).
   const Box block{{Range{0, 1}, Range{0, 8}, Range{2, 4}, Range{0, 6}}};
   const Box need = input_region(g, d, 0, block, Range{0, 1});
-  EXPECT_EQ(need.r[kH], (Range{readers.first, readers.second}));
+  EXPECT_EQ(need.r[kH], (Range{3, 9}));
   EXPECT_EQ(need.r[kW], (Range{0, 12}));
   // The training graph reads back from its file as it was.
   const Graph back = parse_network_yaml(graph_yaml(g), "up.train.yaml");
   EXPECT_EQ(layer_table(back), layer_table(g));
   EXPECT_EQ(back.node(*back.find("up")).attrs, g.node(*g.find("up")).attrs);
+}
+
+TEST(Resize, SizesAndScalesThatDisagreeAreRefused) {
+  const Tensor x{{1, 2, 6, 6}, 4, std::nullopt};
+  OpAttrs a;
+  a.shape = {12, 12};
+  a.scales = {2, 2};
+  EXPECT_EQ(infer_output(OpKind::Resize, a, {&x}).shape, (Shape{1, 2, 12, 12}));
+  a.scales = {2, 1e-300};  // a graph file's, say
+  EXPECT_HAS(nocflow::testing::error_of([&] { infer_output(OpKind::Resize, a, {&x}); }),
+             "sizes [12,12] and scales disagree on input [1,2,6,6]");
+  // The gradient's dY must be what the forward Resize makes of dX.
+  OpAttrs g;
+  g.grad_of = OpKind::Resize;
+  g.shape = {1, 2, 6, 6};
+  g.scales = {2, 2};
+  const Tensor dy{{1, 2, 12, 12}, 4, std::nullopt}, tall{{1, 2, 13, 12}, 4, std::nullopt};
+  EXPECT_EQ(infer_output(OpKind::Grad, g, {&dy}).shape, (Shape{1, 2, 6, 6}));
+  EXPECT_HAS(nocflow::testing::error_of([&] { infer_output(OpKind::Grad, g, {&tall}); }),
+             "disagree");
 }
 
 TEST(NetworkYaml, ResizeNeedsSizesOrScalesAndAKnownMode) {
