@@ -44,7 +44,8 @@ OpKeys keys_for(OpKind k) {
     case OpKind::Reshape: return {{"shape"}, {}};
     case OpKind::Transpose: return {{"perm"}, {}};
     case OpKind::Dropout: return {{"ratio"}, {}};
-    case OpKind::Resize: return {{"sizes", "scales", "mode", "coordinate_transformation_mode", "nearest_mode"}, {}};
+    case OpKind::Resize:
+      return {{"sizes", "scales", "mode", "coordinate_transformation_mode", "nearest_mode"}, {}};
     default: return {{}, {}};
   }
 }
@@ -249,7 +250,8 @@ class Loader {
             for (const auto& x : v) a.scales.push_back(scalar<double>(x, kpath));
           else fail(v, kpath, "expected one value or [h, w]");
         } else if (key == "mode") a.mode = scalar<std::string>(v, kpath);
-        else if (key == "coordinate_transformation_mode") a.coordinate_transformation_mode = scalar<std::string>(v, kpath);
+        else if (key == "coordinate_transformation_mode")
+          a.coordinate_transformation_mode = scalar<std::string>(v, kpath);
         else if (key == "nearest_mode") a.nearest_mode = scalar<std::string>(v, kpath);
       }
       for (const auto& r : keys.required)

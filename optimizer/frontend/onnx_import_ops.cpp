@@ -118,8 +118,7 @@ void Importer::import_resize(const onnx::NodeProto& n) {
   auto present = [&](int i) {
     if (i >= n.input_size() || n.input(i).empty()) return false;
     const ConstInfo* c = constant(n, i);
-    return !c || c->dims.empty() ||
-           std::find(c->dims.begin(), c->dims.end(), 0) == c->dims.end();
+    return !c || c->dims.empty() || std::find(c->dims.begin(), c->dims.end(), 0) == c->dims.end();
   };
   const ConstInfo* scales = present(2) ? constant(n, 2) : nullptr;
   if (present(2) && !scales) fail(n, "scales (input 2) must be a constant");
@@ -129,8 +128,8 @@ void Importer::import_resize(const onnx::NodeProto& n) {
   if (scales) {
     if (!scales->ints.empty()) fail(n, "scales must be floats, not integers");
     if (scales->floats.size() != given)
-      fail(n, "scales must be " + std::to_string(given) + " floats, got " +
-                  shape_str(scales->dims));
+      fail(n,
+           "scales must be " + std::to_string(given) + " floats, got " + shape_str(scales->dims));
     if (given == 4 && (scales->floats[0] != 1 || scales->floats[1] != 1))
       fail(n, "scales resize N or C; only H and W may be resized");
     a.scales = {scales->floats[given - 2], scales->floats[given - 1]};

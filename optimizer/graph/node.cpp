@@ -28,7 +28,8 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
          parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
          grad_input == o.grad_input && offset == o.offset && params == o.params &&
          optimizer == o.optimizer && scales == o.scales && mode == o.mode &&
-         coordinate_transformation_mode == o.coordinate_transformation_mode && nearest_mode == o.nearest_mode;
+         coordinate_transformation_mode == o.coordinate_transformation_mode &&
+         nearest_mode == o.nearest_mode;
 }
 
 namespace {

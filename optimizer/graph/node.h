@@ -72,10 +72,11 @@ struct OpAttrs {
   std::int64_t params = 0;            ///< WeightUpdate: parameters updated (weights and bias)
   std::string optimizer;              ///< WeightUpdate: sgd | momentum | adam
   // Resize (optimizer/graph/resize.h); `shape` is then the output's height and width.
-  std::vector<double> scales;                  ///< output over input size, H and W (as ONNX)
-  std::string mode = "nearest";                ///< nearest | linear | cubic
-  std::string coordinate_transformation_mode = "half_pixel";  ///< ONNX coordinate_transformation_mode
-  std::string nearest_mode = "round_prefer_floor";  ///< ONNX nearest_mode (mode nearest)
+  // The mode, transformation and rounding are ONNX's attributes of the same names.
+  std::vector<double> scales;                                 ///< output over input size, H, W
+  std::string mode = "nearest";                               ///< nearest | linear | cubic
+  std::string coordinate_transformation_mode = "half_pixel";  ///< as ONNX
+  std::string nearest_mode = "round_prefer_floor";            ///< mode nearest only
 
   bool operator==(const OpAttrs& o) const;
   bool operator!=(const OpAttrs& o) const { return !(*this == o); }

@@ -194,10 +194,10 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
                          : n_out;
       break;
     case OpKind::Grad:
-      c.vector_ops = times({in[0]->numel(), a.grad_of == OpKind::Resize
-                                                ? taps_per_output(a, out.shape, in[0]->shape)
-                                                : grad_ops(a.grad_of, a.grad_input,
-                                                           out.shape == in[0]->shape)});
+      c.vector_ops = times(
+          {in[0]->numel(), a.grad_of == OpKind::Resize
+                               ? taps_per_output(a, out.shape, in[0]->shape)
+                               : grad_ops(a.grad_of, a.grad_input, out.shape == in[0]->shape)});
       break;
     case OpKind::LossGrad:
       c.vector_ops = times({3, n_out});

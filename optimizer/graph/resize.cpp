@@ -14,8 +14,8 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kModes = {"nearest", "linear", "cubic"};
 constexpr std::array<std::string_view, 6> kCoordinateModes = {
-    "half_pixel",   "half_pixel_symmetric", "pytorch_half_pixel",
-    "align_corners", "asymmetric",          "tf_half_pixel_for_nn"};
+    "half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+    "align_corners", "asymmetric",           "tf_half_pixel_for_nn"};
 constexpr std::array<std::string_view, 4> kNearestModes = {"round_prefer_floor",
                                                            "round_prefer_ceil", "floor", "ceil"};
 
@@ -77,7 +77,8 @@ void check_resize_modes(const OpAttrs& a) {
         "Resize coordinate_transformation_mode 'tf_crop_and_resize' (a region of interest) is "
         "not supported");
   check_one_of(a.mode, kModes, "mode");
-  check_one_of(a.coordinate_transformation_mode, kCoordinateModes, "coordinate_transformation_mode");
+  check_one_of(a.coordinate_transformation_mode, kCoordinateModes,
+               "coordinate_transformation_mode");
   check_one_of(a.nearest_mode, kNearestModes, "nearest_mode");
 }
 
@@ -113,8 +114,10 @@ IndexRange resize_outputs(const OpAttrs& a, const ResizeAxis& axis, IndexRange i
     std::int64_t lo = 0, hi = axis.out;
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (pred(resize_taps(a, axis, mid))) hi = mid;
-      else lo = mid + 1;
+      if (pred(resize_taps(a, axis, mid)))
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     return lo;
   };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Shared by the shape rules (shape_rules.cpp: forward operators; shape_rules_training.cpp:
-// training kinds and Slice; resize.cpp: Resize). Everyone else calls infer_output (shape_inference.h).
+// training kinds and Slice; resize.cpp: Resize). Everyone else calls infer_output
+// (shape_inference.h).
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -167,8 +167,8 @@ Box resize_region(const OpAttrs& a, const Box& block, const Shape& x, const Shap
   for (int i = 0; i < 2; ++i) {
     Range& r = b.r[kH + i];
     const ResizeAxis axis = resize_axis(a, x, y, i);
-    const IndexRange got = to_input ? resize_inputs(a, axis, {r.lo, r.hi})
-                                    : resize_outputs(a, axis, {r.lo, r.hi});
+    const IndexRange got =
+        to_input ? resize_inputs(a, axis, {r.lo, r.hi}) : resize_outputs(a, axis, {r.lo, r.hi});
     r = got.second > got.first ? Range{got.first, got.second} : Range{0, 0};
   }
   return b;

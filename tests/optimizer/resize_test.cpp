@@ -49,8 +49,9 @@ TEST(Resize, ReadsTheRowsPyTorchsInterpolateReads) {
     a.coordinate_transformation_mode = c.at("coordinate_transformation_mode").get<std::string>();
     a.nearest_mode = c.at("nearest_mode").get<std::string>();
     ResizeAxis axis{c.at("in").get<std::int64_t>(), c.at("out").get<std::int64_t>(), 1};
-    axis.scale = c.at("scale").is_null() ? static_cast<double>(axis.out) / static_cast<double>(axis.in)
-                                         : c.at("scale").get<double>();
+    axis.scale = c.at("scale").is_null()
+                     ? static_cast<double>(axis.out) / static_cast<double>(axis.in)
+                     : c.at("scale").get<double>();
     const auto taps = c.at("taps").get<std::vector<std::vector<std::int64_t>>>();
     ASSERT_EQ(static_cast<std::int64_t>(taps.size()), axis.out) << what;
     for (std::int64_t x = 0; x < axis.out; ++x) {
@@ -86,7 +87,8 @@ TEST(Resize, ReadsTheRowsPyTorchsInterpolateReads) {
           readers = readers.second > readers.first ? IndexRange{readers.first, x + 1}
                                                    : IndexRange{x, x + 1};
         }
-        EXPECT_EQ(resize_outputs(a, axis, {lo, hi}), readers) << what << " [" << lo << ", " << hi << ")";
+        EXPECT_EQ(resize_outputs(a, axis, {lo, hi}), readers)
+            << what << " [" << lo << ", " << hi << ")";
       }
   }
   // Rows landing on an input index (weightless taps) are the exception.
@@ -179,9 +181,9 @@ TEST(OnnxResize, WhatItCannotResizeIsRefusedSayingWhy) {
       if (*key) attr_string(r, key, value);
     };
   };
-  EXPECT_HAS(refusal(with_scales({1, 1, 2, 2}, "coordinate_transformation_mode",
-                                 "tf_crop_and_resize")),
-             "'tf_crop_and_resize' (a region of interest) is not supported");
+  EXPECT_HAS(
+      refusal(with_scales({1, 1, 2, 2}, "coordinate_transformation_mode", "tf_crop_and_resize")),
+      "'tf_crop_and_resize' (a region of interest) is not supported");
   EXPECT_HAS(refusal(with_scales({1, 1, 2, 2}, "mode", "area")),
              "mode 'area' is not supported (nearest, linear, cubic)");
   EXPECT_HAS(refusal(with_scales({1, 2, 2, 2})), "scales resize N or C");
@@ -200,19 +202,22 @@ TEST(OnnxResize, WhatItCannotResizeIsRefusedSayingWhy) {
                m.node("Resize", {"x", "", "", "sz"}, "y", "resize");
              }),
              "sizes [1,6,8,8] resize N or C of [1,3,4,4]");
-  EXPECT_HAS(refusal([](Model& m) {
-               m.int64s("sz", {8, 8});
-               Model::ints(m.node("Resize", {"x", "", "", "sz"}, "y", "resize"), "axes", {1, 2});
-             },
-                     18),
-             "axes [1,2] are not supported");
-  EXPECT_HAS(refusal([](Model& m) {
-               m.floats("sc", {1, 1, 0.5f, 0.5f});
-               auto* r = m.node("Resize", {"x", "", "sc"}, "y", "resize");
-               attr_string(r, "mode", "linear");
-               Model::int1(r, "antialias", 1);
-             },
-                     18),
+  EXPECT_HAS(
+      refusal(
+          [](Model& m) {
+            m.int64s("sz", {8, 8});
+            Model::ints(m.node("Resize", {"x", "", "", "sz"}, "y", "resize"), "axes", {1, 2});
+          },
+          18),
+      "axes [1,2] are not supported");
+  EXPECT_HAS(refusal(
+                 [](Model& m) {
+                   m.floats("sc", {1, 1, 0.5f, 0.5f});
+                   auto* r = m.node("Resize", {"x", "", "sc"}, "y", "resize");
+                   attr_string(r, "mode", "linear");
+                   Model::int1(r, "antialias", 1);
+                 },
+                 18),
              "antialias=1 is not supported");
   EXPECT_HAS(refusal([](Model& m) {
                m.int64s("sc", {1, 1, 2, 2});
@@ -253,8 +258,8 @@ TEST(Resize, EveryTransformationAndRoundingAsTheOnnxSpecificationWritesThem) {
   // pytorch_half_pixel maps a one-element output to 0; half_pixel to (0.5) x 10 − 0.5 = 4.5
   EXPECT_EQ(row("pytorch_half_pixel", "nearest", "floor", {10, 1, 0.1}, 0), (IndexRange{0, 1}));
   EXPECT_EQ(row("half_pixel", "nearest", "floor", {10, 1, 0.1}, 0), (IndexRange{4, 5}));
-  // half_pixel_symmetric, 10 → ⌊3.5⌋ = 3 at 0.35: offset 5 (1 − 3 / 3.5) = 5/7, so output 0 sits
-  // at 5/7 + 0.5 / 0.35 − 0.5 = 1.64 and output 2 at 7.36
+  // half_pixel_symmetric, 10 → ⌊3.5⌋ = 3 at 0.35: offset 5 (1 − 3 / 3.5) = 5/7, so output 0
+  // sits at 5/7 + 0.5 / 0.35 − 0.5 = 1.64 and output 2 at 7.36
   EXPECT_EQ(row("half_pixel_symmetric", "nearest", "round_prefer_floor", {10, 3, 0.35}, 0),
             (IndexRange{2, 3}));
   EXPECT_EQ(row("half_pixel_symmetric", "cubic", "floor", {10, 3, 0.35}, 2), (IndexRange{6, 10}));
