@@ -286,17 +286,10 @@ class Autodiff {
         }
         return;
       }
-      case OpKind::Resize: {  // each dY value added onto the inputs it was read from
-        OpAttrs d = a;
-        d.grad_of = OpKind::Resize;
-        d.grad_input = 0;
-        d.shape = shape(in[0]);
-        contribute(in[0], add(OpKind::Grad, name(0), d, {dy}));
-        return;
-      }
+      case OpKind::Resize:   // each dY value added onto the inputs it was read from
       case OpKind::Slice: {  // dY in its place along the axis, zeros around it (slice_backward)
         OpAttrs d = a;
-        d.grad_of = OpKind::Slice;
+        d.grad_of = n.kind;
         d.grad_input = 0;
         d.shape = shape(in[0]);
         contribute(in[0], add(OpKind::Grad, name(0), d, {dy}));
