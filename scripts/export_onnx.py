@@ -51,6 +51,8 @@ TORCHVISION = {  # name: (model, input height and width)
         weights=None, weights_backbone=None), 224),
     "fcn_resnet50": (lambda: torchvision.models.segmentation.fcn_resnet50(
         weights=None, weights_backbone=None, aux_loss=False), 224),
+    # ConvTranspose (strided, with output_padding, grouped, dilated): not torchvision's
+    "tiny_unet": (lambda: TinyUNet(), 64),
 }
 
 # torch.nn.functional.interpolate along H: (mode, align_corners, input rows, output rows or None,
@@ -73,6 +75,8 @@ def reference(module, example):
         ran.add(m)
         if isinstance(m, torch.nn.Conv2d):
             macs += output.numel() * m.in_channels // m.groups * m.kernel_size[0] * m.kernel_size[1]
+        elif isinstance(m, torch.nn.ConvTranspose2d):  # every input value meets K/g x kh x kw
+            macs += inputs[0].numel() * m.out_channels // m.groups * m.kernel_size[0] * m.kernel_size[1]
         elif isinstance(m, torch.nn.Linear):
             macs += output.numel() * m.in_features
 
@@ -84,6 +88,29 @@ def reference(module, example):
         h.remove()
     params = sum(p.numel() for m in ran for p in m.parameters(recurse=False))
     return {"input": list(example.shape), "macs": macs, "params": params}
+
+
+class TinyUNet(torch.nn.Module):
+    """Two levels down by strided convolutions, back up by transposed ones (2x2 stride 2; 3x3
+    stride 2 with output_padding; grouped and dilated), each joined with its skip by Concat."""
+
+    def __init__(self):
+        super().__init__()
+        c = torch.nn.Conv2d
+        self.enc1 = torch.nn.Sequential(c(3, 16, 3, padding=1), torch.nn.ReLU())
+        self.enc2 = torch.nn.Sequential(c(16, 32, 3, stride=2, padding=1), torch.nn.ReLU())
+        self.enc3 = torch.nn.Sequential(c(32, 64, 3, stride=2, padding=1), torch.nn.ReLU())
+        self.up2 = torch.nn.ConvTranspose2d(64, 32, 3, stride=2, padding=1, output_padding=1)
+        self.dec2 = torch.nn.Sequential(c(64, 32, 3, padding=1), torch.nn.ReLU())
+        self.up1 = torch.nn.ConvTranspose2d(32, 16, 2, stride=2, groups=4)
+        self.dec1 = torch.nn.ConvTranspose2d(32, 16, 3, padding=2, dilation=2)
+        self.head = c(16, 2, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(e1)
+        d2 = self.dec2(torch.cat([self.up2(self.enc3(e2)), e2], 1))
+        return self.head(self.dec1(torch.cat([self.up1(d2), e1], 1)))
 
 
 class Interpolate(torch.nn.Module):

@@ -31,6 +31,9 @@ OpKeys keys_for(OpKind k) {
     case OpKind::Input: case OpKind::RandomUniform: return {{"shape"}, {"shape"}};
     case OpKind::Constant: return {{"shape", "trainable"}, {"shape"}};
     case OpKind::Conv: return {{"out", "kernel", "stride", "pad", "dilation", "groups", "bias"}, {"out", "kernel"}};
+    case OpKind::ConvTranspose:
+      return {{"out", "kernel", "stride", "pad", "dilation", "groups", "bias", "output_padding"},
+              {"out", "kernel"}};
     case OpKind::Gemm: return {{"out", "bias"}, {"out"}};
     case OpKind::MaxPool: case OpKind::AvgPool: return {{"kernel", "stride", "pad", "ceil_mode"}, {"kernel"}};
     case OpKind::Clip: return {{"min", "max"}, {}};
@@ -197,7 +200,8 @@ class Loader {
     if (*kind == OpKind::Gather) a.axis = 0;
     if (*kind == OpKind::HardSigmoid) a.alpha = 0.2, a.beta = 0.5;  // as ONNX
     if (*kind == OpKind::LeakyRelu) a.alpha = 0.01;
-    if (*kind == OpKind::Conv || *kind == OpKind::Gemm) a.bias = true;  // as PyTorch
+    if (*kind == OpKind::Conv || *kind == OpKind::ConvTranspose || *kind == OpKind::Gemm)
+      a.bias = true;  // as PyTorch
     std::string name;
     std::vector<NodeId> inputs{last_};
     bool stride_given = false;
@@ -220,6 +224,7 @@ class Loader {
         else if (key == "kernel") a.kernel = pair(v, kpath);
         else if (key == "stride") a.stride = pair(v, kpath), stride_given = true;
         else if (key == "dilation") a.dilation = pair(v, kpath);
+        else if (key == "output_padding") a.output_padding = pair(v, kpath);
         else if (key == "pad") {
           const auto p = ints(v, kpath);
           if (p.size() == 1) a.pads = {p[0], p[0], p[0], p[0]};

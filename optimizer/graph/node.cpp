@@ -19,7 +19,8 @@ std::string shape_str(const Shape& s) {
 
 bool OpAttrs::operator==(const OpAttrs& o) const {
   return out_channels == o.out_channels && in_channels == o.in_channels && kernel == o.kernel &&
-         stride == o.stride && dilation == o.dilation && pads == o.pads && groups == o.groups &&
+         stride == o.stride && dilation == o.dilation && pads == o.pads &&
+         output_padding == o.output_padding && groups == o.groups &&
          bias == o.bias && ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad &&
          axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
          perm == o.perm && min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
@@ -53,6 +54,7 @@ std::size_t hash_attrs(const OpAttrs& a) {
   mix_all(h, a.stride);
   mix_all(h, a.dilation);
   mix_all(h, a.pads);
+  mix_all(h, a.output_padding);
   mix(h, std::hash<std::int64_t>{}(a.groups));
   mix(h, (a.bias ? 1u : 0u) | (a.ceil_mode ? 2u : 0u) | (a.count_include_pad ? 4u : 0u) |
              (a.keepdims ? 8u : 0u) | (a.trainable ? 16u : 0u));

@@ -42,6 +42,7 @@ struct OpAttrs {
   std::array<std::int64_t, 2> stride{1, 1};    ///< Conv, pools
   std::array<std::int64_t, 2> dilation{1, 1};  ///< Conv
   std::array<std::int64_t, 4> pads{0, 0, 0, 0};  ///< Conv, pools: top, left, bottom, right
+  std::array<std::int64_t, 2> output_padding{0, 0};  ///< ConvTranspose: rows, columns added
   std::int64_t groups = 1;                     ///< Conv (groups == C: depthwise)
   bool bias = false;                           ///< Conv, Gemm
   bool ceil_mode = false;                      ///< pools

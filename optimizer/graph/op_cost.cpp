@@ -122,6 +122,12 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
       c.params = a.out_channels * cin * a.kernel[0] * a.kernel[1] + (a.bias ? a.out_channels : 0);
       break;
     }
+    case OpKind::ConvTranspose: {  // every input value meets K/groups × kh × kw weights
+      const std::int64_t cin = dim(in[0]->shape, 1), kout = a.out_channels / a.groups;
+      c.macs = times({in[0]->numel(), kout, a.kernel[0], a.kernel[1]});
+      c.params = cin * kout * a.kernel[0] * a.kernel[1] + (a.bias ? a.out_channels : 0);
+      break;
+    }
     case OpKind::Gemm: {
       const std::int64_t fin = in[0]->shape.back();
       c.macs = times({n_out, fin});
@@ -287,6 +293,7 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
     case OpKind::Flatten:
     case OpKind::Transpose:
       return relayout_dims(kind, a, in[0]->shape, s);
+    case OpKind::ConvTranspose:    // a reduction over C per group
     case OpKind::ConvGradInput: {  // the forward convolution's rules, reduction over K
       PartDimSet set = output_dims(s);
       const std::int64_t k_per_group = dim(in[0]->shape, 1) / a.groups;

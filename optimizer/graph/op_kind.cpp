@@ -21,6 +21,7 @@ const std::array kTable = {
     OpInfo{OpKind::Constant, "Constant", "constant", 0, 0},
     OpInfo{OpKind::RandomUniform, "RandomUniform", "random_uniform", 0, 0, false, false},
     OpInfo{OpKind::Conv, "Conv", "conv", 1, 1},
+    OpInfo{OpKind::ConvTranspose, "ConvTranspose", "conv_transpose", 1, 1},
     OpInfo{OpKind::Gemm, "Gemm", "gemm", 1, 1},
     OpInfo{OpKind::MatMul, "MatMul", "matmul", 2, 2},
     OpInfo{OpKind::MaxPool, "MaxPool", "maxpool", 1, 1},

@@ -14,7 +14,7 @@ enum class OpKind : std::uint8_t {
   // sources
   Input, Constant, RandomUniform,
   // compute
-  Conv, Gemm, MatMul,
+  Conv, ConvTranspose, Gemm, MatMul,
   // pooling and resampling
   MaxPool, AvgPool, GlobalAvgPool, Resize,
   // element-wise binary (numpy broadcasting)

@@ -380,6 +380,7 @@ Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>
       return t;
     }
     case OpKind::Conv: return conv(*in[0], a);
+    case OpKind::ConvTranspose: return conv_transpose(*in[0], a);
     case OpKind::Gemm: return gemm(*in[0], a);
     case OpKind::MatMul: return matmul(*in[0], *in[1]);
     case OpKind::MaxPool:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The shape rules of the training kinds, and of Slice (which autodiff makes of a Concat's
-// gradient and ONNX import of a Slice node); the forward operators' are in shape_rules.cpp.
+// The shape rules of the training kinds, of Slice (which autodiff makes of a Concat's gradient
+// and ONNX import of a Slice node) and of ConvTranspose (a convolution's input gradient's
+// arithmetic); the other forward operators' are in shape_rules.cpp.
 #include <algorithm>
 
 #include "optimizer/graph/shape_rules.h"
@@ -29,6 +30,32 @@ Tensor conv_grad_input(const Tensor& dy, const OpAttrs& a) {
   fwd.out_channels = dy.shape.size() == 4 ? dy.shape[1] : 0;
   same_shape(dy.shape, conv(x, fwd).shape, "output gradient");
   return x;
+}
+
+Tensor conv_transpose(const Tensor& x, const OpAttrs& a) {
+  need_rank(x, 4, "ConvTranspose");
+  const std::int64_t c = x.shape[1];
+  if (a.out_channels <= 0) fail("needs out_channels > 0");
+  if (a.groups <= 0 || c % a.groups || a.out_channels % a.groups)
+    fail("groups " + std::to_string(a.groups) + " must divide input channels " +
+         std::to_string(c) + " and output channels " + std::to_string(a.out_channels));
+  if (a.in_channels && a.in_channels != c)
+    fail("weight expects " + std::to_string(a.in_channels) + " input channels, input has shape " +
+         shape_str(x.shape));
+  Tensor t{{x.shape[0], a.out_channels, 0, 0}, x.elem_bytes, std::nullopt};
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (a.kernel[i] < 1 || a.stride[i] < 1 || a.dilation[i] < 1)
+      fail("kernel, strides and dilations must be at least 1");
+    if (a.output_padding[i] < 0 ||
+        a.output_padding[i] >= std::max(a.stride[i], a.dilation[i]))
+      fail("output_padding " + std::to_string(a.output_padding[i]) +
+           " must be below the stride or the dilation");
+    // Each input row i reaches output rows i·stride − pad + r·dilation (r < kernel).
+    t.shape[2 + i] = (x.shape[2 + i] - 1) * a.stride[i] - a.pads[i] - a.pads[i + 2] +
+                     a.dilation[i] * (a.kernel[i] - 1) + a.output_padding[i] + 1;
+  }
+  need_positive(t.shape, "ConvTranspose output");
+  return t;
 }
 
 Tensor conv_grad_weight(const Tensor& x, const Tensor& dy, const OpAttrs& a) {

@@ -28,6 +28,7 @@ void for_each_attr(Visit&& visit) {
   visit("stride", &OpAttrs::stride);
   visit("dilation", &OpAttrs::dilation);
   visit("pads", &OpAttrs::pads);
+  visit("output_padding", &OpAttrs::output_padding);
   visit("groups", &OpAttrs::groups);
   visit("bias", &OpAttrs::bias);
   visit("ceil_mode", &OpAttrs::ceil_mode);

@@ -123,7 +123,8 @@ Box concat_region(const OpView& op, int input, const Box& block, const Dims4& in
 }
 
 // Gradient of a convolution's input (X view) from dY: the output rows whose windows touch the
-// block, the dY channels of the block's groups (INPP: a slice of K per group).
+// block, the dY channels of the block's groups (INPP: a slice of K per group). The same for a
+// ConvTranspose's output from its input (whose channels its INPP slices).
 Box conv_grad_input_region(const OpView& op, const Box& block, Range red, const Dims4& dy) {
   const OpAttrs& a = op.attrs;
   const Dims4 x = view4(op.output.shape);
@@ -180,6 +181,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
   const OpAttrs& a = op.attrs;
   switch (op.kind) {
     case OpKind::ConvGradInput:
+    case OpKind::ConvTranspose:
       return conv_grad_input_region(op, block, red, in);
     case OpKind::ConvGradWeight:
       return conv_grad_weight_region(op, input, block, red, in);

@@ -16,7 +16,8 @@ bool windowed(OpKind k) { return k == OpKind::Conv || k == OpKind::MaxPool || k 
 std::int64_t reduction_size(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in) {
   if (in.empty()) return 1;
   const Shape& s = in[0]->shape;
-  if (kind == OpKind::Conv || kind == OpKind::ConvGradInput)  // C or K per group
+  if (kind == OpKind::Conv || kind == OpKind::ConvGradInput ||
+      kind == OpKind::ConvTranspose)  // C or K per group
     return (s.size() > 1 ? s[1] : 1) / std::max<std::int64_t>(1, a.groups);
   if (kind == OpKind::Gemm || kind == OpKind::MatMul || kind == OpKind::GemmGradInput)
     return s.empty() ? 1 : s.back();
@@ -30,7 +31,7 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
     if (windowed(n.kind)) {
       l.kernel = n.attrs.kernel;
       l.stride = n.attrs.stride;
-    } else if (n.kind == OpKind::ConvGradInput ||
+    } else if (n.kind == OpKind::ConvGradInput || n.kind == OpKind::ConvTranspose ||
                (n.kind == OpKind::PoolGrad &&
                 n.attrs.kernel != std::array<std::int64_t, 2>{1, 1})) {
       // A transposed window: each input position meets ⌈k/s⌉ output positions per axis.

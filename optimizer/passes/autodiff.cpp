@@ -15,6 +15,7 @@ namespace {
 bool has_own_params(const Node& n) {
   switch (n.kind) {
     case OpKind::Conv:
+    case OpKind::ConvTranspose:
     case OpKind::Gemm:
     case OpKind::BatchNorm:
     case OpKind::LayerNorm:

@@ -34,8 +34,8 @@ struct KeyHash {
 };
 
 bool owns_parameters(OpKind k, const OpAttrs& a) {
-  const bool learned = k == OpKind::Conv || k == OpKind::Gemm || k == OpKind::BatchNorm ||
-                       k == OpKind::LayerNorm;
+  const bool learned = k == OpKind::Conv || k == OpKind::ConvTranspose || k == OpKind::Gemm ||
+                       k == OpKind::BatchNorm || k == OpKind::LayerNorm;
   return learned && a.weights.empty();
 }
 

@@ -56,7 +56,9 @@ namespace {
 
 enum class Stage { Anchor, Norm, Act, Tail, TailAct };
 
-bool is_anchor(OpKind k) { return k == OpKind::Conv || k == OpKind::Gemm; }
+bool is_anchor(OpKind k) {
+  return k == OpKind::Conv || k == OpKind::ConvTranspose || k == OpKind::Gemm;
+}
 bool is_tail(OpKind k) {
   return k == OpKind::Add || k == OpKind::Mul || k == OpKind::Sub || k == OpKind::Div;
 }

@@ -356,7 +356,8 @@ TEST_P(TorchvisionReference, MacsAndParametersMatchPyTorch) {
 INSTANTIATE_TEST_SUITE_P(Onnx, TorchvisionReference,
                          ::testing::Values("mobilenet_v3_small", "shufflenet_v2_x0_5",
                                            "densenet121", "inception_v3",
-                                           "lraspp_mobilenet_v3_large", "fcn_resnet50"));
+                                           "lraspp_mobilenet_v3_large", "fcn_resnet50",
+                                           "tiny_unet"));
 
 }  // namespace
 }  // namespace nocflow::optimizer

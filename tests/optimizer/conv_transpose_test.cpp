@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// ConvTranspose: shapes and MACs against PyTorch (tiny_unet in torchvision_reference.json), the
+// input rows each output block reads against a scan of every input row and tap, the network
+// YAML key, and what is refused.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "optimizer/frontend/network_yaml.h"
+#include "optimizer/graph/op_cost.h"
+#include "optimizer/partition/region.h"
+#include "optimizer/passes/autodiff.h"
+#include "optimizer/passes/pass_manager.h"
+#include "tests/optimizer/onnx_model.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+/// Input rows [lo, hi) whose taps land in output rows `out`: every row i and tap r with
+/// i·stride − pad + r·dilation inside `out`, scanned.
+Range scanned_rows(Range out, std::int64_t in, std::int64_t stride, std::int64_t kernel,
+                   std::int64_t dilation, std::int64_t pad) {
+  Range hit{in, 0};
+  for (std::int64_t i = 0; i < in; ++i)
+    for (std::int64_t r = 0; r < kernel; ++r)
+      if (const std::int64_t o = i * stride - pad + r * dilation; o >= out.lo && o < out.hi)
+        hit = {std::min(hit.lo, i), std::max(hit.hi, i + 1)};
+  return hit.hi > hit.lo ? hit : Range{0, 0};
+}
+
+TEST(ConvTranspose, EachOutputBlockReadsTheInputRowsWhoseTapsLandInIt) {
+  struct Case {
+    std::int64_t in, stride, kernel, dilation, pad, output_padding;
+  };
+  for (const Case c : {Case{16, 2, 3, 1, 1, 1}, Case{32, 2, 2, 1, 0, 0}, Case{64, 1, 3, 2, 2, 0},
+                       Case{7, 3, 5, 1, 2, 2}, Case{9, 2, 4, 3, 0, 1}}) {
+    const std::string what = "in " + std::to_string(c.in) + " stride " +
+                             std::to_string(c.stride) + " kernel " + std::to_string(c.kernel) +
+                             " dilation " + std::to_string(c.dilation) + " pad " +
+                             std::to_string(c.pad);
+    Graph g = parse_network_yaml(
+        "inputs:\n  x: [1, 8, " + std::to_string(c.in) + ", 4]\nlayers:\n"
+        "  - {name: up, op: conv_transpose, out: 4, kernel: [" + std::to_string(c.kernel) +
+            ", 1], stride: [" + std::to_string(c.stride) + ", 1], dilation: [" +
+            std::to_string(c.dilation) + ", 1], pad: [" + std::to_string(c.pad) + ", 0], " +
+            "output_padding: [" + std::to_string(c.output_padding) + ", 0]}\n",
+        "up.yaml");
+    const NodeId up = *g.find("up");
+    const std::int64_t out = g.node(up).output.shape[2];
+    EXPECT_EQ(out, (c.in - 1) * c.stride - 2 * c.pad + c.dilation * (c.kernel - 1) +
+                       c.output_padding + 1)
+        << what;
+    for (std::int64_t lo = 0; lo < out; ++lo)
+      for (std::int64_t hi = lo + 1; hi <= out; hi += 2) {
+        const Box block{{Range{0, 1}, Range{0, 4}, Range{lo, hi}, Range{0, 4}}};
+        const Box need = input_region(g, up, 0, block, Range{0, 8});
+        EXPECT_EQ(need.r[kH], scanned_rows({lo, hi}, c.in, c.stride, c.kernel, c.dilation, c.pad))
+            << what << " rows [" << lo << ", " << hi << ")";
+      }
+    // INPP slices the input channels: a quarter of the reduction reads a quarter of them.
+    const Box all{{Range{0, 1}, Range{0, 4}, Range{0, out}, Range{0, 4}}};
+    EXPECT_EQ(input_region(g, up, 0, all, Range{2, 4}).r[kC], (Range{2, 4})) << what;
+    EXPECT_TRUE(legal_part_dims(g, up).contains(PartDim::Inpp)) << what;
+  }
+}
+
+TEST(ConvTranspose, GroupedBlocksReadTheirGroupsChannels) {
+  Graph g = parse_network_yaml(
+      "inputs:\n  x: [1, 32, 8, 8]\nlayers:\n"
+      "  - {name: up, op: conv_transpose, out: 16, kernel: 2, stride: 2, groups: 4}\n",
+      "g.yaml");
+  const NodeId up = *g.find("up");
+  EXPECT_EQ(g.node(up).output.shape, (Shape{1, 16, 16, 16}));
+  // 4 output and 8 input channels per group: outputs 4..8 read inputs 8..16
+  const Box block{{Range{0, 1}, Range{4, 8}, Range{0, 16}, Range{0, 16}}};
+  EXPECT_EQ(input_region(g, up, 0, block, Range{0, 8}).r[kC], (Range{8, 16}));
+  EXPECT_EQ(op_cost(g, up).macs, 32 * 8 * 8 * 4 * 2 * 2);
+  EXPECT_EQ(op_cost(g, up).params, 32 * 4 * 2 * 2 + 16);
+}
+
+TEST(OnnxConvTranspose, WhatItCannotTransposeIsRefusedSayingWhy) {
+  auto refusal = [](auto&& build) {
+    Model m({1, 8, 4, 4});
+    build(m);
+    return m.import("convt_bad.onnx");
+  };
+  EXPECT_HAS(refusal([](Model& m) {
+               m.weight("w", {8, 4, 3, 3});
+               Model::ints(m.node("ConvTranspose", {"x", "w"}, "y", "up"), "output_shape", {9, 9});
+             }),
+             "output_shape is not supported");
+  EXPECT_HAS(refusal([](Model& m) {
+               m.weight("w", {8, 4, 3});
+               m.node("ConvTranspose", {"x", "w"}, "y", "up");
+             }),
+             "only 2-D transposed convolutions");
+  EXPECT_HAS(refusal([](Model& m) {
+               m.weight("w", {8, 4, 3, 3});
+               auto* n = m.node("ConvTranspose", {"x", "w"}, "y", "up");
+               Model::ints(n, "strides", {2, 2});
+               Model::ints(n, "output_padding", {2, 0});
+             }),
+             "output_padding 2 must be below the stride or the dilation");
+  // Training through it is not built: autodiff says which layer stops it.
+  Model m({1, 8, 4, 4});
+  m.weight("w", {8, 4, 2, 2});
+  Model::ints(m.node("ConvTranspose", {"x", "w"}, "y", "up"), "strides", {2, 2});
+  Graph g = m.load("convt_train.onnx");
+  EXPECT_EQ(g.node(*g.find("up")).output.shape, (Shape{1, 4, 8, 8}));
+  const TrainingOptions sgd;
+  EXPECT_HAS(nocflow::testing::error_of([&] { run_passes(g, "default", &sgd); }),
+             "no gradient for up (ConvTranspose)");
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
