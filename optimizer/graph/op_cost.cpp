@@ -182,6 +182,12 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
       c.weight_bytes = dim(in[0]->shape, 1) * window * out.elem_bytes;
       return c;
     }
+    case OpKind::ConvTransposeGradInput: {  // the forward MACs; dX holds the weights
+      const std::int64_t kout = a.out_channels / a.groups;
+      c.macs = times({n_out, kout, a.kernel[0], a.kernel[1]});
+      c.weight_bytes = dim(out.shape, 1) * kout * a.kernel[0] * a.kernel[1] * out.elem_bytes;
+      return c;
+    }
     case OpKind::ConvGradWeight:
       c.macs = times({in[1]->numel(), dim(out.shape, 1), a.kernel[0], a.kernel[1]});
       if (a.bias) c.vector_ops = in[1]->numel();
@@ -263,7 +269,8 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
     case OpKind::Input: case OpKind::Constant: case OpKind::RandomUniform: case OpKind::Shape:
     case OpKind::Gather: case OpKind::Unsqueeze: case OpKind::Squeeze:
       return {};
-    case OpKind::Conv: {
+    case OpKind::Conv:
+    case OpKind::ConvTransposeGradInput: {  // a convolution of dY: a reduction over K per group
       PartDimSet set = output_dims(s);
       if (dim(in[0]->shape, 1) / a.groups * a.kernel[0] * a.kernel[1] > 1) set.insert(PartDim::Inpp);
       if (a.groups > 1 && a.groups == dim(in[0]->shape, 1)) set.erase(PartDim::Inpp);

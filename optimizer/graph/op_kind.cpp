@@ -61,6 +61,7 @@ const std::array kTable = {
     OpInfo{OpKind::Cast, "Cast", "cast", 1, 1},
     training(OpKind::ConvGradInput, "ConvGradInput", 1, 1),
     training(OpKind::ConvGradWeight, "ConvGradWeight", 2, 2),
+    training(OpKind::ConvTransposeGradInput, "ConvTransposeGradInput", 1, 1),
     training(OpKind::GemmGradInput, "GemmGradInput", 1, 1),
     training(OpKind::GemmGradWeight, "GemmGradWeight", 2, 2),
     training(OpKind::PoolGrad, "PoolGrad", 1, 2),

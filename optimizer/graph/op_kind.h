@@ -29,8 +29,8 @@ enum class OpKind : std::uint8_t {
   Shape, Gather, Unsqueeze, Squeeze, Cast,
   // training (built by autodiff, optimizer/passes/autodiff.h; never read from a network file,
   // but for Slice, which ONNX Slice imports as)
-  ConvGradInput, ConvGradWeight, GemmGradInput, GemmGradWeight, PoolGrad, Grad, Slice, LossGrad,
-  WeightUpdate,
+  ConvGradInput, ConvGradWeight, ConvTransposeGradInput, GemmGradInput, GemmGradWeight, PoolGrad,
+  Grad, Slice, LossGrad, WeightUpdate,
   // several operators run in one pass on a PE (fusion pass)
   Fused,
 };

@@ -449,6 +449,8 @@ Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>
       return conv_grad_input(*in[0], a);
     case OpKind::ConvGradWeight:
       return conv_grad_weight(*in[0], *in[1], a);
+    case OpKind::ConvTransposeGradInput:
+      return conv_transpose_grad_input(*in[0], a);
     case OpKind::GemmGradInput:
       return gemm_grad_input(*in[0], a);
     case OpKind::GemmGradWeight:

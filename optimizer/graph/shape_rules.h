@@ -29,6 +29,8 @@ Tensor gemm(const Tensor& x, const OpAttrs& a);
 Tensor conv_grad_input(const Tensor& dy, const OpAttrs& a);
 /// A transposed convolution (ONNX ConvTranspose): weights C × K/groups × kh × kw.
 Tensor conv_transpose(const Tensor& x, const OpAttrs& a);
+/// A ConvTranspose's input gradient (a convolution of dY with its weights), `a` its attributes.
+Tensor conv_transpose_grad_input(const Tensor& dy, const OpAttrs& a);
 Tensor conv_grad_weight(const Tensor& x, const Tensor& dy, const OpAttrs& a);
 Tensor gemm_grad_input(const Tensor& dy, const OpAttrs& a);
 Tensor gemm_grad_weight(const Tensor& x, const Tensor& dy, const OpAttrs& a);

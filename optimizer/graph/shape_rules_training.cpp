@@ -58,6 +58,12 @@ Tensor conv_transpose(const Tensor& x, const OpAttrs& a) {
   return t;
 }
 
+Tensor conv_transpose_grad_input(const Tensor& dy, const OpAttrs& a) {
+  const Tensor x = gradient_tensor(dy, a);
+  same_shape(dy.shape, conv_transpose(x, a).shape, "output gradient");
+  return x;
+}
+
 Tensor conv_grad_weight(const Tensor& x, const Tensor& dy, const OpAttrs& a) {
   same_shape(dy.shape, conv(x, a).shape, "output gradient");
   return Tensor{{a.out_channels, x.shape[1] / a.groups, a.kernel[0], a.kernel[1]},

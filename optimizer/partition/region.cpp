@@ -227,6 +227,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::WeightUpdate:
       return same_block(block, in, out);
     case OpKind::Conv:
+    case OpKind::ConvTransposeGradInput:  // dX reads dY as a convolution reads its input
       return input == 0 ? conv_region(op, block, red, in) : full_box(in);
     case OpKind::MaxPool:
     case OpKind::AvgPool: {

@@ -11,13 +11,16 @@
 namespace nocflow::optimizer {
 namespace {
 
-bool windowed(OpKind k) { return k == OpKind::Conv || k == OpKind::MaxPool || k == OpKind::AvgPool; }
+bool windowed(OpKind k) {
+  return k == OpKind::Conv || k == OpKind::ConvTransposeGradInput || k == OpKind::MaxPool ||
+         k == OpKind::AvgPool;
+}
 
 std::int64_t reduction_size(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in) {
   if (in.empty()) return 1;
   const Shape& s = in[0]->shape;
-  if (kind == OpKind::Conv || kind == OpKind::ConvGradInput ||
-      kind == OpKind::ConvTranspose)  // C or K per group
+  if (kind == OpKind::Conv || kind == OpKind::ConvGradInput || kind == OpKind::ConvTranspose ||
+      kind == OpKind::ConvTransposeGradInput)  // C or K per group
     return (s.size() > 1 ? s[1] : 1) / std::max<std::int64_t>(1, a.groups);
   if (kind == OpKind::Gemm || kind == OpKind::MatMul || kind == OpKind::GemmGradInput)
     return s.empty() ? 1 : s.back();

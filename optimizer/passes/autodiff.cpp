@@ -158,6 +158,22 @@ class Autodiff {
         update(id, add(OpKind::ConvGradWeight, n.name + ".wgrad", a, {in[0], dy}));
         return;
       }
+      case OpKind::ConvTranspose: {
+        if (wants(0)) {  // dX: dY convolved with the same weights
+          OpAttrs d = a;
+          d.shape = shape(in[0]);
+          contribute(in[0], add(OpKind::ConvTransposeGradInput, name(0), d, {dy}));
+        }
+        // dW: the weight gradient of the convolution from dY's space to X's, which the weights
+        // (C × K/groups × kh × kw) are the kernel of
+        OpAttrs w = a;
+        w.out_channels = shape(in[0])[1];
+        w.in_channels = a.out_channels;
+        w.bias = false;
+        w.output_padding = {0, 0};
+        update(id, add(OpKind::ConvGradWeight, n.name + ".wgrad", w, {dy, in[0]}));
+        return;
+      }
       case OpKind::Gemm: {
         if (wants(0)) {
           OpAttrs d = a;

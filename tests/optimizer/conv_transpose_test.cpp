@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ConvTranspose: shapes and MACs against PyTorch (tiny_unet in torchvision_reference.json), the
 // input rows each output block reads against a scan of every input row and tap, the network
-// YAML key, and what is refused.
+// YAML key, what is refused, and its gradients.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -103,15 +103,40 @@ TEST(OnnxConvTranspose, WhatItCannotTransposeIsRefusedSayingWhy) {
                Model::ints(n, "output_padding", {2, 0});
              }),
              "output_padding 2 must be below the stride or the dilation");
-  // Training through it is not built: autodiff says which layer stops it.
-  Model m({1, 8, 4, 4});
-  m.weight("w", {8, 4, 2, 2});
-  Model::ints(m.node("ConvTranspose", {"x", "w"}, "y", "up"), "strides", {2, 2});
-  Graph g = m.load("convt_train.onnx");
-  EXPECT_EQ(g.node(*g.find("up")).output.shape, (Shape{1, 4, 8, 8}));
+}
+
+TEST(ConvTranspose, TrainsAsTheConvolutionFromItsOutputsSpaceToItsInputs) {
+  // conv (8 channels, 9x9) → ConvTranspose 3x3 stride 2 pad 1 output_padding 1 (to 4 x 18x18)
+  Graph g = parse_network_yaml(
+      "inputs:\n  x: [1, 3, 9, 9]\nlayers:\n"
+      "  - {name: conv, op: conv, out: 8, kernel: 3, pad: 1}\n"
+      "  - {name: up, op: conv_transpose, out: 4, kernel: 3, stride: 2, pad: 1, "
+      "output_padding: 1, groups: 2}\n",
+      "t.yaml");
+  const OpCost forward = op_cost(g, *g.find("up"));
   const TrainingOptions sgd;
-  EXPECT_HAS(nocflow::testing::error_of([&] { run_passes(g, "default", &sgd); }),
-             "no gradient for up (ConvTranspose)");
+  run_passes(g, "default", &sgd);
+  const NodeId dx = *g.find("up.grad"), dw = *g.find("up.wgrad");
+  EXPECT_EQ(g.node(dx).kind, OpKind::ConvTransposeGradInput);
+  EXPECT_EQ(g.node(dx).output.shape, (Shape{1, 8, 9, 9}));
+  EXPECT_EQ(op_cost(g, dx).macs, forward.macs);  // every dY value meets the same weights
+  EXPECT_EQ(op_cost(g, dx).params, 0);           // counted once, at the forward layer
+  EXPECT_EQ(g.node(dw).kind, OpKind::ConvGradWeight);
+  EXPECT_EQ(g.node(dw).output.shape, (Shape{8, 2, 3, 3}));  // C × K/groups × kh × kw
+  EXPECT_EQ(op_cost(g, dw).macs, forward.macs);
+  // dX row i reads dY rows i·2 − 1 + r (r < 3): rows [lo, hi) of dX those of a scan.
+  for (std::int64_t lo = 0; lo < 9; ++lo)
+    for (std::int64_t hi = lo + 1; hi <= 9; ++hi) {
+      Range want{18, 0};
+      for (std::int64_t i = lo; i < hi; ++i)
+        for (std::int64_t r = 0; r < 3; ++r)
+          if (const std::int64_t o = i * 2 - 1 + r; o >= 0 && o < 18)
+            want = {std::min(want.lo, o), std::max(want.hi, o + 1)};
+      const Box block{{Range{0, 1}, Range{4, 8}, Range{lo, hi}, Range{0, 9}}};
+      const Box need = input_region(g, dx, 0, block, Range{0, 2});
+      EXPECT_EQ(need.r[kH], want) << "[" << lo << ", " << hi << ")";
+      EXPECT_EQ(need.r[kC], (Range{2, 4}));  // dX's second group reads dY's second group
+    }
 }
 
 }  // namespace

@@ -65,6 +65,11 @@ TEST(GraphFile, UnpassedOnnxAndTrainingGraphsReadBackToo) {
   expect_round_trip(load_network(kData + "encoder.onnx"), "encoder.onnx");
   // A Resize to sizes that shape arithmetic computes, before constant folding.
   expect_round_trip(load_network(kData + "lraspp_mobilenet_v3_large.onnx"), "lraspp.onnx");
+  // Transposed convolutions and their gradients.
+  Graph unet = load_network(kData + "tiny_unet.onnx");
+  const TrainingOptions sgd;
+  run_passes(unet, "default", &sgd);
+  expect_round_trip(unet, "tiny_unet.train");
   for (const char* name : {"vgg5", "mobilenet_v2", "bert_base_layer"}) {
     Graph g = load_network(std::string("zoo:") + name);
     const TrainingOptions adam{"adam"};
