@@ -76,7 +76,8 @@ def reference(module, example):
         if isinstance(m, torch.nn.Conv2d):
             macs += output.numel() * m.in_channels // m.groups * m.kernel_size[0] * m.kernel_size[1]
         elif isinstance(m, torch.nn.ConvTranspose2d):  # every input value meets K/g x kh x kw
-            macs += inputs[0].numel() * m.out_channels // m.groups * m.kernel_size[0] * m.kernel_size[1]
+            kh, kw = m.kernel_size
+            macs += inputs[0].numel() * m.out_channels // m.groups * kh * kw
         elif isinstance(m, torch.nn.Linear):
             macs += output.numel() * m.in_features
 

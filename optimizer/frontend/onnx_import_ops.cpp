@@ -29,6 +29,8 @@ void Importer::window_attrs(const onnx::NodeProto& n, OpAttrs& a, const Shape& k
   const auto ap = attr(n, "auto_pad");
   if (ap && ap->s() != "NOTSET" && ap->s() != "VALID")
     fail(n, "auto_pad '" + ap->s() + "' is not supported (export with explicit pads)");
+  if (ap && ap->s() == "VALID" && attr(n, "pads"))
+    fail(n, "auto_pad VALID with explicit pads: ONNX allows one or the other");
   if (kernel.size() != 2) fail(n, "only 2-D windows are supported, kernel " + shape_str(kernel));
   if (kernel[0] < 1 || kernel[1] < 1)
     fail(n, "kernel " + shape_str(kernel) + " must be at least 1");
@@ -249,14 +251,19 @@ void Importer::import_node(const onnx::NodeProto& n) {
     if (attr(n, "output_shape"))
       fail(n, "output_shape is not supported (export with pads and output_padding)");
     a.groups = attr_int(n, "group", 1);
+    if (a.groups < 1) fail(n, "group " + std::to_string(a.groups) + " must be at least 1");
     a.in_channels = w.dims[0];
     a.out_channels = w.dims[1] * a.groups;
     a.bias = n.input_size() > 2 && !n.input(2).empty();
+    if (const ConstInfo* b = constant(n, 2); b && b->dims != Shape{a.out_channels})
+      fail(n, "bias " + shape_str(b->dims) + " does not match the " +
+                  std::to_string(a.out_channels) + " output channels");
     const Shape weight_kernel{w.dims[2], w.dims[3]};
     if (auto k = attr_ints(n, "kernel_shape"); !k.empty() && k != weight_kernel)
       fail(n, "kernel_shape " + shape_str(k) + " contradicts the weight " + shape_str(w.dims));
     window_attrs(n, a, weight_kernel);
-    if (auto p = window_ints(n, "output_padding", 2, 0); !p.empty()) a.output_padding = {p[0], p[1]};
+    if (auto p = window_ints(n, "output_padding", 2, 0); !p.empty())
+      a.output_padding = {p[0], p[1]};
     a.weights = weight_names(n, 1);
     emit(n, OpKind::ConvTranspose, a, {0});
   } else if (op == "Gemm" ||

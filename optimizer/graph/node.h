@@ -34,7 +34,8 @@ std::string shape_str(const Shape& s);
 struct FusedPart;
 
 /// Attributes of every operator kind in one plain struct; each kind reads only its own fields
-/// (listed next to each). Value semantics, compared and hashed whole by CSE.
+/// (listed next to each; ConvTranspose and the convolution gradients read Conv's). Value
+/// semantics, compared and hashed whole by CSE.
 struct OpAttrs {
   std::int64_t out_channels = 0;  ///< Conv: output channels K; Gemm: output features
   std::int64_t in_channels = 0;   ///< Conv: C (0: from input); Gemm: input features (0: from input)

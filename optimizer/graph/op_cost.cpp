@@ -300,12 +300,10 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
     case OpKind::Flatten:
     case OpKind::Transpose:
       return relayout_dims(kind, a, in[0]->shape, s);
-    case OpKind::ConvTranspose:    // a reduction over C per group
-    case OpKind::ConvGradInput: {  // the forward convolution's rules, reduction over K
+    case OpKind::ConvTranspose:    // a reduction over C per group,
+    case OpKind::ConvGradInput: {  // over K per group: INPP slices the input's channels
       PartDimSet set = output_dims(s);
-      const std::int64_t k_per_group = dim(in[0]->shape, 1) / a.groups;
-      if (k_per_group * a.kernel[0] * a.kernel[1] > 1) set.insert(PartDim::Inpp);
-      if (a.groups > 1 && a.groups == dim(s, 1)) set.erase(PartDim::Inpp);
+      if (dim(in[0]->shape, 1) / a.groups > 1) set.insert(PartDim::Inpp);
       return set;
     }
     case OpKind::ConvGradWeight:  // K × C/g × kh × kw: whole kernels, reduction over the batch

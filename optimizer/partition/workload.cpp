@@ -28,19 +28,26 @@ std::int64_t reduction_size(OpKind kind, const OpAttrs& a, const std::vector<con
   return 1;
 }
 
+/// The window an operator's outputs each meet (kernel, stride), if it has one.
+bool take_window(Layer& l, OpKind kind, const OpAttrs& a) {
+  if (windowed(kind)) {
+    l.kernel = a.kernel;
+    l.stride = a.stride;
+    return true;
+  }
+  if (kind == OpKind::ConvGradInput || kind == OpKind::ConvTranspose ||
+      (kind == OpKind::PoolGrad && a.kernel != std::array<std::int64_t, 2>{1, 1})) {
+    // A transposed window: each input position meets ⌈k/s⌉ output positions per axis.
+    for (int i = 0; i < 2; ++i) l.kernel[i] = (a.kernel[i] + a.stride[i] - 1) / a.stride[i];
+    return true;
+  }
+  return false;
+}
+
 void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& in) {
   if (n.kind != OpKind::Fused) {
     l.reduction = reduction_size(n.kind, n.attrs, in);
-    if (windowed(n.kind)) {
-      l.kernel = n.attrs.kernel;
-      l.stride = n.attrs.stride;
-    } else if (n.kind == OpKind::ConvGradInput || n.kind == OpKind::ConvTranspose ||
-               (n.kind == OpKind::PoolGrad &&
-                n.attrs.kernel != std::array<std::int64_t, 2>{1, 1})) {
-      // A transposed window: each input position meets ⌈k/s⌉ output positions per axis.
-      for (int a = 0; a < 2; ++a)
-        l.kernel[a] = (n.attrs.kernel[a] + n.attrs.stride[a] - 1) / n.attrs.stride[a];
-    }
+    take_window(l, n.kind, n.attrs);
     return;
   }
   bool window_found = false;
@@ -49,11 +56,7 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
     std::vector<const Tensor*> pin;
     for (const Tensor& t : part.inputs) pin.push_back(&t);
     if (p == 0) l.reduction = reduction_size(part.kind, part.attrs, pin);
-    if (!window_found && windowed(part.kind)) {
-      l.kernel = part.attrs.kernel;
-      l.stride = part.attrs.stride;
-      window_found = true;
-    }
+    if (!window_found) window_found = take_window(l, part.kind, part.attrs);
   }
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Operator fusion (seed 003) and batch-norm folding.
 //
-// fuse: from each Conv or Gemm anchor (in topological order), a depth-first walk along the
+// fuse: from each Conv, ConvTranspose or Gemm anchor (in topological order), a depth-first walk along the
 // single consumer grows the group by the pattern
 //     anchor [BatchNorm] [activation] [element-wise Add/Mul/Sub/Div tail [activation]]
 // A node joins only if the previous member's output has no other consumer and is no graph
@@ -9,7 +9,7 @@
 // may leave the group and come back (checked with topological timestamps). Groups never
 // overlap; each becomes one Fused node named after its anchor.
 //
-// bnfold: a BatchNorm whose input is a Conv or Gemm used only by it is folded into that
+// bnfold: a BatchNorm whose input is such an anchor used only by it is folded into that
 // operator's weights and bias (inference).
 #include "optimizer/passes/fusion.h"
 

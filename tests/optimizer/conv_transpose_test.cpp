@@ -9,6 +9,7 @@
 #include "optimizer/frontend/network_yaml.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/region.h"
+#include "optimizer/partition/workload.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/onnx_model.h"
@@ -32,10 +33,11 @@ Range scanned_rows(Range out, std::int64_t in, std::int64_t stride, std::int64_t
 
 TEST(ConvTranspose, EachOutputBlockReadsTheInputRowsWhoseTapsLandInIt) {
   struct Case {
-    std::int64_t in, stride, kernel, dilation, pad, output_padding;
+    std::int64_t in, stride, kernel, dilation, pad, output_padding, pad_end;
   };
-  for (const Case c : {Case{16, 2, 3, 1, 1, 1}, Case{32, 2, 2, 1, 0, 0}, Case{64, 1, 3, 2, 2, 0},
-                       Case{7, 3, 5, 1, 2, 2}, Case{9, 2, 4, 3, 0, 1}}) {
+  for (const Case c :
+       {Case{16, 2, 3, 1, 1, 1, 1}, Case{32, 2, 2, 1, 0, 0, 0}, Case{64, 1, 3, 2, 2, 0, 2},
+        Case{7, 3, 5, 1, 2, 2, 2}, Case{9, 2, 4, 3, 0, 1, 0}, Case{10, 2, 3, 2, 1, 1, 3}}) {
     const std::string what = "in " + std::to_string(c.in) + " stride " +
                              std::to_string(c.stride) + " kernel " + std::to_string(c.kernel) +
                              " dilation " + std::to_string(c.dilation) + " pad " +
@@ -44,12 +46,13 @@ TEST(ConvTranspose, EachOutputBlockReadsTheInputRowsWhoseTapsLandInIt) {
         "inputs:\n  x: [1, 8, " + std::to_string(c.in) + ", 4]\nlayers:\n"
         "  - {name: up, op: conv_transpose, out: 4, kernel: [" + std::to_string(c.kernel) +
             ", 1], stride: [" + std::to_string(c.stride) + ", 1], dilation: [" +
-            std::to_string(c.dilation) + ", 1], pad: [" + std::to_string(c.pad) + ", 0], " +
+            std::to_string(c.dilation) + ", 1], pad: [" + std::to_string(c.pad) + ", 0, " +
+            std::to_string(c.pad_end) + ", 0], " +
             "output_padding: [" + std::to_string(c.output_padding) + ", 0]}\n",
         "up.yaml");
     const NodeId up = *g.find("up");
     const std::int64_t out = g.node(up).output.shape[2];
-    EXPECT_EQ(out, (c.in - 1) * c.stride - 2 * c.pad + c.dilation * (c.kernel - 1) +
+    EXPECT_EQ(out, (c.in - 1) * c.stride - c.pad - c.pad_end + c.dilation * (c.kernel - 1) +
                        c.output_padding + 1)
         << what;
     for (std::int64_t lo = 0; lo < out; ++lo)
@@ -78,6 +81,26 @@ TEST(ConvTranspose, GroupedBlocksReadTheirGroupsChannels) {
   EXPECT_EQ(input_region(g, up, 0, block, Range{0, 8}).r[kC], (Range{8, 16}));
   EXPECT_EQ(op_cost(g, up).macs, 32 * 8 * 8 * 4 * 2 * 2);
   EXPECT_EQ(op_cost(g, up).params, 32 * 4 * 2 * 2 + 16);
+  // INPP slices the input channels of a group: 8 here; a depthwise one has 1 and no INPP
+  EXPECT_TRUE(legal_part_dims(g, up).contains(PartDim::Inpp));
+  const Graph d = parse_network_yaml(
+      "inputs:\n  x: [1, 8, 8, 8]\nlayers:\n"
+      "  - {name: dw, op: conv_transpose, out: 16, kernel: 3, stride: 2, groups: 8}\n",
+      "d.yaml");
+  EXPECT_FALSE(legal_part_dims(d, *d.find("dw")).contains(PartDim::Inpp));
+}
+
+TEST(ConvTranspose, FusedWithItsActivationItKeepsItsWindowOnTheMacArray) {
+  const std::string net =
+      "inputs:\n  x: [1, 8, 8, 8]\nlayers:\n"
+      "  - {name: up, op: conv_transpose, out: 16, kernel: 3, stride: 2, pad: 1, "
+      "output_padding: 1}\n  - relu\n";
+  Graph plain = parse_network_yaml(net, "u.yaml"), fused = parse_network_yaml(net, "u.yaml");
+  run_passes(fused, "default");
+  const Workload a = build_workload(plain), b = build_workload(fused);
+  EXPECT_EQ(b.layers.size(), 1u);
+  EXPECT_EQ(b.layers[0].kernel, a.layers[0].kernel);  // ⌈3 / 2⌉ taps per input per axis
+  EXPECT_EQ(a.layers[0].kernel, (std::array<std::int64_t, 2>{2, 2}));
 }
 
 TEST(OnnxConvTranspose, WhatItCannotTransposeIsRefusedSayingWhy) {
@@ -91,6 +114,17 @@ TEST(OnnxConvTranspose, WhatItCannotTransposeIsRefusedSayingWhy) {
                Model::ints(m.node("ConvTranspose", {"x", "w"}, "y", "up"), "output_shape", {9, 9});
              }),
              "output_shape is not supported");
+  EXPECT_HAS(refusal([](Model& m) {
+               m.weight("w", {8, 4, 3, 3});
+               m.weight("b", {5});
+               m.node("ConvTranspose", {"x", "w", "b"}, "y", "up");
+             }),
+             "bias [5] does not match the 4 output channels");
+  EXPECT_HAS(refusal([](Model& m) {
+               m.weight("w", {8, 4, 3, 3});
+               Model::int1(m.node("ConvTranspose", {"x", "w"}, "y", "up"), "group", 0);
+             }),
+             "group 0 must be at least 1");
   EXPECT_HAS(refusal([](Model& m) {
                m.weight("w", {8, 4, 3});
                m.node("ConvTranspose", {"x", "w"}, "y", "up");
