@@ -112,8 +112,7 @@ Tensor window_op(const Tensor& x, const OpAttrs& a, std::int64_t channels, const
   return t;
 }
 
-Tensor conv(const Tensor& x, const OpAttrs& a) {
-  need_rank(x, 4, "Conv");
+void check_channels(const Tensor& x, const OpAttrs& a) {
   const std::int64_t c = x.shape[1];
   if (a.out_channels <= 0) fail("needs out_channels > 0");
   if (a.groups <= 0 || c % a.groups || a.out_channels % a.groups)
@@ -122,6 +121,11 @@ Tensor conv(const Tensor& x, const OpAttrs& a) {
   if (a.in_channels && a.in_channels != c)
     fail("weight expects " + std::to_string(a.in_channels) + " input channels, input has shape " +
          shape_str(x.shape));
+}
+
+Tensor conv(const Tensor& x, const OpAttrs& a) {
+  need_rank(x, 4, "Conv");
+  check_channels(x, a);
   return window_op(x, a, a.out_channels, "Conv");
 }
 

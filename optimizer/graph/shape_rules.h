@@ -22,6 +22,8 @@ void need_positive(const Shape& s, const char* what);
 Shape broadcast(const Shape& a, const Shape& b);
 /// A sliding window's output (conv or pool: `what`) with `channels` channels.
 Tensor window_op(const Tensor& x, const OpAttrs& a, std::int64_t channels, const char* what);
+/// A convolution's (or transposed one's) out_channels, groups and weight against input `x`.
+void check_channels(const Tensor& x, const OpAttrs& a);
 Tensor conv(const Tensor& x, const OpAttrs& a);
 Tensor gemm(const Tensor& x, const OpAttrs& a);
 

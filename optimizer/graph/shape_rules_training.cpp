@@ -34,14 +34,7 @@ Tensor conv_grad_input(const Tensor& dy, const OpAttrs& a) {
 
 Tensor conv_transpose(const Tensor& x, const OpAttrs& a) {
   need_rank(x, 4, "ConvTranspose");
-  const std::int64_t c = x.shape[1];
-  if (a.out_channels <= 0) fail("needs out_channels > 0");
-  if (a.groups <= 0 || c % a.groups || a.out_channels % a.groups)
-    fail("groups " + std::to_string(a.groups) + " must divide input channels " +
-         std::to_string(c) + " and output channels " + std::to_string(a.out_channels));
-  if (a.in_channels && a.in_channels != c)
-    fail("weight expects " + std::to_string(a.in_channels) + " input channels, input has shape " +
-         shape_str(x.shape));
+  check_channels(x, a);
   Tensor t{{x.shape[0], a.out_channels, 0, 0}, x.elem_bytes, std::nullopt};
   for (std::size_t i = 0; i < 2; ++i) {
     if (a.kernel[i] < 1 || a.stride[i] < 1 || a.dilation[i] < 1)
