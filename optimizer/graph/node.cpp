@@ -20,10 +20,10 @@ std::string shape_str(const Shape& s) {
 bool OpAttrs::operator==(const OpAttrs& o) const {
   return out_channels == o.out_channels && in_channels == o.in_channels && kernel == o.kernel &&
          stride == o.stride && dilation == o.dilation && pads == o.pads &&
-         output_padding == o.output_padding && groups == o.groups &&
-         bias == o.bias && ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad &&
-         axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
-         perm == o.perm && min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
+         output_padding == o.output_padding && groups == o.groups && bias == o.bias &&
+         ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad && axis == o.axis &&
+         axes == o.axes && keepdims == o.keepdims && shape == o.shape && perm == o.perm &&
+         min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
          epsilon == o.epsilon && ratio == o.ratio && elem_bytes == o.elem_bytes &&
          int_data == o.int_data && float_data == o.float_data && trainable == o.trainable &&
          parts == o.parts && weights == o.weights && grad_of == o.grad_of &&

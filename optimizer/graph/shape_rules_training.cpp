@@ -39,8 +39,7 @@ Tensor conv_transpose(const Tensor& x, const OpAttrs& a) {
   for (std::size_t i = 0; i < 2; ++i) {
     if (a.kernel[i] < 1 || a.stride[i] < 1 || a.dilation[i] < 1)
       fail("kernel, strides and dilations must be at least 1");
-    if (a.output_padding[i] < 0 ||
-        a.output_padding[i] >= std::max(a.stride[i], a.dilation[i]))
+    if (a.output_padding[i] < 0 || a.output_padding[i] >= std::max(a.stride[i], a.dilation[i]))
       fail("output_padding " + std::to_string(a.output_padding[i]) +
            " must be below the stride or the dilation");
     // Each input row i reaches output rows i·stride − pad + r·dilation (r < kernel).

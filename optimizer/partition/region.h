@@ -7,8 +7,8 @@
 // padding, clipped to the tensor: the halo); convolution reads its INPP slice of the input
 // channels (all of them without INPP; grouped convolutions read the groups their output
 // channels belong to); a ConvTranspose reads the input rows whose taps land in its block (and
-// its INPP slice of the input channels); Gemm and MatMul read their slice of the inner dimension (Gemm at the
-// samples, tokens or positions of their block: it works per position); element-wise
+// its INPP slice of the input channels); Gemm and MatMul read their slice of the inner dimension
+// (Gemm at the samples, tokens or positions of their block: it works per position); element-wise
 // operators, normalisations and softmax read the same block (broadcast axes whole); concat
 // reads the part of its block that falls in that input; global pooling and reductions read
 // whole spatial extents; reshapes and transposes read the elements their block is a copy of

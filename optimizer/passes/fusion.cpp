@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Operator fusion (seed 003) and batch-norm folding.
 //
-// fuse: from each Conv, ConvTranspose or Gemm anchor (in topological order), a depth-first walk along the
-// single consumer grows the group by the pattern
+// fuse: from each Conv, ConvTranspose or Gemm anchor (in topological order), a depth-first walk
+// along the single consumer grows the group by the pattern
 //     anchor [BatchNorm] [activation] [element-wise Add/Mul/Sub/Div tail [activation]]
 // A node joins only if the previous member's output has no other consumer and is no graph
 // output (the fused node has one output), and only if the group stays contractible: no path

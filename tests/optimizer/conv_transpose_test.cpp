@@ -38,16 +38,16 @@ TEST(ConvTranspose, EachOutputBlockReadsTheInputRowsWhoseTapsLandInIt) {
   for (const Case c :
        {Case{16, 2, 3, 1, 1, 1, 1}, Case{32, 2, 2, 1, 0, 0, 0}, Case{64, 1, 3, 2, 2, 0, 2},
         Case{7, 3, 5, 1, 2, 2, 2}, Case{9, 2, 4, 3, 0, 1, 0}, Case{10, 2, 3, 2, 1, 1, 3}}) {
-    const std::string what = "in " + std::to_string(c.in) + " stride " +
-                             std::to_string(c.stride) + " kernel " + std::to_string(c.kernel) +
-                             " dilation " + std::to_string(c.dilation) + " pad " +
-                             std::to_string(c.pad);
+    const std::string what = "in " + std::to_string(c.in) + " stride " + std::to_string(c.stride) +
+                             " kernel " + std::to_string(c.kernel) + " dilation " +
+                             std::to_string(c.dilation) + " pad " + std::to_string(c.pad);
     Graph g = parse_network_yaml(
-        "inputs:\n  x: [1, 8, " + std::to_string(c.in) + ", 4]\nlayers:\n"
-        "  - {name: up, op: conv_transpose, out: 4, kernel: [" + std::to_string(c.kernel) +
-            ", 1], stride: [" + std::to_string(c.stride) + ", 1], dilation: [" +
-            std::to_string(c.dilation) + ", 1], pad: [" + std::to_string(c.pad) + ", 0, " +
-            std::to_string(c.pad_end) + ", 0], " +
+        "inputs:\n  x: [1, 8, " + std::to_string(c.in) +
+            ", 4]\nlayers:\n"
+            "  - {name: up, op: conv_transpose, out: 4, kernel: [" +
+            std::to_string(c.kernel) + ", 1], stride: [" + std::to_string(c.stride) +
+            ", 1], dilation: [" + std::to_string(c.dilation) + ", 1], pad: [" +
+            std::to_string(c.pad) + ", 0, " + std::to_string(c.pad_end) + ", 0], " +
             "output_padding: [" + std::to_string(c.output_padding) + ", 0]}\n",
         "up.yaml");
     const NodeId up = *g.find("up");
