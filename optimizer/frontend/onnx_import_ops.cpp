@@ -225,47 +225,33 @@ void Importer::import_node(const onnx::NodeProto& n) {
     t.ints.clear();
     t.floats.clear();
     consts_[n.output(0)] = t;
-  } else if (op == "Conv") {
+  } else if (op == "Conv" || op == "ConvTranspose") {
+    const bool transposed = op == "ConvTranspose";
+    // Conv: K × C/groups × kh × kw; ConvTranspose: C × K/groups × kh × kw
     const ConstInfo& w = need_constant(n, 1, "weight");
     if (w.dims.size() != 4)
-      fail(n, "only 2-D convolutions are supported, weight " + shape_str(w.dims));
+      fail(n, std::string("only 2-D ") + (transposed ? "transposed " : "") +
+                  "convolutions are supported, weight " + shape_str(w.dims));
+    if (transposed && attr(n, "output_shape"))
+      fail(n, "output_shape is not supported (export with pads and output_padding)");
     a.groups = attr_int(n, "group", 1);
-    a.out_channels = w.dims[0];
-    a.in_channels = w.dims[1] * a.groups;
+    if (a.groups < 1) fail(n, "group " + std::to_string(a.groups) + " must be at least 1");
+    a.out_channels = transposed ? w.dims[1] * a.groups : w.dims[0];
+    a.in_channels = transposed ? w.dims[0] : w.dims[1] * a.groups;
     a.bias = n.input_size() > 2 && !n.input(2).empty();
     if (const ConstInfo* b = constant(n, 2); b && b->dims != Shape{a.out_channels})
       fail(n, "bias " + shape_str(b->dims) + " does not match the weight's " +
                   std::to_string(a.out_channels) + " output channels");
     const Shape weight_kernel{w.dims[2], w.dims[3]};
-    auto k = attr_ints(n, "kernel_shape");
-    if (!k.empty() && k != weight_kernel)
-      fail(n, "kernel_shape " + shape_str(k) + " contradicts the weight " + shape_str(w.dims));
-    window_attrs(n, a, weight_kernel);
-    fold_pad(n, a);
-    a.weights = weight_names(n, 1);
-    emit(n, OpKind::Conv, a, {0});
-  } else if (op == "ConvTranspose") {
-    const ConstInfo& w = need_constant(n, 1, "weight");  // C × K/groups × kh × kw
-    if (w.dims.size() != 4)
-      fail(n, "only 2-D transposed convolutions are supported, weight " + shape_str(w.dims));
-    if (attr(n, "output_shape"))
-      fail(n, "output_shape is not supported (export with pads and output_padding)");
-    a.groups = attr_int(n, "group", 1);
-    if (a.groups < 1) fail(n, "group " + std::to_string(a.groups) + " must be at least 1");
-    a.in_channels = w.dims[0];
-    a.out_channels = w.dims[1] * a.groups;
-    a.bias = n.input_size() > 2 && !n.input(2).empty();
-    if (const ConstInfo* b = constant(n, 2); b && b->dims != Shape{a.out_channels})
-      fail(n, "bias " + shape_str(b->dims) + " does not match the " +
-                  std::to_string(a.out_channels) + " output channels");
-    const Shape weight_kernel{w.dims[2], w.dims[3]};
     if (auto k = attr_ints(n, "kernel_shape"); !k.empty() && k != weight_kernel)
       fail(n, "kernel_shape " + shape_str(k) + " contradicts the weight " + shape_str(w.dims));
     window_attrs(n, a, weight_kernel);
-    if (auto p = window_ints(n, "output_padding", 2, 0); !p.empty())
+    if (!transposed)
+      fold_pad(n, a);
+    else if (auto p = window_ints(n, "output_padding", 2, 0); !p.empty())
       a.output_padding = {p[0], p[1]};
     a.weights = weight_names(n, 1);
-    emit(n, OpKind::ConvTranspose, a, {0});
+    emit(n, transposed ? OpKind::ConvTranspose : OpKind::Conv, a, {0});
   } else if (op == "Gemm" ||
              (op == "MatMul" && constant(n, 1) && constant(n, 1)->dims.size() == 2)) {
     if (attr_int(n, "transA", 0)) fail(n, "transA=1 is not supported");

@@ -119,7 +119,7 @@ TEST(OnnxConvTranspose, WhatItCannotTransposeIsRefusedSayingWhy) {
                m.weight("b", {5});
                m.node("ConvTranspose", {"x", "w", "b"}, "y", "up");
              }),
-             "bias [5] does not match the 4 output channels");
+             "bias [5] does not match the weight's 4 output channels");
   EXPECT_HAS(refusal([](Model& m) {
                m.weight("w", {8, 4, 3, 3});
                Model::int1(m.node("ConvTranspose", {"x", "w"}, "y", "up"), "group", 0);
