@@ -8,7 +8,6 @@
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/onnx_importer.h"
-#include "optimizer/graph/resize.h"
 
 namespace nocflow::optimizer::onnx_import_detail {
 
@@ -103,12 +102,7 @@ void Importer::import_resize(const onnx::NodeProto& n) {
   };
   text("mode", a.mode);
   text("coordinate_transformation_mode", a.coordinate_transformation_mode);
-  text("nearest_mode", a.nearest_mode);
-  try {
-    check_resize_modes(a);
-  } catch (const InputError& e) {
-    fail(n, e.what());
-  }
+  text("nearest_mode", a.nearest_mode);  // checked by the shape rule, which names the node
   if (attr_int(n, "antialias", 0) && a.mode != "nearest") fail(n, "antialias=1 is not supported");
   // opset 18's axes: only H and W, which the scales or sizes then give alone
   std::vector<std::int64_t> axes = attr_ints(n, "axes");
