@@ -53,7 +53,13 @@ TORCHVISION = {  # name: (model, input height and width)
         weights=None, weights_backbone=None, aux_loss=False), 224),
     # ConvTranspose (strided, with output_padding, grouped, dilated): not torchvision's
     "tiny_unet": (lambda: TinyUNet(), 64),
+    # ViT-B/16: the class token's Expand (ConstantOfShape, Equal, Where on its shape) and its
+    # Gather (x[:, 0]); attention as MatMul, LayerNorm and GELU spelled out
+    "vit_b_16": (lambda: torchvision.models.vit_b_16(weights=None), 224),
 }
+# Exported with autograd on: under no_grad PyTorch runs attention as one fused kernel
+# (_native_multi_head_attention) that has no ONNX export.
+WITH_GRAD = {"vit_b_16"}
 
 # torch.nn.functional.interpolate along H: (mode, align_corners, input rows, output rows or None,
 # scale_factor or None)
@@ -67,13 +73,24 @@ RESIZE_CASES = [
 
 
 def reference(module, example):
-    """MACs of the Conv2d and Linear modules and parameters of the modules a forward pass runs."""
+    """MACs of the Conv2d, Linear and MultiheadAttention modules and parameters of the modules a
+    forward pass runs."""
     macs, ran = 0, set()
 
     def hook(m, inputs, output):
         nonlocal macs
         ran.add(m)
-        if isinstance(m, torch.nn.Conv2d):
+        if isinstance(m, torch.nn.MultiheadAttention):
+            # Its forward uses out_proj's weights without calling it. Projections (3 in, 1 out:
+            # 4 L E^2 per sample) and, over the heads, Q K^T and A V (self-attention; the output
+            # is read because ViT passes the inputs by keyword, which hooks do not see).
+            ran.add(m.out_proj)
+            if m.batch_first:
+                n, length, e = output[0].shape
+            else:
+                length, n, e = output[0].shape
+            macs += n * (4 * length * e * e + 2 * length * length * e)
+        elif isinstance(m, torch.nn.Conv2d):
             macs += output.numel() * m.in_channels // m.groups * m.kernel_size[0] * m.kernel_size[1]
         elif isinstance(m, torch.nn.ConvTranspose2d):  # every input value meets K/g x kh x kw
             kh, kw = m.kernel_size
@@ -274,7 +291,7 @@ def export(name, module, example, out_dir, opset, keep_weights, keep_elements):
     module.eval()
     # The encoder keeps its shape arithmetic (Shape/Gather/Concat → Reshape) for nocflow's
     # constant folding; the CNNs are folded by PyTorch (batch norm into conv).
-    with torch.no_grad():
+    with torch.set_grad_enabled(name in WITH_GRAD):
         torch.onnx.export(module, example, path, opset_version=opset, input_names=["input"],
                           output_names=["output"], do_constant_folding=name != "encoder")
     model = onnx.load(path)

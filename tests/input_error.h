@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // What a call refuses: the message of the InputError it throws.
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 
 #include "noc/base/error.h"
+
+/// Expects `part` in the message `text` (printed whole when it is not).
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 namespace nocflow::testing {
 

@@ -29,8 +29,6 @@ std::string network_name(const std::string& path, const std::string& graph_name)
   return graph_name;
 }
 
-constexpr std::int64_t kMaxInlineElements = 4096;  // larger constants are never read
-
 }  // namespace
 
 int elem_bytes_of(int dtype) {

@@ -190,6 +190,34 @@ void Importer::import_split(const onnx::NodeProto& n) {
   splits_.push_back(Split{label(n), x, axis, total});
 }
 
+void Importer::import_constant_of_shape(const onnx::NodeProto& n) {
+  const ConstInfo& shape = need_constant(n, 0, "shape");
+  if (shape.dims.size() != 1 || shape.ints.size() != static_cast<std::size_t>(shape.dims[0]))
+    fail(n, "shape (input 0) must be a 1-D integer tensor, got " + shape_str(shape.dims));
+  ConstInfo c;  // a float zero unless `value` says otherwise
+  c.dims = shape.ints;
+  std::int64_t count = 1;
+  for (auto d : c.dims) {
+    if (d < 0) fail(n, "shape " + shape_str(c.dims) + " has a negative dimension");
+    count *= d;
+  }
+  ConstInfo fill;
+  fill.floats = {0.0};
+  if (const auto* v = attr(n, "value")) {
+    if (v->type() != onnx::AttributeProto::TENSOR) fail(n, "attribute 'value' must be a tensor");
+    fill = const_from(v->t(), false);
+    if (fill.ints.size() + fill.floats.size() != 1)
+      fail(n, "attribute 'value' must hold one element");
+  }
+  c.dtype = fill.dtype;
+  if (count <= kMaxInlineElements) {
+    const auto size = static_cast<std::size_t>(count);
+    if (!fill.ints.empty()) c.ints.assign(size, fill.ints[0]);
+    if (!fill.floats.empty()) c.floats.assign(size, fill.floats[0]);
+  }
+  alias(n, c);
+}
+
 void Importer::import_node(const onnx::NodeProto& n) {
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     fail(n, "unsupported ONNX operator '" + n.domain() + "." + n.op_type() + "'");
@@ -359,6 +387,12 @@ void Importer::import_node(const onnx::NodeProto& n) {
     emit(n, OpKind::Slice, a, operands);
   } else if (op == "Shape") {
     emit(n, OpKind::Shape, a, {0});
+  } else if (op == "Equal" || op == "Expand") {
+    emit(n, *op_kind_from_key(op), a, {0, 1});
+  } else if (op == "Where") {
+    emit(n, OpKind::Where, a, {0, 1, 2});
+  } else if (op == "ConstantOfShape") {
+    import_constant_of_shape(n);
   } else if (op == "Gather") {
     a.axis = attr_int(n, "axis", 0);
     emit(n, OpKind::Gather, a, {0, 1});

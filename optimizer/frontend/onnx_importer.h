@@ -20,6 +20,9 @@ namespace nocflow::optimizer::onnx_import_detail {
 /// or unknown to this ONNX version.
 int elem_bytes_of(int dtype);
 
+/// Constants of more elements are never read (only their shapes).
+inline constexpr std::int64_t kMaxInlineElements = 4096;
+
 /// A compile-time tensor: an initializer or a Constant node's value. Contents are read only
 /// for small tensors stored inline.
 struct ConstInfo {
@@ -83,6 +86,9 @@ class Importer {
   void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const;
   /// A Split with its sizes known: one Slice per output.
   void import_split(const onnx::NodeProto& n);
+  /// ConstantOfShape of a constant shape: a compile-time tensor of that shape, every element the
+  /// `value` attribute's (a float zero by default).
+  void import_constant_of_shape(const onnx::NodeProto& n);
   /// Resize (opset 11 on) of H and W: scales taken as attributes, sizes kept as an operand
   /// (often shape arithmetic) for shape inference to fold.
   void import_resize(const onnx::NodeProto& n);

@@ -267,7 +267,8 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
   const Shape& s = out.shape;
   switch (kind) {
     case OpKind::Input: case OpKind::Constant: case OpKind::RandomUniform: case OpKind::Shape:
-    case OpKind::Gather: case OpKind::Unsqueeze: case OpKind::Squeeze:
+    case OpKind::Gather: case OpKind::Unsqueeze: case OpKind::Squeeze: case OpKind::Equal:
+    case OpKind::Where: case OpKind::Expand:
       return {};
     case OpKind::Conv:
     case OpKind::ConvTransposeGradInput: {  // a convolution of dY: a reduction over K per group

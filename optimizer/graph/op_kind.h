@@ -26,7 +26,7 @@ enum class OpKind : std::uint8_t {
   // data movement
   Concat, Reshape, Flatten, Transpose, Identity, Dropout,
   // shape arithmetic (values known at compile time; folded by the constfold pass)
-  Shape, Gather, Unsqueeze, Squeeze, Cast,
+  Shape, Gather, Unsqueeze, Squeeze, Cast, Equal, Where, Expand,
   // training (built by autodiff, optimizer/passes/autodiff.h; never read from a network file,
   // but for Slice, which ONNX Slice imports as)
   ConvGradInput, ConvGradWeight, ConvTransposeGradInput, GemmGradInput, GemmGradWeight, PoolGrad,

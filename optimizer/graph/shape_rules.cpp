@@ -314,14 +314,86 @@ Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a) {
   t.shape.insert(t.shape.end(), idx.shape.begin(), idx.shape.end());
   t.shape.insert(t.shape.end(), data.shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1,
                  data.shape.end());
+  const std::int64_t n = data.shape[axis];
+  if (idx.value)
+    for (auto i : *idx.value)
+      if (i < -n || i >= n)
+        fail("index " + std::to_string(i) + " out of range for axis " + std::to_string(axis) +
+             " of " + shape_str(data.shape));
   if (data.value && idx.value && data.shape.size() == 1) {
     std::vector<std::int64_t> v;
-    const auto n = static_cast<std::int64_t>(data.value->size());
-    for (auto i : *idx.value) {
-      if (i < -n || i >= n) fail("index " + std::to_string(i) + " out of range " + shape_str(data.shape));
+    for (auto i : *idx.value)
       v.push_back((*data.value)[static_cast<std::size_t>(i < 0 ? i + n : i)]);
-    }
     t.value = v;
+  }
+  return t;
+}
+
+/// Element i of a compile-time value broadcast to `n` elements (1-D shape arithmetic only).
+std::int64_t broadcast_at(const std::vector<std::int64_t>& v, std::size_t i) {
+  return v[v.size() == 1 ? 0 : i];
+}
+
+/// Equal and Where compute masks of shape arithmetic; on tensors of run time they would be
+/// layers, which nocflow does not cost.
+void need_values(const std::vector<const Tensor*>& in, const char* what) {
+  for (const Tensor* t : in)
+    if (!t->value)
+      fail(std::string(what) + " of a tensor computed at run time is not supported (only shape "
+           "arithmetic, whose values are known at compile time)");
+}
+
+/// The common length of 1-D values that broadcast (each of length n or 1); 0 if they do not.
+std::size_t common_length(const std::vector<const Tensor*>& in) {
+  std::size_t n = 1;
+  for (const Tensor* t : in) n = std::max(n, t->value->size());
+  for (const Tensor* t : in)
+    if (t->value->size() != n && t->value->size() != 1) return 0;
+  return n;
+}
+
+Tensor equal(const std::vector<const Tensor*>& in) {
+  need_values(in, "Equal");
+  Tensor t{broadcast(in[0]->shape, in[1]->shape), 1, std::nullopt};
+  if (const std::size_t n = common_length(in); n && t.shape.size() <= 1) {
+    std::vector<std::int64_t> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+      v[i] = broadcast_at(*in[0]->value, i) == broadcast_at(*in[1]->value, i);
+    t.value = v;
+  }
+  return t;
+}
+
+Tensor where(const std::vector<const Tensor*>& in) {
+  need_values(in, "Where");
+  Tensor t{broadcast(broadcast(in[0]->shape, in[1]->shape), in[2]->shape),
+           std::max(in[1]->elem_bytes, in[2]->elem_bytes), std::nullopt};
+  if (const std::size_t n = common_length(in); n && t.shape.size() <= 1) {
+    std::vector<std::int64_t> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+      v[i] = broadcast_at(*in[0]->value, i) ? broadcast_at(*in[1]->value, i)
+                                            : broadcast_at(*in[2]->value, i);
+    t.value = v;
+  }
+  return t;
+}
+
+/// ONNX Expand: the input broadcast with the target shape (both ways). Copying a tensor of run
+/// time into a bigger one is not supported; to its own shape it is an identity (removed by the
+/// identity pass).
+Tensor expand(const Tensor& x, const Tensor& target) {
+  if (!target.value) fail("target shape (input 1) is not known at compile time");
+  Tensor t{broadcast(x.shape, *target.value), x.elem_bytes, std::nullopt};
+  if (t.shape == x.shape) {
+    t.value = x.value;
+  } else if (x.value && t.shape.size() == 1) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(t.shape[0]));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = broadcast_at(*x.value, i);
+    t.value = v;
+  } else {
+    fail("broadcasting " + shape_str(x.shape) + " to " + shape_str(t.shape) +
+         " is not supported for a tensor computed at run time or a weight (only to its own "
+         "shape, or of shape arithmetic)");
   }
   return t;
 }
@@ -449,6 +521,9 @@ Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>
     case OpKind::Gather: return gather(*in[0], *in[1], a);
     case OpKind::Unsqueeze: return unsqueeze(in, a);
     case OpKind::Squeeze: return squeeze(in, a);
+    case OpKind::Equal: return equal(in);
+    case OpKind::Where: return where(in);
+    case OpKind::Expand: return expand(*in[0], *in[1]);
     case OpKind::ConvGradInput:
       return conv_grad_input(*in[0], a);
     case OpKind::ConvGradWeight:

@@ -2,14 +2,15 @@
 // Canonicalising clean-ups: identity/no-op elimination and constant folding of shape arithmetic.
 #include <algorithm>
 
+#include "optimizer/graph/shape_rules.h"
 #include "optimizer/passes/pass.h"
 
 namespace nocflow::optimizer {
 namespace {
 
 /// Removes operators that return their input unchanged: Identity, Dropout (nocflow graphs are
-/// inference graphs), Reshape/Flatten to the same shape, Transpose by the identity permutation,
-/// Concat of one input.
+/// inference graphs), Reshape/Flatten/Expand to the same shape, Transpose by the identity
+/// permutation, Concat of one input.
 class IdentityElimination final : public Pass {
  public:
   std::string_view name() const override { return "identity"; }
@@ -39,6 +40,8 @@ class IdentityElimination final : public Pass {
           if (n.attrs.perm[i] != static_cast<std::int64_t>(i)) return false;
         return !n.attrs.perm.empty() || n.output.shape.size() <= 1;
       case OpKind::Concat: return g.inputs(id).size() == 1;
+      case OpKind::Expand:
+        return n.output.shape == g.node(g.input(id, 0)).output.shape;
       default: return false;
     }
   }
@@ -47,6 +50,10 @@ class IdentityElimination final : public Pass {
 /// Folds shape arithmetic: a deterministic operator whose output value shape inference already
 /// knows becomes a Constant holding it; a Reshape, Unsqueeze or Squeeze reading a constant
 /// shape or axes takes it as an attribute. The nodes this leaves unused are DCE's.
+///
+/// On tensors of run time, which are layers, the shape operators become the data movement the
+/// optimizer partitions: Squeeze and Unsqueeze a Reshape to their output shape, and a Gather of
+/// one constant index (a ViT's class token, `x[:, 0]`) a Slice of that index and a Reshape.
 class ConstantFolding final : public Pass {
  public:
   std::string_view name() const override { return "constfold"; }
@@ -79,6 +86,18 @@ class ConstantFolding final : public Pass {
         changed = true;
         continue;
       }
+      if ((n.kind == OpKind::Squeeze || n.kind == OpKind::Unsqueeze) && !n.output.value) {
+        n.kind = OpKind::Reshape;
+        n.attrs.shape = n.output.shape;
+        n.attrs.axes.clear();
+        while (g.inputs(id).size() > 1) g.remove_input(id, 1);
+        changed = true;
+        continue;
+      }
+      if (n.kind == OpKind::Gather && !n.output.value && gather_as_slice(g, id)) {
+        changed = true;
+        continue;
+      }
       const bool takes_operand = (n.kind == OpKind::Reshape || n.kind == OpKind::Unsqueeze ||
                                   n.kind == OpKind::Squeeze) && g.inputs(id).size() == 2;
       if (!takes_operand) continue;
@@ -92,6 +111,34 @@ class ConstantFolding final : public Pass {
       changed = true;
     }
     return changed;
+  }
+
+ private:
+  /// A Gather of one constant index along its axis: a Slice of that index, then a Reshape to the
+  /// Gather's output. False (nothing changed) for any other index.
+  static bool gather_as_slice(Graph& g, NodeId id) {
+    const Node& index = g.node(g.input(id, 1));
+    if (index.kind != OpKind::Constant || !index.output.value || index.output.value->size() != 1)
+      return false;
+    const NodeId data = g.input(id, 0);
+    const Shape& in = g.node(data).output.shape;
+    const std::size_t axis = shape_rules::norm_axis(g.node(id).attrs.axis, in.size());
+    std::int64_t i = index.output.value->front();
+    if (i < 0) i += in[axis];
+    OpAttrs s;
+    s.axis = static_cast<std::int64_t>(axis);
+    s.offset = i;
+    s.shape = in;
+    s.shape[axis] = 1;
+    const std::string name = g.node(id).name;
+    const NodeId slice =
+        g.add_node(Node{g.unique_name(name + ".slice"), OpKind::Slice, s, {}}, {data});
+    Node& n = g.node(id);
+    n.kind = OpKind::Reshape;
+    n.attrs = OpAttrs{};
+    n.attrs.shape = n.output.shape;
+    g.set_inputs(id, {slice});
+    return true;
   }
 };
 

@@ -9,6 +9,11 @@
 // may leave the group and come back (checked with topological timestamps). Groups never
 // overlap; each becomes one Fused node named after its anchor.
 //
+// Before growing groups, fuse takes an Add of a per-channel constant right after a bias-free
+// anchor (ONNX MatMul + Add, as PyTorch exports a Linear layer on a 3-D tensor) into the anchor
+// as its bias, as a Gemm with a bias is imported: the layer keeps INPP, which a fused Add (not
+// a reduction) would take from it.
+//
 // bnfold: a BatchNorm whose input is such an anchor used only by it is folded into that
 // operator's weights and bias (inference).
 #include "optimizer/passes/fusion.h"
@@ -82,6 +87,8 @@ class Fusion final : public Pass {
 
   bool run(Graph& g) override {
     bool changed = false;
+    for (NodeId id : g.topological_order())
+      if (g.node(id).kind == OpKind::Add) changed = take_bias(g, id) || changed;
     for (NodeId anchor : g.topological_order()) {
       if (!g.contains(anchor) || !is_anchor(g.node(anchor).kind)) continue;
       const auto ts = topological_timestamps(g);
@@ -94,6 +101,44 @@ class Fusion final : public Pass {
   }
 
  private:
+  /// Add `id` of an anchor without a bias, its only reader, and a constant of one value per
+  /// output channel (shape [K] after a Gemm, [K, 1, 1] after a convolution, leading 1s
+  /// allowed) becomes the anchor's bias.
+  static bool take_bias(Graph& g, NodeId id) {
+    const std::vector<NodeId> ins = g.inputs(id);
+    for (int side = 0; side < 2; ++side) {
+      const NodeId anchor = ins[static_cast<std::size_t>(side)];
+      const NodeId bias = ins[static_cast<std::size_t>(1 - side)];
+      Node& p = g.node(anchor);
+      const Node& k = g.node(bias);
+      // A constant only this Add reads (in a training graph its update reads it too, and the
+      // layer would count it twice).
+      if (!is_anchor(p.kind) || p.attrs.bias || g.num_uses(anchor) != 1 || g.is_output(anchor) ||
+          k.kind != OpKind::Constant || g.num_uses(bias) != 1 || g.is_output(bias) ||
+          g.node(id).output.shape != p.output.shape)
+        continue;
+      const Shape& out = p.output.shape;
+      const std::size_t channel = p.kind == OpKind::Gemm ? out.size() - 1 : 1;
+      const Shape& b = k.output.shape;
+      // Aligned to the right against the output (broadcasting), b must reach the channel axis
+      // and hold K there and 1 everywhere else.
+      bool per_channel =
+          out.size() > channel && b.size() <= out.size() && b.size() >= out.size() - channel;
+      for (std::size_t i = 0; per_channel && i < b.size(); ++i) {
+        const std::size_t axis = out.size() - b.size() + i;
+        per_channel = b[i] == (axis == channel ? out[channel] : 1);
+      }
+      if (!per_channel) continue;
+      p.attrs.bias = true;
+      if (!p.attrs.weights.empty()) p.attrs.weights += "|" + k.name;
+      g.replace_all_uses(id, anchor);
+      g.remove_node(id);
+      g.remove_node(bias);  // now the anchor's
+      return true;
+    }
+    return false;
+  }
+
   static std::vector<NodeId> grow(const Graph& g, NodeId anchor, const std::vector<std::size_t>& ts) {
     std::vector<NodeId> group{anchor};
     Stage stage = Stage::Anchor;

@@ -17,8 +17,6 @@
 namespace nocflow::optimizer {
 namespace {
 
-#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
-
 /// Input rows [lo, hi) whose taps land in output rows `out`: every row i and tap r with
 /// i·stride − pad + r·dilation inside `out`, scanned.
 Range scanned_rows(Range out, std::int64_t in, std::int64_t stride, std::int64_t kernel,

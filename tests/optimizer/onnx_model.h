@@ -42,6 +42,13 @@ struct Model {
     t->add_dims(static_cast<std::int64_t>(values.size()));
     for (auto v : values) t->add_int64_data(v);
   }
+  /// A rank-0 int64 initializer (a Gather's single index).
+  void int64_scalar(const std::string& name, std::int64_t value) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_int64_data(value);
+  }
   void floats(const std::string& name, const std::vector<float>& values) {
     auto* t = g->add_initializer();
     t->set_name(name);

@@ -20,8 +20,6 @@
 namespace nocflow::optimizer {
 namespace {
 
-#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
-
 const std::string kData = std::string(NOCFLOW_SOURCE_DIR) + "/tests/optimizer/data/";
 
 int count_kind(const Graph& g, OpKind kind) {
@@ -334,8 +332,9 @@ TEST(OnnxActivations, HardSigmoidHardSwishAndLeakyReluKeepTheirParameters) {
 
 class TorchvisionReference : public ::testing::TestWithParam<const char*> {};
 
-// Exported by scripts/export_onnx.py, which also counted each model's convolution and linear
-// MACs and the parameters its forward pass uses with PyTorch hooks (torchvision_reference.json).
+// Exported by scripts/export_onnx.py, which also counted each model's convolution, linear and
+// attention MACs and the parameters its forward pass uses with PyTorch hooks
+// (torchvision_reference.json).
 TEST_P(TorchvisionReference, MacsAndParametersMatchPyTorch) {
   const std::string name = GetParam();
   std::ifstream in(kData + "torchvision_reference.json");
@@ -357,7 +356,7 @@ INSTANTIATE_TEST_SUITE_P(Onnx, TorchvisionReference,
                          ::testing::Values("mobilenet_v3_small", "shufflenet_v2_x0_5",
                                            "densenet121", "inception_v3",
                                            "lraspp_mobilenet_v3_large", "fcn_resnet50",
-                                           "tiny_unet"));
+                                           "tiny_unet", "vit_b_16"));
 
 }  // namespace
 }  // namespace nocflow::optimizer

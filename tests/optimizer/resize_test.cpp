@@ -24,8 +24,6 @@
 namespace nocflow::optimizer {
 namespace {
 
-#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
-
 const std::string kData = std::string(NOCFLOW_SOURCE_DIR) + "/tests/optimizer/data/";
 
 void attr_string(onnx::NodeProto* n, const std::string& name, const std::string& value) {

@@ -22,8 +22,6 @@ namespace {
 
 using testing::error_of;
 
-#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
-
 // --- graph files: fused parts -------------------------------------------------------------
 
 /// A graph file with one fused node whose parts are `parts` (flow maps, one per line).

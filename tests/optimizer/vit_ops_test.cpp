@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// What a vision transformer's ONNX export needs beyond the encoder's: the class token's Expand
+// to a shape computed by ConstantOfShape, Mul, Equal and Where (folded away), its Gather
+// (x[:, 0], a Slice), and MatMul + Add of a bias (one Gemm that keeps INPP). torchvision's
+// vit_b_16 itself is checked against PyTorch in onnx_ops_test.cpp (TorchvisionReference).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "optimizer/graph/op_cost.h"
+#include "optimizer/partition/region.h"
+#include "optimizer/passes/pass_manager.h"
+#include "tests/optimizer/onnx_model.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+int count_kind(const Graph& g, OpKind kind) {
+  int n = 0;
+  for (NodeId id : g.node_ids()) n += g.node(id).kind == kind;
+  return n;
+}
+
+/// ConstantOfShape(`shape`) filled with the int64 `value`.
+onnx::NodeProto* constant_of_shape(Model& m, const std::string& shape, const std::string& out,
+                                   std::int64_t value) {
+  auto* n = m.node("ConstantOfShape", {shape}, out, out);
+  auto* a = n->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  a->mutable_t()->add_dims(1);
+  a->mutable_t()->add_int64_data(value);
+  return n;
+}
+
+/// ViT's prologue as PyTorch 1.13 exports it: class_token.expand(n, -1, -1), prepended to the
+/// tokens, and the class token read back by Gather index `index` of axis 1.
+Model class_token_model(std::int64_t index) {
+  Model m({1, 4, 8});  // 4 tokens of 8 features
+  m.weight("cls", {1, 1, 8});
+  m.int64s("rank", {3});
+  m.int64s("minus_one", {-1});
+  m.int64s("wanted", {1, -1, -1});
+  m.int64_scalar("index", index);
+  constant_of_shape(m, "rank", "ones", 1);
+  m.node("Mul", {"ones", "minus_one"}, "negated", "negated");
+  m.node("Equal", {"wanted", "negated"}, "keep", "equal");
+  m.node("Where", {"keep", "ones", "wanted"}, "target", "where");
+  m.node("Expand", {"cls", "target"}, "token", "expand");
+  Model::int1(m.node("Concat", {"token", "x"}, "tokens", "concat"), "axis", 1);
+  Model::int1(m.node("Gather", {"tokens", "index"}, "y", "gather"), "axis", 1);
+  return m;
+}
+
+TEST(OnnxVit, TheClassTokensShapeArithmeticIsFoldedAway) {
+  Model m = class_token_model(0);
+  Graph g = m.load("vit_class_token.onnx");
+  // Where(Equal([1, -1, -1], -1 × ones), ones, [1, -1, -1]): -1 keeps the token's own size.
+  EXPECT_EQ(g.node(*g.find("equal")).output.value, (std::vector<std::int64_t>{0, 1, 1}));
+  EXPECT_EQ(g.node(*g.find("where")).output.value, (std::vector<std::int64_t>{1, 1, 1}));
+  EXPECT_EQ(g.node(*g.find("expand")).output.shape, (Shape{1, 1, 8}));
+  EXPECT_EQ(g.node(*g.find("concat")).output.shape, (Shape{1, 5, 8}));
+  EXPECT_EQ(g.node(*g.find("gather")).output.shape, (Shape{1, 8}));
+  run_passes(g, "default");
+  for (OpKind k : {OpKind::Equal, OpKind::Where, OpKind::Expand, OpKind::Mul, OpKind::Gather})
+    EXPECT_EQ(count_kind(g, k), 0) << op_name(k);
+  // The Concat reads the weight itself, and the Gather is a Slice of the first token.
+  const NodeId concat = *g.find("concat");
+  EXPECT_EQ(g.node(g.input(concat, 0)).kind, OpKind::Constant);
+  const NodeId gather = *g.find("gather");
+  EXPECT_EQ(g.node(gather).kind, OpKind::Reshape);
+  EXPECT_EQ(g.node(gather).output.shape, (Shape{1, 8}));
+  const NodeId slice = g.input(gather, 0);
+  ASSERT_EQ(g.node(slice).kind, OpKind::Slice);
+  EXPECT_EQ(g.node(slice).attrs.axis, 1);
+  EXPECT_EQ(g.node(slice).attrs.offset, 0);
+  EXPECT_EQ(g.node(slice).output.shape, (Shape{1, 1, 8}));
+  EXPECT_EQ(g.input(slice, 0), concat);
+  // The slice reads one token of the five: 8 of 40 elements.
+  const Box whole = full_box(view4(g.node(slice).output.shape));
+  EXPECT_EQ(input_region(g, slice, 0, whole, Range{0, 1}).volume(), 8);
+}
+
+TEST(OnnxVit, AGatherCountsANegativeIndexFromTheEnd) {
+  Model m = class_token_model(-1);
+  Graph g = m.load("vit_last_token.onnx");
+  run_passes(g, "default");
+  const NodeId slice = g.input(*g.find("gather"), 0);
+  ASSERT_EQ(g.node(slice).kind, OpKind::Slice);
+  EXPECT_EQ(g.node(slice).attrs.offset, 4);  // the last of five tokens
+}
+
+TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
+  {
+    Model m({1, 4, 8});
+    m.int64s("bigger", {2, 4, 8});
+    m.node("Expand", {"x", "bigger"}, "y", "expand");
+    EXPECT_HAS(m.import("expand_runtime.onnx"),
+               "node 'expand' (Expand): broadcasting [1,4,8] to [2,4,8] is not supported");
+  }
+  {
+    Model m({1, 4, 8});
+    m.weight("other", {1, 4, 8});
+    m.node("Equal", {"x", "other"}, "mask", "equal");
+    m.node("Where", {"mask", "x", "other"}, "y", "where");
+    EXPECT_HAS(m.import("where_runtime.onnx"),
+               "Equal of a tensor computed at run time is not supported");
+  }
+  {
+    Model m({1, 4, 8});
+    m.node("Shape", {"x"}, "s", "shape");
+    constant_of_shape(m, "s", "y", 0);
+    EXPECT_HAS(m.import("constant_of_shape_runtime.onnx"),
+               "node 'y' (ConstantOfShape): shape (input 0) must be an initializer or constant");
+  }
+  {
+    Model m({1, 4, 8});
+    m.int64_scalar("index", 4);
+    Model::int1(m.node("Gather", {"x", "index"}, "y", "gather"), "axis", 1);
+    EXPECT_HAS(m.import("gather_range.onnx"), "index 4 out of range for axis 1 of [1,4,8]");
+  }
+}
+
+/// y = x W (+ b): a Linear layer on N × S × D as PyTorch exports it, MatMul then Add.
+Model linear_model(const Shape& bias) {
+  Model m({1, 4, 8});
+  m.weight("w", {8, 16});
+  m.weight("b", bias);
+  m.node("MatMul", {"x", "w"}, "xw", "linear");
+  m.node("Add", {"b", "xw"}, "y", "bias");
+  return m;
+}
+
+TEST(OnnxVit, ABiasAddedAfterAMatMulBecomesTheGemmsBiasAndKeepsInpp) {
+  Model m = linear_model({16});
+  Graph g = m.load("linear_bias.onnx");
+  const std::int64_t params = graph_totals(g).params;
+  EXPECT_EQ(params, 8 * 16 + 16);
+  run_passes(g, "default");
+  EXPECT_EQ(count_kind(g, OpKind::Add), 0);
+  EXPECT_EQ(count_kind(g, OpKind::Fused), 0);
+  const NodeId gemm = *g.find("linear");
+  EXPECT_EQ(g.node(gemm).kind, OpKind::Gemm);
+  EXPECT_TRUE(g.node(gemm).attrs.bias);
+  EXPECT_EQ(graph_totals(g).params, params);  // the bias moved into the layer, counted once
+  // A fused bias Add (an element-wise tail) would have taken INPP from the layer.
+  EXPECT_TRUE(legal_part_dims(g, gemm).contains(PartDim::Inpp));
+}
+
+TEST(OnnxVit, OnlyAPerChannelConstantReadByTheAddAloneIsTakenAsABias) {
+  {
+    Model m = linear_model({4, 16});  // one value per token and channel: not a bias
+    Graph g = m.load("linear_not_bias.onnx");
+    run_passes(g, "default");
+    EXPECT_EQ(count_kind(g, OpKind::Fused), 1);  // Gemm + Add, as before
+    EXPECT_FALSE(legal_part_dims(g, *g.find("linear")).contains(PartDim::Inpp));
+  }
+  {
+    Model m = linear_model({16});
+    m.node("Mul", {"y", "b"}, "z", "scale");  // b read again
+    Graph g = m.load("linear_shared_bias.onnx", "z");
+    run_passes(g, "default");
+    EXPECT_EQ(count_kind(g, OpKind::Fused), 1);
+    EXPECT_FALSE(g.node(*g.find("linear")).attrs.parts.front().attrs.bias);
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
