@@ -126,6 +126,18 @@ Graph Importer::build() {
       if (in.empty()) continue;  // not inferred: shape inference failed before it
       const auto rank = static_cast<std::int64_t>(in.size());
       const std::int64_t axis = split.axis < 0 ? split.axis + rank : split.axis;
+      if (split.parts && axis >= 0 && axis < rank) {  // parts of ⌈length / parts⌉
+        const std::int64_t length = in[static_cast<std::size_t>(axis)];
+        const std::int64_t chunk = (length + split.parts - 1) / split.parts;
+        if (length % split.parts == 0 || (split.uneven && chunk * (split.parts - 1) < length))
+          continue;
+        throw InputError(path_ + ": node '" + split.node +
+                         "' (Split): " + std::to_string(split.parts) + " equal parts of axis " +
+                         std::to_string(split.axis) + " of " + shape_str(in) +
+                         (split.uneven ? " leave the last one empty"
+                                       : ": its length must be a multiple of their number "
+                                         "(opset 18's num_outputs allows a smaller last part)"));
+      }
       if (axis < 0 || axis >= rank || in[static_cast<std::size_t>(axis)] != split.total)
         throw InputError(path_ + ": node '" + split.node + "' (Split): sizes adding up to " +
                          std::to_string(split.total) + " for axis " + std::to_string(split.axis) +

@@ -150,10 +150,10 @@ void Importer::import_split(const onnx::NodeProto& n) {
     if (!c.floats.empty()) fail(n, "split (input 1) must be integers");
     sizes = c.ints;
   }
-  if (sizes.empty())
-    fail(n,
-         "a split into equal parts (no split sizes) is not supported; torch.split and "
-         "tf.split export the sizes");
+  if (sizes.empty()) {
+    import_equal_split(n, axis);
+    return;
+  }
   if (sizes.size() != static_cast<std::size_t>(n.output_size()))
     fail(n, "split " + shape_str(sizes) + " has " + std::to_string(sizes.size()) + " sizes for " +
                 std::to_string(n.output_size()) + " outputs");
@@ -188,6 +188,44 @@ void Importer::import_split(const onnx::NodeProto& n) {
     start = end;
   }
   splits_.push_back(Split{label(n), x, axis, total});
+}
+
+void Importer::import_equal_split(const onnx::NodeProto& n, std::int64_t axis) {
+  const std::int64_t parts = attr_int(n, "num_outputs", n.output_size());
+  if (parts != n.output_size())
+    fail(n, "num_outputs " + std::to_string(parts) + " for " + std::to_string(n.output_size()) +
+                " outputs");
+  // Part i is [i·c, (i + 1)·c) of the axis, c = ⌈length / parts⌉ (the last one clamped by its
+  // Slice), the length read from the input's shape once it is inferred.
+  const NodeId x = value(n.input(0), "node '" + label(n) + "'");
+  const std::string base = label(n);
+  auto add = [&](const std::string& name, OpKind kind, OpAttrs a, std::vector<NodeId> ins) {
+    return graph_.add_node(Node{graph_.unique_name(base + "_" + name), kind, std::move(a), {}},
+                           ins);
+  };
+  auto scalar = [&](const std::string& name, std::int64_t v) {
+    OpAttrs c;
+    c.shape = {1};
+    c.elem_bytes = 8;
+    c.int_data = {v};
+    return add(name, OpKind::Constant, c, {});
+  };
+  OpAttrs first;
+  first.axis = 0;
+  const NodeId length = add("length", OpKind::Gather, first,
+                            {add("shape", OpKind::Shape, {}, {x}), scalar("axis_index", axis)});
+  const NodeId chunk = add("chunk", OpKind::Div, {},
+                           {add("rounded", OpKind::Add, {}, {length, scalar("round", parts - 1)}),
+                            scalar("parts", parts)});
+  const NodeId axes = scalar("axis", axis);
+  for (int i = 0; i < n.output_size(); ++i) {
+    if (n.output(i).empty()) continue;
+    const std::string name = std::to_string(i);
+    const NodeId start = add(name + "_start", OpKind::Mul, {}, {chunk, scalar(name + "_i", i)});
+    const NodeId end = add(name + "_end", OpKind::Mul, {}, {chunk, scalar(name + "_i1", i + 1)});
+    values_[n.output(i)] = add(name, OpKind::Slice, {}, {x, start, end, axes});
+  }
+  splits_.push_back(Split{base, x, axis, 0, parts, attr(n, "num_outputs") != nullptr});
 }
 
 void Importer::import_constant_of_shape(const onnx::NodeProto& n) {

@@ -84,8 +84,10 @@ class Importer {
   /// Adds the pads of a Pad that feeds window operator `n` to its own: zeros counted in an
   /// average, as the explicit padding was.
   void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const;
-  /// A Split with its sizes known: one Slice per output.
+  /// A Split: one Slice per output, of the sizes given or of equal parts (their bounds shape
+  /// arithmetic on the axis's length, folded once it is known).
   void import_split(const onnx::NodeProto& n);
+  void import_equal_split(const onnx::NodeProto& n, std::int64_t axis);
   /// ConstantOfShape of a constant shape: a compile-time tensor of that shape, every element the
   /// `value` attribute's (a float zero by default).
   void import_constant_of_shape(const onnx::NodeProto& n);
@@ -111,7 +113,9 @@ class Importer {
   struct Split {
     std::string node;
     NodeId input;
-    std::int64_t axis, total;
+    std::int64_t axis, total;  ///< total 0: equal parts, their number
+    std::int64_t parts = 0;    ///< (which must divide the axis unless `uneven`)
+    bool uneven = false;       ///< opset 18's num_outputs: the last part may be smaller
   };
   std::vector<Split> splits_;
 };

@@ -212,6 +212,53 @@ TEST(OnnxSplit, BecomesOneFoldedSlicePerOutput) {
   }
 }
 
+TEST(OnnxSplit, IntoEqualPartsCutsTheLengthItsInputTurnsOutToHave) {
+  // Opset 13 without sizes: parts of length / 3. Opset 18's num_outputs: ⌈length / n⌉ each,
+  // the last smaller (7 into 2, 2, 2, 1).
+  struct Case {
+    int opset, parts;
+    Shape input;
+    std::int64_t axis;
+    std::vector<std::int64_t> offsets, sizes;
+  };
+  for (const Case& c : {Case{13, 3, {1, 6, 4, 4}, 1, {0, 2, 4}, {2, 2, 2}},
+                        Case{18, 4, {1, 6, 7, 4}, 2, {0, 2, 4, 6}, {2, 2, 2, 1}}}) {
+    Model m(c.input);
+    m.m.mutable_opset_import(0)->set_version(c.opset);
+    onnx::NodeProto* split = m.node("Split", {"x"}, "p0", "split");
+    for (int i = 1; i < c.parts; ++i) split->add_output("p" + std::to_string(i));
+    Model::int1(split, "axis", c.axis);
+    if (c.opset >= 18) Model::int1(split, "num_outputs", c.parts);
+    onnx::NodeProto* join = m.node("Concat", {}, "y", "join");
+    for (int i = c.parts; i-- > 0;) join->add_input("p" + std::to_string(i));
+    Model::int1(join, "axis", c.axis);
+    Graph g = m.load("split_equal_" + std::to_string(c.opset) + ".onnx");
+    run_passes(g, "default");
+    EXPECT_EQ(count_kind(g, OpKind::Constant), 0) << c.opset;  // the shape arithmetic folded
+    for (int i = 0; i < c.parts; ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      ASSERT_TRUE(g.find("split_" + std::to_string(i))) << c.opset << " output " << i;
+      const Node& slice = g.node(*g.find("split_" + std::to_string(i)));
+      EXPECT_EQ(slice.kind, OpKind::Slice);
+      EXPECT_EQ(slice.attrs.axis, c.axis);
+      EXPECT_EQ(slice.attrs.offset, c.offsets[at]) << c.opset << " output " << i;
+      Shape part = c.input;
+      part[static_cast<std::size_t>(c.axis)] = c.sizes[at];
+      EXPECT_EQ(slice.output.shape, part) << c.opset << " output " << i;
+    }
+    EXPECT_EQ(g.node(*g.find("join")).output.shape, c.input);
+  }
+  // num_outputs that would leave the last part empty (6 into 2, 2, 2, 0, 0).
+  Model m({1, 6, 4, 4});
+  m.m.mutable_opset_import(0)->set_version(18);
+  onnx::NodeProto* split = m.node("Split", {"x"}, "y", "split");
+  for (int i = 1; i < 5; ++i) split->add_output("y" + std::to_string(i));
+  Model::int1(split, "axis", 1);
+  Model::int1(split, "num_outputs", 5);
+  EXPECT_HAS(m.import("split_equal_empty.onnx"),
+             "node 'split' (Split): 5 equal parts of axis 1 of [1,6,4,4] leave the last one empty");
+}
+
 TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
   auto split = [](const std::vector<std::int64_t>& sizes, int outputs, const std::string& file,
                   std::int64_t axis = 1) {
@@ -225,8 +272,9 @@ TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
     Model::int1(n, "axis", axis);
     return m.import(file);
   };
-  EXPECT_HAS(split({}, 2, "split_equal.onnx"),
-             "node 'split' (Split): a split into equal parts (no split sizes) is not supported");
+  EXPECT_HAS(split({}, 4, "split_equal.onnx"),
+             "node 'split' (Split): 4 equal parts of axis 1 of [1,6,4,4]: its length must be a "
+             "multiple of their number");
   EXPECT_HAS(split({2, 4}, 3, "split_count.onnx"), "split [2,4] has 2 sizes for 3 outputs");
   EXPECT_HAS(split({6, 0}, 2, "split_empty.onnx"), "every part must be non-empty");
   const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
