@@ -234,21 +234,25 @@ void Importer::import_constant_of_shape(const onnx::NodeProto& n) {
     fail(n, "shape (input 0) must be a 1-D integer tensor, got " + shape_str(shape.dims));
   ConstInfo c;  // a float zero unless `value` says otherwise
   c.dims = shape.ints;
+  bool small = true;  // at most kMaxInlineElements elements, so read (counted without overflow)
   std::int64_t count = 1;
   for (auto d : c.dims) {
     if (d < 0) fail(n, "shape " + shape_str(c.dims) + " has a negative dimension");
-    count *= d;
+    small = small && (d == 0 || count <= kMaxInlineElements / d);
+    if (small) count *= d;
   }
   ConstInfo fill;
   fill.floats = {0.0};
   if (const auto* v = attr(n, "value")) {
     if (v->type() != onnx::AttributeProto::TENSOR) fail(n, "attribute 'value' must be a tensor");
     fill = const_from(v->t(), false);
-    if (fill.ints.size() + fill.floats.size() != 1)
-      fail(n, "attribute 'value' must hold one element");
+    std::int64_t elements = 1;
+    for (auto d : fill.dims) elements *= d;
+    if (fill.dims.size() > 1 || elements != 1)
+      fail(n, "attribute 'value' must be a one-element tensor, got " + shape_str(fill.dims));
   }
   c.dtype = fill.dtype;
-  if (count <= kMaxInlineElements) {
+  if (small) {  // values of the types const_from reads (a bool or float16 fill stays unread)
     const auto size = static_cast<std::size_t>(count);
     if (!fill.ints.empty()) c.ints.assign(size, fill.ints[0]);
     if (!fill.floats.empty()) c.floats.assign(size, fill.floats[0]);

@@ -329,52 +329,40 @@ Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a) {
   return t;
 }
 
-/// Element i of a compile-time value broadcast to `n` elements (1-D shape arithmetic only).
-std::int64_t broadcast_at(const std::vector<std::int64_t>& v, std::size_t i) {
-  return v[v.size() == 1 ? 0 : i];
-}
+/// Shape arithmetic holds at most this many values (larger results are not folded).
+constexpr std::int64_t kMaxValues = 4096;
 
-/// Equal and Where compute masks of shape arithmetic; on tensors of run time they would be
-/// layers, which nocflow does not cost.
-void need_values(const std::vector<const Tensor*>& in, const char* what) {
-  for (const Tensor* t : in)
-    if (!t->value)
+/// Equal and Where compute masks of shape arithmetic, 1-D values known at compile time; on
+/// tensors of run time they would be layers, which nocflow does not cost. Output `t` (its
+/// shape broadcast from `in`) gets value i = f(i).
+template <typename F>
+void fold_values(Tensor& t, const std::vector<const Tensor*>& in, const char* what, F f) {
+  for (const Tensor* x : in)
+    if (!x->value)
       fail(std::string(what) + " of a tensor computed at run time is not supported (only shape "
            "arithmetic, whose values are known at compile time)");
+  if (t.shape.size() > 1)
+    fail(std::string(what) + " of values of rank " + std::to_string(t.shape.size()) +
+         " is not supported (only 1-D shape arithmetic)");
+  std::vector<std::int64_t> v(t.shape.empty() ? 1 : static_cast<std::size_t>(t.shape[0]));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = f(i);
+  t.value = v;
 }
 
-/// The common length of 1-D values that broadcast (each of length n or 1); 0 if they do not.
-std::size_t common_length(const std::vector<const Tensor*>& in) {
-  std::size_t n = 1;
-  for (const Tensor* t : in) n = std::max(n, t->value->size());
-  for (const Tensor* t : in)
-    if (t->value->size() != n && t->value->size() != 1) return 0;
-  return n;
-}
+/// Element i of a 1-D value broadcast against a longer one (its length 1, or theirs).
+std::int64_t at(const Tensor& x, std::size_t i) { return (*x.value)[x.value->size() == 1 ? 0 : i]; }
 
 Tensor equal(const std::vector<const Tensor*>& in) {
-  need_values(in, "Equal");
   Tensor t{broadcast(in[0]->shape, in[1]->shape), 1, std::nullopt};
-  if (const std::size_t n = common_length(in); n && t.shape.size() <= 1) {
-    std::vector<std::int64_t> v(n);
-    for (std::size_t i = 0; i < n; ++i)
-      v[i] = broadcast_at(*in[0]->value, i) == broadcast_at(*in[1]->value, i);
-    t.value = v;
-  }
+  fold_values(t, in, "Equal", [&](std::size_t i) { return at(*in[0], i) == at(*in[1], i); });
   return t;
 }
 
 Tensor where(const std::vector<const Tensor*>& in) {
-  need_values(in, "Where");
   Tensor t{broadcast(broadcast(in[0]->shape, in[1]->shape), in[2]->shape),
            std::max(in[1]->elem_bytes, in[2]->elem_bytes), std::nullopt};
-  if (const std::size_t n = common_length(in); n && t.shape.size() <= 1) {
-    std::vector<std::int64_t> v(n);
-    for (std::size_t i = 0; i < n; ++i)
-      v[i] = broadcast_at(*in[0]->value, i) ? broadcast_at(*in[1]->value, i)
-                                            : broadcast_at(*in[2]->value, i);
-    t.value = v;
-  }
+  fold_values(t, in, "Where",
+              [&](std::size_t i) { return at(*in[0], i) ? at(*in[1], i) : at(*in[2], i); });
   return t;
 }
 
@@ -383,17 +371,17 @@ Tensor where(const std::vector<const Tensor*>& in) {
 /// identity pass).
 Tensor expand(const Tensor& x, const Tensor& target) {
   if (!target.value) fail("target shape (input 1) is not known at compile time");
+  for (auto d : *target.value)
+    if (d < 0) fail("target shape " + shape_str(*target.value) + " has a negative dimension");
   Tensor t{broadcast(x.shape, *target.value), x.elem_bytes, std::nullopt};
   if (t.shape == x.shape) {
     t.value = x.value;
-  } else if (x.value && t.shape.size() == 1) {
-    std::vector<std::int64_t> v(static_cast<std::size_t>(t.shape[0]));
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = broadcast_at(*x.value, i);
-    t.value = v;
+  } else if (x.value && t.shape.size() == 1 && t.shape[0] <= kMaxValues) {
+    fold_values(t, {&x}, "Expand", [&](std::size_t i) { return at(x, i); });
   } else {
     fail("broadcasting " + shape_str(x.shape) + " to " + shape_str(t.shape) +
          " is not supported for a tensor computed at run time or a weight (only to its own "
-         "shape, or of shape arithmetic)");
+         "shape, or of 1-D shape arithmetic up to " + std::to_string(kMaxValues) + " values)");
   }
   return t;
 }

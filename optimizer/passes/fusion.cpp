@@ -101,9 +101,9 @@ class Fusion final : public Pass {
   }
 
  private:
-  /// Add `id` of an anchor without a bias, its only reader, and a constant of one value per
-  /// output channel (shape [K] after a Gemm, [K, 1, 1] after a convolution, leading 1s
-  /// allowed) becomes the anchor's bias.
+  /// Add `id` of an anchor without a bias, its only reader, and a trainable constant of one
+  /// value per output channel (shape [K] after a Gemm, [K, 1, 1] after a convolution, leading
+  /// 1s allowed) becomes the anchor's bias.
   static bool take_bias(Graph& g, NodeId id) {
     const std::vector<NodeId> ins = g.inputs(id);
     for (int side = 0; side < 2; ++side) {
@@ -111,11 +111,12 @@ class Fusion final : public Pass {
       const NodeId bias = ins[static_cast<std::size_t>(1 - side)];
       Node& p = g.node(anchor);
       const Node& k = g.node(bias);
-      // A constant only this Add reads (in a training graph its update reads it too, and the
-      // layer would count it twice).
+      // A parameter (trainable: an ONNX Constant node's value is not one, and would then be
+      // counted as one) that only this Add reads (a bias shared by several layers is counted
+      // once, at its first reader).
       if (!is_anchor(p.kind) || p.attrs.bias || g.num_uses(anchor) != 1 || g.is_output(anchor) ||
-          k.kind != OpKind::Constant || g.num_uses(bias) != 1 || g.is_output(bias) ||
-          g.node(id).output.shape != p.output.shape)
+          k.kind != OpKind::Constant || !k.attrs.trainable || g.num_uses(bias) != 1 ||
+          g.is_output(bias) || g.node(id).output.shape != p.output.shape)
         continue;
       const Shape& out = p.output.shape;
       const std::size_t channel = p.kind == OpKind::Gemm ? out.size() - 1 : 1;

@@ -116,6 +116,39 @@ TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
   }
   {
     Model m({1, 4, 8});
+    m.int64s("seven", {7});
+    m.int64s("negative", {-1});
+    m.node("Expand", {"seven", "negative"}, "e", "expand");
+    m.node("Reshape", {"x", "e"}, "y", "reshape");
+    EXPECT_HAS(m.import("expand_negative.onnx"),
+               "node 'expand' (Expand): target shape [-1] has a negative dimension");
+  }
+  {
+    Model m({1, 4, 8});
+    m.int64s("seven", {7});
+    m.int64s("huge", {100000000000});
+    m.node("Expand", {"seven", "huge"}, "e", "expand");
+    m.node("Reshape", {"x", "e"}, "y", "reshape");
+    EXPECT_HAS(m.import("expand_huge.onnx"), "of 1-D shape arithmetic up to 4096 values");
+  }
+  {
+    Model m({1, 4, 8});
+    m.int64s("big", {3037000500, 3037000500});  // 2^63 and more elements
+    constant_of_shape(m, "big", "c", 0);
+    m.node("Add", {"x", "c"}, "y", "add");
+    EXPECT_HAS(m.import("constant_of_shape_huge.onnx"), "more than 2^53");
+  }
+  {
+    Model m({1, 4, 8});
+    m.int64s("index", {0, 1, 2, 3});
+    m.int64s("pair", {2, 2});
+    m.node("Reshape", {"index", "pair"}, "square", "square");
+    m.node("Equal", {"square", "square"}, "y", "equal");
+    EXPECT_HAS(m.import("equal_2d.onnx"),
+               "Equal of values of rank 2 is not supported (only 1-D shape arithmetic)");
+  }
+  {
+    Model m({1, 4, 8});
     m.int64_scalar("index", 4);
     Model::int1(m.node("Gather", {"x", "index"}, "y", "gather"), "axis", 1);
     EXPECT_HAS(m.import("gather_range.onnx"), "index 4 out of range for axis 1 of [1,4,8]");
@@ -148,6 +181,27 @@ TEST(OnnxVit, ABiasAddedAfterAMatMulBecomesTheGemmsBiasAndKeepsInpp) {
   EXPECT_TRUE(legal_part_dims(g, gemm).contains(PartDim::Inpp));
 }
 
+TEST(OnnxVit, AConstantOfShapeOfAnyDataTypeIsACompileTimeTensor) {
+  // PyTorch writes boolean masks so; nocflow keeps its type and shape, not its values.
+  Model m({1, 4, 8});
+  m.int64s("shape", {1, 4, 8});
+  auto* n = m.node("ConstantOfShape", {"shape"}, "mask", "mask");
+  auto* a = n->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+  a->mutable_t()->add_dims(1);
+  a->mutable_t()->set_raw_data(std::string(1, '\1'));
+  Model::int1(m.node("Cast", {"mask"}, "ones", "cast"), "to", onnx::TensorProto::FLOAT);
+  m.node("Mul", {"x", "ones"}, "y", "mul");
+  Graph g = m.load("constant_of_shape_bool.onnx");
+  EXPECT_EQ(g.node(*g.find("mul")).output.shape, (Shape{1, 4, 8}));
+  const NodeId mask = g.input(*g.find("cast"), 0);
+  EXPECT_EQ(g.node(mask).kind, OpKind::Constant);
+  EXPECT_EQ(g.node(mask).output.shape, (Shape{1, 4, 8}));
+  EXPECT_EQ(g.node(mask).output.elem_bytes, 1);
+}
+
 TEST(OnnxVit, OnlyAPerChannelConstantReadByTheAddAloneIsTakenAsABias) {
   {
     Model m = linear_model({4, 16});  // one value per token and channel: not a bias
@@ -155,6 +209,25 @@ TEST(OnnxVit, OnlyAPerChannelConstantReadByTheAddAloneIsTakenAsABias) {
     run_passes(g, "default");
     EXPECT_EQ(count_kind(g, OpKind::Fused), 1);  // Gemm + Add, as before
     EXPECT_FALSE(legal_part_dims(g, *g.find("linear")).contains(PartDim::Inpp));
+  }
+  {
+    Model m({1, 4, 8});  // the bias an ONNX Constant node's value: no parameter
+    m.weight("w", {8, 16});
+    auto* c = m.node("Constant", {}, "b", "b");
+    auto* value = c->add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    value->mutable_t()->add_dims(16);
+    for (int i = 0; i < 16; ++i) value->mutable_t()->add_float_data(0.5f);
+    m.node("MatMul", {"x", "w"}, "xw", "linear");
+    m.node("Add", {"xw", "b"}, "y", "bias");
+    Graph g = m.load("linear_constant_node_bias.onnx");
+    const std::int64_t params = graph_totals(g).params;
+    EXPECT_EQ(params, 8 * 16);
+    run_passes(g, "default");
+    EXPECT_EQ(count_kind(g, OpKind::Fused), 1);
+    EXPECT_EQ(graph_totals(g).params, params);
   }
   {
     Model m = linear_model({16});
