@@ -113,8 +113,8 @@ class Importer {
   struct Split {
     std::string node;
     NodeId input;
-    std::int64_t axis, total;  ///< total 0: equal parts, their number
-    std::int64_t parts = 0;    ///< (which must divide the axis unless `uneven`)
+    std::int64_t axis, total;  ///< total: the sizes' sum (0 for equal parts)
+    std::int64_t parts = 0;    ///< equal parts: how many (they divide the axis unless `uneven`)
     bool uneven = false;       ///< opset 18's num_outputs: the last part may be smaller
   };
   std::vector<Split> splits_;

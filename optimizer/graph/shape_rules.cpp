@@ -350,7 +350,9 @@ void fold_values(Tensor& t, const std::vector<const Tensor*>& in, const char* wh
 }
 
 /// Element i of a 1-D value broadcast against a longer one (its length 1, or theirs).
-std::int64_t at(const Tensor& x, std::size_t i) { return (*x.value)[x.value->size() == 1 ? 0 : i]; }
+std::int64_t at(const Tensor& x, std::size_t i) {
+  return (*x.value)[x.value->size() == 1 ? 0 : i];
+}
 
 Tensor equal(const std::vector<const Tensor*>& in) {
   Tensor t{broadcast(in[0]->shape, in[1]->shape), 1, std::nullopt};
