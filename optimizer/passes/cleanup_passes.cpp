@@ -9,8 +9,8 @@ namespace nocflow::optimizer {
 namespace {
 
 /// Removes operators that return their input unchanged: Identity, Dropout (nocflow graphs are
-/// inference graphs), Reshape/Flatten/Expand to the same shape, Transpose by the identity
-/// permutation, Concat of one input.
+/// inference graphs), Reshape/Flatten/Expand to the same shape, a Slice of everything,
+/// Transpose by the identity permutation, Concat of one input.
 class IdentityElimination final : public Pass {
  public:
   std::string_view name() const override { return "identity"; }
@@ -41,6 +41,7 @@ class IdentityElimination final : public Pass {
         return !n.attrs.perm.empty() || n.output.shape.size() <= 1;
       case OpKind::Concat: return g.inputs(id).size() == 1;
       case OpKind::Expand:
+      case OpKind::Slice:  // of the whole tensor (`x[:, :]`)
         return n.output.shape == g.node(g.input(id, 0)).output.shape;
       default: return false;
     }

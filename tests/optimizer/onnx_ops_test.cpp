@@ -158,6 +158,21 @@ TEST(OnnxSlice, OnShapeArithmeticBecomesAOneAxisSliceOnceFolded) {
   EXPECT_EQ(g.node(*g.find("swap")).output.shape, (Shape{1, 8, 4, 4}));
 }
 
+TEST(OnnxSlice, OfTheWholeTensorIsRemovedAsAnIdentity) {
+  // x[:, 0:], as exporters write a full slice: nothing to copy.
+  Model m({1, 8, 4, 4});
+  m.int64s("zero", {0});
+  m.int64s("end", {std::numeric_limits<std::int64_t>::max()});
+  m.int64s("one", {1});
+  m.node("Slice", {"x", "zero", "end", "one"}, "s", "all");
+  m.node("Relu", {"s"}, "y", "relu");
+  Graph g = m.load("slice_all.onnx");
+  EXPECT_EQ(g.node(*g.find("all")).output.shape, (Shape{1, 8, 4, 4}));
+  run_passes(g, "default");
+  EXPECT_EQ(count_kind(g, OpKind::Slice), 0);
+  EXPECT_EQ(g.node(g.input(*g.find("relu"), 0)).kind, OpKind::Input);
+}
+
 TEST(OnnxSlice, StepsAndSeveralAxesAreRefused) {
   {
     Model m({1, 8, 4, 4});
