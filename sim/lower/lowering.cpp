@@ -198,10 +198,10 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
         prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
     }
   };
-  auto rings = [&](int e) {
+  auto rings = [&](int e) {  // the consumer's: they gather its input (layers.csv counts it so)
     const LoweredEdge& le = out.edges[e];
     for (const opt::RingGather& r : le.rings)
-      ring_all_gather(prog, r.ring, r.chunk_bytes, le.src_layer, e);
+      ring_all_gather(prog, r.ring, r.chunk_bytes, le.dst_layer, e);
   };
   auto recvs_at = [&](int e, int pe, int layer) {
     const LoweredEdge& le = out.edges[e];

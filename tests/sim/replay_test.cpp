@@ -86,7 +86,8 @@ TEST(Replay, OutpLayerTakesItsComputePlusTheAllGatherTheNextLayerNeeds) {
 
 // The same all-gather under lowering.all_gather: ring. Every PE sends 3 chunks of 2 KiB, each
 // to its ring successor (0 -> 1 -> 3 -> 2 -> 0 on the 2x2), forwarding what it received, and
-// receives 3 in the producer's rounds; the consumer receives nothing directly.
+// receives 3; the consumer receives nothing directly. The rounds are the consumer's (layer 1):
+// they gather its input, so layers.csv counts their waits as its communication.
 struct RingGatherPlan {
   opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
   opt::Workload w = opt::build_workload(g);
@@ -103,15 +104,13 @@ struct RingGatherPlan {
       std::int64_t received = 0;
       for (const Step& s : low.programs.pe[static_cast<std::size_t>(pe)]) {
         if (s.edge != 0) continue;
+        EXPECT_EQ(s.layer, 1);
         if (s.kind == StepKind::Send) {
           EXPECT_EQ(s.peer, successor.at(pe));
           EXPECT_EQ(s.bytes, 2048);
           ++sends;
         }
-        if (s.kind == StepKind::Recv) {
-          EXPECT_EQ(s.layer, 0);  // the producer's rounds
-          received += s.bytes;
-        }
+        if (s.kind == StepKind::Recv) received += s.bytes;
       }
       EXPECT_EQ(sends, 3) << "PE " << pe;
       EXPECT_EQ(received, 3 * 2048) << "PE " << pe;  // the 3 other members' chunks
