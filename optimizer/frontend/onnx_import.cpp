@@ -126,7 +126,10 @@ Graph Importer::build() {
       if (in.empty()) continue;  // not inferred: shape inference failed before it
       const auto rank = static_cast<std::int64_t>(in.size());
       const std::int64_t axis = split.axis < 0 ? split.axis + rank : split.axis;
-      if (split.parts && axis >= 0 && axis < rank) {  // parts of ⌈length / parts⌉
+      if (axis < 0 || axis >= rank)
+        throw InputError(path_ + ": node '" + split.node + "' (Split): axis " +
+                         std::to_string(split.axis) + " is out of range for " + shape_str(in));
+      if (split.parts) {  // parts of ⌈length / parts⌉
         const std::int64_t length = in[static_cast<std::size_t>(axis)];
         const std::int64_t chunk = (length + split.parts - 1) / split.parts;
         if (length % split.parts == 0 || (split.uneven && chunk * (split.parts - 1) < length))
@@ -138,7 +141,7 @@ Graph Importer::build() {
                                        : ": its length must be a multiple of their number "
                                          "(opset 18's num_outputs allows a smaller last part)"));
       }
-      if (axis < 0 || axis >= rank || in[static_cast<std::size_t>(axis)] != split.total)
+      if (in[static_cast<std::size_t>(axis)] != split.total)
         throw InputError(path_ + ": node '" + split.node + "' (Split): sizes adding up to " +
                          std::to_string(split.total) + " for axis " + std::to_string(split.axis) +
                          " of " + shape_str(in));

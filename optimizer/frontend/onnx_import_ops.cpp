@@ -154,6 +154,7 @@ void Importer::import_split(const onnx::NodeProto& n) {
     import_equal_split(n, axis);
     return;
   }
+  if (attr(n, "num_outputs")) fail(n, "gives both split sizes and num_outputs (one or the other)");
   if (sizes.size() != static_cast<std::size_t>(n.output_size()))
     fail(n, "split " + shape_str(sizes) + " has " + std::to_string(sizes.size()) + " sizes for " +
                 std::to_string(n.output_size()) + " outputs");

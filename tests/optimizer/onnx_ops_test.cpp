@@ -272,6 +272,14 @@ TEST(OnnxSplit, IntoEqualPartsCutsTheLengthItsInputTurnsOutToHave) {
   Model::int1(split, "num_outputs", 5);
   EXPECT_HAS(m.import("split_equal_empty.onnx"),
              "node 'split' (Split): 5 equal parts of axis 1 of [1,6,4,4] leave the last one empty");
+  // Sizes and num_outputs both (opset 18 allows one or the other).
+  Model both({1, 6, 4, 4});
+  both.m.mutable_opset_import(0)->set_version(18);
+  both.int64s("sizes", {2, 4});
+  onnx::NodeProto* n = both.node("Split", {"x", "sizes"}, "y", "split");
+  n->add_output("y1");
+  Model::int1(n, "num_outputs", 2);
+  EXPECT_HAS(both.import("split_both.onnx"), "gives both split sizes and num_outputs");
 }
 
 TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
@@ -300,7 +308,9 @@ TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
              "node 'split' (Split): sizes adding up to 4 for axis 1 of [1,6,4,4]");
   EXPECT_HAS(split({4, 4}, 2, "split_long.onnx"), "sizes adding up to 8 for axis 1");
   EXPECT_HAS(split({6, 2}, 2, "split_past.onnx"), "sizes adding up to 8 for axis 1");
-  EXPECT_HAS(split({3, 3}, 2, "split_axis.onnx", 4), "sizes adding up to 6 for axis 4 of");
+  EXPECT_HAS(split({3, 3}, 2, "split_axis.onnx", 4),
+             "node 'split' (Split): axis 4 is out of range for [1,6,4,4]");
+  EXPECT_HAS(split({}, 2, "split_equal_axis.onnx", -5), "axis -5 is out of range for [1,6,4,4]");
 }
 
 TEST(OnnxSplit, EveryOutputOfANodeIsAssignedOnce) {
