@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Shared by the shape rules (shape_rules.cpp: forward operators; shape_rules_training.cpp:
-// training kinds and Slice; resize.cpp: Resize). Everyone else calls infer_output
-// (shape_inference.h).
+// training kinds and Slice; shape_rules_values.cpp: shape arithmetic; resize.cpp: Resize).
+// Everyone else calls infer_output (shape_inference.h).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,19 @@ Tensor slice(const Tensor& x, const OpAttrs& a);
 /// axis whose range is not whole into `a` (axis, offset, shape), so constant folding can drop
 /// the operands; slices a compile-time value (shape arithmetic) along.
 Tensor onnx_slice(const std::vector<const Tensor*>& in, OpAttrs& a);
+
+// shape_rules_values.cpp
+/// The value of an element-wise Add, Sub, Mul or Div of two 1-D compile-time values (numpy
+/// broadcasting of a single value); none when either has none or for another operator.
+std::optional<std::vector<std::int64_t>> binary_value(OpKind k, const Tensor& x, const Tensor& y);
+/// ONNX Gather (indices checked against the axis; the value of a 1-D value's elements).
+Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a);
+/// ONNX Equal and Where of shape arithmetic (values known at compile time, 1-D).
+Tensor equal(const std::vector<const Tensor*>& in);
+Tensor where(const std::vector<const Tensor*>& in);
+/// ONNX Expand: the input broadcast with the target shape (both ways); a tensor of run time or
+/// a weight only to its own shape (an identity, which the identity pass removes).
+Tensor expand(const Tensor& x, const Tensor& target);
 
 // resize.cpp
 /// A Resize of an NCHW tensor: to the sizes in `a.shape` (H, W), or an ONNX sizes operand
