@@ -142,6 +142,14 @@ void Importer::import_resize(const onnx::NodeProto& n) {
   }
 }
 
+NodeId Importer::int_constant(const std::string& name, std::int64_t v) {
+  OpAttrs c;
+  c.shape = {1};
+  c.elem_bytes = 8;
+  c.int_data = {v};
+  return graph_.add_node(Node{graph_.unique_name(name), OpKind::Constant, c, {}});
+}
+
 void Importer::import_split(const onnx::NodeProto& n) {
   const std::int64_t axis = attr_int(n, "axis", 0);
   std::vector<std::int64_t> sizes = attr_ints(n, "split");  // before opset 13
@@ -169,20 +177,14 @@ void Importer::import_split(const onnx::NodeProto& n) {
   // shape inference, then dropped by constant folding). The sizes' sum is checked against the
   // axis once the shapes are known (build).
   const NodeId x = value(n.input(0), "node '" + label(n) + "'");
-  auto scalar = [&](const std::string& name, std::int64_t v) {
-    OpAttrs c;
-    c.shape = {1};
-    c.elem_bytes = 8;
-    c.int_data = {v};
-    return graph_.add_node(Node{graph_.unique_name(name), OpKind::Constant, c, {}});
-  };
   std::int64_t start = 0;
   for (int i = 0; i < n.output_size(); ++i) {
     const std::int64_t end = start + sizes[static_cast<std::size_t>(i)];
     if (!n.output(i).empty()) {
       const std::string name = label(n) + "_" + std::to_string(i);
-      const std::vector<NodeId> ins{x, scalar(name + "_start", start), scalar(name + "_end", end),
-                                    scalar(name + "_axis", axis)};
+      const std::vector<NodeId> ins{x, int_constant(name + "_start", start),
+                                    int_constant(name + "_end", end),
+                                    int_constant(name + "_axis", axis)};
       values_[n.output(i)] =
           graph_.add_node(Node{graph_.unique_name(name), OpKind::Slice, {}, {}}, ins);
     }
@@ -205,11 +207,7 @@ void Importer::import_equal_split(const onnx::NodeProto& n, std::int64_t axis) {
                            ins);
   };
   auto scalar = [&](const std::string& name, std::int64_t v) {
-    OpAttrs c;
-    c.shape = {1};
-    c.elem_bytes = 8;
-    c.int_data = {v};
-    return add(name, OpKind::Constant, c, {});
+    return int_constant(base + "_" + name, v);
   };
   OpAttrs first;
   first.axis = 0;
@@ -247,9 +245,7 @@ void Importer::import_constant_of_shape(const onnx::NodeProto& n) {
   if (const auto* v = attr(n, "value")) {
     if (v->type() != onnx::AttributeProto::TENSOR) fail(n, "attribute 'value' must be a tensor");
     fill = const_from(v->t(), false);
-    std::int64_t elements = 1;
-    for (auto d : fill.dims) elements *= d;
-    if (fill.dims.size() > 1 || elements != 1)
+    if (fill.dims.size() > 1 || (fill.dims.size() == 1 && fill.dims[0] != 1))
       fail(n, "attribute 'value' must be a one-element tensor, got " + shape_str(fill.dims));
   }
   c.dtype = fill.dtype;

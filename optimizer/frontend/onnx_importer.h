@@ -84,6 +84,8 @@ class Importer {
   /// Adds the pads of a Pad that feeds window operator `n` to its own: zeros counted in an
   /// average, as the explicit padding was.
   void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const;
+  /// A new Constant node named after `name`: the int64 value [v] (a Slice's bound, an axis).
+  NodeId int_constant(const std::string& name, std::int64_t v);
   /// A Split: one Slice per output, of the sizes given or of equal parts (their bounds shape
   /// arithmetic on the axis's length, folded once it is known).
   void import_split(const onnx::NodeProto& n);

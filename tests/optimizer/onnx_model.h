@@ -13,6 +13,13 @@
 
 namespace nocflow::optimizer {
 
+/// Nodes of `kind` in `g` (what passes left of an operator).
+inline int count_kind(const Graph& g, OpKind kind) {
+  int n = 0;
+  for (NodeId id : g.node_ids()) n += g.node(id).kind == kind;
+  return n;
+}
+
 /// A model building block: float tensors "x" (input) and initializers, nodes added by the test.
 struct Model {
   onnx::ModelProto m;

@@ -22,12 +22,6 @@ namespace {
 
 const std::string kData = std::string(NOCFLOW_SOURCE_DIR) + "/tests/optimizer/data/";
 
-int count_kind(const Graph& g, OpKind kind) {
-  int n = 0;
-  for (NodeId id : g.node_ids()) n += g.node(id).kind == kind;
-  return n;
-}
-
 void attr_string(onnx::NodeProto* n, const std::string& name, const std::string& value) {
   auto* a = n->add_attribute();
   a->set_name(name);

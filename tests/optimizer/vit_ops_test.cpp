@@ -15,12 +15,6 @@
 namespace nocflow::optimizer {
 namespace {
 
-int count_kind(const Graph& g, OpKind kind) {
-  int n = 0;
-  for (NodeId id : g.node_ids()) n += g.node(id).kind == kind;
-  return n;
-}
-
 /// ConstantOfShape(`shape`) filled with the int64 `value`.
 onnx::NodeProto* constant_of_shape(Model& m, const std::string& shape, const std::string& out,
                                    std::int64_t value) {
