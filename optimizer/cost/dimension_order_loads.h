@@ -108,8 +108,10 @@ class DimensionOrderLoadCounter {
     }
     double endpoint_cycles =
         hw_ ? std::max(slowest_ejection_, hw_->stream_cycles(static_cast<double>(longest_))) : 0;
+    std::int64_t max_sent = 0;
     for (int c = sources_.lo; c <= sources_.hi; ++c) {
       const auto i = static_cast<std::size_t>(c);
+      max_sent = std::max(max_sent, sent_[i]);
       if (hw_ && sent_[i] > 0)
         endpoint_cycles =
             std::max(endpoint_cycles, static_cast<double>(injected_[i]) /
@@ -122,6 +124,7 @@ class DimensionOrderLoadCounter {
     LinkLoad out;
     out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_, flits_, messages_);
     if (hw_) out.endpoint_cycles = endpoint_cycles;
+    out.max_sent = static_cast<int>(max_sent);
     slowest_ejection_ = 0;
     flits_ = messages_ = longest_ = 0;
     out.max_routers = max_routers_;

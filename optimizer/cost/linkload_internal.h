@@ -53,16 +53,20 @@ struct LinkloadModel::Impl {
 
 /// Flits per link of a set of transfers, added one transfer at a time along the routes
 /// (exact integers), and which links carry more than one source. `cached`: along the model's
-/// route cache (one thread), else walking each route (any thread). finish() returns the loads
-/// and starts over.
+/// route cache (one thread), else walking each route (any thread). `schedule`: where every
+/// source sends one message, the links' schedule (LinkLoad::scheduled_cycles). finish()
+/// returns the loads and starts over.
 class PathLoadCounter {
  public:
-  explicit PathLoadCounter(const LinkloadModel::Impl& impl, bool cached = true)
+  explicit PathLoadCounter(const LinkloadModel::Impl& impl, bool cached = true, bool schedule = true)
       : impl_(impl),
         cached_(cached),
+        schedule_(schedule),
         load_(impl.num_links(), 0),
         owner_(impl.num_links(), kNobody),
         shared_(impl.num_links(), 0),
+        visits_on_(schedule ? impl.num_links() : 0, 0),
+        slot_(visits_on_.size(), -1),
         sent_(static_cast<std::size_t>(impl.topo.num_nodes()), 0),
         received_(sent_.size(), 0) {}
 
@@ -72,9 +76,14 @@ class PathLoadCounter {
     flits_ += flits;
     ++messages_;
     longest_ = std::max(longest_, flits);
-    ++sent_[static_cast<std::size_t>(src)];
+    max_sent_ = std::max(max_sent_, ++sent_[static_cast<std::size_t>(src)]);
     ++received_[static_cast<std::size_t>(dst)];
     load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
+    // The schedule's visits, while every source has sent one message (none of the injection
+    // channel, which carries this message only).
+    const bool record = schedule_ && max_sent_ == 1;
+    if (!record) forget_visits();
+    const std::size_t first_visit = visits_.size();
     int routers = 0;
     auto on_link = [&](int link) {
       const auto i = static_cast<std::size_t>(link);
@@ -82,11 +91,17 @@ class PathLoadCounter {
       if (owner_[i] == kNobody) owner_[i] = src;
       shared_[i] |= owner_[i] != src;
       ++routers;
+      if (record) visits_.push_back({link, routers, static_cast<double>(flits), 0}), ++visits_on_[i];
     };
     if (cached_)
       for (int link : impl_.path(src, dst)) on_link(link);
     else
       impl_.walk(src, dst, on_link);
+    if (record) {
+      const double route = LinkloadModel::route_cycles(routers, *impl_.hw);
+      for (std::size_t v = first_visit; v < visits_.size(); ++v) visits_[v].route = route;
+      alone_ = std::max(alone_, route + static_cast<double>(flits));
+    }
     // Router-to-router links (Manhattan distance on a mesh); the crossbar's one switch counts
     // as one hop, as in the paper model's h_avg.
     const int hops = std::max(1, routers - 1);
@@ -117,6 +132,8 @@ class PathLoadCounter {
     for (std::size_t i = 0; i < load_.size(); ++i)
       out.busiest_router_link_shared |= impl_.router_to_router[i] && router > 0 && load_[i] == router && shared_[i];
     out.byte_hops = static_cast<double>(byte_hops_);
+    out.max_sent = static_cast<int>(max_sent_);
+    if (schedule_ && LinkloadModel::single_sends(out, *impl_.hw)) out.scheduled_cycles = scheduled_cycles();
     if (impl_.hw->flow_rate() < 1) {  // each channel at the rate its flows reach
       out.endpoint_cycles = impl_.hw->stream_cycles(static_cast<double>(longest_));  // one flow
       const int ports = impl_.topo.max_ports();
@@ -141,21 +158,79 @@ class PathLoadCounter {
     std::fill(owner_.begin(), owner_.end(), kNobody);
     std::fill(shared_.begin(), shared_.end(), 0);
     out_ = {};
-    byte_hops_ = flits_ = messages_ = longest_ = 0;
+    byte_hops_ = flits_ = messages_ = longest_ = max_sent_ = 0;
+    forget_visits();
+    alone_ = 0;
     return out;
   }
 
  private:
+  /// A message at one link of its route: the link, its routers up to there (its head arrives
+  /// routers × hop after the start, unhindered), its flits, and its route's zero-load cycles.
+  struct Visit {
+    int link, routers;
+    double flits, route;
+  };
+
+  /// Every link serves its visits in order of arrival (ties: the longer route first, so that
+  /// the result does not depend on the order of add()), each for its flits; the latest tail
+  /// leaving a link plus the rest of its route. A message alone on a link leaves it as it
+  /// would alone on the NoC (alone_).
+  double scheduled_cycles() {
+    const double hop = impl_.hw->router_pipeline_cycles + impl_.hw->link_latency_cycles;
+    // The visits at links with more than one, by link (a counting sort: slot_ is where the
+    // link's next visit goes, −1 elsewhere).
+    std::size_t total = 0;
+    for (const Visit& v : visits_) {
+      const auto i = static_cast<std::size_t>(v.link);
+      if (visits_on_[i] > 1 && slot_[i] < 0)
+        slot_[i] = static_cast<int>(total), total += static_cast<std::size_t>(visits_on_[i]);
+    }
+    by_link_.resize(total);
+    for (const Visit& v : visits_) {
+      const auto i = static_cast<std::size_t>(v.link);
+      if (visits_on_[i] > 1) by_link_[static_cast<std::size_t>(slot_[i]++)] = v;
+    }
+    double latest = alone_;
+    for (const Visit& first : visits_) {
+      const auto i = static_cast<std::size_t>(first.link);
+      if (visits_on_[i] < 2 || slot_[i] < 0) continue;  // alone, or done
+      const auto end = by_link_.begin() + slot_[i];
+      slot_[i] = -1;
+      std::sort(end - visits_on_[i], end, [](const Visit& a, const Visit& b) {
+        return a.routers != b.routers ? a.routers < b.routers : a.route > b.route;
+      });
+      double free = 0;
+      for (auto v = end - visits_on_[i]; v != end; ++v) {
+        const double arrival = v->routers * hop;
+        free = std::max(free, arrival) + v->flits;
+        latest = std::max(latest, free + v->route - arrival);
+      }
+    }
+    return latest;
+  }
+  void forget_visits() {
+    for (const Visit& v : visits_) visits_on_[static_cast<std::size_t>(v.link)] = 0;
+    visits_.clear();
+  }
+
   static constexpr int kNobody = -1;
   const LinkloadModel::Impl& impl_;
   bool cached_;
+  bool schedule_;
   std::vector<std::int64_t> load_;
   std::vector<int> owner_;    ///< per link: the first source whose flits crossed it
   std::vector<char> shared_;  ///< per link: another source's crossed it too
+  std::vector<int> visits_on_;  ///< per link: visits_ at it
+  std::vector<int> slot_;       ///< per link: scheduled_cycles' counting sort; −1 between calls
+  std::vector<Visit> by_link_;  ///< scheduled_cycles' sorted visits
+  std::vector<Visit> visits_;   ///< with schedule_, while every source sent one message
+  double alone_ = 0;            ///< the slowest of those messages alone on the NoC, cycles
   std::vector<std::int64_t> sent_, received_;  ///< per node: messages
   LinkLoad out_;
   std::int64_t byte_hops_ = 0, flits_ = 0, messages_ = 0;
   std::int64_t longest_ = 0;  ///< the longest message's flits
+  std::int64_t max_sent_ = 0;
 };
 
 }  // namespace nocflow::optimizer

@@ -20,8 +20,8 @@ namespace nocflow::optimizer {
 namespace {
 
 /// One row of a cost table (one producer choice against every consumer choice). `recount`
-/// (with a counter that does not see sharing): walks the routes of an entry whose time
-/// depends on sharing (LinkloadModel::depends_on_sharing).
+/// (with a counter that does not walk routes): walks the routes of an entry whose time needs
+/// them (LinkloadModel::needs_routes).
 template <class Counter>
 void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& scratch, const PlacedLayer& producer,
               const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model, double* row) {
@@ -46,7 +46,7 @@ void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& sc
     };
     auto load_of = [&](bool apart) {
       const LinkLoad load = count(counter, apart);
-      return recount && model.depends_on_sharing(load) ? count(*recount, apart) : load;
+      return recount && model.needs_routes(load) ? count(*recount, apart) : load;
     };
     const LinkLoad direct = load_of(mode != AllGather::Direct);
     double cycles = model.transfer_cycles(direct);
@@ -91,7 +91,7 @@ void run_workers(int threads, Work&& work) {
 /// routes without the cache: thread-safe.
 RingGatherTime ring_rounds(const LinkloadModel::Impl& impl, const HwDesc& hw,
                            const std::vector<RingGather>& rings, int rounds) {
-  PathLoadCounter counter(impl, false);
+  PathLoadCounter counter(impl, false, false);  // a round is priced by its drain
   RingGatherTime out;
   double slowest = 0;
   for (const RingGather& r : rings) {
@@ -154,10 +154,11 @@ namespace {
 /// it carries ≥ 2 sources. As busy as the busiest channel, it may carry one source's whole
 /// traffic (a ring round, a corner PE's gather: not slowed, validate's ALL_REDUCE and
 /// ALL_GATHER), or several sources' flows each as long as the channels' (2-D halos: 1.3-1.4 x
-/// in barrier replays of mobilenet_v2).
+/// in barrier replays of mobilenet_v2). A scheduled edge (single_sends) has its queueing in its
+/// schedule.
 bool router_bound(const LinkLoad& l) {
-  return l.max_router_link_flits >= l.max_endpoint_flits && l.busiest_router_link_shared && l.messages > 0 &&
-         l.router_links > 0;
+  return l.scheduled_cycles <= 0 && l.max_router_link_flits >= l.max_endpoint_flits &&
+         l.busiest_router_link_shared && l.messages > 0 && l.router_links > 0;
 }
 
 /// overlap_cycles, given the drain.
@@ -199,8 +200,9 @@ double LinkloadModel::overlap_cycles(const LinkLoad& l, const HwDesc& hw) {
 
 double LinkloadModel::serialization_cycles(const LinkLoad& l) const { return drain_flits(l, hw_); }
 
-bool LinkloadModel::depends_on_sharing(const LinkLoad& l) const {
-  return hw_.router_slowdown && l.max_router_link_flits > 0 && l.max_router_link_flits == l.max_endpoint_flits;
+bool LinkloadModel::needs_routes(const LinkLoad& l) const {
+  return single_sends(l, hw_) || (hw_.router_slowdown && l.max_router_link_flits > 0 &&
+                                  l.max_router_link_flits == l.max_endpoint_flits);
 }
 
 double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
@@ -209,6 +211,7 @@ double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
 
 double LinkloadModel::transfer_cycles(const LinkLoad& l, const HwDesc& hw) {
   if (l.max_link_flits <= 0) return 0;
+  if (l.scheduled_cycles > 0) return l.scheduled_cycles;
   const double drain = drain_flits(l, hw);  // once: edge tables call this for every entry
   return route_cycles(l.max_routers, hw) + drain - hidden_latency(l, hw, drain);
 }

@@ -51,6 +51,16 @@
 //               drain. s is a property of the machine (mesh size, router), fitted by `nocflow
 //               validate` on one case per machine; MAPE/max of held-out cases in
 //               optimizer/README.md ("Router contention").
+//               One message per PE (single_sends: OUTP peers in pairs, a LOCAL move; buffers
+//               covering the credit loop): the heads leave together, so when each reaches each
+//               link is known (its zero-load route up to there). Every link serves its messages
+//               first come, first served (ties: the longer rest of route first), and the edge
+//               ends with the latest tail plus the rest of its route (scheduled_cycles; no
+//               router_slowdown: the schedule holds the queueing). The sum above charges flows
+//               that reach the busiest link one after another, from sources at different
+//               distances along a line, as if they queued: validate's 8×8 GROUP_GATHER pairs
+//               take 19 and 41 cycles simulated at 4 and 16 KiB, 25 and 49 summed, 19 and 40
+//               scheduled.
 //  all-gathers under lowering.all_gather: ring, or auto where it pays (HwDesc::all_gather,
 //               rings_to_run): an edge's groups of ≥ 3 consumer PEs that need the same input,
 //               each holding one equal piece of it (transfers.h, RingGather), run as ring
@@ -113,6 +123,13 @@ struct LinkLoad {
   int max_hops = 0;     ///< router-to-router links of the longest route (≥ 1)
   int max_routers = 0;  ///< routers the longest route traverses
   double byte_hops = 0;
+  int max_sent = 0;  ///< the most messages one PE sends
+  /// Where every PE sends at most one message and flows stream (HwDesc::flow_rate 1), set by
+  /// route walking (LinkloadModel::route; edge tables recount such entries, needs_routes): the
+  /// messages' zero-load head arrivals served first come, first served at every link, the
+  /// latest tail plus the rest of its route, in cycles (LinkloadModel::transfer_cycles).
+  /// 0 otherwise.
+  double scheduled_cycles = 0;
 
   /// The counts both link counters end with (integers), the busiest link derived from its parts.
   void set_counts(std::int64_t busiest_router_link, std::int64_t busiest_endpoint, std::int64_t flit_hops,
@@ -204,9 +221,15 @@ class LinkloadModel : public CostModel {
   double latency_cycles(const LinkLoad& load) const;        ///< pipeline fill of the longest route
   double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits, slowed down
   double overlap_cycles(const LinkLoad& load) const { return overlap_cycles(load, hw_); }
-  /// Whether `load`'s time turns on busiest_router_link_shared beyond what its counts imply:
-  /// calibrated, with the busiest router link tied with the busiest channel.
-  bool depends_on_sharing(const LinkLoad& load) const;
+  /// Whether `load`'s time needs its routes walked beyond what the difference-form counts
+  /// give: busiest_router_link_shared when calibrated and the busiest router link ties with the
+  /// busiest channel, or scheduled_cycles (single_sends).
+  bool needs_routes(const LinkLoad& load) const;
+  /// Every PE sends at most one message and flows stream: the edge is its link schedule
+  /// (LinkLoad::scheduled_cycles).
+  static bool single_sends(const LinkLoad& load, const HwDesc& hw) {
+    return load.max_sent == 1 && hw.flow_rate() >= 1;
+  }
   /// The busiest link's flits (over its drain rate when the buffers are shorter than the credit
   /// loop: HwDesc::router_link_rate; the channels' LinkLoad::endpoint_cycles), in cycles; a
   /// router-to-router link's times (1 + s · scale) when hw's router_slowdown s is set (see

@@ -89,7 +89,8 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
 /// without the grouped path.
 TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
   const FastPathNetwork n;
-  std::size_t pairs = 0, router_bound = 0, ties = 0, shared_ties = 0, slowed_channels = 0;
+  std::size_t pairs = 0, router_bound = 0, ties = 0, shared_ties = 0, slowed_channels = 0,
+              single_sends = 0;
   for (const auto& [rows, cols] : {std::pair{2, 4}, std::pair{4, 2}})
     for (const std::string routing : {"xy", "yx"})
       for (const bool group : {false, true}) {
@@ -136,6 +137,8 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
               ASSERT_EQ(fast.router_flit_hops, slow.router_flit_hops) << what;
               ASSERT_EQ(fast.router_links, slow.router_links) << what;
               ASSERT_EQ(fast.max_routers, slow.max_routers) << what;
+              ASSERT_EQ(fast.max_sent, slow.max_sent) << what;
+              single_sends += slow.max_sent == 1;  // scheduled with deep buffers
               ++pairs;
               router_bound += slow.max_router_link_flits > slow.max_endpoint_flits;
             }
@@ -146,6 +149,8 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
   EXPECT_GT(slowed_channels, pairs / 20);  // so are the channels' flow rates
   EXPECT_GT(shared_ties, 0u);           // ties both ways
   EXPECT_GT(ties, shared_ties);
+  // Edges of one message per PE, which EqualsEdgeCostForEveryChoicePair's tables recount.
+  EXPECT_GT(single_sends, pairs / 50);
 }
 
 TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
@@ -243,8 +248,10 @@ TEST(LinkloadModel, RouteWalkingTellsASharedTieFromOneSourcesLink) {
   const LinkLoad one = model.route({{0, 2, bytes}});
   EXPECT_EQ(one.max_router_link_flits, one.max_endpoint_flits);
   EXPECT_FALSE(one.busiest_router_link_shared);
-  // 0 -> 3 and 1 -> 3: link 2 -> 3 carries 4 flits of two sources, as many as 3's ejection.
-  const LinkLoad two = model.route({{0, 3, bytes}, {1, 3, bytes}});
+  // 0 -> 3 and 1 -> 3, each two 1-flit messages (one each would be scheduled, not slowed):
+  // link 2 -> 3 carries 4 flits of two sources, as many as 3's ejection.
+  const std::int64_t flit = bytes / 2;
+  const LinkLoad two = model.route({{0, 3, flit}, {0, 3, flit}, {1, 3, flit}, {1, 3, flit}});
   EXPECT_EQ(two.max_router_link_flits, 4);
   EXPECT_EQ(two.max_endpoint_flits, 4);
   EXPECT_TRUE(two.busiest_router_link_shared);
@@ -263,6 +270,42 @@ TEST(LinkloadModel, RouteWalkingTellsASharedTieFromOneSourcesLink) {
   const LinkloadModel slowed(hw);
   EXPECT_GT(slowed.serialization_cycles(two), model.serialization_cycles(two));
   EXPECT_EQ(slowed.serialization_cycles(twice), model.serialization_cycles(twice));
+}
+
+TEST(LinkloadModel, OneMessagePerPeIsScheduledLinkByLink) {
+  // A 1x4 mesh, PEs 0..3 left to right; 0, 1 and 2 each send one message to 3. Their heads
+  // reach link 2 -> 3 one hop apart (2's first, 0's last), so 2-flit messages never queue and
+  // the edge is 0's route and its own flits, where the sum form adds all 6 flits of 3's
+  // ejection to the longest route.
+  HwDesc hw = machine("mesh", 1, 4, "xy");
+  hw.router_slowdown = 1.0;  // a schedule is not slowed
+  const LinkloadModel model(hw);
+  const auto flit = static_cast<std::int64_t>(hw.link_bytes_per_cycle);
+  const double hop = hw.router_pipeline_cycles + hw.link_latency_cycles;
+  ASSERT_GE(hop, 2);
+  const double route = LinkloadModel::route_cycles(4, hw);  // 0 -> 3: 4 routers
+  auto to_3 = [&](int flits) {
+    return model.route({{0, 3, flits * flit}, {1, 3, flits * flit}, {2, 3, flits * flit}});
+  };
+  const LinkLoad short_messages = to_3(2);
+  EXPECT_EQ(short_messages.max_sent, 1);
+  EXPECT_EQ(short_messages.max_link_flits, 6);
+  EXPECT_DOUBLE_EQ(model.transfer_cycles(short_messages), route + 2);
+  // 8-flit messages queue at link 2 -> 3: they arrive at hop, 2 hop and 3 hop after the
+  // start, and 0's, last, leaves it 3 × 8 flits after 2's arrived; its rest of route then
+  // takes route − 3 hop: route + 24 − 2 hop in all.
+  EXPECT_DOUBLE_EQ(model.transfer_cycles(to_3(8)), route + 24 - 2 * hop);
+  // A PE sending two messages: the sum form (the NI interleaves them; when each head leaves is
+  // not known).
+  const LinkLoad twice = model.route({{0, 3, 2 * flit}, {0, 3, 2 * flit}, {1, 3, 2 * flit}});
+  EXPECT_EQ(twice.max_sent, 2);
+  EXPECT_EQ(twice.scheduled_cycles, 0);
+  EXPECT_DOUBLE_EQ(model.transfer_cycles(twice), model.latency_cycles(twice) +
+                                                     model.serialization_cycles(twice) -
+                                                     model.overlap_cycles(twice));
+  // Short buffers: not scheduled (flows do not stream).
+  const LinkloadModel shallow_model(shallow(hw));
+  EXPECT_EQ(shallow_model.route({{0, 3, 2 * flit}, {1, 3, 2 * flit}}).scheduled_cycles, 0);
 }
 
 TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
