@@ -134,6 +134,16 @@ TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
   }
   {
     Model m({1, 4, 8});
+    m.int64s("shape", {1, 4, 8});
+    auto* fill = constant_of_shape(m, "shape", "c", 0)->mutable_attribute(0)->mutable_t();
+    fill->add_dims(1);  // [1, 1]: one element, but not the spec's shape [1]
+    m.node("Add", {"x", "c"}, "y", "add");
+    EXPECT_HAS(m.import("constant_of_shape_value_1x1.onnx"),
+               "attribute 'value' must be a one-element tensor of shape [1] (the ONNX spec; "
+               "onnxruntime refuses others too), got shape [1,1]");
+  }
+  {
+    Model m({1, 4, 8});
     m.int64s("index", {0, 1, 2, 3});
     m.int64s("pair", {2, 2});
     m.node("Reshape", {"index", "pair"}, "square", "square");
