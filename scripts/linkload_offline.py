@@ -113,7 +113,9 @@ def fifo_bound(msgs, k):
     latest = 0
     for entries in at.values():
         free = 0
-        for arrival, f, after in sorted(entries, key=lambda e: e[0]):
+        # Ties: the longer rest of route first, as linkload's schedule (the order of the file
+        # does not matter).
+        for arrival, f, after in sorted(entries, key=lambda e: (e[0], -e[2])):
             free = max(free, arrival) + f
             latest = max(latest, free + after)
     return latest

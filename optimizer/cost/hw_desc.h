@@ -37,8 +37,9 @@ struct HwDesc {
   /// linkload's router contention: how much slower than its flits a busiest router-to-router
   /// link drains when many sources' flows share it (LinkloadModel::drain_flits; the drain then
   /// also overlaps latency, overlap_cycles). Unset = uncalibrated: the longest route plus the
-  /// busiest link. Fitted per machine by `nocflow validate` (calibration.yaml,
-  /// `linkload.router_contention`); 0 there keeps the overlap without a slowdown.
+  /// busiest link (or the link schedule, LinkLoad::scheduled_cycles). Fitted per machine by
+  /// `nocflow validate` (calibration.yaml, `linkload.router_contention`); 0 there keeps the overlap
+  /// without a slowdown.
   std::optional<double> router_slowdown;
   /// Set when a calibration file was given that has no router contention for this machine:
   /// the linkload model refuses to run uncalibrated by mistake (the paper model does not care).

@@ -58,10 +58,12 @@ struct LinkloadModel::Impl {
 /// returns the loads and starts over.
 class PathLoadCounter {
  public:
-  explicit PathLoadCounter(const LinkloadModel::Impl& impl, bool cached = true, bool schedule = true)
+  explicit PathLoadCounter(const LinkloadModel::Impl& impl, bool cached = true,
+                           bool schedule = true)
       : impl_(impl),
         cached_(cached),
-        schedule_(schedule),
+        // On a crossbar every head reaches its ejection port at once: the schedule is the sum.
+        schedule_(schedule && impl.hw->flow_rate() >= 1 && impl.router_links > 0),
         load_(impl.num_links(), 0),
         owner_(impl.num_links(), kNobody),
         shared_(impl.num_links(), 0),
@@ -91,7 +93,10 @@ class PathLoadCounter {
       if (owner_[i] == kNobody) owner_[i] = src;
       shared_[i] |= owner_[i] != src;
       ++routers;
-      if (record) visits_.push_back({link, routers, static_cast<double>(flits), 0}), ++visits_on_[i];
+      if (record) {
+        visits_.push_back({link, routers, static_cast<double>(flits), 0});
+        ++visits_on_[i];
+      }
     };
     if (cached_)
       for (int link : impl_.path(src, dst)) on_link(link);
@@ -133,7 +138,8 @@ class PathLoadCounter {
       out.busiest_router_link_shared |= impl_.router_to_router[i] && router > 0 && load_[i] == router && shared_[i];
     out.byte_hops = static_cast<double>(byte_hops_);
     out.max_sent = static_cast<int>(max_sent_);
-    if (schedule_ && LinkloadModel::single_sends(out, *impl_.hw)) out.scheduled_cycles = scheduled_cycles();
+    if (schedule_ && LinkloadModel::single_sends(out, *impl_.hw))
+      out.scheduled_cycles = scheduled_cycles();
     if (impl_.hw->flow_rate() < 1) {  // each channel at the rate its flows reach
       out.endpoint_cycles = impl_.hw->stream_cycles(static_cast<double>(longest_));  // one flow
       const int ports = impl_.topo.max_ports();
@@ -177,7 +183,8 @@ class PathLoadCounter {
   /// leaving a link plus the rest of its route. A message alone on a link leaves it as it
   /// would alone on the NoC (alone_).
   double scheduled_cycles() {
-    const double hop = impl_.hw->router_pipeline_cycles + impl_.hw->link_latency_cycles;
+    const double hop =
+        LinkloadModel::route_cycles(1, *impl_.hw) - LinkloadModel::route_cycles(0, *impl_.hw);
     // The visits at links with more than one, by link (a counting sort: slot_ is where the
     // link's next visit goes, −1 elsewhere).
     std::size_t total = 0;

@@ -154,11 +154,10 @@ namespace {
 /// it carries ≥ 2 sources. As busy as the busiest channel, it may carry one source's whole
 /// traffic (a ring round, a corner PE's gather: not slowed, validate's ALL_REDUCE and
 /// ALL_GATHER), or several sources' flows each as long as the channels' (2-D halos: 1.3-1.4 x
-/// in barrier replays of mobilenet_v2). A scheduled edge (single_sends) has its queueing in its
-/// schedule.
+/// in barrier replays of mobilenet_v2).
 bool router_bound(const LinkLoad& l) {
-  return l.scheduled_cycles <= 0 && l.max_router_link_flits >= l.max_endpoint_flits &&
-         l.busiest_router_link_shared && l.messages > 0 && l.router_links > 0;
+  return l.max_router_link_flits >= l.max_endpoint_flits && l.busiest_router_link_shared &&
+         l.messages > 0 && l.router_links > 0;
 }
 
 /// overlap_cycles, given the drain.
@@ -211,9 +210,12 @@ double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
 
 double LinkloadModel::transfer_cycles(const LinkLoad& l, const HwDesc& hw) {
   if (l.max_link_flits <= 0) return 0;
-  if (l.scheduled_cycles > 0) return l.scheduled_cycles;
   const double drain = drain_flits(l, hw);  // once: edge tables call this for every entry
-  return route_cycles(l.max_routers, hw) + drain - hidden_latency(l, hw, drain);
+  // A schedule streams its flows (single_sends): its plain drain is the busiest link's flits,
+  // and router contention, when calibrated, adds what it adds to the sum form.
+  const double start = l.scheduled_cycles > 0 ? l.scheduled_cycles - l.max_link_flits
+                                              : route_cycles(l.max_routers, hw);
+  return start + drain - hidden_latency(l, hw, drain);
 }
 
 ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) const {

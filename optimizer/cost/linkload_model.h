@@ -51,16 +51,14 @@
 //               drain. s is a property of the machine (mesh size, router), fitted by `nocflow
 //               validate` on one case per machine; MAPE/max of held-out cases in
 //               optimizer/README.md ("Router contention").
-//               One message per PE (single_sends: OUTP peers in pairs, a LOCAL move; buffers
-//               covering the credit loop): the heads leave together, so when each reaches each
-//               link is known (its zero-load route up to there). Every link serves its messages
-//               first come, first served (ties: the longer rest of route first), and the edge
-//               ends with the latest tail plus the rest of its route (scheduled_cycles; no
-//               router_slowdown: the schedule holds the queueing). The sum above charges flows
-//               that reach the busiest link one after another, from sources at different
-//               distances along a line, as if they queued: validate's 8×8 GROUP_GATHER pairs
-//               take 19 and 41 cycles simulated at 4 and 16 KiB, 25 and 49 summed, 19 and 40
-//               scheduled.
+//               One message per PE on a mesh (single_sends: OUTP peers in pairs, a LOCAL move;
+//               buffers covering the credit loop): the heads leave together, so when each
+//               reaches each link is known (its zero-load route up to there). Every link serves
+//               its messages first come, first served, and the edge ends with the latest tail
+//               plus the rest of its route (scheduled_cycles) instead of the longest route plus
+//               the busiest link, which charges flows that reach the busiest link one after
+//               another as if they queued; router contention, when calibrated, adds what it
+//               adds to the sum (optimizer/README.md, "One message per PE").
 //  all-gathers under lowering.all_gather: ring, or auto where it pays (HwDesc::all_gather,
 //               rings_to_run): an edge's groups of ≥ 3 consumer PEs that need the same input,
 //               each holding one equal piece of it (transfers.h, RingGather), run as ring
@@ -124,11 +122,12 @@ struct LinkLoad {
   int max_routers = 0;  ///< routers the longest route traverses
   double byte_hops = 0;
   int max_sent = 0;  ///< the most messages one PE sends
-  /// Where every PE sends at most one message and flows stream (HwDesc::flow_rate 1), set by
-  /// route walking (LinkloadModel::route; edge tables recount such entries, needs_routes): the
-  /// messages' zero-load head arrivals served first come, first served at every link, the
-  /// latest tail plus the rest of its route, in cycles (LinkloadModel::transfer_cycles).
-  /// 0 otherwise.
+  /// Where every PE sends at most one message on a mesh whose flows stream (single_sends), set
+  /// by route walking (LinkloadModel::route; edge tables recount such entries, needs_routes):
+  /// the messages' zero-load head arrivals served first come, first served at every link
+  /// (ties: the longer route first, so the order transfers are added does not matter), the
+  /// latest tail plus the rest of its route, in cycles, on the model's machine. 0 otherwise,
+  /// on a crossbar (where it equals the sum form) and for ring rounds (priced by their drain).
   double scheduled_cycles = 0;
 
   /// The counts both link counters end with (integers), the busiest link derived from its parts.
@@ -214,9 +213,11 @@ class LinkloadModel : public CostModel {
   /// Route transfers and measure the busiest link.
   LinkLoad route(const std::vector<Transfer>& transfers) const;
   /// transfer_cycles = latency_cycles + serialization_cycles − overlap_cycles (0 when nothing
-  /// moves).
+  /// moves); for a scheduled load (LinkLoad::scheduled_cycles), the schedule + serialization
+  /// − its busiest link's flits − overlap_cycles (what calibrated router contention adds).
   double transfer_cycles(const LinkLoad& load) const;
-  /// The same on machine `hw` (transfer_cycles is this on the model's own).
+  /// The same on machine `hw` (transfer_cycles is this on the model's own). A schedule stays
+  /// the model's: `hw` may differ in router_slowdown only.
   static double transfer_cycles(const LinkLoad& load, const HwDesc& hw);
   double latency_cycles(const LinkLoad& load) const;        ///< pipeline fill of the longest route
   double serialization_cycles(const LinkLoad& load) const;  ///< the busiest link's flits, slowed down

@@ -246,8 +246,10 @@ void Importer::import_constant_of_shape(const onnx::NodeProto& n) {
     if (v->type() != onnx::AttributeProto::TENSOR) fail(n, "attribute 'value' must be a tensor");
     fill = const_from(v->t(), false);
     if (fill.dims.size() > 1 || (fill.dims.size() == 1 && fill.dims[0] != 1))
-      fail(n, "attribute 'value' must be a one-element tensor of shape [1] (the ONNX spec; "
-              "onnxruntime refuses others too), got shape " + shape_str(fill.dims));
+      fail(n,
+           "attribute 'value' must be a one-element tensor of shape [1] (the ONNX spec; "
+           "onnxruntime refuses others too), got shape " +
+               shape_str(fill.dims));
   }
   c.dtype = fill.dtype;
   if (small) {  // values of the types const_from reads (a bool or float16 fill stays unread)

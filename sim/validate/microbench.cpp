@@ -197,8 +197,8 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
   for (BenchResult& r : machine) {
     const opt::LinkLoad& l = r.linkload_links;
     if (!r.run || r.rings || r.bench.type == "GROUP_GATHER" || r.simulated_cycles <= 0 ||
-        l.messages <= 0 || l.max_router_link_flits <= l.max_endpoint_flits || l.scheduled_cycles > 0)
-      continue;  // a scheduled edge (one message per PE) is not slowed
+        l.messages <= 0 || l.max_router_link_flits <= l.max_endpoint_flits)
+      continue;
     if (!probe || l.max_router_link_flits > probe->linkload_links.max_router_link_flits) probe = &r;
   }
   double s = 0;

@@ -277,8 +277,7 @@ TEST(LinkloadModel, OneMessagePerPeIsScheduledLinkByLink) {
   // reach link 2 -> 3 one hop apart (2's first, 0's last), so 2-flit messages never queue and
   // the edge is 0's route and its own flits, where the sum form adds all 6 flits of 3's
   // ejection to the longest route.
-  HwDesc hw = machine("mesh", 1, 4, "xy");
-  hw.router_slowdown = 1.0;  // a schedule is not slowed
+  const HwDesc hw = machine("mesh", 1, 4, "xy");
   const LinkloadModel model(hw);
   const auto flit = static_cast<std::int64_t>(hw.link_bytes_per_cycle);
   const double hop = hw.router_pipeline_cycles + hw.link_latency_cycles;
@@ -294,7 +293,21 @@ TEST(LinkloadModel, OneMessagePerPeIsScheduledLinkByLink) {
   // 8-flit messages queue at link 2 -> 3: they arrive at hop, 2 hop and 3 hop after the
   // start, and 0's, last, leaves it 3 × 8 flits after 2's arrived; its rest of route then
   // takes route − 3 hop: route + 24 − 2 hop in all.
-  EXPECT_DOUBLE_EQ(model.transfer_cycles(to_3(8)), route + 24 - 2 * hop);
+  const LinkLoad queued = to_3(8);
+  EXPECT_DOUBLE_EQ(model.transfer_cycles(queued), route + 24 - 2 * hop);
+  // Calibrated, router contention adds to the schedule what it adds to the sum form (link
+  // 2 -> 3 ties with 3's ejection and carries three sources: slowed, by more than the overlap
+  // with s = 10).
+  HwDesc calibrated = hw;
+  calibrated.router_slowdown = 10.0;
+  const LinkloadModel slowed(calibrated);
+  const LinkLoad queued_slowed =
+      slowed.route({{0, 3, 8 * flit}, {1, 3, 8 * flit}, {2, 3, 8 * flit}});
+  EXPECT_EQ(queued_slowed.scheduled_cycles, queued.scheduled_cycles);
+  const double added = slowed.serialization_cycles(queued) - slowed.overlap_cycles(queued) -
+                       model.serialization_cycles(queued);
+  EXPECT_GT(added, 0);
+  EXPECT_DOUBLE_EQ(slowed.transfer_cycles(queued_slowed), route + 24 - 2 * hop + added);
   // A PE sending two messages: the sum form (the NI interleaves them; when each head leaves is
   // not known).
   const LinkLoad twice = model.route({{0, 3, 2 * flit}, {0, 3, 2 * flit}, {1, 3, 2 * flit}});

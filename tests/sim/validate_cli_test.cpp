@@ -191,8 +191,9 @@ TEST(ValidateCli, OneMessagePerPeIsScheduledLinkByLink) {
   // PE, whose heads reach the shared column links one hop apart. Their link schedule is the
   // simulated time; the busiest link's flits added to the longest route (the form for PEs
   // sending several messages) were 32 % and 20 % over.
-  const Validation v = validate("validate_pairs", "--meshes 8 --crossbar 0 --sizes 4KiB,16KiB "
-                                                  "--types GROUP_GATHER");
+  const Validation v = validate("validate_pairs",
+                                "--meshes 8 --crossbar 0 --sizes 4KiB,16KiB "
+                                "--types GROUP_GATHER");
   ASSERT_EQ(v.rows.size(), 2u);
   for (const auto& row : v.rows) {
     EXPECT_EQ(row.at("producer").rfind("OUTP=2,", 0), 0u) << row.at("producer");
