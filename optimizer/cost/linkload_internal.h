@@ -67,7 +67,7 @@ class PathLoadCounter {
         load_(impl.num_links(), 0),
         owner_(impl.num_links(), kNobody),
         shared_(impl.num_links(), 0),
-        visits_on_(schedule ? impl.num_links() : 0, 0),
+        visits_on_(schedule_ ? impl.num_links() : 0, 0),
         slot_(visits_on_.size(), -1),
         sent_(static_cast<std::size_t>(impl.topo.num_nodes()), 0),
         received_(sent_.size(), 0) {}
@@ -138,8 +138,7 @@ class PathLoadCounter {
       out.busiest_router_link_shared |= impl_.router_to_router[i] && router > 0 && load_[i] == router && shared_[i];
     out.byte_hops = static_cast<double>(byte_hops_);
     out.max_sent = static_cast<int>(max_sent_);
-    if (schedule_ && LinkloadModel::single_sends(out, *impl_.hw))
-      out.scheduled_cycles = scheduled_cycles();
+    if (schedule_ && max_sent_ == 1) out.scheduled_cycles = scheduled_cycles();  // single_sends
     if (impl_.hw->flow_rate() < 1) {  // each channel at the rate its flows reach
       out.endpoint_cycles = impl_.hw->stream_cycles(static_cast<double>(longest_));  // one flow
       const int ports = impl_.topo.max_ports();
