@@ -51,19 +51,25 @@ struct LinkloadModel::Impl {
   const HwDesc* hw = nullptr;  ///< the model's: the channels' flow rates
 };
 
+/// Where a PathLoadCounter takes its routes from: the model's route cache (one thread only) or
+/// a walk of each route (any thread).
+enum class Routes { Cached, Walked };
+/// Whether a PathLoadCounter schedules the links where every source sends one message
+/// (LinkLoad::scheduled_cycles), or always prices by the sum form (a ring's rounds).
+enum class OneMessageSchedule { On, Off };
+
 /// Flits per link of a set of transfers, added one transfer at a time along the routes
-/// (exact integers), and which links carry more than one source. `cached`: along the model's
-/// route cache (one thread), else walking each route (any thread). `schedule`: where every
-/// source sends one message, the links' schedule (LinkLoad::scheduled_cycles). finish()
-/// returns the loads and starts over.
+/// (exact integers), and which links carry more than one source. finish() returns the loads
+/// and starts over.
 class PathLoadCounter {
  public:
-  explicit PathLoadCounter(const LinkloadModel::Impl& impl, bool cached = true,
-                           bool schedule = true)
+  explicit PathLoadCounter(const LinkloadModel::Impl& impl, Routes routes = Routes::Cached,
+                           OneMessageSchedule schedule = OneMessageSchedule::On)
       : impl_(impl),
-        cached_(cached),
+        cached_(routes == Routes::Cached),
         // On a crossbar every head reaches its ejection port at once: the schedule is the sum.
-        schedule_(schedule && impl.hw->flow_rate() >= 1 && impl.router_links > 0),
+        schedule_(schedule == OneMessageSchedule::On && impl.hw->flow_rate() >= 1 &&
+                  impl.router_links > 0),
         load_(impl.num_links(), 0),
         owner_(impl.num_links(), kNobody),
         shared_(impl.num_links(), 0),

@@ -91,7 +91,7 @@ void run_workers(int threads, Work&& work) {
 /// routes without the cache: thread-safe.
 RingGatherTime ring_rounds(const LinkloadModel::Impl& impl, const HwDesc& hw,
                            const std::vector<RingGather>& rings, int rounds) {
-  PathLoadCounter counter(impl, false, false);  // a round is priced by its drain
+  PathLoadCounter counter(impl, Routes::Walked, OneMessageSchedule::Off);  // a round: its drain
   RingGatherTime out;
   double slowest = 0;
   for (const RingGather& r : rings) {
@@ -304,7 +304,7 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
     if (dimension_order) {
       DimensionOrderLoadCounter counter(t, impl_->flit, hw_.routing == "xy", options_.always_group,
                                         &hw_);
-      PathLoadCounter recount(*impl_, false);
+      PathLoadCounter recount(*impl_, Routes::Walked);
       fill(counter, &recount);
     } else {
       PathLoadCounter counter(*impl_);

@@ -284,6 +284,8 @@ int run(const SimulateArgs& a) {
                    write_program(f, lowered.programs, static_cast<int>(p), edge_names);
                  });
     }
+    write_file(fs::path(a.dump_programs) / "names.txt",
+               [&](std::ostream& f) { write_names(f, lowered.programs, edge_names); });
   }
 
   std::cout << "nocflow simulate: " << plan.network << " ("

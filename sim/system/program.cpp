@@ -60,6 +60,13 @@ void write_program(std::ostream& out, const ProgramSet& set, int pe,
   }
 }
 
+void write_names(std::ostream& out, const ProgramSet& set,
+                 const std::vector<std::string>& edge_names) {
+  out << "# layer and edge names in the plan's order (simulate --programs lists them so)\n";
+  for (const std::string& name : set.layer_names) out << "layer " << word(name) << "\n";
+  for (const std::string& name : edge_names) out << "edge " << word(name) << "\n";
+}
+
 namespace {
 
 /// Where a step came from, for messages.
@@ -202,6 +209,52 @@ Step parse_step(const std::vector<std::string>& line, const Origin& at, int pe, 
   return s;
 }
 
+/// Numbers the names of DIR/names.txt, if there is one, before any program's.
+void read_names(const std::string& dir, NameTable& layers, NameTable& edges) {
+  const std::string file = (std::filesystem::path(dir) / "names.txt").string();
+  if (!std::filesystem::exists(file)) return;
+  if (std::filesystem::is_directory(file))
+    throw InputError(file + ": cannot read: it is a directory");
+  std::ifstream in(file);
+  if (!in) throw InputError(file + ": cannot open");
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
+    const Origin at{file, number};
+    check_text_line(line, at.str());
+    const std::vector<std::string> words = split_words(line, at);
+    if (words.empty()) continue;
+    if (words.size() != 2 || (words[0] != "layer" && words[0] != "edge"))
+      throw InputError(at.str() + ": expected 'layer NAME' or 'edge NAME'");
+    (words[0] == "layer" ? layers : edges).id(words[1]);
+  }
+  if (in.bad()) throw InputError(file + ": cannot read");
+}
+
+/// Renumbers a step field's names keeping only those some step uses, in their order.
+void drop_unused(std::vector<Program>& programs, int Step::*field,
+                 std::vector<std::string>& names) {
+  std::vector<int> id(names.size(), -1);
+  for (const Program& p : programs)
+    for (const Step& s : p)
+      if (s.*field >= 0) id[static_cast<std::size_t>(s.*field)] = 0;
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (id[i] == 0) {
+      id[i] = static_cast<int>(kept.size());
+      kept.push_back(std::move(names[i]));
+    }
+  for (Program& p : programs)
+    for (Step& s : p)
+      if (s.*field >= 0) s.*field = id[static_cast<std::size_t>(s.*field)];
+  names = std::move(kept);
+}
+
+void drop_unused_names(ProgramFiles& files) {
+  drop_unused(files.programs.pe, &Step::layer, files.programs.layer_names);
+  drop_unused(files.programs.pe, &Step::edge, files.edge_names);
+}
+
 }  // namespace
 
 int program_file_pe(const std::string& name) {
@@ -217,6 +270,7 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
   if (!fs::is_directory(dir)) throw InputError(dir + ": no such folder of programs");
   ProgramFiles out{ProgramSet(pes), {}};
   NameTable layers(out.programs.layer_names), edges(out.edge_names);
+  read_names(dir, layers, edges);
   std::vector<std::vector<Origin>> where(pes);  // per PE, per step
   for (int pe = 0; pe < pes; ++pe) {
     const std::string file = (fs::path(dir) / ("pe_" + std::to_string(pe) + ".txt")).string();
@@ -279,6 +333,7 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
                        " barriers, PE 0 " + std::to_string(barriers_of_pe0) +
                        ": every PE must reach every barrier");
   }
+  drop_unused_names(out);
   out.programs.next_tag = 1;
   for (const auto& [key, e] : messages) {
     const auto& [src, dst, tag] = key;

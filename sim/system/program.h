@@ -67,19 +67,25 @@ const char* step_name(StepKind k);
 void write_program(std::ostream& out, const ProgramSet& set, int pe,
                    const std::vector<std::string>& edge_names = {});
 
+/// The names file of a dump (DIR/names.txt): every layer and edge name in the set's numbering
+/// (the plan's order), one per line as `layer NAME` or `edge NAME`.
+void write_names(std::ostream& out, const ProgramSet& set,
+                 const std::vector<std::string>& edge_names);
+
 /// Programs read back from what write_program wrote, with the edge names their steps carry
-/// (Step::edge indexes `edge_names`, ProgramSet::layer_names the layers; both numbered in order
-/// of first appearance, PE by PE).
+/// (Step::edge indexes `edge_names`, ProgramSet::layer_names the layers). Both are numbered in
+/// the order of DIR/names.txt where it exists (so a replay lists layers and edges as the plan
+/// did; names no step uses are dropped), then in order of first appearance, PE by PE.
 struct ProgramFiles {
   ProgramSet programs;
   std::vector<std::string> edge_names;
 };
 
-/// Reads DIR/pe_0.txt ... DIR/pe_{pes-1}.txt (blank lines and `#` comments skipped; keys in any
-/// order) and checks what would otherwise hang or fail a run: every send has exactly one
-/// receive on its peer with the same tag and bytes and the other way round, no PE sends to
-/// itself, and every PE passes the same barriers 1, 2, 3, ... in order. Throws InputError naming
-/// the file and line.
+/// Reads DIR/names.txt if present and DIR/pe_0.txt ... DIR/pe_{pes-1}.txt (blank lines and `#`
+/// comments skipped; keys in any order) and checks what would otherwise hang or fail a run: every
+/// send has exactly one receive on its peer with the same tag and bytes and the other way round, no
+/// PE sends to itself, and every PE passes the same barriers 1, 2, 3, ... in order. Throws
+/// InputError naming the file and line.
 ProgramFiles read_programs(const std::string& dir, int pes);
 
 /// N when `filename` is a program file's name, pe_N.txt (N written without leading zeros);

@@ -46,8 +46,8 @@ std::array<std::int64_t, 3> tensor_shape(std::int64_t bytes, int pes) {
 }
 
 opt::Graph bench_graph(const std::array<std::int64_t, 3>& s, bool halo) {
-  const fs::path file = fs::temp_directory_path() /
-                        ("nocflow_bench_" + std::to_string(::getpid()) + ".yaml");
+  const fs::path file =
+      fs::temp_directory_path() / ("nocflow_bench_" + std::to_string(::getpid()) + ".yaml");
   write_file(file, [&](std::ostream& y) {
     y << "name: bench\nelem_bytes: 2\ninput: [1, " << s[0] << ", " << s[1] << ", " << s[2] << "]\n"
       << "layers:\n  - {name: producer, op: conv, out: " << s[0] << ", kernel: 1}\n"
@@ -64,7 +64,8 @@ opt::Graph bench_graph(const std::array<std::int64_t, 3>& s, bool halo) {
 /// (for NONE the fewest; GROUP_GATHER: the most PEs, then the squarest, then the most bytes; ties:
 /// enumeration order). Pairs using every PE first; then any (LOCAL needs choices that
 /// differ only in INPP or BATCH, impossible at batch 1 with equal node counts).
-std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload& w, const std::string& type,
+std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload& w,
+                                                             const std::string& type,
                                                              const opt::PeGrid& grid) {
   auto splits = [](const opt::Choice& c) {
     return static_cast<int>(std::count_if(c.f.begin(), c.f.end(), [](int f) { return f > 1; }));
@@ -78,21 +79,25 @@ std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload
         const bool h = ci.factor(opt::PartDim::OfmpH) > 1, wd = ci.factor(opt::PartDim::OfmpW) > 1;
         const bool k = ci.factor(opt::PartDim::Outp) > 1;
         const bool match =
-            type == "HALO"           ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 && (h || wd)
-            : type == "HALO_2D"      ? ci == cj && splits(ci) == 2 && h && wd
-            : type == "GROUP_GATHER" ? ci == cj && splits(ci) == 2 && k && h
-                                     : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
+            type == "HALO"      ? ci == cj && splits(ci) == 1 && ci.nodes() > 1 && (h || wd)
+            : type == "HALO_2D" ? ci == cj && splits(ci) == 2 && h && wd
+            : type == "GROUP_GATHER"
+                ? ci == cj && splits(ci) == 2 && k && h
+                : opt::to_string(opt::redist_type(w.layers[0], ci, w.layers[1], cj)) == type;
         if (!match) continue;
         const int n = splits(ci) + splits(cj);
         if (n < fewest) simplest.clear(), fewest = n;
         if (n == fewest) simplest.push_back({ci, cj});
       }
     std::optional<std::pair<opt::Choice, opt::Choice>> best;
-    std::tuple<int, double, std::int64_t> most{};  // (GROUP_GATHER: PEs, how near OUTP is to OFMP_H; bytes)
+    std::tuple<int, double, std::int64_t>
+        most{};  // (GROUP_GATHER: PEs, how near OUTP is to OFMP_H; bytes)
     for (const auto& [ci, cj] : simplest) {
-      const opt::PlacedLayer a{&w.layers[0], ci, opt::place(ci, grid)}, b{&w.layers[1], cj, opt::place(cj, grid)};
-      const std::int64_t bytes = opt::total_bytes(opt::edge_transfers(w, w.edges[0], a, b, grid)) +
-                                 (type == "ALL_REDUCE" ? opt::total_bytes(opt::reduction_transfers(a)) : 0);
+      const opt::PlacedLayer a{&w.layers[0], ci, opt::place(ci, grid)},
+          b{&w.layers[1], cj, opt::place(cj, grid)};
+      const std::int64_t bytes =
+          opt::total_bytes(opt::edge_transfers(w, w.edges[0], a, b, grid)) +
+          (type == "ALL_REDUCE" ? opt::total_bytes(opt::reduction_transfers(a)) : 0);
       // NONE: the pair that really moves nothing (OUTP f -> OUTP f is also NONE to the seed but
       // is an all-gather; tests/optimizer/transfers_test.cpp documents that case).
       // GROUP_GATHER: the most PEs, then as many groups as PEs per group (16 of 16 on 16x16),
@@ -113,11 +118,14 @@ std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload
 /// redistribution; in barrier mode it starts right after a barrier either way). With
 /// `solo` ≥ 0 only that PE sends (and adds), and only the receives of its messages remain.
 ProgramSet measured_programs(const ProgramSet& all, const std::vector<int>& measured, int solo) {
-  auto is_measured = [&](int edge) { return std::find(measured.begin(), measured.end(), edge) != measured.end(); };
+  auto is_measured = [&](int edge) {
+    return std::find(measured.begin(), measured.end(), edge) != measured.end();
+  };
   std::unordered_set<std::int64_t> sent;  // tags of the kept sends
   for (std::size_t pe = 0; pe < all.pe.size(); ++pe)
     for (const Step& s : all.pe[pe])
-      if (s.kind == StepKind::Send && is_measured(s.edge) && (solo < 0 || static_cast<int>(pe) == solo))
+      if (s.kind == StepKind::Send && is_measured(s.edge) &&
+          (solo < 0 || static_cast<int>(pe) == solo))
         sent.insert(s.tag);
   ProgramSet out(static_cast<int>(all.pe.size()));
   out.layer_names = all.layer_names;
@@ -126,11 +134,19 @@ ProgramSet measured_programs(const ProgramSet& all, const std::vector<int>& meas
     for (const Step& s : all.pe[pe]) {
       bool keep = false;
       switch (s.kind) {
-        case StepKind::Barrier: keep = true; break;
+        case StepKind::Barrier:
+          keep = true;
+          break;
         case StepKind::Send:
-        case StepKind::Recv: keep = is_measured(s.edge) && sent.count(s.tag) > 0; break;
-        case StepKind::Reduce: keep = is_measured(s.edge) && (solo < 0 || static_cast<int>(pe) == solo); break;
-        case StepKind::Compute: keep = false; break;
+        case StepKind::Recv:
+          keep = is_measured(s.edge) && sent.count(s.tag) > 0;
+          break;
+        case StepKind::Reduce:
+          keep = is_measured(s.edge) && (solo < 0 || static_cast<int>(pe) == solo);
+          break;
+        case StepKind::Compute:
+          keep = false;
+          break;
       }
       if (keep) out.pe[pe].push_back(s);
     }
@@ -138,8 +154,8 @@ ProgramSet measured_programs(const ProgramSet& all, const std::vector<int>& meas
 }
 
 struct Simulated {
-  std::int64_t cycles = 0;          ///< first to last step of the measured redistribution
-  std::int64_t flits = 0;           ///< flits injected
+  std::int64_t cycles = 0;               ///< first to last step of the measured redistribution
+  std::int64_t flits = 0;                ///< flits injected
   std::int64_t busiest_router_link = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint = 0;     ///< flits on the busiest injection or ejection channel
   double endpoint_busy_share = 0;        ///< ... over its first to last flit (the first of equals)
@@ -189,7 +205,9 @@ double BenchResult::linkload_fitted_cycles() const {
 }
 
 double BenchResult::predicted(const std::string& model) const {
-  return model == "paper" ? paper_cycles : model == "linkload" ? linkload_cycles : linkload_fitted_cycles();
+  return model == "paper"      ? paper_cycles
+         : model == "linkload" ? linkload_cycles
+                               : linkload_fitted_cycles();
 }
 
 double fit_router_slowdown(std::vector<BenchResult>& machine) {
@@ -241,17 +259,17 @@ ErrorParts error_parts(const BenchResult& r, const std::string& model) {
 
 std::string decomposition_csv_header() {
   return "flits_moved,busiest_sender,busiest_sender_bytes,solo_cycles,hop_latency_cycles,"
-         "serialization_cycles,contention_cycles,paper_bytes,paper_latency_cycles,paper_load_cycles,"
-         "linkload_latency_cycles,linkload_load_cycles";
+         "serialization_cycles,contention_cycles,paper_bytes,paper_latency_cycles,"
+         "paper_load_cycles,linkload_latency_cycles,linkload_load_cycles";
 }
 
 std::string decomposition_csv_columns(const BenchResult& r) {
   std::ostringstream o;
   o << std::setprecision(12);
-  o << r.flits_moved << "," << r.busiest_sender << "," << r.busiest_sender_bytes << "," << r.solo_cycles << ","
-    << r.hop_latency_cycles << "," << r.serialization_cycles() << "," << r.contention_cycles() << ","
-    << r.paper_bytes << "," << r.paper_latency << "," << r.load("paper") << "," << r.linkload_latency << ","
-    << r.load("linkload");
+  o << r.flits_moved << "," << r.busiest_sender << "," << r.busiest_sender_bytes << ","
+    << r.solo_cycles << "," << r.hop_latency_cycles << "," << r.serialization_cycles() << ","
+    << r.contention_cycles() << "," << r.paper_bytes << "," << r.paper_latency << ","
+    << r.load("paper") << "," << r.linkload_latency << "," << r.load("linkload");
   return o.str();
 }
 
@@ -284,15 +302,16 @@ void DecompositionSummary::add(const BenchResult& r) {
 }
 
 std::string DecompositionSummary::csv_header() {
-  return "hop_latency_share,serialization_share,contention_share,mean_error,latency_error,load_error,"
-         "missed_contention,volume_error";
+  return "hop_latency_share,serialization_share,contention_share,mean_error,latency_error,"
+         "load_error,missed_contention,volume_error";
 }
 
-std::string DecompositionSummary::csv_columns(const std::string& type, const std::string& model) const {
+std::string DecompositionSummary::csv_columns(const std::string& type,
+                                              const std::string& model) const {
   auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
   const auto pi = parts_.find({type, model});
   const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
-  const Shares& s = m.time;  // over the cases this model scores, like its errors
+  const Shares& s = m.time;            // over the cases this model scores, like its errors
   if (m.cases == 0) return ",,,,,,,";  // no case scored: blank cells, as the other statistics
   std::ostringstream o;
   o << std::setprecision(10);
@@ -309,12 +328,16 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
     o << std::fixed << std::setprecision(1) << (n > 0 ? 100 * sum / n : 0.0) << "%";
     return o.str();
   };
-  out << "\n  where the simulated time goes (mean share, cases below saturation), and each model's mean\n"
-         "  signed error = its latency term - hop latency + its load term - serialization - contention\n  "
-      << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(7) << "cases" << std::setw(9) << "hop"
-      << std::setw(9) << "serial" << std::setw(9) << "content" << "   " << std::left << std::setw(16) << "model"
-      << std::right << std::setw(9) << "error" << std::setw(10) << "latency" << std::setw(9) << "load"
-      << std::setw(10) << "content" << std::setw(9) << "volume" << "\n";
+  out << "\n  where the simulated time goes (mean share, cases below saturation), and each "
+         "model's mean\n"
+         "  signed error = its latency term - hop latency + its load term - serialization"
+         " - contention\n  "
+      << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(7) << "cases"
+      << std::setw(9) << "hop" << std::setw(9) << "serial" << std::setw(9) << "content"
+      << "   " << std::left << std::setw(16) << "model" << std::right << std::setw(9) << "error"
+      << std::setw(10) << "latency" << std::setw(9) << "load" << std::setw(10) << "content"
+      << std::setw(9) << "volume"
+      << "\n";
   for (const auto& type : types) {
     const auto ti = time_.find(type);
     if (ti == time_.end()) continue;
@@ -330,9 +353,10 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
             << pct(m.time.contention, m.cases);
       else
         out << std::setw(34) << "";
-      out << "   " << std::left << std::setw(16) << model << std::right << std::setw(9) << pct(m.error, m.cases)
-          << std::setw(10) << pct(m.latency, m.cases) << std::setw(9) << pct(m.load, m.cases) << std::setw(10)
-          << pct(m.contention, m.cases) << std::setw(9) << pct(m.volume, m.volume_cases) << "\n";
+      out << "   " << std::left << std::setw(16) << model << std::right << std::setw(9)
+          << pct(m.error, m.cases) << std::setw(10) << pct(m.latency, m.cases) << std::setw(9)
+          << pct(m.load, m.cases) << std::setw(10) << pct(m.contention, m.cases) << std::setw(9)
+          << pct(m.volume, m.volume_cases) << "\n";
       first = false;
     }
   }
@@ -344,8 +368,9 @@ const std::vector<std::string>& bench_models() {
 }
 
 const std::vector<std::string>& bench_types() {
-  static const std::vector<std::string> types = {"NONE", "LOCAL", "ALL_GATHER", "SCATTER",
-                                                 "ALL_TO_ALL", "ALL_REDUCE", "HALO", "HALO_2D", "GROUP_GATHER"};
+  static const std::vector<std::string> types = {"NONE",    "LOCAL",      "ALL_GATHER",
+                                                 "SCATTER", "ALL_TO_ALL", "ALL_REDUCE",
+                                                 "HALO",    "HALO_2D",    "GROUP_GATHER"};
   return types;
 }
 
@@ -354,7 +379,8 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   r.bench = bench;
   r.bench.topology = hw.topology.name();
   const int pes = hw.topology.num_nodes();
-  const opt::Graph graph = bench_graph(tensor_shape(bench.tensor_bytes, pes), bench.type.rfind("HALO", 0) == 0);
+  const opt::Graph graph =
+      bench_graph(tensor_shape(bench.tensor_bytes, pes), bench.type.rfind("HALO", 0) == 0);
   const opt::Workload w = opt::build_workload(graph);
   const auto pair = pick_pair(w, bench.type, hw_desc_of(hw).grid());
   if (!pair) return r;
@@ -385,7 +411,8 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
     plan.layers.push_back(pl);
   }
   HwSpec big = hw;
-  big.pe.sram_bytes = std::max<std::int64_t>(hw.pe.sram_bytes, std::int64_t{1} << 40);  // data fit is not the question
+  big.pe.sram_bytes = std::max<std::int64_t>(
+      hw.pe.sram_bytes, std::int64_t{1} << 40);  // data fit is not the question
   const Lowered low = lower_plan(w, plan, big, ExecMode::Barrier);
   // The redistribution to measure: the edge, or for ALL_REDUCE the producer's reduction (not
   // the consumer's, when it has INPP too).
@@ -424,14 +451,16 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   // The busiest sender, and the zero-load pipeline latency of its longest route.
   std::map<int, std::int64_t> sent;
   for (int e : measured)
-    for (const opt::Transfer& t : low.edges[static_cast<std::size_t>(e)].transfers) sent[t.src] += t.bytes, ++r.messages;
+    for (const opt::Transfer& t : low.edges[static_cast<std::size_t>(e)].transfers)
+      sent[t.src] += t.bytes, ++r.messages;
   for (const auto& [pe, bytes] : sent)
     if (bytes > r.busiest_sender_bytes) r.busiest_sender = pe, r.busiest_sender_bytes = bytes;
   const noc::Topology topo = noc::Topology::build(hw.topology);
   int routers = 0;
   if (r.busiest_sender >= 0)
     for (const Step& s : low.programs.pe[static_cast<std::size_t>(r.busiest_sender)])
-      if (s.kind == StepKind::Send && std::find(measured.begin(), measured.end(), s.edge) != measured.end())
+      if (s.kind == StepKind::Send &&
+          std::find(measured.begin(), measured.end(), s.edge) != measured.end())
         routers = std::max(routers, topo.routers_on_path(r.busiest_sender, s.peer));
   if (routers > 0) r.hop_latency_cycles = optimizer::LinkloadModel::route_cycles(routers, desc);
   if (!r.rings)
@@ -443,11 +472,17 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   const Simulated all = simulate(big, measured_programs(low.programs, measured, -1), measured);
   r.simulated_cycles = all.cycles;
   r.flits_moved = all.flits;
-  r.max_link_utilisation = all.cycles > 0 ? static_cast<double>(all.busiest_link()) / static_cast<double>(all.cycles) : 0;
+  r.max_link_utilisation =
+      all.cycles > 0 ? static_cast<double>(all.busiest_link()) / static_cast<double>(all.cycles)
+                     : 0;
   r.busiest_router_link_flits = all.busiest_router_link;
   r.busiest_endpoint_flits = all.busiest_endpoint;
   r.busiest_endpoint_busy_share = all.endpoint_busy_share;
-  r.solo_cycles = r.busiest_sender < 0 ? 0 : simulate(big, measured_programs(low.programs, measured, r.busiest_sender), measured).cycles;
+  r.solo_cycles =
+      r.busiest_sender < 0
+          ? 0
+          : simulate(big, measured_programs(low.programs, measured, r.busiest_sender), measured)
+                .cycles;
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include "noc/base/error.h"
 #include "sim/output/run_report.h"
 #include "sim/system/program.h"
+#include "tests/input_error.h"
 #include "tests/scratch.h"
 
 namespace nocflow::sim {
@@ -76,6 +77,42 @@ TEST(ProgramFiles, WhatIsWrittenReadsBackStepForStep) {
     }
   }
   EXPECT_EQ(back.programs.next_tag, 10);  // past every tag read
+}
+
+TEST(ProgramFiles, NamesFileNumbersLayersAndEdgesInThePlansOrder) {
+  // PE 0 uses layer "b" and edge "y" first; the plan numbers them after "a" and "x".
+  ProgramSet set(2);
+  set.layer_names = {"a", "b", "not run"};
+  const std::vector<std::string> edges = {"x", "y", "not sent"};
+  set.compute(0, 1, 10);
+  set.send(0, 1, 0, 64, 1, 1);
+  set.send(0, 1, 0, 64, 2, 0);
+  set.recv(1, 0, 0, 64, 1, 1);
+  set.recv(1, 0, 0, 64, 2, 0);
+  set.compute(1, 0, 10);
+  const fs::path dir = testing::fresh_dir("program_io_names");
+  for (int pe = 0; pe < 2; ++pe) {
+    std::ofstream f(dir / ("pe_" + std::to_string(pe) + ".txt"));
+    write_program(f, set, pe, edges);
+  }
+  const ProgramFiles first_use = read_programs(dir.string(), 2);
+  EXPECT_EQ(first_use.programs.layer_names, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(first_use.edge_names, (std::vector<std::string>{"y", "x"}));
+  {
+    std::ofstream f(dir / "names.txt");
+    write_names(f, set, edges);
+  }
+  const ProgramFiles back = read_programs(dir.string(), 2);
+  // The plan's order, without the names no step uses.
+  EXPECT_EQ(back.programs.layer_names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(back.edge_names, (std::vector<std::string>{"x", "y"}));
+  ASSERT_EQ(back.programs.pe[0].size(), 3u);
+  EXPECT_EQ(back.programs.layer_names[back.programs.pe[0][0].layer], "b");
+  EXPECT_EQ(back.edge_names[back.programs.pe[0][1].edge], "y");
+  EXPECT_EQ(back.edge_names[back.programs.pe[0][2].edge], "x");
+  std::ofstream(dir / "names.txt") << "layer a\nstage b\n";
+  EXPECT_HAS(testing::error_of([&] { read_programs(dir.string(), 2); }),
+             "names.txt:2: expected 'layer NAME' or 'edge NAME'");
 }
 
 TEST(ProgramFiles, EdgeReportsSplitNamesAtTheArrowBetweenTwoLayers) {

@@ -98,6 +98,35 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
   EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
 }
 
+// A pipeline's micro-batches interleave on the PEs: the dump's names.txt keeps the plan's order
+// of layers and edges in the replay's tables (without it, PE 0's stage came first).
+TEST(ReadBackCli, ProgramsReplayListsLayersInThePlansOrder) {
+  const fs::path dir = fresh_dir("simulate_programs_order"), programs = dir / "programs";
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";
+  const CliRun sim =
+      run_nocflow("simulate " + hw + "--network zoo:vgg5 --stages 2 --dump-programs " +
+                  programs.string() + " --quiet --out " + (dir / "run").string());
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  const CliRun back = run_nocflow("simulate " + hw + "--programs " + programs.string() +
+                                  " --quiet --out " + (dir / "back").string());
+  ASSERT_EQ(back.exit_code, 0) << back.output;
+  auto column = [](const fs::path& csv, const char* key) {
+    std::vector<std::string> names;
+    for (auto& row : read_csv_rows(csv)) names.push_back(row.at(key));
+    return names;
+  };
+  const std::vector<std::string> layers = column(dir / "run" / "layers.csv", "layer");
+  ASSERT_GE(layers.size(), 8u);
+  EXPECT_EQ(column(dir / "back" / "layers.csv", "layer"), layers);
+  std::vector<std::string> moving;
+  for (auto& row : read_csv_rows(dir / "run" / "transfers.csv"))
+    if (row["bytes"] != "0") moving.push_back(row["src"] + "->" + row["dst"]);
+  std::vector<std::string> replayed;
+  for (auto& row : read_csv_rows(dir / "back" / "transfers.csv"))
+    replayed.push_back(row["src"] + "->" + row["dst"]);
+  EXPECT_EQ(replayed, moving);
+}
+
 // Past 2^53 ps (6 * 10^17 here) SystemC time held as a double stops advancing cycle by cycle:
 // this run used to hang at the slowest clock the configs allow.
 TEST(ReadBackCli, ALongProgramAtTheSlowestClockEndsOnItsCycle) {
