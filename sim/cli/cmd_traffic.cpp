@@ -301,8 +301,10 @@ int run(const TrafficArgs& a) {
       o.fixed_cycles = 2 * o.sample_period;
     }
     const TrafficResult r = noc::run_traffic(net, o, advance);
-    std::cout << "  probe " << std::fixed << std::setprecision(4) << rate
-              << (fixed ? " (fixed length): accepted " : " (converging):   ") ;
+    // Each rule bisects [0, 1] to 0.005 after probing 1.0: at most 9 probes, 18 in all.
+    std::cout << "  probe " << probes.size() + 1 << " of at most 18: " << std::fixed
+              << std::setprecision(4) << rate << " flits/node/cycle offered"
+              << (fixed ? " (fixed length): accepted " : " (converging):   ");
     if (fixed)
       std::cout << r.accepted << " = " << std::setprecision(3) << r.accepted / rate << " x offered\n";
     else

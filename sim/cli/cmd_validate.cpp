@@ -2,6 +2,7 @@
 // `nocflow validate`: the analytic cost models against cycle-level microbenchmarks of every
 // redistribution type, over mesh sizes and tensor sizes (issue 7; first part).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -31,7 +32,7 @@ namespace fs = std::filesystem;
 
 struct ValidateArgs {
   HwOptions hw;
-  std::vector<int> meshes = {2, 4, 8, 16};
+  std::vector<std::string> meshes = {"2", "4", "8", "16"};  ///< K (K x K) or RxC
   int crossbar = 16;
   std::vector<std::string> sizes = {"1KiB", "4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB"};
   std::vector<std::string> types;
@@ -101,6 +102,22 @@ std::int64_t parse_size(const std::string& s) {
 constexpr double kNearSaturation = 0.8;
 
 /// An error statistic over `cases` cases: "12.3%", or "n/a" over none (not a perfect 0.0%).
+/// A --meshes item: "K" for a K x K mesh or "RxC", each side 2 .. 64.
+std::pair<int, int> mesh_shape(const std::string& text) {
+  const std::size_t x = text.find_first_of("xX");
+  auto side = [&](const std::string& part) {
+    int k = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), k);
+    if (ec != std::errc{} || end != part.data() + part.size() || part.empty())
+      throw InputError("--meshes: '" + text + "' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8");
+    if (k < 2 || k > 64)
+      throw InputError("--meshes: side " + part + " of '" + text + "' is outside 2 .. 64");
+    return k;
+  };
+  if (x == std::string::npos) return {side(text), side(text)};
+  return {side(text.substr(0, x)), side(text.substr(x + 1))};
+}
+
 std::string percent(int cases, double fraction) {
   return cases ? fixed(100 * fraction, 1) + "%" : "n/a";
 }
@@ -187,14 +204,18 @@ int run(const ValidateArgs& a) {
   };
   once("--types", types);
   once("--sizes", sizes);
-  once("--meshes", a.meshes);
   std::vector<HwSpec> machines;
-  for (int k : a.meshes) {
-    if (k < 2 || k > 64) throw InputError("--meshes: side " + std::to_string(k) + " is outside 2 .. 64");
+  std::vector<std::pair<int, int>> meshes;
+  for (const std::string& text : a.meshes) {
+    const auto [rows, cols] = meshes.emplace_back(mesh_shape(text));
     HwSpec m = base;
-    m.topology = {"mesh", k, k, 0};
+    m.topology = {"mesh", rows, cols, 0};
     machines.push_back(m);
   }
+  std::vector<std::string> shapes;
+  for (const auto& [rows, cols] : meshes)
+    shapes.push_back(std::to_string(rows) + "x" + std::to_string(cols));
+  once("--meshes", shapes);
   if (a.crossbar < 0 || a.crossbar == 1 || a.crossbar > 64)
     throw InputError("--crossbar: ports must be 0 (none) or 2 .. 64");
   if (a.crossbar > 0) {
@@ -408,7 +429,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("validate", "analytic cost models against cycle-level microbenchmarks");
   auto a = std::make_shared<ValidateArgs>();
   a->hw.add_to(*cmd);
-  cmd->add_option("--meshes", a->meshes, "mesh sides to test (k for k x k)")->capture_default_str()->delimiter(',');
+  cmd->add_option("--meshes", a->meshes, "meshes to test: K for K x K, or RxC (rows x columns)")
+      ->capture_default_str()
+      ->delimiter(',');
   cmd->add_option("--crossbar", a->crossbar, "crossbar ports to test (0: none)")->capture_default_str();
   cmd->add_option("--sizes", a->sizes,
                   "tensor sizes, 64 B .. 64 MiB, e.g. 1KiB,64KiB,4MiB (a bare number: bytes)")

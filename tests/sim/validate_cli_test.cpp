@@ -177,9 +177,12 @@ TEST(ValidateCli, LinkloadIsExactWithoutContention) {
   // One sender (LOCAL) and the ring all-reduce: linkload's zero-load latency, per-message flits
   // and round-by-round reduction leave little unexplained (optimizer/cost/linkload_model.h;
   // LOCAL's longest route need not be its last message's: a few cycles).
-  const Validation v = validate("validate_exact", "--meshes 2,4 --crossbar 8 --sizes 4KiB,64KiB "
-                                                "--types LOCAL,ALL_REDUCE");
-  ASSERT_EQ(v.rows.size(), 12u);
+  // Also on a rectangle: 2x4 rows and columns of unequal length.
+  const Validation v = validate("validate_exact",
+                                "--meshes 2,2x4,4 --crossbar 8 "
+                                "--sizes 4KiB,64KiB --types LOCAL,ALL_REDUCE");
+  ASSERT_EQ(v.rows.size(), 16u);
+  EXPECT_EQ(v.rows[4].at("topology"), "mesh 2x4");
   for (const auto& row : v.rows) {
     const std::string what = row.at("topology") + " " + row.at("type") + " " + row.at("tensor_bytes");
     EXPECT_LT(std::abs(std::stod(row.at("linkload_error"))), 0.05) << what;
@@ -318,7 +321,10 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       {"--sizes 63", "--sizes: 63 is outside 64 B .. 64 MiB"},  // a bare number counts bytes
       {"--types LOCAL,LOCAL", "--types: LOCAL given twice"},
       {"--sizes 1KiB 1024B", "--sizes: 1024 given twice"},
-      {"--meshes 2,2", "--meshes: 2 given twice"}};
+      {"--meshes 2,2", "--meshes: 2x2 given twice"},
+      {"--meshes 4x8,4X8", "--meshes: 4x8 given twice"},
+      {"--meshes 4x", "--meshes: '4x' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8"},
+      {"--meshes 1x8", "--meshes: side 1 of '1x8' is outside 2 .. 64"}};
   for (const auto& [args, message] : refused) {
     const CliRun r = run_nocflow("validate " + kHw + " " + args + " --out " + (dir / "o").string());
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
