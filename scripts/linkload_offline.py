@@ -3,7 +3,7 @@
 """Offline checks of linkload variants on `nocflow validate --dump-messages` output.
 
 Each case's sends (OUT/messages/<machine>_<TYPE>_<bytes>.txt, lines "src dst bytes") are routed
-xy on a k x k mesh (node ids row-major), cut into 32-byte flits, and compared with the simulated
+xy on an R x C mesh (node ids row-major, C per row), cut into 32-byte flits, and compared with the simulated
 cycles in OUT/validation.csv. Quick to change, so a candidate term can be scored on the whole
 range before it is built into the model (optimizer/README.md, "Accuracy of linkload").
 
@@ -14,7 +14,7 @@ range before it is built into the model (optimizer/README.md, "Accuracy of linkl
   fifo DIR [--type T]           per case: each link a FIFO of its messages' zero-load head
                                 arrivals, the edge the latest tail + remaining route (a lower
                                 bound without contention delays) against linkload and simulated
-  fluid FILE --mesh K           max-min fair sharing of links and PE channels (1 flit/cycle),
+  fluid FILE --mesh K|RxC       max-min fair sharing of links and PE channels (1 flit/cycle),
         [--channels C]          each source sending C messages at once in file order: the time
                                 bandwidth sharing alone explains
 
@@ -25,6 +25,7 @@ import argparse
 import collections
 import csv
 import os
+import re
 
 import numpy as np
 
@@ -45,11 +46,12 @@ def read_messages(path):
     return out
 
 
-def route(s, d, k):
-    """Router-to-router links of the xy route, then the ejection port ('ej', d)."""
-    if k == 0:  # crossbar: one switch
+def route(s, d, cols):
+    """Router-to-router links of the xy route on a mesh `cols` wide, then the ejection port
+    ('ej', d)."""
+    if cols == 0:  # crossbar: one switch
         return [("ej", d)]
-    x, y, dx, dy = s % k, s // k, d % k, d // k
+    x, y, dx, dy = s % cols, s // cols, d % cols, d // cols
     links = []
     while x != dx:
         nx = x + (1 if dx > x else -1)
@@ -63,26 +65,28 @@ def route(s, d, k):
 
 
 def cases(out_dir, min_bytes=0):
-    """Rows of validation.csv whose sends were dumped, with k (0: crossbar) and the file."""
+    """Rows of validation.csv whose sends were dumped, with the mesh's (rows, columns) ((0, 0):
+    a crossbar) and the file."""
     with open(os.path.join(out_dir, "validation.csv")) as f:
         for row in csv.DictReader(f):
             topo = row["topology"]
-            k = int(topo.split()[1].split("x")[0]) if topo.startswith("mesh") else 0
-            machine = f"mesh_{k}x{k}" if k else "crossbar_" + topo.split()[1]
+            mesh = re.fullmatch(r"mesh (\d+)x(\d+)", topo)
+            shape = (int(mesh[1]), int(mesh[2])) if mesh else (0, 0)
+            machine = topo.replace(" ", "_")
             path = os.path.join(out_dir, "messages", f"{machine}_{row['type']}_{row['tensor_bytes']}.txt")
             if int(row["tensor_bytes"]) >= min_bytes and float(row["simulated_cycles"]) > 0 and os.path.exists(path):
-                yield row, k, path
+                yield row, shape, path
 
 
 def features(args):
     print("machine type KiB sim/L_R U route_U flows m")
-    for row, k, path in cases(args.dir, args.min_bytes):
-        if k < 2:
+    for row, (rows, cols), path in cases(args.dir, args.min_bytes):
+        if cols == 0:
             continue
         msgs = read_messages(path)
         load, flows, routes = collections.Counter(), collections.defaultdict(list), []
         for i, (s, d, f) in enumerate(msgs):
-            r = route(s, d, k)[:-1]
+            r = route(s, d, cols)[:-1]
             routes.append(r)
             for link in r:
                 load[link] += f
@@ -90,22 +94,23 @@ def features(args):
         busiest = max(load.values(), default=0)
         if busiest < float(row["busiest_endpoint_flits"]):
             continue  # endpoint-bound: no router term applies
-        u = sum(load.values()) / (4 * k * (k - 1) * busiest)
+        router_links = 2 * (rows * (cols - 1) + cols * (rows - 1))
+        u = sum(load.values()) / (router_links * busiest)
         route_u, most = 0.0, 0
         for link in [l for l in load if load[l] == busiest][:8]:  # the largest over 8 tied links
             num = sum(msgs[i][2] * load[l] for i in flows[link] for l in routes[i])
             den = sum(msgs[i][2] * len(routes[i]) for i in flows[link])
             route_u, most = max(route_u, num / den / busiest), max(most, len(flows[link]))
         m = sum(x[2] for x in msgs) / len(msgs)
-        print(f"{k}x{k} {row['type']} {int(row['tensor_bytes']) >> 10} "
+        print(f"{rows}x{cols} {row['type']} {int(row['tensor_bytes']) >> 10} "
               f"{float(row['simulated_cycles']) / busiest:.2f} {u:.2f} {route_u:.2f} {most} {m:.0f}")
 
 
-def fifo_bound(msgs, k):
+def fifo_bound(msgs, cols):
     """Latest tail over every link served FIFO from zero-load head arrivals, + remaining route."""
     at = collections.defaultdict(list)  # link -> (head arrival, flits, cycles after the link)
     for s, d, f in msgs:
-        r = route(s, d, k)
+        r = route(s, d, cols)
         n = len(r)  # routers crossed
         at[("inj", s)].append((0, f, n * HOP + LINK + 1))
         for i, link in enumerate(r):
@@ -123,19 +128,19 @@ def fifo_bound(msgs, k):
 
 def fifo(args):
     print("machine type KiB simulated linkload linkload_fitted fifo_bound")
-    for row, k, path in cases(args.dir):
+    for row, (_, cols), path in cases(args.dir):
         if args.type and row["type"] != args.type:
             continue
         print(row["topology"].replace(" ", "_"), row["type"], int(row["tensor_bytes"]) >> 10,
               row["simulated_cycles"], row["linkload_cycles"], row["linkload_fitted_cycles"],
-              fifo_bound(read_messages(path), k))
+              fifo_bound(read_messages(path), cols))
 
 
 def fluid(args):
     msgs = read_messages(args.file)
     ids, pair_link, pair_flow = {}, [], []
     for i, (s, d, f) in enumerate(msgs):
-        for link in [("inj", s)] + route(s, d, args.mesh):
+        for link in [("inj", s)] + route(s, d, args.mesh[1]):
             pair_link.append(ids.setdefault(link, len(ids)))
             pair_flow.append(i)
     pair_link, pair_flow = np.array(pair_link), np.array(pair_flow)
@@ -171,6 +176,14 @@ def fluid(args):
     print(f"{args.file}: {t:.0f} cycles (max-min fair, {args.channels} messages per source at once)")
 
 
+def mesh_shape(text):
+    """(rows, columns) of "K" or "RxC"."""
+    m = re.fullmatch(r"(\d+)(?:[xX](\d+))?", text.strip())
+    if not m:
+        raise argparse.ArgumentTypeError(f"'{text}' is not K or RxC")
+    return int(m[1]), int(m[2] or m[1])
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -184,7 +197,7 @@ def main():
     q.set_defaults(run=fifo)
     m = sub.add_parser("fluid")
     m.add_argument("file")
-    m.add_argument("--mesh", type=int, required=True)
+    m.add_argument("--mesh", type=mesh_shape, required=True, help="K (K x K) or RxC")
     m.add_argument("--channels", type=int, default=8)
     m.set_defaults(run=fluid)
     args = p.parse_args()

@@ -481,12 +481,14 @@ void add_simulate_command(CLI::App& app, Action& action) {
                   "link sampling window for traces, cycles (default 1000)")
       ->check(in_range(1, static_cast<double>(kMaxCycles)));
   auto* dump = cmd->add_option("--dump-programs", a->dump_programs,
-                               "write each PE's program to DIR/pe_N.txt")
+                               "write each PE's program to DIR/pe_N.txt, and the layer and "
+                               "edge names in the plan's order to DIR/names.txt")
                    ->type_name("DIR");
   auto* programs =
       cmd->add_option("--programs", a->programs,
                       "instead of --network and a plan: replay the programs in DIR/pe_N.txt (as "
-                      "--dump-programs writes them, edited or not)")
+                      "--dump-programs writes them, edited or not; DIR/names.txt, if there, "
+                      "orders the tables' layers and edges)")
           ->type_name("DIR")
           ->excludes(network);
   for (const char* other : {"--batch", "--passes", "--train", "--plan", "--solver", "--cost-model",

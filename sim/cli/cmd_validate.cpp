@@ -101,11 +101,13 @@ std::int64_t parse_size(const std::string& s) {
 /// over the redistribution's span (1 is a link's capacity).
 constexpr double kNearSaturation = 0.8;
 
-/// An error statistic over `cases` cases: "12.3%", or "n/a" over none (not a perfect 0.0%).
-/// A --meshes item: "K" for a K x K mesh or "RxC", each side 2 .. 64.
+/// A --meshes item: "K" for a K x K mesh or "RxC", each side 2 .. 64 (spaces around a number
+/// allowed, as in "2, 4").
 std::pair<int, int> mesh_shape(const std::string& text) {
   const std::size_t x = text.find_first_of("xX");
-  auto side = [&](const std::string& part) {
+  auto side = [&](std::string part) {
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
     int k = 0;
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), k);
     if (ec != std::errc{} || end != part.data() + part.size() || part.empty())
@@ -118,6 +120,7 @@ std::pair<int, int> mesh_shape(const std::string& text) {
   return {side(text.substr(0, x)), side(text.substr(x + 1))};
 }
 
+/// An error statistic over `cases` cases: "12.3%", or "n/a" over none (not a perfect 0.0%).
 std::string percent(int cases, double fraction) {
   return cases ? fixed(100 * fraction, 1) + "%" : "n/a";
 }

@@ -179,7 +179,7 @@ TEST(ValidateCli, LinkloadIsExactWithoutContention) {
   // LOCAL's longest route need not be its last message's: a few cycles).
   // Also on a rectangle: 2x4 rows and columns of unequal length.
   const Validation v = validate("validate_exact",
-                                "--meshes 2,2x4,4 --crossbar 8 "
+                                "--meshes '2, 2x4,4' --crossbar 8 "
                                 "--sizes 4KiB,64KiB --types LOCAL,ALL_REDUCE");
   ASSERT_EQ(v.rows.size(), 16u);
   EXPECT_EQ(v.rows[4].at("topology"), "mesh 2x4");
