@@ -209,6 +209,21 @@ Step parse_step(const std::vector<std::string>& line, const Origin& at, int pe, 
   return s;
 }
 
+/// Calls f(words, origin) for each line of `in` (read from `file`) that holds words: a UTF-8
+/// BOM, blank lines and comments skipped, control characters refused.
+template <class F>
+void for_each_line(std::istream& in, const std::string& file, F&& f) {
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
+    const Origin at{file, number};
+    check_text_line(line, at.str());
+    const std::vector<std::string> words = split_words(line, at);
+    if (!words.empty()) f(words, at);
+  }
+  if (in.bad()) throw InputError(file + ": cannot read");
+}
+
 /// Numbers the names of DIR/names.txt, if there is one, before any program's.
 void read_names(const std::string& dir, NameTable& layers, NameTable& edges) {
   const std::string file = (std::filesystem::path(dir) / "names.txt").string();
@@ -217,18 +232,11 @@ void read_names(const std::string& dir, NameTable& layers, NameTable& edges) {
     throw InputError(file + ": cannot read: it is a directory");
   std::ifstream in(file);
   if (!in) throw InputError(file + ": cannot open");
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
-    const Origin at{file, number};
-    check_text_line(line, at.str());
-    const std::vector<std::string> words = split_words(line, at);
-    if (words.empty()) continue;
+  for_each_line(in, file, [&](const std::vector<std::string>& words, const Origin& at) {
     if (words.size() != 2 || (words[0] != "layer" && words[0] != "edge"))
       throw InputError(at.str() + ": expected 'layer NAME' or 'edge NAME'");
     (words[0] == "layer" ? layers : edges).id(words[1]);
-  }
-  if (in.bad()) throw InputError(file + ": cannot read");
+  });
 }
 
 /// Renumbers a step field's names keeping only those some step uses, in their order.
@@ -280,17 +288,10 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
     if (!in)
       throw InputError(file + ": cannot open (the hardware has " + std::to_string(pes) +
                        " PEs: give pe_0.txt ... pe_" + std::to_string(pes - 1) + ".txt)");
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-      if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
-      const Origin at{file, number};
-      check_text_line(line, at.str());
-      const std::vector<std::string> words = split_words(line, at);
-      if (words.empty()) continue;
+    for_each_line(in, file, [&](const std::vector<std::string>& words, const Origin& at) {
       out.programs.pe[pe].push_back(parse_step(words, at, pe, pes, layers, edges));
       where[pe].push_back(at);
-    }
-    if (in.bad()) throw InputError(file + ": cannot read");
+    });
   }
   for (const auto& entry : fs::directory_iterator(dir))
     if (program_file_pe(entry.path().filename().string()) >= pes)
