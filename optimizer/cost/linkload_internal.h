@@ -67,9 +67,8 @@ class PathLoadCounter {
                            OneMessageSchedule schedule = OneMessageSchedule::On)
       : impl_(impl),
         cached_(routes == Routes::Cached),
-        // On a crossbar every head reaches its ejection port at once: the schedule is the sum.
-        schedule_(schedule == OneMessageSchedule::On && impl.hw->flow_rate() >= 1 &&
-                  impl.router_links > 0),
+        schedule_(schedule == OneMessageSchedule::On &&
+                  LinkloadModel::schedules_single_sends(*impl.hw)),
         load_(impl.num_links(), 0),
         owner_(impl.num_links(), kNobody),
         shared_(impl.num_links(), 0),

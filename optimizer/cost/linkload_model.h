@@ -226,10 +226,13 @@ class LinkloadModel : public CostModel {
   /// give: busiest_router_link_shared when calibrated and the busiest router link ties with the
   /// busiest channel, or scheduled_cycles (single_sends).
   bool needs_routes(const LinkLoad& load) const;
-  /// Every PE sends at most one message and flows stream: the edge is its link schedule
+  /// Whether `hw` prices an edge of one message per PE by its link schedule: a mesh (on a
+  /// crossbar the schedule equals the sum form) whose flows stream.
+  static bool schedules_single_sends(const HwDesc& hw) { return hw.mesh() && hw.flow_rate() >= 1; }
+  /// Every PE sends at most one message on such a machine: the edge is its link schedule
   /// (LinkLoad::scheduled_cycles).
   static bool single_sends(const LinkLoad& load, const HwDesc& hw) {
-    return load.max_sent == 1 && hw.flow_rate() >= 1;
+    return load.max_sent == 1 && schedules_single_sends(hw);
   }
   /// The busiest link's flits (over its drain rate when the buffers are shorter than the credit
   /// loop: HwDesc::router_link_rate; the channels' LinkLoad::endpoint_cycles), in cycles; a

@@ -25,6 +25,7 @@
 #include "sim/lower/workload_setup.h"
 #include "sim/output/layer_stats.h"
 #include "sim/output/output_file.h"
+#include "sim/output/program_dump.h"
 #include "sim/output/run_report.h"
 #include "sim/output/trace.h"
 
@@ -257,35 +258,14 @@ int run(const SimulateArgs& a) {
       throw InputError(a.plan + ": " + e.what() + batch_hint(plan, graph, a.net.network));
     }
   }();
-  if (!a.dump_programs.empty()) {
-    std::error_code ec;
-    fs::create_directories(a.dump_programs, ec);
-    if (ec)
-      throw InputError("--dump-programs " + a.dump_programs +
-                       ": cannot create folder: " + ec.message());
-    // An earlier dump for more PEs would leave files that `--programs` then trips over.
-    const int pes = static_cast<int>(lowered.programs.pe.size());
-    for (const auto& entry : fs::directory_iterator(a.dump_programs, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (program_file_pe(name) >= pes)
-        throw InputError("--dump-programs " + a.dump_programs + ": holds " + name +
-                         " from an earlier dump, but this run has " + std::to_string(pes) +
-                         " PEs: remove the old files or choose another folder");
-    }
-  }
+  if (!a.dump_programs.empty())
+    prepare_program_dump(a.dump_programs, static_cast<int>(lowered.programs.pe.size()));
   prepare_output_dir(a.out, spec);
   remove_stale_outputs(a);
   if (!a.dump_programs.empty()) {
     std::vector<std::string> edge_names;
     for (const LoweredEdge& e : lowered.edges) edge_names.push_back(edge_name(e));
-    for (std::size_t p = 0; p < lowered.programs.pe.size(); ++p) {
-      write_file(fs::path(a.dump_programs) / ("pe_" + std::to_string(p) + ".txt"),
-                 [&](std::ostream& f) {
-                   write_program(f, lowered.programs, static_cast<int>(p), edge_names);
-                 });
-    }
-    write_file(fs::path(a.dump_programs) / "names.txt",
-               [&](std::ostream& f) { write_names(f, lowered.programs, edge_names); });
+    write_program_dump(a.dump_programs, lowered.programs, edge_names);
   }
 
   std::cout << "nocflow simulate: " << plan.network << " ("
