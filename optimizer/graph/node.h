@@ -68,7 +68,8 @@ struct OpAttrs {
   /// names); "" means the operator owns unshared parameters, so CSE never merges it.
   std::string weights;
   // Training kinds (optimizer/passes/autodiff.h); `shape` is then the gradient's shape.
-  OpKind grad_of = OpKind::Identity;  ///< Grad, PoolGrad: the forward operator differentiated
+  OpKind grad_of = OpKind::Identity;  ///< Grad, PoolGrad: the forward operator differentiated;
+                                      ///< ConvGradWeight: ConvTranspose's (dY is input 0)
   int grad_input = 0;                 ///< Grad: which forward input the gradient is for
   std::int64_t offset = 0;            ///< Slice: first index along `axis`
   std::int64_t params = 0;            ///< WeightUpdate: parameters updated (weights and bias)

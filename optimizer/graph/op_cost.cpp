@@ -188,9 +188,10 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
       c.weight_bytes = dim(out.shape, 1) * kout * a.kernel[0] * a.kernel[1] * out.elem_bytes;
       return c;
     }
-    case OpKind::ConvGradWeight:
+    case OpKind::ConvGradWeight:  // inputs X, dY; a ConvTranspose's dY, X (grad_of)
       c.macs = times({in[1]->numel(), dim(out.shape, 1), a.kernel[0], a.kernel[1]});
-      if (a.bias) c.vector_ops = in[1]->numel();
+      if (a.bias)  // the bias gradient: dY summed per channel
+        c.vector_ops = in[a.grad_of == OpKind::ConvTranspose ? 0 : 1]->numel();
       break;
     case OpKind::GemmGradInput:
       c.macs = times({n_out, in[0]->shape.back()});

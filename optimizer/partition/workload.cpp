@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/partition/workload.h"
 
+#include <numeric>
 #include <unordered_map>
 
 #include "noc/base/error.h"
@@ -37,8 +38,13 @@ bool take_window(Layer& l, OpKind kind, const OpAttrs& a) {
   }
   if (kind == OpKind::ConvGradInput || kind == OpKind::ConvTranspose ||
       (kind == OpKind::PoolGrad && a.kernel != std::array<std::int64_t, 2>{1, 1})) {
-    // A transposed window: each input position meets ⌈k/s⌉ output positions per axis.
-    for (int i = 0; i < 2; ++i) l.kernel[i] = (a.kernel[i] + a.stride[i] - 1) / a.stride[i];
+    // A transposed window: output o meets the taps r with r·d ≡ o + pad (mod s), one in every
+    // s / gcd(s, d) consecutive taps where any: at most ⌈k / (s / gcd(s, d))⌉ per axis (⌈k/s⌉
+    // undilated; s = d = 2: all k taps on every other row, none between).
+    for (int i = 0; i < 2; ++i) {
+      const std::int64_t period = a.stride[i] / std::gcd(a.stride[i], a.dilation[i]);
+      l.kernel[i] = (a.kernel[i] + period - 1) / period;
+    }
     return true;
   }
   return false;

@@ -165,11 +165,12 @@ class Autodiff {
           contribute(in[0], add(OpKind::ConvTransposeGradInput, name(0), d, {dy}));
         }
         // dW: the weight gradient of the convolution from dY's space to X's, which the weights
-        // (C × K/groups × kh × kw) are the kernel of
+        // (C × K/groups × kh × kw) are the kernel of; the bias gradient sums dY, its input 0
+        // here (grad_of tells op_cost)
         OpAttrs w = a;
         w.out_channels = shape(in[0])[1];
         w.in_channels = a.out_channels;
-        w.bias = false;
+        w.grad_of = OpKind::ConvTranspose;
         w.output_padding = {0, 0};
         update(id, add(OpKind::ConvGradWeight, n.name + ".wgrad", w, {dy, in[0]}));
         return;

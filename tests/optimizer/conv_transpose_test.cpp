@@ -137,6 +137,33 @@ TEST(OnnxConvTranspose, WhatItCannotTransposeIsRefusedSayingWhy) {
              "output_padding 2 must be below the stride or the dilation");
 }
 
+TEST(ConvTranspose, ItsWindowOnTheMacArrayCountsTheTapsThatReachOneOutput) {
+  // Output o meets the taps r with o = i·s − pad + r·d for some input i: counted by a scan,
+  // the most over o, per (kernel, stride, dilation); the layer's window is that count. (The
+  // input is wide enough for every tap of a window to land inside it.)
+  for (std::int64_t k : {1, 2, 3, 5})
+    for (std::int64_t s : {1, 2, 3, 4})
+      for (std::int64_t d : {1, 2, 3}) {
+        const std::string net =
+            "inputs:\n  x: [1, 4, 32, 32]\nlayers:\n  - {op: conv_transpose, "
+            "out: 4, kernel: " +
+            std::to_string(k) + ", stride: " + std::to_string(s) +
+            ", dilation: " + std::to_string(d) + "}\n";
+        const Workload w = build_workload(parse_network_yaml(net, "t.yaml"));
+        std::int64_t most = 0;
+        for (std::int64_t o = 0; o < 32 * s + d * k; ++o) {
+          std::int64_t taps = 0;
+          for (std::int64_t r = 0; r < k; ++r)
+            if (const std::int64_t x = o - r * d; x >= 0 && x % s == 0 && x / s < 32) ++taps;
+          most = std::max(most, taps);
+        }
+        const std::string at =
+            "k " + std::to_string(k) + " s " + std::to_string(s) + " d " + std::to_string(d);
+        EXPECT_EQ(w.layers.at(0).kernel[0], most) << at;
+        EXPECT_EQ(w.layers.at(0).kernel[1], most) << at;
+      }
+}
+
 TEST(ConvTranspose, TrainsAsTheConvolutionFromItsOutputsSpaceToItsInputs) {
   // conv (8 channels, 9x9) → ConvTranspose 3x3 stride 2 pad 1 output_padding 1 (to 4 x 18x18)
   Graph g = parse_network_yaml(
@@ -156,6 +183,9 @@ TEST(ConvTranspose, TrainsAsTheConvolutionFromItsOutputsSpaceToItsInputs) {
   EXPECT_EQ(g.node(dw).kind, OpKind::ConvGradWeight);
   EXPECT_EQ(g.node(dw).output.shape, (Shape{8, 2, 3, 3}));  // C × K/groups × kh × kw
   EXPECT_EQ(op_cost(g, dw).macs, forward.macs);
+  // the bias gradient (a conv_transpose has a bias unless told, as in PyTorch): dY summed per
+  // channel, one add per dY element
+  EXPECT_EQ(op_cost(g, dw).vector_ops, 4 * 18 * 18);
   // dX row i reads dY rows i·2 − 1 + r (r < 3): rows [lo, hi) of dX those of a scan.
   for (std::int64_t lo = 0; lo < 9; ++lo)
     for (std::int64_t hi = lo + 1; hi <= 9; ++hi) {
@@ -169,6 +199,29 @@ TEST(ConvTranspose, TrainsAsTheConvolutionFromItsOutputsSpaceToItsInputs) {
       EXPECT_EQ(need.r[kH], want) << "[" << lo << ", " << hi << ")";
       EXPECT_EQ(need.r[kC], (Range{2, 4}));  // dX's second group reads dY's second group
     }
+}
+
+TEST(ConvTranspose, ItsBiasGradientIsCountedAsAConvolutionsIs) {
+  // dW's layer sums dY per channel for the bias: the ConvTranspose's dY is 4 x 18 x 18, the
+  // conv's 8 x 9 x 9; without a bias, nothing.
+  for (const bool bias : {true, false}) {
+    const std::string b = bias ? "true" : "false";
+    Graph g = parse_network_yaml(
+        "inputs:\n  x: [1, 3, 9, 9]\nlayers:\n"
+        "  - {name: conv, op: conv, out: 8, kernel: 3, pad: 1, bias: " +
+            b +
+            "}\n"
+            "  - {name: up, op: conv_transpose, out: 4, kernel: 3, stride: 2, pad: 1, "
+            "output_padding: 1, bias: " +
+            b + "}\n",
+        "t.yaml");
+    const std::int64_t params = op_cost(g, *g.find("up")).params;
+    const TrainingOptions sgd;
+    run_passes(g, "default", &sgd);
+    EXPECT_EQ(op_cost(g, *g.find("up.wgrad")).vector_ops, bias ? 4 * 18 * 18 : 0) << b;
+    EXPECT_EQ(op_cost(g, *g.find("conv.wgrad")).vector_ops, bias ? 8 * 9 * 9 : 0) << b;
+    EXPECT_EQ(params, 8 * 4 * 3 * 3 + (bias ? 4 : 0)) << b;  // C × K × kh × kw, and the bias
+  }
 }
 
 }  // namespace
