@@ -339,8 +339,12 @@ void Importer::import_node(const onnx::NodeProto& n) {
     emit(n, op == "MaxPool" ? OpKind::MaxPool : OpKind::AvgPool, a, {0});
   } else if (op == "GlobalAveragePool") {
     emit(n, OpKind::GlobalAvgPool, a, {0});
-  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
+  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" ||
+             op == "PRelu") {
     emit(n, *op_kind_from_key(op), a, {0, 1});
+  } else if (op == "Mod") {
+    a.fmod = attr_int(n, "fmod", 0) != 0;
+    emit(n, OpKind::Mod, a, {0, 1});
   } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "Erf" || op == "Sqrt" ||
              op == "Exp" || op == "Gelu") {
     emit(n, *op_kind_from_key(op), a, {0});

@@ -21,9 +21,9 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
   return out_channels == o.out_channels && in_channels == o.in_channels && kernel == o.kernel &&
          stride == o.stride && dilation == o.dilation && pads == o.pads &&
          output_padding == o.output_padding && groups == o.groups && bias == o.bias &&
-         ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad && axis == o.axis &&
-         axes == o.axes && keepdims == o.keepdims && shape == o.shape && perm == o.perm &&
-         min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
+         ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad && fmod == o.fmod &&
+         axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
+         perm == o.perm && min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
          epsilon == o.epsilon && ratio == o.ratio && elem_bytes == o.elem_bytes &&
          int_data == o.int_data && float_data == o.float_data && trainable == o.trainable &&
          parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
@@ -57,7 +57,7 @@ std::size_t hash_attrs(const OpAttrs& a) {
   mix_all(h, a.output_padding);
   mix(h, std::hash<std::int64_t>{}(a.groups));
   mix(h, (a.bias ? 1u : 0u) | (a.ceil_mode ? 2u : 0u) | (a.count_include_pad ? 4u : 0u) |
-             (a.keepdims ? 8u : 0u) | (a.trainable ? 16u : 0u));
+             (a.keepdims ? 8u : 0u) | (a.trainable ? 16u : 0u) | (a.fmod ? 32u : 0u));
   mix(h, std::hash<std::int64_t>{}(a.axis));
   mix_all(h, a.axes);
   mix_all(h, a.shape);

@@ -74,6 +74,10 @@ std::int64_t grad_ops(OpKind of, int input, bool same_shape) {
       return 3;
     case OpKind::Div:
       return input == 0 ? 1 : 3;
+    case OpKind::Mod:  // da = dy; db = −dy·⌊a/b⌋
+      return input == 0 ? 1 : 3;
+    case OpKind::PRelu:  // dx a select of dy or slope·dy; the slope's Σ dy·x where x < 0
+      return input == 0 ? 1 : 2;
     case OpKind::Sqrt:
       return 2;
     case OpKind::Pow:
@@ -162,6 +166,8 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
       break;
     case OpKind::ReduceMean: c.vector_ops = in[0]->numel(); break;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
+    case OpKind::Mod:
+    case OpKind::PRelu:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
     case OpKind::Gelu: case OpKind::Erf: case OpKind::Sqrt: case OpKind::Exp:
     case OpKind::HardSigmoid:

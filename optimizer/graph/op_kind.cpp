@@ -33,6 +33,8 @@ const std::array kTable = {
     OpInfo{OpKind::Mul, "Mul", "mul", 2, 2, true},
     OpInfo{OpKind::Div, "Div", "div", 2, 2},
     OpInfo{OpKind::Pow, "Pow", "pow", 2, 2},
+    OpInfo{OpKind::Mod, "Mod", "mod", 2, 2},
+    OpInfo{OpKind::PRelu, "PRelu", "prelu", 2, 2},  // x, its slopes (broadcast to x)
     OpInfo{OpKind::Relu, "Relu", "relu", 1, 1, false, true, true},
     OpInfo{OpKind::Clip, "Clip", "clip", 1, 1, false, true, true},
     OpInfo{OpKind::Sigmoid, "Sigmoid", "sigmoid", 1, 1, false, true, true},
@@ -128,6 +130,8 @@ std::vector<std::string> op_keys() {
 bool is_elementwise_binary(OpKind kind) {
   switch (kind) {
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
+    case OpKind::Mod:
+    case OpKind::PRelu:
       return true;
     default: return false;
   }

@@ -18,7 +18,7 @@ enum class OpKind : std::uint8_t {
   // pooling and resampling
   MaxPool, AvgPool, GlobalAvgPool, Resize,
   // element-wise binary (numpy broadcasting)
-  Add, Sub, Mul, Div, Pow,
+  Add, Sub, Mul, Div, Pow, Mod, PRelu,
   // element-wise unary / activations
   Relu, Clip, Sigmoid, Tanh, Gelu, Erf, Sqrt, Exp, HardSigmoid, HardSwish, LeakyRelu,
   // normalisation and reductions

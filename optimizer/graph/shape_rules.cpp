@@ -362,9 +362,15 @@ Tensor infer_unchecked(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>
     case OpKind::Mul:
     case OpKind::Div:
     case OpKind::Pow:
+    case OpKind::Mod:
       return Tensor{broadcast(in[0]->shape, in[1]->shape),
                     std::max(in[0]->elem_bytes, in[1]->elem_bytes),
-                    binary_value(kind, *in[0], *in[1])};
+                    binary_value(kind, a, *in[0], *in[1])};
+    case OpKind::PRelu:  // the slopes broadcast to x (one way, as ONNX says)
+      if (broadcast(in[0]->shape, in[1]->shape) != in[0]->shape)
+        fail("slopes " + shape_str(in[1]->shape) + " do not broadcast to the input's " +
+             shape_str(in[0]->shape));
+      return Tensor{in[0]->shape, in[0]->elem_bytes, std::nullopt};
     case OpKind::Relu:
     case OpKind::Clip:
     case OpKind::Sigmoid:

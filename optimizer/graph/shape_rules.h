@@ -47,9 +47,10 @@ Tensor slice(const Tensor& x, const OpAttrs& a);
 Tensor onnx_slice(const std::vector<const Tensor*>& in, OpAttrs& a);
 
 // shape_rules_values.cpp
-/// The value of an element-wise Add, Sub, Mul or Div of two 1-D compile-time values (numpy
-/// broadcasting of a single value); none when either has none or for another operator.
-std::optional<std::vector<std::int64_t>> binary_value(OpKind k, const Tensor& x, const Tensor& y);
+/// The value of an element-wise Add, Sub, Mul, Div or Mod (`a.fmod`) of two 1-D compile-time values
+/// (numpy broadcasting of a single value); none when either has none or for another operator.
+std::optional<std::vector<std::int64_t>> binary_value(OpKind k, const OpAttrs& a, const Tensor& x,
+                                                      const Tensor& y);
 /// ONNX Gather (indices checked against the axis; the value of a 1-D value's elements).
 Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a);
 /// ONNX Equal and Where of shape arithmetic (values known at compile time, 1-D).

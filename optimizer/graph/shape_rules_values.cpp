@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Shape rules that compute values: shape arithmetic (integer element-wise operators, Gather,
+// Shape rules that compute values: shape arithmetic (integer element-wise operators, Mod, Gather,
 // Equal, Where, Expand), whose small 1-D results constant folding turns into constants.
 #include <algorithm>
 
@@ -39,7 +39,8 @@ void fold_values(Tensor& t, const std::vector<const Tensor*>& in, const char* wh
 
 }  // namespace
 
-std::optional<std::vector<std::int64_t>> binary_value(OpKind k, const Tensor& x, const Tensor& y) {
+std::optional<std::vector<std::int64_t>> binary_value(OpKind k, const OpAttrs& attrs,
+                                                      const Tensor& x, const Tensor& y) {
   if (!x.value || !y.value) return std::nullopt;
   const auto& a = *x.value;
   const auto& b = *y.value;
@@ -61,6 +62,11 @@ std::optional<std::vector<std::int64_t>> binary_value(OpKind k, const Tensor& x,
       case OpKind::Div:
         if (q == 0) return std::nullopt;
         out[i] = p / q;
+        break;
+      case OpKind::Mod:  // fmod: C's %; else the divisor's sign, as Python's %
+        if (q == 0) return std::nullopt;
+        out[i] = p % q;
+        if (!attrs.fmod && out[i] != 0 && (out[i] < 0) != (q < 0)) out[i] += q;
         break;
       default:
         return std::nullopt;

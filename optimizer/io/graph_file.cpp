@@ -33,6 +33,7 @@ void for_each_attr(Visit&& visit) {
   visit("bias", &OpAttrs::bias);
   visit("ceil_mode", &OpAttrs::ceil_mode);
   visit("count_include_pad", &OpAttrs::count_include_pad);
+  visit("fmod", &OpAttrs::fmod);
   visit("axis", &OpAttrs::axis);
   visit("axes", &OpAttrs::axes);
   visit("keepdims", &OpAttrs::keepdims);

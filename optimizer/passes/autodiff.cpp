@@ -248,6 +248,16 @@ class Autodiff {
           contribute(in[i], grad(id, i, name(i),
                                  i == 0 ? std::vector{dy, in[1]} : std::vector{dy, id, in[1]}));
         return;
+      case OpKind::Mod:  // da = dy, db = −dy·⌊a/b⌋
+        for (int i : wanted)
+          contribute(in[i], grad(id, i, name(i),
+                                 i == 0 ? std::vector{dy} : std::vector{dy, in[0], in[1]}));
+        return;
+      case OpKind::PRelu:  // dx = dy where x > 0, else slope·dy; dslope = Σ dy·x where x < 0
+        for (int i : wanted)
+          contribute(in[i], grad(id, i, name(i),
+                                 i == 0 ? std::vector{dy, in[0], in[1]} : std::vector{dy, in[0]}));
+        return;
       case OpKind::Pow:  // da = dy·b·a^(b−1), db = dy·y·ln a
         for (int i : wanted)
           contribute(in[i],

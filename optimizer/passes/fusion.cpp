@@ -3,7 +3,7 @@
 //
 // fuse: from each Conv, ConvTranspose or Gemm anchor (in topological order), a depth-first walk
 // along the single consumer grows the group by the pattern
-//     anchor [BatchNorm] [activation] [element-wise Add/Mul/Sub/Div tail [activation]]
+//     anchor [BatchNorm] [activation] [element-wise Add/Mul/Sub/Div/PRelu tail [activation]]
 // A node joins only if the previous member's output has no other consumer and is no graph
 // output (the fused node has one output), and only if the group stays contractible: no path
 // may leave the group and come back (checked with topological timestamps). Groups never
@@ -65,7 +65,8 @@ bool is_anchor(OpKind k) {
   return k == OpKind::Conv || k == OpKind::ConvTranspose || k == OpKind::Gemm;
 }
 bool is_tail(OpKind k) {
-  return k == OpKind::Add || k == OpKind::Mul || k == OpKind::Sub || k == OpKind::Div;
+  return k == OpKind::Add || k == OpKind::Mul || k == OpKind::Sub || k == OpKind::Div ||
+         k == OpKind::PRelu;
 }
 
 /// The stage `next` would put the group in, or nullopt if it cannot follow `stage`.

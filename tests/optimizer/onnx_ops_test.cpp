@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ONNX operators beyond the first zoo's: Pad (folded into the window operator it feeds), Slice
-// (one axis, also on shape arithmetic), Split (into Slices), HardSigmoid, HardSwish, LeakyRelu;
+// (one axis, also on shape arithmetic), Split (into Slices), HardSigmoid, HardSwish, LeakyRelu,
+// PRelu, Mod;
 // and torchvision models that need them, against PyTorch's own counts.
 #include <gtest/gtest.h>
 
@@ -395,6 +396,70 @@ TEST(OnnxActivations, HardSigmoidHardSwishAndLeakyReluKeepTheirParameters) {
   EXPECT_EQ(g.node(*g.find("hsw")).output.shape, (Shape{1, 4, 2, 2}));
   run_passes(g, "cse,dce");                        // CSE redirects the uses, DCE drops the copy
   EXPECT_EQ(count_kind(g, OpKind::LeakyRelu), 2);  // lr1 and lr3 alike, lr2 another slope
+}
+
+TEST(OnnxActivations, PReluReadsItsSlopesAsTrainedParametersAndFusesAfterAConv) {
+  // conv → PRelu with one slope per channel ([C, 1, 1], as PyTorch's nn.PReLU(C) exports).
+  Model m({1, 3, 8, 8});
+  m.weight("w", {4, 3, 3, 3});
+  m.weight("slope", {4, 1, 1});
+  Model::ints(m.node("Conv", {"x", "w"}, "c", "conv"), "kernel_shape", {3, 3});
+  m.node("PRelu", {"c", "slope"}, "y", "prelu");
+  Graph g = m.load("prelu.onnx");
+  const NodeId prelu = *g.find("prelu");
+  EXPECT_EQ(g.node(prelu).kind, OpKind::PRelu);
+  EXPECT_EQ(g.node(prelu).output.shape, (Shape{1, 4, 6, 6}));
+  EXPECT_EQ(op_cost(g, prelu).vector_ops, 4 * 6 * 6);  // a select per element
+  EXPECT_EQ(op_cost(g, prelu).params, 4);              // the slopes, held by their reader
+  const Box block{{Range{0, 1}, Range{1, 3}, Range{2, 4}, Range{0, 6}}};
+  EXPECT_EQ(input_region(g, prelu, 0, block, Range{0, 1}).r, block.r);  // element-wise in x
+  Graph fused = g;
+  run_passes(fused, "default");
+  ASSERT_EQ(count_kind(fused, OpKind::Fused), 1);
+  EXPECT_EQ(fused.node(*fused.find("conv")).op_label(), "Conv+PRelu");
+  // Training: x's gradient selects dY or slope·dY; the slopes' sums dY·x where x < 0.
+  const TrainingOptions sgd;
+  run_passes(g, "default", &sgd);
+  const NodeId dslope = *g.find("prelu.grad1");  // summed over N, H, W (then reshaped)
+  EXPECT_EQ(g.node(dslope).output.shape, (Shape{1, 4, 1, 1}));
+  EXPECT_EQ(op_cost(g, dslope).vector_ops, 2 * 4 * 6 * 6);
+  // Slopes must broadcast to x, not x to them.
+  Model bad({1, 3, 8, 8});
+  bad.weight("slope", {2, 3, 8, 8});
+  bad.node("PRelu", {"x", "slope"}, "y", "prelu");
+  EXPECT_NE(bad.import("prelu_bad.onnx")
+                .find("slopes [2,3,8,8] do not broadcast to the input's "
+                      "[1,3,8,8]"),
+            std::string::npos)
+      << bad.import("prelu_bad2.onnx");
+}
+
+TEST(OnnxMod, FoldsShapeArithmeticWithTheSignOfTheDivisorOrOfTheDividend) {
+  // Swin's padding to whole windows: (window − W mod window) mod window, from the input's shape
+  // (and, with negative operands, both of ONNX's conventions).
+  Model m({1, 3, 10, 12});
+  m.int64s("seven", {7});
+  m.int64s("three", {3});
+  m.int64s("signed", {-7, 7, -7, 7});
+  m.int64s("divisors", {3, -3, -3, 3});
+  m.node("Shape", {"x"}, "s", "shape");
+  m.node("Mod", {"s", "seven"}, "r", "rem");                                // [1, 3, 3, 5]
+  m.node("Sub", {"seven", "r"}, "p", "pad");                                // [6, 4, 4, 2]
+  m.node("Mod", {"p", "seven"}, "q", "pad_mod");                            // [6, 4, 4, 2]
+  m.node("Mod", {"signed", "divisors"}, "py", "python");                    // the divisor's sign
+  Model::int1(m.node("Mod", {"signed", "divisors"}, "c", "c"), "fmod", 1);  // the dividend's
+  m.node("Mod", {"x", "three"}, "y", "on_x");  // of a tensor of run time: a layer
+  Graph g = m.load("mod.onnx");
+  EXPECT_EQ(g.node(*g.find("pad_mod")).output.value, (std::vector<std::int64_t>{6, 4, 4, 2}));
+  EXPECT_EQ(g.node(*g.find("python")).output.value, (std::vector<std::int64_t>{2, -2, -1, 1}));
+  EXPECT_EQ(g.node(*g.find("c")).output.value, (std::vector<std::int64_t>{-1, 1, -1, 1}));
+  const NodeId on_x = *g.find("on_x");
+  EXPECT_EQ(g.node(on_x).kind, OpKind::Mod);
+  EXPECT_EQ(g.node(on_x).output.shape, (Shape{1, 3, 10, 12}));
+  EXPECT_EQ(op_cost(g, on_x).vector_ops, 3 * 10 * 12);
+  run_passes(g, "default");
+  EXPECT_EQ(count_kind(g, OpKind::Shape), 0);  // the arithmetic is folded away
+  EXPECT_EQ(count_kind(g, OpKind::Mod), 1);    // the layer stays
 }
 
 class TorchvisionReference : public ::testing::TestWithParam<const char*> {};
