@@ -39,8 +39,7 @@ OpKeys keys_for(OpKind k) {
     case OpKind::Clip: return {{"min", "max"}, {}};
     case OpKind::HardSigmoid: return {{"alpha", "beta"}, {}};
     case OpKind::LeakyRelu: return {{"alpha"}, {}};
-    case OpKind::Mod:
-      return {{"fmod"}, {}};
+    case OpKind::Mod: return {{"fmod"}, {}};
     case OpKind::BatchNorm: return {{"epsilon"}, {}};
     case OpKind::LayerNorm: return {{"epsilon", "axis"}, {}};
     case OpKind::Softmax: case OpKind::Concat: case OpKind::Flatten: case OpKind::Gather: return {{"axis"}, {}};
@@ -236,8 +235,7 @@ class Loader {
         } else if (key == "groups") a.groups = scalar<std::int64_t>(v, kpath);
         else if (key == "bias") a.bias = scalar<bool>(v, kpath);
         else if (key == "ceil_mode") a.ceil_mode = scalar<bool>(v, kpath);
-        else if (key == "fmod")
-          a.fmod = scalar<bool>(v, kpath);
+        else if (key == "fmod") a.fmod = scalar<bool>(v, kpath);
         else if (key == "axis") a.axis = scalar<std::int64_t>(v, kpath);
         else if (key == "axes") a.axes = ints(v, kpath);
         else if (key == "keepdims") a.keepdims = scalar<bool>(v, kpath);

@@ -166,8 +166,7 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
       break;
     case OpKind::ReduceMean: c.vector_ops = in[0]->numel(); break;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
-    case OpKind::Mod:
-    case OpKind::PRelu:
+    case OpKind::Mod: case OpKind::PRelu:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
     case OpKind::Gelu: case OpKind::Erf: case OpKind::Sqrt: case OpKind::Exp:
     case OpKind::HardSigmoid:

@@ -130,8 +130,7 @@ std::vector<std::string> op_keys() {
 bool is_elementwise_binary(OpKind kind) {
   switch (kind) {
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
-    case OpKind::Mod:
-    case OpKind::PRelu:
+    case OpKind::Mod: case OpKind::PRelu:
       return true;
     default: return false;
   }

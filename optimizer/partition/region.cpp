@@ -266,8 +266,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       return relayout_region(op.kind, a, op.inputs[0]->shape, op.output.shape, block);
     case OpKind::Concat: return concat_region(op, input, block, in);
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
-    case OpKind::Mod:
-    case OpKind::PRelu:
+    case OpKind::Mod: case OpKind::PRelu:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:
     case OpKind::Gelu: case OpKind::Erf: case OpKind::Sqrt: case OpKind::Exp:
     case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::LeakyRelu:
