@@ -48,8 +48,7 @@ struct OpAttrs {
   bool bias = false;                           ///< Conv, Gemm
   bool ceil_mode = false;                      ///< pools
   bool count_include_pad = false;              ///< AvgPool
-  bool fmod =
-      false;  ///< Mod: the remainder takes the dividend's sign (C's fmod), else the divisor's
+  bool fmod = false;  ///< Mod: remainder of the dividend's sign (C), else the divisor's
   std::int64_t axis = 1;        ///< Concat, Softmax, Flatten, Gather; LayerNorm: first normalised axis
   std::vector<std::int64_t> axes;  ///< ReduceMean, Unsqueeze, Squeeze
   bool keepdims = true;            ///< ReduceMean
