@@ -73,7 +73,6 @@ std::int64_t grad_ops(OpKind of, int input, bool same_shape) {
     case OpKind::HardSwish:  // dy·(2x/6 + 1/2) on the ramp, a select outside
       return 3;
     case OpKind::Div:
-      return input == 0 ? 1 : 3;
     case OpKind::Mod:  // da = dy; db = −dy·⌊a/b⌋
       return input == 0 ? 1 : 3;
     case OpKind::PRelu:  // dx a select of dy or slope·dy; the slope's Σ dy·x where x < 0

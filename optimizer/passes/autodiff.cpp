@@ -142,6 +142,10 @@ class Autodiff {
       return n.name + (wanted.size() > 1 ? ".grad" + std::to_string(i) : ".grad");
     };
     auto wants = [&](int i) { return std::find(wanted.begin(), wanted.end(), i) != wanted.end(); };
+    // An element-wise binary operator: each wanted operand's Grad, reading `reads0` or `reads1`.
+    auto binary = [&](const std::vector<NodeId>& reads0, const std::vector<NodeId>& reads1) {
+      for (int i : wanted) contribute(in[i], grad(id, i, name(i), i == 0 ? reads0 : reads1));
+    };
     const OpAttrs& a = n.attrs;
     switch (n.kind) {
       case OpKind::Input:
@@ -240,30 +244,16 @@ class Autodiff {
                                 ? dy  // a residual connection: no operator
                                 : grad(id, i, name(i), {dy}));
         return;
-      case OpKind::Mul:
-        for (int i : wanted) contribute(in[i], grad(id, i, name(i), {dy, in[1 - i]}));
-        return;
+      case OpKind::Mul:  // da = dy·b, db = dy·a
+        return binary({dy, in[1]}, {dy, in[0]});
       case OpKind::Div:  // da = dy/b, db = −dy·y/b
-        for (int i : wanted)
-          contribute(in[i], grad(id, i, name(i),
-                                 i == 0 ? std::vector{dy, in[1]} : std::vector{dy, id, in[1]}));
-        return;
+        return binary({dy, in[1]}, {dy, id, in[1]});
       case OpKind::Mod:  // da = dy, db = −dy·⌊a/b⌋
-        for (int i : wanted)
-          contribute(in[i], grad(id, i, name(i),
-                                 i == 0 ? std::vector{dy} : std::vector{dy, in[0], in[1]}));
-        return;
+        return binary({dy}, {dy, in[0], in[1]});
       case OpKind::PRelu:  // dx = dy where x > 0, else slope·dy; dslope = Σ dy·x where x < 0
-        for (int i : wanted)
-          contribute(in[i], grad(id, i, name(i),
-                                 i == 0 ? std::vector{dy, in[0], in[1]} : std::vector{dy, in[0]}));
-        return;
+        return binary({dy, in[0], in[1]}, {dy, in[0]});
       case OpKind::Pow:  // da = dy·b·a^(b−1), db = dy·y·ln a
-        for (int i : wanted)
-          contribute(in[i],
-                     grad(id, i, name(i),
-                          i == 0 ? std::vector{dy, in[0], in[1]} : std::vector{dy, id, in[0]}));
-        return;
+        return binary({dy, in[0], in[1]}, {dy, id, in[0]});
       case OpKind::Relu:
       case OpKind::Clip:
       case OpKind::Sigmoid:
