@@ -3,7 +3,9 @@
 // How long one PE computes its share of a layer: the PE model that the linkload cost model and
 // the simulator's lowering both use. For a grid node of choice c (p nodes):
 //   MAC cycles    = ceil(MACs / p / (macs_per_cycle x utilisation))
-//   vector cycles = ceil(vector ops / p / adds_per_cycle)      (activations, norms, adds)
+//   vector cycles = ceil(vector ops / p / adds_per_cycle)      (activations, norms, adds;
+//                   a fused layer's tail ops f times under INPP=f: each member applies the
+//                   tail to the whole block it holds after the all-reduce)
 //   SRAM cycles   = ceil(bytes touched / sram_bytes_per_cycle) (its weight, input and output
 //                   shares, layer_memory_bytes)
 //   cycles        = max(MAC cycles + vector cycles, SRAM cycles)

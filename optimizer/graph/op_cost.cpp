@@ -330,19 +330,22 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
     case OpKind::LossGrad:  // softmax over the classes: C of an N×C×H×W output (per pixel)
       return output_dims(s, {s.size() == 4 ? 1 : s.empty() ? 0 : s.size() - 1});
     case OpKind::Fused: {
+      // The head's dimensions that every part can split. INPP splits the head's reduction: the
+      // members all-reduce the head's output and each applies the tail to the whole block, so
+      // the tail must keep the head's shape (a broadcast to a bigger one would not).
       PartDimSet set;
-      bool first = true;
-      for (const FusedPart& p : a.parts) {
+      for (std::size_t i = 0; i < a.parts.size(); ++i) {
+        const FusedPart& p = a.parts[i];
         std::vector<const Tensor*> pin;
         for (const Tensor& t : p.inputs) pin.push_back(&t);
         const PartDimSet part = legal_part_dims(p.kind, p.attrs, pin, p.output);
-        if (first) {
+        if (i == 0) {
           set = part;
-          first = false;
-        } else {
-          for (PartDim d : kAllPartDims)
-            if (!part.contains(d)) set.erase(d);
+          continue;
         }
+        for (PartDim d : kAllPartDims)
+          if (d == PartDim::Inpp ? p.output.shape != a.parts[0].output.shape : !part.contains(d))
+            set.erase(d);
       }
       return set;
     }

@@ -61,7 +61,10 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
     const FusedPart& part = n.attrs.parts[p];
     std::vector<const Tensor*> pin;
     for (const Tensor& t : part.inputs) pin.push_back(&t);
-    if (p == 0) l.reduction = reduction_size(part.kind, part.attrs, pin);
+    if (p == 0)
+      l.reduction = reduction_size(part.kind, part.attrs, pin);
+    else
+      l.tail_vector_ops += op_cost(part.kind, part.attrs, pin, part.output).vector_ops;
     if (!window_found) window_found = take_window(l, part.kind, part.attrs);
   }
 }

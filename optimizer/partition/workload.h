@@ -21,6 +21,9 @@ struct Layer {
   std::int64_t reduction = 1;     ///< size of the INPP dimension (input channels per group)
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
+  /// Of vector_ops, those of a fused layer's parts after its head (batch norm, activations,
+  /// element-wise tail): under INPP every member applies them to the whole reduced block.
+  std::int64_t tail_vector_ops = 0;
   std::int64_t weight_bytes = 0;
   bool weights_like_output = false;  ///< WeightUpdate: weights and state split like its output
   /// One input slot: its bytes (0 for a constant) and the partition dimensions that split

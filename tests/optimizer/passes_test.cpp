@@ -141,6 +141,27 @@ TEST(Fusion, DiamondIsFusedWithoutACycle) {
   EXPECT_EQ(g.node(g.outputs().front()).output.shape, (Shape{1, 8, 8, 8}));
 }
 
+TEST(Fusion, AFusedLayerKeepsItsHeadsReductionUnlessATailBroadcastsIt) {
+  Graph g = diamond();
+  PassManager({"fuse"}).run(g);
+  // conv_b + bn_b + relu_b + add: INPP members all-reduce the conv's output, then each applies
+  // the rest to the whole block.
+  const PartDimSet b = legal_part_dims(g, *g.find("conv_b"));
+  EXPECT_TRUE(b.contains(PartDim::Inpp));
+  EXPECT_TRUE(b.contains(PartDim::Outp));
+  // An add that broadcasts the conv's batch of 1 to 2: the tail's output is not the block the
+  // members reduce.
+  GraphBuilder wide("wide");
+  const NodeId x = wide.input({1, 8, 8, 8}, "x");
+  const NodeId y = wide.input({2, 8, 8, 8}, "y");
+  wide.add(wide.conv(x, 8, 3, 1, 1, 1, false, "conv"), y, "add");
+  Graph h = wide.finish();
+  PassManager({"fuse"}).run(h);
+  ASSERT_EQ(h.node(*h.find("conv")).op_label(), "Conv+Add");
+  EXPECT_FALSE(legal_part_dims(h, *h.find("conv")).contains(PartDim::Inpp));
+  EXPECT_TRUE(legal_part_dims(h, *h.find("conv")).contains(PartDim::Outp));
+}
+
 TEST(Fusion, ResNet50DefaultPipelineKeepsMacs) {
   Graph g = load_network("zoo:resnet50");
   const auto before = graph_totals(g);

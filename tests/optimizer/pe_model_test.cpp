@@ -77,5 +77,18 @@ TEST(PeModel, WithoutAnArrayMacsAndVectorOpsAddAndSramBoundsBoth) {
   EXPECT_EQ(pe_work(pool, make({{PartDim::OfmpH, 4}}), hw).cycles, 313);
 }
 
+TEST(PeModel, AFusedTailRunsOnTheWholeBlockInEveryInppMember) {
+  HwDesc hw;  // no array: the full 256 MACs per cycle
+  Layer l = conv20();
+  l.vector_ops = l.tail_vector_ops = 20 * 8 * 8;  // a fused ReLU: 1,280 ops
+  // OUTP 2 halves the ReLU with the MACs: 92,160 / 256 = 360 cycles + 640 / 64 = 10.
+  EXPECT_EQ(pe_work(l, make({{PartDim::Outp, 2}}), hw).cycles, 360 + 10);
+  // INPP 2: after the all-reduce each member applies the ReLU to the whole block, 1,280 ops.
+  EXPECT_EQ(pe_work(l, make({{PartDim::Inpp, 2}}), hw).cycles, 360 + 20);
+  // A head's own vector ops (a bias) are shared out as before: 1,280 more, 10 cycles each.
+  l.vector_ops += 20 * 8 * 8;
+  EXPECT_EQ(pe_work(l, make({{PartDim::Inpp, 2}}), hw).cycles, 360 + 30);
+}
+
 }  // namespace
 }  // namespace nocflow::optimizer

@@ -9,6 +9,7 @@
 
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/region.h"
+#include "optimizer/partition/workload.h"
 #include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/onnx_model.h"
 
@@ -181,7 +182,7 @@ TEST(OnnxVit, ABiasAddedAfterAMatMulBecomesTheGemmsBiasAndKeepsInpp) {
   EXPECT_EQ(g.node(gemm).kind, OpKind::Gemm);
   EXPECT_TRUE(g.node(gemm).attrs.bias);
   EXPECT_EQ(graph_totals(g).params, params);  // the bias moved into the layer, counted once
-  // A fused bias Add (an element-wise tail) would have taken INPP from the layer.
+  // As a fused tail, the Add would be applied to the whole block by every INPP member.
   EXPECT_TRUE(legal_part_dims(g, gemm).contains(PartDim::Inpp));
 }
 
@@ -212,7 +213,9 @@ TEST(OnnxVit, OnlyAPerChannelConstantReadByTheAddAloneIsTakenAsABias) {
     Graph g = m.load("linear_not_bias.onnx");
     run_passes(g, "default");
     EXPECT_EQ(count_kind(g, OpKind::Fused), 1);  // Gemm + Add, as before
-    EXPECT_FALSE(legal_part_dims(g, *g.find("linear")).contains(PartDim::Inpp));
+    const Layer& fused = build_workload(g).layers.front();
+    EXPECT_TRUE(fused.legal.contains(PartDim::Inpp));  // the Add after the reduction
+    EXPECT_EQ(fused.tail_vector_ops, 4 * 16);
   }
   {
     Model m({1, 4, 8});  // the bias an ONNX Constant node's value: no parameter

@@ -11,6 +11,7 @@
 #include "optimizer/cost/pe_model.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/partition/placement.h"
+#include "optimizer/passes/pass_manager.h"
 #include "sim/config/hw_loader.h"
 #include "sim/config/param.h"
 #include "sim/lower/lowering.h"
@@ -170,6 +171,33 @@ TEST(Replay, InppReductionMovesTwiceTheBlockTimesGroupSizeMinusOne) {
   EXPECT_EQ(sent_bytes(r, 1), 2 * 3 * 8192);
   EXPECT_EQ(low.edges[1].bytes, 2 * 3 * 8192);
   EXPECT_EQ(low.edges[0].bytes, 0);
+}
+
+TEST(Replay, InppMembersOfAFusedLayerEachTakeTheWholeResidualAndApplyTheTail) {
+  opt::Graph g = opt::load_network(kDir + "/tests/sim/data/conv_residual.yaml");
+  opt::run_passes(g, "default");
+  const opt::Workload w = opt::build_workload(g);
+  ASSERT_EQ(w.layers.size(), 2u);
+  ASSERT_EQ(w.layers[1].op, "Conv+Add+Relu");
+  EXPECT_EQ(w.layers[1].tail_vector_ops, 2 * 64 * 8 * 8);  // the add and the ReLU
+  const HwSpec hw = mesh2x2();
+  const Lowered low = lower_plan(w, plan_for(w, {"SINGLE", "INPP=4"}), hw, ExecMode::Dataflow);
+  std::int64_t activations = 0, reduced = 0;
+  for (const LoweredEdge& e : low.edges) (e.reduction ? reduced : activations) += e.bytes;
+  // conv1's 8 KiB output sits on PE 0, INPP member 0. Each other member reads its 16 of the 64
+  // channels (2 KiB) and the whole residual (8 KiB); the members then all-reduce the 8 KiB
+  // block, 2 x 3 x 8 KiB.
+  EXPECT_EQ(activations, 3 * (2048 + 8192));
+  EXPECT_EQ(reduced, 2 * 3 * 8192);
+  // Every member applies the add and the ReLU to the whole block, 8,192 ops at 64 per cycle,
+  // after its 65,536 MACs (16 channels fill the 16 columns of the array): 256 + 128 cycles,
+  // more than the SRAM's (2 KiB weights + 10 KiB inputs + 8 KiB output) / 64 = 320.
+  EXPECT_EQ(low.compute_cycles[1], 65'536 / 256 + 8'192 / 64);
+  System sys("sys", hw, low.programs);
+  const RunResult r = sys.run();
+  std::int64_t sent = 0;
+  for (std::size_t e = 0; e < low.edges.size(); ++e) sent += sent_bytes(r, static_cast<int>(e));
+  EXPECT_EQ(sent, activations + reduced);
 }
 
 TEST(Replay, HaloExchangeMovesExactlyTheHalo) {
