@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "optimizer/cost/pe_model.h"
+
 namespace nocflow::optimizer {
 
 std::string to_string(RedistType t) {
@@ -70,7 +72,7 @@ double PaperModel::seed_compute_macs(const Layer& l, const Choice& c) {
 Cost PaperModel::layer_cost(const Layer& l, const Choice& c) const {
   Cost out;
   out.cycles = seed_compute_macs(l, c) / hw_.macs_per_cycle +
-               static_cast<double>(l.vector_ops) / c.nodes() / hw_.adds_per_cycle;
+               vector_ops_executed(l, c) / c.nodes() / hw_.adds_per_cycle;
   out.energy_pj = static_cast<double>(l.macs) * hw_.mac_pj;
   return out;
 }

@@ -19,6 +19,12 @@ double fill(std::int64_t n, std::int64_t lanes) {
 
 }  // namespace
 
+double vector_ops_executed(const Layer& layer, const Choice& c) {
+  // A fused layer's tail runs after the INPP all-reduce, on the whole block, in every member.
+  return static_cast<double>(layer.vector_ops) +
+         static_cast<double>(layer.tail_vector_ops) * (c.factor(PartDim::Inpp) - 1);
+}
+
 PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
   PeWork w;
   const int p = c.nodes();
@@ -33,9 +39,7 @@ PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
   }
   const auto mac_cycles = static_cast<std::int64_t>(
       std::ceil(static_cast<double>(w.macs) / (hw.macs_per_cycle * w.utilisation)));
-  // A fused layer's tail runs after the INPP all-reduce, on the whole block, in every member.
-  const std::int64_t vector_ops =
-      layer.vector_ops + layer.tail_vector_ops * (c.factor(PartDim::Inpp) - 1);
+  const auto vector_ops = static_cast<std::int64_t>(vector_ops_executed(layer, c));
   const auto vector_cycles = static_cast<std::int64_t>(
       std::ceil(static_cast<double>(ceil_div(vector_ops, p)) / hw.adds_per_cycle));
   w.sram_bytes = static_cast<std::int64_t>(std::ceil(layer_memory_bytes(layer, c)));

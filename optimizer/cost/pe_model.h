@@ -31,4 +31,8 @@ struct PeWork {
 
 PeWork pe_work(const Layer& layer, const Choice& choice, const HwDesc& hw);
 
+/// The vector ops all nodes of the choice execute together: the layer's, plus its fused tail's
+/// once more per INPP member beyond the first (p nodes each take 1/p of this).
+double vector_ops_executed(const Layer& layer, const Choice& choice);
+
 }  // namespace nocflow::optimizer

@@ -11,8 +11,8 @@
 //
 // Before growing groups, fuse takes an Add of a per-channel constant right after a bias-free
 // anchor (ONNX MatMul + Add, as PyTorch exports a Linear layer on a 3-D tensor) into the anchor
-// as its bias, as a Gemm with a bias is imported: under INPP its adds are then shared out,
-// where a fused Add, a tail, would be applied to the whole block by every member.
+// as its bias, as a Gemm with a bias is imported: a bias costs no vector ops, where a fused Add
+// (a tail) would be applied to the whole block by every INPP member.
 //
 // bnfold: a BatchNorm whose input is such an anchor used only by it is folded into that
 // operator's weights and bias (inference).

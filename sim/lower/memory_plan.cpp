@@ -105,7 +105,7 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       if (prog[static_cast<std::size_t>(i)].kind == StepKind::Compute)
         compute_at[static_cast<std::size_t>(prog[static_cast<std::size_t>(i)].layer)] = i;
     // Last step of each layer's own sends and reductions, and each edge's receive span.
-    std::vector<int> last_use(num_layers, -1);
+    std::vector<int> last_use(num_layers, -1), reduced_at(num_layers, -1);
     struct Span {
       int first, last;
       std::int64_t bytes;  // received: their sum; a reduction: its largest chunk
@@ -116,12 +116,21 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       if (s.edge < 0) continue;
       const LoweredEdge& e = lowered.edges[static_cast<std::size_t>(s.edge)];
       if (s.kind == StepKind::Send || e.reduction) last_use[static_cast<std::size_t>(s.layer)] = i;
+      if (e.reduction) reduced_at[static_cast<std::size_t>(s.layer)] = i;
       if (s.kind != StepKind::Recv && !e.reduction) continue;
       Span& span = edge_span.try_emplace(s.edge, Span{i, i, 0}).first->second;
       span.last = i;
       if (s.kind != StepKind::Recv) continue;
       span.bytes = e.reduction ? std::max(span.bytes, s.bytes) : span.bytes + s.bytes;
     }
+    // A fused layer under INPP applies its tail after its all-reduce: what it reads stays until
+    // then (its head's input too, an over-estimate: a step does not say which input it serves).
+    auto read_until = [&](int m) {
+      const auto mi = static_cast<std::size_t>(m);
+      const bool tail_after_reduction = workload.layers[mi].tail_vector_ops > 0 &&
+                                        lowered.layers[mi].choice.factor(opt::PartDim::Inpp) > 1;
+      return tail_after_reduction ? std::max(compute_at[mi], reduced_at[mi]) : compute_at[mi];
+    };
     PeMemoryPlan& plan = plans[p];
     const int end = static_cast<int>(prog.size()) - 1;
     std::map<long, std::size_t> input_buffer;  // network input -> its buffer on this PE
@@ -143,7 +152,7 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       }
       // A network output stays to the end; any other block until its last use here.
       int last = consumers[l].empty() ? end : std::max(at, last_use[l]);
-      for (int m : consumers[l]) last = std::max(last, compute_at[static_cast<std::size_t>(m)]);
+      for (int m : consumers[l]) last = std::max(last, read_until(m));
       plan.buffers.push_back({BufferKind::Output, li, -1, bytes_of(shares.output), at, last});
     }
     for (const auto& [edge, span] : edge_span) {
@@ -153,7 +162,7 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
             {BufferKind::Chunk, e.src_layer, edge, span.bytes, span.first, span.last});
         continue;
       }
-      const int use = compute_at[static_cast<std::size_t>(e.dst_layer)];
+      const int use = read_until(e.dst_layer);
       plan.buffers.push_back({BufferKind::Received, e.dst_layer, edge, span.bytes, span.first,
                               std::max(span.last, use)});
     }

@@ -85,7 +85,8 @@ TEST(PeModel, AFusedTailRunsOnTheWholeBlockInEveryInppMember) {
   EXPECT_EQ(pe_work(l, make({{PartDim::Outp, 2}}), hw).cycles, 360 + 10);
   // INPP 2: after the all-reduce each member applies the ReLU to the whole block, 1,280 ops.
   EXPECT_EQ(pe_work(l, make({{PartDim::Inpp, 2}}), hw).cycles, 360 + 20);
-  // A head's own vector ops (a bias) are shared out as before: 1,280 more, 10 cycles each.
+  // Vector ops of the head itself (a synthetic case: no head operator has any today) are shared
+  // out as before: 1,280 more, 10 cycles per member.
   l.vector_ops += 20 * 8 * 8;
   EXPECT_EQ(pe_work(l, make({{PartDim::Inpp, 2}}), hw).cycles, 360 + 30);
 }

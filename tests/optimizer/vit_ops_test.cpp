@@ -213,7 +213,8 @@ TEST(OnnxVit, OnlyAPerChannelConstantReadByTheAddAloneIsTakenAsABias) {
     Graph g = m.load("linear_not_bias.onnx");
     run_passes(g, "default");
     EXPECT_EQ(count_kind(g, OpKind::Fused), 1);  // Gemm + Add, as before
-    const Layer& fused = build_workload(g).layers.front();
+    const Workload w = build_workload(g);
+    const Layer& fused = w.layers.front();
     EXPECT_TRUE(fused.legal.contains(PartDim::Inpp));  // the Add after the reduction
     EXPECT_EQ(fused.tail_vector_ops, 4 * 16);
   }

@@ -9,6 +9,7 @@
 
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/partition/placement.h"
+#include "optimizer/passes/pass_manager.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/lowering.h"
 #include "sim/lower/workload_setup.h"
@@ -132,6 +133,32 @@ TEST(MemoryPlan, AnInppRingAllReduceNeedsOneChunkAndKeepsTheOutputToTheEnd) {
         EXPECT_EQ(b.last, static_cast<int>(prog.size()) - 1);  // the network's output
       }
     EXPECT_EQ(chunks, 1) << "PE " << p;
+  }
+}
+
+TEST(MemoryPlan, AFusedInppLayerKeepsWhatItReadsUntilItsAllReduceEnds) {
+  // conv1 (SINGLE, PE 0) -> conv2+add+relu (INPP=4): the tail adds conv1's block after the
+  // all-reduce, so each member keeps it, received or (PE 0) its own, to its last reduction step.
+  opt::Graph g = opt::load_network(kDir + "/tests/sim/data/conv_residual.yaml");
+  opt::run_passes(g, "default");
+  const opt::Workload w = opt::build_workload(g);
+  const Lowered low =
+      lower_plan(w, plan_2x2(w, {"SINGLE", "INPP=4"}), mesh2x2(), ExecMode::Dataflow);
+  const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
+  for (std::size_t p = 0; p < memory.size(); ++p) {
+    const Program& prog = low.programs.pe[p];
+    int reduced = -1, kept = 0;
+    for (int i = 0; i < static_cast<int>(prog.size()); ++i) {
+      const Step& s = prog[static_cast<std::size_t>(i)];
+      if (s.edge >= 0 && low.edges[static_cast<std::size_t>(s.edge)].reduction) reduced = i;
+    }
+    ASSERT_GT(reduced, 0) << "PE " << p;
+    for (const Buffer& b : memory[p].buffers)
+      if (b.kind == BufferKind::Received || (b.kind == BufferKind::Output && b.layer == 0)) {
+        ++kept;
+        EXPECT_EQ(b.last, reduced) << "PE " << p << ", " << to_string(b.kind);
+      }
+    EXPECT_GE(kept, 1) << "PE " << p;
   }
 }
 
