@@ -45,8 +45,11 @@ LayerShares layer_shares(const Layer& l, const Choice& c) {
                r = c.factor(PartDim::Inpp);
   double input = 0;
   for (std::size_t i = 0; i < l.inputs.size(); ++i) input += input_share(l, static_cast<int>(i), c);
-  return {static_cast<double>(l.weight_bytes) / (l.weights_like_output ? n * k * h * w : k * r),
-          input, static_cast<double>(l.output_bytes) / (n * k * h * w)};
+  const double weights = l.weights_like_output
+                             ? static_cast<double>(l.weight_bytes) / (n * k * h * w)
+                             : static_cast<double>(l.weight_bytes - l.tail_weight_bytes) / (k * r) +
+                                   static_cast<double>(l.tail_weight_bytes) / k;
+  return {weights, input, static_cast<double>(l.output_bytes) / (n * k * h * w)};
 }
 
 double layer_memory_bytes(const Layer& l, const Choice& c) {

@@ -277,17 +277,27 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
   }
 }
 
-Box fused_region(const Node& n, int input, const Box& block, Range red) {
+struct FusedSlot {
+  std::size_t part;
+  int position;
+};
+
+/// Which part and position of Fused node `n` read its input `input`.
+FusedSlot fused_slot(const Node& n, int input) {
   const auto& parts = n.attrs.parts;
-  // Which part and position read each node input; the output block each part must produce.
-  struct Slot { std::size_t part; int position; };
-  std::vector<Slot> slot_of_input;
+  int slot = 0;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const int total = parts[p].num_inputs + (p == 0 ? 0 : 1);
     for (int i = 0; i < total; ++i)
-      if (p == 0 || i != parts[p].chain_input) slot_of_input.push_back({p, i});
+      if ((p == 0 || i != parts[p].chain_input) && slot++ == input) return {p, i};
   }
-  const Slot s = slot_of_input.at(static_cast<std::size_t>(input));
+  throw CheckError(n.name + ": fused node has no input " + std::to_string(input));
+}
+
+Box fused_region(const Node& n, int input, const Box& block, Range red) {
+  const auto& parts = n.attrs.parts;
+  // The output block each part must produce, from the last part back to the one reading it.
+  const FusedSlot s = fused_slot(n, input);
   Box need = block;
   for (std::size_t p = parts.size(); p-- > s.part + 1;) {
     const FusedPart& part = parts[p];
@@ -304,6 +314,10 @@ Box fused_region(const Node& n, int input, const Box& block, Range red) {
 }
 
 }  // namespace
+
+std::size_t fused_part_of_input(const Node& n, int input) {
+  return fused_slot(n, input).part;
+}
 
 Box input_region(const Graph& g, NodeId consumer, int input, const Box& out_block, Range red) {
   const Node& n = g.node(consumer);

@@ -24,4 +24,7 @@ namespace nocflow::optimizer {
 Box input_region(const Graph& graph, NodeId consumer, int input, const Box& out_block,
                  Range reduction);
 
+/// The part of Fused node `n` that reads its input `input` (0: the head).
+std::size_t fused_part_of_input(const Node& n, int input);
+
 }  // namespace nocflow::optimizer

@@ -61,10 +61,13 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
     const FusedPart& part = n.attrs.parts[p];
     std::vector<const Tensor*> pin;
     for (const Tensor& t : part.inputs) pin.push_back(&t);
-    if (p == 0)
+    if (p == 0) {
       l.reduction = reduction_size(part.kind, part.attrs, pin);
-    else
-      l.tail_vector_ops += op_cost(part.kind, part.attrs, pin, part.output).vector_ops;
+    } else {
+      const OpCost tail = op_cost(part.kind, part.attrs, pin, part.output);
+      l.tail_vector_ops += tail.vector_ops;
+      l.tail_weight_bytes += tail.params * n.output.elem_bytes;  // an unfolded BatchNorm's
+    }
     if (!window_found) window_found = take_window(l, part.kind, part.attrs);
   }
 }
@@ -129,6 +132,12 @@ Workload build_workload(const Graph& g) {
       l.legal = legal_part_dims(g, id);
     }
     fill_op_details(l, n, in);
+    if (n.kind == OpKind::Fused)  // trainable constants a tail reads (PRelu slopes)
+      for (std::size_t i = 0; i < in.size(); ++i)
+        if (const Node& k = g.node(g.input(id, static_cast<int>(i)));
+            k.kind == OpKind::Constant && k.attrs.trainable &&
+            fused_part_of_input(n, static_cast<int>(i)) > 0)
+          l.tail_weight_bytes += k.output.bytes();
     l.inputs = layer_inputs(g, id, l.out, l.reduction);
     if (n.kind == OpKind::ConvGradWeight || n.kind == OpKind::GemmGradWeight) {
       const Tensor& dy = *in[1];

@@ -25,6 +25,9 @@ struct Layer {
   /// element-wise tail): under INPP every member applies them to the whole reduced block.
   std::int64_t tail_vector_ops = 0;
   std::int64_t weight_bytes = 0;
+  /// Of weight_bytes, those a fused layer's tail holds (an unfolded BatchNorm's scale and shift,
+  /// PRelu slopes): split by OUTP like the rest, but whole in every INPP member.
+  std::int64_t tail_weight_bytes = 0;
   bool weights_like_output = false;  ///< WeightUpdate: weights and state split like its output
   /// One input slot: its bytes (0 for a constant) and the partition dimensions that split
   /// what each PE reads of it: those along which half the output needs less of it

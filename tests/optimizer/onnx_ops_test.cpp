@@ -11,9 +11,11 @@
 #include <set>
 #include <string>
 
+#include "optimizer/cost/cost_model.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/region.h"
+#include "optimizer/partition/workload.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/onnx_model.h"
@@ -417,6 +419,14 @@ TEST(OnnxActivations, PReluReadsItsSlopesAsTrainedParametersAndFusesAfterAConv) 
   run_passes(fused, "default");
   ASSERT_EQ(count_kind(fused, OpKind::Fused), 1);
   EXPECT_EQ(fused.node(*fused.find("conv")).op_label(), "Conv+PRelu");
+  // The layer holds the conv's 108 weights and the 4 slopes (4-byte floats). Under INPP the
+  // members split the conv's weights, and each holds every slope: it applies the tail whole.
+  const Workload w = build_workload(fused);
+  const Layer& layer = w.layers.front();
+  EXPECT_EQ(layer.weight_bytes, (108 + 4) * 4);
+  EXPECT_EQ(layer.tail_weight_bytes, 4 * 4);
+  EXPECT_DOUBLE_EQ(layer_shares(layer, parse_choice("INPP=3", "test")).weights, 108 * 4 / 3 + 16);
+  EXPECT_DOUBLE_EQ(layer_shares(layer, parse_choice("OUTP=2", "test")).weights, (108 + 4) * 4 / 2);
   // Training: x's gradient selects dY or slope·dY; the slopes' sums dY·x where x < 0.
   const TrainingOptions sgd;
   run_passes(g, "default", &sgd);
