@@ -50,7 +50,11 @@ bool take_window(Layer& l, OpKind kind, const OpAttrs& a) {
   return false;
 }
 
-void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& in) {
+/// The reduction and window of the layer's operator (of a fused layer's head), and what a fused
+/// layer's tail costs on its own: its vector ops and the weights it holds (an unfolded
+/// BatchNorm's, trainable constants a tail part reads such as PRelu slopes).
+void fill_op_details(Layer& l, const Graph& g, NodeId id, const std::vector<const Tensor*>& in) {
+  const Node& n = g.node(id);
   if (n.kind != OpKind::Fused) {
     l.reduction = reduction_size(n.kind, n.attrs, in);
     take_window(l, n.kind, n.attrs);
@@ -66,10 +70,15 @@ void fill_op_details(Layer& l, const Node& n, const std::vector<const Tensor*>& 
     } else {
       const OpCost tail = op_cost(part.kind, part.attrs, pin, part.output);
       l.tail_vector_ops += tail.vector_ops;
-      l.tail_weight_bytes += tail.params * n.output.elem_bytes;  // an unfolded BatchNorm's
+      l.tail_weight_bytes += tail.params * n.output.elem_bytes;
     }
     if (!window_found) window_found = take_window(l, part.kind, part.attrs);
   }
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (const Node& k = g.node(g.input(id, static_cast<int>(i)));
+        k.kind == OpKind::Constant && k.attrs.trainable &&
+        fused_part_of_input(n, static_cast<int>(i)) > 0)
+      l.tail_weight_bytes += k.output.bytes();
 }
 
 /// Each input slot's bytes and the dimensions that split it: a dimension splits an input when
@@ -131,13 +140,7 @@ Workload build_workload(const Graph& g) {
     } else {
       l.legal = legal_part_dims(g, id);
     }
-    fill_op_details(l, n, in);
-    if (n.kind == OpKind::Fused)  // trainable constants a tail reads (PRelu slopes)
-      for (std::size_t i = 0; i < in.size(); ++i)
-        if (const Node& k = g.node(g.input(id, static_cast<int>(i)));
-            k.kind == OpKind::Constant && k.attrs.trainable &&
-            fused_part_of_input(n, static_cast<int>(i)) > 0)
-          l.tail_weight_bytes += k.output.bytes();
+    fill_op_details(l, g, id, in);
     l.inputs = layer_inputs(g, id, l.out, l.reduction);
     if (n.kind == OpKind::ConvGradWeight || n.kind == OpKind::GemmGradWeight) {
       const Tensor& dy = *in[1];

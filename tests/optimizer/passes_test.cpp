@@ -2,10 +2,13 @@
 // Passes: CSE, DCE, identity, constant folding, batch-norm folding, fusion and the fixpoint.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "noc/base/error.h"
 #include "optimizer/frontend/graph_builder.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/graph/op_cost.h"
+#include "optimizer/partition/workload.h"
 #include "optimizer/passes/fusion.h"
 #include "optimizer/passes/pass_manager.h"
 
@@ -149,6 +152,13 @@ TEST(Fusion, AFusedLayerKeepsItsHeadsReductionUnlessATailBroadcastsIt) {
   const PartDimSet b = legal_part_dims(g, *g.find("conv_b"));
   EXPECT_TRUE(b.contains(PartDim::Inpp));
   EXPECT_TRUE(b.contains(PartDim::Outp));
+  // ... and every member holds bn_b's scale and shift whole: the tail's weights.
+  const Workload w = build_workload(g);
+  const auto it = std::find_if(w.layers.begin(), w.layers.end(),
+                               [](const Layer& l) { return l.name == "conv_b"; });
+  ASSERT_NE(it, w.layers.end());
+  const std::int64_t channels = g.node(*g.find("conv_b")).output.shape.at(1);
+  EXPECT_EQ(it->tail_weight_bytes, 2 * channels * it->elem_bytes);
   // An add that broadcasts the conv's batch of 1 to 2: the tail's output is not the block the
   // members reduce.
   GraphBuilder wide("wide");
