@@ -6,6 +6,7 @@
 #include "noc/base/error.h"
 #include "optimizer/solver/ilp_formulation.h"
 #include "optimizer/solver/solver.h"
+#include "optimizer/solver/tree_bound.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -17,20 +18,27 @@ class IlpSolver : public Solver {
   SolveResult solve(const Problem& p, const SolveOptions& o) const override {
     const auto t0 = std::chrono::steady_clock::now();
     check_memory_feasible(p);
-    const IlpModel m = build_ilp(p, o.formulation);
+    // Only choices that can be in an optimum (solver/tree_bound.h) become variables.
+    const BoundPruning bound = prune_by_bound(p);
+    const std::vector<std::vector<int>>& kept = bound.kept;
+    const IlpModel m = build_ilp(restrict_problem(p, kept), o.formulation, kept);
     IlpStats stats;
     stats.formulation = o.formulation;
+    for (int l = 0; l < p.num_layers(); ++l) {
+      stats.choices += p.num_choices(l);
+      stats.choices_within_bound += static_cast<int>(kept[static_cast<std::size_t>(l)].size());
+    }
+    stats.upper_bound = bound.upper;
     stats.variables = static_cast<int>(m.lp.vars().size());
     stats.constraints = static_cast<int>(m.lp.rows().size());
     const LpSolution s = solve_lp(m.lp, {o.time_limit_s, false, o.export_lp});
     if (s.status == LpStatus::Infeasible)
       throw InputError("ILP infeasible: no assignment of choices satisfies the constraints "
                        "(memory limit " + std::to_string(static_cast<long long>(p.memory_limit)) + " bytes)");
-    if (s.status == LpStatus::NoSolution || s.status == LpStatus::Error)
-      throw InputError("ILP (" + o.formulation + ", " + std::to_string(m.lp.vars().size()) +
-                       " variables): no feasible solution found within the time limit of " +
-                       std::to_string(static_cast<long long>(std::lround(o.time_limit_s))) +
-                       " s (raise --time-limit, or plan with --solver dp-local or greedy-layout)");
+    if (s.status == LpStatus::Error)
+      throw InputError(
+          "ILP (" + o.formulation + ", " + std::to_string(m.lp.vars().size()) +
+          " variables): lp_solve failed (plan with --solver dp-local or greedy-layout)");
     // The root relaxation comes from branch and bound itself; solve it apart only if lp_solve
     // did not report it.
     stats.lp_relaxation = s.root_relaxation;
@@ -38,18 +46,30 @@ class IlpSolver : public Solver {
       stats.lp_relaxation = solve_lp(m.lp, {o.time_limit_s, true, ""}).objective;
     SolveResult r;
     r.solver = name();
-    for (const auto& xs : m.x) {
-      int best = 0;
-      for (std::size_t i = 1; i < xs.size(); ++i)
-        if (s.values[static_cast<std::size_t>(xs[i])] > s.values[static_cast<std::size_t>(xs[static_cast<std::size_t>(best)])])
-          best = static_cast<int>(i);
-      r.choice.push_back(best);
+    r.choice = bound.assignment;
+    r.cost = bound.upper;
+    if (s.status != LpStatus::NoSolution) {
+      std::vector<int> found;
+      for (std::size_t l = 0; l < m.x.size(); ++l) {
+        const auto& xs = m.x[l];
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < xs.size(); ++i)
+          if (s.values[static_cast<std::size_t>(xs[i])] >
+              s.values[static_cast<std::size_t>(xs[best])])
+            best = i;
+        found.push_back(kept[l][best]);
+      }
+      // Past the time limit branch and bound may hold something worse than the bound's.
+      if (const double c = evaluate(p, found); c <= r.cost) r.choice = std::move(found), r.cost = c;
     }
-    r.cost = evaluate(p, r.choice);
     stats.optimal = s.status == LpStatus::Optimal;
-    if (!stats.optimal && r.cost > 0) {
-      r.notes.push_back("time limit reached: solution not proven optimal");
-      stats.gap = std::max(0.0, (r.cost - stats.lp_relaxation) / r.cost);
+    if (!stats.optimal) {
+      r.notes.push_back(
+          s.status == LpStatus::NoSolution
+              ? "time limit reached before branch and bound found a solution: the tree "
+                "bound's assignment, not proven optimal (raise --time-limit)"
+              : "time limit reached: solution not proven optimal");
+      if (r.cost > 0) stats.gap = std::max(0.0, (r.cost - stats.lp_relaxation) / r.cost);
     }
     r.ilp = stats;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

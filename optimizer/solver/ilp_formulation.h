@@ -22,8 +22,11 @@ struct IlpModel {
   std::vector<std::vector<int>> x;  ///< [layer][choice] variable index
 };
 
-/// Throws InputError for an unknown formulation name.
-IlpModel build_ilp(const Problem& problem, const std::string& formulation);
+/// Throws InputError for an unknown formulation name. `labels`, when given, numbers each
+/// layer's choices in variable names (x_l_LABEL, y_e_LABEL_LABEL): a restricted problem's
+/// variables keep the original choice indices.
+IlpModel build_ilp(const Problem& problem, const std::string& formulation,
+                   const std::vector<std::vector<int>>& labels = {});
 std::vector<std::string> formulation_names();
 
 }  // namespace nocflow::optimizer

@@ -24,9 +24,12 @@ struct SolveOptions {
 
 struct IlpStats {
   std::string formulation;
+  int choices = 0;               ///< of the problem handed to the solver
+  int choices_within_bound = 0;  ///< of those, the ones that can be optimal (solver/tree_bound.h)
+  double upper_bound = 0;        ///< the tree bound's assignment's cost, before branch and bound
   int variables = 0;
   int constraints = 0;
-  double lp_relaxation = 0;  ///< objective of the relaxation (y and x continuous)
+  double lp_relaxation = 0;  ///< objective of the relaxation (y and x continuous) over the choices within bound
   double gap = 0;            ///< (cost − best bound) / cost; 0 when proven optimal
   bool optimal = false;
 };

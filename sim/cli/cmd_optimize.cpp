@@ -82,9 +82,15 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
   j["choices_before_pruning"] = s.choices_before;
   j["choices_after_pruning"] = s.choices_after;
   if (r.ilp) {
-    j["ilp"] = {{"formulation", r.ilp->formulation}, {"variables", r.ilp->variables},
-                {"constraints", r.ilp->constraints}, {"lp_relaxation", r.ilp->lp_relaxation},
-                {"gap", r.ilp->gap}, {"optimal", r.ilp->optimal}};
+    j["ilp"] = {{"formulation", r.ilp->formulation},
+                {"choices", r.ilp->choices},
+                {"choices_within_bound", r.ilp->choices_within_bound},
+                {"bound_assignment_cycles", r.ilp->upper_bound},
+                {"variables", r.ilp->variables},
+                {"constraints", r.ilp->constraints},
+                {"lp_relaxation", r.ilp->lp_relaxation},
+                {"gap", r.ilp->gap},
+                {"optimal", r.ilp->optimal}};
   }
   j["notes"] = r.notes;
   j["units"] = {{"*_cycles", "clock cycles"}, {"energy_pj", "picojoules"},
@@ -310,7 +316,9 @@ int run(const OptimizeArgs& a) {
             << fixed(plan.compute_cycles) << " + redistribution " << fixed(plan.redistribution_cycles)
             << ", energy " << fixed(plan.energy_pj / 1e6, 3) << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
   if (r.ilp)
-    std::cout << "  ilp: " << r.ilp->variables << " variables, " << r.ilp->constraints
+    std::cout << "  ilp: " << r.ilp->choices_within_bound << " of " << r.ilp->choices
+              << " choices can be optimal (tree bound; its assignment " << fixed(r.ilp->upper_bound)
+              << " cycles), " << r.ilp->variables << " variables, " << r.ilp->constraints
               << " constraints, LP relaxation " << fixed(r.ilp->lp_relaxation) << " cycles, gap "
               << fixed(100 * r.ilp->gap, 2) << " %" << (r.ilp->optimal ? ", optimal" : "") << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";

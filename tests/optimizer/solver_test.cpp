@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "noc/base/error.h"
 #include "optimizer/solver/elimination.h"
 #include "optimizer/solver/ilp_formulation.h"
+#include "optimizer/solver/tree_bound.h"
 #include "tests/optimizer/random_problem.h"
 #include "tests/scratch.h"
 
@@ -238,13 +240,23 @@ TEST(Solvers, ExportLpWritesTheModelInLpOrMpsFormat) {
     std::ifstream in(file);
     ASSERT_TRUE(in) << file << " was not written";
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // One binary x_i_c per layer and choice, one "exactly one choice" row per layer.
+    // One binary x_i_c per layer and choice that can be optimal (named by its index in the
+    // problem), one "exactly one choice" row per layer.
+    const BoundPruning bound = prune_by_bound(p);
+    int dropped = 0;
     for (int i = 0; i < p.num_layers(); ++i) {
       EXPECT_NE(text.find("one_" + std::to_string(i)), std::string::npos) << name << " " << i;
-      for (int c = 0; c < p.num_choices(i); ++c)
-        EXPECT_NE(text.find("x_" + std::to_string(i) + "_" + std::to_string(c)), std::string::npos)
+      const auto& kept = bound.kept[static_cast<std::size_t>(i)];
+      for (int c = 0; c < p.num_choices(i); ++c) {
+        const bool in = std::find(kept.begin(), kept.end(), c) != kept.end();
+        dropped += !in;
+        EXPECT_EQ(text.find("x_" + std::to_string(i) + "_" + std::to_string(c) + " ") !=
+                      std::string::npos,
+                  in)
             << name << " " << i << " " << c;
+      }
     }
+    EXPECT_GT(dropped, 0);  // names are the problem's indices, not the restricted model's
     const bool mps = name.find(".lp") == std::string::npos;
     // MPS: its sections, and the x columns between integer markers; LP: no MPS sections.
     for (const char* section : {"\nROWS", "\nCOLUMNS", "\nRHS", "\nENDATA"})

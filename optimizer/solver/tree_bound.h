@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Bound pruning: which choices can be in an optimal assignment at all.
+//
+// The relaxation keeps a spanning forest of the edges exactly (the edges whose costs vary most
+// go in first) and replaces every other edge (u, v) by a lower bound that depends on one end
+// only: the cheapest entry of its row (or column) for each choice. On a forest, two passes of
+// dynamic programming give every choice's min-marginal: the cheapest relaxed assignment that
+// takes it. That is a lower bound on every true assignment taking it; the forest's own cheapest
+// assignment, priced on the true problem, is an upper bound on the optimum. A choice whose lower
+// bound exceeds the upper bound is in no optimal assignment and can be dropped. The bound is
+// exact on chains and trees (then only the optimum's choices, and its ties, remain).
+#include <vector>
+
+#include "optimizer/solver/problem.h"
+
+namespace nocflow::optimizer {
+
+struct TreeBound {
+  std::vector<std::vector<double>> lower;  ///< [layer][choice]: no assignment taking it costs less
+  std::vector<int> assignment;             ///< the relaxation's cheapest assignment
+  double upper = 0;                        ///< its cost on the true problem (evaluate)
+};
+
+/// The relaxation above. Choices that break the memory limit get a lower bound of +inf. Needs
+/// every layer to have a choice that fits (check_memory_feasible).
+TreeBound tree_bound(const Problem& p);
+
+/// Per layer, the choices (ascending) whose lower bound is within `upper` (a relative 1e-9
+/// allowance for rounding): every optimal assignment uses only these.
+std::vector<std::vector<int>> choices_within(const TreeBound& b, double upper);
+
+/// choices_within(tree_bound(...)) repeated on the surviving choices (the folded edges' minima
+/// rise as choices go) until a round drops nothing; the best assignment any round found.
+struct BoundPruning {
+  std::vector<std::vector<int>> kept;  ///< [layer] original indices, ascending
+  std::vector<int> assignment;         ///< original indices
+  double upper = 0;                    ///< its cost
+  int rounds = 0;
+};
+BoundPruning prune_by_bound(const Problem& p);
+
+}  // namespace nocflow::optimizer

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+// Bound pruning (solver/tree_bound.h) against brute force on random small problems: the lower
+// bounds hold, they are exact on chains, and no optimal assignment loses a choice.
+#include "optimizer/solver/tree_bound.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+
+#include "optimizer/solver/solver.h"
+#include "tests/optimizer/random_problem.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+/// Every assignment of `p`, in turn (p small).
+template <typename F>
+void each_assignment(const Problem& p, F&& f) {
+  std::vector<int> x(static_cast<std::size_t>(p.num_layers()), 0);
+  while (true) {
+    f(x);
+    int l = 0;
+    for (; l < p.num_layers(); ++l) {
+      if (++x[static_cast<std::size_t>(l)] < p.num_choices(l)) break;
+      x[static_cast<std::size_t>(l)] = 0;
+    }
+    if (l == p.num_layers()) return;
+  }
+}
+
+/// [layer][choice]: the cheapest assignment taking that choice (+inf if none fits).
+std::vector<std::vector<double>> min_marginals(const Problem& p) {
+  std::vector<std::vector<double>> m;
+  for (int l = 0; l < p.num_layers(); ++l)
+    m.emplace_back(static_cast<std::size_t>(p.num_choices(l)),
+                   std::numeric_limits<double>::infinity());
+  each_assignment(p, [&](const std::vector<int>& x) {
+    const double c = evaluate(p, x);
+    for (int l = 0; l < p.num_layers(); ++l) {
+      double& v =
+          m[static_cast<std::size_t>(l)][static_cast<std::size_t>(x[static_cast<std::size_t>(l)])];
+      v = std::min(v, c);
+    }
+  });
+  return m;
+}
+
+TEST(TreeBound, LowerBoundsHoldEverywhereAndAreExactOnChains) {
+  std::mt19937 rng(2024);
+  int pruned = 0;
+  for (int n = 0; n < 300; ++n) {
+    const bool chain = n % 2 == 0;
+    std::uniform_int_distribution<int> size(1, 6);
+    Problem p = random_problem(rng, size(rng), 7, chain);
+    if (n % 3 == 0) {  // a memory limit some choices break
+      p.memory_limit = 10;
+      for (int l = 0; l < p.num_layers(); ++l) {
+        auto& mem = p.memory.emplace_back();
+        for (int j = 0; j < p.num_choices(l); ++j) mem.push_back(j % 3 == 2 ? 20 : 5);
+      }
+    }
+    const auto truth = min_marginals(p);
+    const double best = evaluate(p, brute_force(p));
+    const double tol = 1e-9 * std::max(1.0, best);
+    const TreeBound b = tree_bound(p);
+    EXPECT_NEAR(b.upper, evaluate(p, b.assignment), tol);
+    EXPECT_GE(b.upper, best - tol);
+    for (int l = 0; l < p.num_layers(); ++l)
+      for (int j = 0; j < p.num_choices(l); ++j) {
+        const double t = truth[static_cast<std::size_t>(l)][static_cast<std::size_t>(j)];
+        const double lo = b.lower[static_cast<std::size_t>(l)][static_cast<std::size_t>(j)];
+        if (std::isinf(t)) {
+          EXPECT_TRUE(std::isinf(lo)) << "instance " << n << " layer " << l << " choice " << j;
+          continue;
+        }
+        EXPECT_LE(lo, t + tol) << "instance " << n << " layer " << l << " choice " << j;
+        if (chain) {
+          EXPECT_NEAR(lo, t, tol) << "instance " << n << " layer " << l << " choice " << j;
+        }
+      }
+    if (chain) {
+      EXPECT_NEAR(b.upper, best, tol) << "instance " << n;  // a tree's decode is exact
+    }
+
+    // Every optimal assignment survives pruning; on chains, nothing else does.
+    const BoundPruning r = prune_by_bound(p);
+    EXPECT_NEAR(r.upper, evaluate(p, r.assignment), tol);
+    std::vector<std::set<int>> optimal(static_cast<std::size_t>(p.num_layers()));
+    each_assignment(p, [&](const std::vector<int>& x) {
+      if (evaluate(p, x) > best + tol) return;
+      for (int l = 0; l < p.num_layers(); ++l)
+        optimal[static_cast<std::size_t>(l)].insert(x[static_cast<std::size_t>(l)]);
+    });
+    for (int l = 0; l < p.num_layers(); ++l) {
+      const auto& kept = r.kept[static_cast<std::size_t>(l)];
+      const std::set<int> k(kept.begin(), kept.end());
+      for (int j : optimal[static_cast<std::size_t>(l)])
+        EXPECT_EQ(k.count(j), 1u) << "instance " << n;
+      if (chain) {
+        EXPECT_EQ(k, optimal[static_cast<std::size_t>(l)]) << "instance " << n << " layer " << l;
+      }
+      pruned += p.num_choices(l) - static_cast<int>(kept.size());
+    }
+  }
+  EXPECT_GT(pruned, 1000);  // the bound does prune on these
+}
+
+TEST(TreeBound, IlpPastItsTimeLimitWithoutASolutionReturnsTheBoundsAssignment) {
+  // Six layers all connected, 30 choices each, random costs: the tree bound is loose and
+  // branch and bound, stopped at once, has found nothing.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> cost(0, 10);
+  Problem p;
+  for (int l = 0; l < 6; ++l) {
+    p.names.push_back("l" + std::to_string(l));
+    p.node.emplace_back();
+    for (int i = 0; i < 30; ++i) p.node.back().push_back(cost(rng));
+  }
+  for (int u = 0; u < 6; ++u)
+    for (int v = u + 1; v < 6; ++v) {
+      Problem::Edge e{u, v, 30, {}};
+      for (int i = 0; i < 900; ++i) e.cost.push_back(cost(rng));
+      p.edges.push_back(std::move(e));
+    }
+  SolveOptions o;
+  o.time_limit_s = 0;
+  o.lp_relaxation = false;
+  const SolveResult r = make_solver("ilp")->solve(p, o);
+  const BoundPruning b = prune_by_bound(p);
+  ASSERT_TRUE(r.ilp.has_value());
+  EXPECT_FALSE(r.ilp->optimal);
+  EXPECT_EQ(r.choice, b.assignment);
+  EXPECT_DOUBLE_EQ(r.cost, b.upper);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes[0].find("before branch and bound found a solution"), std::string::npos)
+      << r.notes[0];
+  EXPECT_EQ(r.ilp->choices, 180);
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
