@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Optimizer speed: choices, tabulation and solve seconds of `optimize --solver dp --cost-model
-# linkload` for resnet50 and mobilenet_v2 on a 16x16 mesh with 64 MiB PEs (the mesh-size sweep's
-# largest points); median of 3 runs. Compare two builds side by side on one machine with
-# NOCFLOW_BASE=path/to/other/nocflow (wall-clock figures are noisy; ratios within one run are not).
+# Optimizer speed, median of 3 runs: choices, tabulation and solve seconds, ILP variables.
+#   resnet50, mobilenet_v2  `optimize --solver dp --cost-model linkload` on a 16x16 mesh with
+#                           64 MiB PEs (the mesh-size sweep's largest points: tabulation)
+#   resnet18 ilp            the default job's solve: 8x8, `--solver ilp --cost-model linkload
+#                           --memory-limit`
+#   resnet50 ilp paper      8x8, `--solver ilp --cost-model paper`
+# Compare two builds side by side on one machine with NOCFLOW_BASE=path/to/other/nocflow
+# (wall-clock figures are noisy; ratios within one run are not). CASES="1 3" runs some only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nocflow=${NOCFLOW:-build/release/sim/nocflow}
@@ -13,28 +17,40 @@ runs=${RUNS:-3}
 binaries=("$nocflow")
 [[ -n ${NOCFLOW_BASE:-} ]] && binaries=("$NOCFLOW_BASE" "$nocflow")
 mkdir -p "$out"
+big=(--set topology.rows=16 --set topology.cols=16 --set pe.sram_bytes=67108864)
+cases=(
+  "resnet50|zoo:resnet50 ${big[*]} --solver dp --cost-model linkload"
+  "mobilenet_v2|zoo:mobilenet_v2 ${big[*]} --solver dp --cost-model linkload"
+  "resnet18 ilp|zoo:resnet18 --solver ilp --cost-model linkload --memory-limit"
+  "resnet50 ilp paper|zoo:resnet50 --solver ilp --cost-model paper"
+)
 
-printf "%-14s %-34s %9s %9s %12s %10s %16s\n" network binary choices pruned "tabulate s" "solve s" "predicted cycles"
-for net in resnet50 mobilenet_v2; do
+printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" case binary choices pruned "tabulate s" "solve s" \
+  "ilp vars" "predicted cycles"
+for k in ${CASES:-1 2 3 4}; do
+  IFS='|' read -r label args <<<"${cases[k - 1]}"
+  read -r -a args <<<"$args"
   for bin in "${binaries[@]}"; do
+    name=$bin
+    ((${#name} > 34)) && name="...${bin: -31}"
     tabs=(); solves=()
     for ((i = 0; i < runs; i++)); do
-      "$bin" optimize --hw configs/hw/mesh8x8.yaml --set topology.rows=16 --set topology.cols=16 \
-        --set pe.sram_bytes=67108864 --network "zoo:$net" --solver dp --cost-model linkload \
-        --out "$out/$net" >"$out/$net.log" 2>&1 || { cat "$out/$net.log" >&2; exit 1; }
-      read -r choices pruned tab solve total <<<"$(python3 - "$out/$net/summary.json" <<'PY'
+      if ! "$bin" optimize --hw configs/hw/mesh8x8.yaml --network "${args[@]}" --out "$out/case$k" \
+        >"$out/case$k.log" 2>&1; then
+        printf "%-18s %-34s failed: %s\n" "$label" "$name" "$(tail -1 "$out/case$k.log")"
+        continue 2
+      fi
+      read -r choices pruned tab solve vars total <<<"$(python3 - "$out/case$k/summary.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 print(j["choices_before_pruning"], j["choices_after_pruning"], j["tabulate_seconds"],
-      j["solve_seconds"], j["total_cost_cycles"])
+      j["solve_seconds"], j.get("ilp", {}).get("variables", "-"), j["total_cost_cycles"])
 PY
 )"
       tabs+=("$tab"); solves+=("$solve")
     done
     med() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "$@"; }
-    label=$bin
-    ((${#label} > 34)) && label="...${bin: -31}"
-    printf "%-14s %-34s %9s %9s %12s %10s %16s\n" "$net" "$label" "$choices" "$pruned" \
-      "$(med "${tabs[@]}")" "$(med "${solves[@]}")" "$total"
+    printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" "$label" "$name" "$choices" "$pruned" \
+      "$(med "${tabs[@]}")" "$(med "${solves[@]}")" "$vars" "$total"
   done
 done

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // ilp: the partition problem as a MILP (solver/ilp_formulation.h) solved by lp_solve.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -41,9 +42,16 @@ class IlpSolver : public Solver {
           " variables): lp_solve failed (plan with --solver dp-local or greedy-layout)");
     // The root relaxation comes from branch and bound itself; solve it apart only if lp_solve
     // did not report it.
+    // (A relaxation stopped at the time limit bounds nothing: it is left out.) The LP of the
+    // choices within bound is a lower bound on the whole problem, which has the same optimum.
+    stats.has_lp_relaxation = s.has_root_relaxation;
     stats.lp_relaxation = s.root_relaxation;
     if (o.lp_relaxation && !s.has_root_relaxation)
-      stats.lp_relaxation = solve_lp(m.lp, {o.time_limit_s, true, ""}).objective;
+      if (const LpSolution relaxed = solve_lp(m.lp, {o.time_limit_s, true, ""});
+          relaxed.status == LpStatus::Optimal)
+        stats.lp_relaxation = relaxed.objective, stats.has_lp_relaxation = true;
+    stats.lower_bound =
+        std::max(bound.lower, stats.has_lp_relaxation ? stats.lp_relaxation : bound.lower);
     SolveResult r;
     r.solver = name();
     r.choice = bound.assignment;
@@ -69,7 +77,7 @@ class IlpSolver : public Solver {
               ? "time limit reached before branch and bound found a solution: the tree "
                 "bound's assignment, not proven optimal (raise --time-limit)"
               : "time limit reached: solution not proven optimal");
-      if (r.cost > 0) stats.gap = std::max(0.0, (r.cost - stats.lp_relaxation) / r.cost);
+      if (r.cost > 0) stats.gap = std::max(0.0, (r.cost - stats.lower_bound) / r.cost);
     }
     r.ilp = stats;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -29,8 +29,11 @@ struct IlpStats {
   double upper_bound = 0;        ///< the tree bound's assignment's cost, before branch and bound
   int variables = 0;
   int constraints = 0;
-  double lp_relaxation = 0;  ///< objective of the relaxation (y and x continuous) over the choices within bound
-  double gap = 0;            ///< (cost − best bound) / cost; 0 when proven optimal
+  bool has_lp_relaxation = false;  ///< solved within the time limit
+  double lp_relaxation =
+      0;  ///< objective of the relaxation (y, x continuous) of the choices within bound
+  double lower_bound = 0;  ///< the best known: the tree bound's or the LP relaxation, the larger
+  double gap = 0;          ///< (cost − lower_bound) / cost; 0 when proven optimal
   bool optimal = false;
 };
 

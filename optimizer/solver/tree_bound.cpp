@@ -230,9 +230,14 @@ BoundPruning prune_by_bound(const Problem& p) {
   for (int l = 0; l < p.num_layers(); ++l)
     for (int j = 0; j < p.num_choices(l); ++j) r.kept[static_cast<std::size_t>(l)].push_back(j);
   r.upper = std::numeric_limits<double>::infinity();
+  r.lower = p.num_layers() > 0 ? -std::numeric_limits<double>::infinity() : 0;
   for (bool dropped = true; dropped;) {
     const TreeBound b = tree_bound(restrict_problem(p, r.kept));
     ++r.rounds;
+    if (!b.lower.empty()) {
+      const auto& first = b.lower.front();
+      r.lower = std::max(r.lower, *std::min_element(first.begin(), first.end()));
+    }
     if (b.upper < r.upper) {
       r.upper = b.upper;
       r.assignment.clear();

@@ -36,6 +36,7 @@ struct BoundPruning {
   std::vector<std::vector<int>> kept;  ///< [layer] original indices, ascending
   std::vector<int> assignment;         ///< original indices
   double upper = 0;                    ///< its cost
+  double lower = 0;                    ///< no assignment costs less (the best round's relaxation)
   int rounds = 0;
 };
 BoundPruning prune_by_bound(const Problem& p);

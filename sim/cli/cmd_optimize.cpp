@@ -88,7 +88,9 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
                 {"bound_assignment_cycles", r.ilp->upper_bound},
                 {"variables", r.ilp->variables},
                 {"constraints", r.ilp->constraints},
-                {"lp_relaxation", r.ilp->lp_relaxation},
+                {"lp_relaxation", r.ilp->has_lp_relaxation ? nlohmann::json(r.ilp->lp_relaxation)
+                                                           : nlohmann::json()},
+                {"lower_bound", r.ilp->lower_bound},
                 {"gap", r.ilp->gap},
                 {"optimal", r.ilp->optimal}};
   }
@@ -317,10 +319,13 @@ int run(const OptimizeArgs& a) {
             << ", energy " << fixed(plan.energy_pj / 1e6, 3) << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
   if (r.ilp)
     std::cout << "  ilp: " << r.ilp->choices_within_bound << " of " << r.ilp->choices
-              << " choices can be optimal (tree bound; its assignment " << fixed(r.ilp->upper_bound)
-              << " cycles), " << r.ilp->variables << " variables, " << r.ilp->constraints
-              << " constraints, LP relaxation " << fixed(r.ilp->lp_relaxation) << " cycles, gap "
-              << fixed(100 * r.ilp->gap, 2) << " %" << (r.ilp->optimal ? ", optimal" : "") << "\n";
+              << " choices can be optimal (tree bound: the optimum is " << fixed(r.ilp->lower_bound)
+              << " to " << fixed(r.ilp->upper_bound) << " cycles), " << r.ilp->variables
+              << " variables, " << r.ilp->constraints << " constraints, LP relaxation "
+              << (r.ilp->has_lp_relaxation ? fixed(r.ilp->lp_relaxation) + " cycles"
+                                           : "not solved in time")
+              << ", gap " << fixed(100 * r.ilp->gap, 2) << " %"
+              << (r.ilp->optimal ? ", optimal" : "") << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << "\n";

@@ -88,6 +88,10 @@ TEST(TreeBound, LowerBoundsHoldEverywhereAndAreExactOnChains) {
     // Every optimal assignment survives pruning; on chains, nothing else does.
     const BoundPruning r = prune_by_bound(p);
     EXPECT_NEAR(r.upper, evaluate(p, r.assignment), tol);
+    EXPECT_LE(r.lower, best + tol) << "instance " << n;
+    if (chain) {
+      EXPECT_NEAR(r.lower, best, tol) << "instance " << n;
+    }
     std::vector<std::set<int>> optimal(static_cast<std::size_t>(p.num_layers()));
     each_assignment(p, [&](const std::vector<int>& x) {
       if (evaluate(p, x) > best + tol) return;
@@ -138,6 +142,10 @@ TEST(TreeBound, IlpPastItsTimeLimitWithoutASolutionReturnsTheBoundsAssignment) {
   EXPECT_NE(r.notes[0].find("before branch and bound found a solution"), std::string::npos)
       << r.notes[0];
   EXPECT_EQ(r.ilp->choices, 180);
+  EXPECT_FALSE(r.ilp->has_lp_relaxation);  // not asked for; branch and bound stopped first
+  EXPECT_DOUBLE_EQ(r.ilp->lower_bound, b.lower);
+  EXPECT_NEAR(r.ilp->gap, (b.upper - b.lower) / b.upper, 1e-12);
+  EXPECT_GT(r.ilp->gap, 0);
 }
 
 }  // namespace
