@@ -90,7 +90,7 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
                 {"constraints", r.ilp->constraints},
                 {"lp_relaxation", r.ilp->has_lp_relaxation ? nlohmann::json(r.ilp->lp_relaxation)
                                                            : nlohmann::json()},
-                {"lower_bound", r.ilp->lower_bound},
+                {"lower_bound_cycles", r.ilp->lower_bound},
                 {"gap", r.ilp->gap},
                 {"optimal", r.ilp->optimal}};
   }
