@@ -41,9 +41,8 @@ class IlpSolver : public Solver {
           "ILP (" + o.formulation + ", " + std::to_string(m.lp.vars().size()) +
           " variables): lp_solve failed (plan with --solver dp-local or greedy-layout)");
     // The root relaxation comes from branch and bound itself; solve it apart only if lp_solve
-    // did not report it.
-    // (A relaxation stopped at the time limit bounds nothing: it is left out.) The LP of the
-    // choices within bound is a lower bound on the whole problem, which has the same optimum.
+    // did not report it (one stopped at the time limit bounds nothing and is left out). The LP
+    // of the choices within bound bounds the whole problem, which has the same optimum.
     stats.has_lp_relaxation = s.has_root_relaxation;
     stats.lp_relaxation = s.root_relaxation;
     if (o.lp_relaxation && !s.has_root_relaxation)
