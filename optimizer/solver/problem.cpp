@@ -21,23 +21,29 @@ double evaluate(const Problem& p, const std::vector<int>& x) {
   return total;
 }
 
-std::vector<int> brute_force(const Problem& p) {
-  double count = 1;
-  for (int l = 0; l < p.num_layers(); ++l) count *= p.num_choices(l);
-  if (count > 1e7) throw std::length_error("brute_force: too many assignments");
-  std::vector<int> x(static_cast<std::size_t>(p.num_layers()), 0), best = x;
-  double best_cost = std::numeric_limits<double>::infinity();
+void for_each_assignment(const Problem& p, const std::function<void(const std::vector<int>&)>& f) {
+  std::vector<int> x(static_cast<std::size_t>(p.num_layers()), 0);
   while (true) {
-    const double c = evaluate(p, x);
-    if (c < best_cost) best_cost = c, best = x;
+    f(x);
     int l = 0;
     for (; l < p.num_layers(); ++l) {
       auto& v = x[static_cast<std::size_t>(l)];
       if (++v < p.num_choices(l)) break;
       v = 0;
     }
-    if (l == p.num_layers()) break;
+    if (l == p.num_layers()) return;
   }
+}
+
+std::vector<int> brute_force(const Problem& p) {
+  double count = 1;
+  for (int l = 0; l < p.num_layers(); ++l) count *= p.num_choices(l);
+  if (count > 1e7) throw std::length_error("brute_force: too many assignments");
+  std::vector<int> best(static_cast<std::size_t>(p.num_layers()), 0);
+  double best_cost = std::numeric_limits<double>::infinity();
+  for_each_assignment(p, [&](const std::vector<int>& x) {
+    if (const double c = evaluate(p, x); c < best_cost) best_cost = c, best = x;
+  });
   return best;
 }
 

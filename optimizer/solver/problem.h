@@ -3,6 +3,7 @@
 // The solver-neutral partition problem: pick one choice per layer to minimise the sum of layer
 // costs and edge costs (seed 000 formula 21, over every graph edge), optionally with a per-PE
 // memory limit. Tables only: solvers never see layers, choices or cost models.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct Problem {
 
 /// Total cost of an assignment; +inf if it breaks the memory limit.
 double evaluate(const Problem& p, const std::vector<int>& choice);
+
+/// Calls f on every assignment of p in turn (tests; p small).
+void for_each_assignment(const Problem& p, const std::function<void(const std::vector<int>&)>& f);
 
 /// Exhaustive search (tests; throws std::length_error beyond 10^7 assignments).
 std::vector<int> brute_force(const Problem& p);

@@ -36,4 +36,22 @@ inline Problem random_problem(std::mt19937& rng, int layers, int max_choices, bo
   return p;
 }
 
+/// K_n with `choices` random choices per layer and random edge costs.
+inline Problem complete_graph(std::mt19937& rng, int n, int choices) {
+  Problem p;
+  std::uniform_real_distribution<double> cost(0, 10);
+  for (int l = 0; l < n; ++l) {
+    p.names.push_back("l" + std::to_string(l));
+    p.node.emplace_back();
+    for (int i = 0; i < choices; ++i) p.node.back().push_back(cost(rng));
+  }
+  for (int u = 0; u < n; ++u)
+    for (int v = u + 1; v < n; ++v) {
+      Problem::Edge e{u, v, choices, {}};
+      for (int i = 0; i < choices * choices; ++i) e.cost.push_back(cost(rng));
+      p.edges.push_back(std::move(e));
+    }
+  return p;
+}
+
 }  // namespace nocflow::optimizer

@@ -72,24 +72,6 @@ TEST(Solvers, LpRelaxationReportedFromTheRootMatchesASeparateSolve) {
   }
 }
 
-/// K_n with `choices` random choices per layer and random edge costs.
-Problem complete_graph(std::mt19937& rng, int n, int choices) {
-  Problem p;
-  std::uniform_real_distribution<double> cost(0, 10);
-  for (int l = 0; l < n; ++l) {
-    p.names.push_back("l" + std::to_string(l));
-    p.node.emplace_back();
-    for (int i = 0; i < choices; ++i) p.node.back().push_back(cost(rng));
-  }
-  for (int u = 0; u < n; ++u)
-    for (int v = u + 1; v < n; ++v) {
-      Problem::Edge e{u, v, choices, {}};
-      for (int i = 0; i < choices * choices; ++i) e.cost.push_back(cost(rng));
-      p.edges.push_back(std::move(e));
-    }
-  return p;
-}
-
 TEST(Solvers, DpSolvesGraphsThatNodeEliminationCannotReduceByBucketElimination) {
   // Dense random graphs (each pair joined with probability 0.7, parallel edges sometimes, a
   // memory limit every third instance): no layer may be left with two neighbours, so the rest

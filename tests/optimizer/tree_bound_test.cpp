@@ -16,28 +16,13 @@
 namespace nocflow::optimizer {
 namespace {
 
-/// Every assignment of `p`, in turn (p small).
-template <typename F>
-void each_assignment(const Problem& p, F&& f) {
-  std::vector<int> x(static_cast<std::size_t>(p.num_layers()), 0);
-  while (true) {
-    f(x);
-    int l = 0;
-    for (; l < p.num_layers(); ++l) {
-      if (++x[static_cast<std::size_t>(l)] < p.num_choices(l)) break;
-      x[static_cast<std::size_t>(l)] = 0;
-    }
-    if (l == p.num_layers()) return;
-  }
-}
-
 /// [layer][choice]: the cheapest assignment taking that choice (+inf if none fits).
 std::vector<std::vector<double>> min_marginals(const Problem& p) {
   std::vector<std::vector<double>> m;
   for (int l = 0; l < p.num_layers(); ++l)
     m.emplace_back(static_cast<std::size_t>(p.num_choices(l)),
                    std::numeric_limits<double>::infinity());
-  each_assignment(p, [&](const std::vector<int>& x) {
+  for_each_assignment(p, [&](const std::vector<int>& x) {
     const double c = evaluate(p, x);
     for (int l = 0; l < p.num_layers(); ++l) {
       double& v =
@@ -93,7 +78,7 @@ TEST(TreeBound, LowerBoundsHoldEverywhereAndAreExactOnChains) {
       EXPECT_NEAR(r.lower, best, tol) << "instance " << n;
     }
     std::vector<std::set<int>> optimal(static_cast<std::size_t>(p.num_layers()));
-    each_assignment(p, [&](const std::vector<int>& x) {
+    for_each_assignment(p, [&](const std::vector<int>& x) {
       if (evaluate(p, x) > best + tol) return;
       for (int l = 0; l < p.num_layers(); ++l)
         optimal[static_cast<std::size_t>(l)].insert(x[static_cast<std::size_t>(l)]);
@@ -116,19 +101,7 @@ TEST(TreeBound, IlpPastItsTimeLimitWithoutASolutionReturnsTheBoundsAssignment) {
   // Six layers all connected, 30 choices each, random costs: the tree bound is loose and
   // branch and bound, stopped at once, has found nothing.
   std::mt19937 rng(5);
-  std::uniform_real_distribution<double> cost(0, 10);
-  Problem p;
-  for (int l = 0; l < 6; ++l) {
-    p.names.push_back("l" + std::to_string(l));
-    p.node.emplace_back();
-    for (int i = 0; i < 30; ++i) p.node.back().push_back(cost(rng));
-  }
-  for (int u = 0; u < 6; ++u)
-    for (int v = u + 1; v < 6; ++v) {
-      Problem::Edge e{u, v, 30, {}};
-      for (int i = 0; i < 900; ++i) e.cost.push_back(cost(rng));
-      p.edges.push_back(std::move(e));
-    }
+  const Problem p = complete_graph(rng, 6, 30);
   SolveOptions o;
   o.time_limit_s = 0;
   o.lp_relaxation = false;
