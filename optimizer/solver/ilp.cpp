@@ -41,11 +41,13 @@ class IlpSolver : public Solver {
           "ILP (" + o.formulation + ", " + std::to_string(m.lp.vars().size()) +
           " variables): lp_solve failed (plan with --solver dp-local or greedy-layout)");
     // The root relaxation comes from branch and bound itself; solve it apart only if lp_solve
-    // did not report it (one stopped at the time limit bounds nothing and is left out). The LP
-    // of the choices within bound bounds the whole problem, which has the same optimum.
+    // finished without reporting it. Stopped at the time limit before the root was solved, the
+    // same LP alone would take another time limit for nothing (one stopped there bounds
+    // nothing and is left out). The LP of the choices within bound bounds the whole problem,
+    // which has the same optimum.
     stats.has_lp_relaxation = s.has_root_relaxation;
     stats.lp_relaxation = s.root_relaxation;
-    if (o.lp_relaxation && !s.has_root_relaxation)
+    if (o.lp_relaxation && !s.has_root_relaxation && s.status == LpStatus::Optimal)
       if (const LpSolution relaxed = solve_lp(m.lp, {o.time_limit_s, true, ""});
           relaxed.status == LpStatus::Optimal)
         stats.lp_relaxation = relaxed.objective, stats.has_lp_relaxation = true;
