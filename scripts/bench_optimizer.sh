@@ -6,6 +6,9 @@
 #   resnet18 ilp            the default job's solve: 8x8, `--solver ilp --cost-model linkload
 #                           --memory-limit`
 #   resnet50 ilp paper      8x8, `--solver ilp --cost-model paper`
+#   resnet18 train, mobilenet_v2 train
+#                           8x8, `--train sgd --solver dp --cost-model linkload --memory-limit`:
+#                           graphs that do not reduce, so dp hands them to the ILP
 # Compare two builds side by side on one machine with NOCFLOW_BASE=path/to/other/nocflow
 # (wall-clock figures are noisy; ratios within one run are not). CASES="1 3" runs some only.
 set -euo pipefail
@@ -23,11 +26,13 @@ cases=(
   "mobilenet_v2|zoo:mobilenet_v2 ${big[*]} --solver dp --cost-model linkload"
   "resnet18 ilp|zoo:resnet18 --solver ilp --cost-model linkload --memory-limit"
   "resnet50 ilp paper|zoo:resnet50 --solver ilp --cost-model paper"
+  "resnet18 train|zoo:resnet18 --train sgd --solver dp --cost-model linkload --memory-limit"
+  "mobilenet_v2 train|zoo:mobilenet_v2 --train sgd --solver dp --cost-model linkload --memory-limit"
 )
 
 printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" case binary choices pruned "tabulate s" "solve s" \
   "ilp vars" "predicted cycles"
-for k in ${CASES:-1 2 3 4}; do
+for k in ${CASES:-1 2 3 4 5 6}; do
   IFS='|' read -r label args <<<"${cases[k - 1]}"
   read -r -a args <<<"$args"
   for bin in "${binaries[@]}"; do

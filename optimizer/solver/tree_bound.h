@@ -10,6 +10,13 @@
 // assignment, priced on the true problem, is an upper bound on the optimum. A choice whose lower
 // bound exceeds the upper bound is in no optimal assignment and can be dropped. The bound is
 // exact on chains and trees (then only the optimum's choices, and its ties, remain).
+//
+// How much of a folded edge the forest carries is then tuned (Lagrangian decomposition): the
+// forest's problem and each folded edge's own problem (its entries minus what the forest
+// carries) sum to the true cost of every assignment, so the sum of their minima bounds the
+// optimum, for any split. Subgradient steps move the split where the forest and an edge disagree
+// on an end's choice, which raises that sum; the best split found gives the bounds.
+#include <limits>
 #include <vector>
 
 #include "optimizer/solver/problem.h"
@@ -22,9 +29,14 @@ struct TreeBound {
   double upper = 0;                        ///< its cost on the true problem (evaluate)
 };
 
-/// The relaxation above. Choices that break the memory limit get a lower bound of +inf. Needs
-/// every layer to have a choice that fits (check_memory_feasible).
-TreeBound tree_bound(const Problem& p);
+/// The relaxation above, with at most `iterations` subgradient steps (0: the starting split,
+/// each folded edge's cheapest entry per choice of one end); they aim at the cheaper of the
+/// bound's own assignment and `known_upper` (the cost of one found elsewhere). Choices that
+/// break the memory limit get a lower bound of +inf. Needs every layer to have a choice that
+/// fits (check_memory_feasible).
+inline constexpr int kTreeBoundIterations = 1000;
+TreeBound tree_bound(const Problem& p, int iterations = kTreeBoundIterations,
+                     double known_upper = std::numeric_limits<double>::infinity());
 
 /// Per layer, the choices (ascending) whose lower bound is within `upper` (a relative 1e-9
 /// allowance for rounding): every optimal assignment uses only these.

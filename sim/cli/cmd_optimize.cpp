@@ -319,8 +319,11 @@ int run(const OptimizeArgs& a) {
             << ", energy " << fixed(plan.energy_pj / 1e6, 3) << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
   if (r.ilp)
     std::cout << "  ilp: " << r.ilp->choices_within_bound << " of " << r.ilp->choices
-              << " choices can be optimal (tree bound: the optimum is " << fixed(r.ilp->lower_bound)
-              << " to " << fixed(r.ilp->upper_bound) << " cycles), " << r.ilp->variables
+              << " choices can be optimal (tree bound: the optimum is "
+              << (r.ilp->lower_bound >= r.ilp->upper_bound * (1 - 1e-7)  // met, but for rounding
+                      ? fixed(r.ilp->upper_bound)
+                      : fixed(r.ilp->lower_bound) + " to " + fixed(r.ilp->upper_bound))
+              << " cycles), " << r.ilp->variables
               << " variables, " << r.ilp->constraints << " constraints, LP relaxation "
               << (r.ilp->has_lp_relaxation ? fixed(r.ilp->lp_relaxation) + " cycles"
                                            : "not solved in time")
