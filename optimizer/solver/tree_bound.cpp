@@ -12,7 +12,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 using Table = std::vector<std::vector<double>>;
 
-std::size_t L(int i) { return static_cast<std::size_t>(i); }
+std::size_t L(int i) {
+  return static_cast<std::size_t>(i);
+}
 
 int find_root(std::vector<int>& parent, int x) {
   while (parent[L(x)] != x) x = parent[L(x)] = parent[L(parent[L(x)])];
@@ -46,7 +48,7 @@ double range_of(const std::vector<double>& v) {
 struct Folded {
   const Problem::Edge* e = nullptr;
   std::vector<double> mu_u, mu_v;
-  double min = 0;      ///< cheapest entry minus shares, over choices that fit
+  double min = 0;          ///< cheapest entry minus shares, over choices that fit
   int at_u = 0, at_v = 0;  ///< where
 };
 
@@ -56,7 +58,7 @@ struct Forest {
   std::vector<int> parent, bfs, tree_of, roots;
   std::vector<std::size_t> up_edge;  ///< the edge from a layer's parent
   std::vector<std::vector<int>> children;
-  std::vector<std::size_t> folded;   ///< edges outside it
+  std::vector<std::size_t> folded;  ///< edges outside it
 };
 
 Forest build_forest(const Problem& p, const Table& unary) {
@@ -133,7 +135,8 @@ class ForestDp {
       for (int i = 0; i < p_.num_choices(q); ++i) sub_[L(q)][L(i)] += u[L(i)];
     }
     std::vector<double> tree_min;
-    for (int r : f_.roots) tree_min.push_back(*std::min_element(sub_[L(r)].begin(), sub_[L(r)].end()));
+    for (int r : f_.roots)
+      tree_min.push_back(*std::min_element(sub_[L(r)].begin(), sub_[L(r)].end()));
     return tree_min;
   }
 
@@ -234,8 +237,10 @@ Table lower_bounds(const Problem& p, const Forest& forest, const Table& unary,
     for (double& v : lower[L(l)]) v += rest - tree_min[L(forest.tree_of[L(l)])];
   for (std::size_t k = 0; k < folded.size(); ++k) {
     const Folded& f = folded[k];
-    for (std::size_t i = 0; i < minima[k].row.size(); ++i) lower[L(f.e->u)][i] += minima[k].row[i] - f.min;
-    for (std::size_t j = 0; j < minima[k].col.size(); ++j) lower[L(f.e->v)][j] += minima[k].col[j] - f.min;
+    for (std::size_t i = 0; i < minima[k].row.size(); ++i)
+      lower[L(f.e->u)][i] += minima[k].row[i] - f.min;
+    for (std::size_t j = 0; j < minima[k].col.size(); ++j)
+      lower[L(f.e->v)][j] += minima[k].col[j] - f.min;
   }
   return lower;
 }

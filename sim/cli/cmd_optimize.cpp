@@ -323,8 +323,8 @@ int run(const OptimizeArgs& a) {
               << (r.ilp->lower_bound >= r.ilp->upper_bound * (1 - 1e-7)  // met, but for rounding
                       ? fixed(r.ilp->upper_bound)
                       : fixed(r.ilp->lower_bound) + " to " + fixed(r.ilp->upper_bound))
-              << " cycles), " << r.ilp->variables
-              << " variables, " << r.ilp->constraints << " constraints, LP relaxation "
+              << " cycles), " << r.ilp->variables << " variables, " << r.ilp->constraints
+              << " constraints, LP relaxation "
               << (r.ilp->has_lp_relaxation ? fixed(r.ilp->lp_relaxation) + " cycles"
                                            : "not solved in time")
               << ", gap " << fixed(100 * r.ilp->gap, 2) << " %"
