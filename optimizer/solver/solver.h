@@ -30,8 +30,7 @@ struct IlpStats {
   int variables = 0;
   int constraints = 0;
   bool has_lp_relaxation = false;  ///< solved within the time limit
-  double lp_relaxation =
-      0;  ///< objective of the relaxation (y, x continuous) of the choices within bound
+  double lp_relaxation = 0;        ///< the LP relaxation (y, x continuous) of the choices kept
   double lower_bound = 0;  ///< the best known: the tree bound's or the LP relaxation, the larger
   double gap = 0;          ///< (cost − lower_bound) / cost; 0 when proven optimal
   bool optimal = false;

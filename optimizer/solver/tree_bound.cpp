@@ -199,27 +199,27 @@ Table shared_unary(const Table& unary, const std::vector<Folded>& folded) {
   return u;
 }
 
-/// The folded edge's own problem over the choices that fit (finite unary cost): per choice of
-/// each end its cheapest entry minus shares (+inf for a choice that does not fit), and f.min and
-/// where it is.
+/// The folded edge's own problem over the choices that fit (finite unary cost): f.min and where
+/// it is, and with `minima` per choice of each end its cheapest entry minus shares (+inf for a
+/// choice that does not fit).
 struct EdgeMinima {
   std::vector<double> row, col;
 };
-EdgeMinima solve_folded(Folded& f, const Table& unary) {
+void solve_folded(Folded& f, const Table& unary, EdgeMinima* minima = nullptr) {
   const auto& fu = unary[L(f.e->u)];
   const auto& fv = unary[L(f.e->v)];
-  EdgeMinima m{std::vector<double>(fu.size(), kInf), std::vector<double>(fv.size(), kInf)};
+  if (minima) minima->row.assign(fu.size(), kInf), minima->col.assign(fv.size(), kInf);
   f.min = kInf;
   for (std::size_t i = 0; i < fu.size(); ++i) {
     if (!std::isfinite(fu[i])) continue;
     for (std::size_t j = 0; j < fv.size(); ++j) {
       if (!std::isfinite(fv[j])) continue;
       const double c = f.e->at(static_cast<int>(i), static_cast<int>(j)) - f.mu_u[i] - f.mu_v[j];
-      m.row[i] = std::min(m.row[i], c), m.col[j] = std::min(m.col[j], c);
+      if (minima)
+        minima->row[i] = std::min(minima->row[i], c), minima->col[j] = std::min(minima->col[j], c);
       if (c < f.min) f.min = c, f.at_u = static_cast<int>(i), f.at_v = static_cast<int>(j);
     }
   }
-  return m;
 }
 
 /// Every choice's lower bound under the shares in `folded`: its min-marginal in the forest's
@@ -231,8 +231,9 @@ Table lower_bounds(const Problem& p, const Forest& forest, const Table& unary,
   const std::vector<double> tree_min = dp.upward(shared);
   Table lower = dp.marginals(shared);
   double rest = std::accumulate(tree_min.begin(), tree_min.end(), 0.0);
-  std::vector<EdgeMinima> minima;
-  for (Folded& f : folded) minima.push_back(solve_folded(f, unary)), rest += f.min;
+  std::vector<EdgeMinima> minima(folded.size());
+  for (std::size_t k = 0; k < folded.size(); ++k)
+    solve_folded(folded[k], unary, &minima[k]), rest += folded[k].min;
   for (int l = 0; l < p.num_layers(); ++l)
     for (double& v : lower[L(l)]) v += rest - tree_min[L(forest.tree_of[L(l)])];
   for (std::size_t k = 0; k < folded.size(); ++k) {
@@ -293,7 +294,8 @@ TreeBound tree_bound(const Problem& p, int iterations, double known_upper) {
     f.e = &p.edges[e];
     f.mu_u.assign(L(p.num_choices(f.e->u)), 0);
     f.mu_v.assign(L(p.num_choices(f.e->v)), 0);
-    const EdgeMinima m = solve_folded(f, unary);
+    EdgeMinima m;
+    solve_folded(f, unary, &m);
     const bool by_row = range_of(m.row) >= range_of(m.col);
     auto& mu = by_row ? f.mu_u : f.mu_v;
     const auto& from = by_row ? m.row : m.col;
@@ -334,9 +336,7 @@ TreeBound tree_bound(const Problem& p, int iterations, double known_upper) {
     double norm = 0;
     for (const Folded& f : folded)
       norm += (x[L(f.e->u)] != f.at_u ? 2 : 0) + (x[L(f.e->v)] != f.at_v ? 2 : 0);
-    if (it >= iterations || norm == 0 || scale < 1e-4 ||
-        target - best_bound <= 1e-7 * std::max(1.0, std::abs(target)))
-      break;
+    if (it >= iterations || norm == 0 || scale < 1e-4 || bound_met(best_bound, target)) break;
     const double step = scale * (target - bound) / norm;
     for (Folded& f : folded) {
       if (x[L(f.e->u)] != f.at_u) f.mu_u[L(x[L(f.e->u)])] += step, f.mu_u[L(f.at_u)] -= step;
@@ -380,8 +380,7 @@ BoundPruning prune_by_bound(const Problem& p) {
   int iterations = std::min(25, kTreeBoundIterations);
   for (std::size_t dropped = 0, before = 0;; before = 0) {
     if (r.rounds > 0 && dropped == 0 &&
-        (iterations >= kTreeBoundIterations ||
-         r.upper - r.lower <= 1e-7 * std::max(1.0, std::abs(r.upper))))
+        (iterations >= kTreeBoundIterations || bound_met(r.lower, r.upper)))
       break;
     for (const auto& k : r.kept) before += k.size();
     if (r.rounds > 0 && dropped * 10 < before + dropped)

@@ -16,6 +16,8 @@
 // carries) sum to the true cost of every assignment, so the sum of their minima bounds the
 // optimum, for any split. Subgradient steps move the split where the forest and an edge disagree
 // on an end's choice, which raises that sum; the best split found gives the bounds.
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -35,6 +37,11 @@ struct TreeBound {
 /// break the memory limit get a lower bound of +inf. Needs every layer to have a choice that
 /// fits (check_memory_feasible).
 inline constexpr int kTreeBoundIterations = 1000;
+/// A lower bound within this share of the best known cost has met it (rounding aside).
+inline constexpr double kBoundMet = 1e-7;
+inline bool bound_met(double lower, double upper) {
+  return upper - lower <= kBoundMet * std::max(1.0, std::abs(upper));
+}
 TreeBound tree_bound(const Problem& p, int iterations = kTreeBoundIterations,
                      double known_upper = std::numeric_limits<double>::infinity());
 

@@ -21,6 +21,7 @@
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/ilp_formulation.h"
 #include "optimizer/solver/problem.h"
+#include "optimizer/solver/tree_bound.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/priced_inputs.h"
@@ -320,7 +321,7 @@ int run(const OptimizeArgs& a) {
   if (r.ilp)
     std::cout << "  ilp: " << r.ilp->choices_within_bound << " of " << r.ilp->choices
               << " choices can be optimal (tree bound: the optimum is "
-              << (r.ilp->lower_bound >= r.ilp->upper_bound * (1 - 1e-7)  // met, but for rounding
+              << (opt::bound_met(r.ilp->lower_bound, r.ilp->upper_bound)
                       ? fixed(r.ilp->upper_bound)
                       : fixed(r.ilp->lower_bound) + " to " + fixed(r.ilp->upper_bound))
               << " cycles), " << r.ilp->variables << " variables, " << r.ilp->constraints
