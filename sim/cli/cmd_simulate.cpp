@@ -472,7 +472,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
           ->type_name("DIR")
           ->excludes(network);
   for (const char* other : {"--batch", "--passes", "--train", "--plan", "--solver", "--cost-model",
-                            "--calibration", "--stages", "--mode"})
+                            "--calibration", "--stages", "--mode", "--placement"})
     programs->excludes(cmd->get_option(other));
   programs->excludes(dump);
   cmd->add_flag("--quiet", a->quiet, "no progress lines");

@@ -96,6 +96,10 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
                                   " --network zoo:vgg5 --out " + (dir / "both").string());
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
+  const CliRun placed = run_nocflow("simulate " + hw + "--programs " + programs.string() +
+                                    " --placement search --out " + (dir / "placed").string());
+  EXPECT_EQ(placed.exit_code, 2) << placed.output;
+  EXPECT_NE(placed.output.find("--placement"), std::string::npos) << placed.output;
 }
 
 // A pipeline's micro-batches interleave on the PEs: the dump's names.txt keeps the plan's order
