@@ -4,12 +4,7 @@
 # cycles, uniform traffic at 0.1 flits/node/cycle, 4 VCs x 4 flits; median of 3 runs; peak memory.
 # Also an almost idle 16x16 (0.001), which must run >= 20x more router-cycles/s than at 0.1.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-nocflow=${NOCFLOW:-build/release/sim/nocflow}
-[[ -x $nocflow ]] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 1; }
-out=${NOCFLOW_OUT:-out/bench_noc}
-runs=${RUNS:-3}
-mkdir -p "$out"
+source "$(dirname "$0")/script_setup.sh" bench_noc
 
 # k L rate BookSim2-router-cycles/s BookSim2-peak-MB
 cases=("8 1 0.1 0.89 8" "8 8 0.1 1.44 8" "16 1 0.1 0.39 19" "16 8 0.1 0.67 19" "16 1 0.001 - -")

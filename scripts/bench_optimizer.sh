@@ -12,14 +12,9 @@
 # Compare two builds side by side on one machine with NOCFLOW_BASE=path/to/other/nocflow
 # (wall-clock figures are noisy; ratios within one run are not). CASES="1 3" runs some only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-nocflow=${NOCFLOW:-build/release/sim/nocflow}
-[[ -x $nocflow ]] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 1; }
-out=${NOCFLOW_OUT:-out/bench_optimizer}
-runs=${RUNS:-3}
+source "$(dirname "$0")/script_setup.sh" bench_optimizer
 binaries=("$nocflow")
 [[ -n ${NOCFLOW_BASE:-} ]] && binaries=("$NOCFLOW_BASE" "$nocflow")
-mkdir -p "$out"
 big=(--set topology.rows=16 --set topology.cols=16 --set pe.sram_bytes=67108864)
 cases=(
   "resnet50|zoo:resnet50 ${big[*]} --solver dp --cost-model linkload"

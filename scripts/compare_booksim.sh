@@ -4,12 +4,8 @@
 # 8x8 mesh, XY, 4 VCs x 4 flits, iSLIP, uniform traffic, seed 0. Takes ~2 minutes.
 #   scripts/compare_booksim.sh [--quick]    (--quick: fewer points, no saturation search)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-nocflow=${NOCFLOW:-build/release/sim/nocflow}
-[[ -x $nocflow ]] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 1; }
-out=${NOCFLOW_OUT:-out/compare_booksim}
+source "$(dirname "$0")/script_setup.sh" compare_booksim
 quick=${1:-}
-mkdir -p "$out"
 
 # BookSim2 reference (packet latency in cycles) at each offered load, flits/node/cycle.
 ref_l1="0.005:32.98 0.01:33.39 0.05:33.52 0.10:33.83 0.15:34.37 0.20:35.08 0.25:36.18 0.30:37.90 0.35:41.20"
