@@ -47,7 +47,7 @@ std::string edge_signature(const Workload& w, const LayerEdge& e,
 
 Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
-                 const TabulationProgress& progress) {
+                 const TabulationProgress& progress, bool edge_tables) {
   Problem p;
   p.max_pes = hw.num_pes();
   if (memory_limit) p.memory_limit = static_cast<double>(hw.sram_bytes);
@@ -64,6 +64,7 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
     }
   }
   check_memory_feasible(p);  // before the edges, which on a large mesh take seconds
+  if (!edge_tables) return p;
   std::unordered_map<std::string, std::size_t> seen;  // signature → edge already tabulated
   for (const LayerEdge& e : w.edges) {
     if (progress) progress(p.edges.size(), w.edges.size());
@@ -98,9 +99,9 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
     s.choices.push_back(std::move(cs));
   }
   auto t0 = Clock::now();
-  s.problem = tabulate(s.workload, s.choices, model, hw, o.memory_limit, o.progress);
+  s.problem = tabulate(s.workload, s.choices, model, hw, o.memory_limit, o.progress, o.edge_tables);
   s.tabulate_seconds = since(t0);
-  if (o.prune) {
+  if (o.prune && o.edge_tables) {
     t0 = Clock::now();
     PrunedProblem pruned = prune_dominated(s.problem);
     for (std::size_t l = 0; l < s.choices.size(); ++l) {

@@ -22,6 +22,9 @@ struct SetupOptions {
   /// Also offer the PLACE=ROWS twin of every choice placement.h's rule 3 applies to.
   bool placement_search = false;
   TabulationProgress progress{};
+  /// Tabulate every edge's costs (and prune). Off for a solver that reads layer costs only
+  /// (Solver::needs_edge_tables): the problem then has no edges and nothing is pruned.
+  bool edge_tables = true;
 };
 
 struct PartitionSetup {
@@ -39,10 +42,11 @@ struct PartitionSetup {
 PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostModel& model,
                                const SetupOptions& options);
 
-/// Tabulates `model` over given choices (no pruning); `progress` as SetupOptions::progress.
-/// With `memory_limit`, throws MemoryInfeasible (before any edge) when a layer fits no choice.
+/// Tabulates `model` over given choices (no pruning); `progress` as SetupOptions::progress;
+/// without `edge_tables`, the layers only. With `memory_limit`, throws MemoryInfeasible (before
+/// any edge) when a layer fits no choice.
 Problem tabulate(const Workload& workload, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
-                 const TabulationProgress& progress = {});
+                 const TabulationProgress& progress = {}, bool edge_tables = true);
 
 }  // namespace nocflow::optimizer

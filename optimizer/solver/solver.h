@@ -50,6 +50,10 @@ class Solver {
   virtual ~Solver() = default;
   virtual std::string name() const = 0;
   virtual SolveResult solve(const Problem& problem, const SolveOptions& options) const = 0;
+  /// False when solve() reads layer costs and memory only, and picks the same choices with or
+  /// without dominance pruning (greedy): setup_partition may then skip the edge tables
+  /// (SetupOptions::edge_tables), and evaluate() of its result counts the layers only.
+  virtual bool needs_edge_tables() const { return true; }
 };
 
 /// Throws InputError listing the known names for an unknown one.

@@ -281,7 +281,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
 
 int run(const OptimizeArgs& a) {
   // Validate every name before any work or output.
-  opt::make_solver(a.solver);
+  const std::unique_ptr<opt::Solver> solver = opt::make_solver(a.solver);
   const auto forms = opt::formulation_names();
   if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
@@ -292,15 +292,16 @@ int run(const OptimizeArgs& a) {
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
+  const bool edge_tables = a.compare || solver->needs_edge_tables();
   const opt::PartitionSetup s =
       opt::setup_partition(graph, hw, *model,
                            {a.exact, a.memory_limit, !a.no_prune, a.placement == "search",
-                            tabulation_progress(a.cost_model)});
+                            tabulation_progress(a.cost_model), edge_tables});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
   if (a.solver == "ilp")
     std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "
               << fixed(a.time_limit, 0) << " s) ..." << std::endl;
-  const opt::SolveResult r = opt::make_solver(a.solver)->solve(s.problem, so);
+  const opt::SolveResult r = solver->solve(s.problem, so);
   prepare_output_dir(a.out, spec);
   opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
   record_priced_inputs(plan, spec, graph);
@@ -311,9 +312,12 @@ int run(const OptimizeArgs& a) {
 
   std::cout << "nocflow optimize: " << plan.network << " on " << one_line_summary(spec) << "\n"
             << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
-            << ", choices " << s.choices_before << " -> " << s.choices_after
-            << " after dominance pruning (tabulated in " << fixed(s.tabulate_seconds, 3) << " s, pruned in "
-            << fixed(s.prune_seconds, 3) << " s)\n"
+            << ", choices " << s.choices_before
+            << (edge_tables ? " -> " + std::to_string(s.choices_after) +
+                                  " after dominance pruning (tabulated in " + fixed(s.tabulate_seconds, 3) +
+                                  " s, pruned in " + fixed(s.prune_seconds, 3) + " s)"
+                            : " (" + a.solver + " reads layer costs only: no edge tables, nothing pruned)")
+            << "\n"
             << "  solver " << a.solver << (r.ilp ? " (" + r.ilp->formulation + ")" : "") << ", cost model "
             << a.cost_model << ": total " << fixed(plan.total_cycles()) << " cycles = compute "
             << fixed(plan.compute_cycles) << " + redistribution " << fixed(plan.redistribution_cycles)

@@ -60,6 +60,44 @@ TEST(Solvers, PruningDropsDominatedChoices) {
   EXPECT_DOUBLE_EQ(evaluate(r.problem, {0, 0}), evaluate(p, brute_force(p)));
 }
 
+// Plain greedy reads layer costs only, so setup_partition skips the edge tables and their
+// pruning for it (Solver::needs_edge_tables): its choices must be the same either way, on
+// problems with ties and a memory limit, where pruning drops tied choices.
+TEST(Solvers, GreedyChoosesTheSameWithoutEdgeTablesOrPruning) {
+  const auto greedy = make_solver("greedy");
+  EXPECT_FALSE(greedy->needs_edge_tables());
+  EXPECT_TRUE(make_solver("greedy-layout")->needs_edge_tables());
+  EXPECT_TRUE(make_solver("dp")->needs_edge_tables());
+  std::mt19937 rng(4242);
+  int tied_choices_pruned = 0;
+  for (int n = 0; n < 400; ++n) {
+    std::uniform_int_distribution<int> size(1, 6), mem(1, 4);
+    Problem p = random_problem(rng, size(rng), 8, n % 2 == 0);
+    p.memory_limit = 3;  // some choices do not fit; the first of each layer always does
+    for (int l = 0; l < p.num_layers(); ++l) {
+      auto& m = p.memory.emplace_back();
+      for (int i = 0; i < p.num_choices(l); ++i) m.push_back(i == 0 ? 1 : mem(rng));
+      for (double& c : p.node[static_cast<std::size_t>(l)]) c = mem(rng) / 2;  // many ties
+    }
+    const PrunedProblem pruned = prune_dominated(p);
+    const SolveResult on_pruned = greedy->solve(pruned.problem, {});
+    Problem bare = p;
+    bare.edges.clear();
+    const std::vector<int> without = greedy->solve(bare, {}).choice;
+    for (int l = 0; l < p.num_layers(); ++l) {
+      const auto u = static_cast<std::size_t>(l);
+      EXPECT_EQ(pruned.kept[u][static_cast<std::size_t>(on_pruned.choice[u])], without[u])
+          << "instance " << n << ", layer " << l;
+      // Did pruning drop a fitting choice that ties with greedy's on layer cost?
+      for (int i = 0; i < p.num_choices(l); ++i)
+        tied_choices_pruned += i != without[u] && p.fits(l, i) && p.node[u][static_cast<std::size_t>(i)] == p.node[u][static_cast<std::size_t>(without[u])] &&
+                               !std::binary_search(pruned.kept[u].begin(), pruned.kept[u].end(), i);
+    }
+    EXPECT_DOUBLE_EQ(evaluate(p, without), evaluate(pruned.problem, on_pruned.choice)) << "instance " << n;
+  }
+  EXPECT_GT(tied_choices_pruned, 20);  // the case the argument is about was exercised
+}
+
 TEST(Solvers, LpRelaxationReportedFromTheRootMatchesASeparateSolve) {
   std::mt19937 rng(7);
   for (int n = 0; n < 10; ++n) {
