@@ -3,6 +3,7 @@
 # Optimizer speed, median of 3 runs: choices, tabulation and solve seconds, ILP variables.
 #   resnet50, mobilenet_v2  `optimize --solver dp --cost-model linkload` on a 16x16 mesh with
 #                           64 MiB PEs (the mesh-size sweep's largest points: tabulation)
+#   resnet50 greedy         the same with `--solver greedy`, which tabulates no edges
 #   resnet18 ilp            the default job's solve: 8x8, `--solver ilp --cost-model linkload
 #                           --memory-limit`
 #   resnet50 ilp paper      8x8, `--solver ilp --cost-model paper`
@@ -23,11 +24,12 @@ cases=(
   "resnet50 ilp paper|zoo:resnet50 --solver ilp --cost-model paper"
   "resnet18 train|zoo:resnet18 --train sgd --solver dp --cost-model linkload --memory-limit"
   "mobilenet_v2 train|zoo:mobilenet_v2 --train sgd --solver dp --cost-model linkload --memory-limit"
+  "resnet50 greedy|zoo:resnet50 ${big[*]} --solver greedy --cost-model linkload"
 )
 
 printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" case binary choices pruned "tabulate s" "solve s" \
   "ilp vars" "predicted cycles"
-for k in ${CASES:-1 2 3 4 5 6}; do
+for k in ${CASES:-1 2 3 4 5 6 7}; do
   IFS='|' read -r label args <<<"${cases[k - 1]}"
   read -r -a args <<<"$args"
   for bin in "${binaries[@]}"; do

@@ -313,20 +313,23 @@ int run(const OptimizeArgs& a) {
   std::cout << "nocflow optimize: " << plan.network << " on " << one_line_summary(spec) << "\n"
             << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
             << ", choices " << s.choices_before
-            << (edge_tables ? " -> " + std::to_string(s.choices_after) +
-                                  " after dominance pruning (tabulated in " + fixed(s.tabulate_seconds, 3) +
-                                  " s, pruned in " + fixed(s.prune_seconds, 3) + " s)"
-                            : " (" + a.solver + " reads layer costs only: no edge tables, nothing pruned)")
+            << (edge_tables
+                    ? " -> " + std::to_string(s.choices_after) +
+                          " after dominance pruning (tabulated in " + fixed(s.tabulate_seconds, 3) +
+                          " s, pruned in " + fixed(s.prune_seconds, 3) + " s)"
+                    : " (" + a.solver + " reads layer costs only: no edge tables, nothing pruned)")
             << "\n"
-            << "  solver " << a.solver << (r.ilp ? " (" + r.ilp->formulation + ")" : "") << ", cost model "
-            << a.cost_model << ": total " << fixed(plan.total_cycles()) << " cycles = compute "
-            << fixed(plan.compute_cycles) << " + redistribution " << fixed(plan.redistribution_cycles)
-            << ", energy " << fixed(plan.energy_pj / 1e6, 3) << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
+            << "  solver " << a.solver << (r.ilp ? " (" + r.ilp->formulation + ")" : "")
+            << ", cost model " << a.cost_model << ": total " << fixed(plan.total_cycles())
+            << " cycles = compute " << fixed(plan.compute_cycles) << " + redistribution "
+            << fixed(plan.redistribution_cycles) << ", energy " << fixed(plan.energy_pj / 1e6, 3)
+            << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
   // A relaxation is a lower bound: one above a proven optimum by rounding noise is shown at it,
   // not a tenth of a cycle above the total printed just before.
   double lp_shown = 0;
   if (r.ilp)
-    lp_shown = r.ilp->optimal ? std::min(r.ilp->lp_relaxation, plan.total_cycles()) : r.ilp->lp_relaxation;
+    lp_shown =
+        r.ilp->optimal ? std::min(r.ilp->lp_relaxation, plan.total_cycles()) : r.ilp->lp_relaxation;
   if (r.ilp)
     std::cout << "  ilp: " << r.ilp->choices_within_bound << " of " << r.ilp->choices
               << " choices can be optimal (tree bound: the optimum is "
@@ -335,8 +338,7 @@ int run(const OptimizeArgs& a) {
                       : fixed(r.ilp->lower_bound) + " to " + fixed(r.ilp->upper_bound))
               << " cycles), " << r.ilp->variables << " variables, " << r.ilp->constraints
               << " constraints, LP relaxation "
-              << (r.ilp->has_lp_relaxation ? fixed(lp_shown) + " cycles"
-                                           : "not solved in time")
+              << (r.ilp->has_lp_relaxation ? fixed(lp_shown) + " cycles" : "not solved in time")
               << ", gap " << fixed(100 * r.ilp->gap, 2) << " %"
               << (r.ilp->optimal ? ", optimal" : "") << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";

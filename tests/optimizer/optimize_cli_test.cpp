@@ -107,8 +107,9 @@ TEST(OptimizeCli, LinkloadIlpAgreesWithDpAndExportsItsModel) {
 // read higher (resnet18 on 8x8 relaxes to the optimum plus rounding noise: 133891.25 + 1e-11,
 // which once printed as 133891.3 after a total of 133891.2).
 TEST(OptimizeCli, PrintedLpRelaxationIsNotAboveTheOptimum) {
-  const CliRun r = run_nocflow("optimize --hw " + hw("mesh8x8.yaml") +
-                               " --network zoo:resnet18 --solver ilp --out " + out_dir("r18").string());
+  const CliRun r =
+      run_nocflow("optimize --hw " + hw("mesh8x8.yaml") +
+                  " --network zoo:resnet18 --solver ilp --out " + out_dir("r18").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto number_after = [&](const std::string& key) {
     const std::size_t at = r.output.find(key);

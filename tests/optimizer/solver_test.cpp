@@ -90,10 +90,13 @@ TEST(Solvers, GreedyChoosesTheSameWithoutEdgeTablesOrPruning) {
           << "instance " << n << ", layer " << l;
       // Did pruning drop a fitting choice that ties with greedy's on layer cost?
       for (int i = 0; i < p.num_choices(l); ++i)
-        tied_choices_pruned += i != without[u] && p.fits(l, i) && p.node[u][static_cast<std::size_t>(i)] == p.node[u][static_cast<std::size_t>(without[u])] &&
+        tied_choices_pruned += i != without[u] && p.fits(l, i) &&
+                               p.node[u][static_cast<std::size_t>(i)] ==
+                                   p.node[u][static_cast<std::size_t>(without[u])] &&
                                !std::binary_search(pruned.kept[u].begin(), pruned.kept[u].end(), i);
     }
-    EXPECT_DOUBLE_EQ(evaluate(p, without), evaluate(pruned.problem, on_pruned.choice)) << "instance " << n;
+    EXPECT_DOUBLE_EQ(evaluate(p, without), evaluate(pruned.problem, on_pruned.choice))
+        << "instance " << n;
   }
   EXPECT_GT(tied_choices_pruned, 20);  // the case the argument is about was exercised
 }
