@@ -15,9 +15,9 @@ class GreedySolver : public Solver {
   explicit GreedySolver(bool layout) : layout_(layout) {}
   std::string name() const override { return layout_ ? "greedy-layout" : "greedy"; }
   /// Plain greedy takes the first fitting choice of least layer cost. Dominance pruning never
-  /// drops it: it visits a layer's choices by layer cost (ties: by index), and a choice can be
-  /// dominated only by one visited before it, one of lower cost, which would fit and be cheaper.
-  /// So the edge tables, which only pruning would read, are not needed.
+  /// drops it: pruning visits a layer's fitting choices by layer cost (ties: by index), and a
+  /// choice can be dominated only by one visited before it, which would be of lower cost. So
+  /// the edge tables, which only pruning would read, are not needed.
   bool needs_edge_tables() const override { return layout_; }
 
   SolveResult solve(const Problem& p, const SolveOptions&) const override {
