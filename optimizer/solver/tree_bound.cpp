@@ -378,13 +378,15 @@ BoundPruning prune_by_bound(const Problem& p) {
   // Short tuning first: each round that drops many choices leaves a smaller problem for the
   // next to tune; one that drops few (under a tenth) makes the next tune 4 times longer.
   int iterations = std::min(25, kTreeBoundIterations);
-  for (std::size_t dropped = 0, before = 0;; before = 0) {
+  std::size_t offered = 0, dropped = 0;  // the last round's choices, and how many it dropped
+  for (;;) {
     if (r.rounds > 0 && dropped == 0 &&
         (iterations >= kTreeBoundIterations || bound_met(r.lower, r.upper)))
       break;
-    for (const auto& k : r.kept) before += k.size();
-    if (r.rounds > 0 && dropped * 10 < before + dropped)
+    if (r.rounds > 0 && dropped * 10 < offered)
       iterations = std::min(4 * iterations, kTreeBoundIterations);
+    offered = 0;
+    for (const auto& k : r.kept) offered += k.size();
     const TreeBound b = tree_bound(restrict_problem(p, r.kept), iterations, r.upper);
     ++r.rounds;
     if (!b.lower.empty()) {

@@ -324,11 +324,7 @@ int run(const OptimizeArgs& a) {
             << " cycles = compute " << fixed(plan.compute_cycles) << " + redistribution "
             << fixed(plan.redistribution_cycles) << ", energy " << fixed(plan.energy_pj / 1e6, 3)
             << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
-  if (r.ilp) {
-    // A relaxation is a lower bound: one above a proven optimum by rounding noise is shown at
-    // it, not a tenth of a cycle above the total printed just before.
-    const double lp_shown =
-        r.ilp->optimal ? std::min(r.ilp->lp_relaxation, plan.total_cycles()) : r.ilp->lp_relaxation;
+  if (r.ilp)
     std::cout << "  ilp: " << r.ilp->choices_within_bound << " of " << r.ilp->choices
               << " choices can be optimal (tree bound: the optimum is "
               << (opt::bound_met(r.ilp->lower_bound, r.ilp->upper_bound)
@@ -336,10 +332,10 @@ int run(const OptimizeArgs& a) {
                       : fixed(r.ilp->lower_bound) + " to " + fixed(r.ilp->upper_bound))
               << " cycles), " << r.ilp->variables << " variables, " << r.ilp->constraints
               << " constraints, LP relaxation "
-              << (r.ilp->has_lp_relaxation ? fixed(lp_shown) + " cycles" : "not solved in time")
+              << (r.ilp->has_lp_relaxation ? fixed(r.ilp->lp_relaxation) + " cycles"
+                                           : "not solved in time")
               << ", gap " << fixed(100 * r.ilp->gap, 2) << " %"
               << (r.ilp->optimal ? ", optimal" : "") << "\n";
-  }
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << "\n";

@@ -73,10 +73,11 @@ SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw
                       const std::string& solver, const std::string& cost_model, int threads,
                       bool placement_search, const optimizer::TabulationProgress& progress) {
   const auto model = optimizer::make_cost_model(cost_model, hw, threads);
-  const std::unique_ptr<optimizer::Solver> by = optimizer::make_solver(solver);
+  const std::unique_ptr<optimizer::Solver> method = optimizer::make_solver(solver);
   const optimizer::PartitionSetup s = optimizer::setup_partition(
-      graph, hw, *model, {false, true, true, placement_search, progress, by->needs_edge_tables()});
-  const optimizer::SolveResult r = by->solve(s.problem, {60, "flow", "", false});
+      graph, hw, *model,
+      {false, true, true, placement_search, progress, method->needs_edge_tables()});
+  const optimizer::SolveResult r = method->solve(s.problem, {60, "flow", "", false});
   return {optimizer::make_plan(s, r.choice, hw, *model, solver), s.tabulate_seconds, r.seconds};
 }
 

@@ -71,13 +71,13 @@ TEST(Solvers, GreedyChoosesTheSameWithoutEdgeTablesOrPruning) {
   std::mt19937 rng(4242);
   int tied_choices_pruned = 0;
   for (int n = 0; n < 400; ++n) {
-    std::uniform_int_distribution<int> size(1, 6), mem(1, 4);
+    std::uniform_int_distribution<int> size(1, 6), mem(1, 4), cost(0, 2);
     Problem p = random_problem(rng, size(rng), 8, n % 2 == 0);
     p.memory_limit = 3;  // some choices do not fit; the first of each layer always does
     for (int l = 0; l < p.num_layers(); ++l) {
       auto& m = p.memory.emplace_back();
       for (int i = 0; i < p.num_choices(l); ++i) m.push_back(i == 0 ? 1 : mem(rng));
-      for (double& c : p.node[static_cast<std::size_t>(l)]) c = mem(rng) / 2;  // many ties
+      for (double& c : p.node[static_cast<std::size_t>(l)]) c = cost(rng);  // many ties
     }
     const PrunedProblem pruned = prune_dominated(p);
     const SolveResult on_pruned = greedy->solve(pruned.problem, {});
@@ -86,14 +86,17 @@ TEST(Solvers, GreedyChoosesTheSameWithoutEdgeTablesOrPruning) {
     const std::vector<int> without = greedy->solve(bare, {}).choice;
     for (int l = 0; l < p.num_layers(); ++l) {
       const auto u = static_cast<std::size_t>(l);
-      EXPECT_EQ(pruned.kept[u][static_cast<std::size_t>(on_pruned.choice[u])], without[u])
+      const int pick = without[u];
+      EXPECT_EQ(pruned.kept[u][static_cast<std::size_t>(on_pruned.choice[u])], pick)
           << "instance " << n << ", layer " << l;
-      // Did pruning drop a fitting choice that ties with greedy's on layer cost?
+      // Pruning dropped a fitting choice that ties with greedy's on layer cost?
+      const auto& cost_of = p.node[u];
+      const auto& kept = pruned.kept[u];
       for (int i = 0; i < p.num_choices(l); ++i)
-        tied_choices_pruned += i != without[u] && p.fits(l, i) &&
-                               p.node[u][static_cast<std::size_t>(i)] ==
-                                   p.node[u][static_cast<std::size_t>(without[u])] &&
-                               !std::binary_search(pruned.kept[u].begin(), pruned.kept[u].end(), i);
+        tied_choices_pruned +=
+            i != pick && p.fits(l, i) &&
+            cost_of[static_cast<std::size_t>(i)] == cost_of[static_cast<std::size_t>(pick)] &&
+            !std::binary_search(kept.begin(), kept.end(), i);
     }
     EXPECT_DOUBLE_EQ(evaluate(p, without), evaluate(pruned.problem, on_pruned.choice))
         << "instance " << n;
