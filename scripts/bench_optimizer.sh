@@ -4,6 +4,8 @@
 #   resnet50, mobilenet_v2  `optimize --solver dp --cost-model linkload` on a 16x16 mesh with
 #                           64 MiB PEs (the mesh-size sweep's largest points: tabulation)
 #   resnet50 greedy         the same with `--solver greedy`, which tabulates no edges
+#   resnet50 greedy-layout  the same with `--solver greedy-layout`, which computes one row per
+#                           edge (in its solve seconds)
 #   resnet18 ilp            the default job's solve: 8x8, `--solver ilp --cost-model linkload
 #                           --memory-limit`
 #   resnet50 ilp paper      8x8, `--solver ilp --cost-model paper`
@@ -25,6 +27,7 @@ cases=(
   "resnet18 train|zoo:resnet18 --train sgd --solver dp --cost-model linkload --memory-limit"
   "mobilenet_v2 train|zoo:mobilenet_v2 --train sgd --solver dp --cost-model linkload --memory-limit"
   "resnet50 greedy|zoo:resnet50 ${big[*]} --solver greedy --cost-model linkload"
+  "resnet50 g-layout|zoo:resnet50 ${big[*]} --solver greedy-layout --cost-model linkload"
 )
 
 printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" case binary choices pruned "tabulate s" "solve s" \

@@ -2,6 +2,7 @@
 #include "optimizer/plan/partition_setup.h"
 
 #include <chrono>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 
@@ -47,7 +48,7 @@ std::string edge_signature(const Workload& w, const LayerEdge& e,
 
 Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
-                 const TabulationProgress& progress, bool edge_tables) {
+                 const TabulationProgress& progress, EdgeTables edge_tables) {
   Problem p;
   p.max_pes = hw.num_pes();
   if (memory_limit) p.memory_limit = static_cast<double>(hw.sram_bytes);
@@ -64,7 +65,28 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
     }
   }
   check_memory_feasible(p);  // before the edges, which on a large mesh take seconds
-  if (!edge_tables) return p;
+  if (edge_tables == EdgeTables::None) return p;
+  if (edge_tables == EdgeTables::Rows) {
+    // Each row from the model when asked: the workload's edges and the choices are copied
+    // (PartitionSetup moves with its problem), the model and the graph referred to.
+    struct Inputs {
+      Workload workload;
+      std::vector<std::vector<Choice>> choices;
+    };
+    const auto in = std::make_shared<const Inputs>(Inputs{w, choices});
+    for (std::size_t k = 0; k < w.edges.size(); ++k) {
+      const LayerEdge& e = w.edges[k];
+      const auto nv = static_cast<int>(choices[static_cast<std::size_t>(e.dst)].size());
+      p.edges.push_back({e.src, e.dst, nv, {}, [in, &model, k](int i) {
+                           const LayerEdge& edge = in->workload.edges[k];
+                           const auto& cu = in->choices[static_cast<std::size_t>(edge.src)];
+                           return model.edge_cycles_table(
+                               in->workload, edge, {cu[static_cast<std::size_t>(i)]},
+                               in->choices[static_cast<std::size_t>(edge.dst)]);
+                         }});
+    }
+    return p;
+  }
   std::unordered_map<std::string, std::size_t> seen;  // signature → edge already tabulated
   for (const LayerEdge& e : w.edges) {
     if (progress) progress(p.edges.size(), w.edges.size());
@@ -101,7 +123,7 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
   auto t0 = Clock::now();
   s.problem = tabulate(s.workload, s.choices, model, hw, o.memory_limit, o.progress, o.edge_tables);
   s.tabulate_seconds = since(t0);
-  if (o.prune && o.edge_tables) {
+  if (o.prune && o.edge_tables == EdgeTables::Full) {
     t0 = Clock::now();
     PrunedProblem pruned = prune_dominated(s.problem);
     for (std::size_t l = 0; l < s.choices.size(); ++l) {

@@ -22,9 +22,10 @@ struct SetupOptions {
   /// Also offer the PLACE=ROWS twin of every choice placement.h's rule 3 applies to.
   bool placement_search = false;
   TabulationProgress progress{};
-  /// Tabulate every edge's costs (and prune). Off for a solver that reads layer costs only
-  /// (Solver::needs_edge_tables): the problem then has no edges and nothing is pruned.
-  bool edge_tables = true;
+  /// Full: tabulate every edge's costs (and prune). Less for a solver that reads less
+  /// (Solver::edge_tables): None, no edges; Rows, each edge's rows computed on demand from the
+  /// cost model, which must outlive the problem, as must the graph. Nothing is pruned then.
+  EdgeTables edge_tables = EdgeTables::Full;
 };
 
 struct PartitionSetup {
@@ -43,10 +44,11 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
                                const SetupOptions& options);
 
 /// Tabulates `model` over given choices (no pruning); `progress` as SetupOptions::progress;
-/// without `edge_tables`, the layers only. With `memory_limit`, throws MemoryInfeasible (before
-/// any edge) when a layer fits no choice.
+/// `edge_tables` as SetupOptions::edge_tables. With `memory_limit`, throws MemoryInfeasible
+/// (before any edge) when a layer fits no choice.
 Problem tabulate(const Workload& workload, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
-                 const TabulationProgress& progress = {}, bool edge_tables = true);
+                 const TabulationProgress& progress = {},
+                 EdgeTables edge_tables = EdgeTables::Full);
 
 }  // namespace nocflow::optimizer

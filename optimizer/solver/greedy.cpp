@@ -17,8 +17,10 @@ class GreedySolver : public Solver {
   /// Plain greedy takes the first fitting choice of least layer cost. Dominance pruning never
   /// drops it: pruning visits a layer's fitting choices by layer cost (ties: by index), and a
   /// choice can be dominated only by one visited before it, which would be of lower cost. So
-  /// the edge tables, which only pruning would read, are not needed.
-  bool needs_edge_tables() const override { return layout_; }
+  /// the edge tables, which only pruning would read, are not needed. greedy-layout reads one
+  /// row of each edge, its producer's decided choice's: rows on demand, no tables, no pruning
+  /// (which could make it take a different one of tied choices).
+  EdgeTables edge_tables() const override { return layout_ ? EdgeTables::Rows : EdgeTables::None; }
 
   SolveResult solve(const Problem& p, const SolveOptions&) const override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -26,19 +28,36 @@ class GreedySolver : public Solver {
     SolveResult r;
     r.solver = name();
     r.choice.assign(static_cast<std::size_t>(p.num_layers()), 0);
-    // Layers are in topological order, so edges into l come from decided layers (u < l).
+    // greedy-layout: the decided producer's row of each edge, computed when its consumer is
+    // decided (layers are in topological order: edges into l come from u < l).
+    std::vector<std::vector<double>> rows(p.edges.size());
     for (int l = 0; l < p.num_layers(); ++l) {
+      std::vector<std::size_t> into;
+      if (layout_)
+        for (std::size_t e = 0; e < p.edges.size(); ++e)
+          if (p.edges[e].v == l && p.edges[e].u < l) {
+            into.push_back(e);
+            rows[e] = edge_row(p.edges[e], r.choice[static_cast<std::size_t>(p.edges[e].u)]);
+          }
       double best = std::numeric_limits<double>::infinity();
       for (int i = 0; i < p.num_choices(l); ++i) {
         if (!p.fits(l, i)) continue;
         double c = p.node[static_cast<std::size_t>(l)][static_cast<std::size_t>(i)];
-        if (layout_)
-          for (const auto& e : p.edges)
-            if (e.v == l && e.u < l) c += e.at(r.choice[static_cast<std::size_t>(e.u)], i);
+        for (std::size_t e : into) c += rows[e][static_cast<std::size_t>(i)];
         if (c < best) best = c, r.choice[static_cast<std::size_t>(l)] = i;
       }
     }
-    r.cost = evaluate(p, r.choice);
+    // evaluate(), with the rows at hand instead of computing them again.
+    for (int l = 0; l < p.num_layers(); ++l)
+      r.cost += p.node[static_cast<std::size_t>(l)]
+                      [static_cast<std::size_t>(r.choice[static_cast<std::size_t>(l)])];
+    for (std::size_t e = 0; e < p.edges.size(); ++e) {
+      const Problem::Edge& edge = p.edges[e];
+      const int i = r.choice[static_cast<std::size_t>(edge.u)],
+                j = r.choice[static_cast<std::size_t>(edge.v)];
+      if (rows[e].empty()) rows[e] = edge_row(edge, i);  // plain greedy; an edge against the order
+      r.cost += rows[e][static_cast<std::size_t>(j)];
+    }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }

@@ -10,14 +10,34 @@
 
 namespace nocflow::optimizer {
 
+namespace {
+
+void require_tables(const Problem& p, const char* what) {
+  for (const auto& e : p.edges)
+    if (!e.tabulated())
+      throw std::logic_error(
+          std::string(what) + ": edge " + p.names[static_cast<std::size_t>(e.u)] + " -> " +
+          p.names[static_cast<std::size_t>(e.v)] + " has rows on demand, no table");
+}
+
+}  // namespace
+
+std::vector<double> edge_row(const Problem::Edge& e, int i) {
+  if (!e.tabulated()) return e.row(i);
+  const auto first = e.cost.begin() + static_cast<std::ptrdiff_t>(i) * e.nv;
+  return {first, first + e.nv};
+}
+
 double evaluate(const Problem& p, const std::vector<int>& x) {
   double total = 0;
   for (int l = 0; l < p.num_layers(); ++l) {
     if (!p.fits(l, x[static_cast<std::size_t>(l)])) return std::numeric_limits<double>::infinity();
     total += p.node[static_cast<std::size_t>(l)][static_cast<std::size_t>(x[static_cast<std::size_t>(l)])];
   }
-  for (const auto& e : p.edges)
-    total += e.at(x[static_cast<std::size_t>(e.u)], x[static_cast<std::size_t>(e.v)]);
+  for (const auto& e : p.edges) {
+    const int i = x[static_cast<std::size_t>(e.u)], j = x[static_cast<std::size_t>(e.v)];
+    total += e.tabulated() ? e.at(i, j) : e.row(i)[static_cast<std::size_t>(j)];
+  }
   return total;
 }
 
@@ -64,6 +84,7 @@ void check_memory_feasible(const Problem& p) {
 }
 
 Problem restrict_problem(const Problem& p, const std::vector<std::vector<int>>& kept) {
+  require_tables(p, "restrict_problem");
   Problem r;
   r.names = p.names;
   r.memory_limit = p.memory_limit;
@@ -129,6 +150,7 @@ std::vector<int> undominated(const Problem& p, int l, const std::vector<std::vec
 }  // namespace
 
 PrunedProblem prune_dominated(const Problem& p) {
+  require_tables(p, "prune_dominated");
   std::vector<std::vector<int>> alive(static_cast<std::size_t>(p.num_layers()));
   for (int l = 0; l < p.num_layers(); ++l) {
     for (int i = 0; i < p.num_choices(l); ++i)

@@ -11,12 +11,24 @@
 
 namespace nocflow::optimizer {
 
+/// How much of the edge costs a solver reads (Solver::edge_tables), so how much
+/// setup_partition computes (SetupOptions::edge_tables).
+enum class EdgeTables {
+  None,  ///< layer costs only (greedy): the problem has no edges
+  Rows,  ///< one row per edge, its decided producer's (greedy-layout): computed on demand
+  Full,  ///< every entry (dp, dp-local, ilp): tabulated, then dominance-pruned
+};
+
 struct Problem {
   struct Edge {
     int u = 0, v = 0;           ///< layers (u's choice indexes rows, v's columns)
     int nv = 0;                 ///< choices of v
-    std::vector<double> cost;   ///< row-major |C_u| × |C_v|
+    std::vector<double> cost;   ///< row-major |C_u| × |C_v|; empty when `row` computes rows
+    /// EdgeTables::Rows: row(i) computes row i (nv costs) from the cost model, which must
+    /// outlive the problem; only edge_row() and evaluate() call it.
+    std::function<std::vector<double>(int)> row{};
     double at(int i, int j) const { return cost[static_cast<std::size_t>(i) * nv + j]; }
+    bool tabulated() const { return !row; }
   };
   std::vector<std::string> names;              ///< per layer
   std::vector<std::vector<double>> node;       ///< [layer][choice] cost
@@ -35,7 +47,11 @@ struct Problem {
   }
 };
 
-/// Total cost of an assignment; +inf if it breaks the memory limit.
+/// Row i of an edge (its costs against every choice of v): from the table, or computed.
+std::vector<double> edge_row(const Problem::Edge& e, int i);
+
+/// Total cost of an assignment; +inf if it breaks the memory limit. Computes one row of each
+/// edge that is not tabulated.
 double evaluate(const Problem& p, const std::vector<int>& choice);
 
 /// Calls f on every assignment of p in turn (tests; p small).
@@ -57,7 +73,8 @@ void check_memory_feasible(const Problem& p);
 
 /// Dominance pruning: choice b of a layer is dropped when a kept choice a is no worse on the
 /// layer cost, on memory and on every entry of every incident edge (ties: the smaller index
-/// stays). Repeated until nothing changes. Never changes the optimum value.
+/// stays). Repeated until nothing changes. Never changes the optimum value. Needs every edge
+/// tabulated (throws std::logic_error otherwise), as does restrict_problem.
 struct PrunedProblem {
   Problem problem;
   std::vector<std::vector<int>> kept;  ///< [layer] original indices of the kept choices

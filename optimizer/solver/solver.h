@@ -50,10 +50,12 @@ class Solver {
   virtual ~Solver() = default;
   virtual std::string name() const = 0;
   virtual SolveResult solve(const Problem& problem, const SolveOptions& options) const = 0;
-  /// False when solve() reads layer costs and memory only, and picks the same choices with or
-  /// without dominance pruning (greedy): setup_partition may then skip the edge tables
-  /// (SetupOptions::edge_tables), and evaluate() of its result counts the layers only.
-  virtual bool needs_edge_tables() const { return true; }
+  /// How much of the edge costs solve() reads (SetupOptions::edge_tables): None when it reads
+  /// layer costs and memory only and picks the same choices with or without dominance pruning
+  /// (greedy; evaluate() of its result then counts the layers only); Rows when it reads one
+  /// row of each edge (greedy-layout); Full otherwise. Every solver also accepts a problem
+  /// with more.
+  virtual EdgeTables edge_tables() const { return EdgeTables::Full; }
 };
 
 /// Throws InputError listing the known names for an unknown one.

@@ -292,7 +292,7 @@ int run(const OptimizeArgs& a) {
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
-  const bool edge_tables = a.compare || solver->needs_edge_tables();
+  const opt::EdgeTables edge_tables = a.compare ? opt::EdgeTables::Full : solver->edge_tables();
   const opt::PartitionSetup s =
       opt::setup_partition(graph, hw, *model,
                            {a.exact, a.memory_limit, !a.no_prune, a.placement == "search",
@@ -310,20 +310,25 @@ int run(const OptimizeArgs& a) {
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan).dump(2) + "\n");
 
-  std::cout << "nocflow optimize: " << plan.network << " on " << one_line_summary(spec) << "\n"
-            << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
-            << ", choices " << s.choices_before
-            << (edge_tables
-                    ? " -> " + std::to_string(s.choices_after) +
-                          " after dominance pruning (tabulated in " + fixed(s.tabulate_seconds, 3) +
-                          " s, pruned in " + fixed(s.prune_seconds, 3) + " s)"
-                    : " (" + a.solver + " reads layer costs only: no edge tables, nothing pruned)")
-            << "\n"
-            << "  solver " << a.solver << (r.ilp ? " (" + r.ilp->formulation + ")" : "")
-            << ", cost model " << a.cost_model << ": total " << fixed(plan.total_cycles())
-            << " cycles = compute " << fixed(plan.compute_cycles) << " + redistribution "
-            << fixed(plan.redistribution_cycles) << ", energy " << fixed(plan.energy_pj / 1e6, 3)
-            << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
+  std::cout
+      << "nocflow optimize: " << plan.network << " on " << one_line_summary(spec) << "\n"
+      << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
+      << ", choices " << s.choices_before
+      << (edge_tables == opt::EdgeTables::Full
+              ? " -> " + std::to_string(s.choices_after) +
+                    " after dominance pruning (tabulated in " + fixed(s.tabulate_seconds, 3) +
+                    " s, pruned in " + fixed(s.prune_seconds, 3) + " s)"
+          : edge_tables == opt::EdgeTables::Rows
+              ? " (" + a.solver +
+                    " reads one row per edge, its producer's choice's: rows computed as it goes, "
+                    "no edge tables, nothing pruned)"
+              : " (" + a.solver + " reads layer costs only: no edge tables, nothing pruned)")
+      << "\n"
+      << "  solver " << a.solver << (r.ilp ? " (" + r.ilp->formulation + ")" : "")
+      << ", cost model " << a.cost_model << ": total " << fixed(plan.total_cycles())
+      << " cycles = compute " << fixed(plan.compute_cycles) << " + redistribution "
+      << fixed(plan.redistribution_cycles) << ", energy " << fixed(plan.energy_pj / 1e6, 3)
+      << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
   if (r.ilp)
     std::cout << "  ilp: " << r.ilp->choices_within_bound << " of " << r.ilp->choices
               << " choices can be optimal (tree bound: the optimum is "

@@ -75,8 +75,7 @@ SolvedPlan solve_plan(const optimizer::Graph& graph, const optimizer::HwDesc& hw
   const auto model = optimizer::make_cost_model(cost_model, hw, threads);
   const std::unique_ptr<optimizer::Solver> method = optimizer::make_solver(solver);
   const optimizer::PartitionSetup s = optimizer::setup_partition(
-      graph, hw, *model,
-      {false, true, true, placement_search, progress, method->needs_edge_tables()});
+      graph, hw, *model, {false, true, true, placement_search, progress, method->edge_tables()});
   const optimizer::SolveResult r = method->solve(s.problem, {60, "flow", "", false});
   return {optimizer::make_plan(s, r.choice, hw, *model, solver), s.tabulate_seconds, r.seconds};
 }

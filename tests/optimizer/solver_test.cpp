@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 
 #include "noc/base/error.h"
@@ -61,13 +62,14 @@ TEST(Solvers, PruningDropsDominatedChoices) {
 }
 
 // Plain greedy reads layer costs only, so setup_partition skips the edge tables and their
-// pruning for it (Solver::needs_edge_tables): its choices must be the same either way, on
-// problems with ties and a memory limit, where pruning drops tied choices.
+// pruning for it (Solver::edge_tables): its choices must be the same either way, on problems
+// with ties and a memory limit, where pruning drops tied choices.
 TEST(Solvers, GreedyChoosesTheSameWithoutEdgeTablesOrPruning) {
   const auto greedy = make_solver("greedy");
-  EXPECT_FALSE(greedy->needs_edge_tables());
-  EXPECT_TRUE(make_solver("greedy-layout")->needs_edge_tables());
-  EXPECT_TRUE(make_solver("dp")->needs_edge_tables());
+  EXPECT_EQ(greedy->edge_tables(), EdgeTables::None);
+  EXPECT_EQ(make_solver("greedy-layout")->edge_tables(), EdgeTables::Rows);
+  for (const char* exact : {"dp", "dp-local", "ilp"})
+    EXPECT_EQ(make_solver(exact)->edge_tables(), EdgeTables::Full);
   std::mt19937 rng(4242);
   int tied_choices_pruned = 0;
   for (int n = 0; n < 400; ++n) {
@@ -102,6 +104,39 @@ TEST(Solvers, GreedyChoosesTheSameWithoutEdgeTablesOrPruning) {
         << "instance " << n;
   }
   EXPECT_GT(tied_choices_pruned, 20);  // the case the argument is about was exercised
+}
+
+// greedy-layout reads one row per edge (EdgeTables::Rows): on a problem whose edges compute
+// their rows on demand it must pick what it picks from the tables, at the same cost, asking
+// for each edge's row once; evaluate() prices such a problem as the tables do, and pruning
+// refuses it.
+TEST(Solvers, GreedyLayoutOnRowsOnDemandChoosesAsOnTables) {
+  const auto layout = make_solver("greedy-layout");
+  std::mt19937 rng(2025);
+  for (int n = 0; n < 200; ++n) {
+    std::uniform_int_distribution<int> size(1, 7);
+    const Problem tables = random_problem(rng, size(rng), 8, n % 3 == 0);
+    Problem rows = tables;
+    auto asked = std::make_shared<int>(0);
+    for (auto& e : rows.edges) {
+      e.row = [full = e, asked](int i) {
+        ++*asked;
+        return edge_row(full, i);
+      };
+      e.cost.clear();
+    }
+    const SolveResult from_tables = layout->solve(tables, {});
+    const SolveResult from_rows = layout->solve(rows, {});
+    EXPECT_EQ(from_rows.choice, from_tables.choice) << "instance " << n;
+    EXPECT_EQ(from_rows.cost, from_tables.cost) << "instance " << n;
+    EXPECT_EQ(from_tables.cost, evaluate(tables, from_tables.choice)) << "instance " << n;
+    EXPECT_EQ(*asked, static_cast<int>(tables.edges.size())) << "instance " << n;
+    EXPECT_EQ(evaluate(rows, from_rows.choice), evaluate(tables, from_rows.choice))
+        << "instance " << n;
+    if (!rows.edges.empty()) {
+      EXPECT_THROW(prune_dominated(rows), std::logic_error);
+    }
+  }
 }
 
 TEST(Solvers, LpRelaxationReportedFromTheRootMatchesASeparateSolve) {

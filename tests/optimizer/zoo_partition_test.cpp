@@ -42,6 +42,38 @@ TEST(ZooPartition, DpEqualsIlpFlowOnEveryNetwork) {
   }
 }
 
+// EdgeTables::Rows (greedy-layout's setup): every edge's rows, computed on demand, equal the
+// full tables' rows, and greedy-layout picks the same plan from either (no pruning on both).
+TEST(ZooPartition, EdgeRowsOnDemandEqualTheTables) {
+  for (const auto& [name, side] : {std::pair{"resnet18", 4}, std::pair{"mobilenet_v2", 2}}) {
+    HwDesc hw;
+    hw.topology = {"mesh", side, side, 0};
+    const Graph g = prepared(name);
+    for (const std::string model_name : {"paper", "linkload"}) {
+      const auto model = make_cost_model(model_name, hw);
+      SetupOptions o;
+      o.prune = false;
+      const PartitionSetup full = setup_partition(g, hw, *model, o);
+      o.edge_tables = EdgeTables::Rows;
+      const PartitionSetup rows = setup_partition(g, hw, *model, o);
+      ASSERT_EQ(rows.problem.edges.size(), full.problem.edges.size());
+      ASSERT_EQ(rows.problem.node, full.problem.node);
+      for (std::size_t k = 0; k < full.problem.edges.size(); ++k) {
+        const Problem::Edge& e = full.problem.edges[k];
+        ASSERT_FALSE(rows.problem.edges[k].tabulated());
+        const int last = full.problem.num_choices(e.u) - 1;
+        for (int i : {0, last / 2, last})
+          EXPECT_EQ(edge_row(rows.problem.edges[k], i), edge_row(e, i))
+              << name << " " << model_name << " edge " << k << " row " << i;
+      }
+      const auto layout = make_solver("greedy-layout");
+      const SolveResult a = layout->solve(full.problem, {}), b = layout->solve(rows.problem, {});
+      EXPECT_EQ(a.choice, b.choice) << name << " " << model_name;
+      EXPECT_EQ(a.cost, b.cost) << name << " " << model_name;
+    }
+  }
+}
+
 TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
   // Seed 000 §6, Tables 2 and 3: 16 nodes, the global optimum keeps conv1 and conv2 on the
   // same choice (no redistribution between them), greedy pays for mismatched layouts.
