@@ -17,6 +17,10 @@ range before it is built into the model (optimizer/README.md, "Accuracy of linkl
   fluid FILE --mesh K|RxC       max-min fair sharing of links and PE channels (1 flit/cycle),
         [--channels C]          each source sending C messages at once in file order: the time
                                 bandwidth sharing alone explains
+  phased DIR [--channels C]     per case: each source's sends in file order (the lowering's ring
+        [--type T]              order) cut into rounds of C (the NI channels), the rounds one
+                                after another, each its busiest link (router links and PE
+                                channels): lockstep rounds, against the busiest link of all
 
 Fixed as configs/hw/mesh8x8.yaml: 32-byte flits, a 2-cycle router pipeline, 1-cycle links. numpy only
 (/usr/bin/python3, installed with python3-matplotlib).
@@ -176,6 +180,33 @@ def fluid(args):
     print(f"{args.file}: {t:.0f} cycles (max-min fair, {args.channels} messages per source at once)")
 
 
+def phased_bound(msgs, cols, channels):
+    """Σ over rounds (the r-th `channels` messages of every source) of the round's busiest link."""
+    rounds = collections.defaultdict(collections.Counter)
+    sent = collections.Counter()
+    for s, d, f in msgs:
+        load = rounds[sent[s] // channels]
+        sent[s] += 1
+        for link in [("inj", s)] + route(s, d, cols):
+            load[link] += f
+    return sum(max(load.values()) for load in rounds.values())
+
+
+def phased(args):
+    print("machine type KiB simulated linkload linkload_fitted busiest_link phased simulated/phased")
+    for row, (_, cols), path in cases(args.dir):
+        if args.type and row["type"] != args.type:
+            continue
+        msgs = read_messages(path)
+        if not msgs:
+            continue
+        all_links = phased_bound(msgs, cols, len(msgs))  # one round: the busiest link of all
+        bound = phased_bound(msgs, cols, args.channels)
+        print(row["topology"].replace(" ", "_"), row["type"], int(row["tensor_bytes"]) >> 10,
+              row["simulated_cycles"], row["linkload_cycles"], row["linkload_fitted_cycles"], all_links,
+              bound, f"{float(row['simulated_cycles']) / bound:.2f}")
+
+
 def mesh_shape(text):
     """(rows, columns) of "K" or "RxC"."""
     m = re.fullmatch(r"(\d+)(?:[xX](\d+))?", text.strip())
@@ -200,6 +231,11 @@ def main():
     m.add_argument("--mesh", type=mesh_shape, required=True, help="K (K x K) or RxC")
     m.add_argument("--channels", type=int, default=8)
     m.set_defaults(run=fluid)
+    r = sub.add_parser("phased")
+    r.add_argument("dir")
+    r.add_argument("--channels", type=int, default=8)
+    r.add_argument("--type")
+    r.set_defaults(run=phased)
     args = p.parse_args()
     args.run(args)
 
