@@ -103,6 +103,32 @@ TEST(OptimizeCli, LinkloadIlpAgreesWithDpAndExportsItsModel) {
     EXPECT_NE(model.find("one_" + std::to_string(layer)), std::string::npos) << layer;
 }
 
+// greedy-layout computes one row per edge on demand instead of tabulating (EdgeTables::Rows):
+// its plan must cost what --compare's greedy-layout, on full tables, gives without pruning.
+TEST(OptimizeCli, GreedyLayoutOnRowsPlansAsOnFullTables) {
+  const std::string args = "optimize --hw " + hw("mesh4x4.yaml") +
+                           " --network zoo:resnet18 --solver greedy-layout --no-prune ";
+  const fs::path rows = out_dir("gl_rows"), full = out_dir("gl_full");
+  const CliRun r = run_nocflow(args + "--out " + rows.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("reads one row per edge"), std::string::npos) << r.output;
+  const CliRun c = run_nocflow(args + "--compare --out " + full.string());
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_EQ(c.output.find("reads one row per edge"), std::string::npos) << c.output;
+  std::ifstream csv(full / "compare.csv");
+  double compared = -1;
+  for (std::string line; std::getline(csv, line);)
+    if (line.rfind("greedy-layout,", 0) == 0) compared = std::stod(line.substr(line.find(',') + 1));
+  ASSERT_GT(compared, 0);
+  const auto j = nlohmann::json::parse(std::ifstream(rows / "summary.json"));
+  EXPECT_NEAR(j["total_cost_cycles"].get<double>(), compared, 1e-9 * compared);
+  const auto a = nocflow::optimizer::read_plan((rows / "plan.yaml").string()),
+             b = nocflow::optimizer::read_plan((full / "plan.yaml").string());
+  ASSERT_EQ(a.layers.size(), b.layers.size());
+  for (std::size_t l = 0; l < a.layers.size(); ++l)
+    EXPECT_EQ(a.layers[l].choice.str(), b.layers[l].choice.str()) << a.layers[l].name;
+}
+
 // The LP relaxation is a lower bound on the optimum: printed beside a proven optimum it must not
 // read higher (resnet18 on 8x8 relaxes to the optimum plus rounding noise: 133891.25 + 1e-11,
 // which once printed as 133891.3 after a total of 133891.2).
