@@ -16,7 +16,7 @@ namespace nocflow::optimizer {
 enum class EdgeTables {
   None,  ///< layer costs only (greedy): the problem has no edges
   Rows,  ///< one row per edge, its decided producer's (greedy-layout): computed on demand
-  Full,  ///< every entry (dp, dp-local, ilp): tabulated, then dominance-pruned
+  Full,  ///< every entry (dp, dp-local, ilp): tabulated (and dominance-pruned)
 };
 
 struct Problem {

@@ -320,8 +320,8 @@ int run(const OptimizeArgs& a) {
                     " s, pruned in " + fixed(s.prune_seconds, 3) + " s)"
           : edge_tables == opt::EdgeTables::Rows
               ? " (" + a.solver +
-                    " reads one row per edge, its producer's choice's: rows computed as it goes, "
-                    "no edge tables, nothing pruned)"
+                    " reads one row per edge, computed as it decides: no edge tables, nothing "
+                    "pruned)"
               : " (" + a.solver + " reads layer costs only: no edge tables, nothing pruned)")
       << "\n"
       << "  solver " << a.solver << (r.ilp ? " (" + r.ilp->formulation + ")" : "")
