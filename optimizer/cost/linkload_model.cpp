@@ -23,13 +23,15 @@ namespace {
 /// (with a counter that does not walk routes): walks the routes of an entry whose time needs
 /// them (LinkloadModel::needs_routes).
 template <class Counter>
-void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& scratch, const PlacedLayer& producer,
-              const std::vector<ConsumerNeeds>& needs, const PeGrid& grid, const LinkloadModel& model, double* row) {
+void fill_row(Counter& counter, PathLoadCounter* recount, std::vector<Piece>& scratch,
+              const PlacedLayer& producer, const ConsumerNeeds* first, const ConsumerNeeds* last,
+              const PeGrid& grid, const LinkloadModel& model, double* row) {
   using AllGather = HwDesc::AllGather;
   const AllGather mode = model.hw().all_gather;
   const ProducerLayout layout(producer, grid);
   std::vector<RingGather> rings;
-  for (const ConsumerNeeds& n : needs) {
+  for (const ConsumerNeeds* need = first; need != last; ++need) {
+    const ConsumerNeeds& n = *need;
     // The loads of the direct transfers: with `apart`, the all-gathers go to `rings` instead.
     auto count = [&](auto& c, bool apart) {
       rings.clear();
@@ -279,26 +281,41 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
   const PeGrid grid = hw_.grid();
   const Layer& producer = w.layers[static_cast<std::size_t>(e.src)];
   const Layer& consumer = w.layers[static_cast<std::size_t>(e.dst)];
-  std::vector<ConsumerNeeds> needs;
-  needs.reserve(dst_choices.size());
-  for (const Choice& cj : dst_choices) needs.push_back(consumer_needs(w, e, {&consumer, cj, place(cj, grid)}));
-  // Rows are independent: with dimension-order routing they are shared out to threads, each
-  // with its own counter, taking the next row as they finish one. An entry is computed the
-  // same way whichever thread computes it, so the table does not depend on the thread count.
-  // The route-walking counter fills the route cache on first use and runs on one thread.
   const std::size_t rows = src_choices.size(), cols = dst_choices.size();
   std::vector<double> out(rows * cols);
   const noc::Topology& t = impl_->topo;
   const bool dimension_order = t.is_mesh() && (hw_.routing == "xy" || hw_.routing == "yx");
-  const int threads = dimension_order && rows * cols >= 4096 ? std::min(options_.threads, static_cast<int>(rows)) : 1;
-  std::atomic<std::size_t> next_row{0};
+  // With dimension-order routing the work is shared out to threads, each with its own counter,
+  // when the table is large enough to pay for them (entries × PEs, each entry's transfers
+  // being up to a few per PE): first the consumer needs, then the entries, a row per work item,
+  // or a block of a row's columns when there are fewer rows than threads (greedy-layout asks
+  // for one row at a time). An entry is computed the same way whichever thread computes it, so
+  // the table does not depend on the thread count. The route-walking counter fills the route
+  // cache on first use and runs on one thread.
+  const bool parallel =
+      dimension_order && static_cast<double>(rows * cols) * grid.num_pes() >= 65536;
+  const int threads = parallel ? options_.threads : 1;
+  std::vector<ConsumerNeeds> needs(cols);
+  std::atomic<std::size_t> next{0};
+  run_workers(threads, [&](int) {
+    for (std::size_t j; (j = next++) < cols;) {
+      const Choice& cj = dst_choices[j];
+      needs[j] = consumer_needs(w, e, {&consumer, cj, place(cj, grid)});
+    }
+  });
+  const std::size_t blocks = rows < static_cast<std::size_t>(threads)
+                                 ? (static_cast<std::size_t>(threads) + rows - 1) / rows
+                                 : 1;  // per row
+  next = 0;
   run_workers(threads, [&](int) {
     std::vector<Piece> scratch;
     auto fill = [&](auto& counter, PathLoadCounter* recount) {
-      for (std::size_t i; (i = next_row++) < rows;) {
+      for (std::size_t item; (item = next++) < rows * blocks;) {
+        const std::size_t i = item / blocks, b = item % blocks;
+        const std::size_t lo = b * cols / blocks, hi = (b + 1) * cols / blocks;
         const Choice& ci = src_choices[i];
-        fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs, grid, *this,
-                 out.data() + i * cols);
+        fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs.data() + lo,
+                 needs.data() + hi, grid, *this, out.data() + i * cols + lo);
       }
     };
     if (dimension_order) {
