@@ -286,14 +286,14 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
   const noc::Topology& t = impl_->topo;
   const bool dimension_order = t.is_mesh() && (hw_.routing == "xy" || hw_.routing == "yx");
   // With dimension-order routing the work is shared out to threads, each with its own counter,
-  // when the table is large enough to pay for them (entries × PEs, each entry's transfers
-  // being up to a few per PE): first the consumer needs, then the entries, a row per work item,
-  // or a block of a row's columns when there are fewer rows than threads (greedy-layout asks
-  // for one row at a time). An entry is computed the same way whichever thread computes it, so
-  // the table does not depend on the thread count. The route-walking counter fills the route
-  // cache on first use and runs on one thread.
-  const bool parallel =
-      dimension_order && static_cast<double>(rows * cols) * grid.num_pes() >= 65536;
+  // when the table is large enough to pay for them (Options::parallel_work: entries × PEs, each
+  // entry's transfers being up to a few per PE): first the consumer needs, then the entries, a row
+  // per work item, or a block of a row's columns when there are fewer rows than threads
+  // (greedy-layout asks for one row at a time). An entry is computed the same way whichever thread
+  // computes it, so the table does not depend on the thread count. The route-walking counter fills
+  // the route cache on first use and runs on one thread.
+  const bool parallel = dimension_order &&
+                        static_cast<double>(rows * cols) * grid.num_pes() >= options_.parallel_work;
   const int threads = parallel ? options_.threads : 1;
   std::vector<ConsumerNeeds> needs(cols);
   std::atomic<std::size_t> next{0};

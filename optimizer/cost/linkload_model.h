@@ -177,6 +177,9 @@ class LinkloadModel : public CostModel {
   struct Options {
     int threads = 0;            ///< threads for edge_cycles_table; 0 = one per hardware thread
     bool always_group = false;  ///< tests: take the grouped path for every group of ≥ 2 destinations
+    /// Entries × PEs from which edge_cycles_table shares its work out to `threads` (dimension-
+    /// order routing only); smaller tables run on the caller's thread.
+    double parallel_work = 65536;
   };
   explicit LinkloadModel(HwDesc hw) : LinkloadModel(std::move(hw), Options{}) {}
   LinkloadModel(HwDesc hw, Options options);

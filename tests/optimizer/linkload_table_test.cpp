@@ -154,7 +154,8 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
 }
 
 TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
-  // A calibrated table large enough to be shared out to threads (≥ 4096 entries): the tie
+  // A calibrated table large enough to be shared out to threads (entries × PEs ≥
+  // Options::parallel_work, 65,536: ≥ 1,024 entries on 8x8): the tie
   // entries' recounts walk routes on the worker threads; two threads give one thread's table,
   // and sampled entries equal edge_cost.
   const FastPathNetwork n;
@@ -179,6 +180,31 @@ TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
     shared_ties += l.max_router_link_flits == l.max_endpoint_flits && l.busiest_router_link_shared;
   }
   EXPECT_GT(shared_ties, 0);  // the recount is exercised
+}
+
+TEST(LinkloadTable, RowsSplitByColumnsOverThreadsEqualTheTable) {
+  // Fewer rows than threads (greedy-layout asks for one row at a time): each row's columns are
+  // shared out in blocks. One and two rows on two and three threads, every table shared out
+  // (parallel_work 0), give the rows of the one-thread table.
+  const FastPathNetwork n;
+  HwDesc hw = machine("mesh", 8, 8, "xy");
+  hw.router_slowdown = 0.8;
+  const LayerEdge& e = n.w.edges.at(0);
+  const auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
+  const std::vector<double> full = LinkloadModel(hw, {1, false}).edge_cycles_table(n.w, e, cu, cv);
+  for (int threads : {2, 3}) {
+    const LinkloadModel split(hw, {threads, false, 0});
+    for (std::size_t i = 0; i + 1 < cu.size(); i += 37) {
+      const std::vector<double> rows = split.edge_cycles_table(n.w, e, {cu[i], cu[i + 1]}, cv);
+      const auto first = full.begin() + static_cast<std::ptrdiff_t>(i * cv.size());
+      EXPECT_EQ(rows,
+                std::vector<double>(first, first + static_cast<std::ptrdiff_t>(2 * cv.size())))
+          << threads << " threads, rows " << i << " and " << i + 1;
+      EXPECT_EQ(split.edge_cycles_table(n.w, e, {cu[i]}, cv),
+                std::vector<double>(first, first + static_cast<std::ptrdiff_t>(cv.size())))
+          << threads << " threads, row " << i;
+    }
+  }
 }
 
 TEST(LinkloadTable, BigGroupsOnAnEightByEightMesh) {
