@@ -303,7 +303,7 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
       needs[j] = consumer_needs(w, e, {&consumer, cj, place(cj, grid)});
     }
   });
-  const std::size_t blocks = rows < static_cast<std::size_t>(threads)
+  const std::size_t blocks = rows > 0 && rows < static_cast<std::size_t>(threads)
                                  ? (static_cast<std::size_t>(threads) + rows - 1) / rows
                                  : 1;  // per row
   next = 0;

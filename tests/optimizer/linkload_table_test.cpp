@@ -194,6 +194,7 @@ TEST(LinkloadTable, RowsSplitByColumnsOverThreadsEqualTheTable) {
   const std::vector<double> full = LinkloadModel(hw, {1, false}).edge_cycles_table(n.w, e, cu, cv);
   for (int threads : {2, 3}) {
     const LinkloadModel split(hw, {threads, false, 0});
+    EXPECT_TRUE(split.edge_cycles_table(n.w, e, {}, cv).empty());  // no rows, no blocks
     for (std::size_t i = 0; i + 1 < cu.size(); i += 37) {
       const std::vector<double> rows = split.edge_cycles_table(n.w, e, {cu[i], cu[i + 1]}, cv);
       const auto first = full.begin() + static_cast<std::ptrdiff_t>(i * cv.size());
