@@ -13,11 +13,18 @@ column p % cols on even rows and cols - 1 - p % cols on odd rows; node = row * c
     factor, one member per block of P / SIZE positions, e.g. one per row for SIZE = rows).
   line: all-to-all among nodes 0 .. K-1 (row 0 when K is at most the mesh's columns), the
     other PEs idle.
+  shift: every node i of 0 .. K-1 sends BYTES to node i + d for each distance d given (while
+    below K), one message each: on a line of K PEs (a K x 1 mesh) the smallest case of the
+    wormhole blocking linkload misses (optimizer/README.md, "Accuracy of linkload").
 
 Example (optimizer/README.md, "Grouped collectives"):
   python3 scripts/collective_messages.py group-gather --mesh 16 --size 16 --layout strided \\
       --bytes 3072 > /tmp/col.txt
   nocflow traffic --hw configs/hw/mesh16x16.yaml --messages /tmp/col.txt --out /tmp/col
+Example ("Accuracy of linkload", session 43: 890 cycles against 512 flits on the busiest link):
+  python3 scripts/collective_messages.py shift --nodes 16 --distances 4 --bytes 4096 > /tmp/l4.txt
+  nocflow traffic --hw configs/hw/mesh8x8.yaml --set topology.rows=16 --set topology.cols=1 \\
+      --messages /tmp/l4.txt --out /tmp/l4
 """
 import argparse
 import sys
@@ -50,6 +57,13 @@ def line(nodes, nbytes):
                 yield a, b, nbytes
 
 
+def shift(nodes, distances, nbytes):
+    for a in range(nodes):
+        for d in distances:
+            if a + d < nodes:
+                yield a, a + d, nbytes
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="pattern", required=True)
@@ -61,6 +75,10 @@ def main():
     ln = sub.add_parser("line", help="all-to-all among the first K nodes of row 0")
     ln.add_argument("--nodes", type=int, required=True, help="K, at least 2")
     ln.add_argument("--bytes", type=int, required=True, help="bytes per message")
+    sh = sub.add_parser("shift", help="every node i of K sends to i + d for each distance d")
+    sh.add_argument("--nodes", type=int, required=True, help="K, at least 2")
+    sh.add_argument("--distances", required=True, help="comma-separated distances, each 1 .. K-1")
+    sh.add_argument("--bytes", type=int, required=True, help="bytes per message")
     args = ap.parse_args()
     if args.bytes < 1:
         fail(f"--bytes must be at least 1 (got {args.bytes})")
@@ -69,10 +87,18 @@ def main():
         if args.mesh < 1 or args.size < 2 or pes % args.size:
             fail(f"--size must divide the {pes} PEs and be at least 2 (got {args.size})")
         messages = group_gather(args.mesh, args.size, args.layout, args.bytes)
-    else:
-        if args.nodes < 2:
-            fail(f"--nodes must be at least 2 (got {args.nodes})")
+    elif args.nodes < 2:
+        fail(f"--nodes must be at least 2 (got {args.nodes})")
+    elif args.pattern == "line":
         messages = line(args.nodes, args.bytes)
+    else:
+        try:
+            distances = [int(d) for d in args.distances.split(",")]
+        except ValueError:
+            fail(f"--distances: expected comma-separated integers (got '{args.distances}')")
+        if any(d < 1 or d >= args.nodes for d in distances):
+            fail(f"--distances must be 1 .. {args.nodes - 1} (got '{args.distances}')")
+        messages = shift(args.nodes, distances, args.bytes)
     out = sys.stdout
     out.write(f"# {' '.join(sys.argv[1:])}\n")
     for src, dst, nbytes in messages:

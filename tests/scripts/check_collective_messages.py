@@ -6,7 +6,8 @@
 
 On a 4x4 mesh: groups of 4 consecutive snake positions are the mesh's rows; groups of 4 strided
 positions take one PE per row, alternating columns c and 3 - c as the snake turns; every member
-sends every other member exactly once; a line is an all-to-all among row 0's first K nodes.
+sends every other member exactly once; a line is an all-to-all among row 0's first K nodes; a
+shift sends from every node i to i + d for each distance while below K.
 Exits 0 when all hold, else prints what differed and exits 1.
 """
 import subprocess
@@ -51,6 +52,9 @@ def main(argv):
     line = messages(script, "line", "--nodes", "3", "--bytes", "10")
     if sorted(line) != [(0, 1, 10), (0, 2, 10), (1, 0, 10), (1, 2, 10), (2, 0, 10), (2, 1, 10)]:
         problems.append(f"line --nodes 3: {sorted(line)}")
+    shift = messages(script, "shift", "--nodes", "6", "--distances", "2,4", "--bytes", "7")
+    if sorted(shift) != [(0, 2, 7), (0, 4, 7), (1, 3, 7), (1, 5, 7), (2, 4, 7), (3, 5, 7)]:
+        problems.append(f"shift --nodes 6 --distances 2,4: {sorted(shift)}")
     for p in problems:
         print(f"check_collective_messages: {p}", file=sys.stderr)
     return 1 if problems else 0
