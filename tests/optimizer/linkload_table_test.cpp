@@ -153,18 +153,28 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
   EXPECT_GT(single_sends, pairs / 50);
 }
 
+/// FastPathNetwork's first edge on a calibrated 8x8 mesh, every choice on both sides, and its
+/// table computed on one thread.
+struct FirstEdgeOnEightByEight {
+  FastPathNetwork n;
+  HwDesc hw = [] {
+    HwDesc h = machine("mesh", 8, 8, "xy");
+    h.router_slowdown = 0.8;
+    return h;
+  }();
+  const LayerEdge& e = n.w.edges.at(0);
+  std::vector<Choice> cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
+  std::vector<double> one = LinkloadModel(hw, {1, false}).edge_cycles_table(n.w, e, cu, cv);
+};
+
 TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
   // A calibrated table large enough to be shared out to threads (entries × PEs ≥
   // Options::parallel_work, 65,536: ≥ 1,024 entries on 8x8): the tie
   // entries' recounts walk routes on the worker threads; two threads give one thread's table,
   // and sampled entries equal edge_cost.
-  const FastPathNetwork n;
-  HwDesc hw = machine("mesh", 8, 8, "xy");
-  hw.router_slowdown = 0.8;
-  const LayerEdge& e = n.w.edges.at(0);
-  const auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
-  ASSERT_GE(cu.size() * cv.size(), 4096u);
-  const std::vector<double> one = LinkloadModel(hw, {1, false}).edge_cycles_table(n.w, e, cu, cv);
+  const FirstEdgeOnEightByEight t;
+  const auto& [n, hw, e, cu, cv, one] = t;
+  ASSERT_GE(cu.size() * cv.size(), 1024u);
   const std::vector<double> two = LinkloadModel(hw, {2, false}).edge_cycles_table(n.w, e, cu, cv);
   ASSERT_EQ(one, two);
   const LinkloadModel model(hw);
@@ -186,12 +196,8 @@ TEST(LinkloadTable, RowsSplitByColumnsOverThreadsEqualTheTable) {
   // Fewer rows than threads (greedy-layout asks for one row at a time): each row's columns are
   // shared out in blocks. One and two rows on two and three threads, every table shared out
   // (parallel_work 0), give the rows of the one-thread table.
-  const FastPathNetwork n;
-  HwDesc hw = machine("mesh", 8, 8, "xy");
-  hw.router_slowdown = 0.8;
-  const LayerEdge& e = n.w.edges.at(0);
-  const auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
-  const std::vector<double> full = LinkloadModel(hw, {1, false}).edge_cycles_table(n.w, e, cu, cv);
+  const FirstEdgeOnEightByEight t;
+  const auto& [n, hw, e, cu, cv, full] = t;
   for (int threads : {2, 3}) {
     const LinkloadModel split(hw, {threads, false, 0});
     EXPECT_TRUE(split.edge_cycles_table(n.w, e, {}, cv).empty());  // no rows, no blocks
