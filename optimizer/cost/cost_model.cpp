@@ -35,14 +35,15 @@ double input_share(const Layer& l, int input, const Choice& c) {
   const Layer::Input& in = l.inputs[static_cast<std::size_t>(input)];
   double parts = 1;
   for (PartDim d : kAllPartDims)
-    if (in.splits.contains(d)) parts *= c.factor(d);
+    if (in.splits.contains(d)) parts *= effective_parts(l, c, d);
   return static_cast<double>(in.bytes) / parts;
 }
 
 LayerShares layer_shares(const Layer& l, const Choice& c) {
-  const double n = c.factor(PartDim::Batch), k = c.factor(PartDim::Outp),
-               h = c.factor(PartDim::OfmpH), w = c.factor(PartDim::OfmpW),
-               r = c.factor(PartDim::Inpp);
+  // The largest node's shares (balanced blocks that differ by one: the larger ones).
+  const double n = effective_parts(l, c, PartDim::Batch), k = effective_parts(l, c, PartDim::Outp),
+               h = effective_parts(l, c, PartDim::OfmpH), w = effective_parts(l, c, PartDim::OfmpW),
+               r = effective_parts(l, c, PartDim::Inpp);
   double input = 0;
   for (std::size_t i = 0; i < l.inputs.size(); ++i) input += input_share(l, static_cast<int>(i), c);
   const double weights = l.weights_like_output

@@ -56,6 +56,9 @@ struct HwDesc {
   /// direct message; ring all-gathers; or, per edge, whichever linkload prices lower.
   enum class AllGather { Direct, Ring, Auto };
   AllGather all_gather = AllGather::Direct;
+  /// partition.splits: balanced offers factors that do not divide their dimension too
+  /// (ChoiceOptions::balanced).
+  bool balanced_splits = false;
 
   /// Flits per cycle of one long flow: below 1 when the buffers are shorter than the credit loop.
   double flow_rate() const {

@@ -228,14 +228,15 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
   // each, every member of every INPP group sends a chunk of ⌈block / f⌉ bytes to its successor
   // and waits for its predecessor's; in the f − 1 reduce-scatter rounds it then adds the chunk.
   const PlacedLayer placed{&l, c, place(c, hw_.grid())};
-  const std::int64_t block = output_block(l, c, grid_coord(c, 0)).volume() * l.elem_bytes;
-  const std::int64_t chunk = (block + f - 1) / f;
   std::vector<RingGather> rings;  // members in INPP order
+  std::int64_t chunk = 0;         // the largest (blocks differ when a factor does not divide)
   for (int i = 0; i < c.nodes(); ++i) {
     GridCoord g = grid_coord(c, i);
     if (g[4] != 0) continue;  // one ring per group, from its first member
     RingGather& r = rings.emplace_back();
-    r.chunk_bytes = chunk;
+    const std::int64_t block = output_block(l, c, g).volume() * l.elem_bytes;
+    r.chunk_bytes = (block + f - 1) / f;
+    chunk = std::max(chunk, r.chunk_bytes);
     for (g[4] = 0; g[4] < f; ++g[4])
       r.ring.push_back(placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))]);
   }
@@ -243,8 +244,9 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
   const std::int64_t elements = (chunk + l.elem_bytes - 1) / l.elem_bytes;
   const auto adds = static_cast<std::int64_t>(std::max(1.0, hw_.adds_per_cycle));
   out.adds = static_cast<double>((f - 1) * std::max<std::int64_t>(1, (elements + adds - 1) / adds));
-  out.bytes =
-      static_cast<double>(out.rounds) * static_cast<double>(chunk) * static_cast<double>(c.nodes());
+  std::int64_t sent = 0;  // per round, over all members
+  for (const RingGather& r : rings) sent += r.chunk_bytes * f;
+  out.bytes = static_cast<double>(out.rounds) * static_cast<double>(sent);
   return out;
 }
 

@@ -27,8 +27,7 @@ double vector_ops_executed(const Layer& layer, const Choice& c) {
 
 PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
   PeWork w;
-  const int p = c.nodes();
-  w.macs = ceil_div(layer.macs, p);
+  w.macs = largest_node_part(layer.macs, layer, c);
   if (hw.array_rows > 0 && layer.macs > 0) {
     const int rows = layer.array_rows_axis;
     const std::int64_t channels = ceil_div(layer.out[static_cast<std::size_t>(rows)],
@@ -41,7 +40,7 @@ PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
       std::ceil(static_cast<double>(w.macs) / (hw.macs_per_cycle * w.utilisation)));
   const auto vector_ops = static_cast<std::int64_t>(vector_ops_executed(layer, c));
   const auto vector_cycles = static_cast<std::int64_t>(
-      std::ceil(static_cast<double>(ceil_div(vector_ops, p)) / hw.adds_per_cycle));
+      std::ceil(static_cast<double>(largest_node_part(vector_ops, layer, c)) / hw.adds_per_cycle));
   w.sram_bytes = static_cast<std::int64_t>(std::ceil(layer_memory_bytes(layer, c)));
   const auto sram_cycles = static_cast<std::int64_t>(
       std::ceil(static_cast<double>(w.sram_bytes) / hw.sram_bytes_per_cycle));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/partition/choice.h"
 
+#include <algorithm>
+
 #include "noc/base/error.h"
 
 namespace nocflow::optimizer {
@@ -70,14 +72,43 @@ std::int64_t dim_size(const Layer& l, PartDim d) {
   return 1;
 }
 
+double effective_parts(const Layer& l, const Choice& c, PartDim d) {
+  const std::int64_t f = c.factor(d);
+  if (f <= 1) return 1;
+  const std::int64_t size = std::max<std::int64_t>(1, dim_size(l, d));
+  return static_cast<double>(size) / static_cast<double>((size + f - 1) / f);
+}
+
+std::int64_t largest_node_part(std::int64_t total, const Layer& l, const Choice& c) {
+  // Exact integers: Π ⌈size / f⌉ and Π size stay below 2^63 for any real layer, and their
+  // product with the total is taken in 128 bits.
+  __extension__ using Wide = __int128;
+  Wide num = total, den = 1;
+  for (PartDim d : kAllPartDims) {
+    const std::int64_t f = c.factor(d);
+    if (f <= 1) continue;
+    const std::int64_t size = std::max<std::int64_t>(1, dim_size(l, d));
+    num *= (size + f - 1) / f;
+    den *= size;
+  }
+  return static_cast<std::int64_t>((num + den - 1) / den);
+}
+
 std::vector<Choice> enumerate_choices(const Layer& layer, const ChoiceOptions& o) {
   std::array<std::vector<std::int64_t>, 5> options;
   for (PartDim d : kAllPartDims) {
     auto& opt = options[static_cast<std::size_t>(d)];
     if (layer.legal.contains(d)) {
       const auto& only = layer.factors[static_cast<std::size_t>(d)];
-      for (std::int64_t v :
-           only.empty() ? divisors(std::max<std::int64_t>(1, dim_size(layer, d))) : only)
+      const std::int64_t size = std::max<std::int64_t>(1, dim_size(layer, d));
+      std::vector<std::int64_t> factors = only.empty() ? divisors(size) : only;
+      if (o.balanced && only.empty()) {
+        for (std::int64_t v : divisors(o.max_nodes))
+          if (v <= size) factors.push_back(v);
+        std::sort(factors.begin(), factors.end());
+        factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
+      }
+      for (std::int64_t v : factors)
         if (v <= o.max_nodes) opt.push_back(v);
     } else {
       opt.push_back(1);

@@ -4,7 +4,9 @@
 // the choice uses p = product of the factors nodes.
 //
 // Enumeration contract: every factor divides its dimension (N, K, H, W of the output view,
-// and the reduction size for INPP; a relayout's only those in Layer::factors), dimensions the
+// and the reduction size for INPP; a relayout's only those in Layer::factors), or, with
+// `balanced`, is also a divisor of P no larger than the dimension (its blocks then differ by
+// one: placement.h, block_range; relayouts keep their list), dimensions the
 // operator cannot split keep factor 1, and
 // p ≤ P (p = P with `exact`). Order is deterministic: lexicographic over (BATCH, OUTP, OFMP_H,
 // OFMP_W, INPP) factors, ascending.
@@ -39,6 +41,7 @@ Choice parse_choice(const std::string& text, const std::string& what);
 struct ChoiceOptions {
   int max_nodes = 1;   ///< P
   bool exact = false;  ///< only choices with p = P (a layer that cannot be split keeps its one)
+  bool balanced = false;  ///< also factors that do not divide their dimension (partition.splits)
 };
 
 /// Every choice of `layer` (see the contract above). May be empty (with `exact`).
@@ -47,7 +50,16 @@ std::vector<Choice> enumerate_choices(const Layer& layer, const ChoiceOptions& o
 /// Ascending divisors of n (n ≥ 1).
 std::vector<std::int64_t> divisors(std::int64_t n);
 
-/// The dimension size a factor of `d` must divide.
+/// The dimension size a factor of `d` splits (and divides, unless `balanced`).
 std::int64_t dim_size(const Layer& layer, PartDim d);
+
+/// Into how many parts of the largest block's size factor f of `d` cuts its dimension:
+/// size / ⌈size / f⌉, exactly f when f divides the size (balanced blocks: placement.h).
+double effective_parts(const Layer& layer, const Choice& choice, PartDim d);
+
+/// The largest node's part of `total`, a quantity spread evenly over the layer's output
+/// elements and reduction: ⌈total × Π_d ⌈size_d / f_d⌉ / size_d⌉, which is ⌈total / p⌉ when
+/// every factor divides its dimension.
+std::int64_t largest_node_part(std::int64_t total, const Layer& layer, const Choice& choice);
 
 }  // namespace nocflow::optimizer

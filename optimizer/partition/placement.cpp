@@ -14,8 +14,7 @@ constexpr PartDim kOrder[5] = {PartDim::Batch, PartDim::Outp, PartDim::OfmpH, Pa
                                PartDim::Inpp};
 
 Range slice(std::int64_t size, int factor, int index) {
-  const std::int64_t part = size / factor;
-  return {part * index, part * (index + 1)};
+  return block_range(size, factor, index);
 }
 
 }  // namespace

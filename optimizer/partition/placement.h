@@ -75,6 +75,17 @@ bool rows_placement_applies(const Choice& c, const PeGrid& grid);
 /// `choices` with, after each choice rule 3 applies to, its PLACE=ROWS twin.
 std::vector<Choice> with_rows_placements(const std::vector<Choice>& choices, const PeGrid& grid);
 
+/// Balanced blocks: a factor f (1 ≤ f ≤ size) cuts [0, size) into the f blocks
+/// [⌊i·size/f⌋, ⌊(i+1)·size/f⌋), whose sizes differ by at most one: size / f each when f divides
+/// size, else ⌈size/f⌉ and ⌊size/f⌋ (7 rows in 4: 1, 2, 2, 2; `partition.splits: balanced`).
+inline Range block_range(std::int64_t size, std::int64_t f, std::int64_t i) {
+  return {i * size / f, (i + 1) * size / f};
+}
+/// The block holding element x: the largest i with ⌊i·size/f⌋ ≤ x.
+inline std::int64_t block_holding(std::int64_t size, std::int64_t f, std::int64_t x) {
+  return ((x + 1) * f - 1) / size;
+}
+
 /// The output block grid node `g` owns (INPP coordinate ignored: partial sums cover the block).
 Box output_block(const Layer& l, const Choice& c, const GridCoord& g);
 /// The reduction (INPP) slice of grid node `g`.

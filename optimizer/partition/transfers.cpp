@@ -11,9 +11,8 @@ namespace {
 
 /// Producer block indices along one view axis that overlap `need`.
 Range overlapping_slices(Range need, std::int64_t size, int factor) {
-  const std::int64_t part = size / factor;
   if (need.empty()) return {0, 0};
-  return {need.lo / part, (need.hi - 1) / part + 1};
+  return {block_holding(size, factor, need.lo), block_holding(size, factor, need.hi - 1) + 1};
 }
 
 }  // namespace
@@ -175,11 +174,17 @@ ProducerLayout::ProducerLayout(const PlacedLayer& prod, const PeGrid& grid) {
   const Choice& c = prod.choice;
   const std::array<std::int64_t, 4> f{c.factor(PartDim::Batch), c.factor(PartDim::Outp),
                                       c.factor(PartDim::OfmpH), c.factor(PartDim::OfmpW)};
-  for (int a = 0; a < 4; ++a) {
-    part_[a] = l.out[a] / f[a];
-    auto& block = block_of_[static_cast<std::size_t>(a)];
+  for (std::size_t a = 0; a < 4; ++a) {
+    auto& start = start_[a];
+    start.resize(static_cast<std::size_t>(f[a]) + 1);
+    for (std::int64_t i = 0; i <= f[a]; ++i)
+      start[static_cast<std::size_t>(i)] = block_range(l.out[a], f[a], i).lo;
+    auto& block = block_of_[a];
     block.resize(static_cast<std::size_t>(l.out[a]));
-    for (std::size_t i = 0; i < block.size(); ++i) block[i] = static_cast<std::int32_t>(static_cast<std::int64_t>(i) / part_[a]);
+    for (std::int64_t b = 0; b < f[a]; ++b)
+      std::fill(block.begin() + start[static_cast<std::size_t>(b)],
+                block.begin() + start[static_cast<std::size_t>(b) + 1],
+                static_cast<std::int32_t>(b));
   }
   stride_ = {f[1] * f[2] * f[3], f[2] * f[3], f[3], 1};
   elem_bytes_ = l.elem_bytes;

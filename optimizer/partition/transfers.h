@@ -103,8 +103,9 @@ class ProducerLayout {
   /// The pieces of `need` for destination PE `dst` (its nearest replicas), into `out`.
   Piece* list_pieces(const Box& need, int dst, Piece* out) const;
 
-  std::array<std::int64_t, 4> part_{};  ///< block size per view axis
-  std::array<std::vector<std::int32_t>, 4> block_of_;  ///< per view axis: index / part_ (no division per node)
+  /// Per view axis: where each block starts, and one past the last (block_range).
+  std::array<std::vector<std::int64_t>, 4> start_;
+  std::array<std::vector<std::int32_t>, 4> block_of_;  ///< per view axis: the block of each index
   std::array<std::int64_t, 4> stride_{};  ///< block index = Σ block coordinate × stride
   std::int64_t elem_bytes_ = 0;
   int blocks_ = 0;           ///< distinct blocks (nodes / f_C)
@@ -134,21 +135,23 @@ void ProducerLayout::for_each_group(const ConsumerNeeds& needs, std::vector<Piec
 }
 
 inline Piece* ProducerLayout::list_pieces(const Box& need, int dst, Piece* out) const {
-  // The blocks along axis a that overlap need [lo, hi) are [lo / part, (hi − 1) / part]; the
+  // The blocks along axis a that overlap need [lo, hi) are those holding lo .. hi − 1; the
   // block index is Σ s_a × stride_a. The axis with the most blocks is visited innermost.
   struct Span {
     std::int64_t first = 0, last = 0;  ///< blocks [first, last)
-    std::int64_t stride = 0, part = 0;
+    std::int64_t stride = 0;
+    const std::int64_t* start = nullptr;  ///< block s is [start[s], start[s + 1])
     Range need;
     std::int64_t overlap(std::int64_t s) const {
-      return std::min(need.hi, (s + 1) * part) - std::max(need.lo, s * part);
+      return std::min(need.hi, start[s + 1]) - std::max(need.lo, start[s]);
     }
   };
   const int* source = source_.data() + static_cast<std::size_t>(dst) * dst_stride_;
   std::array<Span, 4> span;
   for (std::size_t a = 0; a < 4; ++a) {
     const std::int32_t* block = block_of_[a].data();
-    span[a] = {block[need.r[a].lo], block[need.r[a].hi - 1] + 1, stride_[a], part_[a], need.r[a]};
+    span[a] = {block[need.r[a].lo], block[need.r[a].hi - 1] + 1, stride_[a], start_[a].data(),
+               need.r[a]};
   }
   for (std::size_t a = 0; a < 3; ++a)
     if (span[a].last - span[a].first > span[3].last - span[3].first) std::swap(span[a], span[3]);

@@ -109,14 +109,15 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
                                const SetupOptions& o) {
   PartitionSetup s;
   s.workload = build_workload(graph);
-  const ChoiceOptions co{hw.num_pes(), o.exact};
+  const ChoiceOptions co{hw.num_pes(), o.exact, hw.balanced_splits};
   for (const Layer& l : s.workload.layers) {
     auto cs = enumerate_choices(l, co);
     if (o.placement_search) cs = with_rows_placements(cs, hw.grid());
     if (cs.empty())
       throw InputError("layer '" + l.name + "' (" + l.op + ") has no partition choice using " +
                        (o.exact ? "exactly " : "at most ") + std::to_string(hw.num_pes()) +
-                       " PEs: factors must divide its dimensions (" + dims_text(l) + ")");
+                       " PEs: factors must divide its dimensions (" + dims_text(l) + ")" +
+                       (hw.balanced_splits ? "" : ", or set partition.splits: balanced"));
     s.choices_before += cs.size();
     s.choices.push_back(std::move(cs));
   }

@@ -211,6 +211,15 @@ const std::vector<Param>& hw_params() {
                "every peer at once; ring = a ring all-gather, n - 1 rounds of one piece to the "
                "ring successor; auto = per edge, rings where the linkload model (uncalibrated) "
                "prices them lower. The linkload model prices what runs"),
+      // partition choices
+      field("partition.splits", &HwSpec::partition, &PartitionSpec::splits)
+          .def(std::string("divisors"))
+          .choices({"divisors", "balanced"})
+          .doc("the factors the optimizer offers along each dimension of a layer: divisors = "
+               "those that divide it (equal blocks); balanced = also every divisor of the PE "
+               "count up to the dimension, cut into blocks that differ by one element (7 rows "
+               "in 4: 1, 2, 2, 2; every node is timed as the largest block). Plans with such "
+               "factors replay under either"),
       // run control
       field("run.watchdog_cycles", &HwSpec::run, &RunSpec::watchdog_cycles)
           .unit("cycles")

@@ -37,6 +37,11 @@ struct LoweringSpec {
   std::string all_gather = "direct";  ///< "direct", "ring" or "auto" (lowering.all_gather)
 };
 
+/// Which partition choices the optimizer enumerates (optimizer/partition/choice.h).
+struct PartitionSpec {
+  std::string splits = "divisors";  ///< "divisors" or "balanced" (partition.splits)
+};
+
 struct RunSpec {
   std::int64_t watchdog_cycles = 0;
 };
@@ -52,6 +57,7 @@ struct HwSpec {
   PeSpec pe;
   EnergySpec energy;
   LoweringSpec lowering;
+  PartitionSpec partition;
   RunSpec run;
 
   noc::NocSpec noc() const { return {topology, router, link, ni, run.watchdog_cycles}; }

@@ -32,7 +32,11 @@ opt::PlacedLayer place_layer(const opt::Layer& layer, const opt::PlanLayer& pl, 
     const auto dim = static_cast<opt::PartDim>(d);
     const int f = c.factor(dim);
     if (f == 1) continue;
-    if (f < 1 || !layer.legal.contains(dim) || opt::dim_size(layer, dim) % f != 0)
+    // Any factor up to the dimension cuts it into balanced blocks (placement.h); a relayout
+    // takes only those whose blocks copy their own elements (Layer::factors).
+    const auto& only = layer.factors[static_cast<std::size_t>(d)];
+    if (f < 1 || !layer.legal.contains(dim) || f > opt::dim_size(layer, dim) ||
+        (!only.empty() && std::find(only.begin(), only.end(), f) == only.end()))
       throw InputError(where + ": choice " + c.str() + " does not fit the layer (" +
                        std::string(opt::to_string(dim)) + " = " + std::to_string(f) + ", dimension " +
                        std::to_string(opt::dim_size(layer, dim)) + ")");

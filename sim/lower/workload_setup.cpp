@@ -43,6 +43,7 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   h.all_gather = s.lowering.all_gather == "ring"   ? optimizer::HwDesc::AllGather::Ring
                  : s.lowering.all_gather == "auto" ? optimizer::HwDesc::AllGather::Auto
                                                    : optimizer::HwDesc::AllGather::Direct;
+  h.balanced_splits = s.partition.splits == "balanced";
   return h;
 }
 

@@ -2,6 +2,8 @@
 // Choice enumeration and the pruning counts.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "noc/base/error.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/frontend/zoo.h"
@@ -10,6 +12,7 @@
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/partition_setup.h"
 #include "optimizer/solver/solver.h"
+#include "tests/optimizer/make_choice.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -40,6 +43,45 @@ TEST(Choices, FactorsDivideLegalDimsProductAtMostP) {
   EXPECT_EQ(enumerate_choices(l, {16, true})[0].str(), "SINGLE");
   EXPECT_EQ(parse_choice("OUTP=2,OFMP_H=2", "t"), exact[0]);
   EXPECT_THROW(parse_choice("OUTP=x", "t"), InputError);
+}
+
+TEST(Choices, BalancedSplitsAddTheDivisorsOfPUpToTheDimension) {
+  Layer l;
+  l.out = {1, 20, 7, 1};
+  l.reduction = 3;
+  l.legal = {PartDim::Outp, PartDim::OfmpH};
+  auto factors = [&](const ChoiceOptions& o, PartDim d) {
+    std::set<int> out;
+    for (const Choice& c : enumerate_choices(l, o)) out.insert(c.factor(d));
+    return out;
+  };
+  // 7 rows on 16 PEs: divisors of 7 ({1, 7}) and, balanced, those of 16 up to 7 ({1, 2, 4}).
+  EXPECT_EQ(factors({16, false}, PartDim::OfmpH), (std::set<int>{1, 7}));
+  EXPECT_EQ(factors({16, false, true}, PartDim::OfmpH), (std::set<int>{1, 2, 4, 7}));
+  EXPECT_EQ(factors({16, false, true}, PartDim::Outp), (std::set<int>{1, 2, 4, 5, 8, 10, 16}));
+  // Ascending order and the P bound hold as before; exact keeps p = P.
+  for (const Choice& c : enumerate_choices(l, {16, true, true}))
+    EXPECT_EQ(c.nodes(), 16) << c.str();
+  EXPECT_EQ(enumerate_choices(l, {16, true, true}).size(), 3u);  // OUTP 16, 8 x 2, 4 x 4
+  // A relayout keeps its own list (Layer::factors): the blocks must copy their own elements.
+  l.factors[static_cast<std::size_t>(PartDim::OfmpH)] = {1, 7};
+  EXPECT_EQ(factors({16, false, true}, PartDim::OfmpH), (std::set<int>{1, 7}));
+}
+
+TEST(Choices, TheLargestNodesPartIsTheEvenShareWhenFactorsDivide) {
+  Layer l;
+  l.out = {2, 12, 6, 10};
+  l.reduction = 9;
+  l.legal = {PartDim::Batch, PartDim::Outp, PartDim::OfmpH, PartDim::OfmpW, PartDim::Inpp};
+  for (const Choice& c : enumerate_choices(l, {64, false})) {
+    for (const std::int64_t total : {0LL, 1LL, 1'000'003LL, 184'320LL})
+      EXPECT_EQ(largest_node_part(total, l, c), (total + c.nodes() - 1) / c.nodes()) << c.str();
+    for (PartDim d : kAllPartDims) EXPECT_EQ(effective_parts(l, c, d), c.factor(d));
+  }
+  // 10 columns in 4 blocks (2, 3, 2, 3) and 9 in 2 (4, 5): the largest node has 3 / 10 x 5 / 9.
+  const Choice c = make({{PartDim::OfmpW, 4}, {PartDim::Inpp, 2}});
+  EXPECT_EQ(largest_node_part(900, l, c), 150);
+  EXPECT_DOUBLE_EQ(effective_parts(l, c, PartDim::OfmpW), 10.0 / 3.0);
 }
 
 TEST(Choices, NoValidChoiceNamesTheLayer) {

@@ -44,7 +44,8 @@ inline HwDesc machine(const std::string& kind, int rows, int cols, const std::st
 
 /// Every choice, with the PLACE=ROWS twins `optimize --placement search` adds.
 inline std::vector<Choice> all_choices(const Layer& l, const HwDesc& hw) {
-  return with_rows_placements(enumerate_choices(l, {hw.num_pes(), false}), hw.grid());
+  return with_rows_placements(enumerate_choices(l, {hw.num_pes(), false, hw.balanced_splits}),
+                              hw.grid());
 }
 
 }  // namespace nocflow::optimizer

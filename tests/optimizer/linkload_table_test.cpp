@@ -51,6 +51,14 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
         }
   cases.push_back({machine("crossbar", 1, 8, "xy"), {1, false}});
   cases.push_back({shallow(machine("crossbar", 1, 8, "xy")), {1, false}});
+  // Balanced splits on 3x3 (factors 3 and 9 of the 8-wide axes: blocks that differ by one),
+  // the difference-form counter and route walking.
+  for (const std::string routing : {"xy", "west_first"}) {
+    HwDesc hw = machine("mesh", 3, 3, routing);
+    hw.balanced_splits = true;
+    hw.router_slowdown = 0.8;
+    cases.push_back({hw, {2, false}});
+  }
   HwDesc crossbar_rings = machine("crossbar", 1, 8, "xy");
   crossbar_rings.all_gather = HwDesc::AllGather::Auto;
   cases.push_back({crossbar_rings, {1, false}});

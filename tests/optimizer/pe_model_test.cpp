@@ -50,11 +50,12 @@ TEST(PeModel, ArrayFillSetsTheMacRate) {
   const PeWork inpp2 = pe_work(l, make({{PartDim::Inpp, 2}}), array16());
   EXPECT_DOUBLE_EQ(inpp2.utilisation, 0.5625);
   EXPECT_EQ(inpp2.cycles, 640);
-  // OUTP 3: ceil(20 / 3) = 7 channels fill 7 / 16, ceil(184,320 / 3) = 61,440 MACs at 112 per
-  // cycle: 548.6, so 549 (cycles round up).
+  // OUTP 3 cuts the 20 channels 6, 7, 7 (balanced blocks): the largest node's 7 channels fill
+  // 7 / 16, and its 7 / 20 of 184,320 MACs = 64,512 at 112 per cycle take 576 cycles.
   const PeWork outp3 = pe_work(l, make({{PartDim::Outp, 3}}), array16());
   EXPECT_DOUBLE_EQ(outp3.utilisation, 7.0 / 16.0);
-  EXPECT_EQ(outp3.cycles, 549);
+  EXPECT_EQ(outp3.macs, 64'512);
+  EXPECT_EQ(outp3.cycles, 576);
 }
 
 TEST(PeModel, WithoutAnArrayMacsAndVectorOpsAddAndSramBoundsBoth) {
@@ -72,9 +73,11 @@ TEST(PeModel, WithoutAnArrayMacsAndVectorOpsAddAndSramBoundsBoth) {
   pool.output_bytes = 16'000;
   const PeWork p = pe_work(pool, make({}), hw);
   EXPECT_EQ(p.cycles, 1'250);
-  // Split over OFMP_H 4, each node touches a quarter: 313 cycles (312.5 rounded up) against
-  // 25 of vector ops.
-  EXPECT_EQ(pe_work(pool, make({{PartDim::OfmpH, 4}}), hw).cycles, 313);
+  // Split over OFMP_H 5, each node touches a fifth: 250 cycles against 20 of vector ops.
+  EXPECT_EQ(pe_work(pool, make({{PartDim::OfmpH, 5}}), hw).cycles, 250);
+  // OFMP_H 4 cuts the 25 rows 6, 6, 6, 7: the largest node touches 7 / 25, (17,920 + 4,480) / 64
+  // = 350 cycles against 1,792 / 64 = 28 of vector ops.
+  EXPECT_EQ(pe_work(pool, make({{PartDim::OfmpH, 4}}), hw).cycles, 350);
 }
 
 TEST(PeModel, AFusedTailRunsOnTheWholeBlockInEveryInppMember) {

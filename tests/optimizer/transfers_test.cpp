@@ -16,6 +16,7 @@
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/frontend/graph_builder.h"
+#include "optimizer/partition/region.h"
 #include "tests/optimizer/fast_path_network.h"
 #include "tests/optimizer/make_choice.h"
 
@@ -248,6 +249,27 @@ TEST(Transfers, NearestReplicaAndDeterministicOrder) {
   EXPECT_EQ(to_pe1, t.tensor_bytes() / 8);
 }
 
+TEST(Placement, BalancedBlocksTileTheAxisAndDifferByOne) {
+  for (std::int64_t size = 1; size <= 40; ++size)
+    for (std::int64_t f = 1; f <= size; ++f) {
+      std::int64_t next = 0;
+      for (std::int64_t i = 0; i < f; ++i) {
+        const Range b = block_range(size, f, i);
+        ASSERT_EQ(b.lo, next) << size << " in " << f;  // contiguous, from 0
+        ASSERT_TRUE(b.size() == size / f || b.size() == (size + f - 1) / f) << size << " in " << f;
+        for (std::int64_t x = b.lo; x < b.hi; ++x) ASSERT_EQ(block_holding(size, f, x), i);
+        next = b.hi;
+      }
+      ASSERT_EQ(next, size);
+      if (size % f == 0) {  // equal blocks, as before balanced splits
+        for (std::int64_t i = 0; i < f; ++i) ASSERT_EQ(block_range(size, f, i).lo, i * (size / f));
+      }
+    }
+  // 7 rows in 4: 1, 2, 2, 2.
+  EXPECT_EQ(block_range(7, 4, 0).size(), 1);
+  EXPECT_EQ(block_range(7, 4, 3).lo, 5);
+}
+
 TEST(Placement, SnakeKeepsConsecutiveNodesAdjacent) {
   const Choice c = make({{PartDim::Outp, 16}});
   const Placement p = place(c, kMesh4x4);
@@ -374,8 +396,10 @@ std::vector<Transfer> fast_transfers(const ProducerLayout& layout, const Consume
 
 TEST(FastTransfers, EqualEdgeTransfersForEveryChoicePair) {
   const FastPathNetwork n;
-  for (const PeGrid grid : {PeGrid{true, 4, 4}, PeGrid{true, 2, 4}}) {
-    const HwDesc hw = machine("mesh", grid.rows, grid.cols, "xy");
+  // 3x3 with balanced splits: factors 3 and 9 of the 8-wide axes, blocks that differ by one.
+  for (const PeGrid grid : {PeGrid{true, 4, 4}, PeGrid{true, 2, 4}, PeGrid{true, 3, 3}}) {
+    HwDesc hw = machine("mesh", grid.rows, grid.cols, "xy");
+    hw.balanced_splits = grid.rows == 3;
     for (const LayerEdge& e : n.w.edges) {
       const auto cu = all_choices(n.layer(e.src), hw), cv = all_choices(n.layer(e.dst), hw);
       std::size_t pairs = 0, moving = 0;
@@ -395,6 +419,45 @@ TEST(FastTransfers, EqualEdgeTransfersForEveryChoicePair) {
       EXPECT_GT(moving, pairs / 4) << n.layer(e.src).name << " -> " << n.layer(e.dst).name;
     }
   }
+}
+
+// Balanced blocks: every consumer node gets each element it needs exactly once, from another
+// PE or from its own (producers without INPP, which hold each element once).
+TEST(Transfers, BalancedBlocksDeliverEveryNeededElementOnce) {
+  const FastPathNetwork n;
+  const PeGrid grid{true, 3, 3};
+  HwDesc hw = machine("mesh", 3, 3, "xy");
+  hw.balanced_splits = true;
+  std::size_t uneven = 0;
+  for (const LayerEdge& e : n.w.edges) {
+    const Layer& pl = n.layer(e.src);
+    const Layer& cl = n.layer(e.dst);
+    for (const Choice& a : all_choices(pl, hw)) {
+      if (a.factor(PartDim::Inpp) > 1) continue;
+      const PlacedLayer prod{&pl, a, place(a, grid)};
+      for (const Choice& b : all_choices(cl, hw)) {
+        const PlacedLayer cons{&cl, b, place(b, grid)};
+        std::map<int, std::int64_t> received;
+        for (const Transfer& t : edge_transfers(n.w, e, prod, cons, grid))
+          received[t.dst] += t.bytes;
+        for (int j = 0; j < b.nodes(); ++j) {
+          const GridCoord g = grid_coord(b, j);
+          const Box need = input_region(*n.w.graph, cl.id, e.input, output_block(cl, b, g),
+                                        reduction_slice(cl, b, g));
+          const int dst = cons.placement.pe[static_cast<std::size_t>(j)];
+          std::int64_t local = 0;
+          for (int i = 0; i < a.nodes(); ++i)
+            if (prod.placement.pe[static_cast<std::size_t>(i)] == dst)
+              local += intersect(need, output_block(pl, a, grid_coord(a, i))).volume();
+          ASSERT_EQ(received[dst] + local * pl.elem_bytes, need.volume() * pl.elem_bytes)
+              << pl.name << " -> " << cl.name << " " << a.str() << " -> " << b.str() << " node "
+              << j;
+        }
+        uneven += a.nodes() % 3 == 0 && b.nodes() % 3 == 0;
+      }
+    }
+  }
+  EXPECT_GT(uneven, 100u);  // pairs where both sides split by 3 or 9
 }
 
 TEST(FastTransfers, EqualNeedsAreGrouped) {

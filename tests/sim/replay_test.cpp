@@ -7,6 +7,7 @@
 #include <sstream>
 #include <variant>
 
+#include "noc/base/error.h"
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/pe_model.h"
 #include "optimizer/frontend/load_network.h"
@@ -200,16 +201,46 @@ TEST(Replay, InppMembersOfAFusedLayerEachTakeTheWholeResidualAndApplyTheTail) {
   EXPECT_EQ(sent, activations + reduced);
 }
 
+/// two_conv3x3.yaml with both layers split the same way, replayed with barriers on 2x2.
+struct HaloRun {
+  opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv3x3.yaml");
+  opt::Workload w = opt::build_workload(g);
+  HwSpec hw = mesh2x2();
+  Lowered low;
+  RunResult r;
+  explicit HaloRun(const std::string& choice)
+      : low(lower_plan(w, plan_for(w, {choice, choice}), hw, ExecMode::Barrier)) {
+    System sys("sys", hw, low.programs);
+    r = sys.run();
+  }
+  HaloRun(const HaloRun&) = delete;  // w points into g
+};
+
 TEST(Replay, HaloExchangeMovesExactlyTheHalo) {
-  const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv3x3.yaml");
-  const opt::Workload w = opt::build_workload(g);
-  const HwSpec hw = mesh2x2();
-  const Lowered low = lower_plan(w, plan_for(w, {"OFMP_H=4", "OFMP_H=4"}), hw, ExecMode::Barrier);
-  System sys("sys", hw, low.programs);
-  const RunResult r = sys.run();
+  const HaloRun run("OFMP_H=4");
   // 8 rows in 4 strips of 2; a 3x3 kernel with pad 1 reads one row beyond each side: across
   // each of the 3 inner boundaries one row of 16 channels x 8 columns x 2 bytes, both ways.
-  EXPECT_EQ(sent_bytes(r, 0), 3 * 2 * 16 * 8 * 2);
+  EXPECT_EQ(sent_bytes(run.r, 0), 3 * 2 * 16 * 8 * 2);
+}
+
+// Balanced blocks: OFMP_H 3 cuts the 8 rows 2, 3, 3, so two inner boundaries exchange a row
+// each way; every node computes as long as the largest block (3 of 8 rows); a factor larger
+// than its dimension is refused.
+TEST(Replay, BalancedBlocksExchangeTheirHalosAndTakeTheLargestBlocksTime) {
+  const HaloRun run("OFMP_H=3");
+  EXPECT_EQ(sent_bytes(run.r, 0), 2 * 2 * 16 * 8 * 2);
+  const opt::Layer& conv1 = run.w.layers[0];
+  const opt::PeWork work = opt::pe_work(conv1, run.low.layers[0].choice, hw_desc_of(run.hw));
+  EXPECT_EQ(work.macs, conv1.macs * 3 / 8);
+  EXPECT_EQ(layer_stats(run.r, run.low.programs.layer_names)[0].compute, work.cycles);
+  opt::Plan too_many = plan_for(run.w, {"SINGLE", "OFMP_W=4"});
+  too_many.layers[1].choice.factor(opt::PartDim::OfmpW) = 9;
+  try {
+    lower_plan(run.w, too_many, run.hw, ExecMode::Barrier);
+    FAIL() << "a factor of 9 on 8 columns was lowered";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit the layer"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Replay, RowsPlacementPutsHaloRowsOneHopApart) {
