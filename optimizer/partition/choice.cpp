@@ -2,6 +2,7 @@
 #include "optimizer/partition/choice.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "noc/base/error.h"
 
@@ -72,11 +73,19 @@ std::int64_t dim_size(const Layer& l, PartDim d) {
   return 1;
 }
 
+namespace {
+/// The size of `d` and of its largest balanced block under `c` (placement.h, block_range).
+std::pair<std::int64_t, std::int64_t> size_and_largest_block(const Layer& l, const Choice& c,
+                                                             PartDim d) {
+  const std::int64_t size = std::max<std::int64_t>(1, dim_size(l, d)), f = c.factor(d);
+  return {size, (size + f - 1) / f};
+}
+}  // namespace
+
 double effective_parts(const Layer& l, const Choice& c, PartDim d) {
-  const std::int64_t f = c.factor(d);
-  if (f <= 1) return 1;
-  const std::int64_t size = std::max<std::int64_t>(1, dim_size(l, d));
-  return static_cast<double>(size) / static_cast<double>((size + f - 1) / f);
+  if (c.factor(d) <= 1) return 1;
+  const auto [size, largest] = size_and_largest_block(l, c, d);
+  return static_cast<double>(size) / static_cast<double>(largest);
 }
 
 std::int64_t largest_node_part(std::int64_t total, const Layer& l, const Choice& c) {
@@ -85,10 +94,9 @@ std::int64_t largest_node_part(std::int64_t total, const Layer& l, const Choice&
   __extension__ using Wide = __int128;
   Wide num = total, den = 1;
   for (PartDim d : kAllPartDims) {
-    const std::int64_t f = c.factor(d);
-    if (f <= 1) continue;
-    const std::int64_t size = std::max<std::int64_t>(1, dim_size(l, d));
-    num *= (size + f - 1) / f;
+    if (c.factor(d) <= 1) continue;
+    const auto [size, largest] = size_and_largest_block(l, c, d);
+    num *= largest;
     den *= size;
   }
   return static_cast<std::int64_t>((num + den - 1) / den);

@@ -47,17 +47,7 @@ class GreedySolver : public Solver {
         if (c < best) best = c, r.choice[static_cast<std::size_t>(l)] = i;
       }
     }
-    // evaluate(), with the rows at hand instead of computing them again.
-    for (int l = 0; l < p.num_layers(); ++l)
-      r.cost += p.node[static_cast<std::size_t>(l)]
-                      [static_cast<std::size_t>(r.choice[static_cast<std::size_t>(l)])];
-    for (std::size_t e = 0; e < p.edges.size(); ++e) {
-      const Problem::Edge& edge = p.edges[e];
-      const int i = r.choice[static_cast<std::size_t>(edge.u)],
-                j = r.choice[static_cast<std::size_t>(edge.v)];
-      if (rows[e].empty()) rows[e] = edge_row(edge, i);  // plain greedy; an edge against the order
-      r.cost += rows[e][static_cast<std::size_t>(j)];
-    }
+    r.cost = evaluate(p, r.choice, &rows);  // the rows at hand, not computed again
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }

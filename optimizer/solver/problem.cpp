@@ -28,15 +28,25 @@ std::vector<double> edge_row(const Problem::Edge& e, int i) {
   return {first, first + e.nv};
 }
 
-double evaluate(const Problem& p, const std::vector<int>& x) {
+double evaluate(const Problem& p, const std::vector<int>& x,
+                std::vector<std::vector<double>>* rows) {
   double total = 0;
   for (int l = 0; l < p.num_layers(); ++l) {
     if (!p.fits(l, x[static_cast<std::size_t>(l)])) return std::numeric_limits<double>::infinity();
     total += p.node[static_cast<std::size_t>(l)][static_cast<std::size_t>(x[static_cast<std::size_t>(l)])];
   }
-  for (const auto& e : p.edges) {
+  for (std::size_t k = 0; k < p.edges.size(); ++k) {
+    const Problem::Edge& e = p.edges[k];
     const int i = x[static_cast<std::size_t>(e.u)], j = x[static_cast<std::size_t>(e.v)];
-    total += e.tabulated() ? e.at(i, j) : e.row(i)[static_cast<std::size_t>(j)];
+    if (e.tabulated()) {
+      total += e.at(i, j);
+    } else if (!rows) {
+      total += e.row(i)[static_cast<std::size_t>(j)];
+    } else {
+      std::vector<double>& row = (*rows)[k];
+      if (row.empty()) row = e.row(i);
+      total += row[static_cast<std::size_t>(j)];
+    }
   }
   return total;
 }

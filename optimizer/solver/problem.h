@@ -51,8 +51,10 @@ struct Problem {
 std::vector<double> edge_row(const Problem::Edge& e, int i);
 
 /// Total cost of an assignment; +inf if it breaks the memory limit. Computes one row of each
-/// edge that is not tabulated.
-double evaluate(const Problem& p, const std::vector<int>& choice);
+/// edge that is not tabulated, or, with `rows` (one per edge), takes it from there: a row
+/// computed already (the producer's row in `choice`) is used, an empty one computed and kept.
+double evaluate(const Problem& p, const std::vector<int>& choice,
+                std::vector<std::vector<double>>* rows = nullptr);
 
 /// Calls f on every assignment of p in turn (tests; p small).
 void for_each_assignment(const Problem& p, const std::function<void(const std::vector<int>&)>& f);
