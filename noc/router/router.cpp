@@ -50,6 +50,9 @@ void Router::reset() {
   sa_requests_.assign(ports_, 0);
   flits_sent_.assign(ports_, 0);
   sent_span_.assign(ports_, {});
+  vc_starved_.assign(ports_, 0);
+  starved_ports_ = 0;
+  last_step_ = -1;
   buffered_ = 0;
   last_departure_ = 0;
   progressed_ = false;
@@ -145,7 +148,10 @@ void Router::route_stage(Cycle now) {
 void Router::vc_alloc_stage(Cycle now) {
   int ready = 0, lone = -1;
   for_each_bit(vc_alloc_, [&](int ivc) {
-    if (in_[ivc].ready <= now) ++ready, lone = ivc;
+    const InputVc& s = in_[ivc];
+    if (s.ready > now) return;
+    ++ready, lone = ivc;
+    if (!out_free_[s.out_port]) va_blocked_ |= std::uint64_t{1} << s.out_port;
   });
   if (ready == 0) return;
   if (ready == 1 && single_word_) {  // the common case: one head asks for one port's free VCs
@@ -278,11 +284,43 @@ bool Router::can_sleep(Cycle now) const {
   return !timer;
 }
 
+std::int64_t Router::vc_starved_cycles(int out_port, Cycle now) const {
+  const bool asleep_starved = (starved_ports_ >> out_port) & 1;
+  return vc_starved_[out_port] +
+         (asleep_starved && now > last_step_ + 1 ? now - last_step_ - 1 : 0);
+}
+
+void Router::count_vc_starved(Cycle now) {
+  // The cycles slept through since the last step, as that step found them.
+  if (now > last_step_ + 1)
+    for (std::uint64_t m = starved_ports_; m; m &= m - 1)
+      vc_starved_[__builtin_ctzll(m)] += now - last_step_ - 1;
+  // Of the ports a head waited for, those that sent nothing and that no input asked the switch
+  // for: no VC with a flit and a credit waits for them (SA leaves such VCs as they were).
+  std::uint64_t idle = 0;
+  for (std::uint64_t m = va_blocked_; m; m &= m - 1) {
+    const int o = __builtin_ctzll(m);
+    if (sent_span_[o].last != now) idle |= std::uint64_t{1} << o;
+  }
+  if (idle)
+    for_each_bit(sa_ready_, [&](int ivc) {
+      const InputVc& s = in_[ivc];
+      if (s.ready <= now && ((idle >> s.out_port) & 1) &&
+          out_[s.out_port * vcs_ + s.out_vc].credits > 0)
+        idle &= ~(std::uint64_t{1} << s.out_port);  // it lost the switch to another output
+    });
+  starved_ports_ = idle;
+  for (std::uint64_t m = idle; m; m &= m - 1) ++vc_starved_[__builtin_ctzll(m)];
+  va_blocked_ = 0;
+  last_step_ = now;
+}
+
 void Router::step(Cycle now, Channels& channels, PacketTable& packets) {
   progressed_ = false;
   if (!none(routing_)) route_stage(now);
   if (!none(vc_alloc_)) vc_alloc_stage(now);
   if (!none(sa_ready_)) switch_alloc_stage(now, channels, packets);
+  if (va_blocked_ | starved_ports_) count_vc_starved(now);
 }
 
 }  // namespace nocflow::noc

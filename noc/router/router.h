@@ -17,6 +17,11 @@
 // by the next stage only from the following cycle: the BookSim2 timing (5 cycles per router
 // with four 1-cycle stages and 1-cycle links).
 // With lookahead routing a head skips RC (its route is known on arrival).
+//
+// An output port is *VC-starved* in a cycle it sends nothing, no input asks the switch for it,
+// and a head ready for VA wants it while every one of its VCs is held by a packet: the link
+// idles although a packet waits for it. Cycles a router sleeps through count as its last step
+// did (nothing changes while it sleeps).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -79,6 +84,9 @@ class Router {
   std::int64_t flits_sent(int out_port) const { return flits_sent_[out_port]; }
   /// Cycles the output port sent its first and last flit in.
   const ActiveSpan& sent_span(int out_port) const { return sent_span_[out_port]; }
+  /// Cycles before `now` the output port was VC-starved (header comment); `now` adds the
+  /// cycles a sleeping router has not stepped through yet.
+  std::int64_t vc_starved_cycles(int out_port, Cycle now) const;
   /// Cycle of the last flit that left this router, for the watchdog.
   Cycle last_departure() const { return last_departure_; }
 
@@ -139,6 +147,13 @@ class Router {
   std::vector<std::uint64_t> sa_requests_;  ///< per input port: output ports requested (scratch)
   std::vector<std::int64_t> flits_sent_;
   std::vector<ActiveSpan> sent_span_;
+  // VC-starved output ports (header comment): cycles up to last_step_ inclusive, and the ports
+  // starved in that step, which stay so while the router sleeps.
+  std::vector<std::int64_t> vc_starved_;
+  std::uint64_t starved_ports_ = 0;
+  std::uint64_t va_blocked_ = 0;  ///< this step: ports a ready head found without a free VC
+  Cycle last_step_ = -1;
+  void count_vc_starved(Cycle now);
   int buffered_ = 0;
   Cycle last_departure_ = 0;
   bool progressed_ = false;  ///< the last step routed, allocated or sent something

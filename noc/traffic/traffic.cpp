@@ -117,10 +117,11 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles) {
       const bool ejection = peer.kind == PortPeer::Kind::Node;
       const std::string to = ejection ? "node " + std::to_string(peer.id)
                                       : t.router_name(peer.id) + "." + t.port_name(peer.id, peer.port);
-      const std::int64_t f = net.router(r).flits_sent(p);
+      const Router& router = net.router(r);
+      const std::int64_t f = router.flits_sent(p);
       links.push_back({t.router_name(r) + "." + t.port_name(r, p), to, f, f / c,
                        ejection ? LinkLoad::Kind::Ejection : LinkLoad::Kind::RouterToRouter,
-                       net.router(r).sent_span(p)});
+                       router.sent_span(p), router.vc_starved_cycles(p, net.now())});
     }
   return links;
 }
@@ -142,7 +143,8 @@ void write_span_fields(std::ostream& out, const LinkLoad& l) {
   if (l.span.first >= 0) out << l.span.first;
   out << ",";
   if (l.span.last >= 0) out << l.span.last;
-  out << "," << l.busy_share();
+  out << "," << l.busy_share() << ",";
+  if (l.vc_starved >= 0) out << l.vc_starved;
 }
 
 void check_traffic(const Network& net, const TrafficOptions& o) {

@@ -50,6 +50,9 @@ struct LinkLoad {
   double utilisation = 0;  ///< flits per cycle over the run
   Kind kind = Kind::RouterToRouter;
   ActiveSpan span;  ///< first and last flit
+  /// A router output port's cycles idle with every VC held while a packet waited for one
+  /// (Router::vc_starved_cycles); -1 for an injection channel (not counted).
+  std::int64_t vc_starved = -1;
   /// Flits per cycle of its active span: 1 = it sent a flit every cycle from its first to its last.
   double busy_share() const {
     return span.cycles() ? static_cast<double>(flits) / static_cast<double>(span.cycles()) : 0;
@@ -102,8 +105,9 @@ struct BusiestLinks {
 BusiestLinks busiest_links(const std::vector<LinkLoad>& links);
 
 /// links.csv's span columns, each after a comma: first_cycle, last_cycle (empty for a link that
-/// carried nothing) and busy_share_of_span.
+/// carried nothing), busy_share_of_span and vc_starved_cycles (empty for an injection channel).
 void write_span_fields(std::ostream& out, const LinkLoad& link);
-inline constexpr const char* kSpanHeader = ",first_cycle,last_cycle,busy_share_of_span";
+inline constexpr const char* kSpanHeader =
+    ",first_cycle,last_cycle,busy_share_of_span,vc_starved_cycles";
 
 }  // namespace nocflow::noc

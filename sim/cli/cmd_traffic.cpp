@@ -211,6 +211,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   j["busiest_injection_busy_share"] = injection->busy_share();
   j["busiest_router_link_busy_share"] = router->busy_share();
   j["busiest_ejection_busy_share"] = ejection->busy_share();
+  j["busiest_router_link_vc_starved_cycles"] = std::max<std::int64_t>(router->vc_starved, 0);
   j["router_evaluations"] = r.router_steps;
   j["wall_seconds"] = wall;
   j["units"] = {
@@ -221,6 +222,9 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
       {"busiest_*_busy_share",
        "its flits per cycle from its first flit to its last (links.csv: busy_share_of_span); "
        "below 1 it waited for credits or for flits to send"},
+      {"busiest_router_link_vc_starved_cycles",
+       "cycles it sent nothing while every VC was held and a packet waited for one "
+       "(links.csv: vc_starved_cycles)"},
       {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
   write_file(dir / "summary.json", j.dump(2) + "\n");
   write_links(dir / "links.csv", r.links);
@@ -241,7 +245,8 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
             << std::max(endpoint.flits, router->flits) << " cycles at 1 flit/cycle)\n"
             << "  busiest PE channel " << endpoint.from << " -> " << endpoint.to << ", "
             << busy(endpoint) << "\n  busiest router link " << router->from << " -> " << router->to
-            << ", " << busy(*router) << "\n"
+            << ", " << busy(*router) << ", " << std::max<std::int64_t>(router->vc_starved, 0)
+            << " idle with every VC held and a packet waiting\n"
             << "  simulated          in " << std::setprecision(3) << wall
             << " s; conservation ok, credits restored\n"
             << "nocflow: wrote " << a.out

@@ -237,7 +237,8 @@ int run(const ValidateArgs& a) {
       << decomposition_csv_header()
       << ",busiest_link_kind,busiest_router_link_flits,busiest_endpoint_flits,messages,linkload_"
          "fitted_cycles,"
-         "linkload_fitted_error,router_slowdown,slowdown_fitted_here,busiest_endpoint_busy_share\n";
+         "linkload_fitted_error,router_slowdown,slowdown_fitted_here,busiest_endpoint_busy_share,"
+         "busiest_router_link_vc_starved_cycles\n";
   std::map<std::pair<std::string, std::string>, Error> summary;  // (type, model)
   std::map<std::tuple<std::string, std::string, bool>, Error> by_bound;  // (type, model, router-bound)
   DecompositionSummary decomposition;  // below saturation
@@ -298,7 +299,8 @@ int run(const ValidateArgs& a) {
           << decomposition_csv_columns(r) << "," << (r.router_bound() ? "router" : "endpoint")
           << "," << r.busiest_router_link_flits << "," << r.busiest_endpoint_flits << ","
           << r.messages << "," << fitted << "," << rel(fitted) << "," << r.router_slowdown << ","
-          << (r.slowdown_fitted_here ? 1 : 0) << "," << r.busiest_endpoint_busy_share << "\n";
+          << (r.slowdown_fitted_here ? 1 : 0) << "," << r.busiest_endpoint_busy_share << ","
+          << r.busiest_router_link_vc_starved << "\n";
       if (a.dump_messages && !r.sends.empty()) write_messages(a.out, hw, r);
       results.push_back(r);
       const bool near = r.max_link_utilisation >= kNearSaturation;

@@ -159,6 +159,7 @@ struct Simulated {
   std::int64_t busiest_router_link = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint = 0;     ///< flits on the busiest injection or ejection channel
   double endpoint_busy_share = 0;        ///< ... over its first to last flit (the first of equals)
+  std::int64_t router_vc_starved = 0;    ///< the busiest router link's VC-starved cycles
   std::int64_t busiest_link() const { return std::max(busiest_router_link, busiest_endpoint); }
 };
 
@@ -177,12 +178,13 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
     const noc::LinkLoad& endpoint = busiest.endpoint();
     std::ostringstream o;
     o << std::setprecision(17) << (first == noc::kNever ? 0 : last - first) << " " << run.flits
-      << " " << busiest.router->flits << " " << endpoint.flits << " " << endpoint.busy_share();
+      << " " << busiest.router->flits << " " << endpoint.flits << " " << endpoint.busy_share()
+      << " " << std::max<std::int64_t>(busiest.router->vc_starved, 0);
     return o.str();
   });
   Simulated r;
   std::istringstream(out) >> r.cycles >> r.flits >> r.busiest_router_link >> r.busiest_endpoint >>
-      r.endpoint_busy_share;
+      r.endpoint_busy_share >> r.router_vc_starved;
   return r;
 }
 
@@ -281,6 +283,7 @@ void DecompositionSummary::add(const BenchResult& r) {
   s.hop += static_cast<double>(r.hop_latency_cycles) / t;
   s.serialization += static_cast<double>(r.serialization_cycles()) / t;
   s.contention += static_cast<double>(r.contention_cycles()) / t;
+  s.vc_starved += static_cast<double>(r.busiest_router_link_vc_starved) / t;
   for (const std::string& model : bench_models()) {
     if (!r.scores(model)) continue;
     const ErrorParts e = error_parts(r, model);
@@ -289,6 +292,7 @@ void DecompositionSummary::add(const BenchResult& r) {
     m.time.hop += static_cast<double>(r.hop_latency_cycles) / t;
     m.time.serialization += static_cast<double>(r.serialization_cycles()) / t;
     m.time.contention += static_cast<double>(r.contention_cycles()) / t;
+    m.time.vc_starved += static_cast<double>(r.busiest_router_link_vc_starved) / t;
     m.error += e.total() / t;
     m.latency += e.latency / t;
     m.load += e.load / t;
@@ -303,7 +307,7 @@ void DecompositionSummary::add(const BenchResult& r) {
 
 std::string DecompositionSummary::csv_header() {
   return "hop_latency_share,serialization_share,contention_share,mean_error,latency_error,"
-         "load_error,missed_contention,volume_error";
+         "load_error,missed_contention,volume_error,vc_starved_share";
 }
 
 std::string DecompositionSummary::csv_columns(const std::string& type,
@@ -312,13 +316,14 @@ std::string DecompositionSummary::csv_columns(const std::string& type,
   const auto pi = parts_.find({type, model});
   const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
   const Shares& s = m.time;            // over the cases this model scores, like its errors
-  if (m.cases == 0) return ",,,,,,,";  // no case scored: blank cells, as the other statistics
+  if (m.cases == 0) return ",,,,,,,,";  // no case scored: blank cells, as the other statistics
   std::ostringstream o;
   o << std::setprecision(10);
   o << mean(s.hop, m.cases) << "," << mean(s.serialization, m.cases) << ","
     << mean(s.contention, m.cases) << "," << mean(m.error, m.cases) << ","
     << mean(m.latency, m.cases) << "," << mean(m.load, m.cases) << ","
-    << mean(m.contention, m.cases) << "," << mean(m.volume, m.volume_cases);
+    << mean(m.contention, m.cases) << "," << mean(m.volume, m.volume_cases) << ","
+    << mean(s.vc_starved, m.cases);
   return o.str();
 }
 
@@ -328,12 +333,13 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
     o << std::fixed << std::setprecision(1) << (n > 0 ? 100 * sum / n : 0.0) << "%";
     return o.str();
   };
-  out << "\n  where the simulated time goes (mean share, cases below saturation), and each "
-         "model's mean\n"
-         "  signed error = its latency term - hop latency + its load term - serialization"
-         " - contention\n  "
+  out << "\n  where the simulated time goes (mean share, cases below saturation; 'VC-starved':\n"
+         "  of the contention, the busiest router link idle with every VC held and a packet\n"
+         "  waiting), and each model's mean signed error = its latency term - hop latency + its\n"
+         "  load term - serialization - contention\n  "
       << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(7) << "cases"
       << std::setw(9) << "hop" << std::setw(9) << "serial" << std::setw(9) << "content"
+      << std::setw(12) << "VC-starved"
       << "   " << std::left << std::setw(16) << "model" << std::right << std::setw(9) << "error"
       << std::setw(10) << "latency" << std::setw(9) << "load" << std::setw(10) << "content"
       << std::setw(9) << "volume"
@@ -349,10 +355,10 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
       out << "  " << std::left << std::setw(kTypeWidth) << (first ? type : "") << std::right;
       if (first || m.cases != s.cases)  // a model scored on fewer cases (linkload_fitted): its own
         out << std::setw(7) << m.cases << std::setw(9) << pct(m.time.hop, m.cases) << std::setw(9)
-            << pct(m.time.serialization, m.cases) << std::setw(9)
-            << pct(m.time.contention, m.cases);
+            << pct(m.time.serialization, m.cases) << std::setw(9) << pct(m.time.contention, m.cases)
+            << std::setw(12) << pct(m.time.vc_starved, m.cases);
       else
-        out << std::setw(34) << "";
+        out << std::setw(46) << "";
       out << "   " << std::left << std::setw(16) << model << std::right << std::setw(9)
           << pct(m.error, m.cases) << std::setw(10) << pct(m.latency, m.cases) << std::setw(9)
           << pct(m.load, m.cases) << std::setw(10) << pct(m.contention, m.cases) << std::setw(9)
@@ -478,6 +484,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
   r.busiest_router_link_flits = all.busiest_router_link;
   r.busiest_endpoint_flits = all.busiest_endpoint;
   r.busiest_endpoint_busy_share = all.endpoint_busy_share;
+  r.busiest_router_link_vc_starved = all.router_vc_starved;
   r.solo_cycles =
       r.busiest_sender < 0
           ? 0

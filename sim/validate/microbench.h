@@ -56,6 +56,10 @@ struct BenchResult {
   /// when it sent back to back, as linkload's endpoint term assumes; below, it waited for
   /// credits or flits (back-pressure from congested routes).
   double busiest_endpoint_busy_share = 0;
+  /// Cycles the busiest router-to-router link (first of equals) sat idle with every VC held
+  /// while a packet waited for one (noc::Router::vc_starved_cycles): wormhole blocking, which
+  /// no link load carries.
+  std::int64_t busiest_router_link_vc_starved = 0;
   /// A router-to-router link carried more flits than any injection or ejection channel: the
   /// routers, not the PEs' NIs, bound the edge. (A tie counts as endpoint-bound, even where
   /// linkload_fitted slows a shared one.)
@@ -148,6 +152,7 @@ class DecompositionSummary {
   struct Shares {
     int cases = 0;
     double hop = 0, serialization = 0, contention = 0;  ///< sums of shares of T_sim
+    double vc_starved = 0;  ///< ... the busiest router link's VC-starved cycles (within contention)
   };
   struct ModelParts {
     Shares time;  ///< over the cases the model scores (linkload_fitted: not those it was fitted on)

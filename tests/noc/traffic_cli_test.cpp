@@ -82,7 +82,7 @@ TEST(TrafficCli, WritesSummaryLinksAndResolvedConfig) {
   EXPECT_NEAR(j["accepted_flits_per_node_per_cycle"].get<double>(), 0.2, 0.01);
   const std::string links = read_file(dir / "out" / "links.csv");
   EXPECT_EQ(links.rfind("from,to,flits,utilisation_flits_per_cycle,first_cycle,last_cycle,"
-                        "busy_share_of_span\n",
+                        "busy_share_of_span,vc_starved_cycles\n",
                         0),
             0u);
   // 16 injection links + 4x4 mesh: 2 * 2 * 4 * 3 = 48 router links + 16 ejection links.

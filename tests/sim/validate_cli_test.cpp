@@ -224,6 +224,38 @@ TEST(ValidateCli, HaloContentionIsTheNiQueueAndGoesWithTwoChannels) {
   EXPECT_EQ(one.at("linkload_cycles"), two.at("linkload_cycles"));  // the model has no NI term
 }
 
+TEST(ValidateCli, WormholeBlockingShowsAsVcStarvedCyclesOnTheBusiestRouterLink) {
+  // 16x16's GROUP_GATHER (OUTP=16,OFMP_H=16: 15 messages per PE, groups split by the snake)
+  // runs at twice its busiest link: flows slowed where others join hold every VC of the links
+  // before, which then idle although packets wait. A 1-D halo between neighbours never waits
+  // for a VC.
+  const Validation v = validate(
+      "validate_vc_starved", "--meshes 16 --crossbar 0 --sizes 256KiB --types GROUP_GATHER,HALO");
+  ASSERT_EQ(v.rows.size(), 2u);
+  for (const auto& row : v.rows) {
+    const std::int64_t t = std::stoll(row.at("simulated_cycles")),
+                       flits = std::stoll(row.at("busiest_router_link_flits")),
+                       starved = std::stoll(row.at("busiest_router_link_vc_starved_cycles"));
+    EXPECT_LE(flits + starved, t) << row.at("type");  // a cycle sends or starves, not both
+    if (row.at("type") == "GROUP_GATHER") {
+      EXPECT_GT(starved, 3 * t / 10);
+      EXPECT_GT(t, 2 * flits);
+    } else {
+      EXPECT_EQ(starved, 0);
+    }
+  }
+  // The summary's share: starved over simulated cycles, for the one GROUP_GATHER case.
+  const auto& gather = v.rows[0].at("type") == "GROUP_GATHER" ? v.rows[0] : v.rows[1];
+  for (const auto& row : read_csv_rows(v.out / "summary.csv")) {
+    if (row.at("type") != "GROUP_GATHER" || row.at("model") != "linkload") continue;
+    EXPECT_NEAR(std::stod(row.at("vc_starved_share")),
+                std::stod(gather.at("busiest_router_link_vc_starved_cycles")) /
+                    std::stod(gather.at("simulated_cycles")),
+                1e-9);
+  }
+  EXPECT_NE(v.run.output.find("VC-starved"), std::string::npos) << v.run.output;
+}
+
 TEST(ValidateCli, EdgesAreSplitByWhatBoundsThem) {
   const Validation v = validate("validate_bound", "--meshes 4 --crossbar 8 --sizes 64KiB --types SCATTER,HALO");
   ASSERT_EQ(v.rows.size(), 4u);

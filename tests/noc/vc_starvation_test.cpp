@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// Router::vc_starved_cycles: cycles an output link idles with every VC held while a packet waits
+// for one. It separates the wormhole loss linkload does not model from bandwidth sharing.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "tests/noc/noc_test_util.h"
+
+namespace nocflow::noc {
+namespace {
+
+using testing::booksim_spec;
+
+/// The output port of `router` whose link leads to router `next`.
+int port_towards(const Topology& t, int router, int next) {
+  for (int p = 0; p < t.num_ports(router); ++p)
+    if (t.out(router, p).kind == PortPeer::Kind::Router && t.out(router, p).id == next) return p;
+  ADD_FAILURE() << "router " << router << " has no link to " << next;
+  return 0;
+}
+
+/// Every output port's sent flits plus VC-starved cycles, at most the cycles run: a cycle is
+/// counted once, as sending or as starved.
+void expect_no_cycle_counted_twice(const Network& net) {
+  for (int r = 0; r < net.topology().num_routers(); ++r)
+    for (int p = 0; p < net.topology().num_ports(r); ++p)
+      EXPECT_LE(net.router(r).flits_sent(p) + net.router(r).vc_starved_cycles(p, net.now()),
+                net.now())
+          << "router " << r << " port " << p;
+}
+
+/// A line of 16 routers (a 16x1 mesh, xy routing) with 2-stage routers, 4 VCs x 8 flits, every
+/// node i sending one message of `flits` to node i + d, 8 NI channels, packets of at most
+/// `packet_flits`.
+struct Line {
+  Network net;
+  Line(int d, int flits, int packet_flits) : net(spec(packet_flits)) {
+    for (int i = 0; i + d < 16; ++i) net.send(i, {i + d, flits, 0, i, false, packet_flits});
+    net.drain();
+    net.verify_drained();
+    expect_no_cycle_counted_twice(net);
+  }
+  static NocSpec spec(int packet_flits) {  // configs/hw/mesh8x8.yaml's routers
+    NocSpec s = booksim_spec(16, 1);
+    s.router.lookahead_routing = s.router.speculative = true;
+    s.router.buffer_depth = 8;
+    s.ni.channels = 8;
+    s.ni.max_packet_flits = packet_flits;
+    return s;
+  }
+  /// The link from router r to r + 1.
+  std::int64_t flits(int r) const {
+    return net.router(r).flits_sent(port_towards(net.topology(), r, r + 1));
+  }
+  std::int64_t starved(int r) const {
+    return net.router(r).vc_starved_cycles(port_towards(net.topology(), r, r + 1), net.now());
+  }
+  Cycle span(int r) const {
+    return net.router(r).sent_span(port_towards(net.topology(), r, r + 1)).cycles();
+  }
+};
+
+TEST(VcStarvation, FlowsJoiningEveryRouterOfALineStarveItsLinksOfVcs) {
+  // Four 128-flit flows on every middle link, a new one joining at each router: a flow slowed
+  // by the one that joins it holds a VC of the link before with each of its packets in flight
+  // (16-flit packets, 8 per message), so the 4 VCs run out while the link could carry another
+  // flow's flits. Its idle cycles are almost all VC-starved.
+  const Line four(4, 128, 16);
+  for (int r = 3; r <= 11; ++r) ASSERT_EQ(four.flits(r), 4 * 128) << r;
+  for (int r = 3; r <= 8; ++r)  // further down fewer flows follow: less starved (0 at 11 -> 12)
+    EXPECT_GT(four.starved(r), four.span(r) / 5) << "link " << r << " -> " << r + 1;
+  // The middle link (r 7 -> 8): sending or VC-starved for 80 % of its span or more.
+  EXPECT_GE(four.flits(7) + four.starved(7), 8 * four.span(7) / 10);
+  EXPECT_GT(four.net.now(), 4 * 128 * 13 / 10);  // at least 1.3x the busiest link
+
+  // Every flow crosses the middle link and none joins after it: the flows drain past it, which
+  // then sends back to back and never starves.
+  const Line eight(8, 128, 16);
+  EXPECT_EQ(eight.flits(7), 8 * 128);
+  EXPECT_EQ(eight.starved(7), 0);
+  EXPECT_EQ(eight.span(7), 8 * 128);
+
+  // One packet per message: a flow holds at most one VC per link, 4 flows on 4 VCs.
+  const Line whole(4, 128, 128);
+  for (int r = 3; r <= 11; ++r) EXPECT_EQ(whole.starved(r), 0) << r;
+}
+
+TEST(VcStarvation, ASleepingRouterCountsTheCyclesItSleepsThrough) {
+  // One VC per port; node 2's consumer takes a flit every 40 cycles from a 1-flit queue. Node
+  // 1's 32-flit packet takes router 1's east VC first and holds it until its tail leaves,
+  // hundreds of cycles later; node 0's packet waits at router 1 for that VC meanwhile. Router 1
+  // sleeps until each credit returns, sends one flit and sleeps again. Watched from outside,
+  // cycle by cycle: every cycle node 0's head was ready for VA, the VC was held and the link
+  // sent nothing is counted, the ones router 1 slept through included (a 40th of them without
+  // the sleep accounting).
+  NocSpec spec = booksim_spec(1, 3);
+  spec.router.vcs = 1;
+  spec.ni.ejection_queue_flits = 1;
+  spec.watchdog_cycles = 100000;
+  auto start = [&](bool node0, bool node1) {
+    auto net = std::make_unique<Network>(spec);
+    net->set_sink_interval(2, 40);
+    if (node1) net->send(1, {2, 32, 0, 1, false, 32});
+    if (node0) net->send(0, {2, 8, 0, 0, false, 8});
+    return net;
+  };
+  const auto both = start(true, true);
+  const Router& r1 = both->router(1);
+  const int east = port_towards(both->topology(), 1, 2);
+  const int west = port_towards(both->topology(), 1, 0);  // a link's two ends share its port
+  std::int64_t watched = 0;
+  while (!both->empty()) {
+    const Cycle now = both->now();
+    const std::int64_t sent = r1.flits_sent(east);
+    both->step();
+    const InputVc& head = r1.input_vc(west, 0);
+    if (head.state == VcState::VcAlloc && head.ready <= now && r1.output_vc(east, 0).in_use &&
+        r1.flits_sent(east) == sent)
+      ++watched;
+  }
+  both->verify_drained();
+  expect_no_cycle_counted_twice(*both);
+  EXPECT_EQ(r1.flits_sent(east), 40);
+  EXPECT_GT(watched, 20 * 40);
+  EXPECT_EQ(r1.vc_starved_cycles(east, both->now()), watched);
+  // Either packet alone: nothing waits for a VC another packet holds.
+  for (const auto& alone : {start(true, false), start(false, true)}) {
+    alone->drain();
+    expect_no_cycle_counted_twice(*alone);
+    for (int r = 0; r < 3; ++r)
+      for (int p = 0; p < alone->topology().num_ports(r); ++p)
+        EXPECT_EQ(alone->router(r).vc_starved_cycles(p, alone->now()), 0) << r << " " << p;
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::noc
