@@ -333,8 +333,8 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
     o << std::fixed << std::setprecision(1) << (n > 0 ? 100 * sum / n : 0.0) << "%";
     return o.str();
   };
-  out << "\n  where the simulated time goes (mean share, cases below saturation; 'VC-starved':\n"
-         "  of the contention, the busiest router link idle with every VC held and a packet\n"
+  out << "\n  where the simulated time goes (mean share, cases below saturation; 'VC-starved', a\n"
+         "  cause of contention: the busiest router link idle with every VC held and a packet\n"
          "  waiting), and each model's mean signed error = its latency term - hop latency + its\n"
          "  load term - serialization - contention\n  "
       << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(7) << "cases"

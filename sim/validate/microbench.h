@@ -152,7 +152,8 @@ class DecompositionSummary {
   struct Shares {
     int cases = 0;
     double hop = 0, serialization = 0, contention = 0;  ///< sums of shares of T_sim
-    double vc_starved = 0;  ///< ... the busiest router link's VC-starved cycles (within contention)
+    double vc_starved =
+        0;  ///< ... the busiest router link's VC-starved cycles (a cause of contention)
   };
   struct ModelParts {
     Shares time;  ///< over the cases the model scores (linkload_fitted: not those it was fitted on)
