@@ -285,16 +285,13 @@ bool Router::can_sleep(Cycle now) const {
 }
 
 std::int64_t Router::vc_starved_cycles(int out_port, Cycle now) const {
-  const bool asleep_starved = (starved_ports_ >> out_port) & 1;
-  return vc_starved_[out_port] +
-         (asleep_starved && now > last_step_ + 1 ? now - last_step_ - 1 : 0);
+  return vc_starved_[out_port] + (((starved_ports_ >> out_port) & 1) ? slept(now) : 0);
 }
 
 void Router::count_vc_starved(Cycle now) {
   // The cycles slept through since the last step, as that step found them.
-  if (now > last_step_ + 1)
-    for (std::uint64_t m = starved_ports_; m; m &= m - 1)
-      vc_starved_[__builtin_ctzll(m)] += now - last_step_ - 1;
+  if (const Cycle cycles = slept(now))
+    for (std::uint64_t m = starved_ports_; m; m &= m - 1) vc_starved_[__builtin_ctzll(m)] += cycles;
   // Of the ports a head waited for, those that sent nothing and that no input asked the switch
   // for: no VC with a flit and a credit waits for them (SA leaves such VCs as they were).
   std::uint64_t idle = 0;

@@ -153,6 +153,8 @@ class Router {
   std::uint64_t starved_ports_ = 0;
   std::uint64_t va_blocked_ = 0;  ///< this step: ports a ready head found without a free VC
   Cycle last_step_ = -1;
+  /// Cycles between the last step and `now` that the router slept through.
+  Cycle slept(Cycle now) const { return now > last_step_ + 1 ? now - last_step_ - 1 : 0; }
   void count_vc_starved(Cycle now);
   int buffered_ = 0;
   Cycle last_departure_ = 0;

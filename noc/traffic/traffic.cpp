@@ -127,7 +127,11 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles) {
 }
 
 BusiestLinks busiest_links(const std::vector<LinkLoad>& links) {
-  static const LinkLoad kNone;
+  static const LinkLoad kNone = [] {
+    LinkLoad none;
+    none.vc_starved = 0;  // no router link: it never starved
+    return none;
+  }();
   BusiestLinks b{&kNone, &kNone, &kNone};
   for (const LinkLoad& l : links) {
     const LinkLoad*& kind = l.kind == LinkLoad::Kind::Injection  ? b.injection

@@ -95,7 +95,7 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles);
 
 /// The busiest link of each kind (most flits; the first of equals in link_loads order), and the
 /// busier PE channel of the two (injection on a tie). Points into `links`, or at an empty
-/// LinkLoad for a kind with no link.
+/// LinkLoad (no flits, no VC-starved cycles) for a kind with no link.
 struct BusiestLinks {
   const LinkLoad *injection, *router, *ejection;
   const LinkLoad& endpoint() const {

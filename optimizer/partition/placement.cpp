@@ -13,10 +13,6 @@ namespace {
 constexpr PartDim kOrder[5] = {PartDim::Batch, PartDim::Outp, PartDim::OfmpH, PartDim::OfmpW,
                                PartDim::Inpp};
 
-Range slice(std::int64_t size, int factor, int index) {
-  return block_range(size, factor, index);
-}
-
 }  // namespace
 
 int rows_of_nodes(const Choice& c, const PeGrid& grid) {
@@ -112,15 +108,15 @@ std::vector<Choice> with_rows_placements(const std::vector<Choice>& choices, con
 
 Box output_block(const Layer& l, const Choice& c, const GridCoord& g) {
   Box b;
-  b.r[kN] = slice(l.out[kN], c.factor(PartDim::Batch), g[0]);
-  b.r[kC] = slice(l.out[kC], c.factor(PartDim::Outp), g[1]);
-  b.r[kH] = slice(l.out[kH], c.factor(PartDim::OfmpH), g[2]);
-  b.r[kW] = slice(l.out[kW], c.factor(PartDim::OfmpW), g[3]);
+  b.r[kN] = block_range(l.out[kN], c.factor(PartDim::Batch), g[0]);
+  b.r[kC] = block_range(l.out[kC], c.factor(PartDim::Outp), g[1]);
+  b.r[kH] = block_range(l.out[kH], c.factor(PartDim::OfmpH), g[2]);
+  b.r[kW] = block_range(l.out[kW], c.factor(PartDim::OfmpW), g[3]);
   return b;
 }
 
 Range reduction_slice(const Layer& l, const Choice& c, const GridCoord& g) {
-  return slice(l.reduction, c.factor(PartDim::Inpp), g[4]);
+  return block_range(l.reduction, c.factor(PartDim::Inpp), g[4]);
 }
 
 }  // namespace nocflow::optimizer

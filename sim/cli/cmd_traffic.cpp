@@ -211,7 +211,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   j["busiest_injection_busy_share"] = injection->busy_share();
   j["busiest_router_link_busy_share"] = router->busy_share();
   j["busiest_ejection_busy_share"] = ejection->busy_share();
-  j["busiest_router_link_vc_starved_cycles"] = std::max<std::int64_t>(router->vc_starved, 0);
+  j["busiest_router_link_vc_starved_cycles"] = router->vc_starved;
   j["router_evaluations"] = r.router_steps;
   j["wall_seconds"] = wall;
   j["units"] = {
@@ -245,7 +245,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
             << std::max(endpoint.flits, router->flits) << " cycles at 1 flit/cycle)\n"
             << "  busiest PE channel " << endpoint.from << " -> " << endpoint.to << ", "
             << busy(endpoint) << "\n  busiest router link " << router->from << " -> " << router->to
-            << ", " << busy(*router) << ", " << std::max<std::int64_t>(router->vc_starved, 0)
+            << ", " << busy(*router) << ", " << router->vc_starved
             << " idle with every VC held and a packet waiting\n"
             << "  simulated          in " << std::setprecision(3) << wall
             << " s; conservation ok, credits restored\n"

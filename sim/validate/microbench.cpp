@@ -179,7 +179,7 @@ Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vect
     std::ostringstream o;
     o << std::setprecision(17) << (first == noc::kNever ? 0 : last - first) << " " << run.flits
       << " " << busiest.router->flits << " " << endpoint.flits << " " << endpoint.busy_share()
-      << " " << std::max<std::int64_t>(busiest.router->vc_starved, 0);
+      << " " << busiest.router->vc_starved;
     return o.str();
   });
   Simulated r;
@@ -278,12 +278,7 @@ std::string decomposition_csv_columns(const BenchResult& r) {
 void DecompositionSummary::add(const BenchResult& r) {
   if (r.simulated_cycles <= 0) return;
   const auto t = static_cast<double>(r.simulated_cycles);
-  Shares& s = time_[r.bench.type];
-  ++s.cases;
-  s.hop += static_cast<double>(r.hop_latency_cycles) / t;
-  s.serialization += static_cast<double>(r.serialization_cycles()) / t;
-  s.contention += static_cast<double>(r.contention_cycles()) / t;
-  s.vc_starved += static_cast<double>(r.busiest_router_link_vc_starved) / t;
+  ++cases_[r.bench.type];
   for (const std::string& model : bench_models()) {
     if (!r.scores(model)) continue;
     const ErrorParts e = error_parts(r, model);
@@ -345,15 +340,14 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
       << std::setw(9) << "volume"
       << "\n";
   for (const auto& type : types) {
-    const auto ti = time_.find(type);
-    if (ti == time_.end()) continue;
-    const Shares& s = ti->second;
+    const auto ti = cases_.find(type);
+    if (ti == cases_.end()) continue;
     bool first = true;
     for (const std::string& model : bench_models()) {
       const auto pi = parts_.find({type, model});
       const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
       out << "  " << std::left << std::setw(kTypeWidth) << (first ? type : "") << std::right;
-      if (first || m.cases != s.cases)  // a model scored on fewer cases (linkload_fitted): its own
+      if (first || m.cases != ti->second)  // scored on fewer cases (linkload_fitted): its own
         out << std::setw(7) << m.cases << std::setw(9) << pct(m.time.hop, m.cases) << std::setw(9)
             << pct(m.time.serialization, m.cases) << std::setw(9) << pct(m.time.contention, m.cases)
             << std::setw(12) << pct(m.time.vc_starved, m.cases);

@@ -149,18 +149,17 @@ class DecompositionSummary {
   void print(std::ostream& out, const std::vector<std::string>& types) const;
 
  private:
+  /// Sums of shares of T_sim: hop latency, serialization, contention, and the busiest router
+  /// link's VC-starved cycles (a cause of contention).
   struct Shares {
-    int cases = 0;
-    double hop = 0, serialization = 0, contention = 0;  ///< sums of shares of T_sim
-    double vc_starved =
-        0;  ///< ... the busiest router link's VC-starved cycles (a cause of contention)
+    double hop = 0, serialization = 0, contention = 0, vc_starved = 0;
   };
   struct ModelParts {
     Shares time;  ///< over the cases the model scores (linkload_fitted: not those it was fitted on)
     int cases = 0, volume_cases = 0;
     double error = 0, latency = 0, load = 0, contention = 0, volume = 0;  ///< sums
   };
-  std::map<std::string, Shares> time_;                              ///< by type
+  std::map<std::string, int> cases_;                                 ///< by type
   std::map<std::pair<std::string, std::string>, ModelParts> parts_;  ///< by (type, model)
 };
 
