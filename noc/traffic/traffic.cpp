@@ -137,7 +137,11 @@ BusiestLinks busiest_links(const std::vector<LinkLoad>& links) {
     const LinkLoad*& kind = l.kind == LinkLoad::Kind::Injection  ? b.injection
                             : l.kind == LinkLoad::Kind::Ejection ? b.ejection
                                                                  : b.router;
-    if (l.flits > kind->flits) kind = &l;
+    // Among equally busy router outputs, the most VC-starved: the link the wormhole blocking
+    // hit hardest (injection channels are not counted, -1, so they keep the first of equals).
+    if (l.flits > kind->flits ||
+        (l.flits > 0 && l.flits == kind->flits && l.vc_starved > kind->vc_starved))
+      kind = &l;
   }
   return b;
 }

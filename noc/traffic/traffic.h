@@ -93,9 +93,9 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& options, const Adv
 /// Fill per-link flit counts and utilisation over `cycles`.
 std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles);
 
-/// The busiest link of each kind (most flits; the first of equals in link_loads order), and the
-/// busier PE channel of the two (injection on a tie). Points into `links`, or at an empty
-/// LinkLoad (no flits, no VC-starved cycles) for a kind with no link.
+/// The busiest link of each kind (most flits; among equals the most VC-starved, then the first
+/// in link_loads order), and the busier PE channel of the two (injection on a tie). Points into
+/// `links`, or at an empty LinkLoad (no flits, no VC-starved cycles) for a kind with no link.
 struct BusiestLinks {
   const LinkLoad *injection, *router, *ejection;
   const LinkLoad& endpoint() const {

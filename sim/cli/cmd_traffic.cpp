@@ -244,10 +244,13 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
             << router->flits << " on a router-to-router link ("
             << std::max(endpoint.flits, router->flits) << " cycles at 1 flit/cycle)\n"
             << "  busiest PE channel " << endpoint.from << " -> " << endpoint.to << ", "
-            << busy(endpoint) << "\n  busiest router link " << router->from << " -> " << router->to
-            << ", " << busy(*router) << ", " << router->vc_starved
-            << " idle with every VC held and a packet waiting\n"
-            << "  simulated          in " << std::setprecision(3) << wall
+            << busy(endpoint) << "\n  busiest router link ";
+  if (router->flits == 0)  // a crossbar (one switch), or every message stayed in its router
+    std::cout << "none carried a flit\n";
+  else
+    std::cout << router->from << " -> " << router->to << ", " << busy(*router) << ", "
+              << router->vc_starved << " idle with every VC held and a packet waiting\n";
+  std::cout << "  simulated          in " << std::setprecision(3) << wall
             << " s; conservation ok, credits restored\n"
             << "nocflow: wrote " << a.out
             << "/summary.json, messages.csv, links.csv, config.resolved.yaml\n";

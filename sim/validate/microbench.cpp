@@ -158,7 +158,7 @@ struct Simulated {
   std::int64_t flits = 0;                ///< flits injected
   std::int64_t busiest_router_link = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint = 0;     ///< flits on the busiest injection or ejection channel
-  double endpoint_busy_share = 0;        ///< ... over its first to last flit (the first of equals)
+  double endpoint_busy_share = 0;        ///< ... over its first to last flit (noc::busiest_links)
   std::int64_t router_vc_starved = 0;    ///< the busiest router link's VC-starved cycles
   std::int64_t busiest_link() const { return std::max(busiest_router_link, busiest_endpoint); }
 };

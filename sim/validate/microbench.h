@@ -52,13 +52,13 @@ struct BenchResult {
   double max_link_utilisation = 0;  ///< busiest link's flits per cycle during the edge
   std::int64_t busiest_router_link_flits = 0;  ///< flits on the busiest router-to-router link
   std::int64_t busiest_endpoint_flits = 0;     ///< ... on the busiest injection or ejection channel
-  /// That channel's flits over the cycles from its first flit to its last (first of equals): 1
+  /// That channel's flits over the cycles from its first flit to its last (noc::busiest_links): 1
   /// when it sent back to back, as linkload's endpoint term assumes; below, it waited for
   /// credits or flits (back-pressure from congested routes).
   double busiest_endpoint_busy_share = 0;
-  /// Cycles the busiest router-to-router link (first of equals) sat idle with every VC held
-  /// while a packet waited for one (noc::Router::vc_starved_cycles): wormhole blocking, which
-  /// no link load carries.
+  /// Cycles the busiest router-to-router link (the most VC-starved of equals) sat idle with every
+  /// VC held while a packet waited for one (noc::Router::vc_starved_cycles): wormhole blocking,
+  /// which no link load carries.
   std::int64_t busiest_router_link_vc_starved = 0;
   /// A router-to-router link carried more flits than any injection or ejection channel: the
   /// routers, not the PEs' NIs, bound the edge. (A tie counts as endpoint-bound, even where

@@ -297,6 +297,19 @@ TEST(TrafficCli, MessagesToOneNodeShareItsEjectionChannel) {
   EXPECT_GE(j["cycles"].get<int>(), 16 + 4);
 }
 
+TEST(TrafficCli, ACrossbarHasNoRouterLinkToName) {
+  const fs::path dir = fresh_dir("traffic_messages_crossbar");
+  const CliRun r =
+      messages(dir, "0 5 256\n3 5 256\n", "--set topology.kind=crossbar --set topology.ports=16");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("busiest router link none carried a flit\n"), std::string::npos)
+      << r.output;
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
+  EXPECT_EQ(j["busiest_router_link_flits"].get<int>(), 0);
+  EXPECT_EQ(j["busiest_router_link_vc_starved_cycles"].get<int>(), 0);
+  EXPECT_EQ(j["busiest_ejection_flits"].get<int>(), 32);  // both messages' 16-byte flits into PE 5
+}
+
 TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
   const fs::path dir = fresh_dir("traffic_messages_bad");
   const std::pair<std::string, std::string> cases[] = {

@@ -3,7 +3,9 @@
 // for one. It separates the wormhole loss linkload does not model from bandwidth sharing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "tests/noc/noc_test_util.h"
 
@@ -35,8 +37,10 @@ void expect_no_cycle_counted_twice(const Network& net) {
 /// `packet_flits`.
 struct Line {
   Network net;
-  Line(int d, int flits, int packet_flits) : net(spec(packet_flits)) {
-    for (int i = 0; i + d < 16; ++i) net.send(i, {i + d, flits, 0, i, false, packet_flits});
+  /// `up`: node i + d sends to node i instead.
+  Line(int d, int flits, int packet_flits, bool up = false) : net(spec(packet_flits)) {
+    for (int i = 0; i + d < 16; ++i)
+      net.send(up ? i + d : i, {up ? i : i + d, flits, 0, i, false, packet_flits});
     net.drain();
     net.verify_drained();
     expect_no_cycle_counted_twice(net);
@@ -73,6 +77,20 @@ TEST(VcStarvation, FlowsJoiningEveryRouterOfALineStarveItsLinksOfVcs) {
   // The middle link (r 7 -> 8): sending or VC-starved for 80 % of its span or more.
   EXPECT_GE(four.flits(7) + four.starved(7), 8 * four.span(7) / 10);
   EXPECT_GT(four.net.now(), 4 * 128 * 13 / 10);  // at least 1.3x the busiest link
+  // The same flows up the line: the 9 busiest links tie, and the one reported is the most
+  // starved of them (323 cycles); the first in link_loads order, router 4's, starves 0: no flow
+  // joins after it.
+  const Line up(4, 128, 16, true);
+  const std::vector<LinkLoad> links = link_loads(up.net, up.net.now());
+  const LinkLoad& reported = *busiest_links(links).router;
+  std::vector<std::int64_t> tied;
+  for (const LinkLoad& l : links)
+    if (l.kind == LinkLoad::Kind::RouterToRouter && l.flits == 4 * 128)
+      tied.push_back(l.vc_starved);
+  ASSERT_EQ(tied.size(), 9u);
+  EXPECT_EQ(reported.flits, 4 * 128);
+  EXPECT_EQ(reported.vc_starved, *std::max_element(tied.begin(), tied.end()));
+  EXPECT_GT(reported.vc_starved, tied.front());
 
   // Every flow crosses the middle link and none joins after it: the flows drain past it, which
   // then sends back to back and never starves.
