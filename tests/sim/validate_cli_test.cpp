@@ -246,13 +246,16 @@ TEST(ValidateCli, WormholeBlockingShowsAsVcStarvedCyclesOnTheBusiestRouterLink) 
   }
   // The summary's share: starved over simulated cycles, for the one GROUP_GATHER case.
   const auto& gather = v.rows[0].at("type") == "GROUP_GATHER" ? v.rows[0] : v.rows[1];
+  int summary_rows = 0;
   for (const auto& row : read_csv_rows(v.out / "summary.csv")) {
     if (row.at("type") != "GROUP_GATHER" || row.at("model") != "linkload") continue;
+    ++summary_rows;
     EXPECT_NEAR(std::stod(row.at("vc_starved_share")),
                 std::stod(gather.at("busiest_router_link_vc_starved_cycles")) /
                     std::stod(gather.at("simulated_cycles")),
                 1e-9);
   }
+  EXPECT_EQ(summary_rows, 1);  // the share was checked
   EXPECT_NE(v.run.output.find("VC-starved"), std::string::npos) << v.run.output;
 }
 
