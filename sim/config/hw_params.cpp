@@ -150,8 +150,9 @@ const std::vector<Param>& hw_params() {
           .unit("messages")
           .def(std::int64_t{1})
           .range(1, 64)
-          .doc("messages a source NI injects at once, a packet of each in turn (DMA channels); "
-               "1 = one after another"),
+          .doc(
+              "messages a source NI injects at once (DMA channels), each a packet at a time on its "
+              "own injection VC, their flits interleaved round-robin; 1 = one after another"),
       // PE
       field("pe.macs_per_cycle", &HwSpec::pe, &PeSpec::macs_per_cycle)
           .unit("MACs/cycle")
