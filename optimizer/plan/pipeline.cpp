@@ -85,7 +85,9 @@ struct Pricer {
       b->hw = band_machine(hw, units);
       try {  // a band of one crossbar port is no machine: the stages use ≥ 2
         b->model = make_cost_model(cost_model, b->hw);
-        b->setup = setup_partition(*w.graph, b->hw, *b->model, o.setup);
+        SetupOptions setup = o.setup;
+        if (o.band_progress) setup.progress = o.band_progress(units);
+        b->setup = setup_partition(*w.graph, b->hw, *b->model, setup);
       } catch (const InputError& e) {
         b->failure = e.what();
       }
@@ -184,6 +186,7 @@ struct Pricer {
           return kInf;
         }
       }
+      if (o.priced_progress) o.priced_progress(priced);
       return st.result.cost;
     } catch (const InputError& e) {  // no choice of some layer fits the SRAM on this band
       if (why.empty()) why = e.what();

@@ -18,6 +18,7 @@
 // its PEs' shares through the band's `cols` boundary links, whichever is slower, plus the hop
 // latency of half the band's rows and columns. It is added to the consumer's layer cost for
 // each choice, so the solver inside the band sees it.
+#include <functional>
 #include <string>
 
 #include "optimizer/plan/partition_setup.h"
@@ -32,6 +33,11 @@ struct PipelineOptions {
   std::string solver = "dp";  ///< inside each band (greedy, greedy-layout, dp, dp-local, ilp)
   SolveOptions solve;         ///< for every range's solve (ilp: time limit, formulation)
   SetupOptions setup;         ///< memory_limit: every layer's share within SRAM, as everywhere
+  /// Progress, if set: each band's tabulation reports to band_progress(its mesh rows or
+  /// crossbar ports) instead of setup.progress, and priced_progress(stage costs so far) follows
+  /// every (layer range, rows) stage cost solved.
+  std::function<TabulationProgress(int)> band_progress{};
+  std::function<void(int)> priced_progress{};
   /// Seed 004's memory constraint: a stage fits only if its PEs can hold the weights of all its
   /// layers at once (resident across micro-batches) plus its largest layer's activations.
   bool resident_weights = false;

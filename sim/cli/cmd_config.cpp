@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
@@ -43,16 +44,34 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
   return option;
 }
 
-optimizer::TabulationProgress tabulation_progress(const std::string& cost_model) {
-  using Clock = std::chrono::steady_clock;
-  const auto started = Clock::now();
-  auto last = started;
-  return [=](std::size_t done, std::size_t total) mutable {
-    const auto now = Clock::now();
-    if (now - last < std::chrono::seconds(2)) return;
-    last = now;
-    std::cerr << "  ... tabulating " << cost_model << ": " << done << " of " << total << " edges, "
-              << fixed(std::chrono::duration<double>(now - started).count()) << " s" << std::endl;
+double ProgressThrottle::due() {
+  const auto now = Clock::now();
+  if (now - last_ < std::chrono::seconds(2)) return -1;
+  last_ = now;
+  return std::chrono::duration<double>(now - started_).count();
+}
+
+optimizer::TabulationProgress tabulation_progress(const std::string& what,
+                                                  std::shared_ptr<ProgressThrottle> throttle) {
+  return [throttle = std::move(throttle), what](std::size_t done, std::size_t total) {
+    if (const double seconds = throttle->due(); seconds >= 0)
+      std::cerr << "  ... tabulating " << what << ": " << done << " of " << total << " edges, "
+                << fixed(seconds) << " s" << std::endl;
+  };
+}
+
+void report_pipeline_progress(optimizer::PipelineOptions& o, const std::string& cost_model,
+                              bool mesh) {
+  auto throttle = std::make_shared<ProgressThrottle>();
+  const std::string unit = mesh ? " mesh rows" : " crossbar ports";
+  o.band_progress = [=](int units) {
+    return tabulation_progress(cost_model + " for a band of " + std::to_string(units) + unit,
+                               throttle);
+  };
+  o.priced_progress = [=](int priced) {
+    if (const double seconds = throttle->due(); seconds >= 0)
+      std::cerr << "  ... " << priced << " (layer range," << unit << ") stage costs solved, "
+                << fixed(seconds) << " s" << std::endl;
   };
 }
 

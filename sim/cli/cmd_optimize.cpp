@@ -53,6 +53,7 @@ struct OptimizeArgs {
   int stages = 0;  ///< > 0: pipeline stages (plan/pipeline.h)
   int micro_batches = 4;
   bool resident_weights = false;
+  bool quiet = false;  // no progress lines
 };
 
 struct CompareRow {
@@ -196,6 +197,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.solve = {a.time_limit, a.formulation, "", false};
   po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
   po.resident_weights = a.resident_weights;
+  if (!a.quiet) report_pipeline_progress(po, a.cost_model, hw.mesh());
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec);
   opt::Plan plan = r.plan;
@@ -293,10 +295,10 @@ int run(const OptimizeArgs& a) {
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
   const opt::EdgeTables edge_tables = a.compare ? opt::EdgeTables::Full : solver->edge_tables();
-  const opt::PartitionSetup s =
-      opt::setup_partition(graph, hw, *model,
-                           {a.exact, a.memory_limit, !a.no_prune, a.placement == "search",
-                            tabulation_progress(a.cost_model), edge_tables});
+  const opt::PartitionSetup s = opt::setup_partition(
+      graph, hw, *model,
+      {a.exact, a.memory_limit, !a.no_prune, a.placement == "search",
+       a.quiet ? opt::TabulationProgress() : tabulation_progress(a.cost_model), edge_tables});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
   if (a.solver == "ilp")
     std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "
@@ -401,6 +403,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
                 "pipeline: a stage must hold all its layers' weights in SRAM at once (seed 004)")
       ->needs(stages);
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
+  cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->callback([a, &action, formulation, export_lp, stages, bnoc] {
     if (bnoc->count() > 0 && a->cost_model != "paper")
       throw CLI::ValidationError("--bnoc", "sets the paper model's B_NoC; --cost-model " +

@@ -66,7 +66,8 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     po.micro_batches = a.micro_batches;
     po.solver = a.solver;
     po.solve = {60, "flow", "", false};  // as solve_plan
-    po.setup = {false, true, true, search};  // as solve_plan: within SRAM (per band: no progress)
+    po.setup = {false, true, true, search};  // as solve_plan: within SRAM
+    if (!a.quiet) report_pipeline_progress(po, a.cost_model, hw.mesh());
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
   record_priced_inputs(plan, spec, graph);  // as optimize records

@@ -4,11 +4,14 @@
 // and sets the action to run after parsing. Actions throw InputError for bad input (exit 2),
 // CheckError when a run's self-checks fail (exit 3).
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "optimizer/plan/partition_setup.h"
+#include "optimizer/plan/pipeline.h"
 #include "sim/config/hw_spec.h"
 
 namespace nocflow::sim::cli {
@@ -43,9 +46,29 @@ struct NetworkOptions {
 /// has been validated, so that a failing command writes nothing.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec);
 
+/// Progress lines on stderr at most every 2 s of wall time, however many callbacks share it
+/// (a pipeline's bands tabulate one after another, between its stage solves).
+class ProgressThrottle {
+ public:
+  /// Seconds since construction if a line is due now (and then none for 2 s), else −1.
+  double due();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started_ = Clock::now(), last_ = started_;
+};
+
 /// For SetupOptions::progress: a line on stderr every 2 s of wall time while a cost model is
 /// tabulated ("  ... tabulating linkload: 45 of 120 edges, 4.0 s"); nothing on short runs.
-optimizer::TabulationProgress tabulation_progress(const std::string& cost_model);
+optimizer::TabulationProgress tabulation_progress(
+    const std::string& what,
+    std::shared_ptr<ProgressThrottle> throttle = std::make_shared<ProgressThrottle>());
+
+/// Progress lines for solve_pipeline, sharing one throttle: each band's tabulation ("  ...
+/// tabulating linkload for a band of 4 mesh rows: 45 of 120 edges, 4.0 s") and the stage costs
+/// solved ("  ... 2536 (layer range, mesh rows) stage costs solved, 10.0 s").
+void report_pipeline_progress(optimizer::PipelineOptions& o, const std::string& cost_model,
+                              bool mesh);
 
 /// Option check: a finite number of at least `min` ("--cycles: must be at least 1, got 0").
 CLI::Validator at_least(double min);

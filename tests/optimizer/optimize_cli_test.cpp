@@ -196,6 +196,30 @@ TEST(OptimizeCli, PlacementSearchWritesRowsChoicesThatReplay) {
   EXPECT_EQ(sim.exit_code, 0) << sim.output;
 }
 
+// --quiet drops the progress lines (on stderr every 2 s, so a short run has none to drop) and
+// nothing else: the same plan, whole machine and pipelined (whose bands and stage solves report
+// through their own callbacks).
+TEST(OptimizeCli, QuietWritesTheSamePlan) {
+  const std::string machine = "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 ";
+  const fs::path dir = out_dir("quiet");
+  for (const std::string pipeline : {"", "--stages 2 "}) {
+    const std::string tag = pipeline.empty() ? "whole" : "stages";
+    const CliRun plain =
+        run_nocflow("optimize " + machine + pipeline + "--out " + (dir / tag).string());
+    const CliRun quiet = run_nocflow("optimize " + machine + pipeline + "--quiet --out " +
+                                     (dir / (tag + "_quiet")).string());
+    ASSERT_EQ(plain.exit_code, 0) << plain.output;
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+    EXPECT_EQ(quiet.output.find("  ... "), std::string::npos) << quiet.output;
+    auto text = [&](const std::string& name) {
+      std::ifstream in(dir / name / "plan.yaml");
+      return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    EXPECT_FALSE(text(tag).empty());
+    EXPECT_EQ(text(tag + "_quiet"), text(tag)) << tag;
+  }
+}
+
 TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
   struct Case { std::string args, message; };
   const std::vector<Case> cases = {
