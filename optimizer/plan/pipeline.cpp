@@ -60,6 +60,9 @@ struct Band {
   std::unique_ptr<CostModel> model;
   PartitionSetup setup;
   std::string failure;  ///< why no layer range fits this band ("" when tabulated)
+  /// least[l]: the cheapest choices' layer costs of the first l layers summed, a lower bound
+  /// of a stage's cost (its edges and stage inputs only add).
+  std::vector<double> least;
 };
 
 struct Pricer {
@@ -88,6 +91,9 @@ struct Pricer {
         SetupOptions setup = o.setup;
         if (o.band_progress) setup.progress = o.band_progress(units);
         b->setup = setup_partition(*w.graph, b->hw, *b->model, setup);
+        b->least.assign(1, 0.0);
+        for (const std::vector<double>& costs : b->setup.problem.node)
+          b->least.push_back(b->least.back() + *std::min_element(costs.begin(), costs.end()));
       } catch (const InputError& e) {
         b->failure = e.what();
       }
@@ -129,9 +135,12 @@ struct Pricer {
     }
     for (const Problem::Edge& e : all.edges)
       if (e.u >= first && e.v < end) {
-        Problem::Edge sub = e;
-        sub.u -= first;
-        sub.v -= first;
+        Problem::Edge sub;  // the band's table, not a copy: the band outlives every stage
+        sub.u = e.u - first;
+        sub.v = e.v - first;
+        sub.nv = e.nv;
+        sub.shared = e.table();
+        sub.row = e.row;
         p.edges.push_back(std::move(sub));
       }
     for (const LayerEdge& e : stage_inputs(w, first, end)) {
@@ -166,6 +175,15 @@ struct Pricer {
     PartitionSetup s = stage_setup(first, end, units);
     SolveResult r = make_solver(o.solver)->solve(s.problem, o.solve);
     return {std::move(s), std::move(r)};
+  }
+
+  /// At most cost(first, end, units), without solving (a relative 10⁻⁹ below the layer costs'
+  /// sum, for rounding).
+  double lower_bound(int first, int end, int units) {
+    const Band& b = band(units);
+    if (!b.failure.empty()) return kInf;
+    return (b.least[static_cast<std::size_t>(end)] - b.least[static_cast<std::size_t>(first)]) *
+           (1 - 1e-9);
   }
 
   double cost(int first, int end, int units) {
@@ -217,7 +235,8 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
   PipelineResult out;
   try {
     out.split = split_min_max_units(
-        n, o.stages, units, [&](int first, int end, int q) { return pricer.cost(first, end, q); });
+        n, o.stages, units, [&](int first, int end, int q) { return pricer.cost(first, end, q); },
+        [&](int first, int end, int q) { return pricer.lower_bound(first, end, q); });
   } catch (const InputError& e) {
     std::string why = pricer.why;
     for (const auto& b : pricer.bands)

@@ -56,7 +56,7 @@ class Eliminator {
         if (!p.fits(l, i)) cost_[static_cast<std::size_t>(l)][static_cast<std::size_t>(i)] = kInf;
     edges_.reserve(p.edges.size() * 2 + 1);
     for (const auto& e : p.edges) {
-      edges_.push_back({e.u, e.v, e.cost.data(), {}, true});
+      edges_.push_back({e.u, e.v, e.table(), {}, true});
       link(static_cast<int>(edges_.size() - 1));
     }
     alive_.assign(static_cast<std::size_t>(n_), true);

@@ -32,7 +32,10 @@ Problem window_problem(const Problem& p, const std::vector<int>& x, int first, i
   w.memory_limit = p.memory_limit;
   for (const auto& e : p.edges) {
     if (inside(e.u) && inside(e.v)) {
-      w.edges.push_back({e.u - first, e.v - first, e.nv, e.cost});
+      Problem::Edge inner = e;  // its table copied, or shared as e shares it
+      inner.u -= first;
+      inner.v -= first;
+      w.edges.push_back(std::move(inner));
     } else if (inside(e.u) != inside(e.v)) {  // fold into the inside layer's cost
       const int l = inside(e.u) ? e.u : e.v;
       auto& cost = w.node[static_cast<std::size_t>(l - first)];

@@ -24,7 +24,7 @@ void require_tables(const Problem& p, const char* what) {
 
 std::vector<double> edge_row(const Problem::Edge& e, int i) {
   if (!e.tabulated()) return e.row(i);
-  const auto first = e.cost.begin() + static_cast<std::ptrdiff_t>(i) * e.nv;
+  const double* first = e.table() + static_cast<std::ptrdiff_t>(i) * e.nv;
   return {first, first + e.nv};
 }
 

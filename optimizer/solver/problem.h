@@ -27,7 +27,11 @@ struct Problem {
     /// EdgeTables::Rows: row(i) computes row i (nv costs) from the cost model, which must
     /// outlive the problem; only edge_row() and evaluate() call it.
     std::function<std::vector<double>(int)> row{};
-    double at(int i, int j) const { return cost[static_cast<std::size_t>(i) * nv + j]; }
+    /// Instead of `cost`: the same table owned by another problem, which must outlive this one
+    /// (a pipeline stage's sub-problem reads its band's tables without copying them).
+    const double* shared = nullptr;
+    const double* table() const { return shared ? shared : cost.data(); }
+    double at(int i, int j) const { return table()[static_cast<std::size_t>(i) * nv + j]; }
     bool tabulated() const { return !row; }
   };
   std::vector<std::string> names;              ///< per layer

@@ -75,7 +75,8 @@ StageSplit split_balanced(const std::vector<double>& times, int stages) {
   return s;
 }
 
-StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost) {
+StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost,
+                               const StageCost& lower_bound) {
   check_stages(layers, stages, units);
   // best[j][i][u]: the first i layers in j stages on u units: (max stage, sum of stages).
   struct Cell {
@@ -91,25 +92,52 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
   at(0, 0, 0) = {0, 0, -1, 0};
   // Stage costs are asked once each, whatever order the loops visit them in.
   std::vector<double> memo(L * L * U, -1);
+  auto memo_at = [&](int k, int i, int q) -> double& {
+    return memo[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
+                static_cast<std::size_t>(q)];
+  };
   auto stage_cost = [&](int k, int i, int q) {
-    double& m = memo[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
-                     static_cast<std::size_t>(q)];
+    double& m = memo_at(k, i, q);
     if (m < 0) m = cost(k, i, q);
     return m;
   };
+  // A cell's candidates (cut k, units q of the last stage), each with the least max stage it
+  // can reach: max(prev.max, the stage's cost if known, else its lower bound). With a bound
+  // they are tried least first, until the rest cannot beat the best found.
+  struct Candidate {
+    double reach;
+    int k, q;
+  };
+  std::vector<Candidate> candidates;
   for (int j = 1; j <= stages; ++j)
     for (int i = j; i <= layers - (stages - j); ++i)
       for (int u = j; u <= units - (stages - j); ++u) {
-        Cell& c = at(j, i, u);
+        candidates.clear();
         for (int k = j - 1; k < i; ++k)
           for (int q = 1; q <= u - (j - 1); ++q) {
-            const Cell& prev = at(j - 1, k, u - q);
-            if (prev.max == kInf) continue;
-            const double t = stage_cost(k, i, q);
-            if (t == kInf) continue;
-            const double mx = std::max(prev.max, t), sum = prev.sum + t;
-            if (mx < c.max || (mx == c.max && sum < c.sum)) c = {mx, sum, k, q};
+            const double before = at(j - 1, k, u - q).max;
+            if (before == kInf) continue;
+            const double known = memo_at(k, i, q);
+            const double stage = known >= 0 ? known : lower_bound ? lower_bound(k, i, q) : 0;
+            candidates.push_back({std::max(before, stage), k, q});
           }
+        if (lower_bound)
+          std::stable_sort(
+              candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) { return a.reach < b.reach; });
+        Cell& c = at(j, i, u);
+        for (const auto& [reach, k, q] : candidates) {
+          // max(prev.max, t) ≥ reach > c.max loses whatever t is: skip asking for t.
+          if (reach > c.max) {
+            if (lower_bound) break;  // sorted: so does every candidate after it
+            continue;
+          }
+          const Cell& prev = at(j - 1, k, u - q);
+          const double t = stage_cost(k, i, q);
+          if (t == kInf) continue;
+          const double mx = std::max(prev.max, t), sum = prev.sum + t;
+          if (mx < c.max || (mx == c.max && sum < c.sum)) c = {mx, sum, k, q};
+        }
       }
   if (at(stages, layers, units).max == kInf)
     throw InputError("no split of " + std::to_string(layers) + " layers into " +

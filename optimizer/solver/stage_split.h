@@ -46,6 +46,14 @@ using StageCost = std::function<double(int first, int end, int units)>;
 /// same maximum, the one found with the smallest running sum of stage costs is kept (a
 /// tie-break, not a guarantee of the smallest sum). Throws InputError unless
 /// 1 ≤ stages ≤ min(layers, units), or when every split has an infinite stage.
-StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost);
+///
+/// A stage cost is asked only where it could still win: not where the split before it is
+/// already slower than the best found. With `lower_bound` (at most the cost, for the same
+/// arguments; cheap), the candidates for each (layers, stages, units) are tried in the order of
+/// the max stage their bounds allow, least first, and only until that exceeds the best found.
+/// The maximum stage cost is the same with or without a bound; among splits that tie on it
+/// (and on the running sum), which is found first may differ.
+StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost,
+                               const StageCost& lower_bound = {});
 
 }  // namespace nocflow::optimizer

@@ -96,6 +96,7 @@ TEST(StageSplit, UnitsAreSharedOutOptimally) {
   // best cuts and unit counts together.
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> len(1, 7), t(1, 30), u(1, 6);
+  int asked_total = 0, asked_bounded_total = 0;  // stage costs asked, without and with a bound
   for (int n = 0; n < 150; ++n) {
     std::vector<double> work(static_cast<std::size_t>(len(rng)));
     for (double& x : work) x = t(rng);
@@ -112,12 +113,32 @@ TEST(StageSplit, UnitsAreSharedOutOptimally) {
     }
     const StageSplit s = split_min_max_units(layers, stages, units, cost);
     EXPECT_DOUBLE_EQ(s.bottleneck(), brute) << "instance " << n;
+    // A lower bound (here one below the cost, and finite where the cost is not) only saves
+    // stage costs: the same bottleneck, from stages that cost what they say.
+    int asked = 0, asked_bounded = 0;
+    auto counted = [&](int& calls) {
+      return [&, c = &calls](int a, int b, int q) { return ++*c, cost(a, b, q); };
+    };
+    const StageCost bound = [&](int a, int b, int q) {
+      return std::accumulate(work.begin() + a, work.begin() + b, 0.0) / q + (b - a) - 1;
+    };
+    split_min_max_units(layers, stages, units, counted(asked));
+    const StageSplit bounded =
+        split_min_max_units(layers, stages, units, counted(asked_bounded), bound);
+    EXPECT_DOUBLE_EQ(bounded.bottleneck(), brute) << "instance " << n;
+    EXPECT_EQ(std::accumulate(bounded.units.begin(), bounded.units.end(), 0), units);
+    for (int k = 0; k < stages; ++k)
+      EXPECT_DOUBLE_EQ(bounded.cost[k],
+                       cost(bounded.begin[k], bounded.begin[k + 1], bounded.units[k]));
+    EXPECT_LE(asked_bounded, asked);
+    asked_total += asked, asked_bounded_total += asked_bounded;
     EXPECT_EQ(std::accumulate(s.units.begin(), s.units.end(), 0), units);
     for (int k = 0; k < stages; ++k) {
       EXPECT_GE(s.units[k], 1);
       EXPECT_DOUBLE_EQ(s.cost[k], cost(s.begin[k], s.begin[k + 1], s.units[k]));
     }
   }
+  EXPECT_LT(asked_bounded_total, asked_total);
 }
 
 Graph prepared(const std::string& name) {
