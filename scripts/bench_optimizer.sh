@@ -12,6 +12,9 @@
 #   resnet18 train, mobilenet_v2 train
 #                           8x8, `--train sgd --solver dp --cost-model linkload --memory-limit`:
 #                           graphs that do not reduce, so dp hands them to the ILP
+#   mobilenet_v2 4 stages   8x8, `--stages 4 --solver dp --cost-model linkload`: every band
+#                           tabulated, then (range, rows) stage solves ("solve s" includes both;
+#                           "ilp vars" shows the stage costs solved)
 # Compare two builds side by side on one machine with NOCFLOW_BASE=path/to/other/nocflow
 # (wall-clock figures are noisy; ratios within one run are not). CASES="1 3" runs some only.
 set -euo pipefail
@@ -28,11 +31,12 @@ cases=(
   "mobilenet_v2 train|zoo:mobilenet_v2 --train sgd --solver dp --cost-model linkload --memory-limit"
   "resnet50 greedy|zoo:resnet50 ${big[*]} --solver greedy --cost-model linkload"
   "resnet50 g-layout|zoo:resnet50 ${big[*]} --solver greedy-layout --cost-model linkload"
+  "mobilenet_v2 4 st.|zoo:mobilenet_v2 --stages 4 --solver dp --cost-model linkload"
 )
 
 printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" case binary choices pruned "tabulate s" "solve s" \
   "ilp vars" "predicted cycles"
-for k in ${CASES:-1 2 3 4 5 6 7}; do
+for k in ${CASES:-1 2 3 4 5 6 7 9}; do
   IFS='|' read -r label args <<<"${cases[k - 1]}"
   read -r -a args <<<"$args"
   for bin in "${binaries[@]}"; do
@@ -48,8 +52,11 @@ for k in ${CASES:-1 2 3 4 5 6 7}; do
       read -r choices pruned tab solve vars total <<<"$(python3 - "$out/case$k/summary.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print(j["choices_before_pruning"], j["choices_after_pruning"], j["tabulate_seconds"],
-      j["solve_seconds"], j.get("ilp", {}).get("variables", "-"), j["total_cost_cycles"])
+if "stages" in j:  # a pipeline: tabulation inside its solve seconds
+    print("-", "-", 0, j["solve_seconds"], f"{j['ranges_priced']}st", j["pipeline_cycles"])
+else:
+    print(j["choices_before_pruning"], j["choices_after_pruning"], j["tabulate_seconds"],
+          j["solve_seconds"], j.get("ilp", {}).get("variables", "-"), j["total_cost_cycles"])
 PY
 )"
       tabs+=("$tab"); solves+=("$solve")
