@@ -141,16 +141,11 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
 /// A progress line on stderr every 2 s of wall time (unless quiet), from the kernel's cycles.
 void report_progress(noc::NocModule& top, bool quiet) {
   if (quiet) return;
-  const auto started = Clock::now();
-  auto last_report = started;
-  Cycle cycles_seen = 0;
-  top.on_cycle = [=](Cycle c) mutable {
+  top.on_cycle = [throttle = ProgressThrottle(), cycles_seen = Cycle{0}](Cycle c) mutable {
     if (++cycles_seen & 0x3fff) return;
-    if (seconds_since(last_report) > 2.0) {
-      last_report = Clock::now();
-      std::cerr << "  ... cycle " << c << ", " << std::fixed << std::setprecision(1)
-                << seconds_since(started) << " s\n";
-    }
+    if (const double seconds = throttle.due(); seconds >= 0)
+      std::cerr << "  ... cycle " << c << ", " << std::fixed << std::setprecision(1) << seconds
+                << " s\n";
   };
 }
 
