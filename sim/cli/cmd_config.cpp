@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `nocflow version`, `nocflow config`, and the helpers every command shares.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -42,13 +41,6 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
       ->type_name("OPTIMIZER")
       ->check(CLI::IsMember(optimizer::optimizer_names()));
   return option;
-}
-
-double ProgressThrottle::due() {
-  const auto now = Clock::now();
-  if (now - last_ < std::chrono::seconds(2)) return -1;
-  last_ = now;
-  return std::chrono::duration<double>(now - started_).count();
 }
 
 optimizer::TabulationProgress tabulation_progress(const std::string& what,

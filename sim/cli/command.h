@@ -4,12 +4,12 @@
 // and sets the action to run after parsing. Actions throw InputError for bad input (exit 2),
 // CheckError when a run's self-checks fail (exit 3).
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "noc/base/progress.h"
 #include "optimizer/plan/partition_setup.h"
 #include "optimizer/plan/pipeline.h"
 #include "sim/config/hw_spec.h"
@@ -45,18 +45,6 @@ struct NetworkOptions {
 /// Create `dir` (and parents) and write the resolved config into it. Call only after all input
 /// has been validated, so that a failing command writes nothing.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec);
-
-/// Progress lines on stderr at most every 2 s of wall time, however many callbacks share it
-/// (a pipeline's bands tabulate one after another, between its stage solves).
-class ProgressThrottle {
- public:
-  /// Seconds since construction if a line is due now (and then none for 2 s), else −1.
-  double due();
-
- private:
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point started_ = Clock::now(), last_ = started_;
-};
 
 /// For SetupOptions::progress: a line on stderr every 2 s of wall time while a cost model is
 /// tabulated ("  ... tabulating linkload: 45 of 120 edges, 4.0 s"); nothing on short runs.

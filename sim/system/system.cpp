@@ -110,16 +110,12 @@ void System::close_windows(noc::Cycle before) {
 }
 
 void System::after_cycle(noc::Cycle now) {
-  if (on_progress && (++cycles_seen_ & 0xfff) == 0 &&
-      std::chrono::steady_clock::now() - last_progress_ > std::chrono::seconds(2)) {
-    last_progress_ = std::chrono::steady_clock::now();
-    on_progress(now);
-  }
+  if (on_progress && (++cycles_seen_ & 0xfff) == 0 && progress_.due() >= 0) on_progress(now);
 }
 
 RunResult System::run() {
   const auto t0 = std::chrono::steady_clock::now();
-  last_progress_ = t0;
+  progress_.restart();
   window_base_ = link_counts();
   noc_.before_cycle = [this](noc::Cycle c) { close_windows(c); };
   noc_.on_cycle = [this](noc::Cycle now) { after_cycle(now); };

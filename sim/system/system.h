@@ -9,13 +9,12 @@
 // Timing: PEs act on cycle boundaries; the network evaluates cycle c half a period later, so a
 // message sent in cycle c is injected in cycle c, and a message completed in cycle c can be
 // received from cycle c + 1.
-#include <systemc>
-
-#include <chrono>
 #include <functional>
 #include <memory>
+#include <systemc>
 #include <vector>
 
+#include "noc/base/progress.h"
 #include "noc/network/network.h"
 #include "noc/sc/noc_module.h"
 #include "noc/traffic/traffic.h"
@@ -79,7 +78,7 @@ class System : public sc_core::sc_module, public PeHost {
   noc::Cycle window_start_ = 0;
   std::vector<std::int64_t> window_base_;
   std::int64_t cycles_seen_ = 0;
-  std::chrono::steady_clock::time_point last_progress_;
+  ProgressThrottle progress_;  ///< on_progress at most every 2 s
 
   const ProgramSet& programs_;
   noc::Network net_;
