@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -23,7 +22,7 @@ std::string traffic(const fs::path& out, const std::string& extra = "", int seed
          " --out " + out.string() + " " + extra;
 }
 
-/// One row of links.csv (router port names hold commas, so they are quoted).
+/// One row of links.csv.
 struct LinkRow {
   std::string from, to;
   int flits = 0;
@@ -32,33 +31,10 @@ struct LinkRow {
 };
 
 std::vector<LinkRow> read_links(const fs::path& csv) {
-  std::istringstream in(read_file(csv));
   std::vector<LinkRow> rows;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    LinkRow r;
-    auto field = [&](std::string& out) {
-      if (fields.peek() == '"') {
-        fields >> std::quoted(out);
-        fields.ignore(1);  // ','
-      } else {
-        std::getline(fields, out, ',');
-      }
-    };
-    std::string flits, utilisation, share;
-    field(r.from);
-    field(r.to);
-    field(flits);
-    field(utilisation);
-    field(r.first);
-    field(r.last);
-    field(share);
-    r.flits = std::stoi(flits);
-    r.busy_share = std::stod(share);
-    rows.push_back(r);
-  }
+  for (const auto& row : read_csv_rows(csv))
+    rows.push_back({row.at("from"), row.at("to"), std::stoi(row.at("flits")), row.at("first_cycle"),
+                    row.at("last_cycle"), std::stod(row.at("busy_share_of_span"))});
   return rows;
 }
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -57,18 +56,13 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   const nlohmann::json s = nlohmann::json::parse(read_file(dir / "a" / "summary.json"));
   // The summary's memory plan is memory.csv's highest PE: its largest offset + bytes.
   {
-    std::istringstream csv(read_file(dir / "a" / "memory.csv"));
-    std::string row;
-    std::getline(csv, row);
-    EXPECT_EQ(row, "pe,kind,layer,edge,bytes,first_step,last_step,offset_bytes");
+    const auto rows = read_csv_rows(dir / "a" / "memory.csv");
+    ASSERT_FALSE(rows.empty());
     std::map<int, std::int64_t> peak;  // per PE
-    while (std::getline(csv, row)) {
-      std::vector<std::string> f;
-      std::istringstream fields(row);
-      for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
-      ASSERT_EQ(f.size(), 8u) << row;
-      auto& p = peak[std::stoi(f[0])];
-      p = std::max<std::int64_t>(p, std::stoll(f[7]) + std::stoll(f[4]));
+    for (const auto& row : rows) {
+      auto& p = peak[std::stoi(row.at("pe"))];
+      p = std::max<std::int64_t>(p,
+                                 std::stoll(row.at("offset_bytes")) + std::stoll(row.at("bytes")));
     }
     EXPECT_EQ(peak.size(), 16u);
     const auto top = std::max_element(peak.begin(), peak.end(),
@@ -94,19 +88,8 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   EXPECT_FALSE(last_sample.empty());
   for (const auto& [link, flits] : last_sample) EXPECT_EQ(flits, 0) << link;
   EXPECT_EQ(spans, s["steps"].get<std::int64_t>());
-  const std::string links = read_file(dir / "a" / "links.csv");
-  std::istringstream in(links);
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line))
-    if (line.rfind("node", 0) == 0) {  // node N,"r(x,y).L",flits,...: the router name is quoted
-      std::istringstream fields(line.substr(line.find(',') + 1));
-      std::string to, flits;
-      fields >> std::quoted(to);
-      fields.ignore(1);  // ','
-      std::getline(fields, flits, ',');
-      injected += std::stoll(flits);
-    }
+  for (const auto& row : read_csv_rows(dir / "a" / "links.csv"))
+    if (row.at("from").rfind("node", 0) == 0) injected += std::stoll(row.at("flits"));
   EXPECT_EQ(injected, s["flits"].get<std::int64_t>());
   // Every flit crosses its injection and ejection channels, and flit_hops router-to-router links.
   EXPECT_EQ(link_flits, 2 * s["flits"].get<std::int64_t>() + s["flit_hops"].get<std::int64_t>());
@@ -201,15 +184,12 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
 /// Rows of transfers.csv as (src -> dst, predicted paper, predicted linkload, bytes).
 std::vector<std::tuple<std::string, double, double, std::int64_t>> predictions(const fs::path& csv) {
   std::vector<std::tuple<std::string, double, double, std::int64_t>> out;
-  std::istringstream in(read_file(csv));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
-    if (f.size() < 6 || f[4].empty()) continue;
-    out.emplace_back(f[0] + " -> " + f[1], std::stod(f[4]), f[5].empty() ? -1 : std::stod(f[5]), std::stoll(f[3]));
+  for (const auto& row : read_csv_rows(csv)) {
+    const std::string& paper = row.at("predicted_paper_cycles");
+    const std::string& linkload = row.at("predicted_linkload_cycles");
+    if (paper.empty()) continue;
+    out.emplace_back(row.at("src") + " -> " + row.at("dst"), std::stod(paper),
+                     linkload.empty() ? -1 : std::stod(linkload), std::stoll(row.at("bytes")));
   }
   return out;
 }

@@ -156,38 +156,26 @@ TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
   const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
   const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --jobs 2 --out " + (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::istringstream in(read_file(dir / "out/results.csv"));
-  std::string line;
-  std::getline(in, line);
-  const auto head = split_csv(line);
-  ASSERT_EQ(head[0], "point");
-  ASSERT_EQ(head[1], "mesh");
-  std::vector<std::vector<std::string>> rows;
-  while (std::getline(in, line)) rows.push_back(split_csv(line));
+  const auto rows = read_csv_rows(dir / "out/results.csv");
   ASSERT_EQ(rows.size(), 4u);
   // Point order: first axis slowest.
-  EXPECT_EQ(rows[0][0], "mesh=2x2 network=zoo:vgg5 solver=greedy cost_model=paper");
-  EXPECT_EQ(rows[3][0], "mesh=4x4 network=zoo:vgg5 solver=dp cost_model=paper");
-  auto column = [&](const std::string& name) {
-    for (std::size_t i = 0; i < head.size(); ++i)
-      if (head[i] == name) return i;
-    ADD_FAILURE() << "no column " << name;
-    return std::size_t{0};
-  };
-  for (const auto& row : rows) EXPECT_EQ(row[column("status")], "ok") << row[0];
-  EXPECT_EQ(rows[3][column("pes")], "16");
+  EXPECT_EQ(rows[0].at("point"), "mesh=2x2 network=zoo:vgg5 solver=greedy cost_model=paper");
+  EXPECT_EQ(rows[3].at("point"), "mesh=4x4 network=zoo:vgg5 solver=dp cost_model=paper");
+  EXPECT_EQ(rows[3].at("mesh"), "4x4");
+  for (const auto& row : rows) EXPECT_EQ(row.at("status"), "ok") << row.at("point");
+  EXPECT_EQ(rows[3].at("pes"), "16");
   // The 4x4 dp point is what `nocflow simulate` gives for the same machine and solver.
   const CliRun s = run_nocflow("simulate --hw " + kHw + " --set pe.sram_bytes=67108864 --network zoo:vgg5 "
                                "--solver dp --cost-model paper --quiet --out " + (dir / "sim").string());
   ASSERT_EQ(s.exit_code, 0) << s.output;
   const auto summary = nlohmann::json::parse(read_file(dir / "sim/summary.json"));
-  EXPECT_EQ(rows[3][column("total_cycles")], std::to_string(summary["total_cycles"].get<long long>()));
-  EXPECT_EQ(rows[3][column("communication_cycles")],
+  EXPECT_EQ(rows[3].at("total_cycles"), std::to_string(summary["total_cycles"].get<long long>()));
+  EXPECT_EQ(rows[3].at("communication_cycles"),
             std::to_string(summary["communication_cycles"].get<long long>()));
-  EXPECT_NEAR(std::stod(rows[3][column("total_us")]), summary["total_seconds"].get<double>() * 1e6,
+  EXPECT_NEAR(std::stod(rows[3].at("total_us")), summary["total_seconds"].get<double>() * 1e6,
               1e-3);
   // Greedy is never better than the optimum under the model it optimises.
-  EXPECT_GE(std::stod(rows[2][column("predicted_cycles")]), std::stod(rows[3][column("predicted_cycles")]));
+  EXPECT_GE(std::stod(rows[2].at("predicted_cycles")), std::stod(rows[3].at("predicted_cycles")));
 
   // A second run into the same folder needs --resume; with it, nothing is left to run.
   const CliRun again = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());

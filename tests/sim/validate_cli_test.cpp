@@ -24,52 +24,48 @@ TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
                                "--types ALL_GATHER,HALO,HALO_2D,NONE --out " +
                                (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::istringstream csv(read_file(dir / "out" / "validation.csv"));
-  std::string line;
-  std::getline(csv, line);
-  const auto header = split_csv(line);
-  ASSERT_EQ(header[1], "type");
   int rows = 0;
-  while (std::getline(csv, line)) {
-    const auto f = split_csv(line);
+  for (const auto& row : read_csv_rows(dir / "out" / "validation.csv")) {
     ++rows;
-    const std::int64_t tensor = std::stoll(f[2]), moved = std::stoll(f[5]);
-    const std::int64_t simulated = std::stoll(f[8]);
-    if (f[1] == "ALL_GATHER") {
+    const std::string& type = row.at("type");
+    const std::int64_t tensor = std::stoll(row.at("tensor_bytes")),
+                       moved = std::stoll(row.at("bytes_moved"));
+    const std::int64_t simulated = std::stoll(row.at("simulated_cycles"));
+    const std::string what = type + " " + row.at("tensor_bytes");
+    if (type == "ALL_GATHER") {
       // OUTP=4 -> a spatial split: each consumer strip needs all channels, 3/4 of which four
       // other nodes hold: 3/4 of the tensor moves.
-      EXPECT_EQ(f[3], "OUTP=4") << line;
-      EXPECT_EQ(moved, tensor * 3 / 4) << line;
+      EXPECT_EQ(row.at("producer"), "OUTP=4") << what;
+      EXPECT_EQ(moved, tensor * 3 / 4) << what;
       EXPECT_GT(simulated, 0);
     }
-    if (f[1] == "NONE") {
-      EXPECT_EQ(moved, 0) << line;
-      EXPECT_EQ(simulated, 0) << line;
+    if (type == "NONE") {
+      EXPECT_EQ(moved, 0) << what;
+      EXPECT_EQ(simulated, 0) << what;
     }
-    if (f[1] == "HALO") {
-      EXPECT_GT(moved, 0) << line;
-      EXPECT_LT(moved, tensor) << line;  // only boundary rows or columns
+    if (type == "HALO") {
+      EXPECT_GT(moved, 0) << what;
+      EXPECT_LT(moved, tensor) << what;  // only boundary rows or columns
     }
-    if (f[1] == "HALO_2D") {
+    if (type == "HALO_2D") {
       // 2 x 2 blocks of a C x 16 x 16 tensor (the side is capped at 4 x PEs): each PE sends its
       // neighbours one row and one column of 8 and the diagonal one its corner, C channels each.
-      EXPECT_EQ(f[3], "OFMP_H=2,OFMP_W=2") << line;
-      EXPECT_EQ(f[4], f[3]) << line;
+      EXPECT_EQ(row.at("producer"), "OFMP_H=2,OFMP_W=2") << what;
+      EXPECT_EQ(row.at("consumer"), row.at("producer")) << what;
       const std::int64_t channels = tensor / (2 * 16 * 16);
-      EXPECT_EQ(moved, 4 * (8 + 8 + 1) * channels * 2) << line;
+      EXPECT_EQ(moved, 4 * (8 + 8 + 1) * channels * 2) << what;
     }
   }
   EXPECT_EQ(rows, 8);
   // Both ALL_GATHER cases appear in the summary, below or near saturation.
-  std::istringstream summary(read_file(dir / "out" / "summary.csv"));
   bool found = false;
-  while (std::getline(summary, line)) {
-    const auto f = split_csv(line);
-    if (f[0] == "ALL_GATHER" && f[1] == "linkload") {
+  for (const auto& row : read_csv_rows(dir / "out" / "summary.csv"))
+    if (row.at("type") == "ALL_GATHER" && row.at("model") == "linkload") {
       found = true;
-      EXPECT_EQ(std::stoi(f[2]) + std::stoi(f[5]), 2) << line;
+      EXPECT_EQ(
+          std::stoi(row.at("cases_below_saturation")) + std::stoi(row.at("cases_near_saturation")),
+          2);
     }
-  }
   EXPECT_TRUE(found);
 }
 
@@ -131,21 +127,21 @@ TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
   EXPECT_GE(single_sender, 2);  // LOCAL: SINGLE -> INPP, all from one PE
   EXPECT_GE(contended, 2);
   // summary.csv: per model, latency + load + missed contention = mean signed error.
-  std::istringstream summary(read_file(v.out / "summary.csv"));
-  std::string line;
-  std::getline(summary, line);
-  const auto header = split_csv(line);
   int checked = 0;
-  while (std::getline(summary, line)) {
+  for (const auto& row : read_csv_rows(v.out / "summary.csv")) {
     std::map<std::string, double> f;
-    const auto fields = split_csv(line);
-    for (std::size_t i = 2; i < header.size() && i < fields.size(); ++i)
-      if (!fields[i].empty())
-        f[header[i]] = std::stod(fields[i]);  // empty: a statistic over no case
+    for (const auto& [name, text] : row)
+      if (name != "type" && name != "model" && !text.empty())
+        f[name] = std::stod(text);  // empty: a statistic over no case
+    const std::string what = row.at("type") + " " + row.at("model");
     // (written with 6 significant digits)
-    EXPECT_NEAR(f["latency_error"] + f["load_error"] + f["missed_contention"], f["mean_error"], 1e-5) << line;
+    EXPECT_NEAR(f["latency_error"] + f["load_error"] + f["missed_contention"], f["mean_error"],
+                1e-5)
+        << what;
     if (f["cases_below_saturation"] > 0) {
-      EXPECT_NEAR(f["hop_latency_share"] + f["serialization_share"] + f["contention_share"], 1.0, 1e-5) << line;
+      EXPECT_NEAR(f["hop_latency_share"] + f["serialization_share"] + f["contention_share"], 1.0,
+                  1e-5)
+          << what;
     }
     ++checked;
   }

@@ -8,7 +8,10 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
+#include "noc/traffic/batch.h"
 #include "tests/cli_runner.h"
 #include "tests/sim/validate_runner.h"
 
@@ -155,16 +158,16 @@ TEST(ValidateCli, RouterContentionIsNotScoredOnTheCaseItWasFittedOnNorItsTwin) {
       "validate_fitted_twin",
       "--meshes 4 --crossbar 0 --types ALL_GATHER,ALL_TO_ALL --sizes 1MiB --dump-messages");
   ASSERT_EQ(v.rows.size(), 2u);
-  auto sends = [&](const char* type) {  // the message file without its comment lines
-    std::istringstream in(
-        read_file(v.out / "messages" / ("mesh_4x4_" + std::string(type) + "_1048576.txt")));
-    std::string out;
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind('#', 0) != 0) out += line + "\n";
+  auto sends = [&](const char* type) {  // (src, dst, bytes) of each message, in file order
+    const fs::path file = v.out / "messages" / ("mesh_4x4_" + std::string(type) + "_1048576.txt");
+    std::istringstream in(read_file(file));
+    std::vector<std::tuple<int, int, std::int64_t>> out;
+    for (const noc::BatchMessage& m : noc::read_messages(in, file.string(), 16))
+      out.emplace_back(m.src, m.dst, m.bytes);
     return out;
   };
   EXPECT_EQ(sends("ALL_GATHER"), sends("ALL_TO_ALL"));
-  EXPECT_GT(sends("ALL_GATHER").size(), 100u);
+  EXPECT_GT(sends("ALL_GATHER").size(), 100u);  // 16 x 15 messages
   EXPECT_NE(v.run.output.find("config.resolved.yaml, messages/"), std::string::npos)
       << v.run.output;
   for (const auto& row : v.rows) EXPECT_EQ(row.at("slowdown_fitted_here"), "1") << row.at("type");
@@ -193,15 +196,12 @@ TEST(ValidateCli, GroupGatherIsAnAllGatherInStridedGroupsAndStaysOutOfTheFit) {
   EXPECT_GT(std::stod(row.at("linkload_cycles")), 0);
   EXPECT_GT(std::stoll(row.at("simulated_cycles")), 0);
   std::map<int, int> sent;
-  std::istringstream in(read_file(v.out / "messages" / "mesh_4x4_GROUP_GATHER_65536.txt"));
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    int src = 0, dst = 0;
-    std::int64_t bytes = 0;
-    std::istringstream(line) >> src >> dst >> bytes;
-    EXPECT_NE(src / 4, dst / 4) << line;  // one PE of a group per mesh row
-    EXPECT_EQ(bytes, tensor / 16) << line;
-    ++sent[src];
+  const fs::path file = v.out / "messages" / "mesh_4x4_GROUP_GATHER_65536.txt";
+  std::istringstream in(read_file(file));
+  for (const noc::BatchMessage& m : noc::read_messages(in, file.string(), 16)) {
+    EXPECT_NE(m.src / 4, m.dst / 4) << m.src << " -> " << m.dst;  // one PE of a group per mesh row
+    EXPECT_EQ(m.bytes, tensor / 16) << m.src << " -> " << m.dst;
+    ++sent[m.src];
   }
   EXPECT_EQ(sent.size(), 16u);
   for (const auto& [pe, messages] : sent) EXPECT_EQ(messages, 3) << "PE " << pe;
