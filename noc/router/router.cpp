@@ -51,7 +51,9 @@ void Router::reset() {
   flits_sent_.assign(ports_, 0);
   sent_span_.assign(ports_, {});
   vc_starved_.assign(ports_, 0);
-  starved_ports_ = 0;
+  credit_stalled_.assign(ports_, 0);
+  starved_ports_ = stalled_ports_ = 0;
+  va_blocked_ = credit_waits_ = asked_ = 0;
   last_step_ = -1;
   buffered_ = 0;
   last_departure_ = 0;
@@ -194,6 +196,8 @@ std::uint64_t Router::port_bits_wide(const Mask& m, int port) const {
 
 void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets) {
   int requesters = 0, lone = -1;
+  std::uint64_t asked = 0,
+                blocked = 0;  // output ports asked for; wanted by a flit without a credit
   for (int p = 0; p < ports_; ++p) {
     if (single_word_) {  // jump straight to the next port with a candidate
       const std::uint64_t rest = sa_ready_[0] >> (p * vcs_);
@@ -211,7 +215,10 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
       for (; part; part &= part - 1) {
         const int vc = __builtin_ctzll(part);
         const InputVc& s = in_[p * vcs_ + vc];
-        if (s.ready > now || out_[s.out_port * vcs_ + s.out_vc].credits <= 0) continue;
+        if (s.ready > now || out_[s.out_port * vcs_ + s.out_vc].credits <= 0) {
+          if (s.ready <= now) blocked |= std::uint64_t{1} << s.out_port;  // no credit
+          continue;
+        }
         const std::uint64_t bit = std::uint64_t{1} << s.out_port;
         if (requested & bit) continue;
         requested |= bit;
@@ -219,10 +226,13 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
       }
     }
     if (!requested) continue;
+    asked |= requested;
     sa_requests_[p] = requested;
     ++requesters;
     lone = p;
   }
+  asked_ = asked;
+  credit_waits_ = blocked & ~asked;  // an asked port sends or loses the switch: not stalled
   if (requesters == 0) return;
   if (requesters == 1) {
     sa_->allocate_single(lone, sa_requests_[lone]);
@@ -288,10 +298,17 @@ std::int64_t Router::vc_starved_cycles(int out_port, Cycle now) const {
   return vc_starved_[out_port] + (((starved_ports_ >> out_port) & 1) ? slept(now) : 0);
 }
 
-void Router::count_vc_starved(Cycle now) {
+std::int64_t Router::credit_stalled_cycles(int out_port, Cycle now) const {
+  return credit_stalled_[out_port] + (((stalled_ports_ >> out_port) & 1) ? slept(now) : 0);
+}
+
+void Router::count_waits(Cycle now) {
   // The cycles slept through since the last step, as that step found them.
-  if (const Cycle cycles = slept(now))
+  if (const Cycle cycles = slept(now)) {
     for (std::uint64_t m = starved_ports_; m; m &= m - 1) vc_starved_[__builtin_ctzll(m)] += cycles;
+    for (std::uint64_t m = stalled_ports_; m; m &= m - 1)
+      credit_stalled_[__builtin_ctzll(m)] += cycles;
+  }
   // Of the ports a head waited for, those that sent nothing and that no input asked the switch
   // for: no VC with a flit and a credit waits for them (SA leaves such VCs as they were).
   std::uint64_t idle = 0;
@@ -299,15 +316,12 @@ void Router::count_vc_starved(Cycle now) {
     const int o = __builtin_ctzll(m);
     if (sent_span_[o].last != now) idle |= std::uint64_t{1} << o;
   }
-  if (idle)
-    for_each_bit(sa_ready_, [&](int ivc) {
-      const InputVc& s = in_[ivc];
-      if (s.ready <= now && ((idle >> s.out_port) & 1) &&
-          out_[s.out_port * vcs_ + s.out_vc].credits > 0)
-        idle &= ~(std::uint64_t{1} << s.out_port);  // it lost the switch to another output
-    });
+  idle &= ~asked_;
   starved_ports_ = idle;
   for (std::uint64_t m = idle; m; m &= m - 1) ++vc_starved_[__builtin_ctzll(m)];
+  // Of the ports a ready flit found without a credit and nobody asked for, those not VC-starved.
+  stalled_ports_ = credit_waits_ & ~idle;
+  for (std::uint64_t m = stalled_ports_; m; m &= m - 1) ++credit_stalled_[__builtin_ctzll(m)];
   va_blocked_ = 0;
   last_step_ = now;
 }
@@ -316,8 +330,11 @@ void Router::step(Cycle now, Channels& channels, PacketTable& packets) {
   progressed_ = false;
   if (!none(routing_)) route_stage(now);
   if (!none(vc_alloc_)) vc_alloc_stage(now);
-  if (!none(sa_ready_)) switch_alloc_stage(now, channels, packets);
-  if (va_blocked_ | starved_ports_) count_vc_starved(now);
+  if (!none(sa_ready_))
+    switch_alloc_stage(now, channels, packets);
+  else
+    asked_ = credit_waits_ = 0;
+  if (va_blocked_ | starved_ports_ | credit_waits_ | stalled_ports_) count_waits(now);
 }
 
 }  // namespace nocflow::noc

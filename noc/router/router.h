@@ -20,8 +20,10 @@
 //
 // An output port is *VC-starved* in a cycle it sends nothing, no input asks the switch for it,
 // and a head ready for VA wants it while every one of its VCs is held by a packet: the link
-// idles although a packet waits for it. Cycles a router sleeps through count as its last step
-// did (nothing changes while it sleeps).
+// idles although a packet waits for it. It is *credit-stalled* in a cycle it sends nothing, no
+// input asks the switch for it, it is not VC-starved, and a flit that holds one of its VCs is
+// ready but has no credit: the link idles because the next buffer is full. Cycles a router
+// sleeps through count as its last step did (nothing changes while it sleeps).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -87,6 +89,8 @@ class Router {
   /// Cycles before `now` the output port was VC-starved (header comment); `now` adds the
   /// cycles a sleeping router has not stepped through yet.
   std::int64_t vc_starved_cycles(int out_port, Cycle now) const;
+  /// Cycles before `now` the output port was credit-stalled (header comment), likewise.
+  std::int64_t credit_stalled_cycles(int out_port, Cycle now) const;
   /// Cycle of the last flit that left this router, for the watchdog.
   Cycle last_departure() const { return last_departure_; }
 
@@ -147,15 +151,18 @@ class Router {
   std::vector<std::uint64_t> sa_requests_;  ///< per input port: output ports requested (scratch)
   std::vector<std::int64_t> flits_sent_;
   std::vector<ActiveSpan> sent_span_;
-  // VC-starved output ports (header comment): cycles up to last_step_ inclusive, and the ports
-  // starved in that step, which stay so while the router sleeps.
-  std::vector<std::int64_t> vc_starved_;
-  std::uint64_t starved_ports_ = 0;
+  // VC-starved and credit-stalled output ports (header comment): cycles up to last_step_
+  // inclusive, and the ports so in that step, which stay so while the router sleeps.
+  std::vector<std::int64_t> vc_starved_, credit_stalled_;
+  std::uint64_t starved_ports_ = 0, stalled_ports_ = 0;
   std::uint64_t va_blocked_ = 0;  ///< this step: ports a ready head found without a free VC
+  std::uint64_t asked_ = 0;       ///< this step: ports some input asked the switch for (SA)
+  /// This step: ports nobody asked for that a ready flit wanted but found without a credit (SA).
+  std::uint64_t credit_waits_ = 0;
   Cycle last_step_ = -1;
   /// Cycles between the last step and `now` that the router slept through.
   Cycle slept(Cycle now) const { return now > last_step_ + 1 ? now - last_step_ - 1 : 0; }
-  void count_vc_starved(Cycle now);
+  void count_waits(Cycle now);  ///< VC-starved and credit-stalled ports of this step
   int buffered_ = 0;
   Cycle last_departure_ = 0;
   bool progressed_ = false;  ///< the last step routed, allocated or sent something

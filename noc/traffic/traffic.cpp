@@ -121,7 +121,8 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles) {
       const std::int64_t f = router.flits_sent(p);
       links.push_back({t.router_name(r) + "." + t.port_name(r, p), to, f, f / c,
                        ejection ? LinkLoad::Kind::Ejection : LinkLoad::Kind::RouterToRouter,
-                       router.sent_span(p), router.vc_starved_cycles(p, net.now())});
+                       router.sent_span(p), router.vc_starved_cycles(p, net.now()),
+                       router.credit_stalled_cycles(p, net.now())});
     }
   return links;
 }
@@ -129,7 +130,7 @@ std::vector<LinkLoad> link_loads(const Network& net, Cycle cycles) {
 BusiestLinks busiest_links(const std::vector<LinkLoad>& links) {
   static const LinkLoad kNone = [] {
     LinkLoad none;
-    none.vc_starved = 0;  // no router link: it never starved
+    none.vc_starved = none.credit_stalled = 0;  // no router link: it never waited
     return none;
   }();
   BusiestLinks b{&kNone, &kNone, &kNone};
@@ -153,6 +154,8 @@ void write_span_fields(std::ostream& out, const LinkLoad& l) {
   if (l.span.last >= 0) out << l.span.last;
   out << "," << l.busy_share() << ",";
   if (l.vc_starved >= 0) out << l.vc_starved;
+  out << ",";
+  if (l.credit_stalled >= 0) out << l.credit_stalled;
 }
 
 void check_traffic(const Network& net, const TrafficOptions& o) {

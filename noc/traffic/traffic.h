@@ -53,6 +53,9 @@ struct LinkLoad {
   /// A router output port's cycles idle with every VC held while a packet waited for one
   /// (Router::vc_starved_cycles); -1 for an injection channel (not counted).
   std::int64_t vc_starved = -1;
+  /// A router output port's cycles idle while a flit holding one of its VCs waited for a credit
+  /// (Router::credit_stalled_cycles: the next buffer full); -1 for an injection channel.
+  std::int64_t credit_stalled = -1;
   /// Flits per cycle of its active span: 1 = it sent a flit every cycle from its first to its last.
   double busy_share() const {
     return span.cycles() ? static_cast<double>(flits) / static_cast<double>(span.cycles()) : 0;
@@ -105,9 +108,10 @@ struct BusiestLinks {
 BusiestLinks busiest_links(const std::vector<LinkLoad>& links);
 
 /// links.csv's span columns, each after a comma: first_cycle, last_cycle (empty for a link that
-/// carried nothing), busy_share_of_span and vc_starved_cycles (empty for an injection channel).
+/// carried nothing), busy_share_of_span, vc_starved_cycles and credit_stalled_cycles (the last
+/// two empty for an injection channel).
 void write_span_fields(std::ostream& out, const LinkLoad& link);
 inline constexpr const char* kSpanHeader =
-    ",first_cycle,last_cycle,busy_share_of_span,vc_starved_cycles";
+    ",first_cycle,last_cycle,busy_share_of_span,vc_starved_cycles,credit_stalled_cycles";
 
 }  // namespace nocflow::noc

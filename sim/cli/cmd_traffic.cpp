@@ -207,6 +207,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   j["busiest_router_link_busy_share"] = router->busy_share();
   j["busiest_ejection_busy_share"] = ejection->busy_share();
   j["busiest_router_link_vc_starved_cycles"] = router->vc_starved;
+  j["busiest_router_link_credit_stalled_cycles"] = router->credit_stalled;
   j["router_evaluations"] = r.router_steps;
   j["wall_seconds"] = wall;
   j["units"] = {
@@ -220,6 +221,9 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
       {"busiest_router_link_vc_starved_cycles",
        "cycles it sent nothing while every VC was held and a packet waited for one "
        "(links.csv: vc_starved_cycles)"},
+      {"busiest_router_link_credit_stalled_cycles",
+       "cycles it sent nothing while a flit holding one of its VCs waited for a credit, the next "
+       "buffer full (links.csv: credit_stalled_cycles)"},
       {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
   write_file(dir / "summary.json", j.dump(2) + "\n");
   write_links(dir / "links.csv", r.links);
@@ -244,7 +248,8 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
     std::cout << "none carried a flit\n";
   else
     std::cout << router->from << " -> " << router->to << ", " << busy(*router) << ", "
-              << router->vc_starved << " idle with every VC held and a packet waiting\n";
+              << router->vc_starved << " idle with every VC held and a packet waiting, "
+              << router->credit_stalled << " with a flit waiting for a credit\n";
   std::cout << "  simulated          in " << std::setprecision(3) << wall
             << " s; conservation ok, credits restored\n"
             << "nocflow: wrote " << a.out

@@ -58,7 +58,7 @@ TEST(TrafficCli, WritesSummaryLinksAndResolvedConfig) {
   EXPECT_NEAR(j["accepted_flits_per_node_per_cycle"].get<double>(), 0.2, 0.01);
   const std::string links = read_file(dir / "out" / "links.csv");
   EXPECT_EQ(links.rfind("from,to,flits,utilisation_flits_per_cycle,first_cycle,last_cycle,"
-                        "busy_share_of_span,vc_starved_cycles\n",
+                        "busy_share_of_span,vc_starved_cycles,credit_stalled_cycles\n",
                         0),
             0u);
   // 16 injection links + 4x4 mesh: 2 * 2 * 4 * 3 = 48 router links + 16 ejection links.
@@ -256,6 +256,21 @@ TEST(TrafficCli, LinksReportTheCyclesFromTheirFirstFlitToTheirLast) {
   EXPECT_LT(j["busiest_injection_busy_share"].get<double>(), 0.75);
   EXPECT_NE(both.output.find("busiest PE channel r(0,0).L -> node 0, busy"), std::string::npos)
       << both.output;
+  // The two router links into r(0,0) idle only while their flit waits for a credit (router
+  // 0's buffer full, its ejection busy with the other's flits): flits + stalled = span.
+  int stalled_links = 0;
+  for (const auto& row : read_csv_rows(dir / "out" / "links.csv")) {
+    if (row.at("from").rfind("r(", 0) != 0 || row.at("to").rfind("r(", 0) != 0 ||
+        row.at("flits") == "0")
+      continue;
+    const std::int64_t stalled = std::stoll(row.at("credit_stalled_cycles"));
+    EXPECT_EQ(std::stoll(row.at("flits")) + std::stoll(row.at("vc_starved_cycles")) + stalled,
+              std::stoll(row.at("last_cycle")) - std::stoll(row.at("first_cycle")) + 1)
+        << row.at("from");
+    stalled_links += stalled > 0;
+  }
+  EXPECT_EQ(stalled_links, 2);
+  EXPECT_GT(j["busiest_router_link_credit_stalled_cycles"].get<int>(), 0);
 }
 
 TEST(TrafficCli, MessagesToOneNodeShareItsEjectionChannel) {
@@ -283,6 +298,7 @@ TEST(TrafficCli, ACrossbarHasNoRouterLinkToName) {
   const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
   EXPECT_EQ(j["busiest_router_link_flits"].get<int>(), 0);
   EXPECT_EQ(j["busiest_router_link_vc_starved_cycles"].get<int>(), 0);
+  EXPECT_EQ(j["busiest_router_link_credit_stalled_cycles"].get<int>(), 0);
   EXPECT_EQ(j["busiest_ejection_flits"].get<int>(), 32);  // both messages' 16-byte flits into PE 5
 }
 

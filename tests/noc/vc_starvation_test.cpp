@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Router::vc_starved_cycles: cycles an output link idles with every VC held while a packet waits
 // for one. It separates the wormhole loss linkload does not model from bandwidth sharing.
+// Router::credit_stalled_cycles: cycles it idles while a flit holding one of its VCs waits for a
+// credit (the next buffer full).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,14 +24,31 @@ int port_towards(const Topology& t, int router, int next) {
   return 0;
 }
 
-/// Every output port's sent flits plus VC-starved cycles, at most the cycles run: a cycle is
-/// counted once, as sending or as starved.
+/// Every output port's sent flits plus VC-starved and credit-stalled cycles, at most the cycles
+/// run: a cycle is counted once, as sending, as starved or as stalled.
 void expect_no_cycle_counted_twice(const Network& net) {
   for (int r = 0; r < net.topology().num_routers(); ++r)
-    for (int p = 0; p < net.topology().num_ports(r); ++p)
-      EXPECT_LE(net.router(r).flits_sent(p) + net.router(r).vc_starved_cycles(p, net.now()),
+    for (int p = 0; p < net.topology().num_ports(r); ++p) {
+      const Router& router = net.router(r);
+      EXPECT_LE(router.flits_sent(p) + router.vc_starved_cycles(p, net.now()) +
+                    router.credit_stalled_cycles(p, net.now()),
                 net.now())
           << "router " << r << " port " << p;
+    }
+}
+
+/// Whether output port `out` of `r` sent nothing in the step just run although a flit holding
+/// one of its VCs was ready and that VC had no credit left.
+bool waited_for_credit(const Router& r, int out, std::int64_t sent_before, Cycle now) {
+  if (r.flits_sent(out) != sent_before) return false;
+  for (int p = 0; p < r.num_ports(); ++p)
+    for (int v = 0; v < r.vcs(); ++v) {
+      const InputVc& s = r.input_vc(p, v);
+      if (s.state == VcState::Active && s.out_port == out && s.count > 0 && s.ready <= now &&
+          r.output_vc(out, s.out_vc).credits <= 0)
+        return true;
+    }
+  return false;
 }
 
 /// A line of 16 routers (a 16x1 mesh, xy routing) with 2-stage routers, 4 VCs x 8 flits, every
@@ -150,6 +169,47 @@ TEST(VcStarvation, ASleepingRouterCountsTheCyclesItSleepsThrough) {
       for (int p = 0; p < alone->topology().num_ports(r); ++p)
         EXPECT_EQ(alone->router(r).vc_starved_cycles(p, alone->now()), 0) << r << " " << p;
   }
+}
+
+TEST(CreditStall, ALinkWhoseNextBufferIsFullCountsTheCyclesItWaitsForACredit) {
+  // Node 1's 32-flit packet alone, towards node 2, whose consumer takes a flit every 40 cycles
+  // from a 1-flit queue: router 1's east link fills router 2's buffer and then sends a flit each
+  // time a credit returns, sleeping in between. Watched cycle by cycle, every cycle its flit
+  // waited for a credit and it sent nothing is counted, the slept ones included; no head ever
+  // waits for a VC, so nothing is VC-starved.
+  NocSpec spec = booksim_spec(1, 3);
+  spec.router.vcs = 1;
+  spec.ni.ejection_queue_flits = 1;
+  spec.watchdog_cycles = 100000;
+  Network net(spec);
+  net.set_sink_interval(2, 40);
+  net.send(1, {2, 32, 0, 1, false, 32});
+  const Router& r1 = net.router(1);
+  const int east = port_towards(net.topology(), 1, 2);
+  std::int64_t watched = 0;
+  while (!net.empty()) {
+    const Cycle now = net.now();
+    const std::int64_t sent = r1.flits_sent(east);
+    net.step();
+    watched += waited_for_credit(r1, east, sent, now);
+  }
+  net.verify_drained();
+  expect_no_cycle_counted_twice(net);
+  EXPECT_EQ(r1.flits_sent(east), 32);
+  EXPECT_GT(watched, 20 * 40);
+  EXPECT_EQ(r1.credit_stalled_cycles(east, net.now()), watched);
+  EXPECT_EQ(r1.vc_starved_cycles(east, net.now()), 0);
+  // With a consumer that keeps up and buffers longer than the packet (4-flit buffers would not
+  // cover the credit loop: a lone flow waits for credits then too), nothing waits for a credit.
+  NocSpec deep = spec;
+  deep.ni.ejection_queue_flits = 0;
+  deep.router.buffer_depth = 32;
+  Network fast(deep);
+  fast.send(1, {2, 32, 0, 1, false, 32});
+  fast.drain();
+  for (int r = 0; r < 3; ++r)
+    for (int p = 0; p < fast.topology().num_ports(r); ++p)
+      EXPECT_EQ(fast.router(r).credit_stalled_cycles(p, fast.now()), 0) << r << " " << p;
 }
 
 }  // namespace
