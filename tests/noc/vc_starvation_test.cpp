@@ -84,6 +84,25 @@ struct Line {
   }
 };
 
+/// Three routers in a line, one VC per port, node 2's consumer taking a flit every 40 cycles
+/// from a 1-flit queue.
+NocSpec slow_line_spec() {
+  NocSpec spec = booksim_spec(1, 3);
+  spec.router.vcs = 1;
+  spec.ni.ejection_queue_flits = 1;
+  spec.watchdog_cycles = 100000;
+  return spec;
+}
+
+/// On it: node 1's 32-flit packet to node 2, then node 0's 8-flit one, each if asked.
+std::unique_ptr<Network> slow_line(bool node0, bool node1) {
+  auto net = std::make_unique<Network>(slow_line_spec());
+  net->set_sink_interval(2, 40);
+  if (node1) net->send(1, {2, 32, 0, 1, false, 32});
+  if (node0) net->send(0, {2, 8, 0, 0, false, 8});
+  return net;
+}
+
 TEST(VcStarvation, FlowsJoiningEveryRouterOfALineStarveItsLinksOfVcs) {
   // Four 128-flit flows on every middle link, a new one joining at each router: a flow slowed
   // by the one that joins it holds a VC of the link before with each of its packets in flight
@@ -131,18 +150,7 @@ TEST(VcStarvation, ASleepingRouterCountsTheCyclesItSleepsThrough) {
   // cycle by cycle: every cycle node 0's head was ready for VA, the VC was held and the link
   // sent nothing is counted, the ones router 1 slept through included (a 40th of them without
   // the sleep accounting).
-  NocSpec spec = booksim_spec(1, 3);
-  spec.router.vcs = 1;
-  spec.ni.ejection_queue_flits = 1;
-  spec.watchdog_cycles = 100000;
-  auto start = [&](bool node0, bool node1) {
-    auto net = std::make_unique<Network>(spec);
-    net->set_sink_interval(2, 40);
-    if (node1) net->send(1, {2, 32, 0, 1, false, 32});
-    if (node0) net->send(0, {2, 8, 0, 0, false, 8});
-    return net;
-  };
-  const auto both = start(true, true);
+  const auto both = slow_line(true, true);
   const Router& r1 = both->router(1);
   const int east = port_towards(both->topology(), 1, 2);
   const int west = port_towards(both->topology(), 1, 0);  // a link's two ends share its port
@@ -162,7 +170,7 @@ TEST(VcStarvation, ASleepingRouterCountsTheCyclesItSleepsThrough) {
   EXPECT_GT(watched, 20 * 40);
   EXPECT_EQ(r1.vc_starved_cycles(east, both->now()), watched);
   // Either packet alone: nothing waits for a VC another packet holds.
-  for (const auto& alone : {start(true, false), start(false, true)}) {
+  for (const auto& alone : {slow_line(true, false), slow_line(false, true)}) {
     alone->drain();
     expect_no_cycle_counted_twice(*alone);
     for (int r = 0; r < 3; ++r)
@@ -177,31 +185,25 @@ TEST(CreditStall, ALinkWhoseNextBufferIsFullCountsTheCyclesItWaitsForACredit) {
   // time a credit returns, sleeping in between. Watched cycle by cycle, every cycle its flit
   // waited for a credit and it sent nothing is counted, the slept ones included; no head ever
   // waits for a VC, so nothing is VC-starved.
-  NocSpec spec = booksim_spec(1, 3);
-  spec.router.vcs = 1;
-  spec.ni.ejection_queue_flits = 1;
-  spec.watchdog_cycles = 100000;
-  Network net(spec);
-  net.set_sink_interval(2, 40);
-  net.send(1, {2, 32, 0, 1, false, 32});
-  const Router& r1 = net.router(1);
-  const int east = port_towards(net.topology(), 1, 2);
+  const auto net = slow_line(false, true);
+  const Router& r1 = net->router(1);
+  const int east = port_towards(net->topology(), 1, 2);
   std::int64_t watched = 0;
-  while (!net.empty()) {
-    const Cycle now = net.now();
+  while (!net->empty()) {
+    const Cycle now = net->now();
     const std::int64_t sent = r1.flits_sent(east);
-    net.step();
+    net->step();
     watched += waited_for_credit(r1, east, sent, now);
   }
-  net.verify_drained();
-  expect_no_cycle_counted_twice(net);
+  net->verify_drained();
+  expect_no_cycle_counted_twice(*net);
   EXPECT_EQ(r1.flits_sent(east), 32);
   EXPECT_GT(watched, 20 * 40);
-  EXPECT_EQ(r1.credit_stalled_cycles(east, net.now()), watched);
-  EXPECT_EQ(r1.vc_starved_cycles(east, net.now()), 0);
+  EXPECT_EQ(r1.credit_stalled_cycles(east, net->now()), watched);
+  EXPECT_EQ(r1.vc_starved_cycles(east, net->now()), 0);
   // With a consumer that keeps up and buffers longer than the packet (4-flit buffers would not
   // cover the credit loop: a lone flow waits for credits then too), nothing waits for a credit.
-  NocSpec deep = spec;
+  NocSpec deep = slow_line_spec();
   deep.ni.ejection_queue_flits = 0;
   deep.router.buffer_depth = 32;
   Network fast(deep);
