@@ -196,8 +196,8 @@ std::uint64_t Router::port_bits_wide(const Mask& m, int port) const {
 
 void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets) {
   int requesters = 0, lone = -1;
-  std::uint64_t asked = 0,
-                blocked = 0;  // output ports asked for; wanted by a flit without a credit
+  // Output ports some input asks for, and ports a ready flit wants but has no credit for.
+  std::uint64_t asked = 0, blocked = 0;
   for (int p = 0; p < ports_; ++p) {
     if (single_word_) {  // jump straight to the next port with a candidate
       const std::uint64_t rest = sa_ready_[0] >> (p * vcs_);
@@ -310,7 +310,7 @@ void Router::count_waits(Cycle now) {
       credit_stalled_[__builtin_ctzll(m)] += cycles;
   }
   // Of the ports a head waited for, those that sent nothing and that no input asked the switch
-  // for: no VC with a flit and a credit waits for them (SA leaves such VCs as they were).
+  // for (asked_: no VC with a flit and a credit wanted them).
   std::uint64_t idle = 0;
   for (std::uint64_t m = va_blocked_; m; m &= m - 1) {
     const int o = __builtin_ctzll(m);
