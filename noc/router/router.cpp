@@ -309,18 +309,12 @@ void Router::count_waits(Cycle now) {
     for (std::uint64_t m = stalled_ports_; m; m &= m - 1)
       credit_stalled_[__builtin_ctzll(m)] += cycles;
   }
-  // Of the ports a head waited for, those that sent nothing and that no input asked the switch
-  // for (asked_: no VC with a flit and a credit wanted them).
-  std::uint64_t idle = 0;
-  for (std::uint64_t m = va_blocked_; m; m &= m - 1) {
-    const int o = __builtin_ctzll(m);
-    if (sent_span_[o].last != now) idle |= std::uint64_t{1} << o;
-  }
-  idle &= ~asked_;
-  starved_ports_ = idle;
-  for (std::uint64_t m = idle; m; m &= m - 1) ++vc_starved_[__builtin_ctzll(m)];
+  // Of the ports a head waited for, those no input asked the switch for (asked_; a port that
+  // sent was asked for).
+  starved_ports_ = va_blocked_ & ~asked_;
+  for (std::uint64_t m = starved_ports_; m; m &= m - 1) ++vc_starved_[__builtin_ctzll(m)];
   // Of the ports a ready flit found without a credit and nobody asked for, those not VC-starved.
-  stalled_ports_ = credit_waits_ & ~idle;
+  stalled_ports_ = credit_waits_ & ~starved_ports_;
   for (std::uint64_t m = stalled_ports_; m; m &= m - 1) ++credit_stalled_[__builtin_ctzll(m)];
   va_blocked_ = 0;
   last_step_ = now;

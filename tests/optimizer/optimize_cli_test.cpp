@@ -49,8 +49,7 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
             plan.priced_for.end());
   EXPECT_NE(std::find(plan.priced_for.begin(), plan.priced_for.end(), mesh), plan.priced_for.end());
   for (const auto& [key, value] : plan.priced_for) EXPECT_NE(key.rfind("clock.", 0), 0u) << key;
-  std::ifstream yaml(out / "plan.yaml");
-  std::string text((std::istreambuf_iterator<char>(yaml)), std::istreambuf_iterator<char>());
+  std::string text = nocflow::testing::read_file(out / "plan.yaml");
   const auto at = text.find("priced_for: {");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, text.find('}', at) + 1 - at, "priced_for: [pe.sram_bytes_per_cycle]");
@@ -204,12 +203,9 @@ TEST(OptimizeCli, QuietWritesTheSamePlan) {
     ASSERT_EQ(plain.exit_code, 0) << plain.output;
     ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
     EXPECT_EQ(quiet.output.find("  ... "), std::string::npos) << quiet.output;
-    auto text = [&](const std::string& name) {
-      std::ifstream in(dir / name / "plan.yaml");
-      return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    };
-    EXPECT_FALSE(text(tag).empty());
-    EXPECT_EQ(text(tag + "_quiet"), text(tag)) << tag;
+    const std::string plan = nocflow::testing::read_file(dir / tag / "plan.yaml");
+    EXPECT_FALSE(plan.empty());
+    EXPECT_EQ(nocflow::testing::read_file(dir / (tag + "_quiet") / "plan.yaml"), plan) << tag;
   }
 }
 
