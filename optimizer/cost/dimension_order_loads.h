@@ -38,15 +38,6 @@ struct Extent {
   int lo = std::numeric_limits<int>::max(), hi = -1;
   void add(int i) { lo = std::min(lo, i), hi = std::max(hi, i); }
   void add(const Extent& e) { lo = std::min(lo, e.lo), hi = std::max(hi, e.hi); }
-  int size() const { return hi >= lo ? hi - lo + 1 : 0; }
-};
-
-/// The smallest sub-mesh holding a set of routers (coordinates along its two dimensions), and
-/// the router-to-router links inside it: where dimension-order routes between them run.
-struct MeshBox {
-  Extent a, b;
-  void add(int along_a, int along_b) { a.add(along_a), b.add(along_b); }
-  int router_links() const { return 2 * (a.size() - 1) * b.size() + 2 * (b.size() - 1) * a.size(); }
 };
 
 /// The same loads for dimension-order routing on a mesh, without walking routes. A route goes
@@ -121,7 +112,6 @@ class DimensionOrderLoadCounter {
     for (int c = sources_.lo; c <= sources_.hi; ++c) {
       const auto i = static_cast<std::size_t>(c);
       max_sent = std::max(max_sent, sent_[i]);
-      if (sent_[i] > 0) box_.add(c % na_, c / na_);
       if (hw_ && sent_[i] > 0)
         endpoint_cycles =
             std::max(endpoint_cycles, static_cast<double>(injected_[i]) /
@@ -132,9 +122,7 @@ class DimensionOrderLoadCounter {
     }
     lines_a_ = lines_b_ = sources_ = {};
     LinkLoad out;
-    out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_,
-                   box_.router_links(), flits_, messages_);
-    box_ = {};
+    out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_, flits_, messages_);
     if (hw_) out.endpoint_cycles = endpoint_cycles;
     out.max_sent = static_cast<int>(max_sent);
     slowest_ejection_ = 0;
@@ -199,7 +187,6 @@ class DimensionOrderLoadCounter {
     lines_a_.add(lines);
     lines_b_.add(ad);
     sources_.add(sources);
-    box_.add(ad, bd);
     most_ = std::max(most_, into);  // the ejection link, complete: each destination comes once
     if (hw_)
       slowest_ejection_ = std::max(slowest_ejection_,
@@ -240,7 +227,6 @@ class DimensionOrderLoadCounter {
       injected_[cell(b_[j], a_[j])] -= own;
       const std::int64_t received = static_cast<std::int64_t>(k) - (own > 0 ? 1 : 0);
       sent_[cell(b_[j], a_[j])] -= own > 0 ? 1 : 0;
-      if (received > 0) box_.add(a_[j], b_[j]);
       most_ = std::max(most_, total - own);
       if (hw_ && received > 0)
         slowest_ejection_ =
@@ -324,7 +310,6 @@ class DimensionOrderLoadCounter {
   const HwDesc* hw_;                    ///< nullptr: every flow streams (no rates to apply)
   double slowest_ejection_ = 0;         ///< the slowest ejection channel so far, in cycles
   Extent lines_a_, lines_b_, sources_;  ///< lines along A, along B, cells that carry flits
-  MeshBox box_;  ///< routers of the PEs that send or receive (LinkLoad::span_router_links)
   std::int64_t most_ = 0;      ///< the busiest ejection link so far
   std::int64_t flits_ = 0, messages_ = 0;  ///< so far
   std::int64_t longest_ = 0;               ///< the longest message's flits so far

@@ -85,10 +85,6 @@ class PathLoadCounter {
     longest_ = std::max(longest_, flits);
     max_sent_ = std::max(max_sent_, ++sent_[static_cast<std::size_t>(src)]);
     ++received_[static_cast<std::size_t>(dst)];
-    for (int node : {src, dst}) {
-      const int r = impl_.topo.node_router(node);
-      box_.add(impl_.topo.x(r), impl_.topo.y(r));
-    }
     load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
     // The schedule's visits, while every source has sent one message (none of the injection
     // channel, which carries this message only).
@@ -140,9 +136,7 @@ class PathLoadCounter {
       busiest = std::max(busiest, load_[i]);
       if (impl_.router_to_router[i]) router_flit_hops += load_[i];
     }
-    out.set_counts(router, endpoint, router_flit_hops, impl_.router_links,
-                   impl_.topo.is_mesh() ? box_.router_links() : impl_.router_links, flits_,
-                   messages_);
+    out.set_counts(router, endpoint, router_flit_hops, impl_.router_links, flits_, messages_);
     // Walked, not inferred from the counts: any busiest router link crossed by ≥ 2 sources.
     out.busiest_router_link_shared = false;
     for (std::size_t i = 0; i < load_.size(); ++i)
@@ -177,7 +171,6 @@ class PathLoadCounter {
     byte_hops_ = flits_ = messages_ = longest_ = max_sent_ = 0;
     forget_visits();
     alone_ = 0;
-    box_ = {};
     return out;
   }
 
@@ -249,7 +242,6 @@ class PathLoadCounter {
   std::int64_t byte_hops_ = 0, flits_ = 0, messages_ = 0;
   std::int64_t longest_ = 0;  ///< the longest message's flits
   std::int64_t max_sent_ = 0;
-  MeshBox box_;  ///< routers of the PEs that send or receive (LinkLoad::span_router_links)
 };
 
 }  // namespace nocflow::optimizer

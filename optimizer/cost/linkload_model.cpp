@@ -169,17 +169,11 @@ double hidden_latency(const LinkLoad& l, const HwDesc& hw, double drain) {
 }
 }  // namespace
 
-double LinkloadModel::slowdown_scale(const LinkLoad& l, const HwDesc& hw) {
+double LinkloadModel::slowdown_scale(const LinkLoad& l, int vc_buffer_flits) {
   if (!router_bound(l)) return 0;
   const double m = l.flits / l.messages;
-  const double busiest = l.max_router_link_flits;
-  const double mesh = l.router_flit_hops / (l.router_links * busiest);  // U
-  const double span =                                                   // U_span
-      l.span_router_links > 0 ? l.router_flit_hops / (l.span_router_links * busiest) : 0;
-  const int channels = std::max(1, hw.ni_channels);
-  const double in_flight = static_cast<double>(std::min(l.max_sent, channels)) / channels;  // k
-  const double sharing = std::max(mesh, in_flight * span);
-  return sharing * sharing * m / (m + hw.vc_buffer_flits);
+  const double spread = l.router_flit_hops / (l.router_links * l.max_router_link_flits);  // U
+  return spread * spread * m / (m + vc_buffer_flits);
 }
 
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
@@ -190,9 +184,10 @@ double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
   }
   // The busiest channel keeps its own bound: with short buffers a channel of few flows can
   // drain slower than the slowed router link.
-  return std::max(
-      l.max_router_link_flits * (1 + *hw.router_slowdown * slowdown_scale(l, hw)) / router_rate,
-      l.endpoint_cycles);
+  return std::max(l.max_router_link_flits *
+                      (1 + *hw.router_slowdown * slowdown_scale(l, hw.vc_buffer_flits)) /
+                      router_rate,
+                  l.endpoint_cycles);
 }
 
 double LinkloadModel::midpoint_saving(const LinkLoad& l, const HwDesc& hw) {

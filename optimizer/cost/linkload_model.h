@@ -38,16 +38,12 @@
 //               blocking keep it only 53-82 % busy (validate: all-to-all-like edges); the same
 //               when it carries as many flits and ≥ 2 sources' flows (2-D halos; one source's
 //               whole traffic on one link, as in a ring round, is not slowed). Its flits
-//               L_R then count (1 + s · S² · m / (m + B)) times: m the edge's mean message
+//               L_R then count (1 + s · U² · m / (m + B)) times: m the edge's mean message
 //               length and B the VC buffer (flits), since a message that fits in one router's
-//               buffer does not hold VCs across routers; S = max(U, k · U_span): U = mean
-//               router-to-router link load / L_R, since a flow blocks the busiest link only
-//               when links both before and after it are busy too (a scatter with two messages
-//               per source loses a few %, an all-to-all 30-88 %); U_span the same over the
-//               sub-mesh the sending and receiving PEs span, and k = min(the most messages a PE
-//               sends, ni.channels) / ni.channels: an edge on part of the mesh whose PEs keep
-//               their NI channels busy is as crowded as one on all of it (mobilenet_v2's OUTP=16
-//               all-gathers on 8×8, two mesh rows: 1.5x their busiest link).
+//               buffer does not hold VCs across routers; U = mean router-to-router link load /
+//               L_R, since a flow blocks the busiest link only when links both before and after
+//               it are busy too (a scatter with two messages per source loses a few %, an
+//               all-to-all 30-88 %).
 //               The busiest link's flits travel shorter routes than the longest one, so the
 //               edge then takes max(longest route + busiest channel, midpoint route + slowed
 //               L_R), the midpoint route's latency halfway between the mean route's (over
@@ -122,9 +118,6 @@ struct LinkLoad {
   /// many such links the topology has: their mean load, and the mean route.
   double router_flit_hops = 0;
   int router_links = 0;
-  /// Router-to-router links of the smallest sub-mesh holding every PE that sends or receives
-  /// (the topology's on a crossbar): the mean load where the edge runs.
-  int span_router_links = 0;
   int max_hops = 0;     ///< router-to-router links of the longest route (≥ 1)
   int max_routers = 0;  ///< routers the longest route traverses
   double byte_hops = 0;
@@ -138,16 +131,14 @@ struct LinkLoad {
   double scheduled_cycles = 0;
 
   /// The counts both link counters end with (integers), the busiest link derived from its parts.
-  void set_counts(std::int64_t busiest_router_link, std::int64_t busiest_endpoint,
-                  std::int64_t flit_hops, int links, int span_links, std::int64_t all_flits,
-                  std::int64_t all_messages) {
+  void set_counts(std::int64_t busiest_router_link, std::int64_t busiest_endpoint, std::int64_t flit_hops,
+                  int links, std::int64_t all_flits, std::int64_t all_messages) {
     max_router_link_flits = static_cast<double>(busiest_router_link);
     max_endpoint_flits = static_cast<double>(busiest_endpoint);
     endpoint_cycles = max_endpoint_flits;
     max_link_flits = static_cast<double>(std::max(busiest_router_link, busiest_endpoint));
     router_flit_hops = static_cast<double>(flit_hops);
     router_links = links;
-    span_router_links = span_links;
     flits = static_cast<double>(all_flits);
     messages = static_cast<double>(all_messages);
     busiest_router_link_shared = busiest_router_link > busiest_endpoint;
@@ -251,9 +242,9 @@ class LinkloadModel : public CostModel {
   /// router-to-router link's times (1 + s · scale) when hw's router_slowdown s is set (see
   /// slowdown_scale).
   static double drain_flits(const LinkLoad& load, const HwDesc& hw);
-  /// S² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
+  /// U² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
   /// channel, or as busy and shared by ≥ 2 sources; else 0: the slowdown per unit of s.
-  static double slowdown_scale(const LinkLoad& load, const HwDesc& hw);
+  static double slowdown_scale(const LinkLoad& load, int vc_buffer_flits);
   /// (longest route − mean route) / 2, in cycles: what the midpoint route saves.
   static double midpoint_saving(const LinkLoad& load, const HwDesc& hw);
   /// The latency a router-bound drain hides when router_slowdown is set: min(drain − busiest

@@ -102,14 +102,11 @@ std::string linkload_calibration_yaml(const std::map<std::string, double>& route
   std::ostringstream out;
   out.precision(10);
   out << "linkload:\n"
-         "  # router contention s per machine (optimizer/README.md, \"Router contention\"):\n"
-         "  # where a router-to-router link is busier than every PE channel (or as busy,\n"
-         "  # shared by >= 2 sources), an edge takes\n"
-         "  # max(longest route + busiest channel,\n"
-         "  #     midpoint route + L_R * (1 + s * S^2 * m / (m + B))), S = max(U, k * U_span),\n"
-         "  # U = mean router-link load / busiest (L_R), U_span the same in the sub-mesh of\n"
-         "  # the PEs that send or receive, k = min(most messages a PE sends, ni.channels) /\n"
-         "  # ni.channels, m the mean message and B the VC buffer in flits\n"
+         "  # router contention s per machine (optimizer/README.md, \"Router contention\"): where a\n"
+         "  # router-to-router link is busier than every PE channel (or as busy, shared by >= 2\n"
+         "  # sources), an edge takes\n"
+         "  # max(longest route + busiest channel, midpoint route + L_R * (1 + s * U^2 * m / (m + B))),\n"
+         "  # U = mean router-link load / busiest (L_R), m the mean message and B the VC buffer in flits\n"
       << "  router_contention:" << (router_slowdown.empty() ? " {}" : "") << "\n";
   for (const auto& [topology, s] : router_slowdown) out << "    \"" << topology << "\": " << s << "\n";
   return out.str();

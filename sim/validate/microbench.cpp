@@ -233,7 +233,7 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
     const double extra = static_cast<double>(probe->simulated_cycles) - probe->linkload_cycles +
                          opt::LinkloadModel::drain_flits(l, hw) - l.max_router_link_flits / rate +
                          opt::LinkloadModel::midpoint_saving(l, hw);
-    const double scale = opt::LinkloadModel::slowdown_scale(l, hw);
+    const double scale = opt::LinkloadModel::slowdown_scale(l, hw.vc_buffer_flits);
     if (scale > 0) s = std::max(0.0, extra * rate / l.max_router_link_flits / scale);
     // Another type's case can move the very same messages (4x4: ALL_GATHER OUTP=16 -> OFMP_W=16
     // and ALL_TO_ALL OFMP_W=16 -> INPP=16 at 1 MiB): it was fitted on too, not predicted.

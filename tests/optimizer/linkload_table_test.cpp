@@ -98,7 +98,7 @@ TEST(LinkloadTable, EqualsEdgeCostForEveryChoicePair) {
 TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
   const FastPathNetwork n;
   std::size_t pairs = 0, router_bound = 0, ties = 0, shared_ties = 0, slowed_channels = 0,
-              single_sends = 0, sub_meshes = 0;
+              single_sends = 0;
   for (const auto& [rows, cols] : {std::pair{2, 4}, std::pair{4, 2}})
     for (const std::string routing : {"xy", "yx"})
       for (const bool group : {false, true}) {
@@ -144,8 +144,6 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
                              slow.busiest_router_link_shared;
               ASSERT_EQ(fast.router_flit_hops, slow.router_flit_hops) << what;
               ASSERT_EQ(fast.router_links, slow.router_links) << what;
-              ASSERT_EQ(fast.span_router_links, slow.span_router_links) << what;
-              sub_meshes += slow.span_router_links < slow.router_links;
               ASSERT_EQ(fast.max_routers, slow.max_routers) << what;
               ASSERT_EQ(fast.max_sent, slow.max_sent) << what;
               single_sends += slow.max_sent == 1;  // scheduled with deep buffers
@@ -154,14 +152,8 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
             }
           }
         EXPECT_EQ(model.route({}).router_links, 2 * (rows - 1) * cols + 2 * (cols - 1) * rows);
-        // The sub-mesh of the PEs that send or receive: two neighbours in a row, one link each
-        // way; opposite corners, the whole mesh.
-        EXPECT_EQ(model.route({{0, 1, 64}}).span_router_links, 2);
-        EXPECT_EQ(model.route({{0, rows * cols - 1, 64}}).span_router_links,
-                  model.route({}).router_links);
       }
   EXPECT_GT(router_bound, pairs / 20);  // the slowdown's counts are exercised
-  EXPECT_GT(sub_meshes, 0u);            // edges on part of the mesh among them
   EXPECT_GT(slowed_channels, pairs / 20);  // so are the channels' flow rates
   EXPECT_GT(shared_ties, 0u);           // ties both ways
   EXPECT_GT(ties, shared_ties);
@@ -375,26 +367,12 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   l.max_link_flits = l.max_router_link_flits = 100;
   l.max_endpoint_flits = l.endpoint_cycles = 60;  // every flow streams: flits = cycles
   l.flits = 800, l.messages = 100;  // 8-flit messages, 8-flit VC buffers: m / (m + B) = 1/2
-  l.router_links = l.span_router_links = 10;  // the edge's PEs span the mesh
-  l.router_flit_hops = 500;                   // mean router link 50 flits: U = 1/2, U² = 1/4
+  l.router_links = 10, l.router_flit_hops = 500;  // mean router link 50 flits: U = 1/2, U² = 1/4
   l.max_routers = 17;
-  l.max_sent = 8;
   l.busiest_router_link_shared = true;  // as set_counts has it: busier than every channel
   HwDesc desc;                          // 2-stage routers, 1-cycle links: 3 cycles per router
   desc.vc_buffer_flits = 8;
-  desc.ni_channels = 8;
-  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, desc), 0.125);
-  // On a sub-mesh of 5 links the mean link carries the busiest's flits (U_span = 1), and a PE
-  // sending as many messages as it has NI channels keeps them all in flight: (k U_span)² = 1.
-  l.span_router_links = 5;
-  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, desc), 0.5);
-  l.max_sent = 20;  // k is at most 1
-  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, desc), 0.5);
-  l.max_sent = 6;  // k U_span = 3/4
-  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, desc), 0.5 * 9 / 16);
-  l.max_sent = 2;  // k U_span = 1/4, less than the whole mesh's U: U counts
-  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, desc), 0.125);
-  l.span_router_links = 10, l.max_sent = 8;
+  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0.125);
   desc.router_slowdown = 0.5;
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 106.25);
   // Longest route 17 routers (53 cycles), mean route 1 + 500 / 800 routers (6.875 cycles).
@@ -427,7 +405,7 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   l.endpoint_cycles = 100;
   l.busiest_router_link_shared = false;
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 100);
-  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, desc), 0);
+  EXPECT_DOUBLE_EQ(LinkloadModel::slowdown_scale(l, 8), 0);
 
   // On a 4x4 mesh an all-to-all (OUTP 16 -> OFMP_H 4 x OFMP_W 4) is router-bound and slows
   // down; a gather to one PE is bound by its ejection channel and does not.
