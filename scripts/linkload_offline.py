@@ -22,6 +22,16 @@ range before it is built into the model (optimizer/README.md, "Accuracy of linkl
                                 after another, each its busiest link (router links and PE
                                 channels): lockstep rounds, against the busiest link of all
 
+  plan-edges DIR --mesh K|RxC   per edge of a plan replayed with `nocflow simulate --mode barrier
+        [--channels C]          --dump-programs DIR/prog --out DIR` (add --calibration for the
+                                calibrated predictions): linkload and simulated cycles from
+                                transfers.csv, and of its sends (DIR/prog) the busiest router
+                                link L_R and PE channel L_E, U over the mesh, U_span over the
+                                sub-mesh of the PEs that send or receive, k (most messages a PE
+                                sends over C NI channels, at most 1), the mean message m, and the
+                                sources on a busiest router link (optimizer/README.md, "Sharing
+                                where the edge runs")
+
 Fixed as configs/hw/mesh8x8.yaml: 32-byte flits, a 2-cycle router pipeline, 1-cycle links. numpy only
 (/usr/bin/python3, installed with python3-matplotlib).
 """
@@ -207,6 +217,57 @@ def phased(args):
               bound, f"{float(row['simulated_cycles']) / bound:.2f}")
 
 
+def plan_sends(prog_dir):
+    """{edge name: [(src, dst, flits)]} of the sends in DIR/pe_N.txt (simulate --dump-programs)."""
+    sends = collections.defaultdict(list)
+    for name in os.listdir(prog_dir):
+        pe = re.fullmatch(r"pe_(\d+)\.txt", name)
+        if not pe:
+            continue
+        with open(os.path.join(prog_dir, name)) as f:
+            for line in f:
+                m = re.match(r"send\s.*\bto=PE(\d+)\s+bytes=(\d+).*\bedge=(\S+)", line)
+                if m and int(m[1]) != int(pe[1]):
+                    sends[m[3]].append((int(pe[1]), int(m[1]), max(1, -(-int(m[2]) // FLIT_BYTES))))
+    return sends
+
+
+def plan_edges(args):
+    rows, cols = args.mesh
+    links = 2 * (rows * (cols - 1) + cols * (rows - 1))
+    sends = plan_sends(os.path.join(args.dir, "prog"))
+    print("edge type linkload simulated error L_R L_E U U_span k m sources")
+    with open(os.path.join(args.dir, "transfers.csv")) as f:
+        for row in csv.DictReader(f):
+            msgs = sends.get(f"{row['src']}->{row['dst']}")
+            if row["src"] == row["dst"] or not msgs or not row["simulated_cycles"]:
+                continue
+            load, channel, sent = collections.Counter(), collections.Counter(), collections.Counter()
+            sources = collections.defaultdict(set)
+            for s, d, flits in msgs:
+                sent[s] += 1
+                channel[("inj", s)] += flits
+                channel[("ej", d)] += flits
+                for link in route(s, d, cols)[:-1]:
+                    load[link] += flits
+                    sources[link].add(s)
+            busiest = max(load.values(), default=0)
+            if busiest == 0:
+                continue
+            pes = {s for s, _, _ in msgs} | {d for _, d, _ in msgs}
+            w = max(p % cols for p in pes) - min(p % cols for p in pes) + 1
+            h = max(p // cols for p in pes) - min(p // cols for p in pes) + 1
+            span_links = 2 * (h * (w - 1) + w * (h - 1))
+            predicted, simulated = float(row["predicted_linkload_cycles"]), float(row["simulated_cycles"])
+            print(f"{row['src']}->{row['dst']} {row['type'].split()[0]} {predicted:.1f} {simulated:.0f} "
+                  f"{(predicted - simulated) / simulated:+.3f} {busiest} {max(channel.values())} "
+                  f"{sum(load.values()) / (links * busiest):.2f} "
+                  f"{sum(load.values()) / (span_links * busiest):.2f} "
+                  f"{min(max(sent.values()), args.channels) / args.channels:.2f} "
+                  f"{sum(m[2] for m in msgs) / len(msgs):.1f} "
+                  f"{max(len(sources[l]) for l in load if load[l] == busiest)}")
+
+
 def mesh_shape(text):
     """(rows, columns) of "K" or "RxC"."""
     m = re.fullmatch(r"(\d+)(?:[xX](\d+))?", text.strip())
@@ -236,6 +297,11 @@ def main():
     r.add_argument("--channels", type=int, default=8)
     r.add_argument("--type")
     r.set_defaults(run=phased)
+    e = sub.add_parser("plan-edges")
+    e.add_argument("dir")
+    e.add_argument("--mesh", type=mesh_shape, required=True, help="K (K x K) or RxC")
+    e.add_argument("--channels", type=int, default=8)
+    e.set_defaults(run=plan_edges)
     args = p.parse_args()
     args.run(args)
 
