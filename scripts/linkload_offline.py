@@ -44,6 +44,16 @@ import re
 import numpy as np
 
 FLIT_BYTES, PIPELINE, LINK = 32, 2, 1
+
+
+def flits(nbytes):
+    """A message's flits: its bytes over the flit width, at least one."""
+    return max(1, -(-nbytes // FLIT_BYTES))
+
+
+def mesh_links(rows, cols):
+    """Router-to-router links of a rows x cols mesh, both directions."""
+    return 2 * (rows * (cols - 1) + cols * (rows - 1))
 HOP = PIPELINE + LINK
 
 
@@ -56,7 +66,7 @@ def read_messages(path):
                 continue
             s, d, b = map(int, line.split()[:3])
             if s != d:
-                out.append((s, d, max(1, -(-b // FLIT_BYTES))))
+                out.append((s, d, flits(b)))
     return out
 
 
@@ -108,8 +118,7 @@ def features(args):
         busiest = max(load.values(), default=0)
         if busiest < float(row["busiest_endpoint_flits"]):
             continue  # endpoint-bound: no router term applies
-        router_links = 2 * (rows * (cols - 1) + cols * (rows - 1))
-        u = sum(load.values()) / (router_links * busiest)
+        u = sum(load.values()) / (mesh_links(rows, cols) * busiest)
         route_u, most = 0.0, 0
         for link in [l for l in load if load[l] == busiest][:8]:  # the largest over 8 tied links
             num = sum(msgs[i][2] * load[l] for i in flows[link] for l in routes[i])
@@ -228,13 +237,13 @@ def plan_sends(prog_dir):
             for line in f:
                 m = re.match(r"send\s.*\bto=PE(\d+)\s+bytes=(\d+).*\bedge=(\S+)", line)
                 if m and int(m[1]) != int(pe[1]):
-                    sends[m[3]].append((int(pe[1]), int(m[1]), max(1, -(-int(m[2]) // FLIT_BYTES))))
+                    sends[m[3]].append((int(pe[1]), int(m[1]), flits(int(m[2]))))
     return sends
 
 
 def plan_edges(args):
     rows, cols = args.mesh
-    links = 2 * (rows * (cols - 1) + cols * (rows - 1))
+    links = mesh_links(rows, cols)
     sends = plan_sends(os.path.join(args.dir, "prog"))
     print("edge type linkload simulated error L_R L_E U U_span k m sources")
     with open(os.path.join(args.dir, "transfers.csv")) as f:
@@ -244,12 +253,12 @@ def plan_edges(args):
                 continue
             load, channel, sent = collections.Counter(), collections.Counter(), collections.Counter()
             sources = collections.defaultdict(set)
-            for s, d, flits in msgs:
+            for s, d, f in msgs:
                 sent[s] += 1
-                channel[("inj", s)] += flits
-                channel[("ej", d)] += flits
+                channel[("inj", s)] += f
+                channel[("ej", d)] += f
                 for link in route(s, d, cols)[:-1]:
-                    load[link] += flits
+                    load[link] += f
                     sources[link].add(s)
             busiest = max(load.values(), default=0)
             if busiest == 0:
@@ -257,7 +266,7 @@ def plan_edges(args):
             pes = {s for s, _, _ in msgs} | {d for _, d, _ in msgs}
             w = max(p % cols for p in pes) - min(p % cols for p in pes) + 1
             h = max(p // cols for p in pes) - min(p // cols for p in pes) + 1
-            span_links = 2 * (h * (w - 1) + w * (h - 1))
+            span_links = mesh_links(h, w)
             predicted, simulated = float(row["predicted_linkload_cycles"]), float(row["simulated_cycles"])
             print(f"{row['src']}->{row['dst']} {row['type'].split()[0]} {predicted:.1f} {simulated:.0f} "
                   f"{(predicted - simulated) / simulated:+.3f} {busiest} {max(channel.values())} "
