@@ -8,6 +8,7 @@
 
 #include "noc/base/format.h"
 #include "optimizer/cost/cost_model.h"
+#include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/cost/pe_model.h"
 #include "sim/lower/workload_setup.h"
@@ -20,18 +21,40 @@ namespace {
 
 constexpr const char* kPartialSums = "ALL_REDUCE (INPP partial sums)";  ///< a reduction's type
 
-/// Each edge's simulated cycles: the network's part, from the first send to the last message's
+/// Each edge's simulated time: the network's part, from the first send to the last message's
 /// arrival, not from when a receiver started waiting or to when it got round to its receive (a
 /// saved activation waits for the backward pass). Barrier replay starts both at the barrier.
-std::vector<noc::Cycle> edge_cycles(const RunResult& run, std::size_t edges) {
-  std::vector<noc::Cycle> first(edges, noc::kNever), last(edges, 0), out(edges, 0);
+/// `skew`: from the first send to the last sending PE's first send, the part of the span spent
+/// waiting for producers that finished later (dataflow replay).
+struct EdgeTime {
+  noc::Cycle span = 0, skew = 0;
+};
+std::vector<EdgeTime> edge_times(const RunResult& run, std::size_t edges) {
+  std::vector<noc::Cycle> first(edges, noc::kNever), last(edges, 0);
+  // Each PE's first send of each edge, then the latest of those per edge.
+  std::size_t pes = 0;
+  for (const Span& s : run.spans) pes = std::max(pes, static_cast<std::size_t>(s.pe) + 1);
+  std::vector<noc::Cycle> pe_first(edges * pes, noc::kNever);
   for (const Span& s : run.spans) {
     if (s.edge < 0) continue;
+    const auto e = static_cast<std::size_t>(s.edge);
     const bool recv = s.kind == StepKind::Recv;
-    if (!recv) first[s.edge] = std::min(first[s.edge], s.start);
-    last[s.edge] = std::max(last[s.edge], recv ? s.arrived : s.end);
+    if (!recv) {
+      first[e] = std::min(first[e], s.start);
+      noc::Cycle& own = pe_first[e * pes + static_cast<std::size_t>(s.pe)];
+      own = std::min(own, s.start);
+    }
+    last[e] = std::max(last[e], recv ? s.arrived : s.end);
   }
-  for (std::size_t e = 0; e < edges; ++e) out[e] = first[e] == noc::kNever ? 0 : last[e] - first[e];
+  std::vector<EdgeTime> out(edges);
+  for (std::size_t e = 0; e < edges; ++e) {
+    if (first[e] == noc::kNever) continue;
+    noc::Cycle ready = first[e];
+    for (std::size_t pe = 0; pe < pes; ++pe)
+      if (const noc::Cycle c = pe_first[e * pes + pe]; c != noc::kNever)
+        ready = std::max(ready, c);
+    out[e] = {last[e] - first[e], ready - first[e]};
+  }
   return out;
 }
 
@@ -40,9 +63,9 @@ std::vector<noc::Cycle> edge_cycles(const RunResult& run, std::size_t edges) {
 std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowered& lowered,
                                      const RunResult& run, const opt::HwDesc& hw) {
   const auto paper = opt::make_cost_model("paper", hw);
-  const auto linkload = opt::make_cost_model("linkload", hw);
+  const opt::LinkloadModel linkload(hw);
   std::vector<EdgeReport> out(lowered.edges.size());
-  const std::vector<noc::Cycle> cycles = edge_cycles(run, lowered.edges.size());
+  const std::vector<EdgeTime> times = edge_times(run, lowered.edges.size());
   for (std::size_t e = 0; e < lowered.edges.size(); ++e) {
     const LoweredEdge& le = lowered.edges[e];
     EdgeReport& r = out[e];
@@ -50,11 +73,13 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
     r.dst = le.dst;
     r.reduction = le.reduction;
     r.bytes = le.bytes;
-    r.simulated_cycles = cycles[e];
+    r.simulated_cycles = times[e].span;
+    r.senders_skew_cycles = times[e].skew;
     const opt::PlacedLayer& s = lowered.layers[le.src_layer];
     const opt::PlacedLayer& d = lowered.layers[le.dst_layer];
-    if (le.reduction) {
+    if (le.reduction) {  // linkload counts it in the layer's cost; paper in its outgoing edges'
       r.type = kPartialSums;
+      r.linkload_cycles = linkload.reduction_time(*s.layer, s.choice).cycles();
       continue;
     }
     if (le.stage_input) {  // the models price layers placed from PE 0, not across bands
@@ -63,7 +88,7 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
     }
     r.type = opt::to_string(opt::redist_type(*s.layer, s.choice, *d.layer, d.choice));
     r.paper_cycles = paper->edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;
-    r.linkload_cycles = linkload->edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;
+    r.linkload_cycles = linkload.edge_cost(workload, workload.edges[e], s.choice, d.choice).cycles;
   }
   return out;
 }
@@ -72,7 +97,7 @@ std::vector<EdgeReport> program_edge_reports(const ProgramSet& programs,
                                              const std::vector<std::string>& edge_names,
                                              const RunResult& run) {
   std::vector<EdgeReport> out(edge_names.size());
-  const std::vector<noc::Cycle> cycles = edge_cycles(run, edge_names.size());
+  const std::vector<EdgeTime> times = edge_times(run, edge_names.size());
   for (std::size_t e = 0; e < edge_names.size(); ++e) {
     const std::string& name = edge_names[e];
     EdgeReport& r = out[e];
@@ -97,7 +122,8 @@ std::vector<EdgeReport> program_edge_reports(const ProgramSet& programs,
       r.src = name.substr(0, split);
       if (split != std::string::npos) r.dst = name.substr(split + 2);
     }
-    r.simulated_cycles = cycles[e];
+    r.simulated_cycles = times[e].span;
+    r.senders_skew_cycles = times[e].skew;
   }
   for (const auto& pe : programs.pe)
     for (const Step& s : pe)
@@ -145,7 +171,7 @@ void write_layers_csv(std::ostream& out, const Lowered* lowered,
 
 void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges) {
   out << "src,dst,type,bytes,predicted_paper_cycles,predicted_linkload_cycles,simulated_cycles,"
-         "relative_error_paper,relative_error_linkload\n";
+         "senders_skew_cycles,relative_error_paper,relative_error_linkload\n";
   out << std::fixed << std::setprecision(1);
   for (const EdgeReport& r : edges) {
     out << csv_field(r.src) << "," << csv_field(r.dst) << "," << csv_field(r.type) << "," << r.bytes
@@ -153,7 +179,8 @@ void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges
     if (r.paper_cycles >= 0) out << r.paper_cycles;
     out << ",";
     if (r.linkload_cycles >= 0) out << r.linkload_cycles;
-    out << "," << r.simulated_cycles << "," << relative_error(r.paper_cycles, r.simulated_cycles) << ","
+    out << "," << r.simulated_cycles << "," << r.senders_skew_cycles << ","
+        << relative_error(r.paper_cycles, r.simulated_cycles) << ","
         << relative_error(r.linkload_cycles, r.simulated_cycles) << "\n";
   }
 }
@@ -199,8 +226,8 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
       << "; the " << shown.size() << " longest; cycles; error = predicted / simulated - 1):\n"
       << "    " << std::left << std::setw(static_cast<int>(width) + 1) << "edge" << std::setw(12)
       << "type" << std::right << std::setw(11) << "bytes" << std::setw(10) << "paper"
-      << std::setw(10) << "linkload" << std::setw(10) << "simulated" << std::setw(9) << "err(ll)"
-      << "\n";
+      << std::setw(10) << "linkload" << std::setw(10) << "simulated" << std::setw(7) << "skew"
+      << std::setw(9) << "err(ll)" << "\n";
   // The seed prices NONE at nothing and LOCAL as a local copy of 1 % of the tensor; an exact
   // transfer list can move more between PEs (halos, all-gathers among OUTP peers): marked, so
   // that its bytes do not look like an error.
@@ -213,9 +240,12 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
         << std::setw(12) << type << std::right << std::setw(11) << e->bytes << std::setw(10)
         << (e->paper_cycles >= 0 ? fixed(e->paper_cycles, 0) : "-") << std::setw(10)
         << (e->linkload_cycles >= 0 ? fixed(e->linkload_cycles, 0) : "-") << std::setw(10)
-        << e->simulated_cycles << std::setw(9)
+        << e->simulated_cycles << std::setw(7) << e->senders_skew_cycles << std::setw(9)
         << relative_error(e->linkload_cycles, e->simulated_cycles) << "\n";
   }
+  if (std::any_of(shown.begin(), shown.end(), [](const EdgeReport* e) { return e->senders_skew_cycles > 0; }))
+    out << "    skew: of the simulated cycles, those before the last sender's first send (its producer\n"
+           "      finished later); the models price an edge whose senders start together\n";
   if (std::any_of(shown.begin(), shown.end(), [&](const EdgeReport* e) { return seed_calls_free(*e); }))
     out << "    * the seed's Type function prices NONE at nothing and LOCAL as a local copy of 1 % of the\n"
            "      tensor; the exact transfers move these bytes between PEs (halo rows, all-gathers, ...)\n";

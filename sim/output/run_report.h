@@ -3,9 +3,11 @@
 // What `nocflow simulate` reports about a run: per-edge predicted vs simulated redistribution
 // times, energy, and the CSV/JSON files. Units: cycles, bytes, picojoules, seconds.
 //
-// Simulated time of an edge: from its first send to its last receive completing. In barrier
+// Simulated time of an edge: from its first send to its last message's arrival. In barrier
 // mode the edge runs alone between two barriers, so this is its isolated cost; in dataflow
-// mode it overlaps other work and is an upper bound on its exposed cost.
+// mode it overlaps other work and is an upper bound on its exposed cost, and its senders'
+// skew (the first send to the last sender's first send) says how much of it was spent waiting
+// for producers that finished later.
 // Energy: MACs x energy.mac_pj; bytes each PE reads and writes in SRAM x
 // energy.sram_pj_per_byte; flit-hops (flits x router-to-router links, or x 1 through a
 // crossbar's switch) x link.width_bytes x energy.hop_pj_per_byte. The linkload model predicts
@@ -25,10 +27,13 @@ struct EdgeReport {
   std::string src, dst, type;
   bool reduction = false;
   std::int64_t bytes = 0;        ///< exact transfer list
-  /// -1: the model has no separate figure (reductions, stage inputs of a pipeline).
+  /// -1: the model has no separate figure (paper: reductions; both: stage inputs of a pipeline).
   double paper_cycles = -1;
   double linkload_cycles = -1;
   noc::Cycle simulated_cycles = 0;
+  /// Of simulated_cycles, those before the last sending PE's first send: waiting for producers
+  /// that finished later than the first (dataflow replay; 0 when all start at a barrier).
+  noc::Cycle senders_skew_cycles = 0;
 };
 
 std::vector<EdgeReport> edge_reports(const optimizer::Workload& workload, const Lowered& lowered,

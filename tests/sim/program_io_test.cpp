@@ -136,6 +136,38 @@ TEST(ProgramFiles, EdgeReportsSplitNamesAtTheArrowBetweenTwoLayers) {
   EXPECT_EQ(edges[1].bytes, 100);
 }
 
+TEST(ProgramFiles, AnEdgesTimeRunsFromItsFirstSendToItsLastArrivalWithItsSendersSkew) {
+  // Edge 0: PE 0 sends at 10 (and again at 70), PE 2 only at 40; the last message arrives at 90,
+  // after its receiver took an earlier one at 95. Edge 1: one sender, no skew.
+  ProgramSet set(3);
+  set.layer_names = {"a", "b"};
+  RunResult run;
+  auto span = [&](int pe, StepKind kind, noc::Cycle start, noc::Cycle end, int edge,
+                  noc::Cycle arrived = 0) {
+    Span s;
+    s.pe = pe;
+    s.kind = kind;
+    s.start = start;
+    s.end = end;
+    s.edge = edge;
+    s.arrived = arrived;
+    run.spans.push_back(s);
+  };
+  span(2, StepKind::Send, 40, 41, 0);
+  span(0, StepKind::Send, 70, 71, 0);
+  span(0, StepKind::Send, 10, 11, 0);
+  span(1, StepKind::Recv, 20, 95, 0, 60);
+  span(1, StepKind::Recv, 95, 96, 0, 90);
+  span(1, StepKind::Send, 100, 101, 1);
+  span(0, StepKind::Recv, 100, 130, 1, 125);
+  const std::vector<EdgeReport> edges = program_edge_reports(set, {"a->b", "b->a"}, run);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(edges[0].simulated_cycles, 80);     // 10 .. 90
+  EXPECT_EQ(edges[0].senders_skew_cycles, 30);  // PE 2 started 30 cycles after PE 0
+  EXPECT_EQ(edges[1].simulated_cycles, 25);
+  EXPECT_EQ(edges[1].senders_skew_cycles, 0);
+}
+
 TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
   const std::string send = "send to=PE1 bytes=64 tag=3\n", recv = "recv from=PE0 bytes=64 tag=3\n";
   EXPECT_EQ(refusal("pio_ok", {"# comment\n\n" + send, recv}), "");
