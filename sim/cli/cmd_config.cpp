@@ -72,6 +72,11 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec) {
   write_file(std::filesystem::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
 }
 
+void remove_stale_outputs(const std::string& dir, const std::vector<std::string>& names) {
+  std::error_code ignored;
+  for (const std::string& name : names) std::filesystem::remove_all(std::filesystem::path(dir) / name, ignored);
+}
+
 CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement) {
   return cmd
       .add_option("--placement", placement,

@@ -134,14 +134,14 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
 /// Removes from the output folder what an earlier run left and this one does not write (traces
 /// not asked for; with --programs, a plan replay's plan and memory files), so that it holds one
 /// run. A replay of programs into their own folder keeps everything: the plan that made them.
-void remove_stale_outputs(const SimulateArgs& a) {
+void clear_unwritten_outputs(const SimulateArgs& a) {
   std::error_code ignored;
   if (!a.programs.empty() && fs::equivalent(a.programs, a.out, ignored)) return;
   std::vector<std::string> stale;
   if (a.trace.empty()) stale.push_back("trace.json");
   if (!a.vcd) stale.push_back("trace.vcd");
   if (!a.programs.empty()) stale.insert(stale.end(), {"plan.yaml", "plan.dot", "memory.csv"});
-  for (const std::string& name : stale) fs::remove(fs::path(a.out) / name, ignored);
+  remove_stale_outputs(a.out, stale);
 }
 
 /// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led.
@@ -171,7 +171,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   std::size_t steps = 0;
   for (const Program& p : programs.pe) steps += p.size();
   prepare_output_dir(a.out, spec);
-  remove_stale_outputs(a);
+  clear_unwritten_outputs(a);
   std::cout << "nocflow simulate: programs " << a.programs << " (" << steps << " steps, "
             << programs.layer_names.size() << " layers) on " << one_line_summary(spec) << std::endl;
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
@@ -262,7 +262,7 @@ int run(const SimulateArgs& a) {
   if (!a.dump_programs.empty())
     prepare_program_dump(a.dump_programs, static_cast<int>(lowered.programs.pe.size()));
   prepare_output_dir(a.out, spec);
-  remove_stale_outputs(a);
+  clear_unwritten_outputs(a);
   if (!a.dump_programs.empty()) {
     std::vector<std::string> edge_names;
     for (const LoweredEdge& e : lowered.edges) edge_names.push_back(edge_name(e));

@@ -50,6 +50,13 @@ struct ValidateArgs {
   int placements = 4;
 };
 
+/// What the microbenchmarks write and what --rank writes (besides config.resolved.yaml): a run
+/// of either removes the other's, so that the folder holds one run.
+constexpr const char* kMicrobenchOutputs[] = {"validation.csv", "summary.csv", "calibration.yaml",
+                                              "messages"};
+constexpr const char* kRankOutputs[] = {"rank.csv", "rank_summary.csv", "rank_placements.csv",
+                                        "plans"};
+
 /// OUT/messages/<topology>_<type>_<bytes>.txt, the case's sends as a `traffic --messages` file,
 /// and OUT/messages/<topology>.yaml, the machine it ran on.
 void write_messages(const std::string& out, const HwSpec& hw, const BenchResult& r) {
@@ -178,6 +185,9 @@ int run_rank(const ValidateArgs& a) {
   std::ostream discard(nullptr);  // --quiet: progress goes nowhere
   const RankReport report = rank_plans(spec, o, a.quiet ? discard : std::cout);
   prepare_output_dir(a.out, spec);
+  std::vector<std::string> stale(std::begin(kMicrobenchOutputs), std::end(kMicrobenchOutputs));
+  stale.push_back("plans");  // rewritten: an earlier run's plan ids would name other plans
+  remove_stale_outputs(a.out, stale);
   const std::string written = write_rank_files(a.out, report);
   print_rank_table(std::cout, report);
   std::cout << "nocflow: wrote " << a.out << "/" << written << ", config.resolved.yaml\n";
@@ -188,6 +198,10 @@ int run(const ValidateArgs& a) {
   if (a.rank) return run_rank(a);
   if (!a.calibration.empty())
     throw InputError("--calibration: only with --rank (the microbenchmarks fit their own: --calibrate)");
+  for (const std::string& o : a.hw.overrides)
+    if (o.rfind("topology.", 0) == 0)
+      throw InputError("--set " + o + ": the microbenchmarks run on the machines --meshes and "
+                       "--crossbar name, each the config with its topology replaced");
   const HwSpec base = a.hw.load();
   std::vector<std::string> types = a.types.empty() ? bench_types() : a.types;
   for (const auto& t : types)
@@ -230,6 +244,10 @@ int run(const ValidateArgs& a) {
     machines.push_back(x);
   }
   prepare_output_dir(a.out, base);
+  std::vector<std::string> stale(std::begin(kRankOutputs), std::end(kRankOutputs));
+  stale.push_back("messages");  // rewritten case by case: an earlier run's other cases go
+  if (!a.calibrate) stale.push_back("calibration.yaml");
+  remove_stale_outputs(a.out, stale);
 
   OutputFile csv(fs::path(a.out) / "validation.csv");
   csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"

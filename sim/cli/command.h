@@ -45,6 +45,9 @@ struct NetworkOptions {
 /// Create `dir` (and parents) and write the resolved config into it. Call only after all input
 /// has been validated, so that a failing command writes nothing.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec);
+/// Removes files and folders (by name, in `dir`) that an earlier run into `dir` wrote and this
+/// one will not, so that the folder holds one run; names that are not there are skipped.
+void remove_stale_outputs(const std::string& dir, const std::vector<std::string>& names);
 
 /// For SetupOptions::progress: a line on stderr every 2 s of wall time while a cost model is
 /// tabulated ("  ... tabulating linkload: 45 of 120 edges, 4.0 s"); nothing on short runs.

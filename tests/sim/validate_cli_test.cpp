@@ -334,6 +334,38 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
       2);
 }
 
+TEST(ValidateCli, ARunLeavesNothingAnEarlierRunIntoItsFolderWroteAndItDoesNot) {
+  // An earlier run's calibration, dumped messages or ranked plans would read as this run's.
+  const fs::path dir = fresh_dir("validate_rerun"), out = dir / "out";
+  auto run = [&](const std::string& args) {
+    const CliRun r = run_nocflow("validate " + kHw + " " + args + " --quiet --out " + out.string());
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+  };
+  auto holds = [&](std::initializer_list<const char*> names) {
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(out)) files.push_back(entry.path().filename());
+    std::sort(files.begin(), files.end());
+    return files == std::vector<std::string>(names.begin(), names.end());
+  };
+  const std::string cases = "--meshes 2 --crossbar 0 --sizes 4KiB,16KiB --types ALL_GATHER,HALO ";
+  run(cases + "--calibrate --dump-messages");
+  EXPECT_TRUE(holds({"calibration.yaml", "config.resolved.yaml", "messages", "summary.csv",
+                     "validation.csv"}));
+  run("--meshes 2 --crossbar 0 --sizes 4KiB --types ALL_GATHER");
+  EXPECT_TRUE(holds({"config.resolved.yaml", "summary.csv", "validation.csv"}));
+  run("--rank --network zoo:vgg5 --k 2 --placements 1");
+  EXPECT_TRUE(holds({"config.resolved.yaml", "plans", "rank.csv", "rank_placements.csv",
+                     "rank_summary.csv"}));
+  const auto plans = [&] {
+    return std::distance(fs::directory_iterator(out / "plans"), fs::directory_iterator());
+  };
+  const auto two_best = plans();
+  run("--rank --network zoo:vgg5 --k 1 --placements 1");
+  EXPECT_LT(plans(), two_best);  // the ids of the k = 2 run's other plans are gone
+  run(cases + "--dump-messages");
+  EXPECT_TRUE(holds({"config.resolved.yaml", "messages", "summary.csv", "validation.csv"}));
+}
+
 TEST(ValidateCli, BadArgumentsExitWith2) {
   const fs::path dir = fresh_dir("validate_bad");
   const CliRun type =
@@ -355,7 +387,11 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       {"--meshes 2,2", "--meshes: 2x2 given twice"},
       {"--meshes 4x8,4X8", "--meshes: 4x8 given twice"},
       {"--meshes 4x", "--meshes: '4x' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8"},
-      {"--meshes 1x8", "--meshes: side 1 of '1x8' is outside 2 .. 64"}};
+      {"--meshes 1x8", "--meshes: side 1 of '1x8' is outside 2 .. 64"},
+      // The machines are the config with the topology replaced: a topology key would be lost.
+      {"--set topology.kind=crossbar",
+       "--set topology.kind=crossbar: the microbenchmarks run on the machines --meshes and "
+       "--crossbar name"}};
   for (const auto& [args, message] : refused) {
     const CliRun r = run_nocflow("validate " + kHw + " " + args + " --out " + (dir / "o").string());
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
