@@ -269,7 +269,7 @@ int run(const SimulateArgs& a) {
     write_program_dump(a.dump_programs, lowered.programs, edge_names);
   }
 
-  std::cout << "nocflow simulate: " << plan.network << " ("
+  std::cout << "nocflow simulate: " << graph.name() << " ("
             << (plan.pipelined() ? std::to_string(plan.layers.size()) + " layers x " +
                                        std::to_string(plan.micro_batches) + " micro-batches in " +
                                        std::to_string(plan.stages.size()) + " pipeline stages"
@@ -278,6 +278,9 @@ int run(const SimulateArgs& a) {
             << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << a.mode
             << ") on " << one_line_summary(spec) << std::endl;
   // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
+  if (plan.network != graph.name())
+    std::cout << "  note: the plan names the network " << plan.network
+              << "; its layers are matched by name to " << graph.name() << "'s" << std::endl;
   std::vector<std::string> stale;  // why they do not apply (summary.json)
   for (const auto& [why, priced] : plan_mismatches(plan, graph, network_activation_bytes, spec)) {
     stale.push_back(why);
@@ -308,7 +311,7 @@ int run(const SimulateArgs& a) {
   const auto fullest_pe = fullest - memory.begin();
 
   nlohmann::ordered_json j;
-  j["network"] = plan.network;
+  j["network"] = graph.name();
   j["mode"] = a.mode;
   j["plan"] = a.plan.empty() ? "solved: " + a.solver + " / " + a.cost_model : a.plan;
   j["total_cycles"] = r.total_cycles;

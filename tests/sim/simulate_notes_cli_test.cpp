@@ -79,6 +79,29 @@ TEST(SimulateCli, APlanRecordsTheBatchOfTheNetworkItWasPricedFor) {
       << other.output;
 }
 
+// A plan's layers are matched by name: a plan that names another network replays on the one
+// loaded, which the run and summary.json name, with a note naming the plan's.
+TEST(SimulateCli, ARunNamesTheNetworkLoadedNotThePlans) {
+  const fs::path dir = fresh_dir("simulate_plan_network");
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
+  ASSERT_EQ(run_nocflow("optimize " + hw + "--out " + (dir / "opt").string()).exit_code, 0);
+  std::string plan = read_file(dir / "opt" / "plan.yaml");
+  const auto line = plan.find("network: vgg5\n");
+  ASSERT_NE(line, std::string::npos) << plan;
+  plan.replace(line, 14, "network: vgg16\n");
+  std::ofstream(dir / "renamed.yaml") << plan;
+  const CliRun r = run_nocflow("simulate " + hw + "--quiet --plan " +
+                               (dir / "renamed.yaml").string() + " --out " + (dir / "sim").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("nocflow simulate: vgg5 ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("note: the plan names the network vgg16; its layers are matched by name "
+                          "to vgg5's"),
+            std::string::npos)
+      << r.output;
+  const auto summary = nlohmann::json::parse(read_file(dir / "sim" / "summary.json"));
+  EXPECT_EQ(summary["network"], "vgg5");
+}
+
 // A network file keeps its own element size; the run says so when the hardware's differs.
 TEST(SimulateCli, ANetworkFileWhoseElementSizeIsNotTheHardwaresGetsANote) {
   const fs::path dir = fresh_dir("simulate_element_size");
