@@ -22,6 +22,7 @@
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/solver/solver.h"
 #include "sim/config/hw_loader.h"
+#include "sim/lower/priced_inputs.h"
 
 namespace nocflow::sim {
 namespace {
@@ -86,8 +87,11 @@ void check_name(const std::string& what, const std::string& v, const std::vector
 
 /// Applies one value of a non-config axis to a point; throws InputError (without place).
 /// Returns what the value means, for telling values that are spelt apart but mean the same.
+/// `file_batch`: where a network file, loaded to check it, records its batch; null when the
+/// spec's files were loaded and checked already (read_spec).
 std::string apply(SweepPoint& p, const std::string& axis, const std::string& v,
-                  const std::string& spec_file, std::pair<int, int>& mesh, std::string& kind) {
+                  const std::string& spec_file, std::pair<int, int>& mesh, std::string& kind,
+                  std::map<std::string, std::int64_t>* file_batch) {
   if (axis == "mesh") {
     mesh = parse_mesh(v);
     return std::to_string(mesh.first) + "x" + std::to_string(mesh.second);
@@ -104,11 +108,9 @@ std::string apply(SweepPoint& p, const std::string& axis, const std::string& v,
         throw InputError("network file " + p.network +
                          (fs::exists(p.network) ? " is not a file" : " does not exist"));
       // A file that does not load is a bad value too, not an infeasible point (loaded once).
-      static std::set<std::string> loaded;
-      if (loaded.insert(p.network).second) try {
-          optimizer::load_network(p.network);
+      if (file_batch && !file_batch->count(p.network)) try {
+          (*file_batch)[p.network] = network_batch(optimizer::load_network(p.network));
         } catch (const InputError& e) {
-          loaded.erase(p.network);
           throw InputError("network " + p.network + ": " + e.what());
         }
       return fs::weakly_canonical(p.network).string();
@@ -246,7 +248,7 @@ SweepSpec load_sweep_spec(const std::string& file) {
           SweepPoint p;
           std::pair<int, int> mesh;
           std::string kind;
-          meaning = apply(p, axis.name, value, file, mesh, kind);
+          meaning = apply(p, axis.name, value, file, mesh, kind, &s.network_file_batch);
         }
       } catch (const InputError& e) {
         throw InputError(where(file, node) + "axis '" + axis.name + "': " + e.what());
@@ -303,7 +305,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
       if (is_config_key(name))
         overrides.push_back(name + "=" + p.values[a]);
       else
-        apply(p, name, p.values[a], spec.file, mesh, kind);
+        apply(p, name, p.values[a], spec.file, mesh, kind, nullptr);
     }
     try {
       p.hw = load_hw_config(spec.hw, overrides);
@@ -321,9 +323,11 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     } catch (const InputError& e) {
       throw InputError(spec.file + ": point " + p.key + ": " + e.what());
     }
-    if (p.batch != 0 && p.network.rfind("zoo:", 0) != 0)
+    if (const auto own = spec.network_file_batch.find(p.network);
+        p.batch != 0 && own != spec.network_file_batch.end() && p.batch != own->second)
       throw InputError(spec.file + ": point " + p.key + ": only zoo networks take a batch size; " +
-                       p.network + " fixes its own (the first dimension of its input shape)");
+                       p.network + " fixes its own, " + std::to_string(own->second) +
+                       " (the first dimension of its input shape)");
     points.push_back(std::move(p));
   }
   return points;

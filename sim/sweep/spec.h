@@ -19,6 +19,7 @@
 // bad spec fails before any simulation with file:line:col.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct SweepSpec {
   std::string hw;                      ///< base config path (resolved against the spec's folder)
   std::vector<std::string> overrides;  ///< `set:` as key=value
   std::vector<SweepAxis> axes;
+  /// Each network file of the network axis (resolved path) and its batch, the first dimension
+  /// of its input: a batch axis may give only that for it.
+  std::map<std::string, std::int64_t> network_file_batch;
 };
 
 /// One point: its values (one per axis) and the settings they resolve to.

@@ -91,7 +91,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"batch_of_a_file",
                 "axes:\n  network: [" NOCFLOW_SOURCE_DIR
                 "/configs/networks/vgg5.yaml]\n  batch: [1, 2]\n",
-                " point network=", "only zoo networks take a batch size"},
+                " point network=", "only zoo networks take a batch size; "},
+        BadSpec{"other_batch_of_a_file",
+                "axes:\n  network: [" NOCFLOW_SOURCE_DIR
+                "/configs/networks/vgg5.yaml]\n  batch: [2]\n",
+                " point network=", "vgg5.yaml fixes its own, 1 (the first dimension of its input"},
         BadSpec{"unknown_pass",
                 "axes:\n  network: zoo:vgg5\n  passes: [default, dce, \"cse,dec\"]\n", "4:26",
                 "unknown pass 'dec'; did you mean 'dce'?"},
@@ -129,6 +133,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"network_file_not_a_network", "axes:\n  network: [spec.yaml]\n", "3:13",
                 "spec.yaml:1:1: hw: unknown key"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// A batch axis beside zoo networks and files: a file takes its own batch, as `--batch` does.
+TEST(SweepCli, ANetworkFileTakesItsOwnBatchFromABatchAxis) {
+  const fs::path dir = fresh_dir("sweep_file_batch");
+  const fs::path spec = write_spec(dir, "hw: " + kHw +
+                                            "\naxes:\n  network: [zoo:vgg5, " NOCFLOW_SOURCE_DIR
+                                            "/configs/networks/vgg5.yaml]\n  batch: [1]\n");
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --list --out " +
+                               (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("vgg5.yaml batch=1"), std::string::npos) << r.output;
+}
 
 TEST(SweepCli, AnOutputFolderThatCannotBeCreatedIsBadInput) {
   const fs::path dir = fresh_dir("sweep_bad_out");
