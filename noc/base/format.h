@@ -17,6 +17,13 @@ inline std::string fixed(double v, int digits = 1) {
   return s;
 }
 
+/// A fraction as a signed percentage: signed_percent(0.0043) == "+0.4%", signed_percent(-0.71)
+/// == "-71.0%"; one that rounds to zero has no sign ("0.0%").
+inline std::string signed_percent(double fraction, int digits = 1) {
+  const std::string s = fixed(100 * fraction, digits);
+  return (s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s) + "%";
+}
+
 /// `s` as one CSV field: quoted (quotes doubled, newlines as spaces) when it holds a comma, a
 /// quote or a newline.
 inline std::string csv_field(const std::string& s) {

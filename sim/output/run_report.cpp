@@ -223,7 +223,7 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
       << (reductions ? " and " + std::to_string(reductions) +
                            (reductions == 1 ? " INPP reduction" : " INPP reductions")
                      : "")
-      << "; the " << shown.size() << " longest; cycles; error = predicted / simulated - 1):\n"
+      << "; the " << shown.size() << " longest; cycles; err(ll) = linkload / simulated - 1):\n"
       << "    " << std::left << std::setw(static_cast<int>(width) + 1) << "edge" << std::setw(12)
       << "type" << std::right << std::setw(11) << "bytes" << std::setw(10) << "paper"
       << std::setw(10) << "linkload" << std::setw(10) << "simulated" << std::setw(7) << "skew"
@@ -241,7 +241,10 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
         << (e->paper_cycles >= 0 ? fixed(e->paper_cycles, 0) : "-") << std::setw(10)
         << (e->linkload_cycles >= 0 ? fixed(e->linkload_cycles, 0) : "-") << std::setw(10)
         << e->simulated_cycles << std::setw(7) << e->senders_skew_cycles << std::setw(9)
-        << relative_error(e->linkload_cycles, e->simulated_cycles) << "\n";
+        << (e->linkload_cycles >= 0 && e->simulated_cycles > 0
+                ? signed_percent(e->linkload_cycles / static_cast<double>(e->simulated_cycles) - 1)
+                : "")
+        << "\n";
   }
   if (std::any_of(shown.begin(), shown.end(), [](const EdgeReport* e) { return e->senders_skew_cycles > 0; }))
     out << "    skew: of the simulated cycles, those before the last sender's first send (its producer\n"

@@ -135,6 +135,11 @@ bool same_yaml(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+bool dealt_to(std::size_t i, int rank, int ranks) {
+  const auto n = static_cast<std::size_t>(ranks), seat = i % n;
+  return (i / n % 2 == 0 ? seat : n - 1 - seat) == static_cast<std::size_t>(rank);
+}
+
 const std::vector<std::string>& sweep_result_columns() {
   static const std::vector<std::string> c = {
       "pes",           "status",           "total_cycles",
@@ -212,7 +217,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
     if (!done.count(p.key)) pending.push_back(&p);
   std::vector<const SweepPoint*> mine;
   for (std::size_t i = 0; i < pending.size(); ++i)
-    if (static_cast<int>(i % static_cast<std::size_t>(cluster.size)) == cluster.rank) mine.push_back(pending[i]);
+    if (dealt_to(i, cluster.rank, cluster.size)) mine.push_back(pending[i]);
 
   const std::string who = cluster.size > 1 ? "[rank " + std::to_string(cluster.rank) + "] " : "";
   if (!o.quiet)
@@ -276,8 +281,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
           row.push_back("ok");
           row.insert(row.end(), fields.begin(), fields.end());
           shown = fields[0] + " cycles = " + fields[1] + " us (predicted " +
-                  fixed(std::stod(fields[5]), 0) + ", " + fixed(100 * std::stod(fields[6]), 1) +
-                  "%), tabulate + solve " +
+                  fixed(std::stod(fields[5]), 0) + ", " + signed_percent(std::stod(fields[6])) +
+                  "), tabulate + solve " +
                   seconds_text(std::stod(fields[8]) + std::stod(fields[7])) + ", simulation " +
                   seconds_text(std::stod(fields[9]));
         } else {

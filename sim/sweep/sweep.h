@@ -34,6 +34,12 @@ struct SweepOptions {
   bool quiet = false;  ///< no per-point lines or progress bar
 };
 
+/// Whether the i-th of the points still to run is `rank`'s: dealt like cards, each round in the
+/// other direction (0 1 1 0 0 1 ... for two ranks). Plain round robin would give every rank one
+/// value of the fastest axis when it has as many values as there are ranks (all greedy points
+/// to one rank, all dp points to the other).
+bool dealt_to(std::size_t i, int rank, int ranks);
+
 /// The columns of results.csv after the point and axis columns.
 const std::vector<std::string>& sweep_result_columns();
 

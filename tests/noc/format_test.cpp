@@ -18,6 +18,14 @@ TEST(Format, FixedRoundsAndAZeroHasNoSign) {
   EXPECT_EQ(fixed(-3, 0), "-3");
 }
 
+TEST(Format, SignedPercentShowsTheSignOfEveryErrorButZero) {
+  EXPECT_EQ(signed_percent(0.0043), "+0.4%");
+  EXPECT_EQ(signed_percent(-0.7133), "-71.3%");
+  EXPECT_EQ(signed_percent(2.5, 0), "+250%");
+  EXPECT_EQ(signed_percent(-0.0004), "0.0%");
+  EXPECT_EQ(signed_percent(0.0), "0.0%");
+}
+
 TEST(Format, CsvFieldsAndDotStringsAreQuotedOnlyWhereNeeded) {
   EXPECT_EQ(csv_field("conv1"), "conv1");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
