@@ -174,11 +174,13 @@ SweepSpec load_sweep_spec(const std::string& file) {
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     if (!seen.insert(key).second) throw InputError(where(file, kv.first) + "duplicate key '" + key + "'");
+    // A key with no value: its null node's mark is past it, so point at the key.
+    const std::string at = where(file, kv.second.IsNull() ? kv.first : kv.second);
     if (key == "hw") {
-      if (!kv.second.IsScalar()) throw InputError(where(file, kv.second) + "hw: expected a config file path");
+      if (!kv.second.IsScalar()) throw InputError(at + "hw: expected a config file path");
       s.hw = resolve(file, kv.second.as<std::string>());
     } else if (key == "set") {
-      if (!kv.second.IsMap()) throw InputError(where(file, kv.second) + "set: expected a map of config keys to values");
+      if (!kv.second.IsMap()) throw InputError(at + "set: expected a map of config keys to values");
       for (const auto& o : kv.second) {
         if (!o.second.IsScalar())
           throw InputError(where(file, o.second) + "set." + o.first.as<std::string>() + ": expected one value");
@@ -186,8 +188,10 @@ SweepSpec load_sweep_spec(const std::string& file) {
         set_keys.push_back(o.first);
       }
     } else if (key == "axes") {
-      if (!kv.second.IsMap() || kv.second.size() == 0)
-        throw InputError(where(file, kv.second) + "axes: expected a map of axis names to values");
+      if (!kv.second.IsMap())
+        throw InputError(at + "axes: expected a map of axis names to values");
+      if (kv.second.size() == 0)
+        throw InputError(at + "axes: no axis (at least network, e.g. network: zoo:resnet18)");
     } else {
       throw InputError(where(file, kv.first) + unknown_name_message("key", key, {"hw", "set", "axes"}));
     }
@@ -220,6 +224,7 @@ SweepSpec load_sweep_spec(const std::string& file) {
       throw InputError(where(file, kv.first) + unknown_name_message("axis", axis.name, known) +
                        "; config keys such as router.vcs are axes too");
     const YAML::Node& values = kv.second;
+    if (values.IsNull()) throw InputError(where(file, kv.first) + "axis '" + axis.name + "' has no value");
     if (values.IsScalar()) {
       axis.values.push_back(values.as<std::string>());
     } else if (values.IsSequence()) {

@@ -187,6 +187,14 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       const bool had_sweep = fs::exists(dir / "sweep.yaml");
       if (had_sweep && !o.resume)
         throw InputError(o.out + " already holds a sweep: use --resume to finish it, or another --out");
+      if (!had_sweep && fs::is_directory(dir))  // another command's run would mix with this one
+        for (const auto& e : fs::directory_iterator(dir)) {
+          const std::string name = e.path().filename().string();
+          if (name != "results.csv" && name != "config.resolved.yaml" &&
+              name.rfind("results.partial-", 0) != 0)
+            throw InputError(o.out + " holds " + name +
+                             ", which a sweep does not write: give a new or empty folder");
+        }
       if (had_sweep) {
         std::ifstream in(dir / "sweep.yaml", std::ios::binary);
         std::ostringstream old;
@@ -229,8 +237,17 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
               << std::endl;
 
   create_folder(dir);
+  // A row cut short by a hard kill stays a line of its own (finished_rows skips it): the next
+  // row starts on a new line rather than completing the cut one.
+  const bool cut = [&] {
+    std::ifstream in(dir / partial_name(cluster.rank), std::ios::binary | std::ios::ate);
+    if (!in || in.tellg() <= 0) return false;
+    in.seekg(-1, std::ios::end);
+    return in.get() != '\n';
+  }();
   OutputFile partial(dir / partial_name(cluster.rank), std::ios::app);
   if (partial.tellp() == 0) partial << head << "\n" << std::flush;
+  if (cut) partial << "\n" << std::flush;
   std::vector<std::string> new_rows;
   int failures = 0;
   const bool bar = !o.quiet && cluster.rank == 0 && ::isatty(STDERR_FILENO);

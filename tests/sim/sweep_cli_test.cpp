@@ -127,6 +127,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"unknown_key", "axis:\n  network: zoo:vgg5\n", "2:1",
                 "unknown key 'axis'; did you mean 'axes'?"},
         BadSpec{"axes_not_map", "axes: [mesh]\n", "2:7", "axes: expected a map"},
+        BadSpec{"no_axis", "axes: {}\n", "2:7", "axes: no axis (at least network"},
+        // A key without a value: at the key (its null value's mark is past it).
+        BadSpec{"axis_without_value", "axes:\n  network: zoo:vgg5\n  solver:\n", "4:3",
+                "axis 'solver' has no value"},
+        BadSpec{"empty_set", "set:\naxes:\n  network: zoo:vgg5\n", "2:1",
+                "set: expected a map of config keys to values"},
         BadSpec{"bad_set", "set: {link.width_bytes: 0}\naxes:\n  network: zoo:vgg5\n", "2:7",
                 "set: --set link.width_bytes=0"},
         // Exists, but is no network (the spec itself): a bad value, not an infeasible point.
@@ -153,6 +159,17 @@ TEST(SweepCli, AnOutputFolderThatCannotBeCreatedIsBadInput) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/proc/nocflow_sweep: cannot create output folder"), std::string::npos)
       << r.output;
+  // A folder holding other files (another command's run) would mix them with the sweep's.
+  fs::create_directories(dir / "other");
+  std::ofstream(dir / "other" / "summary.json") << "{}";
+  const CliRun other =
+      run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "other").string());
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("holds summary.json, which a sweep does not write: give a new or "
+                              "empty folder"),
+            std::string::npos)
+      << other.output;
+  EXPECT_FALSE(fs::exists(dir / "other" / "sweep.yaml"));
 }
 
 TEST(SweepCli, MissingHwIsAnError) {
@@ -208,7 +225,8 @@ TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
   ASSERT_EQ(run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "full").string()).exit_code, 0);
   // An interrupted run leaves the spec and a partial file with the points finished so far
   // (here two, the second one cut short mid-line as a kill might leave it: past its status, in
-  // its cycles; lines ended CRLF as an editor on another system would save them).
+  // its cycles, with no line end; lines ended CRLF as an editor on another system would save
+  // them).
   fs::create_directories(dir / "cut");
   fs::copy_file(dir / "full/sweep.yaml", dir / "cut/sweep.yaml");
   {
@@ -220,7 +238,7 @@ TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
     ASSERT_NE(b.find(",ok,"), std::string::npos) << b;
     std::ofstream(dir / "cut/results.partial-0.csv") << head << "\r\n"
                                                      << a << "\r\n"
-                                                     << b.substr(0, b.find(",ok,") + 6) << "\r\n";
+                                                     << b.substr(0, b.find(",ok,") + 6);
   }
   const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "cut").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -388,6 +388,9 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       {"--meshes 4x8,4X8", "--meshes: 4x8 given twice"},
       {"--meshes 4x", "--meshes: '4x' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8"},
       {"--meshes 1x8", "--meshes: side 1 of '1x8' is outside 2 .. 64"},
+      {"--types NONE,HALO --calibrate",
+       "--calibrate: fits the paper model on at least two cases it gives a volume"},
+      {"--types LOCAL --sizes 4KiB --meshes 2 --crossbar 0 --calibrate", "machines give 1"},
       // The machines are the config with the topology replaced: a topology key would be lost.
       {"--set topology.kind=crossbar",
        "--set topology.kind=crossbar: the microbenchmarks run on the machines --meshes and "
