@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -273,6 +274,68 @@ int program_file_pe(const std::string& name) {
   return -1;
 }
 
+namespace {
+
+/// Runs the programs on their waits alone (sends never wait, computes and adds take no time):
+/// what is left stuck would hang a run. Throws InputError naming the cycle of waits it is in: a
+/// receive waits for its sender, a barrier for the first PE that has not reached it.
+void check_waits_resolve(const ProgramSet& set, const std::vector<std::vector<Origin>>& where) {
+  const int pes = static_cast<int>(set.pe.size());
+  std::vector<std::size_t> at(set.pe.size(), 0);
+  std::set<std::tuple<int, int, std::int64_t>> sent;
+  auto step = [&](int pe) -> const Step* {
+    const Program& p = set.pe[static_cast<std::size_t>(pe)];
+    return at[static_cast<std::size_t>(pe)] < p.size() ? &p[at[static_cast<std::size_t>(pe)]]
+                                                       : nullptr;
+  };
+  auto at_barrier = [&](int pe) { return step(pe) && step(pe)->kind == StepKind::Barrier; };
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int pe = 0; pe < pes; ++pe)
+      for (const Step* s; (s = step(pe)) && s->kind != StepKind::Barrier; ++at[pe], moved = true) {
+        if (s->kind == StepKind::Send) sent.insert({pe, s->peer, s->tag});
+        if (s->kind == StepKind::Recv && !sent.count({s->peer, pe, s->tag})) break;
+      }
+    // Every PE passes the same barriers in order (checked): all at one, all pass it.
+    bool all = pes > 0;
+    for (int pe = 0; pe < pes; ++pe) all = all && at_barrier(pe);
+    if (all) {
+      for (auto& i : at) ++i;
+      moved = true;
+    }
+  }
+  int first = -1;
+  for (int pe = 0; pe < pes && first < 0; ++pe)
+    if (step(pe)) first = pe;
+  if (first < 0) return;
+  auto waited_for = [&](int pe) {
+    if (!at_barrier(pe)) return step(pe)->peer;
+    int q = 0;
+    while (at_barrier(q)) ++q;  // some PE is not at the barrier, or all would have passed it
+    return q;
+  };
+  std::vector<int> chain;
+  std::vector<bool> seen(set.pe.size(), false);
+  for (int pe = first; !seen[static_cast<std::size_t>(pe)]; pe = waited_for(pe)) {
+    seen[static_cast<std::size_t>(pe)] = true;
+    chain.push_back(pe);
+  }
+  const int loop = waited_for(chain.back());
+  std::string text;
+  for (auto i = std::find(chain.begin(), chain.end(), loop); i != chain.end(); ++i) {
+    const Step& s = *step(*i);
+    text += "\n  " + where[static_cast<std::size_t>(*i)][at[static_cast<std::size_t>(*i)]].str() +
+            ": PE " + std::to_string(*i) + " " +
+            (s.kind == StepKind::Barrier
+                 ? "at barrier " + std::to_string(s.tag)
+                 : "receives tag " + std::to_string(s.tag) + " from PE " + std::to_string(s.peer)) +
+            ", waiting for PE " + std::to_string(waited_for(*i));
+  }
+  throw InputError("the programs cannot complete: these PEs wait for each other in a cycle" + text);
+}
+
+}  // namespace
+
 ProgramFiles read_programs(const std::string& dir, int pes) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(dir)) throw InputError(dir + ": no such folder of programs");
@@ -352,6 +415,7 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
                        " bytes of a message of " + std::to_string(e.send->bytes) + " (" +
                        e.send_at.str() + ")");
   }
+  check_waits_resolve(out.programs, where);
   return out;
 }
 

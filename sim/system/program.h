@@ -84,8 +84,9 @@ struct ProgramFiles {
 /// Reads DIR/names.txt if present and DIR/pe_0.txt ... DIR/pe_{pes-1}.txt (blank lines and `#`
 /// comments skipped; keys in any order) and checks what would otherwise hang or fail a run: every
 /// send has exactly one receive on its peer with the same tag and bytes and the other way round, no
-/// PE sends to itself, and every PE passes the same barriers 1, 2, 3, ... in order. Throws
-/// InputError naming the file and line.
+/// PE sends to itself, every PE passes the same barriers 1, 2, 3, ... in order, and no PEs wait
+/// for each other in a cycle (receives before the sends they wait on). Throws InputError naming
+/// the file and line (for a cycle, each of its steps).
 ProgramFiles read_programs(const std::string& dir, int pes);
 
 /// N when `filename` is a program file's name, pe_N.txt (N written without leading zeros);

@@ -171,6 +171,9 @@ TEST(ProgramFiles, AnEdgesTimeRunsFromItsFirstSendToItsLastArrivalWithItsSenders
 TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
   const std::string send = "send to=PE1 bytes=64 tag=3\n", recv = "recv from=PE0 bytes=64 tag=3\n";
   EXPECT_EQ(refusal("pio_ok", {"# comment\n\n" + send, recv}), "");
+  EXPECT_EQ(refusal("pio_ok_barrier", {send + "barrier id=1\n", "barrier id=1\n" + recv}), "");
+  const std::string back = "send to=PE0 bytes=64 tag=4\n", back_recv = "recv from=PE1 bytes=64 tag=4\n";
+  EXPECT_EQ(refusal("pio_ok_reply", {send + back_recv, recv + back}), "");
   const struct {
     const char* name;
     std::vector<std::string> texts;
@@ -200,6 +203,9 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
        {"barrier id=2\n", "barrier id=2\n"},
        "pe_0.txt:1: barrier 2 where barrier 1 comes next"},
       {"pio_count", {"barrier id=1\n", "compute cycles=1\n"}, "PE 1 passes 0 barriers, PE 0 1"},
+      {"pio_barrier_cycle",
+       {back_recv + "barrier id=1\n", "barrier id=1\n" + back},
+       "pe_1.txt:1: PE 1 at barrier 1, waiting for PE 0"},
       {"pio_quote",
        {"compute cycles=1 layer=\"conv 1\n", ""},
        "pe_0.txt:1: a quoted name is not closed"},
@@ -212,6 +218,13 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
     const std::string message = refusal(c.name, c.texts);
     EXPECT_NE(message.find(c.message), std::string::npos) << c.name << ": " << message;
   }
+  // Each PE receives before it sends what the other receives: the run would hang (exit 3 with
+  // every PE's wait, before); the refusal names the cycle, step by step.
+  const std::string cycle = refusal("pio_cycle", {back_recv + send, recv + back});
+  for (const char* part : {"the programs cannot complete: these PEs wait for each other in a cycle\n",
+                           "pe_0.txt:1: PE 0 receives tag 4 from PE 1, waiting for PE 1\n",
+                           "pe_1.txt:1: PE 1 receives tag 3 from PE 0, waiting for PE 0"})
+    EXPECT_NE(cycle.find(part), std::string::npos) << cycle;
   // A file missing, or one for a PE the hardware lacks.
   const fs::path dir = write_files("pio_files", {send, recv});
   EXPECT_THROW(read_programs(dir.string(), 3), InputError);
