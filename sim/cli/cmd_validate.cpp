@@ -291,28 +291,29 @@ int run(const ValidateArgs& a) {
   std::size_t done = 0;
   std::map<std::string, double> slowdowns;  // by topology; 0 without a router-bound case
   for (const HwSpec& hw : machines) {
-    std::vector<BenchResult> machine;
+    std::vector<BenchCase> cases;
     for (const std::string& type : types)
-      for (std::int64_t size : sizes) {
-        BenchResult r = run_bench(hw, {"", type, size});
-        ++done;
-        if (!r.run) {
-          for (const std::string& model : bench_models()) ++summary[{type, model}].skipped;
-          if (!a.quiet)
-            std::cout << "  [" << std::setw(count_width) << done << "/" << total << "] "
-                      << r.bench.topology << " " << type << " " << size
-                      << " B: no choice pair of this type, skipped\n";
-          continue;
-        }
-        if (!a.quiet)
-          std::cout << "  [" << std::right << std::setw(count_width) << done << "/" << total << "] "
-                    << std::left << std::setw(12) << r.bench.topology << std::setw(kTypeWidth) << type
-                    << std::right << std::setw(9) << size << " B: simulated " << std::setw(8)
-                    << r.simulated_cycles << ", paper " << std::setw(10) << std::fixed
-                    << std::setprecision(0) << r.paper_cycles << ", linkload " << std::setw(8)
-                    << r.linkload_cycles << " cycles" << std::endl;
+      for (std::int64_t size : sizes) cases.push_back({"", type, size});
+    const auto progress = [&](const BenchResult& r) {
+      ++done;
+      if (a.quiet) return;
+      std::cout << "  [" << std::right << std::setw(count_width) << done << "/" << total << "] "
+                << std::left << std::setw(12) << r.bench.topology << std::setw(kTypeWidth)
+                << r.bench.type << std::right << std::setw(9) << r.bench.tensor_bytes << " B: ";
+      if (r.run)
+        std::cout << "simulated " << std::setw(8) << r.simulated_cycles << ", paper "
+                  << std::setw(10) << fixed(r.paper_cycles, 0) << ", linkload " << std::setw(8)
+                  << fixed(r.linkload_cycles, 0) << " cycles" << std::endl;
+      else
+        std::cout << "no choice pair of this type, skipped" << std::endl;
+    };
+    std::vector<BenchResult> machine;  // the cases run, in case order
+    for (BenchResult& r : run_benches(hw, cases, a.jobs, progress)) {
+      if (r.run)
         machine.push_back(std::move(r));
-      }
+      else
+        for (const std::string& model : bench_models()) ++summary[{r.bench.type, model}].skipped;
+    }
     // The router slowdown is known once the machine's cases have run.
     const double s = fit_router_slowdown(machine);
     if (!machine.empty()) slowdowns[machine.front().bench.topology] = s;
@@ -490,7 +491,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--k", a->k, "--rank: plans per cost model")
       ->capture_default_str()
       ->check(in_range(1, 1000));
-  cmd->add_option("--jobs", a->jobs, "--rank: plans replayed at once (one process each)")
+  cmd->add_option("--jobs", a->jobs,
+                  "simulations run at once, one process each (microbenchmarks: two per case, "
+                  "as is and contention-free; --rank: plan replays)")
       ->capture_default_str()
       ->check(in_range(1, 256));
   cmd->add_option("--placements", a->placements,
@@ -515,7 +518,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   CLI::Option* rank = cmd->get_option("--rank");
   for (const char* micro : {"--meshes", "--crossbar", "--sizes", "--types"}) rank->excludes(cmd->get_option(micro));
   for (const char* ranked :
-       {"--network", "--batch", "--passes", "--train", "--k", "--jobs", "--mode", "--placements"})
+       {"--network", "--batch", "--passes", "--train", "--k", "--mode", "--placements"})
     cmd->get_option(ranked)->needs(rank);
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }

@@ -163,29 +163,58 @@ struct Simulated {
   std::int64_t busiest_link() const { return std::max(busiest_router_link, busiest_endpoint); }
 };
 
-/// Runs `programs` in a child process and measures the redistribution `measured`.
-Simulated simulate(const HwSpec& hw, const ProgramSet& programs, const std::vector<int>& measured) {
-  const std::string out = run_in_child([&] {
-    System sys("system", hw, programs);
-    const RunResult run = sys.run();
-    noc::Cycle first = noc::kNever, last = 0;
-    for (const Span& s : run.spans)
-      if (std::find(measured.begin(), measured.end(), s.edge) != measured.end()) {
-        first = std::min(first, s.start);
-        last = std::max(last, s.end);
-      }
-    const noc::BusiestLinks busiest = noc::busiest_links(run.links);
-    const noc::LinkLoad& endpoint = busiest.endpoint();
-    std::ostringstream o;
-    o << std::setprecision(17) << (first == noc::kNever ? 0 : last - first) << " " << run.flits
-      << " " << busiest.router->flits << " " << endpoint.flits << " " << endpoint.busy_share()
-      << " " << busiest.router->vc_starved;
-    return o.str();
-  });
+/// In a child process: runs `programs` and measures the redistribution `measured`, as the text
+/// read_simulated reads.
+std::string simulate_in_child(const HwSpec& hw, const ProgramSet& programs,
+                              const std::vector<int>& measured) {
+  System sys("system", hw, programs);
+  const RunResult run = sys.run();
+  noc::Cycle first = noc::kNever, last = 0;
+  for (const Span& s : run.spans)
+    if (std::find(measured.begin(), measured.end(), s.edge) != measured.end()) {
+      first = std::min(first, s.start);
+      last = std::max(last, s.end);
+    }
+  const noc::BusiestLinks busiest = noc::busiest_links(run.links);
+  const noc::LinkLoad& endpoint = busiest.endpoint();
+  std::ostringstream o;
+  o << std::setprecision(17) << (first == noc::kNever ? 0 : last - first) << " " << run.flits
+    << " " << busiest.router->flits << " " << endpoint.flits << " " << endpoint.busy_share() << " "
+    << busiest.router->vc_starved;
+  return o.str();
+}
+
+Simulated read_simulated(const std::string& text) {
   Simulated r;
-  std::istringstream(out) >> r.cycles >> r.flits >> r.busiest_router_link >> r.busiest_endpoint >>
+  std::istringstream(text) >> r.cycles >> r.flits >> r.busiest_router_link >> r.busiest_endpoint >>
       r.endpoint_busy_share >> r.router_vc_starved;
   return r;
+}
+
+/// A case priced by the models and lowered, waiting for its two simulations: as is, and with
+/// only its busiest sender sending (solo; none without a sender).
+struct PreparedBench {
+  BenchResult result;
+  HwSpec hw;  ///< the machine, its SRAM unbounded: data fit is not the question
+  std::vector<int> measured;
+  ProgramSet all, solo;
+  bool has_solo() const { return result.busiest_sender >= 0; }
+};
+
+PreparedBench prepare_bench(const HwSpec& hw, const BenchCase& bench);
+
+/// Fills in what the two runs measured.
+void record_runs(BenchResult& r, const Simulated& all, const Simulated* solo) {
+  r.simulated_cycles = all.cycles;
+  r.flits_moved = all.flits;
+  r.max_link_utilisation =
+      all.cycles > 0 ? static_cast<double>(all.busiest_link()) / static_cast<double>(all.cycles)
+                     : 0;
+  r.busiest_router_link_flits = all.busiest_router_link;
+  r.busiest_endpoint_flits = all.busiest_endpoint;
+  r.busiest_endpoint_busy_share = all.endpoint_busy_share;
+  r.busiest_router_link_vc_starved = all.router_vc_starved;
+  r.solo_cycles = solo ? solo->cycles : 0;
 }
 
 }  // namespace
@@ -374,8 +403,11 @@ const std::vector<std::string>& bench_types() {
   return types;
 }
 
-BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
-  BenchResult r;
+namespace {
+
+PreparedBench prepare_bench(const HwSpec& hw, const BenchCase& bench) {
+  PreparedBench prepared;
+  BenchResult& r = prepared.result;
   r.bench = bench;
   r.bench.topology = hw.topology.name();
   const int pes = hw.topology.num_nodes();
@@ -383,7 +415,7 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
       bench_graph(tensor_shape(bench.tensor_bytes, pes), bench.type.rfind("HALO", 0) == 0);
   const opt::Workload w = opt::build_workload(graph);
   const auto pair = pick_pair(w, bench.type, hw_desc_of(hw).grid());
-  if (!pair) return r;
+  if (!pair) return prepared;
   r.run = true;
   r.producer = pair->first.str();
   r.consumer = pair->second.str();
@@ -410,13 +442,14 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
     pl.pes = opt::place(pl.choice, grid).pe;
     plan.layers.push_back(pl);
   }
-  HwSpec big = hw;
-  big.pe.sram_bytes = std::max<std::int64_t>(
-      hw.pe.sram_bytes, std::int64_t{1} << 40);  // data fit is not the question
+  HwSpec& big = prepared.hw;
+  big = hw;
+  big.pe.sram_bytes = std::max<std::int64_t>(hw.pe.sram_bytes, std::int64_t{1} << 40);
   const Lowered low = lower_plan(w, plan, big, ExecMode::Barrier);
   // The redistribution to measure: the edge, or for ALL_REDUCE the producer's reduction (not
   // the consumer's, when it has INPP too).
-  std::vector<int> measured = {0};
+  std::vector<int>& measured = prepared.measured;
+  measured = {0};
   for (std::size_t e = 1; e < low.edges.size(); ++e)
     if (low.edges[e].reduction && low.edges[e].src_layer == 0 && bench.type == "ALL_REDUCE")
       measured = {static_cast<int>(e)};
@@ -469,22 +502,63 @@ BenchResult run_bench(const HwSpec& hw, const BenchCase& bench) {
         if (s.kind == StepKind::Send && s.edge == measured.front())
           r.sends.push_back({static_cast<int>(pe), s.peer, s.bytes, 0});
 
-  const Simulated all = simulate(big, measured_programs(low.programs, measured, -1), measured);
-  r.simulated_cycles = all.cycles;
-  r.flits_moved = all.flits;
-  r.max_link_utilisation =
-      all.cycles > 0 ? static_cast<double>(all.busiest_link()) / static_cast<double>(all.cycles)
-                     : 0;
-  r.busiest_router_link_flits = all.busiest_router_link;
-  r.busiest_endpoint_flits = all.busiest_endpoint;
-  r.busiest_endpoint_busy_share = all.endpoint_busy_share;
-  r.busiest_router_link_vc_starved = all.router_vc_starved;
-  r.solo_cycles =
-      r.busiest_sender < 0
-          ? 0
-          : simulate(big, measured_programs(low.programs, measured, r.busiest_sender), measured)
-                .cycles;
-  return r;
+  prepared.all = measured_programs(low.programs, measured, -1);
+  if (r.busiest_sender >= 0)
+    prepared.solo = measured_programs(low.programs, measured, r.busiest_sender);
+  return prepared;
+}
+
+}  // namespace
+
+std::vector<BenchResult> run_benches(const HwSpec& hw, const std::vector<BenchCase>& cases,
+                                     int jobs,
+                                     const std::function<void(const BenchResult&)>& done) {
+  std::vector<PreparedBench> prepared;
+  prepared.reserve(cases.size());
+  for (const BenchCase& c : cases) prepared.push_back(prepare_bench(hw, c));
+  // Two simulations per case that has a pair (the second: solo, when there is a sender).
+  struct Run {
+    std::size_t bench;
+    bool solo;
+  };
+  std::vector<Run> runs;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    if (!prepared[i].result.run) continue;
+    runs.push_back({i, false});
+    if (prepared[i].has_solo()) runs.push_back({i, true});
+  }
+  std::vector<std::optional<Simulated>> all(prepared.size()), solo(prepared.size());
+  auto finish = [&](std::size_t i) {
+    PreparedBench& p = prepared[i];
+    if (p.result.run) record_runs(p.result, *all[i], p.has_solo() ? &*solo[i] : nullptr);
+    if (done) done(p.result);
+  };
+  // Cases without a pair are reported first; the others as their runs end.
+  for (std::size_t i = 0; i < prepared.size(); ++i)
+    if (!prepared[i].result.run) finish(i);
+  std::optional<ChildResult> failed;  // the first run that failed: thrown once none is running
+  run_in_children(
+      runs.size(), jobs,
+      [&](std::size_t k) {
+        const PreparedBench& p = prepared[runs[k].bench];
+        return simulate_in_child(p.hw, runs[k].solo ? p.solo : p.all, p.measured);
+      },
+      [&](std::size_t k, const ChildResult& result) {
+        if (failed) return;
+        if (result.kind != ChildResult::Kind::Ok) {
+          failed = result;
+          return;
+        }
+        const std::size_t i = runs[k].bench;
+        (runs[k].solo ? solo : all)[i] = read_simulated(result.text);
+        if (all[i] && (solo[i] || !prepared[i].has_solo())) finish(i);
+      });
+  if (failed && failed->kind == ChildResult::Kind::InputError) throw InputError(failed->text);
+  if (failed) throw CheckError(failed->text);
+  std::vector<BenchResult> out;
+  out.reserve(prepared.size());
+  for (PreparedBench& p : prepared) out.push_back(std::move(p.result));
+  return out;
 }
 
 }  // namespace nocflow::sim

@@ -23,6 +23,7 @@
 // The pair runs in barrier mode, so the edge is alone between two barriers, in its own child
 // process. A case with no such pair is skipped and reported.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -172,7 +173,12 @@ const std::vector<std::string>& bench_types();
 /// Column width of a type name in the printed tables (the longest name and two spaces).
 inline constexpr int kTypeWidth = 14;
 
-/// One case on `hw` (whose topology is the one to test). Runs the simulation in a child.
-BenchResult run_bench(const HwSpec& hw, const BenchCase& bench);
+/// The cases on `hw` (whose topology is the one to test), in their order. Each case's two
+/// simulations (as is, and contention-free) run in children of their own, `jobs` at a time; the
+/// models are priced in this process. done(result) is called as each case completes (cases
+/// without a choice pair first, then in completion order).
+std::vector<BenchResult> run_benches(const HwSpec& hw, const std::vector<BenchCase>& cases,
+                                     int jobs,
+                                     const std::function<void(const BenchResult&)>& done = {});
 
 }  // namespace nocflow::sim

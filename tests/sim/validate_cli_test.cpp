@@ -334,6 +334,22 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
       2);
 }
 
+TEST(ValidateCli, JobsRunTheSimulationsAtOnceAndChangeNoFigure) {
+  const std::string cases =
+      "--meshes 4 --crossbar 8 --sizes 1KiB,64KiB --types LOCAL,SCATTER,ALL_REDUCE,HALO_2D --calibrate";
+  const Validation one = validate("validate_jobs1", cases);
+  const Validation three = validate("validate_jobs3", cases + " --jobs 3");
+  ASSERT_EQ(one.rows.size(), 16u);
+  for (const char* file : {"validation.csv", "summary.csv", "calibration.yaml"})
+    EXPECT_EQ(read_file(three.out / file), read_file(one.out / file)) << file;
+  // Every case reported once, numbered 1 .. 16 as it completes.
+  for (int i = 1; i <= 16; ++i)
+    EXPECT_NE(three.run.output.find("[" + std::string(i < 10 ? " " : "") + std::to_string(i) +
+                                    "/16]"),
+              std::string::npos)
+        << i << "\n" << three.run.output;
+}
+
 TEST(ValidateCli, ARunLeavesNothingAnEarlierRunIntoItsFolderWroteAndItDoesNot) {
   // An earlier run's calibration, dumped messages or ranked plans would read as this run's.
   const fs::path dir = fresh_dir("validate_rerun"), out = dir / "out";
