@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -81,26 +82,20 @@ void write_messages(const std::string& out, const HwSpec& hw, const BenchResult&
 /// what any SRAM could hold.
 constexpr std::int64_t kMaxBenchBytes = std::int64_t{64} << 20;
 
+/// A tensor size as the config writes byte counts ("4KiB", "1 MiB", "512"), or with a unit of
+/// bytes ("512B", "512 B").
 std::int64_t parse_size(const std::string& s) {
-  static const std::pair<const char*, std::int64_t> units[] = {
-      {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}, {"", 1}};  // "": bytes
-  for (const auto& [unit, scale] : units) {
-    const std::string u = unit;
-    if (s.size() > u.size() && s.compare(s.size() - u.size(), u.size(), u) == 0) {
-      const std::string number = s.substr(0, s.size() - u.size());
-      std::size_t used = 0;
-      std::int64_t v = 0;
-      try {
-        v = std::stoll(number, &used);
-      } catch (const std::exception&) {
-        break;
-      }
-      if (used != number.size() || v <= 0) break;
-      if (v > kMaxBenchBytes / scale || v * scale < 64)  // the first test before v * scale wraps
-        throw InputError("--sizes: " + s + " is outside 64 B .. 64 MiB");
-      return v * scale;
-    }
+  std::string text = s;
+  if (text.size() > 1 && text.back() == 'B' && text[text.size() - 2] != 'i') {
+    text.pop_back();
+    while (!text.empty() && text.back() == ' ') text.pop_back();
   }
+  const std::optional<std::int64_t> v = parse_integer(text, true);
+  if (v && *v >= 64 && *v <= kMaxBenchBytes) return *v;
+  // A count of a unit that is too large for 64 bits reads as none, but is a size all the same.
+  static const std::regex count(R"(-?[0-9]+ *(KiB|MiB|GiB)?)");
+  if (v || std::regex_match(text, count))
+    throw InputError("--sizes: " + s + " is outside 64 B .. 64 MiB");
   throw InputError("--sizes: cannot read '" + s + "' (write e.g. 1KiB, 4MiB, 512B or 512)");
 }
 

@@ -6,6 +6,7 @@
 // (router.* keys only) > declared default. Any error (missing file, YAML syntax, unknown key,
 // wrong type, out of range, inconsistent keys) throws InputError with one message naming
 // file:line:col (or the --set argument) and the key path.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ namespace nocflow::sim {
 /// Load `file` and apply overrides of the form "key.path=value" (the --set arguments).
 /// An empty `file` means "declared defaults only".
 HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides = {});
+
+/// An integer as the config reads one: digits, with `allow_binary_suffix` also a count of KiB,
+/// MiB or GiB ("4KiB", "1 MiB"); nullopt when it is not one or would overflow.
+std::optional<std::int64_t> parse_integer(std::string text, bool allow_binary_suffix);
 
 /// Every parameter with its resolved value, as YAML that load_hw_config reads back unchanged.
 std::string resolved_yaml(const HwSpec& spec);

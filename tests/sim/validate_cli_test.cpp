@@ -398,8 +398,12 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       {"--sizes 17592186044417MiB", "--sizes: 17592186044417MiB is outside 64 B .. 64 MiB"},
       {"--sizes 1GiB", "--sizes: 1GiB is outside 64 B .. 64 MiB"},
       {"--sizes 63", "--sizes: 63 is outside 64 B .. 64 MiB"},  // a bare number counts bytes
+      {"--sizes 0", "--sizes: 0 is outside 64 B .. 64 MiB"},
+      {"--sizes=-1KiB", "--sizes: -1KiB is outside 64 B .. 64 MiB"},
+      {"--sizes 4KB", "--sizes: cannot read '4KB'"},
       {"--types LOCAL,LOCAL", "--types: LOCAL given twice"},
       {"--sizes 1KiB 1024B", "--sizes: 1024 given twice"},
+      {"--sizes \"1 KiB\" \"1024 B\"", "--sizes: 1024 given twice"},  // spaced as --set allows
       {"--meshes 2,2", "--meshes: 2x2 given twice"},
       {"--meshes 4x8,4X8", "--meshes: 4x8 given twice"},
       {"--meshes 4x", "--meshes: '4x' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8"},
