@@ -291,6 +291,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
   for (const auto& a : spec.axes) total *= a.values.size();
   std::vector<SweepPoint> points;
   points.reserve(total);
+  std::map<std::string, std::string> runs;  // what a point runs -> its key
   for (std::size_t index = 0; index < total; ++index) {
     SweepPoint p;
     p.index = index;
@@ -328,6 +329,13 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     } catch (const InputError& e) {
       throw InputError(spec.file + ": point " + p.key + ": " + e.what());
     }
+    // Values that differ but run the same (a crossbar's ports from 2x8 and 8x2) would run twice.
+    const std::string run = resolved_yaml(p.hw) + p.network + "|" + std::to_string(p.batch) + "|" +
+                            p.solver + "|" + p.cost_model + "|" + p.placement + "|" + p.mode + "|" +
+                            p.passes + "|" + p.train;
+    if (const auto [same, fresh] = runs.emplace(run, p.key); !fresh)
+      throw InputError(spec.file + ": points " + same->second + " and " + p.key +
+                       " are the same run: drop one of their values");
     if (const auto own = spec.network_file_batch.find(p.network);
         p.batch != 0 && own != spec.network_file_batch.end() && p.batch != own->second)
       throw InputError(spec.file + ": point " + p.key + ": only zoo networks take a batch size; " +

@@ -258,9 +258,10 @@ RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& pr
   std::vector<noc::Symmetry> images =
       noc::routing_symmetries(noc::Topology::build(spec.topology), *noc::make_routing(spec.router.routing));
   if (static_cast<std::size_t>(o.placements) > images.size())
-    std::cout << "  note: --placements " << o.placements << ": this machine and routing have "
-              << images.size() << " equivalent placements (identity included); using "
-              << images.size() << std::endl;
+    std::cout << "  note: this machine and routing have only " << images.size()
+              << " equivalent placements (identity included): each k-best plan replays on those, "
+                 "not on "
+              << o.placements << " (--placements)" << std::endl;
   images.resize(std::min(images.size(), static_cast<std::size_t>(std::max(1, o.placements))));
   for (const noc::Symmetry& s : images) report.placements.push_back(s.name);
   struct Job {
