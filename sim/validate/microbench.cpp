@@ -201,8 +201,6 @@ struct PreparedBench {
   bool has_solo() const { return result.busiest_sender >= 0; }
 };
 
-PreparedBench prepare_bench(const HwSpec& hw, const BenchCase& bench);
-
 /// Fills in what the two runs measured.
 void record_runs(BenchResult& r, const Simulated& all, const Simulated* solo) {
   r.simulated_cycles = all.cycles;
