@@ -32,6 +32,7 @@
 // model's τ with that noise averaged.
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,12 @@ struct ResolvedPairs {
   int resolved = 0;    ///< ordered alike on every image
   int concordant = 0;  ///< of those, predicted in the same order
   int discordant = 0;  ///< ... in the other order (the rest the prediction ties)
+  /// Kendall's τ over the resolved pairs alone, (concordant − discordant) / resolved: the
+  /// model's order of what the simulator orders whatever its tie-breaks; NaN without such pairs.
+  double tau() const {
+    return resolved > 0 ? static_cast<double>(concordant - discordant) / resolved
+                        : std::numeric_limits<double>::quiet_NaN();
+  }
 };
 
 /// `images[i][p]`: plan p's simulated cycles on image i; `predicted[p]` its prediction.

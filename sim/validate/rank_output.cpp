@@ -51,7 +51,7 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
          "simulated_spread_pct,error_range_pct,strategy_plans,strategy_kendall_tau,"
          "strategy_predicted_spread_pct,mode,calibration,placements,self_kendall_tau,"
          "placement_spread_pct,mean_kendall_tau,pairs,resolved_pairs,resolved_concordant,"
-         "resolved_discordant\n";
+         "resolved_discordant,resolved_kendall_tau\n";
   for (const ModelRanking& m : report.models)
     sum << m.model << "," << m.plans << "," << exact(m.kendall_tau) << "," << exact(m.regret_pct)
         << "," << exact(m.best_plan_error_pct) << "," << exact(m.predicted_spread_pct) << ","
@@ -61,7 +61,8 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
         << csv_field(report.calibration) << "," << report.placements.size() << ","
         << exact(m.self_kendall_tau) << "," << exact(m.placement_spread_pct) << ","
         << exact(m.mean_kendall_tau) << "," << m.resolved.pairs << "," << m.resolved.resolved << ","
-        << m.resolved.concordant << "," << m.resolved.discordant << "\n";
+        << m.resolved.concordant << "," << m.resolved.discordant << ","
+        << exact(m.resolved.tau()) << "\n";
   sum.close();
   OutputFile images(fs::path(dir) / "rank_placements.csv");
   images << "plan_id,placement,simulated_cycles\n";
@@ -109,7 +110,8 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
     out << "; " << report.image_replays << " more replays)\n  " << std::left << std::setw(10)
         << "model" << std::right << std::setw(22) << "sim vs sim tau-b" << std::setw(20)
         << "placement spread" << std::setw(26) << "tau-b vs placement mean" << std::setw(16)
-        << "resolved pairs" << std::setw(22) << "right / wrong / tied" << "\n";
+        << "resolved pairs" << std::setw(22) << "right / wrong / tied" << std::setw(14)
+        << "tau over them" << "\n";
     for (const ModelRanking& m : report.models) {
       const ResolvedPairs& r = m.resolved;
       out << "  " << std::left << std::setw(10) << m.model << std::right << std::setw(22)
@@ -118,14 +120,15 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
           << (std::to_string(r.resolved) + " of " + std::to_string(r.pairs)) << std::setw(22)
           << (std::to_string(r.concordant) + " / " + std::to_string(r.discordant) + " / " +
               std::to_string(r.resolved - r.concordant - r.discordant))
-          << "\n";
+          << std::setw(14) << tau_text(r.tau()) << "\n";
     }
     out << "  (sim vs sim: tau-b between the simulator's orders of the same plans on two "
            "equivalent placements, mean over pairs;\n"
            "   placement spread: (max − min) / min simulated cycles of one plan over the "
            "placements, mean over plans;\n"
            "   resolved pairs: pairs of plans that every placement orders the same way; "
-           "right / wrong / tied: the model's order of them)\n";
+           "right / wrong / tied: the model's order of them;\n"
+           "   tau over them: (right - wrong) / resolved pairs)\n";
   }
   for (const ModelRanking& m : report.models)
     // As printed (2 decimals): a difference below the printed precision is no finding.

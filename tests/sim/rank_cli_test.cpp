@@ -158,6 +158,13 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
     EXPECT_EQ(s.at("resolved_pairs"), std::to_string(resolved)) << s.at("model");
     EXPECT_EQ(s.at("resolved_concordant"), std::to_string(right)) << s.at("model");
     EXPECT_EQ(s.at("resolved_discordant"), std::to_string(wrong)) << s.at("model");
+    if (resolved > 0) {
+      EXPECT_NEAR(std::stod(s.at("resolved_kendall_tau")),
+                  static_cast<double>(right - wrong) / resolved, 1e-12)
+          << s.at("model");
+    } else {
+      EXPECT_EQ(s.at("resolved_kendall_tau"), "nan") << s.at("model");
+    }
   }
   // A plan's rows agree, whatever set they are in (the model's cheapest strategy plan is its
   // first k-best plan).

@@ -50,6 +50,7 @@ TEST(ResolvedPairs, OnlyPairsEveryImageOrdersAlikeCount) {
   EXPECT_EQ(r.concordant, 2);  // (0,1), (0,2)
   EXPECT_EQ(r.discordant, 2);  // (0,3), (1,3): plan 3 predicted cheapest, simulated dearer
   // (1,2) is predicted tied: neither.
+  EXPECT_DOUBLE_EQ(r.tau(), 0.0);  // (2 − 2) / 5
 }
 
 TEST(ResolvedPairs, ATieOnAnyImageLeavesThePairUnresolved) {
@@ -58,8 +59,10 @@ TEST(ResolvedPairs, ATieOnAnyImageLeavesThePairUnresolved) {
   EXPECT_EQ(one.resolved, 2);
   EXPECT_EQ(one.concordant, 0);
   EXPECT_EQ(one.discordant, 2);
+  EXPECT_DOUBLE_EQ(one.tau(), -1.0);
   const ResolvedPairs two = resolved_pairs({1, 2}, {{5, 6}, {5, 5}});
   EXPECT_EQ(two.resolved, 0);
+  EXPECT_TRUE(std::isnan(two.tau()));
   EXPECT_EQ(resolved_pairs({1, 2}, {}).resolved, 0);
 }
 
