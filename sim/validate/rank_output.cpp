@@ -110,7 +110,7 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
     out << "; " << report.image_replays << " more replays)\n  " << std::left << std::setw(10)
         << "model" << std::right << std::setw(22) << "sim vs sim tau-b" << std::setw(20)
         << "placement spread" << std::setw(26) << "tau-b vs placement mean" << std::setw(16)
-        << "resolved pairs" << std::setw(22) << "right / wrong / tied" << std::setw(14)
+        << "resolved pairs" << std::setw(22) << "right / wrong / tied" << std::setw(16)
         << "tau over them" << "\n";
     for (const ModelRanking& m : report.models) {
       const ResolvedPairs& r = m.resolved;
@@ -120,7 +120,7 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
           << (std::to_string(r.resolved) + " of " + std::to_string(r.pairs)) << std::setw(22)
           << (std::to_string(r.concordant) + " / " + std::to_string(r.discordant) + " / " +
               std::to_string(r.resolved - r.concordant - r.discordant))
-          << std::setw(14) << tau_text(r.tau()) << "\n";
+          << std::setw(16) << tau_text(r.tau()) << "\n";
     }
     out << "  (sim vs sim: tau-b between the simulator's orders of the same plans on two "
            "equivalent placements, mean over pairs;\n"
