@@ -20,7 +20,6 @@ struct SweepArgs {
 };
 
 int run(const SweepArgs& a) {
-  if (a.options.jobs < 1) throw InputError("--jobs: must be at least 1");
   const SweepSpec spec = load_sweep_spec(a.spec);
   const std::vector<SweepPoint> points = sweep_points(spec);
   if (a.list) {
@@ -40,7 +39,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("sweep", "run a design-space sweep (YAML spec of axes); mpirun shares the points");
   auto a = std::make_shared<SweepArgs>();
   cmd->add_option("--spec", a->spec, "sweep spec YAML (see configs/sweeps/README.md)")->required()->type_name("FILE");
-  cmd->add_option("--jobs", a->options.jobs, "points run at once on this machine (per MPI rank)")->capture_default_str();
+  cmd->add_option("--jobs", a->options.jobs, "points run at once on this machine (per MPI rank)")
+      ->capture_default_str()
+      ->check(in_range(1, 256));  // run_in_children's limit, as validate's
   cmd->add_option("--out", a->options.out, "output folder (required unless --list)")
       ->type_name("DIR");
   cmd->add_flag("--resume", a->options.resume, "finish a sweep in --out: skip points already there");

@@ -155,6 +155,20 @@ TEST(SweepCli, ANetworkFileTakesItsOwnBatchFromABatchAxis) {
   EXPECT_NE(r.output.find("vgg5.yaml batch=1"), std::string::npos) << r.output;
 }
 
+TEST(SweepCli, JobsOutsideOneTo256AreRefused) {
+  const fs::path dir = fresh_dir("sweep_bad_jobs");
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n");
+  for (const auto& [jobs, message] :
+       {std::pair{"0", "--jobs: must be at least 1, got 0"},
+        std::pair{"100000", "--jobs: must be at most 256, got 100000"}}) {
+    const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --jobs " + jobs + " --out " +
+                                 (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST(SweepCli, AnOutputFolderThatCannotBeCreatedIsBadInput) {
   const fs::path dir = fresh_dir("sweep_bad_out");
   const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n");
