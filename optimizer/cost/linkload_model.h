@@ -181,6 +181,8 @@ class LinkloadModel : public CostModel {
     /// order routing only); smaller tables run on the caller's thread.
     double parallel_work = 65536;
   };
+  /// Throws InputError when hw names a calibration without this machine
+  /// (HwDesc::router_slowdown_missing): calibrated by mistake is worse than refused.
   explicit LinkloadModel(HwDesc hw) : LinkloadModel(std::move(hw), Options{}) {}
   LinkloadModel(HwDesc hw, Options options);
   ~LinkloadModel() override;

@@ -232,6 +232,9 @@ int run(const SimulateArgs& a) {
   if (a.net.network.empty()) throw InputError("--network is required (or --programs DIR)");
   opt::HwDesc hw = hw_desc_of(spec);
   if (!a.calibration.empty()) apply_calibration(a.calibration, spec, hw, std::cout);
+  // The transfer table prices every edge with linkload: a calibration without this machine is
+  // refused before the run, not after it.
+  if (!hw.router_slowdown_missing.empty()) throw InputError(hw.router_slowdown_missing);
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
   const opt::Plan plan = make_or_read_plan(a, graph, hw, spec);

@@ -387,6 +387,18 @@ TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
   EXPECT_NE(read_file(dir / "contention" / "summary.json").find("contention.yaml"), std::string::npos);
   const CliRun bad = run_nocflow(args + " --calibration " + (dir / "missing.yaml").string() + " --out " + (dir / "c").string());
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  // A linkload section without this machine: refused before the run (the transfer table prices
+  // every edge with linkload), also when the plan comes from a file.
+  std::ofstream(dir / "other.yaml") << "paper:\n  bnoc_bytes_per_cycle: 64\n  latency_cycles: 0\n"
+                                       "linkload:\n  router_contention: {\"mesh 8x8\": 3}\n";
+  for (const std::string& plan : {std::string(), " --plan " + (dir / "lat0" / "plan.yaml").string()}) {
+    const CliRun other = run_nocflow(args + plan + " --calibration " + (dir / "other.yaml").string() +
+                                     " --out " + (dir / "o").string());
+    EXPECT_EQ(other.exit_code, 2) << other.output;
+    EXPECT_NE(other.output.find("no entry for 'mesh 4x4' (it has: mesh 8x8)"), std::string::npos)
+        << other.output;
+    EXPECT_EQ(other.output.find("total "), std::string::npos) << other.output;  // nothing ran
+  }
 }
 
 // The transfer table marks the edges the seed's Type function calls NONE or LOCAL whose exact
