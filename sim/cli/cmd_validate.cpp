@@ -58,6 +58,23 @@ constexpr const char* kMicrobenchOutputs[] = {"validation.csv", "summary.csv", "
 constexpr const char* kRankOutputs[] = {"rank.csv", "rank_summary.csv", "rank_placements.csv",
                                         "plans"};
 
+/// Removes `names` from `out` when it holds an earlier validate run (its config.resolved.yaml
+/// beside validation.csv or rank.csv), so that the folder holds one run. Another folder is left
+/// alone (its plans/ or messages/ are not validate's to remove), and so is `input`, a file this
+/// run reads (--calibration in the folder of the run that fitted it).
+void clear_earlier_run(const std::string& out, const std::vector<std::string>& names,
+                       const std::string& input = "") {
+  const fs::path dir(out);
+  std::error_code ignored;
+  if (!fs::exists(dir / "config.resolved.yaml") ||
+      !(fs::exists(dir / "validation.csv") || fs::exists(dir / "rank.csv")))
+    return;
+  std::vector<std::string> stale;
+  for (const std::string& name : names)
+    if (input.empty() || !fs::equivalent(dir / name, input, ignored)) stale.push_back(name);
+  remove_stale_outputs(out, stale);
+}
+
 /// OUT/messages/<topology>_<type>_<bytes>.txt, the case's sends as a `traffic --messages` file,
 /// and OUT/messages/<topology>.yaml, the machine it ran on.
 void write_messages(const std::string& out, const HwSpec& hw, const BenchResult& r) {
@@ -179,10 +196,10 @@ int run_rank(const ValidateArgs& a) {
             << " replay, on " << one_line_summary(spec) << std::endl;
   std::ostream discard(nullptr);  // --quiet: progress goes nowhere
   const RankReport report = rank_plans(spec, o, a.quiet ? discard : std::cout);
-  prepare_output_dir(a.out, spec);
   std::vector<std::string> stale(std::begin(kMicrobenchOutputs), std::end(kMicrobenchOutputs));
   stale.push_back("plans");  // rewritten: an earlier run's plan ids would name other plans
-  remove_stale_outputs(a.out, stale);
+  clear_earlier_run(a.out, stale, a.calibration);
+  prepare_output_dir(a.out, spec);
   const std::string written = write_rank_files(a.out, report);
   print_rank_table(std::cout, report);
   std::cout << "nocflow: wrote " << a.out << "/" << written << ", config.resolved.yaml\n";
@@ -250,11 +267,12 @@ int run(const ValidateArgs& a) {
                        "(not NONE, HALO, HALO_2D or GROUP_GATHER, which it calls free); these "
                        "--types, --sizes and machines give " + std::to_string(cases));
   }
-  prepare_output_dir(a.out, base);
   std::vector<std::string> stale(std::begin(kRankOutputs), std::end(kRankOutputs));
   stale.push_back("messages");  // rewritten case by case: an earlier run's other cases go
-  if (!a.calibrate) stale.push_back("calibration.yaml");
-  remove_stale_outputs(a.out, stale);
+  // Written at the end (with --calibrate), when the fit succeeds: an earlier one never stays.
+  stale.push_back("calibration.yaml");
+  clear_earlier_run(a.out, stale);
+  prepare_output_dir(a.out, base);
 
   OutputFile csv(fs::path(a.out) / "validation.csv");
   csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"

@@ -380,6 +380,20 @@ TEST(ValidateCli, ARunLeavesNothingAnEarlierRunIntoItsFolderWroteAndItDoesNot) {
   EXPECT_LT(plans(), two_best);  // the ids of the k = 2 run's other plans are gone
   run(cases + "--dump-messages");
   EXPECT_TRUE(holds({"config.resolved.yaml", "messages", "summary.csv", "validation.csv"}));
+  // A calibration this run reads stays, though a rank run would otherwise clear it (fitted
+  // on the 4x4 mesh the ranking runs on).
+  run("--meshes 4 --crossbar 0 --sizes 4KiB,16KiB --types ALL_GATHER,HALO --calibrate");
+  run("--rank --network zoo:vgg5 --k 1 --placements 1 --calibration " +
+      (out / "calibration.yaml").string());
+  EXPECT_TRUE(holds({"calibration.yaml", "config.resolved.yaml", "plans", "rank.csv",
+                     "rank_placements.csv", "rank_summary.csv"}));
+  // A folder that holds no validate run keeps what it holds.
+  const fs::path other = dir / "other";
+  fs::create_directories(other / "plans");
+  std::ofstream(other / "plans" / "mine.yaml") << "x: 1\n";
+  const CliRun r = run_nocflow("validate " + kHw + " " + cases + "--quiet --out " + other.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(other / "plans" / "mine.yaml"));
 }
 
 TEST(ValidateCli, BadArgumentsExitWith2) {
