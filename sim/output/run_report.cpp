@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <unordered_map>
 
 #include "noc/base/format.h"
 #include "optimizer/cost/cost_model.h"
@@ -31,30 +32,28 @@ struct EdgeTime {
 };
 std::vector<EdgeTime> edge_times(const RunResult& run, std::size_t edges) {
   std::vector<noc::Cycle> first(edges, noc::kNever), last(edges, 0);
-  // Each PE's first send of each edge, then the latest of those per edge.
-  std::size_t pes = 0;
-  for (const Span& s : run.spans) pes = std::max(pes, static_cast<std::size_t>(s.pe) + 1);
-  std::vector<noc::Cycle> pe_first(edges * pes, noc::kNever);
+  // Each sending PE's first send of each edge (an edge has a few senders of the many PEs).
+  std::unordered_map<std::uint64_t, noc::Cycle> pe_first;
   for (const Span& s : run.spans) {
     if (s.edge < 0) continue;
     const auto e = static_cast<std::size_t>(s.edge);
     const bool recv = s.kind == StepKind::Recv;
     if (!recv) {
       first[e] = std::min(first[e], s.start);
-      noc::Cycle& own = pe_first[e * pes + static_cast<std::size_t>(s.pe)];
-      own = std::min(own, s.start);
+      const auto [own, fresh] =
+          pe_first.try_emplace(std::uint64_t{e} << 32 | static_cast<std::uint32_t>(s.pe), s.start);
+      if (!fresh) own->second = std::min(own->second, s.start);
     }
     last[e] = std::max(last[e], recv ? s.arrived : s.end);
   }
-  std::vector<EdgeTime> out(edges);
-  for (std::size_t e = 0; e < edges; ++e) {
-    if (first[e] == noc::kNever) continue;
-    noc::Cycle ready = first[e];
-    for (std::size_t pe = 0; pe < pes; ++pe)
-      if (const noc::Cycle c = pe_first[e * pes + pe]; c != noc::kNever)
-        ready = std::max(ready, c);
-    out[e] = {last[e] - first[e], ready - first[e]};
+  std::vector<noc::Cycle> ready(first);  // the latest of those, per edge
+  for (const auto& [key, cycle] : pe_first) {
+    noc::Cycle& r = ready[static_cast<std::size_t>(key >> 32)];
+    r = std::max(r, cycle);
   }
+  std::vector<EdgeTime> out(edges);
+  for (std::size_t e = 0; e < edges; ++e)
+    if (first[e] != noc::kNever) out[e] = {last[e] - first[e], ready[e] - first[e]};
   return out;
 }
 

@@ -361,6 +361,7 @@ std::vector<BenchResult> run_benches(const HwSpec& hw, const std::vector<BenchCa
   run_in_children(
       runs.size(), jobs,
       [&](std::size_t k) {
+        if (failed) return std::string();  // forked after a failure: nothing more to learn
         const PreparedBench& p = prepared[runs[k].bench];
         return simulate_in_child(p.hw, runs[k].solo ? p.solo : p.all, p.measured);
       },
