@@ -22,6 +22,11 @@ struct SweepArgs {
 int run(const SweepArgs& a) {
   const SweepSpec spec = load_sweep_spec(a.spec);
   const std::vector<SweepPoint> points = sweep_points(spec);
+  for (const SweepPoint& p : points)
+    if (p.same_run_as)
+      std::cout << "note: point " << p.index << " (" << p.key << ") runs the same as point "
+                << *p.same_run_as << " (" << points[*p.same_run_as].key
+                << "): both run, with the same results" << std::endl;
   if (a.list) {
     for (const auto& p : points)
       std::cout << p.index << "  " << p.key << "  (" << p.hw.topology.num_nodes() << " PEs)\n";

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "noc/base/error.h"
 #include "noc/base/limits.h"
@@ -22,7 +23,6 @@
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/solver/solver.h"
 #include "sim/config/hw_loader.h"
-#include "sim/lower/priced_inputs.h"
 
 namespace nocflow::sim {
 namespace {
@@ -87,11 +87,11 @@ void check_name(const std::string& what, const std::string& v, const std::vector
 
 /// Applies one value of a non-config axis to a point; throws InputError (without place).
 /// Returns what the value means, for telling values that are spelt apart but mean the same.
-/// `file_batch`: where a network file, loaded to check it, records its batch; null when the
-/// spec's files were loaded and checked already (read_spec).
+/// `load_files`: load a network file to check it (read_spec, once per value; the points then
+/// use it as checked).
 std::string apply(SweepPoint& p, const std::string& axis, const std::string& v,
                   const std::string& spec_file, std::pair<int, int>& mesh, std::string& kind,
-                  std::map<std::string, std::int64_t>* file_batch) {
+                  bool load_files) {
   if (axis == "mesh") {
     mesh = parse_mesh(v);
     return std::to_string(mesh.first) + "x" + std::to_string(mesh.second);
@@ -108,8 +108,8 @@ std::string apply(SweepPoint& p, const std::string& axis, const std::string& v,
         throw InputError("network file " + p.network +
                          (fs::exists(p.network) ? " is not a file" : " does not exist"));
       // A file that does not load is a bad value too, not an infeasible point (loaded once).
-      if (file_batch && !file_batch->count(p.network)) try {
-          (*file_batch)[p.network] = network_batch(optimizer::load_network(p.network));
+      if (load_files) try {
+          optimizer::load_network(p.network);
         } catch (const InputError& e) {
           throw InputError("network " + p.network + ": " + e.what());
         }
@@ -253,7 +253,7 @@ SweepSpec load_sweep_spec(const std::string& file) {
           SweepPoint p;
           std::pair<int, int> mesh;
           std::string kind;
-          meaning = apply(p, axis.name, value, file, mesh, kind, &s.network_file_batch);
+          meaning = apply(p, axis.name, value, file, mesh, kind, true);
         }
       } catch (const InputError& e) {
         throw InputError(where(file, node) + "axis '" + axis.name + "': " + e.what());
@@ -291,7 +291,8 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
   for (const auto& a : spec.axes) total *= a.values.size();
   std::vector<SweepPoint> points;
   points.reserve(total);
-  std::map<std::string, std::string> runs;  // what a point runs -> its key
+  std::unordered_map<std::size_t, std::size_t> runs;  // hash of what a point runs -> its index
+  std::set<std::pair<std::string, std::int64_t>> checked_batches;  // (network file, batch)
   for (std::size_t index = 0; index < total; ++index) {
     SweepPoint p;
     p.index = index;
@@ -311,7 +312,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
       if (is_config_key(name))
         overrides.push_back(name + "=" + p.values[a]);
       else
-        apply(p, name, p.values[a], spec.file, mesh, kind, nullptr);
+        apply(p, name, p.values[a], spec.file, mesh, kind, false);
     }
     try {
       p.hw = load_hw_config(spec.hw, overrides);
@@ -329,18 +330,20 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     } catch (const InputError& e) {
       throw InputError(spec.file + ": point " + p.key + ": " + e.what());
     }
-    // Values that differ but run the same (a crossbar's ports from 2x8 and 8x2) would run twice.
-    const std::string run = resolved_yaml(p.hw) + p.network + "|" + std::to_string(p.batch) + "|" +
-                            p.solver + "|" + p.cost_model + "|" + p.placement + "|" + p.mode + "|" +
-                            p.passes + "|" + p.train;
-    if (const auto [same, fresh] = runs.emplace(run, p.key); !fresh)
-      throw InputError(spec.file + ": points " + same->second + " and " + p.key +
-                       " are the same run: drop one of their values");
-    if (const auto own = spec.network_file_batch.find(p.network);
-        p.batch != 0 && own != spec.network_file_batch.end() && p.batch != own->second)
-      throw InputError(spec.file + ": point " + p.key + ": only zoo networks take a batch size; " +
-                       p.network + " fixes its own, " + std::to_string(own->second) +
-                       " (the first dimension of its input shape)");
+    // Values that differ but run the same (a crossbar's 16 ports from 4x4 and 2x8, beside the
+    // meshes of those shapes): the first such point's index, for a note.
+    const std::size_t run =
+        std::hash<std::string>{}(resolved_yaml(p.hw) + "|" + p.network + "|" +
+                                 std::to_string(p.batch) + "|" + p.solver + "|" + p.cost_model +
+                                 "|" + p.placement + "|" + p.mode + "|" + p.passes + "|" + p.train);
+    if (const auto [same, fresh] = runs.emplace(run, index); !fresh) p.same_run_as = same->second;
+    // A network file takes a batch only if it is its own, as load_network checks it.
+    if (p.batch != 0 && p.network.rfind("zoo:", 0) != 0 &&
+        checked_batches.insert({p.network, p.batch}).second) try {
+        optimizer::load_network(p.network, optimizer::ZooOptions{p.batch});
+      } catch (const InputError& e) {
+        throw InputError(spec.file + ": point " + p.key + ": " + e.what());
+      }
     points.push_back(std::move(p));
   }
   return points;

@@ -19,7 +19,7 @@
 // bad spec fails before any simulation with file:line:col.
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,9 +38,6 @@ struct SweepSpec {
   std::string hw;                      ///< base config path (resolved against the spec's folder)
   std::vector<std::string> overrides;  ///< `set:` as key=value
   std::vector<SweepAxis> axes;
-  /// Each network file of the network axis (resolved path) and its batch, the first dimension
-  /// of its input: a batch axis may give only that for it.
-  std::map<std::string, std::int64_t> network_file_batch;
 };
 
 /// One point: its values (one per axis) and the settings they resolve to.
@@ -54,6 +51,9 @@ struct SweepPoint {
   std::string solver = "dp", cost_model = "linkload", placement = "snake", mode = "dataflow",
               passes = "default";
   std::string train;  ///< optimizer of the training graph, "" for inference
+  /// The index of an earlier point that runs the same (values spelt apart that mean the same
+  /// machine and settings: a crossbar's 16 ports from the mesh shapes 4x4 and 2x8).
+  std::optional<std::size_t> same_run_as;
 };
 
 /// Reads and checks a spec; InputError with file:line:col on any problem.
