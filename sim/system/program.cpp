@@ -8,9 +8,9 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
@@ -282,26 +282,48 @@ namespace {
 void check_waits_resolve(const ProgramSet& set, const std::vector<std::vector<Origin>>& where) {
   const int pes = static_cast<int>(set.pe.size());
   std::vector<std::size_t> at(set.pe.size(), 0);
-  std::set<std::tuple<int, int, std::int64_t>> sent;
   auto step = [&](int pe) -> const Step* {
     const Program& p = set.pe[static_cast<std::size_t>(pe)];
     return at[static_cast<std::size_t>(pe)] < p.size() ? &p[at[static_cast<std::size_t>(pe)]]
                                                        : nullptr;
   };
   auto at_barrier = [&](int pe) { return step(pe) && step(pe)->kind == StepKind::Barrier; };
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (int pe = 0; pe < pes; ++pe)
-      for (const Step* s; (s = step(pe)) && s->kind != StepKind::Barrier; ++at[pe], moved = true) {
-        if (s->kind == StepKind::Send) sent.insert({pe, s->peer, s->tag});
-        if (s->kind == StepKind::Recv && !sent.count({s->peer, pe, s->tag})) break;
+  // Each PE runs until it waits; a send wakes the PE waiting for it, the last PE to reach a
+  // barrier all of them (every PE passes the same barriers in order: checked). A message is
+  // (source, destination, tag), messages sent and not yet received are `in_flight`.
+  struct Message {
+    int src, dst;
+    std::int64_t tag;
+    bool operator==(const Message& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
+  };
+  struct Hash {
+    std::size_t operator()(const Message& m) const {
+      return std::hash<std::int64_t>{}(m.tag) * 31 + static_cast<std::size_t>(m.src) * 65537 +
+             static_cast<std::size_t>(m.dst);
+    }
+  };
+  auto key = [](int src, int dst, std::int64_t tag) { return Message{src, dst, tag}; };
+  std::unordered_set<Message, Hash> in_flight;
+  std::vector<int> runnable(set.pe.size());
+  for (int pe = 0; pe < pes; ++pe) runnable[static_cast<std::size_t>(pe)] = pes - 1 - pe;
+  int at_barriers = 0;
+  while (!runnable.empty()) {
+    const int pe = runnable.back();
+    runnable.pop_back();
+    for (const Step* s; (s = step(pe)); ++at[static_cast<std::size_t>(pe)]) {
+      if (s->kind == StepKind::Send) {
+        in_flight.insert(key(pe, s->peer, s->tag));
+        const Step* there = step(s->peer);  // the receiver, if it waits for this one
+        if (there && there->kind == StepKind::Recv && there->peer == pe && there->tag == s->tag)
+          runnable.push_back(s->peer);
+      } else if (s->kind == StepKind::Recv) {
+        if (!in_flight.erase(key(s->peer, pe, s->tag))) break;
+      } else if (s->kind == StepKind::Barrier) {
+        if (++at_barriers < pes) break;
+        at_barriers = 0;
+        for (int q = 0; q < pes; ++q)
+          if (q != pe) ++at[static_cast<std::size_t>(q)], runnable.push_back(q);
       }
-    // Every PE passes the same barriers in order (checked): all at one, all pass it.
-    bool all = pes > 0;
-    for (int pe = 0; pe < pes; ++pe) all = all && at_barrier(pe);
-    if (all) {
-      for (auto& i : at) ++i;
-      moved = true;
     }
   }
   int first = -1;
