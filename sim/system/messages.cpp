@@ -32,7 +32,7 @@ void MessageLayer::delivered(const noc::Packet& packet, noc::Cycle now) {
                                              " arrived at PE " + std::to_string(packet.dest));
   if (--m.packets_left > 0) return;
   m.arrived = now + 1;  // the NoC runs half a cycle after the PEs: they see it next cycle
-  if (!arrived_.emplace(Key{m.src, m.dst, m.tag}, static_cast<std::size_t>(packet.tag)).second)
+  if (!arrived_.emplace(MessageKey{m.src, m.dst, m.tag}, static_cast<std::size_t>(packet.tag)).second)
     throw CheckError("two messages from PE " + std::to_string(m.src) + " to PE " +
                      std::to_string(m.dst) + " carry tag " + std::to_string(m.tag));
   on_complete_(m.dst);
@@ -40,7 +40,7 @@ void MessageLayer::delivered(const noc::Packet& packet, noc::Cycle now) {
 
 std::optional<noc::Cycle> MessageLayer::take(int src, int dst, std::int64_t tag,
                                              std::int64_t bytes) {
-  auto it = arrived_.find(Key{src, dst, tag});
+  auto it = arrived_.find(MessageKey{src, dst, tag});
   if (it == arrived_.end()) return std::nullopt;
   Message& m = messages_[it->second];
   if (m.bytes != bytes)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "noc/network/network.h"
+#include "sim/system/program.h"
 
 namespace nocflow::sim {
 
@@ -47,21 +48,11 @@ class MessageLayer : public noc::DeliveryListener {
     bool taken;
     noc::Cycle arrived;  ///< first cycle its receiver can take it; 0 until its last packet arrives
   };
-  struct Key {
-    int src, dst;
-    std::int64_t tag;
-    bool operator==(const Key& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      return std::hash<std::int64_t>()(k.tag * 1000003 + k.src * 65599 + k.dst);
-    }
-  };
 
   noc::Network& net_;
   std::function<void(int)> on_complete_;
   std::vector<Message> messages_;
-  std::unordered_map<Key, std::size_t, KeyHash> arrived_;  ///< complete, not yet taken
+  std::unordered_map<MessageKey, std::size_t, MessageKeyHash> arrived_;  ///< complete, not yet taken
   std::int64_t packets_ = 0, flits_ = 0, bytes_ = 0;
 };
 

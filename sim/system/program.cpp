@@ -291,19 +291,7 @@ void check_waits_resolve(const ProgramSet& set, const std::vector<std::vector<Or
   // Each PE runs until it waits; a send wakes the PE waiting for it, the last PE to reach a
   // barrier all of them (every PE passes the same barriers in order: checked). A message is
   // (source, destination, tag), messages sent and not yet received are `in_flight`.
-  struct Message {
-    int src, dst;
-    std::int64_t tag;
-    bool operator==(const Message& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
-  };
-  struct Hash {
-    std::size_t operator()(const Message& m) const {
-      return std::hash<std::int64_t>{}(m.tag) * 31 + static_cast<std::size_t>(m.src) * 65537 +
-             static_cast<std::size_t>(m.dst);
-    }
-  };
-  auto key = [](int src, int dst, std::int64_t tag) { return Message{src, dst, tag}; };
-  std::unordered_set<Message, Hash> in_flight;
+  std::unordered_set<MessageKey, MessageKeyHash> in_flight;
   std::vector<int> runnable(set.pe.size());
   for (int pe = 0; pe < pes; ++pe) runnable[static_cast<std::size_t>(pe)] = pes - 1 - pe;
   int at_barriers = 0;
@@ -312,12 +300,12 @@ void check_waits_resolve(const ProgramSet& set, const std::vector<std::vector<Or
     runnable.pop_back();
     for (const Step* s; (s = step(pe)); ++at[static_cast<std::size_t>(pe)]) {
       if (s->kind == StepKind::Send) {
-        in_flight.insert(key(pe, s->peer, s->tag));
+        in_flight.insert({pe, s->peer, s->tag});
         const Step* there = step(s->peer);  // the receiver, if it waits for this one
         if (there && there->kind == StepKind::Recv && there->peer == pe && there->tag == s->tag)
           runnable.push_back(s->peer);
       } else if (s->kind == StepKind::Recv) {
-        if (!in_flight.erase(key(s->peer, pe, s->tag))) break;
+        if (!in_flight.erase({s->peer, pe, s->tag})) break;
       } else if (s->kind == StepKind::Barrier) {
         if (++at_barriers < pes) break;
         at_barriers = 0;

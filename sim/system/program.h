@@ -8,7 +8,9 @@
 //   Recv     wait until the message (`peer` -> this PE, `tag`) has fully arrived
 //   Barrier  wait until every PE has reached its barrier with the same `tag`
 // Messages are matched by (source, destination, tag); a tag names one transfer.
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -28,6 +30,20 @@ struct Step {
 };
 
 using Program = std::vector<Step>;
+
+/// What matches a Send to its Recv: (source, destination, tag).
+struct MessageKey {
+  int src = 0, dst = 0;
+  std::int64_t tag = 0;
+  bool operator==(const MessageKey& o) const {
+    return src == o.src && dst == o.dst && tag == o.tag;
+  }
+};
+struct MessageKeyHash {
+  std::size_t operator()(const MessageKey& k) const {
+    return std::hash<std::int64_t>()(k.tag * 1000003 + k.src * 65599 + k.dst);
+  }
+};
 
 /// Per-PE programs plus the names of the layers their steps refer to.
 struct ProgramSet {
