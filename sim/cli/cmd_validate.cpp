@@ -51,26 +51,23 @@ struct ValidateArgs {
   int placements = 4;
 };
 
-/// What the microbenchmarks write and what --rank writes (besides config.resolved.yaml): a run
-/// of either removes the other's, so that the folder holds one run.
-constexpr const char* kMicrobenchOutputs[] = {"validation.csv", "summary.csv", "calibration.yaml",
-                                              "messages"};
-constexpr const char* kRankOutputs[] = {"rank.csv", "rank_summary.csv", "rank_placements.csv",
-                                        "plans"};
-
-/// Removes `names` from `out` when it holds an earlier validate run (its config.resolved.yaml
-/// beside validation.csv or rank.csv), so that the folder holds one run. Another folder is left
-/// alone (its plans/ or messages/ are not validate's to remove), and so is `input`, a file this
-/// run reads (--calibration in the folder of the run that fitted it).
-void clear_earlier_run(const std::string& out, const std::vector<std::string>& names,
-                       const std::string& input = "") {
+/// Removes what an earlier validate run wrote into `out` (the microbenchmarks' files and the
+/// ranking's; each run rewrites its own, so none is left from before: an earlier calibration,
+/// other cases' messages, other plan ids) when the folder holds such a run (config.resolved.yaml
+/// beside validation.csv or rank.csv). Another folder is left alone (its plans/ or messages/
+/// are not validate's to remove), and so is `input`, a file this run reads (--calibration in the
+/// folder of the run that fitted it).
+void clear_earlier_run(const std::string& out, const std::string& input = "") {
+  static const char* const written[] = {"validation.csv",  "summary.csv",      "calibration.yaml",
+                                        "messages",        "rank.csv",         "rank_summary.csv",
+                                        "rank_placements.csv", "plans"};
   const fs::path dir(out);
   std::error_code ignored;
   if (!fs::exists(dir / "config.resolved.yaml") ||
       !(fs::exists(dir / "validation.csv") || fs::exists(dir / "rank.csv")))
     return;
   std::vector<std::string> stale;
-  for (const std::string& name : names)
+  for (const char* name : written)
     if (input.empty() || !fs::equivalent(dir / name, input, ignored)) stale.push_back(name);
   remove_stale_outputs(out, stale);
 }
@@ -139,42 +136,6 @@ std::pair<int, int> mesh_shape(const std::string& text) {
   return {side(text.substr(0, x)), side(text.substr(x + 1))};
 }
 
-/// An error statistic over `cases` cases: "12.3%", or "n/a" over none (not a perfect 0.0%).
-std::string percent(int cases, double fraction) {
-  return cases ? fixed(100 * fraction, 1) + "%" : "n/a";
-}
-
-/// The same in summary.csv: the fraction, or an empty cell over no case.
-std::string csv_stat(int cases, double fraction) {
-  if (!cases) return "";
-  std::ostringstream o;
-  o << fraction;
-  return o.str();
-}
-
-struct Error {
-  double sum = 0, max = 0;        ///< below saturation
-  double sum_all = 0, max_all = 0;
-  int count = 0, near = 0, still = 0, skipped = 0;  ///< below; near saturation; moving nothing; skipped
-  double mape() const { return count ? sum / count : 0; }  ///< below saturation, a fraction
-  void add(double predicted, double simulated, bool near_saturation) {
-    if (simulated <= 0) {
-      ++still;
-      return;
-    }
-    const double e = std::abs(predicted - simulated) / simulated;
-    sum_all += e;
-    max_all = std::max(max_all, e);
-    if (near_saturation) {
-      ++near;
-      return;
-    }
-    sum += e;
-    max = std::max(max, e);
-    ++count;
-  }
-};
-
 int run_rank(const ValidateArgs& a) {
   if (a.net.network.empty())
     throw InputError("--rank needs --network (the network whose plans to rank)");
@@ -196,9 +157,7 @@ int run_rank(const ValidateArgs& a) {
             << " replay, on " << one_line_summary(spec) << std::endl;
   std::ostream discard(nullptr);  // --quiet: progress goes nowhere
   const RankReport report = rank_plans(spec, o, a.quiet ? discard : std::cout);
-  std::vector<std::string> stale(std::begin(kMicrobenchOutputs), std::end(kMicrobenchOutputs));
-  stale.push_back("plans");  // rewritten: an earlier run's plan ids would name other plans
-  clear_earlier_run(a.out, stale, a.calibration);
+  clear_earlier_run(a.out, a.calibration);
   prepare_output_dir(a.out, spec);
   const std::string written = write_rank_files(a.out, report);
   print_rank_table(std::cout, report);
@@ -267,11 +226,7 @@ int run(const ValidateArgs& a) {
                        "(not NONE, HALO, HALO_2D or GROUP_GATHER, which it calls free); these "
                        "--types, --sizes and machines give " + std::to_string(cases));
   }
-  std::vector<std::string> stale(std::begin(kRankOutputs), std::end(kRankOutputs));
-  stale.push_back("messages");  // rewritten case by case: an earlier run's other cases go
-  // Written at the end (with --calibrate), when the fit succeeds: an earlier one never stays.
-  stale.push_back("calibration.yaml");
-  clear_earlier_run(a.out, stale);
+  clear_earlier_run(a.out);
   prepare_output_dir(a.out, base);
 
   OutputFile csv(fs::path(a.out) / "validation.csv");
@@ -282,8 +237,8 @@ int run(const ValidateArgs& a) {
          "fitted_cycles,"
          "linkload_fitted_error,router_slowdown,slowdown_fitted_here,busiest_endpoint_busy_share,"
          "busiest_router_link_vc_starved_cycles\n";
-  std::map<std::pair<std::string, std::string>, Error> summary;  // (type, model)
-  std::map<std::tuple<std::string, std::string, bool>, Error> by_bound;  // (type, model, router-bound)
+  std::map<std::pair<std::string, std::string>, ErrorStats> summary;  // (type, model)
+  std::map<std::tuple<std::string, std::string, bool>, ErrorStats> by_bound;  // (type, model, router-bound)
   DecompositionSummary decomposition;  // below saturation
   std::vector<BenchResult> results;  // for calibration
   const std::size_t total = machines.size() * types.size() * sizes.size();
@@ -374,24 +329,24 @@ int run(const ValidateArgs& a) {
             << "\n";
   for (const auto& type : types)
     for (const std::string& model : bench_models()) {
-      const Error& e = summary[{type, model}];
+      const ErrorStats& e = summary[{type, model}];
       const int all = e.count + e.near;
       const double mape_all = all ? e.sum_all / all : 0;
-      sum << type << "," << model << "," << e.count << "," << csv_stat(e.count, e.mape()) << ","
-          << csv_stat(e.count, e.max) << "," << e.near << "," << csv_stat(all, mape_all) << ","
-          << csv_stat(all, e.max_all) << "," << e.still << "," << e.skipped << ","
+      sum << type << "," << model << "," << e.count << "," << error_csv(e.count, e.mape()) << ","
+          << error_csv(e.count, e.max) << "," << e.near << "," << error_csv(all, mape_all) << ","
+          << error_csv(all, e.max_all) << "," << e.still << "," << e.skipped << ","
           << decomposition.csv_columns(type, model);
       for (bool router : {false, true}) {
-        const Error& b = by_bound[{type, model, router}];
-        sum << "," << b.count << "," << csv_stat(b.count, b.mape()) << ","
-            << csv_stat(b.count, b.max);
+        const ErrorStats& b = by_bound[{type, model, router}];
+        sum << "," << b.count << "," << error_csv(b.count, b.mape()) << ","
+            << error_csv(b.count, b.max);
       }
       sum << "\n";
       std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::setw(16) << model
                 << std::right << std::setw(7) << e.count << std::setw(10)
-                << percent(e.count, e.mape()) << std::setw(12) << percent(e.count, e.max)
-                << std::setw(7) << all << std::setw(10) << percent(all, mape_all)
-                << std::setw(12) << percent(all, e.max_all);
+                << error_percent(e.count, e.mape()) << std::setw(12) << error_percent(e.count, e.max)
+                << std::setw(7) << all << std::setw(10) << error_percent(all, mape_all)
+                << std::setw(12) << error_percent(all, e.max_all);
       if (e.still) std::cout << "  (+" << e.still << " moving nothing, predicted and simulated 0)";
       if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
       std::cout << "\n";
@@ -408,9 +363,9 @@ int run(const ValidateArgs& a) {
       std::cout << "  " << std::left << std::setw(kTypeWidth) << (model == std::string("linkload") ? type : "")
                 << std::setw(16) << model << std::right;
       for (bool router : {false, true}) {
-        const Error& b = by_bound[{type, model, router}];
-        std::cout << std::setw(10) << b.count << std::setw(10) << percent(b.count, b.mape())
-                  << std::setw(12) << percent(b.count, b.max);
+        const ErrorStats& b = by_bound[{type, model, router}];
+        std::cout << std::setw(10) << b.count << std::setw(10) << error_percent(b.count, b.mape())
+                  << std::setw(12) << error_percent(b.count, b.max);
       }
       std::cout << "\n";
     }
@@ -429,8 +384,8 @@ int run(const ValidateArgs& a) {
     std::vector<optimizer::CalibrationPoint> points;
     for (const auto& r : results) points.push_back({r.paper_cycles * b0, static_cast<double>(r.simulated_cycles)});
     const optimizer::PaperCalibration c = optimizer::fit_paper_calibration(points);
-    std::map<std::string, std::pair<Error, Error>> before_after;
-    Error all_before, all_after;
+    std::map<std::string, std::pair<ErrorStats, ErrorStats>> before_after;
+    ErrorStats all_before, all_after;
     for (const auto& r : results) {
       const double after = r.paper_cycles > 0 ? r.paper_cycles * b0 / c.bnoc_bytes_per_cycle + c.latency_cycles : 0;
       before_after[r.bench.type].first.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
@@ -438,7 +393,7 @@ int run(const ValidateArgs& a) {
       all_before.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
       all_after.add(after, static_cast<double>(r.simulated_cycles), false);
     }
-    auto mape = [](const Error& e) { return 100 * e.mape(); };
+    auto mape = [](const ErrorStats& e) { return 100 * e.mape(); };
     std::vector<std::string> machines;
     for (const auto& r : results)
       if (std::find(machines.begin(), machines.end(), r.bench.topology) == machines.end())
@@ -461,14 +416,14 @@ int run(const ValidateArgs& a) {
     for (const auto& type : types) {
       const auto& [before, after] = before_after[type];
       std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::right << std::setw(14)
-                << percent(before.count, before.mape()) << std::setw(14)
-                << percent(after.count, after.mape())
+                << error_percent(before.count, before.mape()) << std::setw(14)
+                << error_percent(after.count, after.mape())
                 << (before.still ? "  (" + std::to_string(before.still) + " moving nothing)" : "")
                 << "\n";
     }
     std::cout << "  " << std::left << std::setw(kTypeWidth) << "all" << std::right << std::setw(14)
-              << percent(all_before.count, all_before.mape()) << std::setw(14)
-              << percent(all_after.count, all_after.mape()) << "\n";
+              << error_percent(all_before.count, all_before.mape()) << std::setw(14)
+              << error_percent(all_after.count, all_after.mape()) << "\n";
   }
   std::cout << "nocflow: wrote " << a.out << "/" << written << "\n";
   return 0;

@@ -83,6 +83,9 @@ std::vector<std::string> header(const SweepSpec& spec) {
 }
 
 std::string partial_name(int rank) { return "results.partial-" + std::to_string(rank) + ".csv"; }
+bool is_partial_file(const fs::path& file) {
+  return file.filename().string().rfind("results.partial-", 0) == 0;
+}
 
 /// Rows already in `dir` (results.csv and partial files) with a status that needs no rerun,
 /// by point key. A file whose header differs from this spec's is an error.
@@ -90,7 +93,7 @@ std::map<std::string, std::string> finished_rows(const fs::path& dir, const std:
   std::map<std::string, std::string> rows;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().rfind("results.partial-", 0) == 0) files.push_back(e.path());
+    if (is_partial_file(e.path())) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   if (fs::exists(dir / "results.csv")) files.insert(files.begin(), dir / "results.csv");
   const std::size_t columns = parse_csv_line(expected_header).size();
@@ -190,8 +193,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       if (!had_sweep && fs::is_directory(dir))  // another command's run would mix with this one
         for (const auto& e : fs::directory_iterator(dir)) {
           const std::string name = e.path().filename().string();
-          if (name != "results.csv" && name != "config.resolved.yaml" &&
-              name.rfind("results.partial-", 0) != 0)
+          if (name != "results.csv" && name != "config.resolved.yaml" && !is_partial_file(e.path()))
             throw InputError(o.out + " holds " + name +
                              ", which a sweep does not write: give a new or empty folder");
         }
@@ -364,7 +366,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   }
   results.close();
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().rfind("results.partial-", 0) == 0) fs::remove(e.path(), ignored);
+    if (is_partial_file(e.path())) fs::remove(e.path(), ignored);
   if (!o.quiet)
     std::cout << "nocflow: wrote " << o.out << "/results.csv (" << points.size() - missing << " of " << points.size()
               << " points" << (failed_total ? ", " + std::to_string(failed_total) + " failed" : "") << "), sweep.yaml, "

@@ -164,6 +164,21 @@ class DecompositionSummary {
   std::map<std::pair<std::string, std::string>, ModelParts> parts_;  ///< by (type, model)
 };
 
+/// Relative errors |predicted − simulated| / simulated of a model over cases, split by whether
+/// the case ran near saturation; a case that moved nothing (simulated 0) is counted apart.
+struct ErrorStats {
+  double sum = 0, max = 0;  ///< below saturation
+  double sum_all = 0, max_all = 0;
+  int count = 0, near = 0, still = 0, skipped = 0;  ///< below; near saturation; moving nothing; skipped
+  double mape() const { return count ? sum / count : 0; }  ///< below saturation, a fraction
+  void add(double predicted, double simulated, bool near_saturation);
+};
+/// An error statistic over `cases` cases as printed: "12.3%", or "n/a" over none (not a
+/// perfect 0.0%).
+std::string error_percent(int cases, double fraction);
+/// The same in summary.csv: the fraction, or an empty cell over no case.
+std::string error_csv(int cases, double fraction);
+
 /// The models validate compares: paper, linkload, and linkload_fitted (linkload with the
 /// machine's router slowdown, scored only on the cases it was not fitted on).
 const std::vector<std::string>& bench_models();

@@ -9,12 +9,41 @@
 #include <ostream>
 #include <sstream>
 
+#include "noc/base/format.h"
 #include "optimizer/cost/linkload_model.h"
 #include "sim/validate/microbench.h"
 
 namespace nocflow::sim {
 
 namespace opt = optimizer;
+
+void ErrorStats::add(double predicted, double simulated, bool near_saturation) {
+  if (simulated <= 0) {
+    ++still;
+    return;
+  }
+  const double e = std::abs(predicted - simulated) / simulated;
+  sum_all += e;
+  max_all = std::max(max_all, e);
+  if (near_saturation) {
+    ++near;
+    return;
+  }
+  sum += e;
+  max = std::max(max, e);
+  ++count;
+}
+
+std::string error_percent(int cases, double fraction) {
+  return cases ? fixed(100 * fraction, 1) + "%" : "n/a";
+}
+
+std::string error_csv(int cases, double fraction) {
+  if (!cases) return "";
+  std::ostringstream o;
+  o << fraction;
+  return o.str();
+}
 
 double BenchResult::linkload_fitted_cycles() const {
   opt::HwDesc hw = linkload_hw;
