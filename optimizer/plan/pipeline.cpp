@@ -215,22 +215,28 @@ struct Pricer {
 
 }  // namespace
 
-PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
-                              const PipelineOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  make_solver(o.solver);  // an unknown name fails before any work
+void check_pipeline_options(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
+                            const PipelineOptions& o) {
+  make_solver(o.solver);
   make_cost_model(cost_model, hw);
   if (o.micro_batches < 1)
     throw InputError("--micro-batches: must be at least 1 (got " + std::to_string(o.micro_batches) +
                      ")");
-  const Workload w = build_workload(graph);
-  const int units = pipeline_units(hw), n = static_cast<int>(w.layers.size());
+  const int units = pipeline_units(hw), n = static_cast<int>(build_workload(graph).layers.size());
   if (o.stages < 1 || o.stages > std::min(units, n))
     throw InputError("--stages: " + std::to_string(o.stages) + " stages need as many " +
                      (hw.mesh() ? "mesh rows" : "crossbar ports") + " and layers; " +
                      hw.topology.name() + " has " + std::to_string(units) + ", " + graph.name() +
                      " has " + std::to_string(n) + " layers (1 to " +
                      std::to_string(std::min(units, n)) + ")");
+}
+
+PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
+                              const PipelineOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  check_pipeline_options(graph, hw, cost_model, o);  // before any work
+  const Workload w = build_workload(graph);
+  const int units = pipeline_units(hw), n = static_cast<int>(w.layers.size());
   Pricer pricer(w, hw, o, cost_model);
   PipelineResult out;
   try {

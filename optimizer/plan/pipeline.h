@@ -56,8 +56,12 @@ struct PipelineResult {
   double seconds = 0;     ///< wall clock, tabulation included
 };
 
-/// Throws InputError for a stage count the machine or network cannot take, a micro-batch
-/// count below 1, or when no split fits.
+/// Throws InputError for an unknown solver or cost model, a stage count the machine or network
+/// cannot take or a micro-batch count below 1: what solve_pipeline refuses before any work.
+void check_pipeline_options(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
+                            const PipelineOptions& options);
+
+/// Throws InputError as check_pipeline_options does, or when no split fits.
 PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
                               const PipelineOptions& options);
 

@@ -181,6 +181,14 @@ void warn_if_over_sram(const opt::PartitionSetup& s, const std::vector<int>& cho
 /// --stages: cut the network into pipeline stages, each on its own band of rows.
 int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& hw,
                  const opt::Graph& graph) {
+  opt::PipelineOptions po;
+  po.stages = a.stages;
+  po.micro_batches = a.micro_batches;
+  po.solver = a.solver;
+  po.solve = {a.time_limit, a.formulation, "", false};
+  po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
+  po.resident_weights = a.resident_weights;
+  opt::check_pipeline_options(graph, hw, a.cost_model, po);  // refused before the banner
   std::cout << "nocflow optimize: " << graph.name() << " on " << one_line_summary(spec) << "\n"
             << "  pipeline: " << a.stages << " stages over " << opt::pipeline_units(hw)
             << (hw.mesh() ? " mesh rows" : " crossbar ports") << ", " << a.solver
@@ -190,13 +198,6 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
-  opt::PipelineOptions po;
-  po.stages = a.stages;
-  po.micro_batches = a.micro_batches;
-  po.solver = a.solver;
-  po.solve = {a.time_limit, a.formulation, "", false};
-  po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
-  po.resident_weights = a.resident_weights;
   if (!a.quiet) report_pipeline_progress(po, a.cost_model, hw.mesh());
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec);

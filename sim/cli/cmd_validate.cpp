@@ -152,11 +152,12 @@ int run_rank(const ValidateArgs& a) {
   o.jobs = a.jobs;
   o.calibration = a.calibration;
   o.placements = a.placements;
+  const optimizer::Graph graph = prepare_network(o.network, o.batch, spec, o.passes, o.train);  // before the banner
   std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model"
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
             << " replay, on " << one_line_summary(spec) << std::endl;
   std::ostream discard(nullptr);  // --quiet: progress goes nowhere
-  const RankReport report = rank_plans(spec, o, a.quiet ? discard : std::cout);
+  const RankReport report = rank_plans(spec, graph, o, a.quiet ? discard : std::cout);
   clear_earlier_run(a.out, a.calibration);
   prepare_output_dir(a.out, spec);
   const std::string written = write_rank_files(a.out, report);

@@ -146,11 +146,11 @@ const Strategy kStrategies[] = {
 
 }  // namespace
 
-RankReport rank_plans(const HwSpec& spec, const RankOptions& o, std::ostream& progress) {
+RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOptions& o,
+                      std::ostream& progress) {
   RankReport report;
   report.mode = o.mode == ExecMode::Barrier ? "barrier" : "dataflow";
   report.calibration = o.calibration;
-  const opt::Graph graph = prepare_network(o.network, o.batch, spec, o.passes, o.train);
   const opt::Workload workload = opt::build_workload(graph);
   opt::HwDesc hw = hw_desc_of(spec);
   if (!o.calibration.empty()) apply_calibration(o.calibration, spec, hw, progress);

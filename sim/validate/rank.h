@@ -129,9 +129,11 @@ struct RankReport {
   double simulate_seconds = 0;     ///< wall clock, all replays
 };
 
-/// Optimizes, replays and ranks; progress lines go to `progress`. InputError for a bad
-/// network or model name, CheckError if a replay fails its checks.
-RankReport rank_plans(const HwSpec& hw, const RankOptions& options, std::ostream& progress);
+/// Optimizes, replays and ranks `graph` (options.network prepared by prepare_network, which the
+/// replays repeat); progress lines go to `progress`. InputError for a bad model name,
+/// CheckError if a replay fails its checks.
+RankReport rank_plans(const HwSpec& hw, const optimizer::Graph& graph, const RankOptions& options,
+                      std::ostream& progress);
 
 /// `plan` with every layer's PEs mapped through `node` (a symmetry's image of each node).
 optimizer::Plan placed_image(const optimizer::Plan& plan, const std::vector<int>& node);

@@ -39,11 +39,13 @@ TEST(RankCli, RankWithoutNetworkIsAnInputError) {
       {"--k 3", "--k requires --rank"},
       {"--placements 2", "--placements requires --rank"},
       {"--rank --network zoo:vgg5 --placements 0", "--placements: must be at least 1"},
+      {"--rank --network zoo:nope", "unknown zoo network 'nope'"},
   };
   for (const auto& [args, message] : cases) {
     const CliRun r = run_nocflow("validate " + kHw + " " + args + " --out " + (dir / "o").string());
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_EQ(r.output.rfind("nocflow: error: ", 0), 0u) << args << ": refused before any banner\n" << r.output;
   }
   EXPECT_FALSE(fs::exists(dir / "o"));
 }

@@ -75,7 +75,7 @@ TEST(RankPlans, APlanFoundTwiceIsReplayedOnce) {
   o.strategies = false;
   o.placements = 1;
   std::ostringstream progress;
-  const RankReport r = rank_plans(hw, o, progress);
+  const RankReport r = rank_plans(hw, prepare_network(o.network, 1, hw, "default"), o, progress);
   EXPECT_EQ(r.replays, 2);
   ASSERT_EQ(r.plans.size(), 4u);
   for (int i = 0; i < 2; ++i) {
@@ -99,7 +99,7 @@ TEST(RankPlans, ImagesOfAPlacementMoveTheSameTrafficOverTheSameHops) {
   o.strategies = false;
   o.placements = 1;
   std::ostringstream progress;
-  const RankReport r = rank_plans(hw, o, progress);
+  const RankReport r = rank_plans(hw, prepare_network(o.network, 1, hw, "default"), o, progress);
   ASSERT_EQ(r.distinct.size(), 1u);
   const optimizer::Plan& plan = r.distinct[0];
   const optimizer::Graph g = prepare_network(o.network, 1, hw, "default");  // the workload refers to it
@@ -133,7 +133,7 @@ TEST(RankPlans, KBestPlansAreReplayedOnEveryImage) {
   o.strategies = false;
   o.placements = 9;  // more than the mesh has: its 4
   std::ostringstream progress;
-  const RankReport r = rank_plans(mesh4x4(), o, progress);
+  const RankReport r = rank_plans(mesh4x4(), prepare_network(o.network, 1, mesh4x4(), "default"), o, progress);
   EXPECT_EQ(r.placements, (std::vector<std::string>{"identity", "mirror y", "mirror x", "rotate 180"}));
   ASSERT_EQ(r.plans.size(), 3u);
   EXPECT_EQ(r.replays, 3);

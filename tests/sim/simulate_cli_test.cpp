@@ -273,6 +273,7 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
       run_nocflow("optimize " + hw + "--stages 5 --out " + (dir / "y").string());
   EXPECT_EQ(too_many.exit_code, 2);
   EXPECT_NE(too_many.output.find("mesh 4x4 has 4"), std::string::npos) << too_many.output;
+  EXPECT_EQ(too_many.output.rfind("nocflow: error: ", 0), 0u) << "refused before the banner\n" << too_many.output;
 }
 
 // The training graph (--train, autodiff) replays its backward pass and weight updates: every
