@@ -117,8 +117,8 @@ std::int64_t parse_size(const std::string& s) {
 /// over the redistribution's span (1 is a link's capacity).
 constexpr double kNearSaturation = 0.8;
 
-/// A --meshes item: "K" for a K x K mesh or "RxC", each side 2 .. 64 (spaces around a number
-/// allowed, as in "2, 4").
+/// A --meshes item: "K" for a K x K mesh or "RxC", each side 1 .. 64 and at least two PEs
+/// (spaces around a number allowed, as in "2, 4").
 std::pair<int, int> mesh_shape(const std::string& text) {
   const std::size_t x = text.find_first_of("xX");
   auto side = [&](std::string part) {
@@ -128,12 +128,15 @@ std::pair<int, int> mesh_shape(const std::string& text) {
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), k);
     if (ec != std::errc{} || end != part.data() + part.size() || part.empty())
       throw InputError("--meshes: '" + text + "' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8");
-    if (k < 2 || k > 64)
-      throw InputError("--meshes: side " + part + " of '" + text + "' is outside 2 .. 64");
+    if (k < 1 || k > 64)
+      throw InputError("--meshes: side " + part + " of '" + text + "' is outside 1 .. 64");
     return k;
   };
-  if (x == std::string::npos) return {side(text), side(text)};
-  return {side(text.substr(0, x)), side(text.substr(x + 1))};
+  const std::pair<int, int> shape =
+      x == std::string::npos ? std::pair{side(text), side(text)} : std::pair{side(text.substr(0, x)), side(text.substr(x + 1))};
+  if (shape.first * shape.second < 2)
+    throw InputError("--meshes: '" + text + "' has one PE; a redistribution needs at least two");
+  return shape;
 }
 
 int run_rank(const ValidateArgs& a) {

@@ -173,11 +173,12 @@ TEST(ValidateCli, LinkloadIsExactWithoutContention) {
   // One sender (LOCAL) and the ring all-reduce: linkload's zero-load latency, per-message flits
   // and round-by-round reduction leave little unexplained (optimizer/cost/linkload_model.h;
   // LOCAL's longest route need not be its last message's: a few cycles).
-  // Also on a rectangle: 2x4 rows and columns of unequal length.
+  // Also on a rectangle (2x4: rows and columns of unequal length) and a line (1x4).
   const Validation v = validate("validate_exact",
-                                "--meshes '2, 2x4,4' --crossbar 8 "
+                                "--meshes '2, 2x4,4,1x4' --crossbar 8 "
                                 "--sizes 4KiB,64KiB --types LOCAL,ALL_REDUCE");
-  ASSERT_EQ(v.rows.size(), 16u);
+  ASSERT_EQ(v.rows.size(), 20u);
+  EXPECT_EQ(v.rows[12].at("topology"), "mesh 1x4");
   EXPECT_EQ(v.rows[4].at("topology"), "mesh 2x4");
   for (const auto& row : v.rows) {
     const std::string what = row.at("topology") + " " + row.at("type") + " " + row.at("tensor_bytes");
@@ -421,7 +422,8 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       {"--meshes 2,2", "--meshes: 2x2 given twice"},
       {"--meshes 4x8,4X8", "--meshes: 4x8 given twice"},
       {"--meshes 4x", "--meshes: '4x' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8"},
-      {"--meshes 1x8", "--meshes: side 1 of '1x8' is outside 2 .. 64"},
+      {"--meshes 0x8", "--meshes: side 0 of '0x8' is outside 1 .. 64"},
+      {"--meshes 1", "--meshes: '1' has one PE; a redistribution needs at least two"},
       {"--types NONE,HALO --calibrate",
        "--calibrate: fits the paper model on at least two cases it gives a volume"},
       {"--types LOCAL --sizes 4KiB --meshes 2 --crossbar 0 --calibrate", "machines give 1"},
