@@ -56,6 +56,15 @@ extern "C" int sc_main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  // An option given an empty value (`--hw "$HW"` with HW unset) is a mistake, never "not given".
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const CLI::Option* opt : sub->get_options())
+      if (opt->count() > 0 && opt->get_type_size() > 0)
+        for (const std::string& value : opt->results())
+          if (value.empty()) {
+            std::cerr << "nocflow: error: " << opt->get_name() << ": empty value\n";
+            return 2;
+          }
   try {
     return action ? action() : 0;
   } catch (const InputError& e) {

@@ -177,7 +177,8 @@ SweepSpec load_sweep_spec(const std::string& file) {
     // A key with no value: its null node's mark is past it, so point at the key.
     const std::string at = where(file, kv.second.IsNull() ? kv.first : kv.second);
     if (key == "hw") {
-      if (!kv.second.IsScalar()) throw InputError(at + "hw: expected a config file path");
+      if (!kv.second.IsScalar() || kv.second.as<std::string>().empty())
+        throw InputError(at + "hw: expected a config file path");
       s.hw = resolve(file, kv.second.as<std::string>());
     } else if (key == "set") {
       if (!kv.second.IsMap()) throw InputError(at + "set: expected a map of config keys to values");

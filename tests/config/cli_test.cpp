@@ -196,4 +196,26 @@ TEST(Cli, UsageErrorsExitWith2) {
   EXPECT_NE(v.output.find("nocflow " NOCFLOW_VERSION), std::string::npos);
 }
 
+// An empty value (`--hw "$HW"` with HW unset) is refused, never taken as "not given": each of
+// these ran on the built-in machine, solved instead of replaying, or wrote nothing, with exit 0.
+TEST(Cli, AnEmptyValueIsRefused) {
+  const std::string hw = "--hw " NOCFLOW_SOURCE_DIR "/configs/hw/mesh4x4.yaml ";
+  const fs::path dir = nocflow::testing::fresh_path("empty_value");
+  const std::string out = " --out " + dir.string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"optimize --hw '' --network zoo:vgg5" + out, "--hw: empty value"},
+      {"simulate " + hw + "--network zoo:vgg5 --plan ''" + out, "--plan: empty value"},
+      {"simulate " + hw + "--network zoo:vgg5 --calibration ''" + out, "--calibration: empty value"},
+      {"traffic " + hw + "--messages ''" + out, "--messages: empty value"},
+      {"inspect --network zoo:vgg5 --dot ''", "--dot: empty value"},
+      {"validate " + hw + "--set ''" + out, "--set: empty value"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliRun r = run_nocflow(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_EQ(r.output, "nocflow: error: " + message + "\n") << args;
+  }
+  EXPECT_FALSE(fs::exists(dir));
+}
+
 }  // namespace

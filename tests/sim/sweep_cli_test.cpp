@@ -209,6 +209,13 @@ TEST(SweepCli, MissingHwIsAnError) {
   const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("missing key 'hw'"), std::string::npos) << r.output;
+  // An empty path (a template's unset variable) is no path, not the built-in machine.
+  for (const char* hw : {"hw: \"\"\n", "hw:\n"}) {
+    const fs::path empty = write_spec(dir, std::string(hw) + "axes:\n  network: zoo:vgg5\n");
+    const CliRun e = run_nocflow("sweep --spec " + empty.string() + " --list");
+    EXPECT_EQ(e.exit_code, 2) << hw << e.output;
+    EXPECT_NE(e.output.find(": hw: expected a config file path"), std::string::npos) << e.output;
+  }
 }
 
 /// Four points: two meshes x two solvers, vgg5 under the paper model (fast).
