@@ -263,6 +263,9 @@ int run(const TrafficArgs& a) {
   if (!a.messages.empty()) return run_messages(a, spec, net);
   // Validate the pattern before anything is written.
   noc::make_pattern(a.traffic.pattern, net.topology(), a.traffic.pattern_options);
+  if (a.traffic.pattern != "uniform" && a.traffic.pattern_options.exclude_self)
+    throw InputError("--exclude-self applies to --pattern uniform only (the pattern is '" +
+                     a.traffic.pattern + "')");
   if (a.traffic.pattern != "hotspot" && a.hotspot_options)
     throw InputError(
         "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only (the pattern is '" +
@@ -391,10 +394,12 @@ void add_traffic_command(CLI::App& app, Action& action) {
   cmd->add_option("--rate", a->traffic.rate, "offered load, flits per node per cycle")
       ->capture_default_str()
       ->check(in_range(0, 1));
-  cmd->add_option("--packet-flits", a->traffic.packet_flits, "flits per packet")
+  cmd->add_option("--packet-flits", a->traffic.packet_flits, "flits per packet, 1 .. 65535")
       ->capture_default_str()
-      ->check(at_least(1));
-  cmd->add_option("--seed", a->traffic.seed, "random seed")->capture_default_str();
+      ->check(in_range(1, 65535));
+  cmd->add_option("--seed", a->traffic.seed, "random seed, 0 .. 2^64 - 1")
+      ->capture_default_str()
+      ->check(in_range(0, 18446744073709551615.0));
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   auto* cycles =
       cmd->add_option(
@@ -406,9 +411,11 @@ void add_traffic_command(CLI::App& app, Action& action) {
                   "with --cycles: warm-up cycles before measuring")
       ->check(in_range(0, static_cast<double>(kMaxCycles)))
       ->needs(cycles);
-  cmd->add_option("--sample-period", a->traffic.sample_period, "BookSim sample period, cycles")
+  cmd->add_option("--sample-period", a->traffic.sample_period,
+                  "BookSim sample period, cycles (converging runs and --find-saturation)")
       ->capture_default_str()
-      ->check(in_range(1, static_cast<double>(kMaxCycles)));
+      ->check(in_range(1, static_cast<double>(kMaxCycles)))
+      ->excludes(cycles);
   cmd->add_flag("--exclude-self", a->traffic.pattern_options.exclude_self,
                 "uniform: never send to the source itself (BookSim includes it)");
   cmd->add_option("--hotspot-node", a->traffic.pattern_options.hotspot_node,
@@ -419,7 +426,9 @@ void add_traffic_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(in_range(0, 1));
   cmd->add_flag("--find-saturation", a->find_saturation,
-                "bisect the offered load to 0.005 flits/node/cycle for the saturation point");
+                "bisect the offered load to 0.005 flits/node/cycle for the saturation point "
+                "(its probes' lengths follow --sample-period)")
+      ->excludes(cycles, "--rate");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--messages", a->messages,
                   "instead: replay this batch of messages (lines 'src dst bytes [start_cycle]') "

@@ -181,12 +181,22 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--cycles 1e3x", "--cycles: expected a number, got '1e3x'"},
       {"--hotspot-node 3", "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only"},
       {"--pattern hotspot --hotspot-node -2", "--hotspot-node: must be at least 0, got -2"},
+      // Options a run would ignore are refused, not ignored.
+      {"--pattern transpose --exclude-self", "--exclude-self applies to --pattern uniform only"},
+      {"--cycles 1000", "--cycles excludes --sample-period"},  // traffic() gives a period
+      // --cycles made the latency rule's probes fixed-length: a verdict its probes contradicted.
+      {"--find-saturation", "--rate excludes --find-saturation"},  // traffic() gives a rate
+      {"--seed -1", "--seed: must be at least 0, got -1"},  // was 2^64 - 1
+      {"--packet-flits 100000", "--packet-flits: must be at most 65535, got 100000"},
       // it used to wait forever for room in the queue
       {"--set ni.injection_queue_flits=2",
        "--packet-flits 4: a packet of 4 flits can never fit the 2-flit source queue"},
   };
   for (const auto& [args, message] : cases)
     expect_rejected(run_nocflow(traffic(dir / "out", args)), message, dir / "out", args);
+  const std::string bare = "traffic --hw " + kHw + " --quiet --out " + (dir / "out").string();
+  expect_rejected(run_nocflow(bare + " --find-saturation --cycles 2000"),
+                  "--cycles excludes --find-saturation", dir / "out", "--find-saturation --cycles");
 }
 
 /// `traffic --messages` on the 8x8 booksim config (5 cycles per router: 4 stages + link;
