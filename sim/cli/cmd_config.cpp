@@ -88,6 +88,12 @@ CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement) {
       ->capture_default_str();
 }
 
+void check_placement(const std::string& placement, const HwSpec& spec) {
+  if (placement == "search" && spec.topology.kind == "crossbar")
+    throw InputError("--placement search: places mesh rows; a crossbar has none (every placement "
+                     "of it is the same)");
+}
+
 CLI::Validator in_range(double min, double max) {
   auto text_of = [](double v) {  // 1e12 as 1000000000000, as the user would type it
     return v == std::floor(v) && std::fabs(v) < 1e15 ? std::to_string(static_cast<long long>(v))

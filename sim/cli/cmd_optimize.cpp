@@ -289,6 +289,7 @@ int run(const OptimizeArgs& a) {
   if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
   const HwSpec spec = a.hw.load();
+  check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
   if (!a.calibration.empty()) apply_calibration(a.calibration, spec, hw, std::cout);
   const auto model = opt::make_cost_model(a.cost_model, hw);
@@ -378,7 +379,9 @@ void add_optimize_command(CLI::App& app, Action& action) {
                 "SRAM (a warning: simulate refuses such plans)");
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   add_placement_option(*cmd, a->placement);
-  cmd->add_option("--time-limit", a->time_limit, "ilp time limit, seconds")
+  auto* time_limit =
+      cmd->add_option("--time-limit", a->time_limit,
+                      "ilp time limit, seconds (also dp's, on a graph it hands to the ilp)")
       ->capture_default_str()
       ->check(in_range(0.001, 1e6));
   auto* bnoc = cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")
@@ -405,7 +408,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
       ->needs(stages);
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
-  cmd->callback([a, &action, formulation, export_lp, stages, bnoc] {
+  cmd->callback([a, &action, formulation, time_limit, export_lp, stages, bnoc] {
     if (bnoc->count() > 0 && a->cost_model != "paper")
       throw CLI::ValidationError("--bnoc", "sets the paper model's B_NoC; --cost-model " +
                                                a->cost_model +
@@ -415,9 +418,12 @@ void add_optimize_command(CLI::App& app, Action& action) {
     if (stages->count() > 0 && export_lp->count() > 0)
       throw CLI::ValidationError("--export-lp",
                                  "one model per solve; --stages solves one per range");
-    // ILP options without an ILP solve would be silently ignored: refuse them.
-    if (a->solver != "ilp" && !a->compare && formulation->count() > 0)
-      throw CLI::ValidationError("--formulation", "applies to --solver ilp (or --compare) only");
+    // ILP options without an ILP solve would be silently ignored: refuse them. (dp hands a graph
+    // that does not reduce to the ilp.)
+    const bool ilp = a->solver == "ilp" || a->solver == "dp" || a->compare;
+    for (CLI::Option* o : {formulation, time_limit})
+      if (!ilp && o->count() > 0)
+        throw CLI::ValidationError(o->get_name(), "applies to --solver ilp or dp (or --compare) only");
     if ((a->solver != "ilp" || a->compare) && export_lp->count() > 0)  // --compare exports nothing
       throw CLI::ValidationError("--export-lp", "applies to --solver ilp without --compare only");
     action = [a] {

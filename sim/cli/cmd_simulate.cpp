@@ -225,6 +225,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
 
 int run(const SimulateArgs& a) {
   const HwSpec spec = a.hw.load();
+  check_placement(a.placement, spec);
   if (a.vcd && spec.topology.num_nodes() > 256)
     throw InputError("--vcd: for meshes up to 256 PEs (this one has " +
                      std::to_string(spec.topology.num_nodes()) + "); use --trace perfetto");
@@ -464,9 +465,9 @@ void add_simulate_command(CLI::App& app, Action& action) {
       ->check(one_of("trace format", {"perfetto"}))
       ->type_name("FORMAT");
   cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");
-  cmd->add_option("--trace-window", a->window,
-                  "link sampling window for traces, cycles (default 1000)")
-      ->check(in_range(1, static_cast<double>(kMaxCycles)));
+  auto* window = cmd->add_option("--trace-window", a->window,
+                                 "link sampling window for --trace and --vcd, cycles (default 1000)")
+                     ->check(in_range(1, static_cast<double>(kMaxCycles)));
   auto* dump = cmd->add_option("--dump-programs", a->dump_programs,
                                "write each PE's program to DIR/pe_N.txt, and the layer and "
                                "edge names in the plan's order to DIR/names.txt")
@@ -484,7 +485,11 @@ void add_simulate_command(CLI::App& app, Action& action) {
   programs->excludes(dump);
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
-  cmd->callback([a, &action] { action = [a] { return run(*a); }; });
+  cmd->callback([a, window, &action] {
+    if (window->count() > 0 && a->trace.empty() && !a->vcd)
+      throw CLI::ValidationError("--trace-window", "samples links for --trace or --vcd; give one");
+    action = [a] { return run(*a); };
+  });
 }
 
 }  // namespace nocflow::sim::cli

@@ -74,6 +74,8 @@ CLI::Validator one_of(const std::string& what, const std::vector<std::string>& k
 /// --placement snake | search (optimize, and simulate without --plan): search also offers
 /// every choice the PLACE=ROWS placement applies to (optimizer/partition/placement.h, rule 3).
 CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement);
+/// InputError for --placement search on a crossbar, which has no rows to place differently.
+void check_placement(const std::string& placement, const HwSpec& spec);
 
 void add_version_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);

@@ -224,13 +224,19 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       {"--compare --export-lp model.lp",
        "--export-lp: applies to --solver ilp without --compare only"},
       {"--solver ilp --time-limit nan", "--time-limit: expected a number, got 'nan'"},
-      {"--solver dp --formulation mccormick",
-       "--formulation: applies to --solver ilp (or --compare) only"},
+      // dp reads them only for a graph it hands to the ilp; greedy never.
+      {"--solver greedy --formulation mccormick",
+       "--formulation: applies to --solver ilp or dp (or --compare) only"},
+      {"--solver dp-local --time-limit 5",
+       "--time-limit: applies to --solver ilp or dp (or --compare) only"},
       {"--bnoc -1", "--bnoc: must be at least 0, got -1"},
       // linkload never read it: the total did not move.
       {"--bnoc 100",
        "--bnoc: sets the paper model's B_NoC; --cost-model linkload does not read it"},
       {"--placement diagonal", "--placement: diagonal not in {snake,search}"},
+      // Ignored on a crossbar: the plan came out byte-identical to the snake's.
+      {"--set topology.kind=crossbar --set topology.ports=16 --placement search",
+       "--placement search: places mesh rows; a crossbar has none"},
   };
   for (const Case& c : cases) {
     const fs::path out = out_dir("bad");

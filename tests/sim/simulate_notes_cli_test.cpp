@@ -265,6 +265,7 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
       // --trace without a format takes the next option as one: named, not "--network is required".
       {kHw2x2 + " --trace", "--trace: unknown trace format '--network' (known: perfetto)"},
       {kHw2x2 + " --trace perfetto --trace-window 0", "--trace-window: must be at least 1, got 0"},
+      {kHw2x2 + " --trace-window 50", "--trace-window: samples links for --trace or --vcd"},
       // A directory opens as a stream and fails on the first read: named, not an internal error.
       {kHw2x2 + " --plan " + (dir / "opt").string(), "cannot read the plan: it is a directory"},
       {"--hw " + (dir / "opt").string(), "cannot open hardware config: it is a directory"},
