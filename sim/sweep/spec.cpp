@@ -210,7 +210,9 @@ SweepSpec load_sweep_spec(const std::string& file) {
       try {
         load_hw_config(s.hw, upto);
       } catch (const InputError& at) {
-        throw InputError(where(file, set_keys[i]) + "set: " + at.what());
+        const std::string set = "--set " + s.overrides[i] + ": ", what = at.what();
+        throw InputError(where(file, set_keys[i]) + "set: " +
+                         (what.rfind(set, 0) == 0 ? what.substr(set.size()) : what));
       }
     }
     throw InputError(where(file, root["hw"]) + "base config: " + e.what());
@@ -257,7 +259,13 @@ SweepSpec load_sweep_spec(const std::string& file) {
           meaning = apply(p, axis.name, value, file, mesh, kind, true);
         }
       } catch (const InputError& e) {
-        throw InputError(where(file, node) + "axis '" + axis.name + "': " + e.what());
+        // A config key's error names the key already; the "--set K=V: " it starts with is not
+        // what the user wrote.
+        const std::string set = "--set " + axis.name + "=" + value + ": ";
+        const std::string what = e.what();
+        throw InputError(where(file, node) + (what.rfind(set, 0) == 0
+                                                  ? what.substr(set.size())
+                                                  : "axis '" + axis.name + "': " + what));
       }
       const auto [same, fresh] = meanings.emplace(meaning, value);
       if (!fresh)

@@ -104,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "axes:\n  network: zoo:vgg5\n  link.latency: [1, 2]\n  router.vcs: [1, 2, 3, 4, 5, "
                 "6, 7, 8, 9, 10]\n"
                 "  router.buffer_depth: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
-                "  router.routing_delay: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "  ni.channels: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
                 "  router.vc_alloc_delay: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
                 "  router.sw_alloc_delay: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
                 "  router.st_delay: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
@@ -134,7 +134,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"empty_set", "set:\naxes:\n  network: zoo:vgg5\n", "2:1",
                 "set: expected a map of config keys to values"},
         BadSpec{"bad_set", "set: {link.width_bytes: 0}\naxes:\n  network: zoo:vgg5\n", "2:7",
-                "set: --set link.width_bytes=0"},
+                "set: link.width_bytes: value 0 is out of range"},
+        BadSpec{"bad_config_value", "axes:\n  network: zoo:vgg5\n  router.vcs: [2, 0]\n", "4:19",
+                "spec.yaml:4:19: router.vcs: value 0 is out of range"},
+        // The lookahead router (mesh4x4's) has no routing stage: every point would run the same.
+        BadSpec{"key_that_does_not_apply", "axes:\n  network: zoo:vgg5\n  router.routing_delay: [1, 2]\n", "4:26",
+                "router.routing_delay: applies to lookahead_routing: false only"},
         // Exists, but is no network (the spec itself): a bad value, not an infeasible point.
         BadSpec{"network_file_not_a_network", "axes:\n  network: [spec.yaml]\n", "3:13",
                 "spec.yaml:1:1: hw: unknown key"}),
