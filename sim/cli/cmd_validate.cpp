@@ -155,10 +155,19 @@ int run_rank(const ValidateArgs& a) {
   o.jobs = a.jobs;
   o.calibration = a.calibration;
   o.placements = a.placements;
-  const optimizer::Graph graph = prepare_network(o.network, o.batch, spec, o.passes, o.train);  // before the banner
+  // Refused before the banner: a network, or a calibration, that does not load or apply.
+  const optimizer::Graph graph = prepare_network(o.network, o.batch, spec, o.passes, o.train);
+  std::vector<std::string> notes;
+  if (!a.calibration.empty()) {
+    optimizer::HwDesc calibrated = hw_desc_of(spec);
+    optimizer::apply_calibration_file(a.calibration, calibrated);
+    if (!calibrated.router_slowdown_missing.empty()) throw InputError(calibrated.router_slowdown_missing);
+    notes = calibration_notes(a.calibration, spec);
+  }
   std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model"
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
             << " replay, on " << one_line_summary(spec) << std::endl;
+  for (const std::string& note : notes) std::cout << "  note: " << note << "\n";  // --quiet too
   std::ostream discard(nullptr);  // --quiet: progress goes nowhere
   const RankReport report = rank_plans(spec, graph, o, a.quiet ? discard : std::cout);
   clear_earlier_run(a.out, a.calibration);

@@ -153,7 +153,7 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
   report.calibration = o.calibration;
   const opt::Workload workload = opt::build_workload(graph);
   opt::HwDesc hw = hw_desc_of(spec);
-  if (!o.calibration.empty()) apply_calibration(o.calibration, spec, hw, progress);
+  if (!o.calibration.empty()) opt::apply_calibration_file(o.calibration, hw);  // notes: the caller's
   report.network = o.network;
 
   // 1. Per model: its k best plans, and its best plan under each strategy.

@@ -203,6 +203,18 @@ TEST(RankCli, CalibrationFileCalibratesTheModels) {
                                    (dir / "other.yaml").string() + " --out " + (dir / "other").string());
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("no entry for 'mesh 4x4'"), std::string::npos) << other.output;
+  EXPECT_EQ(other.output.rfind("nocflow: error: ", 0), 0u) << "refused before the banner\n" << other.output;
+  // Fitted on other hardware: said under --quiet too (quiet drops progress, not warnings).
+  std::ofstream(dir / "vcs.yaml") << "paper: {bnoc_bytes_per_cycle: 64, latency_cycles: 10}\n"
+                                     "linkload: {router_contention: {\"mesh 4x4\": 0.5}}\n"
+                                     "fitted_for: {hardware: {router.vcs: 2}}\n";
+  const CliRun quiet = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 1 --quiet --calibration " +
+                                   (dir / "vcs.yaml").string() + " --out " + (dir / "quiet").string());
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_NE(quiet.output.find("note: " + (dir / "vcs.yaml").string() + " was fitted on other hardware ("),
+            std::string::npos)
+      << quiet.output;
+  EXPECT_NE(quiet.output.find("router.vcs 2 -> 4"), std::string::npos) << quiet.output;
   // The microbenchmarks fit their own calibration: a file there is a mistake, not ignored.
   const CliRun micro = run_nocflow("validate " + kHw + " --calibration " + (dir / "cal.yaml").string() +
                                    " --out " + (dir / "micro").string());
