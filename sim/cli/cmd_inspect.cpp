@@ -58,6 +58,10 @@ void add_inspect_command(CLI::App& app, Action& action) {
       ->type_name("OPTIMIZER")
       ->check(CLI::IsMember(optimizer::optimizer_names()));
   cmd->callback([opts, elem_bytes, &action] {
+    if (const std::string ext = std::filesystem::path(opts->save).extension().string();
+        !opts->save.empty() && ext != ".yaml" && ext != ".yml")
+      throw CLI::ValidationError("--save", "writes a graph file, which --network reads back by "
+                                           "its name: give FILE.yaml, not " + opts->save);
     if (elem_bytes->count() > 0 && opts->network.rfind("zoo:", 0) != 0)
       throw CLI::ValidationError("--elem-bytes", "only zoo networks take an element size; " +
                                                      opts->network +
@@ -72,6 +76,14 @@ void add_inspect_command(CLI::App& app, Action& action) {
       const TrainingOptions train{opts->train};
       const auto stats = run_passes(graph, opts->passes, opts->train.empty() ? nullptr : &train);
       const auto t2 = std::chrono::steady_clock::now();
+      // Files first: one that cannot be written fails the run before it prints anything.
+      std::string wrote;
+      for (const auto& [file, text] : {std::pair{opts->json, &graph_json}, std::pair{opts->dot, &graph_dot},
+                                       std::pair{opts->save, &graph_yaml}})
+        if (!file.empty()) {
+          write_file(file, (*text)(graph));
+          wrote += (wrote.empty() ? "" : ", ") + file;
+        }
       std::cout << layer_table(graph);
       if (opts->pass_stats) {
         using ms = std::chrono::duration<double, std::milli>;
@@ -79,9 +91,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
                   << format_pass_stats(stats) << "load " << ms(t1 - t0).count() << " ms, passes "
                   << ms(t2 - t1).count() << " ms\n";
       }
-      if (!opts->json.empty()) write_file(opts->json, graph_json(graph));
-      if (!opts->dot.empty()) write_file(opts->dot, graph_dot(graph));
-      if (!opts->save.empty()) write_file(opts->save, graph_yaml(graph));
+      if (!wrote.empty()) std::cout << "nocflow: wrote " << wrote << "\n";
       return 0;
     };
   });

@@ -183,6 +183,24 @@ TEST(Inspect, UnknownZooNameAndPass) {
   EXPECT_NE(r.output.find("did you mean 'fuse'"), std::string::npos) << r.output;
 }
 
+// Output files: a name --network would not read back is refused, and a file that cannot be
+// written fails the run before the layer table prints (it used to follow the whole table).
+TEST(Inspect, OutputFilesAreCheckedBeforeTheTable) {
+  const CliRun onnx = run_nocflow("inspect --network zoo:vgg5 --save " + temp_file("x.onnx", "").string());
+  EXPECT_EQ(onnx.exit_code, 2) << onnx.output;
+  EXPECT_NE(onnx.output.find("--save: writes a graph file, which --network reads back by its name: give FILE.yaml"),
+            std::string::npos)
+      << onnx.output;
+  const CliRun dot = run_nocflow("inspect --network zoo:vgg5 --dot /nonexistent-nocflow/a.dot");
+  EXPECT_EQ(dot.exit_code, 2) << dot.output;
+  EXPECT_EQ(dot.output, "nocflow: error: /nonexistent-nocflow/a.dot: cannot write: No such file or directory\n");
+  const std::filesystem::path saved = temp_file("saved.yaml", "");
+  const CliRun ok = run_nocflow("inspect --network zoo:vgg5 --save " + saved.string());
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("nocflow: wrote " + saved.string() + "\n"), std::string::npos) << ok.output;
+  EXPECT_EQ(run_nocflow("inspect --network " + saved.string()).exit_code, 0);
+}
+
 // A network file fixes its batch and element size: --batch may repeat its own batch, anything
 // else (1 included, which is the zoo networks' default) and any --elem-bytes are refused.
 TEST(Inspect, ANetworkFileTakesOnlyItsOwnBatchAndNoElementSize) {
