@@ -107,7 +107,7 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
   std::vector<CompareRow> rows;
   auto run = [&](const std::string& label, const std::string& solver, const std::string& form) {
     opt::SolveOptions so{a.time_limit, form, "", true};
-    if (solver == "ilp")  // the one that can take long: say so before it starts
+    if (solver == "ilp" && !a.quiet)  // the one that can take long: say so before it starts
       std::cout << "  compare: solving " << label << " (time limit " << fixed(a.time_limit, 0)
                 << " s) ..." << std::endl;
     const auto t0 = std::chrono::steady_clock::now();
@@ -288,6 +288,8 @@ int run(const OptimizeArgs& a) {
   const auto forms = opt::formulation_names();
   if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
+  if (const fs::path folder = fs::path(a.export_lp).parent_path(); !folder.empty() && !fs::is_directory(folder))
+    throw InputError("--export-lp " + a.export_lp + ": cannot write: no folder " + folder.string());
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
@@ -302,7 +304,7 @@ int run(const OptimizeArgs& a) {
       {a.exact, a.memory_limit, !a.no_prune, a.placement == "search",
        a.quiet ? opt::TabulationProgress() : tabulation_progress(a.cost_model), edge_tables});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
-  if (a.solver == "ilp")
+  if (a.solver == "ilp" && !a.quiet)
     std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "
               << fixed(a.time_limit, 0) << " s) ..." << std::endl;
   const opt::SolveResult r = solver->solve(s.problem, so);

@@ -194,8 +194,8 @@ TEST(OptimizeCli, PlacementSearchWritesRowsChoicesThatReplay) {
 TEST(OptimizeCli, QuietWritesTheSamePlan) {
   const std::string machine = "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 ";
   const fs::path dir = out_dir("quiet");
-  for (const std::string pipeline : {"", "--stages 2 "}) {
-    const std::string tag = pipeline.empty() ? "whole" : "stages";
+  for (const std::string pipeline : {"", "--stages 2 ", "--solver ilp "}) {
+    const std::string tag = pipeline.empty() ? "whole" : pipeline == "--solver ilp " ? "ilp" : "stages";
     const CliRun plain =
         run_nocflow("optimize " + machine + pipeline + "--out " + (dir / tag).string());
     const CliRun quiet = run_nocflow("optimize " + machine + pipeline + "--quiet --out " +
@@ -203,6 +203,7 @@ TEST(OptimizeCli, QuietWritesTheSamePlan) {
     ASSERT_EQ(plain.exit_code, 0) << plain.output;
     ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
     EXPECT_EQ(quiet.output.find("  ... "), std::string::npos) << quiet.output;
+    EXPECT_EQ(quiet.output.find("solving the ILP"), std::string::npos) << quiet.output;
     const std::string plan = nocflow::testing::read_file(dir / tag / "plan.yaml");
     EXPECT_FALSE(plan.empty());
     EXPECT_EQ(nocflow::testing::read_file(dir / (tag + "_quiet") / "plan.yaml"), plan) << tag;
@@ -224,6 +225,9 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       {"--compare --export-lp model.lp",
        "--export-lp: applies to --solver ilp without --compare only"},
       {"--solver ilp --time-limit nan", "--time-limit: expected a number, got 'nan'"},
+      // Refused before the solve, not after it.
+      {"--solver ilp --export-lp /nonexistent-nocflow/x.lp",
+       "--export-lp /nonexistent-nocflow/x.lp: cannot write: no folder /nonexistent-nocflow"},
       // dp reads them only for a graph it hands to the ilp; greedy never.
       {"--solver greedy --formulation mccormick",
        "--formulation: applies to --solver ilp or dp (or --compare) only"},
