@@ -16,6 +16,11 @@
 namespace nocflow::sim {
 namespace {
 
+/// What a plan that names other layers than the network simulated was most likely made with.
+constexpr const char* kSameGraph =
+    "; a plan fits the graph it was optimized for: give the --network, --passes and --train "
+    "optimize was given";
+
 namespace opt = optimizer;
 
 opt::PeGrid grid_of(const HwSpec& hw) {
@@ -97,7 +102,7 @@ MicroBatched micro_batched(const opt::Workload& workload, const opt::Plan& plan)
       auto it = by_name.find(l.name);
       if (it == by_name.end())
         throw InputError("the plan (for network " + plan.network + ") has no layer '" + l.name +
-                         "'");
+                         "'" + kSameGraph);
       opt::Layer copy = l;
       copy.name += suffix;
       out.workload.layers.push_back(std::move(copy));
@@ -138,7 +143,7 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     if (it == by_name.end())
       throw InputError("the plan (for network " + plan.network + ") has no layer '" + l.name +
                        "' of the network simulated (" +
-                       (workload.graph ? workload.graph->name() : "?") + ")");
+                       (workload.graph ? workload.graph->name() : "?") + ")" + kSameGraph);
     out.layers.push_back(place_layer(l, *it->second, hw));
     out.programs.layer_names.push_back(l.name);
     out.compute_cycles.push_back(opt::pe_work(l, it->second->choice, desc).cycles);

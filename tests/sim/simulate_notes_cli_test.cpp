@@ -248,7 +248,8 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
   const std::pair<std::string, std::string> cases[] = {
       {kHw2x2 + " --plan " + (dir / "missing.yaml").string(),
        "missing.yaml: the plan (for network two_conv) has no layer 'conv2' of the network "
-       "simulated"},
+       "simulated (two_conv); a plan fits the graph it was optimized for: give the --network, "
+       "--passes and --train optimize was given"},
       {kHw2x2 + " --plan " + (dir / "typo.yaml").string(),
        "unknown key 'colour' (known: name, op, choice, nodes,"},
       {"--hw " + kSrc + "/configs/hw/mesh4x4.yaml --plan " + (dir / "opt" / "plan.yaml").string(),
