@@ -4,11 +4,62 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <systemc>
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
 #include "sim/cli/command.h"
+
+namespace {
+
+/// CLI11's parse errors in our words: an unknown option named with a guess, a repeated option,
+/// a number that does not convert, a missing command.
+std::string parse_error_message(const CLI::App& top, const CLI::Error& e) {
+  const std::string what = e.what();
+  const std::vector<CLI::App*> parsed = top.get_subcommands();
+  const CLI::App& app = parsed.empty() ? top : *parsed.front();
+  const std::string command = parsed.empty() ? "nocflow" : "nocflow " + app.get_name();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {  // "... not expected: b --a" (CLI11 lists them last first)
+    std::vector<std::string> extras;
+    std::istringstream words(what.substr(what.find(": ") + 2));
+    for (std::string w; words >> w;) extras.insert(extras.begin(), w);
+    for (const std::string& x : extras)
+      if (x.size() > 1 && x[0] == '-') {
+        std::vector<std::string> known;
+        for (const CLI::Option* o : app.get_options())
+          for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
+        const std::string name = x.substr(0, x.find('='));
+        const std::string guess = nocflow::closest_name(name, known);
+        return "unknown option '" + name + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
+               " (" + command + " --help lists them)";
+      }
+    return "unexpected argument '" + extras.front() + "' (" + command +
+           " takes options only, --name value)";
+  }
+  const std::string at_most = ": At Most 1 required but received ";  // "--batch" + this + "2"
+  if (const auto at = what.find(at_most); dynamic_cast<const CLI::ArgumentMismatch*>(&e) && at != std::string::npos)
+    return what.substr(0, at) + ": given " + what.substr(at + at_most.size()) + " times; give it once";
+  const std::string convert = "Could not convert: ";  // + "--cycles = 1e3"
+  if (const auto eq = what.find(" = ");
+      dynamic_cast<const CLI::ConversionError*>(&e) && what.rfind(convert, 0) == 0 && eq != std::string::npos)
+    return what.substr(convert.size(), eq - convert.size()) + ": expected a whole number, got '" +
+           what.substr(eq + 3) + "'";
+  if (what == "A subcommand is required") {
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : top.get_subcommands({})) commands.push_back(sub->get_name());
+    for (const std::string& x : top.remaining())
+      if (x.size() > 1 && x[0] == '-') {
+        const std::string guess = nocflow::closest_name(x, {"--help", "--version"});
+        return "unknown option '" + x + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
+               " (give a command first: " + nocflow::join(commands) + ")";
+      }
+    return "give a command: " + nocflow::join(commands);
+  }
+  return what;
+}
+
+}  // namespace
 
 // SystemC's banner is printed before sc_main runs, so main() silences it first.
 int main(int argc, char** argv) {
@@ -25,8 +76,8 @@ extern "C" int sc_main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("nocflow ") + NOCFLOW_VERSION);
   // CLI11's own parse errors read like ours.
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "nocflow: error: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+  app.failure_message([](const CLI::App* top, const CLI::Error& e) {
+    return "nocflow: error: " + parse_error_message(*top, e) + "\nRun with --help for more information.\n";
   });
   sim::cli::Action action;
   sim::cli::add_version_command(app, action);

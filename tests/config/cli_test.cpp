@@ -194,6 +194,22 @@ TEST(Cli, UsageErrorsExitWith2) {
   EXPECT_NE(negative.output.find("--elem-bytes: must be at least 1, got 0"), std::string::npos)
       << negative.output;
   EXPECT_EQ(run_nocflow("config --no-such-flag").exit_code, 2);
+  // CLI11's parse errors in our words: the option named, with a guess.
+  const std::string optimize = "optimize --hw " NOCFLOW_SOURCE_DIR "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
+  const std::pair<std::string, std::string> worded[] = {
+      {optimize + "--solvr greedy --out x",
+       "unknown option '--solvr'; did you mean '--solver'? (nocflow optimize --help lists them)"},
+      {optimize + "--batch 2 --batch 3 --out x", "--batch: given 2 times; give it once"},
+      {optimize + "greedy --out x", "unexpected argument 'greedy' (nocflow optimize takes options only"},
+      {"traffic --hw x --cycles 1e3 --out x", "--cycles: expected a whole number, got '1e3'"},
+      {"", "give a command: version, config, inspect,"},
+      {"--hlep", "unknown option '--hlep'; did you mean '--help'?"},
+  };
+  for (const auto& [args, message] : worded) {
+    const CliRun r = run_nocflow(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.output.rfind("nocflow: error: " + message, 0), 0u) << args << "\n" << r.output;
+  }
   EXPECT_EQ(run_nocflow("--help").exit_code, 0);
   EXPECT_EQ(run_nocflow("config --help").exit_code, 0);
   const CliRun v = run_nocflow("version");
