@@ -21,6 +21,7 @@
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/ilp_formulation.h"
 #include "optimizer/solver/problem.h"
+#include "optimizer/solver/solver.h"
 #include "optimizer/solver/tree_bound.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
@@ -367,8 +368,11 @@ void add_optimize_command(CLI::App& app, Action& action) {
   a->hw.add_to(*cmd);
   a->net.add_to(*cmd);
   cmd->add_option("--solver", a->solver, "greedy | greedy-layout | dp | dp-local | ilp")
+      ->check(one_of("solver", opt::solver_names()))
       ->capture_default_str();
-  cmd->add_option("--cost-model", a->cost_model, "paper | linkload")->capture_default_str();
+  cmd->add_option("--cost-model", a->cost_model, "paper | linkload")
+      ->check(one_of("cost model", opt::cost_model_names()))
+      ->capture_default_str();
   auto* formulation = cmd->add_option("--formulation", a->formulation, "ilp: flow | mccormick")
                           ->capture_default_str();
   cmd->add_flag("--compare", a->compare, "run every solver, write compare.csv and print a table");

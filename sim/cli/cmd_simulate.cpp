@@ -13,10 +13,12 @@
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "noc/base/limits.h"
+#include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/plan/pipeline.h"
 #include "optimizer/plan/plan.h"
+#include "optimizer/solver/solver.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/lowering.h"
@@ -439,8 +441,14 @@ void add_simulate_command(CLI::App& app, Action& action) {
   a->hw.add_to(*cmd);
   auto* network = a->net.add_to(*cmd)->required(false);
   auto* plan = cmd->add_option("--plan", a->plan, "plan.yaml from nocflow optimize")->type_name("FILE");
-  cmd->add_option("--solver", a->solver, "without --plan: solve with this solver (SRAM limit on)")->capture_default_str()->excludes(plan);
-  cmd->add_option("--cost-model", a->cost_model, "without --plan: paper | linkload")->capture_default_str()->excludes(plan);
+  cmd->add_option("--solver", a->solver, "without --plan: solve with this solver (SRAM limit on)")
+      ->check(one_of("solver", opt::solver_names()))
+      ->capture_default_str()
+      ->excludes(plan);
+  cmd->add_option("--cost-model", a->cost_model, "without --plan: paper | linkload")
+      ->check(one_of("cost model", opt::cost_model_names()))
+      ->capture_default_str()
+      ->excludes(plan);
   add_placement_option(*cmd, a->placement)->excludes(plan);
   cmd->add_option("--calibration", a->calibration,
                   "calibration.yaml (validate --calibrate) for the cost models: the solve without --plan and "

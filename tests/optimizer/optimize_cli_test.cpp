@@ -213,8 +213,8 @@ TEST(OptimizeCli, QuietWritesTheSamePlan) {
 TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
   struct Case { std::string args, message; };
   const std::vector<Case> cases = {
-      {"--solver annealing", "unknown solver 'annealing'"},
-      {"--cost-model fancy", "unknown cost model 'fancy'"},
+      {"--solver annealing", "--solver: unknown solver 'annealing'"},
+      {"--cost-model fancy", "--cost-model: unknown cost model 'fancy'"},
       {"--formulation bigm --solver ilp", "unknown ILP formulation"},
       {"--exact-nodes --set topology.cols=7 --set topology.rows=1",
        "no partition choice using exactly 7 PEs"},
