@@ -165,8 +165,10 @@ void add_config_command(CLI::App& app, Action& action) {
           ->type_name("KEY=VALUE")
           ->allow_extra_args(false);
   auto* print =
-      cmd->add_flag("--print", opts->print, "with --check: print the fully resolved YAML");
-  auto* out = cmd->add_option("--out", opts->out, "with --check: write DIR/config.resolved.yaml")
+      cmd->add_flag("--print", opts->print,
+                    "print the fully resolved YAML (of --check FILE, else of the defaults)");
+  auto* out = cmd->add_option("--out", opts->out,
+                              "write DIR/config.resolved.yaml (of --check FILE, else of the defaults)")
                   ->type_name("DIR");
   cmd->add_flag("--reference", opts->reference, "print the Markdown config reference")
       ->excludes(check, set, print, out);
@@ -176,8 +178,8 @@ void add_config_command(CLI::App& app, Action& action) {
         std::cout << reference_markdown();
         return 0;
       }
-      if (opts->hw.file.empty() && opts->hw.overrides.empty())
-        throw InputError("config: give --check FILE or --reference (see nocflow config --help)");
+      if (opts->hw.file.empty() && opts->hw.overrides.empty() && !opts->print && opts->out.empty())
+        throw InputError("config: give --check FILE, --set, --print or --reference (see nocflow config --help)");
       const HwSpec spec = opts->hw.load();
       if (!opts->out.empty()) prepare_output_dir(opts->out, spec);
       if (opts->print)
@@ -186,6 +188,7 @@ void add_config_command(CLI::App& app, Action& action) {
         std::cout << (opts->hw.file.empty() ? "defaults" : opts->hw.file) << ": ok: "
                   << one_line_summary(spec) << "\n";
       for (const std::string& note : hw_notes(spec)) std::cout << "note: " << note << "\n";
+      if (!opts->out.empty()) std::cout << "nocflow: wrote " << opts->out << "/config.resolved.yaml\n";
       return 0;
     };
   });

@@ -174,6 +174,24 @@ TEST(Cli, SetOverridesShowUpInResolvedConfig) {
   EXPECT_NE(text.find("rows: 4"), std::string::npos) << text;
 }
 
+// Without --check, --set, --print and --out work on the built-in defaults (--print alone was
+// refused while --set with --print was not); with none of them there is nothing to do.
+TEST(Cli, ConfigWithoutAFileShowsTheDefaults) {
+  const CliRun print = run_nocflow("config --print");
+  EXPECT_EQ(print.exit_code, 0) << print.output;
+  EXPECT_NE(print.output.find("(defaults, preset and --set applied)"), std::string::npos) << print.output;
+  const fs::path dir = temp_dir("defaults_out");
+  const CliRun out = run_nocflow("config --out " + (dir / "o").string());
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("nocflow: wrote " + (dir / "o").string() + "/config.resolved.yaml"), std::string::npos)
+      << out.output;
+  EXPECT_TRUE(fs::exists(dir / "o" / "config.resolved.yaml"));
+  const CliRun nothing = run_nocflow("config");
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_NE(nothing.output.find("config: give --check FILE, --set, --print or --reference"), std::string::npos)
+      << nothing.output;
+}
+
 TEST(Cli, CheckPrintsOneLineSummary) {
   const CliRun r = run_nocflow(std::string("config --check ") + NOCFLOW_SOURCE_DIR +
                             "/configs/hw/mesh8x8.yaml");
