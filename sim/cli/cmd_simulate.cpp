@@ -398,7 +398,7 @@ int run(const SimulateArgs& a) {
             << totals.communication << " cycles waiting for data or at barriers\n"
             << "  energy           " << fixed(energy.total() / 1e6, 3) << " uJ (MAC "
             << fixed(energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(energy.sram_pj / 1e6, 3)
-            << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << ")\n"
+            << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << " uJ)\n"
             << "  memory plan      " << fullest->peak_bytes << " bytes of SRAM at most (PE "
             << fullest_pe << "; " << fullest->live_peak_bytes << " live at once, "
             << fullest->no_reuse_bytes << " without reuse; the PE holds " << spec.pe.sram_bytes

@@ -188,6 +188,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   if (cluster.rank == 0) {
     try {
       const bool had_sweep = fs::exists(dir / "sweep.yaml");
+      if (o.resume && !had_sweep)  // a mistyped --out would otherwise rerun everything unsaid
+        std::cout << "nocflow sweep: note: --resume: " << o.out << " holds no sweep; running every point"
+                  << std::endl;
       if (had_sweep && !o.resume)
         throw InputError(o.out + " already holds a sweep: use --resume to finish it, or another --out");
       if (!had_sweep && fs::is_directory(dir))  // another command's run would mix with this one
@@ -367,8 +370,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   results.close();
   for (const auto& e : fs::directory_iterator(dir))
     if (is_partial_file(e.path())) fs::remove(e.path(), ignored);
-  if (!o.quiet)
-    std::cout << "nocflow: wrote " << o.out << "/results.csv (" << points.size() - missing << " of " << points.size()
+  std::cout << "nocflow: wrote " << o.out << "/results.csv (" << points.size() - missing << " of " << points.size()
               << " points" << (failed_total ? ", " + std::to_string(failed_total) + " failed" : "") << "), sweep.yaml, "
               << "config.resolved.yaml in " << fixed(std::chrono::duration<double>(Clock::now() - start).count(), 1)
               << " s" << std::endl;

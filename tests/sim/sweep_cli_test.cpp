@@ -260,6 +260,18 @@ TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
   const CliRun resumed = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "out").string());
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("4 already done, 0 to run"), std::string::npos) << resumed.output;
+  EXPECT_EQ(resumed.output.find("holds no sweep"), std::string::npos) << resumed.output;
+  // --resume into a folder without a sweep (a mistyped --out) says it runs everything; --quiet
+  // keeps that note and the wrote line, as it keeps every command's.
+  const CliRun fresh =
+      run_nocflow("sweep --spec " + spec.string() + " --resume --quiet --jobs 2 --out " + (dir / "typo").string());
+  EXPECT_EQ(fresh.exit_code, 0) << fresh.output;
+  EXPECT_NE(fresh.output.find("note: --resume: " + (dir / "typo").string() + " holds no sweep; running every point"),
+            std::string::npos)
+      << fresh.output;
+  EXPECT_NE(fresh.output.find("nocflow: wrote " + (dir / "typo").string() + "/results.csv (4 of 4 points)"),
+            std::string::npos)
+      << fresh.output;
 }
 
 TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
