@@ -60,9 +60,10 @@ struct Band {
   std::unique_ptr<CostModel> model;
   PartitionSetup setup;
   std::string failure;  ///< why no layer range fits this band ("" when tabulated)
-  /// least[l]: the cheapest choices' layer costs of the first l layers summed, a lower bound
-  /// of a stage's cost (its edges and stage inputs only add).
-  std::vector<double> least;
+  /// bound[first · (layers + 1) + end]: a lower bound of the stage of layers [first, end) on
+  /// this band: its best assignment counting only the layer costs, the stage inputs and the
+  /// edges between consecutive layers (the other edges, each costing at least 0, only add).
+  std::vector<double> bound;
 };
 
 struct Pricer {
@@ -91,9 +92,7 @@ struct Pricer {
         SetupOptions setup = o.setup;
         if (o.band_progress) setup.progress = o.band_progress(units);
         b->setup = setup_partition(*w.graph, b->hw, *b->model, setup);
-        b->least.assign(1, 0.0);
-        for (const std::vector<double>& costs : b->setup.problem.node)
-          b->least.push_back(b->least.back() + *std::min_element(costs.begin(), costs.end()));
+        b->bound = chain_bounds(b->setup, units);
       } catch (const InputError& e) {
         b->failure = e.what();
       }
@@ -113,6 +112,74 @@ struct Pricer {
       cycles = std::max(cycles, share * c.nodes() / hw.link_bytes_per_cycle);
     return cycles +
            (hw.router_pipeline_cycles + hw.link_latency_cycles) * stage_input_hops(hw, units);
+  }
+
+  /// Band::bound for every range: per first layer, a Viterbi pass over the layers after it,
+  /// each choice's layer cost plus its stage inputs from layers before `first` (as
+  /// stage_setup adds them), through the tables of the edges from each layer to the next.
+  /// Without those tables, or with a negative edge cost, only the layer costs and stage inputs
+  /// (each layer's cheapest choice).
+  std::vector<double> chain_bounds(const PartitionSetup& setup, int units) const {
+    const Problem& p = setup.problem;
+    const int n = p.num_layers();
+    const auto N = static_cast<std::size_t>(n) + 1;
+    // next[l]: the edges from l − 1 to l summed (empty: none, or not usable for the bound).
+    std::vector<std::vector<double>> next(static_cast<std::size_t>(n));
+    bool usable = true;
+    for (const Problem::Edge& e : p.edges) {
+      if (!e.tabulated()) continue;
+      const std::size_t size = p.node[static_cast<std::size_t>(e.u)].size() *
+                               static_cast<std::size_t>(e.nv);
+      const double* t = e.table();
+      if (std::any_of(t, t + size, [](double x) { return !(x >= 0); })) usable = false;
+      if (e.v != e.u + 1) continue;
+      auto& m = next[static_cast<std::size_t>(e.v)];
+      if (m.empty()) m.assign(size, 0.0);
+      for (std::size_t x = 0; x < size; ++x) m[x] += t[x];
+    }
+    if (!usable)
+      for (auto& m : next) m.clear();
+    std::vector<double> bound(N * N, 0.0);
+    std::vector<std::vector<double>> node;
+    std::vector<double> f, g;
+    for (int first = 0; first < n; ++first) {
+      node.assign(p.node.begin() + first, p.node.end());
+      for (const LayerEdge& e : w.edges)
+        if (e.src < first && e.dst >= first) {
+          auto& costs = node[static_cast<std::size_t>(e.dst - first)];
+          const auto& choices = setup.choices[static_cast<std::size_t>(e.dst)];
+          for (std::size_t c = 0; c < costs.size(); ++c)
+            costs[c] += stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
+                                           w.layers[static_cast<std::size_t>(e.dst)], e.input,
+                                           choices[c], units);
+        }
+      f.clear();  // the best of [first, l] for each choice of l
+      for (int l = first; l < n; ++l) {
+        const auto& costs = node[static_cast<std::size_t>(l - first)];
+        const auto& m = next[static_cast<std::size_t>(l)];
+        g.assign(costs.size(), kInf);
+        if (f.empty()) {
+          g = costs;
+        } else if (m.empty()) {
+          const double least = *std::min_element(f.begin(), f.end());
+          for (std::size_t c = 0; c < g.size(); ++c) g[c] = least + costs[c];
+        } else {
+          for (std::size_t a = 0; a < f.size(); ++a) {
+            const double fa = f[a];
+            const double* row = &m[a * g.size()];
+            for (std::size_t c = 0; c < g.size(); ++c) {
+              const double x = fa + row[c];
+              g[c] = x < g[c] ? x : g[c];
+            }
+          }
+          for (std::size_t c = 0; c < g.size(); ++c) g[c] += costs[c];
+        }
+        f.swap(g);
+        bound[static_cast<std::size_t>(first) * N + static_cast<std::size_t>(l) + 1] =
+            *std::min_element(f.begin(), f.end());
+      }
+    }
+    return bound;
   }
 
   /// The stage of layers [first, end) on `units`: its sub-problem, stage inputs added to the
@@ -182,7 +249,8 @@ struct Pricer {
   double lower_bound(int first, int end, int units) {
     const Band& b = band(units);
     if (!b.failure.empty()) return kInf;
-    return (b.least[static_cast<std::size_t>(end)] - b.least[static_cast<std::size_t>(first)]) *
+    return b.bound[static_cast<std::size_t>(first) * (w.layers.size() + 1) +
+                   static_cast<std::size_t>(end)] *
            (1 - 1e-9);
   }
 

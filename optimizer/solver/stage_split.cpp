@@ -2,6 +2,7 @@
 #include "optimizer/solver/stage_split.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -12,6 +13,8 @@ namespace nocflow::optimizer {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// split_min_max_units with a bound: each pass's cap is at least this much above the last.
+constexpr double kCapStep = 0.02;
 
 void check_stages(int layers, int stages, int units) {
   if (stages < 1 || stages > layers || stages > units)
@@ -96,6 +99,14 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     return memo[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
                 static_cast<std::size_t>(q)];
   };
+  // Lower bounds, asked once each.
+  std::vector<double> bounds(lower_bound ? L * L * U : 0, std::nan(""));
+  auto bound_at = [&](int k, int i, int q) {
+    double& b = bounds[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
+                       static_cast<std::size_t>(q)];
+    if (std::isnan(b)) b = lower_bound(k, i, q);
+    return b;
+  };
   auto stage_cost = [&](int k, int i, int q) {
     double& m = memo_at(k, i, q);
     if (m < 0) m = cost(k, i, q);
@@ -109,36 +120,73 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     int k, q;
   };
   std::vector<Candidate> candidates;
-  for (int j = 1; j <= stages; ++j)
-    for (int i = j; i <= layers - (stages - j); ++i)
-      for (int u = j; u <= units - (stages - j); ++u) {
-        candidates.clear();
-        for (int k = j - 1; k < i; ++k)
-          for (int q = 1; q <= u - (j - 1); ++q) {
-            const double before = at(j - 1, k, u - q).max;
-            if (before == kInf) continue;
-            const double known = memo_at(k, i, q);
-            const double stage = known >= 0 ? known : lower_bound ? lower_bound(k, i, q) : 0;
-            candidates.push_back({std::max(before, stage), k, q});
+  // Every cell, its value kept only where its max is at most `cap` (else +inf: no split through
+  // it can make a bottleneck within the cap). Candidates that could reach within the cap only
+  // above it are left out; the least such reach is returned. `stage` prices a stage: its cost,
+  // or (a pass that solves nothing) its lower bound.
+  auto pass = [&](double cap, const StageCost& stage) {
+    std::fill(best.begin(), best.end(), Cell{});
+    at(0, 0, 0) = {0, 0, -1, 0};
+    double beyond = kInf;
+    for (int j = 1; j <= stages; ++j)
+      for (int i = j; i <= layers - (stages - j); ++i)
+        for (int u = j; u <= units - (stages - j); ++u) {
+          if (j == stages && (i != layers || u != units)) continue;  // only the whole split
+          candidates.clear();
+          for (int k = j - 1; k < i; ++k)
+            for (int q = 1; q <= u - (j - 1); ++q) {
+              const double before = at(j - 1, k, u - q).max;
+              if (before == kInf) continue;
+              const double known = memo_at(k, i, q);
+              const double t = known >= 0 ? known : lower_bound ? bound_at(k, i, q) : 0;
+              candidates.push_back({std::max(before, t), k, q});
+            }
+          if (lower_bound)
+            std::stable_sort(
+                candidates.begin(), candidates.end(),
+                [](const Candidate& a, const Candidate& b) { return a.reach < b.reach; });
+          Cell& c = at(j, i, u);
+          for (const auto& [reach, k, q] : candidates) {
+            // max(prev.max, t) ≥ reach > c.max loses whatever t is: skip asking for t.
+            if (reach > c.max || reach > cap) {
+              if (reach <= c.max) beyond = std::min(beyond, reach);  // left out for the cap
+              if (lower_bound) break;  // sorted: so does every candidate after it
+              continue;
+            }
+            const Cell& prev = at(j - 1, k, u - q);
+            const double t = stage(k, i, q);
+            if (t == kInf) continue;
+            const double mx = std::max(prev.max, t), sum = prev.sum + t;
+            if (mx < c.max || (mx == c.max && sum < c.sum)) c = {mx, sum, k, q};
           }
-        if (lower_bound)
-          std::stable_sort(
-              candidates.begin(), candidates.end(),
-              [](const Candidate& a, const Candidate& b) { return a.reach < b.reach; });
-        Cell& c = at(j, i, u);
-        for (const auto& [reach, k, q] : candidates) {
-          // max(prev.max, t) ≥ reach > c.max loses whatever t is: skip asking for t.
-          if (reach > c.max) {
-            if (lower_bound) break;  // sorted: so does every candidate after it
-            continue;
+          if (c.max > cap) {  // its candidates beyond the cap were not all tried
+            beyond = std::min(beyond, c.max);
+            c = Cell{};
           }
-          const Cell& prev = at(j - 1, k, u - q);
-          const double t = stage_cost(k, i, q);
-          if (t == kInf) continue;
-          const double mx = std::max(prev.max, t), sum = prev.sum + t;
-          if (mx < c.max || (mx == c.max && sum < c.sum)) c = {mx, sum, k, q};
         }
-      }
+    return beyond;
+  };
+  const StageCost solved = [&](int k, int i, int q) { return stage_cost(k, i, q); };
+  if (!lower_bound) {
+    pass(kInf, solved);
+  } else {
+    // The bottleneck is at least that of the split of lower bounds (a pass that solves
+    // nothing). From there the cap rises until a split fits within it: every cell whose best
+    // split is slower than the cap, which can be no part of the answer, is then left unpriced
+    // (its candidates within the cap are few or none). A cell within the cap has every
+    // candidate that could match it tried, so its value is the one the uncapped DP finds;
+    // a pass that fits is the answer. Costs solved in a pass stay known in the next.
+    const StageCost bounded = [&](int k, int i, int q) { return bound_at(k, i, q); };
+    pass(kInf, bounded);
+    double cap = at(stages, layers, units).max;
+    while (cap < kInf) {
+      const double beyond = pass(cap, solved);
+      if (at(stages, layers, units).max < kInf) break;
+      if (beyond == kInf) break;  // nothing left out: no split fits
+      cap = std::max(beyond, cap * (1 + kCapStep));
+    }
+    if (cap == kInf) pass(kInf, solved);  // no split of lower bounds fits either
+  }
   if (at(stages, layers, units).max == kInf)
     throw InputError("no split of " + std::to_string(layers) + " layers into " +
                      std::to_string(stages) +
