@@ -62,7 +62,7 @@ std::unique_ptr<TrafficPattern> bit_pattern(const Topology& t, const char* name,
                                             const std::function<int(int, int)>& f) {
   const int n = t.num_nodes(), bits = log2_exact(n);
   if (bits < 1)
-    throw InputError(std::string("traffic pattern ") + name + " needs a power-of-two node count, not " +
+    throw InputError(std::string("--pattern ") + name + ": needs a power-of-two node count, not " +
                      std::to_string(n));
   std::vector<int> map(n);
   for (int s = 0; s < n; ++s) map[s] = f(s, bits) & (n - 1);
@@ -95,7 +95,7 @@ const std::vector<std::pair<std::string, Builder>>& registry() {
        [](const Topology& t, const PatternOptions&) -> std::unique_ptr<TrafficPattern> {
          if (t.is_mesh()) {
            if (t.rows() != t.cols())
-             throw InputError("traffic pattern transpose needs a square mesh, not " +
+             throw InputError("--pattern transpose: needs a square mesh, not " +
                               std::to_string(t.rows()) + "x" + std::to_string(t.cols()));
            std::vector<int> map(t.num_nodes());
            for (int s = 0; s < t.num_nodes(); ++s) map[s] = t.x(s) * t.cols() + t.y(s);
@@ -133,10 +133,10 @@ const std::vector<std::pair<std::string, Builder>>& registry() {
        [](const Topology& t, const PatternOptions& o) -> std::unique_ptr<TrafficPattern> {
          const int node = hotspot_node(t, o);
          if (node >= t.num_nodes())
-           throw InputError("hotspot node " + std::to_string(node) + " does not exist (" +
+           throw InputError("--hotspot-node " + std::to_string(node) + ": no such node (" +
                             std::to_string(t.num_nodes()) + " nodes)");
          if (o.hotspot_fraction < 0 || o.hotspot_fraction > 1)
-           throw InputError("hotspot fraction must be in [0, 1]");
+           throw InputError("--hotspot-fraction: must be in [0, 1]");
          return std::make_unique<Hotspot>(t.num_nodes(), node, o.hotspot_fraction);
        }},
   };

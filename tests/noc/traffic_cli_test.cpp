@@ -181,6 +181,7 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--cycles 1e3x", "--cycles: expected a number, got '1e3x'"},
       {"--hotspot-node 3", "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only"},
       {"--pattern hotspot --hotspot-node -2", "--hotspot-node: must be at least 0, got -2"},
+      {"--pattern hotspot --hotspot-node 99", "--hotspot-node 99: no such node (16 nodes)"},
       // Options a run would ignore are refused, not ignored.
       {"--pattern transpose --exclude-self", "--exclude-self applies to --pattern uniform only"},
       {"--cycles 1000", "--cycles excludes --sample-period"},  // traffic() gives a period
