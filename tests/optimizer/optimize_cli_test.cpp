@@ -251,4 +251,25 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
   }
 }
 
+// A calibration without this machine's router contention is refused before any output under
+// linkload (its notes used to come first); paper reads only its B_NoC and latency.
+TEST(OptimizeCli, ACalibrationOfAnotherMachineIsRefusedFirst) {
+  const fs::path dir = nocflow::testing::fresh_dir("optimize_other_calibration");
+  std::ofstream(dir / "cal.yaml") << "paper: {bnoc_bytes_per_cycle: 64, latency_cycles: 10}\n"
+                                     "linkload: {router_contention: {\"mesh 8x8\": 0.5}}\n"
+                                     "fitted_for: {machines: [mesh 8x8]}\n";
+  const std::string args = "optimize --hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --calibration " +
+                           (dir / "cal.yaml").string();
+  const CliRun linkload = run_nocflow(args + " --out " + (dir / "l").string());
+  EXPECT_EQ(linkload.exit_code, 2) << linkload.output;
+  EXPECT_EQ(linkload.output.rfind("nocflow: error: " + (dir / "cal.yaml").string() +
+                                      ": linkload.router_contention has no entry for 'mesh 4x4'",
+                                  0),
+            0u)
+      << linkload.output;
+  const CliRun paper = run_nocflow(args + " --cost-model paper --out " + (dir / "p").string());
+  EXPECT_EQ(paper.exit_code, 0) << paper.output;
+  EXPECT_NE(paper.output.find("were fitted on mesh 8x8, not on mesh 4x4"), std::string::npos) << paper.output;
+}
+
 }  // namespace
