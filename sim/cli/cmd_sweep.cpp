@@ -50,7 +50,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--out", a->options.out, "output folder (required unless --list)")
       ->type_name("DIR");
   cmd->add_flag("--resume", a->options.resume, "finish a sweep in --out: skip points already there");
-  cmd->add_flag("--list", a->list, "print the points and exit");
+  cmd->add_flag("--list", a->list, "print the points and exit (runs nothing)")
+      ->excludes("--resume", "--jobs");
   cmd->add_flag("--quiet", a->options.quiet, "no progress output (notes and the wrote line stay)");
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }

@@ -179,7 +179,9 @@ TEST(SweepCli, JobsOutsideOneTo256AreRefused) {
   const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n");
   for (const auto& [jobs, message] :
        {std::pair{"0", "--jobs: must be at least 1, got 0"},
-        std::pair{"100000", "--jobs: must be at most 256, got 100000"}}) {
+        std::pair{"100000", "--jobs: must be at most 256, got 100000"},
+        // --list runs nothing: a job count (or --resume) beside it was ignored.
+        std::pair{"2 --list", "--jobs excludes --list"}}) {
     const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --jobs " + jobs + " --out " +
                                  (dir / "out").string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
