@@ -117,8 +117,8 @@ struct Pricer {
   /// Band::bound for every range: per first layer, a Viterbi pass over the layers after it,
   /// each choice's layer cost plus its stage inputs from layers before `first` (as
   /// stage_setup adds them), through the tables of the edges from each layer to the next.
-  /// Without those tables, or with a negative edge cost, only the layer costs and stage inputs
-  /// (each layer's cheapest choice).
+  /// Without those tables only the layer costs and stage inputs (each layer's cheapest choice);
+  /// with a negative edge cost (the models' are cycles, never negative) no bound at all.
   std::vector<double> chain_bounds(const PartitionSetup& setup, int units) const {
     const Problem& p = setup.problem;
     const int n = p.num_layers();
@@ -137,8 +137,7 @@ struct Pricer {
       if (m.empty()) m.assign(size, 0.0);
       for (std::size_t x = 0; x < size; ++x) m[x] += t[x];
     }
-    if (!usable)
-      for (auto& m : next) m.clear();
+    if (!usable) return std::vector<double>(N * N, -kInf);  // dropping an edge could raise the cost
     std::vector<double> bound(N * N, 0.0);
     std::vector<std::vector<double>> node;
     std::vector<double> f, g;
@@ -244,8 +243,8 @@ struct Pricer {
     return {std::move(s), std::move(r)};
   }
 
-  /// At most cost(first, end, units), without solving (a relative 10⁻⁹ below the layer costs'
-  /// sum, for rounding).
+  /// At most cost(first, end, units), without solving: Band::bound, a relative 10⁻⁹ lower for
+  /// rounding (the costs are cycles, ≥ 0).
   double lower_bound(int first, int end, int units) {
     const Band& b = band(units);
     if (!b.failure.empty()) return kInf;

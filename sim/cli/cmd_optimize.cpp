@@ -289,7 +289,9 @@ int run(const OptimizeArgs& a) {
   const auto forms = opt::formulation_names();
   if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
     throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
-  if (const fs::path folder = fs::path(a.export_lp).parent_path(); !folder.empty() && !fs::is_directory(folder))
+  std::error_code unreadable;
+  if (const fs::path folder = fs::path(a.export_lp).parent_path();
+      !folder.empty() && !fs::is_directory(folder, unreadable))
     throw InputError("--export-lp " + a.export_lp + ": cannot write: no folder " + folder.string());
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);

@@ -448,6 +448,10 @@ std::vector<std::string> hw_notes(const HwSpec& h) {
         " MACs, pe.macs_per_cycle " + std::to_string(h.pe.macs_per_cycle) +
         ": the array's shape sets its utilisation, pe.macs_per_cycle its rate (a bigger "
         "array at the same rate computes slower); set them to agree");
+  if (h.router.lookahead_routing && h.router.routing_delay != 1)
+    notes.push_back("router.routing_delay " + std::to_string(h.router.routing_delay) +
+                    " has no effect: with router.lookahead_routing each router computes the next "
+                    "one's route, outside the pipeline");
   return notes;
 }
 

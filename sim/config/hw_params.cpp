@@ -74,9 +74,7 @@ const std::vector<Param>& hw_params() {
           .unit("cycles")
           .def(std::int64_t{1})
           .range(1, 16)
-          .doc("route computation stage")
-          .only_if([](const HwSpec& h) { return !h.router.lookahead_routing; },
-                   "lookahead_routing: false"),
+          .doc("route computation stage (not used with lookahead routing)"),
       field("router.vc_alloc_delay", &HwSpec::router, &RouterSpec::vc_alloc_delay)
           .unit("cycles")
           .def(std::int64_t{1})

@@ -337,7 +337,10 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
         p.hw.topology = {"crossbar", 0, 0, ports};
       }
     } catch (const InputError& e) {
-      throw InputError(spec.file + ": point " + p.key + ": " + e.what());
+      std::string what = e.what();  // "--set K=V: K: ..." names the key twice, once as a --set
+      if (const auto colon = what.find(": "); what.rfind("--set ", 0) == 0 && colon != std::string::npos)
+        what.erase(0, colon + 2);
+      throw InputError(spec.file + ": point " + p.key + ": " + what);
     }
     // Values that differ but run the same (a crossbar's 16 ports from 4x4 and 2x8, beside the
     // meshes of those shapes): the first such point's index, for a note.

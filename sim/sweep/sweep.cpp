@@ -188,9 +188,6 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   if (cluster.rank == 0) {
     try {
       const bool had_sweep = fs::exists(dir / "sweep.yaml");
-      if (o.resume && !had_sweep)  // a mistyped --out would otherwise rerun everything unsaid
-        std::cout << "nocflow sweep: note: --resume: " << o.out << " holds no sweep; running every point"
-                  << std::endl;
       if (had_sweep && !o.resume)
         throw InputError(o.out + " already holds a sweep: use --resume to finish it, or another --out");
       if (!had_sweep && fs::is_directory(dir))  // another command's run would mix with this one
@@ -209,6 +206,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
                            "; a changed spec needs another --out");
         finished = finished_rows(dir, head);
       }
+      if (o.resume && !had_sweep)  // a mistyped --out would otherwise rerun everything unsaid
+        std::cout << "nocflow sweep: note: --resume: " << o.out << " holds no sweep; running every point"
+                  << std::endl;
       create_folder(dir, "output folder");
       write_file(dir / "sweep.yaml", spec.text);
       write_file(dir / "config.resolved.yaml",

@@ -119,11 +119,6 @@ INSTANTIATE_TEST_SUITE_P(
                   "topology:\n  kind: crossbar\n  rows: 4\n",
                   "",
                   {"hw.yaml:3:9:", "topology.rows: applies to kind: mesh only"}},
-        // The lookahead router computes routes a hop ahead: the delay changed nothing.
-        BadConfig{"routing_delay_with_lookahead",
-                  "router:\n  preset: lookahead\n  routing_delay: 3\n",
-                  "",
-                  {"hw.yaml:3:18:", "router.routing_delay: applies to lookahead_routing: false only"}},
         BadConfig{"duplicate_key",
                   "router:\n  vcs: 2\n  vcs: 3\n",
                   "",

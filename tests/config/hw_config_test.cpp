@@ -95,6 +95,15 @@ TEST(HwConfig, SummaryShowsWhatTheKeysMakeAndNotesAnArrayAtAnotherRate) {
       hw_notes(slower)[0].find("pe.array_rows x pe.array_cols = 1024 MACs, pe.macs_per_cycle 256"),
       std::string::npos)
       << hw_notes(slower)[0];
+  // A routing stage on a lookahead router changes nothing (the pipeline stays 2 cycles): said.
+  const HwSpec ahead = load_hw_config(kConfigs + "mesh8x8.yaml", {"router.routing_delay=3"});
+  EXPECT_NE(one_line_summary(ahead).find("(2-cycle pipeline)"), std::string::npos) << one_line_summary(ahead);
+  ASSERT_EQ(hw_notes(ahead).size(), 1u);
+  EXPECT_EQ(hw_notes(ahead)[0].rfind("router.routing_delay 3 has no effect: with router.lookahead_routing", 0), 0u)
+      << hw_notes(ahead)[0];
+  EXPECT_TRUE(hw_notes(load_hw_config(kConfigs + "mesh8x8.yaml", {"router.routing_delay=3",
+                                                                   "router.lookahead_routing=false"}))
+                  .empty());
 }
 
 TEST(HwConfig, OverridesBeatTheFile) {

@@ -204,6 +204,7 @@ TEST(OptimizeCli, QuietWritesTheSamePlan) {
     ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
     EXPECT_EQ(quiet.output.find("  ... "), std::string::npos) << quiet.output;
     EXPECT_EQ(quiet.output.find("solving the ILP"), std::string::npos) << quiet.output;
+    EXPECT_EQ(plain.output.find("solving the ILP") != std::string::npos, tag == "ilp") << plain.output;
     const std::string plan = nocflow::testing::read_file(dir / tag / "plan.yaml");
     EXPECT_FALSE(plan.empty());
     EXPECT_EQ(nocflow::testing::read_file(dir / (tag + "_quiet") / "plan.yaml"), plan) << tag;

@@ -137,9 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "set: link.width_bytes: value 0 is out of range"},
         BadSpec{"bad_config_value", "axes:\n  network: zoo:vgg5\n  router.vcs: [2, 0]\n", "4:19",
                 "spec.yaml:4:19: router.vcs: value 0 is out of range"},
-        // The lookahead router (mesh4x4's) has no routing stage: every point would run the same.
-        BadSpec{"key_that_does_not_apply", "axes:\n  network: zoo:vgg5\n  router.routing_delay: [1, 2]\n", "4:26",
-                "router.routing_delay: applies to lookahead_routing: false only"},
+
         // Exists, but is no network (the spec itself): a bad value, not an infeasible point.
         BadSpec{"network_file_not_a_network", "axes:\n  network: [spec.yaml]\n", "3:13",
                 "spec.yaml:1:1: hw: unknown key"}),
