@@ -47,6 +47,9 @@ struct Extent {
 /// starts, −flits at the router where it stops); finish() takes prefix sums in each direction
 /// over the lines that carried something. Per group of destinations (for_each_group):
 ///  - one destination: O(1) per piece, the B runs' common stop and the ejection once;
+///  - several destinations, grouped below not paying (add_direct): each piece's flits,
+///    coordinates, injection and the extents once per group, then per destination O(1) per piece
+///    along A and O(1) per source line along B;
 ///  - several (m) destinations: O(pieces + lines × (m + routers per line)) instead of
 ///    O(pieces × m): a source's A runs towards all destinations start at its router (flits ×
 ///    destinations beyond it in each direction), stop at the destinations' coordinates along A
@@ -57,6 +60,9 @@ struct Extent {
 /// (energy) is not counted.
 class DimensionOrderLoadCounter {
  public:
+  DimensionOrderLoadCounter(const DimensionOrderLoadCounter&) = delete;  // run_a_, run_b_ point into runs_
+  DimensionOrderLoadCounter& operator=(const DimensionOrderLoadCounter&) = delete;
+
   /// `always_group`: take the grouped path whenever a group has ≥ 2 destinations (tests).
   /// `hw`: the channels' flow rates for LinkLoad::endpoint_cycles (nullptr: every flow streams).
   DimensionOrderLoadCounter(const noc::Topology& t, FlitSize flit, bool x_first, bool always_group,
@@ -70,12 +76,17 @@ class DimensionOrderLoadCounter {
       const int r = t.node_router(n);
       a_.push_back(x_first ? t.x(r) : t.y(r));
       b_.push_back(x_first ? t.y(r) : t.x(r));
+      at_.push_back({a_.back(), b_.back(), b_.back() * na_});
     }
     const auto links = static_cast<std::size_t>(na_ * nb_);
-    for (auto* v :
-         {&run_a_[kUp], &run_a_[kDown], &run_b_[kUp], &run_b_[kDown], &injected_, &weight_, &sent_})
-      v->assign(links, 0);
+    links_ = links;
+    runs_.assign(4 * links, 0);
+    run_a_ = {runs_.data(), runs_.data() + links};
+    run_b_ = {runs_.data() + 2 * links, runs_.data() + 3 * links};
+    for (auto* v : {&injected_, &weight_, &sent_}) v->assign(links, 0);
     line_flits_.assign(static_cast<std::size_t>(nb_), 0);
+    own_.assign(static_cast<std::size_t>(t.num_nodes()), -1);
+    seen_.assign(own_.size(), 0);
     per_a_.assign(static_cast<std::size_t>(na_), 0);
     per_b_.assign(static_cast<std::size_t>(nb_), 0);
     for (auto* v : {&beyond_[kUp], &beyond_[kDown]}) v->assign(static_cast<std::size_t>(na_), 0);
@@ -85,6 +96,7 @@ class DimensionOrderLoadCounter {
     const std::size_t direct = k * m, grouped = 2 * (k + std::min<std::size_t>(k, static_cast<std::size_t>(nb_)) *
                                                           (static_cast<std::size_t>(na_) + m));
     if (m > 1 && (grouped < direct || always_group_)) return add_many(dsts, m, pieces, k);
+    if (m > 1 && add_direct(dsts, m, pieces, k)) return;
     for (std::size_t d = 0; d < m; ++d) add_one(dsts[d], pieces, k);
   }
 
@@ -96,16 +108,21 @@ class DimensionOrderLoadCounter {
       most = std::max(most, sum);
       total += sum;
     };
-    for (int line = lines_a_.lo; line <= lines_a_.hi; ++line) {
-      std::int64_t up = 0, down = 0;
-      for (int a = 0; a < na_; ++a) take(run_a_[kUp][cell(line, a)], up, router, router_flit_hops);
-      for (int a = na_ - 1; a >= 0; --a) take(run_a_[kDown][cell(line, a)], down, router, router_flit_hops);
-    }
-    for (int line = lines_b_.lo; line <= lines_b_.hi; ++line) {
-      std::int64_t up = 0, down = 0;
-      for (int b = 0; b < nb_; ++b) take(run_b_[kUp][cell_b(line, b)], up, router, router_flit_hops);
-      for (int b = nb_ - 1; b >= 0; --b) take(run_b_[kDown][cell_b(line, b)], down, router, router_flit_hops);
-    }
+    // Each line's two directions at once, with their own maxima and totals (integers: the
+    // same results in any order), so that the two dependency chains overlap.
+    auto lines = [&](std::int64_t* up_cells, std::int64_t* down_cells, int n) {
+      std::int64_t up = 0, down = 0, most_up = 0, most_down = 0, total_up = 0, total_down = 0;
+      for (int i = 0, j = n - 1; i < n; ++i, --j) {
+        take(up_cells[i], up, most_up, total_up);
+        take(down_cells[j], down, most_down, total_down);
+      }
+      router = std::max({router, most_up, most_down});
+      router_flit_hops += total_up + total_down;
+    };
+    for (int line = lines_a_.lo; line <= lines_a_.hi; ++line)
+      lines(run_a_[kUp] + cell(line, 0), run_a_[kDown] + cell(line, 0), na_);
+    for (int line = lines_b_.lo; line <= lines_b_.hi; ++line)
+      lines(run_b_[kUp] + cell_b(line, 0), run_b_[kDown] + cell_b(line, 0), nb_);
     double endpoint_cycles =
         hw_ ? std::max(slowest_ejection_, hw_->stream_cycles(static_cast<double>(longest_))) : 0;
     std::int64_t max_sent = 0;
@@ -142,37 +159,44 @@ class DimensionOrderLoadCounter {
   std::size_t cell(int line_b, int a) const { return static_cast<std::size_t>(line_b * na_ + a); }
   std::size_t cell_b(int line_a, int b) const { return static_cast<std::size_t>(line_a * nb_ + b); }
 
-  /// One destination, O(1) per piece. Accumulators are locals: as members they would be
-  /// stored and reloaded for every piece.
+  /// One destination, O(1) per piece. Accumulators, sizes and array bases are locals: as
+  /// members they would be stored and reloaded for every piece (the int64 stores may alias
+  /// them). The cells injecting are recorded as whole lines (a superset: finish() scans zeros
+  /// at no effect).
   void add_one(int dst, const Piece* pieces, std::size_t k) {
-    const int ad = a_[static_cast<std::size_t>(dst)], bd = b_[static_cast<std::size_t>(dst)];
-    std::int64_t* const run_a[2] = {run_a_[kUp].data(), run_a_[kDown].data()};
-    std::int64_t* const run_b[2] = {run_b_[kUp].data(), run_b_[kDown].data()};
+    const NodeAt* const at = at_.data();
+    const int na = na_;
+    const std::size_t links = links_;
+    const FlitSize flit = flit_;
+    const int ad = at[dst].a, bd = at[dst].b;
+    std::int64_t* const run_a = run_a_[kUp];  // kDown: + links
+    std::int64_t* const run_b_line = run_b_[kUp] + static_cast<std::size_t>(ad * nb_);
     std::int64_t* const injected = injected_.data();
+    std::int64_t* const sent = sent_.data();
     std::int64_t into = 0, stop_up = 0, stop_down = 0, messages = 0, longest = 0;
     int routers = 0;
-    Extent lines, sources;
-    for (std::size_t i = 0; i < k; ++i) {
-      if (pieces[i].src == dst) continue;
-      const auto s = static_cast<std::size_t>(pieces[i].src);
-      const std::int64_t flits = flit_.flits(pieces[i].bytes);
-      const int as = a_[s], bs = b_[s];
-      const std::size_t c = cell(bs, as);
+    int lines_lo = std::numeric_limits<int>::max(), lines_hi = -1;
+    for (const Piece* p = pieces; p != pieces + k; ++p) {
+      const int src = p->src;
+      if (src == dst) continue;
+      const std::int64_t flits = flit.flits(p->bytes);
+      const int as = at[src].a, bs = at[src].b, row = at[src].row;
+      const auto c = static_cast<std::size_t>(row + as);
       injected[c] += flits;
-      ++sent_[c];
-      sources.add(static_cast<int>(c));
+      ++sent[c];
       into += flits;
       ++messages;
       longest = std::max(longest, flits);
       // Run 1 along A in line bs, from as up to (not including) ad; run 2 along B in line ad,
       // from bs to bd, whose stop is common to the destination. Branch-free: the direction is
-      // data-dependent and would mispredict; an empty run adds 0.
-      std::int64_t* const along_a = run_a[as > ad ? kDown : kUp];
+      // data-dependent and would mispredict; an empty run adds 0. The direction is an offset.
+      std::int64_t* const along_a = run_a + static_cast<std::size_t>(as > ad) * links;
       const std::int64_t flits_a = as != ad ? flits : 0;
       along_a[c] += flits_a;
-      along_a[cell(bs, ad)] -= flits_a;
-      lines.add(bs);
-      run_b[bs > bd ? kDown : kUp][cell_b(ad, bs)] += bs != bd ? flits : 0;
+      along_a[static_cast<std::size_t>(row + ad)] -= flits_a;
+      lines_lo = std::min(lines_lo, bs), lines_hi = std::max(lines_hi, bs);
+      run_b_line[static_cast<std::size_t>(bs > bd) * links + static_cast<std::size_t>(bs)] +=
+          bs != bd ? flits : 0;
       stop_up += bs < bd ? flits : 0;
       stop_down += bs > bd ? flits : 0;
       const int r = std::abs(as - ad) + std::abs(bs - bd) + 1;
@@ -182,16 +206,125 @@ class DimensionOrderLoadCounter {
     longest_ = std::max(longest_, longest);
     flits_ += into;
     messages_ += messages;
-    run_b[kUp][cell_b(ad, bd)] -= stop_up;
-    run_b[kDown][cell_b(ad, bd)] -= stop_down;
-    lines_a_.add(lines);
+    run_b_line[bd] -= stop_up;
+    run_b_line[links + static_cast<std::size_t>(bd)] -= stop_down;
+    lines_a_.add(Extent{lines_lo, lines_hi});
     lines_b_.add(ad);
-    sources_.add(sources);
+    sources_.add(Extent{lines_lo * na, lines_hi * na + na - 1});
     most_ = std::max(most_, into);  // the ejection link, complete: each destination comes once
     if (hw_)
       slowest_ejection_ = std::max(slowest_ejection_,
                                    static_cast<double>(into) / hw_->ejection_rate(messages, into));
     max_routers_ = std::max(max_routers_, routers);
+  }
+
+  /// m > 1 destinations receiving the same pieces, each piece counted per destination as
+  /// add_one would (the same integer sums), with the per-piece work that does not depend on
+  /// the destination done once: flits, coordinates, injection (m × flits, less a
+  /// destination's own piece), extents, and the longest route (the Manhattan distance from a
+  /// destination to the pieces' sources is set by the extremes of a + b and a − b). With
+  /// m ≥ 2 every piece goes to some destination that receives something, so the extents and
+  /// the longest message are those of add_one's. Returns false (having done nothing) when a
+  /// source sends two pieces or a destination comes twice: add_one then counts them.
+  bool add_direct(const int* dsts, std::size_t m, const Piece* pieces, std::size_t k) {
+    const NodeAt* const at = at_.data();
+    const int na = na_, nb = nb_;
+    const std::size_t links = links_;
+    const FlitSize flit = flit_;
+    if (direct_.size() < k) direct_.resize(k);
+    DirectPiece* const dp = direct_.data();
+    int* const own = own_.data();
+    bool unique = true;
+    for (std::size_t i = 0; i < k; ++i) {
+      int& o = own[static_cast<std::size_t>(pieces[i].src)];
+      unique &= o < 0;
+      o = static_cast<int>(i);
+    }
+    char* const seen = seen_.data();
+    for (std::size_t d = 0; d < m; ++d) {
+      char& v = seen[static_cast<std::size_t>(dsts[d])];
+      unique &= v == 0;
+      v = 1;
+    }
+    auto clear = [&] {
+      for (std::size_t i = 0; i < k; ++i) own[static_cast<std::size_t>(pieces[i].src)] = -1;
+      for (std::size_t i = 0; i < k; ++i) line_flits_[static_cast<std::size_t>(at_[pieces[i].src].b)] = 0;
+      for (std::size_t d = 0; d < m; ++d) seen[static_cast<std::size_t>(dsts[d])] = 0;
+    };
+    if (!unique) {
+      clear();
+      return false;
+    }
+    const auto dm = static_cast<std::int64_t>(m);
+    std::int64_t* const injected = injected_.data();
+    std::int64_t* const sent = sent_.data();
+    std::int64_t* const line = line_flits_.data();  // zero between calls
+    std::int64_t total = 0, longest = 0;
+    int lines_lo = std::numeric_limits<int>::max(), lines_hi = -1;
+    int lo_s[2] = {1 << 30, 1 << 30}, hi_s[2] = {-(1 << 30), -(1 << 30)};
+    for (std::size_t i = 0; i < k; ++i) {
+      const int src = pieces[i].src;
+      const std::int64_t flits = flit.flits(pieces[i].bytes);
+      const int as = at[src].a, bs = at[src].b, row = at[src].row;
+      dp[i] = {as, bs, row, flits};
+      line[bs] += flits;
+      injected[row + as] += flits * dm;
+      sent[row + as] += dm;
+      total += flits;
+      longest = std::max(longest, flits);
+      lines_lo = std::min(lines_lo, bs), lines_hi = std::max(lines_hi, bs);
+      lo_s[0] = std::min(lo_s[0], as + bs), hi_s[0] = std::max(hi_s[0], as + bs);
+      lo_s[1] = std::min(lo_s[1], as - bs), hi_s[1] = std::max(hi_s[1], as - bs);
+    }
+    std::int64_t* const run_a = run_a_[kUp];  // kDown: + links
+    bool any = false;
+    for (std::size_t d = 0; d < m; ++d) {
+      const int dst = dsts[d];
+      const int o = own[static_cast<std::size_t>(dst)];
+      const std::int64_t own_flits = o >= 0 ? dp[o].flits : 0;
+      const std::int64_t into = total - own_flits;
+      if (o >= 0) {  // its own piece moves nothing (its runs below are empty)
+        const auto c = static_cast<std::size_t>(dp[o].row + dp[o].a);
+        injected[c] -= own_flits;
+        --sent[c];
+      }
+      if (into == 0) continue;  // only its own piece: nothing else to count
+      any = true;
+      const std::int64_t messages = static_cast<std::int64_t>(k) - (o >= 0 ? 1 : 0);
+      const int ad = at[dst].a, bd = at[dst].b;
+      std::int64_t* const run_b_line = run_b_[kUp] + static_cast<std::size_t>(ad * nb);
+      for (const DirectPiece* p = dp; p != dp + k; ++p) {
+        const int as = p->a;
+        std::int64_t* const along_a = run_a + static_cast<std::size_t>(as > ad) * links;
+        const std::int64_t flits_a = as != ad ? p->flits : 0;
+        along_a[p->row + as] += flits_a;
+        along_a[p->row + ad] -= flits_a;
+      }
+      // The B runs, a line's pieces at once (the same integer sums as piece by piece).
+      std::int64_t stop_up = 0, stop_down = 0;
+      for (int b = lines_lo; b < bd && b <= lines_hi; ++b) run_b_line[b] += line[b], stop_up += line[b];
+      for (int b = std::max(lines_lo, bd + 1); b <= lines_hi; ++b)
+        run_b_line[links + static_cast<std::size_t>(b)] += line[b], stop_down += line[b];
+      flits_ += into;
+      messages_ += messages;
+      run_b_line[bd] -= stop_up;
+      run_b_line[links + static_cast<std::size_t>(bd)] -= stop_down;
+      lines_b_.add(ad);
+      most_ = std::max(most_, into);
+      if (hw_)
+        slowest_ejection_ = std::max(slowest_ejection_,
+                                     static_cast<double>(into) / hw_->ejection_rate(messages, into));
+      const int distance = std::max({hi_s[0] - (ad + bd), (ad + bd) - lo_s[0], hi_s[1] - (ad - bd),
+                                     (ad - bd) - lo_s[1]});
+      max_routers_ = std::max(max_routers_, distance + 1);
+    }
+    if (any) {
+      longest_ = std::max(longest_, longest);
+      lines_a_.add(Extent{lines_lo, lines_hi});
+      sources_.add(Extent{lines_lo * na, lines_hi * na + na - 1});
+    }
+    clear();
+    return true;
   }
 
   /// m > 1 destinations receiving the same pieces (see the class comment).
@@ -304,7 +437,15 @@ class DimensionOrderLoadCounter {
   bool always_group_;
   std::vector<int> a_, b_;     ///< per node: its router's coordinates along A and B
   /// Loads in difference form per direction: runs along A by cell(), along B by cell_b().
-  std::array<std::vector<std::int64_t>, 2> run_a_, run_b_;
+  /// run_a_[kUp], run_a_[kDown], run_b_[kUp], run_b_[kDown]: consecutive blocks of links_ in
+  /// runs_, so that a direction is an offset.
+  std::array<std::int64_t*, 2> run_a_, run_b_;
+  std::vector<std::int64_t> runs_;
+  std::size_t links_ = 0;  ///< cells: na_ × nb_
+  struct NodeAt {
+    int a, b, row;  ///< a_, b_, and cell(b, 0)
+  };
+  std::vector<NodeAt> at_;  ///< per node
   std::vector<std::int64_t> injected_;  ///< by cell()
   std::vector<std::int64_t> sent_;      ///< messages, by cell()
   const HwDesc* hw_;                    ///< nullptr: every flow streams (no rates to apply)
@@ -318,6 +459,15 @@ class DimensionOrderLoadCounter {
   std::vector<std::int64_t> weight_;      ///< flits of the piece from each cell
   std::vector<std::int64_t> line_flits_;  ///< flits of the pieces from each line along A
   std::vector<std::int64_t> per_a_, per_b_;  ///< destinations per coordinate along A, along B
+  // add_direct's scratch: per node the index of the piece it sends (−1 between calls) and
+  // whether it is a destination (0 between calls), and the pieces' flits and coordinates.
+  struct DirectPiece {
+    int a, b, row;  ///< row: cell(b, 0)
+    std::int64_t flits;
+  };
+  std::vector<int> own_;
+  std::vector<char> seen_;
+  std::vector<DirectPiece> direct_;
   // add_many's work arrays, overwritten by each call.
   std::array<std::vector<std::int64_t>, 2> beyond_;  ///< destinations beyond each coordinate along A
 };

@@ -198,6 +198,8 @@ ProducerLayout::ProducerLayout(const PlacedLayer& prod, const PeGrid& grid) {
     return;
   }
   dst_stride_ = static_cast<std::size_t>(blocks_);
+  identity_.resize(static_cast<std::size_t>(blocks_));
+  for (int b = 0; b < blocks_; ++b) identity_[static_cast<std::size_t>(b)] = b;
   source_.resize(static_cast<std::size_t>(grid.num_pes()) * dst_stride_);
   for (int dst = 0; dst < grid.num_pes(); ++dst)
     for (int b = 0; b < blocks_; ++b) {

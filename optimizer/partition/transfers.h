@@ -100,8 +100,9 @@ class ProducerLayout {
   void for_each_group(const ConsumerNeeds& needs, std::vector<Piece>& scratch, Visit&& visit) const;
 
  private:
-  /// The pieces of `need` for destination PE `dst` (its nearest replicas), into `out`.
-  Piece* list_pieces(const Box& need, int dst, Piece* out) const;
+  /// The pieces of `need` with the sources `source[block]` (a destination's nearest replicas;
+  /// identity_: the block indices), into `out`.
+  Piece* list_pieces(const Box& need, const int* source, Piece* out) const;
 
   /// Per view axis: where each block starts, and one past the last (block_range).
   std::array<std::vector<std::int64_t>, 4> start_;
@@ -113,28 +114,35 @@ class ProducerLayout {
   /// source_[dst × dst_stride_ + block]: the replica of `block` nearest to PE `dst` (ties:
   /// lowest PE id), as in edge_transfers.
   std::vector<int> source_;
+  std::vector<int> identity_;  ///< with INPP: 0, 1, ..., blocks_ − 1
 };
 
 template <class Visit>
 void ProducerLayout::for_each_group(const ConsumerNeeds& needs, std::vector<Piece>& scratch,
                                     Visit&& visit) const {
-  scratch.resize(static_cast<std::size_t>(blocks_));  // a node needs each block at most once
+  // A node needs each block at most once; with INPP a second half holds the blocks listed.
+  scratch.resize(static_cast<std::size_t>(blocks_) * (dst_stride_ == 0 ? 1 : 2));
   for (std::size_t g = 0; g < needs.groups(); ++g) {
     const int* dsts = needs.pe.data() + needs.first[g];
     const auto members = static_cast<std::size_t>(needs.first[g + 1] - needs.first[g]);
     if (dst_stride_ == 0) {
-      const Piece* end = list_pieces(needs.need[g], dsts[0], scratch.data());
+      const Piece* end = list_pieces(needs.need[g], source_.data(), scratch.data());
       visit(dsts, members, static_cast<const Piece*>(scratch.data()), static_cast<std::size_t>(end - scratch.data()));
       continue;
     }
+    // The blocks and bytes depend on the need only: listed once (src = block index), each
+    // member then takes its nearest replicas.
+    Piece* const blocks = scratch.data() + blocks_;
+    const auto k = static_cast<std::size_t>(list_pieces(needs.need[g], identity_.data(), blocks) - blocks);
     for (std::size_t m = 0; m < members; ++m) {
-      const Piece* end = list_pieces(needs.need[g], dsts[m], scratch.data());
-      visit(dsts + m, std::size_t{1}, static_cast<const Piece*>(scratch.data()), static_cast<std::size_t>(end - scratch.data()));
+      const int* source = source_.data() + static_cast<std::size_t>(dsts[m]) * dst_stride_;
+      for (std::size_t i = 0; i < k; ++i) scratch[i] = {source[blocks[i].src], blocks[i].bytes};
+      visit(dsts + m, std::size_t{1}, static_cast<const Piece*>(scratch.data()), k);
     }
   }
 }
 
-inline Piece* ProducerLayout::list_pieces(const Box& need, int dst, Piece* out) const {
+inline Piece* ProducerLayout::list_pieces(const Box& need, const int* source, Piece* out) const {
   // The blocks along axis a that overlap need [lo, hi) are those holding lo .. hi − 1; the
   // block index is Σ s_a × stride_a. The axis with the most blocks is visited innermost.
   struct Span {
@@ -146,7 +154,6 @@ inline Piece* ProducerLayout::list_pieces(const Box& need, int dst, Piece* out) 
       return std::min(need.hi, start[s + 1]) - std::max(need.lo, start[s]);
     }
   };
-  const int* source = source_.data() + static_cast<std::size_t>(dst) * dst_stride_;
   std::array<Span, 4> span;
   for (std::size_t a = 0; a < 4; ++a) {
     const std::int32_t* block = block_of_[a].data();
