@@ -296,12 +296,9 @@ int run(const OptimizeArgs& a) {
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
-  if (!a.calibration.empty()) {
-    opt::apply_calibration_file(a.calibration, hw);
-    if (a.cost_model == "linkload" && !hw.router_slowdown_missing.empty())  // before any output
-      throw InputError(hw.router_slowdown_missing);
-    for (const std::string& note : calibration_notes(a.calibration, spec)) std::cout << "  note: " << note << "\n";
-  }
+  if (!a.calibration.empty())
+    for (const std::string& note : apply_calibration(a.calibration, spec, hw, a.cost_model == "linkload"))
+      std::cout << "  note: " << note << "\n";
   const auto model = opt::make_cost_model(a.cost_model, hw);
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);

@@ -157,13 +157,9 @@ int run_rank(const ValidateArgs& a) {
   o.placements = a.placements;
   // Refused before the banner: a network, or a calibration, that does not load or apply.
   const optimizer::Graph graph = prepare_network(o.network, o.batch, spec, o.passes, o.train);
-  std::vector<std::string> notes;
-  if (!a.calibration.empty()) {
-    optimizer::HwDesc calibrated = hw_desc_of(spec);
-    optimizer::apply_calibration_file(a.calibration, calibrated);
-    if (!calibrated.router_slowdown_missing.empty()) throw InputError(calibrated.router_slowdown_missing);
-    notes = calibration_notes(a.calibration, spec);
-  }
+  optimizer::HwDesc calibrated = hw_desc_of(spec);  // rank_plans calibrates its own
+  const std::vector<std::string> notes =
+      a.calibration.empty() ? std::vector<std::string>{} : apply_calibration(a.calibration, spec, calibrated, true);
   std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model"
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
             << " replay, on " << one_line_summary(spec) << std::endl;

@@ -113,10 +113,11 @@ std::vector<std::string> calibration_notes(const std::string& file, const HwSpec
   return notes;
 }
 
-void apply_calibration(const std::string& file, const HwSpec& spec, optimizer::HwDesc& hw,
-                       std::ostream& out) {
+std::vector<std::string> apply_calibration(const std::string& file, const HwSpec& spec,
+                                           optimizer::HwDesc& hw, bool linkload) {
   optimizer::apply_calibration_file(file, hw);
-  for (const std::string& note : calibration_notes(file, spec)) out << "  note: " << note << "\n";
+  if (linkload && !hw.router_slowdown_missing.empty()) throw InputError(hw.router_slowdown_missing);
+  return calibration_notes(file, spec);
 }
 
 std::string training_optimizer(const optimizer::Graph& graph) {

@@ -32,9 +32,12 @@ std::string calibration_scope_yaml(const std::vector<std::string>& machines, con
 /// is not among them. None when it applies, or for a file without `fitted_for`.
 std::vector<std::string> calibration_notes(const std::string& file, const HwSpec& spec);
 
-/// optimizer::apply_calibration_file, then each of calibration_notes as "  note: ..." on `out`.
-void apply_calibration(const std::string& file, const HwSpec& spec, optimizer::HwDesc& hw,
-                       std::ostream& out);
+/// optimizer::apply_calibration_file, then calibration_notes for the caller to print (after its
+/// banner). With `linkload` (the run prices with it), InputError first when the file has no
+/// router contention for this machine (HwDesc::router_slowdown_missing): refused before any
+/// output, not when the model is built.
+std::vector<std::string> apply_calibration(const std::string& file, const HwSpec& spec,
+                                           optimizer::HwDesc& hw, bool linkload);
 
 /// The keys of a plan's priced_for whose value `spec` changes, as "key old -> new, ..."; "" when
 /// none does (the plan's prediction applies to this hardware).

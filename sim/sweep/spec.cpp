@@ -38,6 +38,14 @@ std::string where(const std::string& file, const YAML::Node& n) {
   return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": ";
 }
 
+/// A config error as the spec's reader sees it: load_hw_config names an override as the --set
+/// it came in ("--set K=V: K: value ..."), which the spec did not write; the key stays.
+std::string without_set(const InputError& e) {
+  const std::string what = e.what();
+  const auto colon = what.find(": ");
+  return what.rfind("--set ", 0) == 0 && colon != std::string::npos ? what.substr(colon + 2) : what;
+}
+
 /// A relative path in the spec is relative to the spec's folder.
 std::string resolve(const std::string& spec_file, const std::string& path) {
   if (path.empty() || fs::path(path).is_absolute()) return path;
@@ -210,9 +218,7 @@ SweepSpec load_sweep_spec(const std::string& file) {
       try {
         load_hw_config(s.hw, upto);
       } catch (const InputError& at) {
-        const std::string set = "--set " + s.overrides[i] + ": ", what = at.what();
-        throw InputError(where(file, set_keys[i]) + "set: " +
-                         (what.rfind(set, 0) == 0 ? what.substr(set.size()) : what));
+        throw InputError(where(file, set_keys[i]) + "set: " + without_set(at));
       }
     }
     throw InputError(where(file, root["hw"]) + "base config: " + e.what());
@@ -259,13 +265,9 @@ SweepSpec load_sweep_spec(const std::string& file) {
           meaning = apply(p, axis.name, value, file, mesh, kind, true);
         }
       } catch (const InputError& e) {
-        // A config key's error names the key already; the "--set K=V: " it starts with is not
-        // what the user wrote.
-        const std::string set = "--set " + axis.name + "=" + value + ": ";
-        const std::string what = e.what();
-        throw InputError(where(file, node) + (what.rfind(set, 0) == 0
-                                                  ? what.substr(set.size())
-                                                  : "axis '" + axis.name + "': " + what));
+        // A config key's error names the key already, after the --set it came in.
+        const std::string bare = without_set(e);
+        throw InputError(where(file, node) + (bare != e.what() ? bare : "axis '" + axis.name + "': " + bare));
       }
       const auto [same, fresh] = meanings.emplace(meaning, value);
       if (!fresh)
@@ -337,10 +339,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
         p.hw.topology = {"crossbar", 0, 0, ports};
       }
     } catch (const InputError& e) {
-      std::string what = e.what();  // "--set K=V: K: ..." names the key twice, once as a --set
-      if (const auto colon = what.find(": "); what.rfind("--set ", 0) == 0 && colon != std::string::npos)
-        what.erase(0, colon + 2);
-      throw InputError(spec.file + ": point " + p.key + ": " + what);
+      throw InputError(spec.file + ": point " + p.key + ": " + without_set(e));
     }
     // Values that differ but run the same (a crossbar's 16 ports from 4x4 and 2x8, beside the
     // meshes of those shapes): the first such point's index, for a note.
