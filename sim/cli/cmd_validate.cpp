@@ -174,6 +174,120 @@ int run_rank(const ValidateArgs& a) {
   return 0;
 }
 
+/// DIR/summary.csv and the tables of each model's error per type: all cases and below
+/// saturation, where the simulated time goes, and what bounds the edge.
+void write_summary(const std::string& out, const std::vector<std::string>& types,
+                   std::map<std::pair<std::string, std::string>, ErrorStats>& summary,
+                   std::map<std::tuple<std::string, std::string, bool>, ErrorStats>& by_bound,
+                   const DecompositionSummary& decomposition) {
+  OutputFile sum(fs::path(out) / "summary.csv");
+  sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
+         "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header()
+      << ",cases_endpoint_bound,mape_endpoint_bound,max_error_endpoint_bound,cases_router_bound,"
+         "mape_router_bound,max_error_router_bound\n";
+  std::cout << std::fixed << "\n  each model's error against the simulated cycles: below saturation (busiest link < "
+            << std::setprecision(1) << kNearSaturation << " flits/cycle), and over all cases\n  "
+            << std::string(kTypeWidth + 16, ' ') << std::setw(29) << "--- below saturation ---"
+            << std::setw(29) << "------ all cases ------" << "\n  " << std::left
+            << std::setw(kTypeWidth) << "type" << std::setw(16) << "model" << std::right
+            << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error"
+            << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error"
+            << "\n";
+  for (const auto& type : types)
+    for (const std::string& model : bench_models()) {
+      const ErrorStats& e = summary[{type, model}];
+      const int all = e.count + e.near;
+      const double mape_all = all ? e.sum_all / all : 0;
+      sum << type << "," << model << "," << e.count << "," << error_csv(e.count, e.mape()) << ","
+          << error_csv(e.count, e.max) << "," << e.near << "," << error_csv(all, mape_all) << ","
+          << error_csv(all, e.max_all) << "," << e.still << "," << e.skipped << ","
+          << decomposition.csv_columns(type, model);
+      for (bool router : {false, true}) {
+        const ErrorStats& b = by_bound[{type, model, router}];
+        sum << "," << b.count << "," << error_csv(b.count, b.mape()) << ","
+            << error_csv(b.count, b.max);
+      }
+      sum << "\n";
+      std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::setw(16) << model
+                << std::right << std::setw(7) << e.count << std::setw(10)
+                << error_percent(e.count, e.mape()) << std::setw(12) << error_percent(e.count, e.max)
+                << std::setw(7) << all << std::setw(10) << error_percent(all, mape_all)
+                << std::setw(12) << error_percent(all, e.max_all);
+      if (e.still) std::cout << "  (+" << e.still << " moving nothing, predicted and simulated 0)";
+      if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
+      std::cout << "\n";
+    }
+  sum.close();
+  decomposition.print(std::cout, types);
+  std::cout << "\n  linkload below saturation, by what bounds the edge: a router-to-router link carried more\n"
+               "  flits than any PE's injection or ejection channel (router), or not (endpoint)\n  "
+            << std::left << std::setw(kTypeWidth) << "type" << std::setw(16) << "model" << std::right << std::setw(10)
+            << "endpoint" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(10) << "router"
+            << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
+  for (const auto& type : types)
+    for (const char* model : {"linkload", "linkload_fitted"}) {
+      std::cout << "  " << std::left << std::setw(kTypeWidth) << (model == std::string("linkload") ? type : "")
+                << std::setw(16) << model << std::right;
+      for (bool router : {false, true}) {
+        const ErrorStats& b = by_bound[{type, model, router}];
+        std::cout << std::setw(10) << b.count << std::setw(10) << error_percent(b.count, b.mape())
+                  << std::setw(12) << error_percent(b.count, b.max);
+      }
+      std::cout << "\n";
+    }
+}
+
+/// --calibrate: fits paper's B_NoC and latency to the cases `results`, writes DIR/calibration.yaml
+/// (with each machine's router contention `slowdowns`) and prints paper's error before and after.
+void write_calibration(const ValidateArgs& a, const HwSpec& base, const std::vector<std::string>& types,
+                       const std::vector<BenchResult>& results,
+                       const std::map<std::string, double>& slowdowns) {
+  // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.
+  const double b0 = base.link.width_bytes;
+  std::vector<optimizer::CalibrationPoint> points;
+  for (const auto& r : results) points.push_back({r.paper_cycles * b0, static_cast<double>(r.simulated_cycles)});
+  const optimizer::PaperCalibration c = optimizer::fit_paper_calibration(points);
+  std::map<std::string, std::pair<ErrorStats, ErrorStats>> before_after;
+  ErrorStats all_before, all_after;
+  for (const auto& r : results) {
+    const double after = r.paper_cycles > 0 ? r.paper_cycles * b0 / c.bnoc_bytes_per_cycle + c.latency_cycles : 0;
+    before_after[r.bench.type].first.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
+    before_after[r.bench.type].second.add(after, static_cast<double>(r.simulated_cycles), false);
+    all_before.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
+    all_after.add(after, static_cast<double>(r.simulated_cycles), false);
+  }
+  auto mape = [](const ErrorStats& e) { return 100 * e.mape(); };
+  std::vector<std::string> machines;
+  for (const auto& r : results)
+    if (std::find(machines.begin(), machines.end(), r.bench.topology) == machines.end())
+      machines.push_back(r.bench.topology);
+  std::ostringstream about;
+  about << std::setprecision(4) << "fitted on " << all_before.count
+        << " microbenchmarks that move data (of " << results.size() << "), on " << join(machines)
+        << " with the routers and links of " << a.hw.file << "; paper MAPE "
+        << fixed(mape(all_before), 1) << "% before, " << fixed(mape(all_after), 1)
+        << "% after (what paper calls free, halos included, stays 0 cycles)";
+  write_file(fs::path(a.out) / "calibration.yaml",
+             optimizer::paper_calibration_yaml(c, about.str()) +
+                 optimizer::linkload_calibration_yaml(slowdowns) +
+                 calibration_scope_yaml(machines, base));
+  std::cout << "\n  paper model calibrated: B_NoC " << std::setprecision(2) << c.bnoc_bytes_per_cycle
+            << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "
+            << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(14) << "MAPE before"
+            << std::setw(14) << "MAPE after" << "\n";
+  for (const auto& type : types) {
+    const auto& [before, after] = before_after[type];
+    std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::right << std::setw(14)
+              << error_percent(before.count, before.mape()) << std::setw(14)
+              << error_percent(after.count, after.mape())
+              << (before.still ? "  (" + std::to_string(before.still) + " moving nothing)" : "")
+              << "\n";
+  }
+  std::cout << "  " << std::left << std::setw(kTypeWidth) << "all" << std::right << std::setw(14)
+            << error_percent(all_before.count, all_before.mape()) << std::setw(14)
+            << error_percent(all_after.count, all_after.mape()) << "\n";
+}
+
 int run(const ValidateArgs& a) {
   if (a.rank) return run_rank(a);
   if (!a.calibration.empty())
@@ -323,61 +437,7 @@ int run(const ValidateArgs& a) {
   }
   csv.close();
 
-  OutputFile sum(fs::path(a.out) / "summary.csv");
-  sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
-         "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header()
-      << ",cases_endpoint_bound,mape_endpoint_bound,max_error_endpoint_bound,cases_router_bound,"
-         "mape_router_bound,max_error_router_bound\n";
-  std::cout << std::fixed << "\n  each model's error against the simulated cycles: below saturation (busiest link < "
-            << std::setprecision(1) << kNearSaturation << " flits/cycle), and over all cases\n  "
-            << std::string(kTypeWidth + 16, ' ') << std::setw(29) << "--- below saturation ---"
-            << std::setw(29) << "------ all cases ------" << "\n  " << std::left
-            << std::setw(kTypeWidth) << "type" << std::setw(16) << "model" << std::right
-            << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error"
-            << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error"
-            << "\n";
-  for (const auto& type : types)
-    for (const std::string& model : bench_models()) {
-      const ErrorStats& e = summary[{type, model}];
-      const int all = e.count + e.near;
-      const double mape_all = all ? e.sum_all / all : 0;
-      sum << type << "," << model << "," << e.count << "," << error_csv(e.count, e.mape()) << ","
-          << error_csv(e.count, e.max) << "," << e.near << "," << error_csv(all, mape_all) << ","
-          << error_csv(all, e.max_all) << "," << e.still << "," << e.skipped << ","
-          << decomposition.csv_columns(type, model);
-      for (bool router : {false, true}) {
-        const ErrorStats& b = by_bound[{type, model, router}];
-        sum << "," << b.count << "," << error_csv(b.count, b.mape()) << ","
-            << error_csv(b.count, b.max);
-      }
-      sum << "\n";
-      std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::setw(16) << model
-                << std::right << std::setw(7) << e.count << std::setw(10)
-                << error_percent(e.count, e.mape()) << std::setw(12) << error_percent(e.count, e.max)
-                << std::setw(7) << all << std::setw(10) << error_percent(all, mape_all)
-                << std::setw(12) << error_percent(all, e.max_all);
-      if (e.still) std::cout << "  (+" << e.still << " moving nothing, predicted and simulated 0)";
-      if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
-      std::cout << "\n";
-    }
-  sum.close();
-  decomposition.print(std::cout, types);
-  std::cout << "\n  linkload below saturation, by what bounds the edge: a router-to-router link carried more\n"
-               "  flits than any PE's injection or ejection channel (router), or not (endpoint)\n  "
-            << std::left << std::setw(kTypeWidth) << "type" << std::setw(16) << "model" << std::right << std::setw(10)
-            << "endpoint" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(10) << "router"
-            << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
-  for (const auto& type : types)
-    for (const char* model : {"linkload", "linkload_fitted"}) {
-      std::cout << "  " << std::left << std::setw(kTypeWidth) << (model == std::string("linkload") ? type : "")
-                << std::setw(16) << model << std::right;
-      for (bool router : {false, true}) {
-        const ErrorStats& b = by_bound[{type, model, router}];
-        std::cout << std::setw(10) << b.count << std::setw(10) << error_percent(b.count, b.mape())
-                  << std::setw(12) << error_percent(b.count, b.max);
-      }
-      std::cout << "\n";
-    }
+  write_summary(a.out, types, summary, by_bound, decomposition);
   std::cout << "\n  router contention s (linkload_fitted), fitted per machine on its router-bound "
                "case with the\n"
                "  busiest router-to-router link (slowdown_fitted_here in validation.csv; 0: no "
@@ -388,51 +448,8 @@ int run(const ValidateArgs& a) {
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";
   if (a.dump_messages) written += ", messages/";
   if (a.calibrate) {
-    // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.
-    const double b0 = base.link.width_bytes;
-    std::vector<optimizer::CalibrationPoint> points;
-    for (const auto& r : results) points.push_back({r.paper_cycles * b0, static_cast<double>(r.simulated_cycles)});
-    const optimizer::PaperCalibration c = optimizer::fit_paper_calibration(points);
-    std::map<std::string, std::pair<ErrorStats, ErrorStats>> before_after;
-    ErrorStats all_before, all_after;
-    for (const auto& r : results) {
-      const double after = r.paper_cycles > 0 ? r.paper_cycles * b0 / c.bnoc_bytes_per_cycle + c.latency_cycles : 0;
-      before_after[r.bench.type].first.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
-      before_after[r.bench.type].second.add(after, static_cast<double>(r.simulated_cycles), false);
-      all_before.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
-      all_after.add(after, static_cast<double>(r.simulated_cycles), false);
-    }
-    auto mape = [](const ErrorStats& e) { return 100 * e.mape(); };
-    std::vector<std::string> machines;
-    for (const auto& r : results)
-      if (std::find(machines.begin(), machines.end(), r.bench.topology) == machines.end())
-        machines.push_back(r.bench.topology);
-    std::ostringstream about;
-    about << std::setprecision(4) << "fitted on " << all_before.count
-          << " microbenchmarks that move data (of " << results.size() << "), on " << join(machines)
-          << " with the routers and links of " << a.hw.file << "; paper MAPE "
-          << fixed(mape(all_before), 1) << "% before, " << fixed(mape(all_after), 1)
-          << "% after (what paper calls free, halos included, stays 0 cycles)";
-    write_file(fs::path(a.out) / "calibration.yaml",
-               optimizer::paper_calibration_yaml(c, about.str()) +
-                   optimizer::linkload_calibration_yaml(slowdowns) +
-                   calibration_scope_yaml(machines, base));
+    write_calibration(a, base, types, results, slowdowns);
     written += ", calibration.yaml";
-    std::cout << "\n  paper model calibrated: B_NoC " << std::setprecision(2) << c.bnoc_bytes_per_cycle
-              << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "
-              << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(14) << "MAPE before"
-              << std::setw(14) << "MAPE after" << "\n";
-    for (const auto& type : types) {
-      const auto& [before, after] = before_after[type];
-      std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::right << std::setw(14)
-                << error_percent(before.count, before.mape()) << std::setw(14)
-                << error_percent(after.count, after.mape())
-                << (before.still ? "  (" + std::to_string(before.still) + " moving nothing)" : "")
-                << "\n";
-    }
-    std::cout << "  " << std::left << std::setw(kTypeWidth) << "all" << std::right << std::setw(14)
-              << error_percent(all_before.count, all_before.mape()) << std::setw(14)
-              << error_percent(all_after.count, all_after.mape()) << "\n";
   }
   std::cout << "nocflow: wrote " << a.out << "/" << written << "\n";
   return 0;
