@@ -5,25 +5,23 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <regex>
 #include <sstream>
-#include <tuple>
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "noc/base/names.h"
 #include "noc/router/routing.h"
-#include "optimizer/cost/paper_calibration.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
 #include "sim/validate/microbench.h"
+#include "sim/validate/microbench_report.h"
 #include "sim/validate/rank.h"
 
 namespace nocflow::sim::cli {
@@ -72,26 +70,6 @@ void clear_earlier_run(const std::string& out, const std::string& input = "") {
   remove_stale_outputs(out, stale);
 }
 
-/// OUT/messages/<topology>_<type>_<bytes>.txt, the case's sends as a `traffic --messages` file,
-/// and OUT/messages/<topology>.yaml, the machine it ran on.
-void write_messages(const std::string& out, const HwSpec& hw, const BenchResult& r) {
-  std::string topology = r.bench.topology;
-  std::replace(topology.begin(), topology.end(), ' ', '_');
-  const fs::path dir = fs::path(out) / "messages";
-  create_folder(dir);
-  write_file(dir / (topology + ".yaml"), resolved_yaml(hw));
-  const std::string name =
-      topology + "_" + r.bench.type + "_" + std::to_string(r.bench.tensor_bytes) + ".txt";
-  OutputFile f(dir / name);
-  f << "# " << r.bench.topology << " " << r.bench.type << " " << r.bench.tensor_bytes
-    << " B: " << r.producer << " -> " << r.consumer << ", simulated " << r.simulated_cycles
-    << " cycles\n"
-    << "# replay: nocflow traffic --hw " << (dir / (topology + ".yaml")).string() << " --messages "
-    << (dir / name).string() << " --out DIR\n# src dst bytes\n";
-  for (const noc::BatchMessage& m : r.sends) f << m.src << " " << m.dst << " " << m.bytes << "\n";
-  f.close();
-}
-
 /// Tensor sizes up to 64 MiB: beyond, the benchmark layers' weights (C^2 for C channels) pass
 /// what any SRAM could hold.
 constexpr std::int64_t kMaxBenchBytes = std::int64_t{64} << 20;
@@ -112,10 +90,6 @@ std::int64_t parse_size(const std::string& s) {
     throw InputError("--sizes: " + s + " is outside 64 B .. 64 MiB");
   throw InputError("--sizes: cannot read '" + s + "' (write e.g. 1KiB, 4MiB, 512B or 512)");
 }
-
-/// A case is near saturation when its busiest link carried at least this many flits per cycle
-/// over the redistribution's span (1 is a link's capacity).
-constexpr double kNearSaturation = 0.8;
 
 /// A --meshes item: "K" for a K x K mesh or "RxC", each side 1 .. 64 and at least two PEs
 /// (spaces around a number allowed, as in "2, 4").
@@ -172,120 +146,6 @@ int run_rank(const ValidateArgs& a) {
   print_rank_table(std::cout, report);
   std::cout << "nocflow: wrote " << a.out << "/" << written << ", config.resolved.yaml\n";
   return 0;
-}
-
-/// DIR/summary.csv and the tables of each model's error per type: all cases and below
-/// saturation, where the simulated time goes, and what bounds the edge.
-void write_summary(const std::string& out, const std::vector<std::string>& types,
-                   std::map<std::pair<std::string, std::string>, ErrorStats>& summary,
-                   std::map<std::tuple<std::string, std::string, bool>, ErrorStats>& by_bound,
-                   const DecompositionSummary& decomposition) {
-  OutputFile sum(fs::path(out) / "summary.csv");
-  sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
-         "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header()
-      << ",cases_endpoint_bound,mape_endpoint_bound,max_error_endpoint_bound,cases_router_bound,"
-         "mape_router_bound,max_error_router_bound\n";
-  std::cout << std::fixed << "\n  each model's error against the simulated cycles: below saturation (busiest link < "
-            << std::setprecision(1) << kNearSaturation << " flits/cycle), and over all cases\n  "
-            << std::string(kTypeWidth + 16, ' ') << std::setw(29) << "--- below saturation ---"
-            << std::setw(29) << "------ all cases ------" << "\n  " << std::left
-            << std::setw(kTypeWidth) << "type" << std::setw(16) << "model" << std::right
-            << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error"
-            << std::setw(7) << "cases" << std::setw(10) << "MAPE" << std::setw(12) << "max error"
-            << "\n";
-  for (const auto& type : types)
-    for (const std::string& model : bench_models()) {
-      const ErrorStats& e = summary[{type, model}];
-      const int all = e.count + e.near;
-      const double mape_all = all ? e.sum_all / all : 0;
-      sum << type << "," << model << "," << e.count << "," << error_csv(e.count, e.mape()) << ","
-          << error_csv(e.count, e.max) << "," << e.near << "," << error_csv(all, mape_all) << ","
-          << error_csv(all, e.max_all) << "," << e.still << "," << e.skipped << ","
-          << decomposition.csv_columns(type, model);
-      for (bool router : {false, true}) {
-        const ErrorStats& b = by_bound[{type, model, router}];
-        sum << "," << b.count << "," << error_csv(b.count, b.mape()) << ","
-            << error_csv(b.count, b.max);
-      }
-      sum << "\n";
-      std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::setw(16) << model
-                << std::right << std::setw(7) << e.count << std::setw(10)
-                << error_percent(e.count, e.mape()) << std::setw(12) << error_percent(e.count, e.max)
-                << std::setw(7) << all << std::setw(10) << error_percent(all, mape_all)
-                << std::setw(12) << error_percent(all, e.max_all);
-      if (e.still) std::cout << "  (+" << e.still << " moving nothing, predicted and simulated 0)";
-      if (e.skipped) std::cout << "  (" << e.skipped << " skipped: no such choice pair)";
-      std::cout << "\n";
-    }
-  sum.close();
-  decomposition.print(std::cout, types);
-  std::cout << "\n  linkload below saturation, by what bounds the edge: a router-to-router link carried more\n"
-               "  flits than any PE's injection or ejection channel (router), or not (endpoint)\n  "
-            << std::left << std::setw(kTypeWidth) << "type" << std::setw(16) << "model" << std::right << std::setw(10)
-            << "endpoint" << std::setw(10) << "MAPE" << std::setw(12) << "max error" << std::setw(10) << "router"
-            << std::setw(10) << "MAPE" << std::setw(12) << "max error" << "\n";
-  for (const auto& type : types)
-    for (const char* model : {"linkload", "linkload_fitted"}) {
-      std::cout << "  " << std::left << std::setw(kTypeWidth) << (model == std::string("linkload") ? type : "")
-                << std::setw(16) << model << std::right;
-      for (bool router : {false, true}) {
-        const ErrorStats& b = by_bound[{type, model, router}];
-        std::cout << std::setw(10) << b.count << std::setw(10) << error_percent(b.count, b.mape())
-                  << std::setw(12) << error_percent(b.count, b.max);
-      }
-      std::cout << "\n";
-    }
-}
-
-/// --calibrate: fits paper's B_NoC and latency to the cases `results`, writes DIR/calibration.yaml
-/// (with each machine's router contention `slowdowns`) and prints paper's error before and after.
-void write_calibration(const ValidateArgs& a, const HwSpec& base, const std::vector<std::string>& types,
-                       const std::vector<BenchResult>& results,
-                       const std::map<std::string, double>& slowdowns) {
-  // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.
-  const double b0 = base.link.width_bytes;
-  std::vector<optimizer::CalibrationPoint> points;
-  for (const auto& r : results) points.push_back({r.paper_cycles * b0, static_cast<double>(r.simulated_cycles)});
-  const optimizer::PaperCalibration c = optimizer::fit_paper_calibration(points);
-  std::map<std::string, std::pair<ErrorStats, ErrorStats>> before_after;
-  ErrorStats all_before, all_after;
-  for (const auto& r : results) {
-    const double after = r.paper_cycles > 0 ? r.paper_cycles * b0 / c.bnoc_bytes_per_cycle + c.latency_cycles : 0;
-    before_after[r.bench.type].first.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
-    before_after[r.bench.type].second.add(after, static_cast<double>(r.simulated_cycles), false);
-    all_before.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
-    all_after.add(after, static_cast<double>(r.simulated_cycles), false);
-  }
-  auto mape = [](const ErrorStats& e) { return 100 * e.mape(); };
-  std::vector<std::string> machines;
-  for (const auto& r : results)
-    if (std::find(machines.begin(), machines.end(), r.bench.topology) == machines.end())
-      machines.push_back(r.bench.topology);
-  std::ostringstream about;
-  about << std::setprecision(4) << "fitted on " << all_before.count
-        << " microbenchmarks that move data (of " << results.size() << "), on " << join(machines)
-        << " with the routers and links of " << a.hw.file << "; paper MAPE "
-        << fixed(mape(all_before), 1) << "% before, " << fixed(mape(all_after), 1)
-        << "% after (what paper calls free, halos included, stays 0 cycles)";
-  write_file(fs::path(a.out) / "calibration.yaml",
-             optimizer::paper_calibration_yaml(c, about.str()) +
-                 optimizer::linkload_calibration_yaml(slowdowns) +
-                 calibration_scope_yaml(machines, base));
-  std::cout << "\n  paper model calibrated: B_NoC " << std::setprecision(2) << c.bnoc_bytes_per_cycle
-            << " bytes/cycle (was " << b0 << "), latency " << c.latency_cycles << " cycles (was 0)\n  "
-            << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(14) << "MAPE before"
-            << std::setw(14) << "MAPE after" << "\n";
-  for (const auto& type : types) {
-    const auto& [before, after] = before_after[type];
-    std::cout << "  " << std::left << std::setw(kTypeWidth) << type << std::right << std::setw(14)
-              << error_percent(before.count, before.mape()) << std::setw(14)
-              << error_percent(after.count, after.mape())
-              << (before.still ? "  (" + std::to_string(before.still) + " moving nothing)" : "")
-              << "\n";
-  }
-  std::cout << "  " << std::left << std::setw(kTypeWidth) << "all" << std::right << std::setw(14)
-            << error_percent(all_before.count, all_before.mape()) << std::setw(14)
-            << error_percent(all_after.count, all_after.mape()) << "\n";
 }
 
 int run(const ValidateArgs& a) {
@@ -352,18 +212,7 @@ int run(const ValidateArgs& a) {
   clear_earlier_run(a.out);
   prepare_output_dir(a.out, base);
 
-  OutputFile csv(fs::path(a.out) / "validation.csv");
-  csv << "topology,type,tensor_bytes,producer,consumer,bytes_moved,paper_cycles,linkload_cycles,"
-         "simulated_cycles,paper_error,linkload_error,busiest_link_flits_per_cycle,"
-      << decomposition_csv_header()
-      << ",busiest_link_kind,busiest_router_link_flits,busiest_endpoint_flits,messages,linkload_"
-         "fitted_cycles,"
-         "linkload_fitted_error,router_slowdown,slowdown_fitted_here,busiest_endpoint_busy_share,"
-         "busiest_router_link_vc_starved_cycles\n";
-  std::map<std::pair<std::string, std::string>, ErrorStats> summary;  // (type, model)
-  std::map<std::tuple<std::string, std::string, bool>, ErrorStats> by_bound;  // (type, model, router-bound)
-  DecompositionSummary decomposition;  // below saturation
-  std::vector<BenchResult> results;  // for calibration
+  ValidationReport report(a.out);
   const std::size_t total = machines.size() * types.size() * sizes.size();
   std::string topologies;
   for (const HwSpec& m : machines)
@@ -403,41 +252,17 @@ int run(const ValidateArgs& a) {
       if (r.run)
         machine.push_back(std::move(r));
       else
-        for (const std::string& model : bench_models()) ++summary[{r.bench.type, model}].skipped;
+        report.add(r);  // counted as skipped
     }
     // The router slowdown is known once the machine's cases have run.
     const double s = fit_router_slowdown(machine);
     if (!machine.empty()) slowdowns[machine.front().bench.topology] = s;
     for (const BenchResult& r : machine) {
-      const std::string& type = r.bench.type;
-      const double fitted = r.linkload_fitted_cycles();
-      auto rel = [&](double p) {
-        return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
-      };
-      csv << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer
-          << "\",\"" << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << ","
-          << r.linkload_cycles << "," << r.simulated_cycles << "," << rel(r.paper_cycles) << ","
-          << rel(r.linkload_cycles) << "," << r.max_link_utilisation << ","
-          << decomposition_csv_columns(r) << "," << (r.router_bound() ? "router" : "endpoint")
-          << "," << r.busiest_router_link_flits << "," << r.busiest_endpoint_flits << ","
-          << r.messages << "," << fitted << "," << rel(fitted) << "," << r.router_slowdown << ","
-          << (r.slowdown_fitted_here ? 1 : 0) << "," << r.busiest_endpoint_busy_share << ","
-          << r.busiest_router_link_vc_starved << "\n";
+      report.add(r);
       if (a.dump_messages && !r.sends.empty()) write_messages(a.out, hw, r);
-      results.push_back(r);
-      const bool near = r.max_link_utilisation >= kNearSaturation;
-      if (!near) decomposition.add(r);
-      const auto sim = static_cast<double>(r.simulated_cycles);
-      for (const std::string& model : bench_models())
-        if (r.scores(model)) {
-          summary[{type, model}].add(r.predicted(model), sim, near);
-          by_bound[{type, model, r.router_bound()}].add(r.predicted(model), sim, near);
-        }
     }
   }
-  csv.close();
-
-  write_summary(a.out, types, summary, by_bound, decomposition);
+  report.finish(std::cout, types);
   std::cout << "\n  router contention s (linkload_fitted), fitted per machine on its router-bound "
                "case with the\n"
                "  busiest router-to-router link (slowdown_fitted_here in validation.csv; 0: no "
@@ -448,7 +273,7 @@ int run(const ValidateArgs& a) {
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";
   if (a.dump_messages) written += ", messages/";
   if (a.calibrate) {
-    write_calibration(a, base, types, results, slowdowns);
+    write_calibration(a.out, a.hw.file, base, types, report.results(), slowdowns, std::cout);
     written += ", calibration.yaml";
   }
   std::cout << "nocflow: wrote " << a.out << "/" << written << "\n";
