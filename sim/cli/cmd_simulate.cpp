@@ -77,41 +77,6 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
   return plan;
 }
 
-/// A pipelined replay seen per stage (micro-batch m's copy of network layer l is layer
-/// m·n + l of the replay).
-struct PipelineRun {
-  /// Per stage, mean over micro-batches of its service time: from when it could start (its
-  /// previous micro-batch done and the previous stage done with this one) to its last end.
-  std::vector<double> stage_cycles;
-  double interval = 0;  ///< cycles between micro-batches leaving the last stage (mean)
-};
-
-PipelineRun pipeline_run(const opt::Plan& replayed, const std::vector<LayerStats>& layers) {
-  const int mbs = replayed.micro_batches;
-  const std::size_t n = replayed.layers.size() / static_cast<std::size_t>(mbs);
-  const std::size_t stages = replayed.stages.size();
-  // [micro-batch][stage]: last end of its layers.
-  std::vector<std::vector<noc::Cycle>> end(mbs, std::vector<noc::Cycle>(stages, 0));
-  for (std::size_t i = 0; i < replayed.layers.size(); ++i) {
-    const int stage = replayed.layers[i].stage;
-    if (stage < 0) continue;
-    const std::size_t m = i / n, st = static_cast<std::size_t>(stage);
-    end[m][st] = std::max(end[m][st], layers[i].end);
-  }
-  PipelineRun out;
-  for (std::size_t st = 0; st < stages; ++st) {
-    double sum = 0;
-    for (int m = 0; m < mbs; ++m) {
-      const noc::Cycle free = m > 0 ? end[m - 1][st] : 0, fed = st > 0 ? end[m][st - 1] : 0;
-      sum += static_cast<double>(end[m][st] - std::max(free, fed));
-    }
-    out.stage_cycles.push_back(sum / mbs);
-  }
-  if (mbs > 1)
-    out.interval = static_cast<double>(end[mbs - 1][stages - 1] - end[0][stages - 1]) / (mbs - 1);
-  return out;
-}
-
 /// The console's traffic and simulation lines.
 void print_traffic(std::ostream& out, const RunResult& r) {
   out << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
@@ -131,6 +96,152 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["steps"] = r.spans.size();
   j["wall_seconds"] = r.wall_seconds;
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
+}
+
+/// What a plan's replay measured, as summary.json and the console give it.
+struct Measured {
+  RunResult run;
+  std::vector<LayerStats> layers;
+  RunTotals totals;
+  std::vector<EdgeReport> edges;
+  Energy energy;
+  double seconds = 0;  ///< of simulated time
+  std::vector<PeMemoryPlan> memory;
+  std::size_t fullest_pe = 0;  ///< whose memory plan peaks highest
+  PipelineRun pipeline;        ///< a pipelined plan's stages
+  const PeMemoryPlan& fullest() const { return memory[fullest_pe]; }
+};
+
+Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lowered,
+                 const opt::Plan& replayed, const opt::HwDesc& hw, const HwSpec& spec) {
+  Measured m;
+  m.layers = layer_stats(run, lowered.programs.layer_names);
+  m.totals = run_totals(run);
+  m.edges = edge_reports(workload, lowered, run, hw);
+  m.energy = run_energy(workload, lowered, run, spec);
+  m.seconds = static_cast<double>(run.total_cycles) / (spec.clock.frequency_ghz * 1e9);
+  m.memory = plan_memory(lowered, workload);
+  m.fullest_pe =
+      static_cast<std::size_t>(std::max_element(m.memory.begin(), m.memory.end(),
+                                                [](const PeMemoryPlan& x, const PeMemoryPlan& y) {
+                                                  return x.peak_bytes < y.peak_bytes;
+                                                }) -
+                               m.memory.begin());
+  if (replayed.pipelined()) m.pipeline = pipeline_run(replayed, m.layers);
+  m.run = std::move(run);
+  return m;
+}
+
+/// summary.json. `stale`: why the plan's predicted total does not apply to this run.
+nlohmann::ordered_json summary_json(const SimulateArgs& a, const std::string& network,
+                                    const opt::Plan& plan, const std::vector<std::string>& stale,
+                                    const HwSpec& spec, const Measured& m) {
+  const RunResult& r = m.run;
+  const PeMemoryPlan& fullest = m.fullest();
+  nlohmann::ordered_json j;
+  j["network"] = network;
+  j["mode"] = a.mode;
+  j["plan"] = a.plan.empty() ? "solved: " + a.solver + " / " + a.cost_model : a.plan;
+  j["total_cycles"] = r.total_cycles;
+  j["total_seconds"] = m.seconds;
+  j["compute_cycles"] = m.totals.compute;
+  j["communication_cycles"] = m.totals.communication;
+  j["predicted_total_cycles"] = plan.predicted_cycles();
+  j["predicted_by"] = plan.cost_model;
+  // Empty when the plan's total applies to this run; else why not (batch, network, train,
+  // hardware: the notes printed).
+  j["predicted_total_does_not_apply"] = stale;
+  // With --plan the total is the plan file's, priced when it was made; --calibration then
+  // applies to the transfer table only.
+  j["predicted_total_from"] = a.plan.empty() ? "this solve" : "the plan file";
+  j["calibration"] =
+      a.calibration;  // of the predictions (and of the solve without --plan); empty: none
+  j["energy_pj"] = {{"mac", m.energy.mac_pj},
+                    {"sram", m.energy.sram_pj},
+                    {"noc", m.energy.noc_pj},
+                    {"total", m.energy.total()}};
+  j["memory_plan"] = {{"peak_bytes", fullest.peak_bytes},
+                      {"pe", m.fullest_pe},
+                      {"live_peak_bytes", fullest.live_peak_bytes},
+                      {"no_reuse_bytes", fullest.no_reuse_bytes},
+                      {"sram_bytes", spec.pe.sram_bytes}};
+  if (plan.pipelined()) {
+    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+    for (std::size_t s = 0; s < plan.stages.size(); ++s)
+      stages.push_back({{"first", plan.stages[s].first},
+                        {"last", plan.stages[s].last},
+                        {"first_pe", plan.stages[s].first_pe},
+                        {"pes", plan.stages[s].pes},
+                        {"predicted_cycles", plan.stages[s].cycles},
+                        {"simulated_cycles", m.pipeline.stage_cycles[s]}});
+    j["pipeline"] = {{"micro_batches", plan.micro_batches},
+                     {"interval_cycles", m.pipeline.interval},
+                     {"stages", stages}};
+  }
+  add_traffic(j, r);
+  j["units"] = {
+      {"*_cycles", "clock cycles"},
+      {"total_seconds", "seconds of simulated time"},
+      {"energy_pj", "picojoules"},
+      {"pipeline",
+       "cycles per micro-batch and stage: predicted, and simulated as the mean over micro-batches "
+       "from when the stage could start (its previous micro-batch done, the previous stage done "
+       "with this one) to the end of its last layer; interval_cycles: mean cycles between "
+       "micro-batches leaving the last stage"},
+      {"memory_plan",
+       "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
+       "peak, most bytes live at one step, all buffers without reuse"},
+      {"bytes", "bytes"},
+      {"compute_cycles / communication_cycles",
+       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
+      {"flit_hops",
+       "flits x hops (router-to-router links; 1 on a crossbar); NoC energy = flit_hops x link "
+       "width x energy.hop_pj_per_byte"},
+      {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
+  return j;
+}
+
+/// The console's figures of the run: totals, energy, memory, traffic, pipeline stages.
+void print_measured(std::ostream& out, const SimulateArgs& a, const opt::Plan& plan,
+                    const HwSpec& spec, const Measured& m) {
+  const RunResult& r = m.run;
+  const PeMemoryPlan& fullest = m.fullest();
+  out << "  total            " << r.total_cycles << " cycles = " << fixed(m.seconds * 1e6, 3)
+      << " us"
+      << " (predicted by " << plan.cost_model << (a.plan.empty() ? "" : " in the plan file") << ": "
+      << fixed(plan.predicted_cycles()) << " cycles)\n"
+      << "  critical PE      " << m.totals.compute << " cycles computing, "
+      << m.totals.communication << " cycles waiting for data or at barriers\n"
+      << "  energy           " << fixed(m.energy.total() / 1e6, 3) << " uJ (MAC "
+      << fixed(m.energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(m.energy.sram_pj / 1e6, 3)
+      << ", NoC " << fixed(m.energy.noc_pj / 1e6, 3) << " uJ)\n"
+      << "  memory plan      " << fullest.peak_bytes << " bytes of SRAM at most (PE "
+      << m.fullest_pe << "; " << fullest.live_peak_bytes << " live at once, "
+      << fullest.no_reuse_bytes << " without reuse; the PE holds " << spec.pe.sram_bytes << ")\n";
+  print_traffic(out, r);
+  if (fullest.peak_bytes > spec.pe.sram_bytes)
+    out << "  note: the memory plan of PE " << m.fullest_pe << " needs " << fullest.peak_bytes
+        << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes
+        << "): data of several layers is live at once\n";
+  if (plan.pipelined()) {
+    double bottleneck = 0;
+    for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);
+    out << "  pipeline         " << plan.stages.size() << " stages, " << plan.micro_batches
+        << " micro-batches";
+    if (plan.micro_batches > 1 && m.pipeline.interval > 0)
+      out << ": one left the last stage every " << fixed(m.pipeline.interval, 0)
+          << " cycles (predicted bottleneck " << fixed(bottleneck, 0) << ", error "
+          << signed_percent(bottleneck / m.pipeline.interval - 1) << ")";
+    out << "\n    stage  " << std::setw(12) << "PEs" << std::setw(14) << "predicted"
+        << std::setw(14) << "simulated"
+        << "   (cycles per micro-batch; simulated: mean "
+        << "from when it could start to its end)\n";
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+      const opt::PlanStage& st = plan.stages[s];
+      out << "    " << std::setw(5) << s << "  " << std::setw(12) << st.pe_range() << std::setw(14)
+          << fixed(st.cycles, 0) << std::setw(14) << fixed(m.pipeline.stage_cycles[s], 0) << "\n";
+    }
+  }
 }
 
 /// Removes from the output folder what an earlier run left and this one does not write (traces
@@ -181,7 +292,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   if (!a.trace.empty() || a.vcd) system.sample_links(window);
   if (!a.quiet)
     system.on_progress = [](noc::Cycle c) { std::cerr << "  ... cycle " << c << std::endl; };
-  const RunResult r = system.run();
+  RunResult r = system.run();
   const auto layers = layer_stats(r, programs.layer_names);
   const RunTotals totals = run_totals(r);
   const double seconds = static_cast<double>(r.total_cycles) / (spec.clock.frequency_ghz * 1e9);
@@ -304,132 +415,28 @@ int run(const SimulateArgs& a) {
   if (!a.trace.empty() || a.vcd) system.sample_links(window);
   if (!a.quiet)
     system.on_progress = [](noc::Cycle c) { std::cerr << "  ... cycle " << c << std::endl; };
-  const RunResult r = system.run();
+  RunResult r = system.run();
 
-  const auto layers = layer_stats(r, lowered.programs.layer_names);
-  const RunTotals totals = run_totals(r);
-  const auto edges = edge_reports(workload, lowered, r, hw);
-  const Energy energy = run_energy(workload, lowered, r, spec);
-  const double seconds = static_cast<double>(r.total_cycles) / (spec.clock.frequency_ghz * 1e9);
-  const std::vector<PeMemoryPlan> memory = plan_memory(lowered, workload);
-  const auto fullest = std::max_element(
-      memory.begin(), memory.end(),
-      [](const PeMemoryPlan& x, const PeMemoryPlan& y) { return x.peak_bytes < y.peak_bytes; });
-  const auto fullest_pe = fullest - memory.begin();
-
-  nlohmann::ordered_json j;
-  j["network"] = graph.name();
-  j["mode"] = a.mode;
-  j["plan"] = a.plan.empty() ? "solved: " + a.solver + " / " + a.cost_model : a.plan;
-  j["total_cycles"] = r.total_cycles;
-  j["total_seconds"] = seconds;
-  j["compute_cycles"] = totals.compute;
-  j["communication_cycles"] = totals.communication;
-  j["predicted_total_cycles"] = plan.predicted_cycles();
-  j["predicted_by"] = plan.cost_model;
-  // Empty when the plan's total applies to this run; else why not (batch, network, train,
-  // hardware: the notes printed).
-  j["predicted_total_does_not_apply"] = stale;
-  // With --plan the total is the plan file's, priced when it was made; --calibration then
-  // applies to the transfer table only.
-  j["predicted_total_from"] = a.plan.empty() ? "this solve" : "the plan file";
-  j["calibration"] = a.calibration;  // of the predictions (and of the solve without --plan); empty: none
-  j["energy_pj"] = {{"mac", energy.mac_pj}, {"sram", energy.sram_pj}, {"noc", energy.noc_pj}, {"total", energy.total()}};
-  j["memory_plan"] = {{"peak_bytes", fullest->peak_bytes},
-                      {"pe", fullest_pe},
-                      {"live_peak_bytes", fullest->live_peak_bytes},
-                      {"no_reuse_bytes", fullest->no_reuse_bytes},
-                      {"sram_bytes", spec.pe.sram_bytes}};
-  const PipelineRun pipeline = plan.pipelined() ? pipeline_run(replay.plan, layers) : PipelineRun{};
-  if (plan.pipelined()) {
-    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
-    for (std::size_t s = 0; s < plan.stages.size(); ++s)
-      stages.push_back({{"first", plan.stages[s].first},
-                        {"last", plan.stages[s].last},
-                        {"first_pe", plan.stages[s].first_pe},
-                        {"pes", plan.stages[s].pes},
-                        {"predicted_cycles", plan.stages[s].cycles},
-                        {"simulated_cycles", pipeline.stage_cycles[s]}});
-    j["pipeline"] = {{"micro_batches", plan.micro_batches},
-                     {"interval_cycles", pipeline.interval},
-                     {"stages", stages}};
-  }
-  add_traffic(j, r);
-  j["units"] = {
-      {"*_cycles", "clock cycles"},
-      {"total_seconds", "seconds of simulated time"},
-      {"energy_pj", "picojoules"},
-      {"pipeline",
-       "cycles per micro-batch and stage: predicted, and simulated as the mean over micro-batches "
-       "from when the stage could start (its previous micro-batch done, the previous stage done "
-       "with this one) to the end of its last layer; interval_cycles: mean cycles between "
-       "micro-batches leaving the last stage"},
-      {"memory_plan",
-       "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
-       "peak, most bytes live at one step, all buffers without reuse"},
-      {"bytes", "bytes"},
-      {"compute_cycles / communication_cycles",
-       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
-      {"flit_hops",
-       "flits x hops (router-to-router links; 1 on a crossbar); NoC energy = flit_hops x link "
-       "width x energy.hop_pj_per_byte"},
-      {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
-  write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
+  const Measured m = measure(std::move(r), workload, lowered, replay.plan, hw, spec);
+  write_file(fs::path(a.out) / "summary.json",
+             summary_json(a, graph.name(), plan, stale, spec, m).dump(2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn.
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "layers.csv",
-             [&](std::ostream& f) { write_layers_csv(f, &lowered, layers); });
+             [&](std::ostream& f) { write_layers_csv(f, &lowered, m.layers); });
   write_file(fs::path(a.out) / "transfers.csv",
-             [&](std::ostream& f) { write_transfers_csv(f, edges); });
+             [&](std::ostream& f) { write_transfers_csv(f, m.edges); });
   write_file(fs::path(a.out) / "links.csv",
-             [&](std::ostream& f) { write_links_csv(f, r, spec.link.width_bytes); });
+             [&](std::ostream& f) { write_links_csv(f, m.run, spec.link.width_bytes); });
   write_file(fs::path(a.out) / "memory.csv",
-             [&](std::ostream& f) { write_memory_csv(f, memory, lowered); });
+             [&](std::ostream& f) { write_memory_csv(f, m.memory, lowered); });
   std::string written =
       "summary.json, plan.yaml, plan.dot, layers.csv, transfers.csv, links.csv, memory.csv, "
       "config.resolved.yaml";
-  written += write_traces(a, spec, r, lowered.programs.layer_names, window);
-
-  std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
-            << " us"
-            << " (predicted by " << plan.cost_model << (a.plan.empty() ? "" : " in the plan file")
-            << ": " << fixed(plan.predicted_cycles()) << " cycles)\n"
-            << "  critical PE      " << totals.compute << " cycles computing, "
-            << totals.communication << " cycles waiting for data or at barriers\n"
-            << "  energy           " << fixed(energy.total() / 1e6, 3) << " uJ (MAC "
-            << fixed(energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(energy.sram_pj / 1e6, 3)
-            << ", NoC " << fixed(energy.noc_pj / 1e6, 3) << " uJ)\n"
-            << "  memory plan      " << fullest->peak_bytes << " bytes of SRAM at most (PE "
-            << fullest_pe << "; " << fullest->live_peak_bytes << " live at once, "
-            << fullest->no_reuse_bytes << " without reuse; the PE holds " << spec.pe.sram_bytes
-            << ")\n";
-  print_traffic(std::cout, r);
-  if (fullest->peak_bytes > spec.pe.sram_bytes)
-    std::cout << "  note: the memory plan of PE " << fullest_pe << " needs " << fullest->peak_bytes
-              << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes
-              << "): data of several layers is live at once\n";
-  if (plan.pipelined()) {
-    double bottleneck = 0;
-    for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);
-    std::cout << "  pipeline         " << plan.stages.size() << " stages, " << plan.micro_batches
-              << " micro-batches";
-    if (plan.micro_batches > 1)
-      std::cout << ": one left the last stage every " << fixed(pipeline.interval, 0)
-                << " cycles (predicted bottleneck " << fixed(bottleneck, 0) << ", error "
-                << relative_error(bottleneck, pipeline.interval) << ")";
-    std::cout << "\n    stage  " << std::setw(12) << "PEs" << std::setw(14) << "predicted"
-              << std::setw(14) << "simulated"
-              << "   (cycles per micro-batch; simulated: mean "
-              << "from when it could start to its end)\n";
-    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
-      const opt::PlanStage& st = plan.stages[s];
-      std::cout << "    " << std::setw(5) << s << "  " << std::setw(12) << st.pe_range()
-                << std::setw(14) << fixed(st.cycles, 0) << std::setw(14)
-                << fixed(pipeline.stage_cycles[s], 0) << "\n";
-    }
-  }
-  print_transfers_table(std::cout, edges);
+  written += write_traces(a, spec, m.run, lowered.programs.layer_names, window);
+  print_measured(std::cout, a, plan, spec, m);
+  print_transfers_table(std::cout, m.edges);
   std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
   return 0;
 }

@@ -57,4 +57,30 @@ RunTotals run_totals(const RunResult& run) {
   return t;
 }
 
+PipelineRun pipeline_run(const optimizer::Plan& replayed, const std::vector<LayerStats>& layers) {
+  const int mbs = replayed.micro_batches;
+  const std::size_t n = replayed.layers.size() / static_cast<std::size_t>(mbs);
+  const std::size_t stages = replayed.stages.size();
+  // [micro-batch][stage]: last end of its layers.
+  std::vector<std::vector<noc::Cycle>> end(mbs, std::vector<noc::Cycle>(stages, 0));
+  for (std::size_t i = 0; i < replayed.layers.size(); ++i) {
+    const int stage = replayed.layers[i].stage;
+    if (stage < 0) continue;
+    const std::size_t m = i / n, st = static_cast<std::size_t>(stage);
+    end[m][st] = std::max(end[m][st], layers[i].end);
+  }
+  PipelineRun out;
+  for (std::size_t st = 0; st < stages; ++st) {
+    double sum = 0;
+    for (int m = 0; m < mbs; ++m) {
+      const noc::Cycle free = m > 0 ? end[m - 1][st] : 0, fed = st > 0 ? end[m][st - 1] : 0;
+      sum += static_cast<double>(end[m][st] - std::max(free, fed));
+    }
+    out.stage_cycles.push_back(sum / mbs);
+  }
+  if (mbs > 1)
+    out.interval = static_cast<double>(end[mbs - 1][stages - 1] - end[0][stages - 1]) / (mbs - 1);
+  return out;
+}
+
 }  // namespace nocflow::sim

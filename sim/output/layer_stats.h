@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "optimizer/plan/plan.h"
 #include "sim/system/system.h"
 
 namespace nocflow::sim {
@@ -25,5 +26,16 @@ struct RunTotals {
   noc::Cycle compute = 0, communication = 0;
 };
 RunTotals run_totals(const RunResult& run);
+
+/// A pipelined replay seen per stage (micro-batch m's copy of network layer l is layer
+/// m·n + l of the replay).
+struct PipelineRun {
+  /// Per stage, mean over micro-batches of its service time: from when it could start (its
+  /// previous micro-batch done and the previous stage done with this one) to its last end.
+  std::vector<double> stage_cycles;
+  double interval = 0;  ///< cycles between micro-batches leaving the last stage (mean)
+};
+/// `replayed`: the pipelined plan as replayed (every micro-batch's layers); `layers` its stats.
+PipelineRun pipeline_run(const optimizer::Plan& replayed, const std::vector<LayerStats>& layers);
 
 }  // namespace nocflow::sim
