@@ -87,6 +87,9 @@ class Loader {
     if (last_ == kNone) fail(root, "", "the network needs 'input' or 'inputs'");
     const auto layers = root["layers"];
     if (!layers || !layers.IsSequence() || layers.size() == 0) fail(layers ? layers : root, "layers", "expected a non-empty list of layers");
+    for (std::size_t i = 0; i < layers.size(); ++i)
+      if (layers[i].IsMap() && layers[i]["name"] && layers[i]["name"].IsScalar())
+        named_.emplace(layers[i]["name"].Scalar(), i);
     for (std::size_t i = 0; i < layers.size(); ++i) add_layer(layers[i], "layers[" + std::to_string(i) + "]");
     if (const auto outs = root["outputs"]) {
       std::vector<NodeId> ids;
@@ -167,7 +170,12 @@ class Loader {
     if (auto id = graph_.find(name)) return *id;
     std::vector<std::string> known;
     for (NodeId id : graph_.node_ids()) known.push_back(graph_.node(id).name);
-    const std::string msg = unknown_name_message("input name", name, known);
+    const auto later = named_.find(name);
+    const std::string msg =
+        later != named_.end()
+            ? "'" + name + "' is layers[" + std::to_string(later->second) +
+                  "], not defined yet: a layer reads only the inputs and layers before it"
+            : unknown_name_message("input name", name, known);
     if (at) fail(*at, key, msg);
     throw InputError(origin_ + ": " + key + ": " + msg);
   }
@@ -266,7 +274,11 @@ class Loader {
     } else if (!keys.required.empty()) {
       fail(layer, path, "operator '" + op_key + "' needs '" + keys.required.front() + "'");
     }
-    if ((*kind == OpKind::MaxPool || *kind == OpKind::AvgPool) && !stride_given) a.stride = a.kernel;
+    if (*kind == OpKind::MaxPool || *kind == OpKind::AvgPool) {
+      if (!stride_given) a.stride = a.kernel;
+      if (const std::string why = pool_pad_problem(a); !why.empty())
+        fail(layer["pad"] ? layer["pad"] : layer, path + ".pad", why);
+    }
     if (a.min > a.max)
       fail(layer, path, "clip min " + number_text(a.min) + " is above max " + number_text(a.max));
     if (a.ratio < 0 || a.ratio >= 1)
@@ -301,6 +313,7 @@ class Loader {
   NodeId last_ = kNone;
   std::map<std::string, int> counts_;
   std::vector<std::pair<std::string, YAML::Mark>> marks_;
+  std::map<std::string, std::size_t> named_;  ///< layers' explicit names: their index
 };
 
 }  // namespace

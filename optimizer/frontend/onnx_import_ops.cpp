@@ -8,6 +8,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/onnx_importer.h"
+#include "optimizer/graph/shape_inference.h"
 
 namespace nocflow::optimizer::onnx_import_detail {
 
@@ -37,7 +38,7 @@ void Importer::window_attrs(const onnx::NodeProto& n, OpAttrs& a, const Shape& k
   if (auto s = window_ints(n, "strides", 2, 1); !s.empty()) a.stride = {s[0], s[1]};
   if (auto d = window_ints(n, "dilations", 2, 1); !d.empty()) a.dilation = {d[0], d[1]};
   if (auto p = window_ints(n, "pads", 4, 0); !p.empty()) a.pads = {p[0], p[1], p[2], p[3]};
-  a.ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
+  a.ceil_mode = attr_flag(n, "ceil_mode", false);
 }
 
 std::string Importer::weight_names(const onnx::NodeProto& n, int first) {
@@ -103,7 +104,7 @@ void Importer::import_resize(const onnx::NodeProto& n) {
   text("mode", a.mode);
   text("coordinate_transformation_mode", a.coordinate_transformation_mode);
   text("nearest_mode", a.nearest_mode);  // checked by the shape rule, which names the node
-  if (attr_int(n, "antialias", 0) && a.mode != "nearest") fail(n, "antialias=1 is not supported");
+  if (attr_flag(n, "antialias", false) && a.mode != "nearest") fail(n, "antialias=1 is not supported");
   // opset 18's axes: only H and W, which the scales or sizes then give alone
   std::vector<std::int64_t> axes = attr_ints(n, "axes");
   for (auto& x : axes) x = x < 0 ? x + 4 : x;
@@ -279,6 +280,8 @@ void Importer::import_node(const onnx::NodeProto& n) {
     if (!v || v->type() != onnx::AttributeProto::TENSOR)
       fail(n, "only 'value' tensor constants are supported");
     consts_[n.output(0)] = const_from(v->t(), false);
+  } else if (fold_int_constant(n)) {
+    // integer arithmetic on constants: its output is a constant
   } else if (op == "Identity" && constant(n, 0)) {
     alias(n, *constant(n, 0));
   } else if (op == "Transpose" && constant(n, 0) && constant(n, 0)->dims.size() == 2 &&
@@ -318,10 +321,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
     emit(n, transposed ? OpKind::ConvTranspose : OpKind::Conv, a, {0});
   } else if (op == "Gemm" ||
              (op == "MatMul" && constant(n, 1) && constant(n, 1)->dims.size() == 2)) {
-    if (attr_int(n, "transA", 0)) fail(n, "transA=1 is not supported");
+    if (attr_flag(n, "transA", false)) fail(n, "transA=1 is not supported");
     const ConstInfo& w = need_constant(n, 1, "weight");
     if (w.dims.size() != 2) fail(n, "weight must be 2-D, got " + shape_str(w.dims));
-    const bool trans_b = attr_int(n, "transB", 0) != 0;
+    const bool trans_b = attr_flag(n, "transB", false);
     a.out_channels = trans_b ? w.dims[0] : w.dims[1];
     a.in_channels = trans_b ? w.dims[1] : w.dims[0];
     a.bias = op == "Gemm" && n.input_size() > 2 && !n.input(2).empty();
@@ -334,7 +337,8 @@ void Importer::import_node(const onnx::NodeProto& n) {
     window_attrs(n, a, attr_ints(n, "kernel_shape"));
     if (a.dilation != std::array<std::int64_t, 2>{1, 1})
       fail(n, "dilated pooling is not supported");
-    a.count_include_pad = attr_int(n, "count_include_pad", 0) != 0;
+    a.count_include_pad = attr_flag(n, "count_include_pad", false);
+    if (const std::string why = pool_pad_problem(a); !why.empty()) fail(n, why);
     fold_pad(n, a);
     emit(n, op == "MaxPool" ? OpKind::MaxPool : OpKind::AvgPool, a, {0});
   } else if (op == "GlobalAveragePool") {
@@ -343,7 +347,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
              op == "PRelu") {
     emit(n, *op_kind_from_key(op), a, {0, 1});
   } else if (op == "Mod") {
-    a.fmod = attr_int(n, "fmod", 0) != 0;
+    a.fmod = attr_flag(n, "fmod", false);
     emit(n, OpKind::Mod, a, {0, 1});
   } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "Erf" || op == "Sqrt" ||
              op == "Exp" || op == "Gelu") {
@@ -387,9 +391,9 @@ void Importer::import_node(const onnx::NodeProto& n) {
       if (!c) fail(n, "axes (input 2) must be a constant");
       a.axes = c->ints;
     }
-    if (a.axes.empty() && attr_int(n, "noop_with_empty_axes", 0))
+    if (a.axes.empty() && attr_flag(n, "noop_with_empty_axes", false))
       fail(n, "noop_with_empty_axes=1 without axes is not supported");
-    a.keepdims = attr_int(n, "keepdims", 1) != 0;
+    a.keepdims = attr_flag(n, "keepdims", true);
     emit(n, OpKind::ReduceMean, a, {0});
   } else if (op == "Concat") {
     a.axis = attr_int(n, "axis", 1);
@@ -397,7 +401,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
     for (int i = 0; i < n.input_size(); ++i) all.push_back(i);
     emit(n, OpKind::Concat, a, all);
   } else if (op == "Reshape") {
-    if (attr_int(n, "allowzero", 0)) fail(n, "allowzero=1 is not supported");
+    if (attr_flag(n, "allowzero", false)) fail(n, "allowzero=1 is not supported");
     if (const ConstInfo* c = constant(n, 1); c && !c->ints.empty()) {
       a.shape = c->ints;
       emit(n, OpKind::Reshape, a, {0});

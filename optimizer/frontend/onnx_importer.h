@@ -59,6 +59,8 @@ class Importer {
 
   static const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name);
   std::int64_t attr_int(const onnx::NodeProto& n, const char* name, std::int64_t def) const;
+  /// A 0/1 attribute; any other value is refused.
+  bool attr_flag(const onnx::NodeProto& n, const char* name, bool def) const;
   double attr_float(const onnx::NodeProto& n, const char* name, double def) const;
   std::vector<std::int64_t> attr_ints(const onnx::NodeProto& n, const char* name) const;
 
@@ -84,6 +86,9 @@ class Importer {
   /// Adds the pads of a Pad that feeds window operator `n` to its own: zeros counted in an
   /// average, as the explicit padding was.
   void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const;
+  /// `n` computed here when it is integer arithmetic on constants whose values are known
+  /// (onnx_import_fold.cpp): its output becomes a constant. False: `n` is left to import.
+  bool fold_int_constant(const onnx::NodeProto& n);
   /// A new Constant node named after `name`: the int64 value [v] (a Slice's bound, an axis).
   NodeId int_constant(const std::string& name, std::int64_t v);
   /// A Split: one Slice per output, of the sizes given or of equal parts (their bounds shape

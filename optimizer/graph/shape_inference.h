@@ -3,6 +3,7 @@
 // Shape inference: each node's output tensor from its inputs' tensors and its attributes, one
 // rule per operator kind, visited in topological order. Small integer tensors (shapes and
 // indices) also get their values, so that shape arithmetic resolves at compile time.
+#include <string>
 #include <vector>
 
 #include "optimizer/graph/graph.h"
@@ -19,5 +20,10 @@ void infer_shapes(Graph& graph);
 /// elements or bytes, or a layer of more than 2^53 MACs, is refused: sizes, costs and cycles
 /// derived from it stay exact in int64 and double.
 Tensor infer_output(OpKind kind, OpAttrs& attrs, const std::vector<const Tensor*>& inputs);
+
+/// A pool's own padding must be smaller than its window: a window wholly in padding has nothing
+/// to pool (PyTorch wants pad <= kernel / 2, ONNX Runtime pad < kernel). The reason when `a`'s
+/// is not, else "". Zeros of an explicit Pad folded into the pads later are data, not this.
+std::string pool_pad_problem(const OpAttrs& a);
 
 }  // namespace nocflow::optimizer

@@ -460,4 +460,14 @@ Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& i
   return t;
 }
 
+std::string pool_pad_problem(const OpAttrs& a) {
+  static const char* const side[] = {"top", "left", "bottom", "right"};
+  for (int i = 0; i < 4; ++i)
+    if (a.pads[i] >= a.kernel[i % 2])
+      return std::string(side[i]) + " pad " + std::to_string(a.pads[i]) +
+             " is not smaller than the window's " + std::to_string(a.kernel[i % 2]) +
+             ": a window could hold only padding";
+  return "";
+}
+
 }  // namespace nocflow::optimizer

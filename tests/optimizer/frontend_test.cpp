@@ -106,6 +106,10 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
        "net.yaml:3:40: layers[0].inputs: operator 'constant' reads no inputs"},
       {"input: [1, 4]\nlayers:\n  - relu\n---\ninput: [1, 8]\n",
        "net.yaml:5:1: a second YAML document"},
+      {"input: [1, 4]\nlayers:\n  - {name: a, op: add, inputs: [input, b]}\n  - {name: b, op: relu}\n",
+       "net.yaml:3:32: layers[0].inputs: 'b' is layers[1], not defined yet"},
+      {"input: [1, 3, 8, 8]\nlayers:\n  - {op: maxpool, kernel: 2, pad: 5}\n",
+       "net.yaml:3:35: layers[0].pad: top pad 5 is not smaller than the window's 2"},
       {"input: [1, 16]\nlayers:\n  - reshape\n",
        "net.yaml:3:5: layers[0]: operator 'reshape' needs 'shape'"},
       // A key given twice: both values parse and the reader would take one of them silently.

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// Integer constants folded while importing (Importer::fold_int_constant): the small index
+// arithmetic exporters leave behind (PyTorch's F.pad: ConstantOfShape, Concat, Reshape, a
+// reversing Slice, Transpose, Reshape, Cast), which operators that take such inputs as
+// attributes (Pad's pads) need as values.
+#include <algorithm>
+#include <numeric>
+
+#include "optimizer/frontend/onnx_importer.h"
+
+namespace nocflow::optimizer::onnx_import_detail {
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+
+std::int64_t count(const Shape& dims) {
+  return std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
+}
+
+bool is_int(int dtype) {
+  return dtype == onnx::TensorProto::INT64 || dtype == onnx::TensorProto::INT32;
+}
+
+/// Elements taken from `data` (of shape `dims`) at index `pick[a]` along each axis a, in
+/// row-major order.
+Ints gather(const Ints& data, const Shape& dims, const std::vector<Ints>& pick) {
+  const std::size_t rank = dims.size();
+  Shape out_dims(rank);
+  for (std::size_t a = 0; a < rank; ++a) out_dims[a] = static_cast<std::int64_t>(pick[a].size());
+  Ints out;
+  const std::int64_t total = count(out_dims);
+  out.reserve(static_cast<std::size_t>(total));
+  Ints at(rank, 0);  // index into each pick list
+  for (std::int64_t i = 0; i < total; ++i) {
+    std::int64_t flat = 0;
+    for (std::size_t a = 0; a < rank; ++a) flat = flat * dims[a] + pick[a][at[a]];
+    out.push_back(data[flat]);
+    for (std::size_t a = rank; a-- > 0;)
+      if (++at[a] < out_dims[a]) break;
+      else at[a] = 0;
+  }
+  return out;
+}
+
+/// `axis` in [-rank, rank) as [0, rank), or -1 when outside.
+std::int64_t normalised(std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r) return -1;
+  return axis < 0 ? axis + r : axis;
+}
+
+}  // namespace
+
+bool Importer::fold_int_constant(const onnx::NodeProto& n) {
+  const std::string& op = n.op_type();
+  static const char* const foldable[] = {"Concat", "Reshape", "Slice", "Transpose", "Cast",
+                                         "Squeeze", "Unsqueeze", "Add", "Sub", "Mul"};
+  if (std::none_of(std::begin(foldable), std::end(foldable), [&](const char* f) { return op == f; }) ||
+      n.output_size() != 1 || n.input_size() == 0 || n.input(0).empty())
+    return false;
+  std::vector<const ConstInfo*> in;  // null: an absent optional input
+  for (int i = 0; i < n.input_size(); ++i) {
+    if (n.input(i).empty()) {
+      in.push_back(nullptr);
+      continue;
+    }
+    const ConstInfo* c = constant(n, i);
+    if (!c || !is_int(c->dtype) || static_cast<std::int64_t>(c->ints.size()) != count(c->dims))
+      return false;
+    in.push_back(c);
+  }
+  const ConstInfo& x = *in[0];
+  auto input = [&](std::size_t i) { return i < in.size() ? in[i] : nullptr; };
+  ConstInfo out;
+  out.dtype = onnx::TensorProto::INT64;
+  if (op == "Concat") {
+    if (!attr(n, "axis")) return false;  // required: the import refuses it
+    const std::int64_t axis = normalised(attr_int(n, "axis", 0), x.dims.size());
+    if (axis < 0) return false;
+    out.dims = x.dims;
+    out.dims[axis] = 0;
+    for (const ConstInfo* c : in) {
+      if (!c || c->dims.size() != x.dims.size()) return false;
+      for (std::size_t a = 0; a < x.dims.size(); ++a)
+        if (static_cast<std::int64_t>(a) != axis && c->dims[a] != x.dims[a]) return false;
+      out.dims[axis] += c->dims[axis];
+    }
+    const std::int64_t outer = count(Shape(x.dims.begin(), x.dims.begin() + axis));
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (const ConstInfo* c : in) {
+        const std::int64_t chunk = count(Shape(c->dims.begin() + axis, c->dims.end()));
+        out.ints.insert(out.ints.end(), c->ints.begin() + o * chunk, c->ints.begin() + (o + 1) * chunk);
+      }
+  } else if (op == "Reshape") {
+    if (!input(1) || attr_int(n, "allowzero", 0) != 0) return false;
+    out.dims = input(1)->ints;
+    std::int64_t known = 1, unknown = -1;
+    for (std::size_t a = 0; a < out.dims.size(); ++a) {
+      if (out.dims[a] == 0) {
+        if (a >= x.dims.size()) return false;
+        out.dims[a] = x.dims[a];
+      }
+      if (out.dims[a] == -1) {
+        if (unknown >= 0) return false;
+        unknown = static_cast<std::int64_t>(a);
+      } else if (out.dims[a] < 0) {
+        return false;
+      } else {
+        known *= out.dims[a];
+      }
+    }
+    const std::int64_t total = count(x.dims);
+    if (unknown >= 0) {
+      if (known == 0 || total % known != 0) return false;
+      out.dims[unknown] = total / known;
+    }
+    if (count(out.dims) != total) return false;
+    out.ints = x.ints;
+  } else if (op == "Slice") {
+    if (!input(1) || !input(2)) return false;
+    const Ints& starts = input(1)->ints;
+    const Ints& ends = input(2)->ints;
+    Ints axes(starts.size()), steps(starts.size(), 1);
+    std::iota(axes.begin(), axes.end(), 0);
+    if (input(3)) axes = input(3)->ints;
+    if (input(4)) steps = input(4)->ints;
+    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+      return false;
+    std::vector<Ints> pick(x.dims.size());
+    for (std::size_t a = 0; a < x.dims.size(); ++a) {
+      pick[a].resize(static_cast<std::size_t>(x.dims[a]));
+      std::iota(pick[a].begin(), pick[a].end(), 0);
+    }
+    std::vector<bool> seen(x.dims.size(), false);
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      const std::int64_t axis = normalised(axes[i], x.dims.size());
+      if (axis < 0 || seen[axis] || steps[i] == 0) return false;
+      seen[axis] = true;
+      const std::int64_t d = x.dims[axis], step = steps[i];
+      std::int64_t s = starts[i] < 0 ? starts[i] + d : starts[i];
+      std::int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
+      if (step > 0) {
+        s = std::clamp<std::int64_t>(s, 0, d);
+        e = std::clamp<std::int64_t>(e, 0, d);
+      } else {
+        s = std::clamp<std::int64_t>(s, 0, d - 1);
+        e = std::clamp<std::int64_t>(e, -1, d - 1);
+      }
+      pick[axis].clear();
+      for (std::int64_t k = s; step > 0 ? k < e : k > e; k += step) pick[axis].push_back(k);
+    }
+    for (const Ints& p : pick) out.dims.push_back(static_cast<std::int64_t>(p.size()));
+    out.ints = gather(x.ints, x.dims, pick);
+  } else if (op == "Transpose") {
+    Ints perm = attr_ints(n, "perm");
+    if (perm.empty())
+      for (std::size_t a = x.dims.size(); a-- > 0;) perm.push_back(static_cast<std::int64_t>(a));
+    Ints sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    Ints identity(x.dims.size());
+    std::iota(identity.begin(), identity.end(), 0);
+    if (sorted != identity) return false;
+    Shape strides(x.dims.size(), 1);
+    for (std::size_t a = x.dims.size(); a-- > 1;) strides[a - 1] = strides[a] * x.dims[a];
+    for (std::int64_t p : perm) out.dims.push_back(x.dims[p]);
+    const std::int64_t total = count(out.dims);
+    Ints at(out.dims.size(), 0);
+    for (std::int64_t i = 0; i < total; ++i) {
+      std::int64_t flat = 0;
+      for (std::size_t a = 0; a < perm.size(); ++a) flat += at[a] * strides[perm[a]];
+      out.ints.push_back(x.ints[flat]);
+      for (std::size_t a = out.dims.size(); a-- > 0;)
+        if (++at[a] < out.dims[a]) break;
+        else at[a] = 0;
+    }
+  } else if (op == "Cast") {
+    const std::int64_t to = attr_int(n, "to", 0);
+    if (!is_int(static_cast<int>(to))) return false;  // to floats: left to the graph
+    out = ConstInfo{x.dims, static_cast<int>(to), false, x.ints, {}, std::nullopt};
+  } else if (op == "Squeeze" || op == "Unsqueeze") {
+    Ints axes = input(1) ? input(1)->ints : attr_ints(n, "axes");
+    const bool un = op == "Unsqueeze";
+    const std::size_t rank = x.dims.size() + (un ? axes.size() : 0);
+    for (auto& a : axes)
+      if ((a = normalised(a, rank)) < 0) return false;
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) return false;
+    if (un) {
+      out.dims = x.dims;
+      for (std::int64_t a : axes) out.dims.insert(out.dims.begin() + a, 1);
+    } else {
+      for (std::size_t a = 0; a < x.dims.size(); ++a) {
+        const bool listed = std::binary_search(axes.begin(), axes.end(), static_cast<std::int64_t>(a));
+        if (listed && x.dims[a] != 1) return false;
+        if (!(listed || (axes.empty() && x.dims[a] == 1))) out.dims.push_back(x.dims[a]);
+      }
+    }
+    out.ints = x.ints;
+  } else {  // Add, Sub, Mul: equal shapes, or one side a single element
+    if (!input(1)) return false;
+    const ConstInfo& y = *input(1);
+    const bool x1 = x.ints.size() == 1, y1 = y.ints.size() == 1;
+    if (x.dims != y.dims && !x1 && !y1) return false;
+    out.dims = x.dims.size() >= y.dims.size() && !x1 ? x.dims : y.dims;
+    const std::size_t size = std::max(x.ints.size(), y.ints.size());
+    for (std::size_t i = 0; i < size; ++i) {
+      const std::int64_t a = x.ints[x1 ? 0 : i], b = y.ints[y1 ? 0 : i];
+      out.ints.push_back(op == "Add" ? a + b : op == "Sub" ? a - b : a * b);
+    }
+    if (count(out.dims) != static_cast<std::int64_t>(out.ints.size())) return false;
+  }
+  alias(n, out);
+  return true;
+}
+
+}  // namespace nocflow::optimizer::onnx_import_detail

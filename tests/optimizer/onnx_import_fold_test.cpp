@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// What PyTorch's exports leave for the importer to work out: pads computed by integer
+// arithmetic on constants (F.pad, nn.ZeroPad2d at opset 11 on), ceil-mode pools whose last
+// window ONNX's shape inference keeps, 0/1 attributes, pools padded past their window.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "optimizer/graph/op_cost.h"
+#include "tests/optimizer/onnx_model.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+/// PyTorch 1.13's F.pad(x, (left, right, top, bottom)) at opset 14: the four pads, four zeros
+/// for N and C, reshaped to pairs, reversed, transposed, flattened and cast, all on constants.
+void torch_pads(Model& m, std::int64_t left, std::int64_t right, std::int64_t top,
+                std::int64_t bottom) {
+  m.int64s("zeros_count", {4});
+  auto* zeros = m.node("ConstantOfShape", {"zeros_count"}, "zeros");
+  auto* value = zeros->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(0);
+  m.int64s("given", {left, right, top, bottom});
+  Model::int1(m.node("Concat", {"given", "zeros"}, "all"), "axis", 0);
+  m.int64s("pairs_shape", {-1, 2});
+  m.node("Reshape", {"all", "pairs_shape"}, "pairs");
+  m.int64s("start", {-1});
+  m.int64s("end", {std::numeric_limits<std::int64_t>::min()});
+  m.int64s("axis", {0});
+  m.int64s("step", {-1});
+  m.node("Slice", {"pairs", "start", "end", "axis", "step"}, "reversed");
+  Model::ints(m.node("Transpose", {"reversed"}, "columns"), "perm", {1, 0});
+  m.int64s("flat_shape", {-1});
+  m.node("Reshape", {"columns", "flat_shape"}, "flat");
+  Model::int1(m.node("Cast", {"flat"}, "pads"), "to", onnx::TensorProto::INT64);
+}
+
+TEST(OnnxFold, PadsComputedFromConstantsFoldIntoTheConvolution) {
+  Model m({1, 3, 8, 9});
+  torch_pads(m, 1, 2, 3, 4);
+  m.node("Pad", {"x", "pads"}, "xp", "pad");
+  m.weight("w", {4, 3, 3, 3});
+  m.node("Conv", {"xp", "w"}, "y", "conv");
+  const Graph g = m.load("fold_torch_pad.onnx");
+  EXPECT_EQ(g.num_nodes(), 2u);  // the input and the convolution: the arithmetic is gone
+  const Node& conv = g.node(*g.find("conv"));
+  EXPECT_EQ(conv.attrs.pads, (std::array<std::int64_t, 4>{3, 1, 4, 2}));  // top, left, bottom, right
+  EXPECT_EQ(conv.output.shape, (Shape{1, 4, 13, 10}));                    // PyTorch's
+  EXPECT_EQ(op_cost(g, *g.find("conv")).macs, 4 * 13 * 10 * 27);
+}
+
+TEST(OnnxFold, UnsqueezeSqueezeAndElementwiseArithmeticOnConstantsFold) {
+  Model m({1, 3, 8, 8});
+  m.int64s("one", {1});
+  m.int64s("two", {2});
+  m.node("Mul", {"one", "two"}, "two_again");                     // [2]
+  m.node("Sub", {"two_again", "one"}, "unit");                     // [1]
+  m.int64s("axes", {0});
+  m.node("Unsqueeze", {"unit", "axes"}, "unit_2d");                // [[1]]
+  m.node("Squeeze", {"unit_2d", "axes"}, "unit_again");            // [1]
+  m.int64s("n_c", {0, 0});
+  Model::int1(m.node("Concat", {"n_c", "unit_again", "two", "n_c", "unit_again", "two"}, "pads"),
+              "axis", 0);                                          // [0,0,1,2,0,0,1,2]
+  m.node("Pad", {"x", "pads"}, "xp", "pad");
+  Model::ints(m.node("MaxPool", {"xp"}, "y", "pool"), "kernel_shape", {3, 3});
+  const Graph g = m.load("fold_arith.onnx");
+  EXPECT_EQ(g.node(*g.find("pool")).attrs.pads, (std::array<std::int64_t, 4>{1, 2, 1, 2}));
+  EXPECT_EQ(g.node(*g.find("pool")).output.shape, (Shape{1, 3, 8, 10}));
+}
+
+TEST(OnnxFold, ACeilModePoolDroppingAWindowInThePaddingKeepsPyTorchsShape) {
+  // torch.nn.MaxPool2d(2, 2, 1, ceil_mode=True) on 5x6: PyTorch gives 3x4 (the last row of
+  // windows would start in the bottom padding); onnx 1.12's shape inference says 4x4.
+  Model m({1, 2, 5, 6});
+  auto* pool = m.node("MaxPool", {"x"}, "p", "pool");
+  Model::ints(pool, "kernel_shape", {2, 2});
+  Model::ints(pool, "strides", {2, 2});
+  Model::ints(pool, "pads", {1, 1, 1, 1});
+  Model::int1(pool, "ceil_mode", 1);
+  m.node("Relu", {"p"}, "y", "relu");  // downstream of the difference too
+  const Graph g = m.load("fold_ceil_pool.onnx");
+  EXPECT_EQ(g.node(*g.find("pool")).output.shape, (Shape{1, 2, 3, 4}));
+  EXPECT_EQ(g.node(*g.find("relu")).output.shape, (Shape{1, 2, 3, 4}));
+}
+
+TEST(OnnxFold, FlagAttributesAreZeroOrOne) {
+  Model m({1, 2, 4, 4});
+  m.int64s("axes", {1});
+  auto* mean = m.node("ReduceMean", {"x"}, "y", "mean");
+  Model::ints(mean, "axes", {1});
+  Model::int1(mean, "keepdims", 3);
+  EXPECT_HAS(m.import("fold_keepdims.onnx"),
+             "node 'mean' (ReduceMean): attribute 'keepdims' must be 0 or 1, got 3");
+}
+
+TEST(OnnxFold, APoolsOwnPaddingMustBeSmallerThanItsWindowAPadsNeedNot) {
+  {
+    Model m({1, 3, 3, 3});
+    auto* pool = m.node("MaxPool", {"x"}, "y", "pool");
+    Model::ints(pool, "kernel_shape", {2, 2});
+    Model::ints(pool, "pads", {0, 0, 2, 0});
+    EXPECT_HAS(m.import("fold_pool_pads.onnx"),
+               "node 'pool' (MaxPool): bottom pad 2 is not smaller than the window's 2");
+  }
+  {  // nn.ZeroPad2d((2, 0, 1, 0)) then nn.MaxPool2d(2): the zeros are data
+    Model m({1, 3, 7, 7});
+    m.int64s("p", {0, 0, 1, 2, 0, 0, 0, 0});
+    m.node("Pad", {"x", "p"}, "xp", "pad");
+    auto* pool = m.node("MaxPool", {"xp"}, "y", "pool");
+    Model::ints(pool, "kernel_shape", {2, 2});
+    Model::ints(pool, "strides", {2, 2});
+    const Graph g = m.load("fold_zero_pad_pool.onnx");
+    EXPECT_EQ(g.node(*g.find("pool")).output.shape, (Shape{1, 3, 4, 4}));  // PyTorch's
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
