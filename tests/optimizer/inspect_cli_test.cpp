@@ -156,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadNetwork{"forward_reference", "forward.yaml",
                    "input: [1, 4]\nlayers:\n  - {name: a, op: add, inputs: [input, b]}\n"
                    "  - {name: b, op: relu, inputs: [a]}\n",
-                   "unknown input name 'b'"},
+                   "'b' is layers[1], not defined yet"},
         BadNetwork{"shape_mismatch", "mismatch.yaml",
                    "inputs: {a: [1, 8], b: [1, 9]}\nlayers:\n  - {name: s, op: add, inputs: [a, b]}\n",
                    "mismatch.yaml:3:"},
