@@ -291,26 +291,34 @@ void check_waits_resolve(const ProgramSet& set, const std::vector<std::vector<Or
   // Each PE runs until it waits; a send wakes the PE waiting for it, the last PE to reach a
   // barrier all of them (every PE passes the same barriers in order: checked). A message is
   // (source, destination, tag), messages sent and not yet received are `in_flight`.
+  // A PE is queued at most once: one woken before it first ran would otherwise run again from
+  // the barrier it stopped at and be counted there twice.
   std::unordered_set<MessageKey, MessageKeyHash> in_flight;
   std::vector<int> runnable(set.pe.size());
   for (int pe = 0; pe < pes; ++pe) runnable[static_cast<std::size_t>(pe)] = pes - 1 - pe;
+  std::vector<bool> queued(set.pe.size(), true);
+  auto wake = [&](int q) {
+    if (!queued[static_cast<std::size_t>(q)]) runnable.push_back(q);
+    queued[static_cast<std::size_t>(q)] = true;
+  };
   int at_barriers = 0;
   while (!runnable.empty()) {
     const int pe = runnable.back();
     runnable.pop_back();
+    queued[static_cast<std::size_t>(pe)] = false;
     for (const Step* s; (s = step(pe)); ++at[static_cast<std::size_t>(pe)]) {
       if (s->kind == StepKind::Send) {
         in_flight.insert({pe, s->peer, s->tag});
         const Step* there = step(s->peer);  // the receiver, if it waits for this one
         if (there && there->kind == StepKind::Recv && there->peer == pe && there->tag == s->tag)
-          runnable.push_back(s->peer);
+          wake(s->peer);
       } else if (s->kind == StepKind::Recv) {
         if (!in_flight.erase({s->peer, pe, s->tag})) break;
       } else if (s->kind == StepKind::Barrier) {
         if (++at_barriers < pes) break;
         at_barriers = 0;
         for (int q = 0; q < pes; ++q)
-          if (q != pe) ++at[static_cast<std::size_t>(q)], runnable.push_back(q);
+          if (q != pe) ++at[static_cast<std::size_t>(q)], wake(q);
       }
     }
   }

@@ -174,6 +174,13 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
   EXPECT_EQ(refusal("pio_ok_barrier", {send + "barrier id=1\n", "barrier id=1\n" + recv}), "");
   const std::string back = "send to=PE0 bytes=64 tag=4\n", back_recv = "recv from=PE1 bytes=64 tag=4\n";
   EXPECT_EQ(refusal("pio_ok_reply", {send + back_recv, recv + back}), "");
+  // PE 1 is woken by PE 0's send before it first runs: counted once at each barrier all the
+  // same (it was counted twice, released barrier 1 early and refused what barrier-mode
+  // replays dump).
+  const std::string barriers = "barrier id=1\nbarrier id=2\n";
+  EXPECT_EQ(refusal("pio_ok_woken_early",
+                    {send + barriers, recv + barriers, "compute cycles=1\n" + barriers}),
+            "");
   const struct {
     const char* name;
     std::vector<std::string> texts;
