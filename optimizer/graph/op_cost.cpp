@@ -3,6 +3,8 @@
 
 #include <initializer_list>
 #include <limits>
+#include <string>
+#include <unordered_set>
 
 #include "noc/base/error.h"
 #include "optimizer/graph/resize.h"
@@ -251,9 +253,43 @@ OpCost own_cost(const Graph& g, NodeId id) {
   return c;
 }
 
+namespace {
+
+/// What makes two layers hold the same parameters: their kind and the initializers they read
+/// (a fused layer's parts'); "" for a node without named parameters of its own.
+std::string parameter_key(const Node& n) {
+  switch (n.kind) {
+    case OpKind::Conv: case OpKind::ConvTranspose: case OpKind::Gemm: case OpKind::BatchNorm:
+    case OpKind::LayerNorm:
+      return n.attrs.weights.empty() ? "" : std::string(op_name(n.kind)) + ":" + n.attrs.weights;
+    case OpKind::Fused: {
+      std::string key;
+      for (const FusedPart& p : n.attrs.parts)
+        if (!p.attrs.weights.empty()) key += std::string(op_name(p.kind)) + ":" + p.attrs.weights + ";";
+      return key;
+    }
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+NodeId parameter_owner(const Graph& g, NodeId id) {
+  const std::string key = parameter_key(g.node(id));
+  if (key.empty()) return id;
+  const OpKind kind = g.node(id).kind;
+  for (NodeId other : g.node_ids()) {  // in node order
+    if (other == id) return id;
+    if (g.node(other).kind == kind && parameter_key(g.node(other)) == key) return other;
+  }
+  return id;
+}
+
 OpCost op_cost(const Graph& g, NodeId id) {
   OpCost c = own_cost(g, id);
   if (!is_layer(g.node(id))) return c;
+  if (parameter_owner(g, id) != id) c.params = 0;  // counted at the owner; its copy still held
   for (NodeId in : g.inputs(id))
     if (const Node& k = g.node(in); k.kind == OpKind::Constant && k.attrs.trainable) {
       c.weight_bytes += k.output.bytes();
@@ -362,12 +398,16 @@ bool is_layer(const Node& n) { return n.kind != OpKind::Input && n.kind != OpKin
 
 GraphTotals graph_totals(const Graph& g) {
   GraphTotals t;
+  std::unordered_set<std::string> owners;  // parameter keys counted (parameter_owner)
   for (NodeId id : g.node_ids()) {
     const OpCost c = own_cost(g, id);  // a trainable Constant counted once, not per reader
     t.macs += c.macs;
     t.vector_ops += c.vector_ops;
-    t.params += c.params;
-    t.weight_bytes += c.weight_bytes;
+    const std::string key = parameter_key(g.node(id));  // node order: the owner comes first
+    if (key.empty() || owners.insert(key).second) {  // parameters shared by layers counted once
+      t.params += c.params;
+      t.weight_bytes += c.weight_bytes;
+    }
     if (is_layer(g.node(id))) {
       ++t.layers;
       t.activation_bytes += c.output_bytes;

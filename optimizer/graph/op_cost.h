@@ -31,11 +31,17 @@ struct OpCost {
 /// Cost of a node of a shape-inferred graph. A layer holds the trainable Constant tensors it
 /// reads (an imported bias or scale applied by Add or Mul, a MatMul's weight matrix): they
 /// count in every reader's weight bytes, since each reader's PEs keep them, and in the params
-/// of the first reader only (the forward operator), so that the params column sums to the total.
+/// of the first reader only (the forward operator), so that the params column sums to the total;
+/// so do parameters a layer shares with its parameter_owner.
 OpCost op_cost(const Graph& graph, NodeId id);
 /// The same without held Constants: what the node brings itself (a trainable Constant its own
 /// tensor), so that summed over a graph every parameter counts once (graph_totals).
 OpCost own_cost(const Graph& graph, NodeId id);
+/// The layer that holds `id`'s own parameters: where an ONNX model applies one module twice,
+/// layers of one kind read the same initializers (their `weights`), and the first of them in
+/// node order counts them (op_cost's params, graph_totals, one WeightUpdate in training).
+/// `id` itself for any other node.
+NodeId parameter_owner(const Graph& graph, NodeId id);
 /// Cost of one operator given its input tensors and output (used for fused parts too).
 OpCost op_cost(OpKind kind, const OpAttrs& attrs, const std::vector<const Tensor*>& inputs,
                const Tensor& output);

@@ -2,6 +2,7 @@
 #include "optimizer/passes/autodiff.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "noc/base/error.h"
@@ -53,6 +54,7 @@ class Autodiff {
       any_params = any_params || needs;
       for (NodeId in : g_.inputs(id)) needs = needs || needs_grad_[in];
       needs_grad_[id] = needs && !n.output.value;  // shape arithmetic has no gradient
+      if (has_own_params(n)) ++sharers_[parameter_owner(g_, id)];
     }
     if (!any_params)
       throw InputError("autodiff: network '" + g_.name() + "' has no learned parameters to train");
@@ -64,6 +66,9 @@ class Autodiff {
       if (found == grads_.end()) continue;  // no path to the loss
       backward(*it, sum(*it, found->second));
     }
+    // Parameters several layers share: their gradients summed, one update (owners in node order).
+    for (auto& [owner, dws] : shared_dw_)
+      update_now(owner, sum(owner, dws));
     g_.set_outputs(updates_);
     infer_shapes(g_);
     return std::move(g_);
@@ -100,7 +105,16 @@ class Autodiff {
 
   void contribute(NodeId tensor, NodeId grad) { grads_[tensor].push_back(grad); }
 
+  /// The update of `fwd`'s parameters by `dw`, or its share of one if other layers hold them too.
   void update(NodeId fwd, NodeId dw) {
+    const NodeId owner = parameter_owner(g_, fwd);
+    if (sharers_[owner] > 1)
+      shared_dw_[owner].push_back(dw);
+    else
+      update_now(fwd, dw);
+  }
+
+  void update_now(NodeId fwd, NodeId dw) {
     OpAttrs a;
     a.params = own_cost(g_, fwd).params;
     a.optimizer = options_.optimizer;
@@ -344,6 +358,8 @@ class Autodiff {
   std::unordered_map<NodeId, bool> needs_grad_;
   std::unordered_map<NodeId, std::vector<NodeId>> grads_;
   std::vector<NodeId> updates_;
+  std::unordered_map<NodeId, int> sharers_;  ///< by parameter owner: layers holding its parameters
+  std::map<NodeId, std::vector<NodeId>> shared_dw_;  ///< by owner: gradients of shared parameters
 };
 
 }  // namespace

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // What PyTorch's exports leave for the importer to work out: pads computed by integer
 // arithmetic on constants (F.pad, nn.ZeroPad2d at opset 11 on), ceil-mode pools whose last
-// window ONNX's shape inference keeps, 0/1 attributes, pools padded past their window.
+// window ONNX's shape inference keeps, 0/1 attributes, pools padded past their window, one
+// module applied twice (its parameters counted and updated once).
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "optimizer/graph/op_cost.h"
+#include "optimizer/passes/autodiff.h"
 #include "tests/optimizer/onnx_model.h"
 
 namespace nocflow::optimizer {
@@ -116,6 +118,39 @@ TEST(OnnxFold, APoolsOwnPaddingMustBeSmallerThanItsWindowAPadsNeedNot) {
     const Graph g = m.load("fold_zero_pad_pool.onnx");
     EXPECT_EQ(g.node(*g.find("pool")).output.shape, (Shape{1, 3, 4, 4}));  // PyTorch's
   }
+}
+
+TEST(OnnxFold, AModuleAppliedTwiceHoldsItsParametersOnce) {
+  // conv(conv(x)) with one nn.Conv2d, then fc(fc(.)) with one nn.Linear: PyTorch counts
+  // 4·4·9 + 4 and 16·16 + 16 parameters.
+  Model m({1, 4, 8, 8});
+  m.weight("cw", {4, 4, 3, 3});
+  m.weight("cb", {4});
+  Model::ints(m.node("Conv", {"x", "cw", "cb"}, "c1", "conv1"), "pads", {1, 1, 1, 1});
+  Model::ints(m.node("Conv", {"c1", "cw", "cb"}, "c2", "conv2"), "pads", {1, 1, 1, 1});
+  m.node("Flatten", {"c2"}, "flat", "flatten");
+  m.weight("fw", {16, 256});
+  m.weight("fb", {16});
+  Model::int1(m.node("Gemm", {"flat", "fw", "fb"}, "f1", "fc1"), "transB", 1);
+  m.weight("gw", {16, 16});
+  m.weight("gb", {16});
+  Model::int1(m.node("Gemm", {"f1", "gw", "gb"}, "f2", "fc2"), "transB", 1);
+  Model::int1(m.node("Gemm", {"f2", "gw", "gb"}, "y", "fc3"), "transB", 1);
+  const Graph g = m.load("tied_modules.onnx");
+  const GraphTotals t = graph_totals(g);
+  EXPECT_EQ(t.params, 148 + 16 * 256 + 16 + 272);
+  EXPECT_EQ(op_cost(g, *g.find("conv1")).params, 148);
+  EXPECT_EQ(op_cost(g, *g.find("conv2")).params, 0);  // counted at conv1 ...
+  EXPECT_EQ(op_cost(g, *g.find("conv2")).weight_bytes, 148 * 4);  // ... and held by both
+  EXPECT_EQ(parameter_owner(g, *g.find("fc3")), *g.find("fc2"));
+  EXPECT_EQ(parameter_owner(g, *g.find("fc1")), *g.find("fc1"));
+  // Trained: one update per parameter set, of the summed gradients.
+  const Graph train = training_graph(g, {});
+  std::vector<std::string> updates;
+  for (NodeId id : train.outputs()) updates.push_back(train.node(id).name);
+  std::sort(updates.begin(), updates.end());
+  EXPECT_EQ(updates, (std::vector<std::string>{"conv1.update", "fc1.update", "fc2.update"}));
+  EXPECT_EQ(graph_totals(train).params, t.params);
 }
 
 }  // namespace
