@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/frontend/load_network.h"
 
+#include <cctype>
 #include <filesystem>
 
 #include "noc/base/error.h"
@@ -11,7 +12,8 @@ namespace nocflow::optimizer {
 
 Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
   if (spec.rfind("zoo:", 0) == 0) return zoo_network(spec.substr(4), zoo_options);
-  const std::string ext = std::filesystem::path(spec).extension().string();
+  std::string ext = std::filesystem::path(spec).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // .ONNX
   Graph g = ext == ".yaml" || ext == ".yml" ? load_network_yaml(spec)
             : ext == ".onnx"
                 ? import_onnx(spec)

@@ -181,6 +181,7 @@ class Loader {
   }
 
   void add_input(const std::string& name, const YAML::Node& shape, const std::string& key) {
+    if (!shape.IsSequence()) fail(shape, key, "expected a shape, a list such as [1, 3, 224, 224]");
     OpAttrs a;
     a.shape = ints(shape, key);
     a.elem_bytes = elem_bytes_;
@@ -225,7 +226,10 @@ class Loader {
         if (std::find(known.begin(), known.end(), key) == known.end())
           fail(kv.first, kpath, unknown(key, known) + " for operator '" + op_key + "'");
         if (key == "op") continue;
-        if (key == "name") name = scalar<std::string>(v, kpath);
+        if (key == "name") {
+          name = scalar<std::string>(v, kpath);
+          if (name.empty()) fail(v, kpath, "an empty name (leave 'name' out for a generated one)");
+        }
         else if (key == "inputs") {
           inputs.clear();
           for (const auto& in : list_of(v, kpath)) inputs.push_back(lookup(in, kpath, &v));

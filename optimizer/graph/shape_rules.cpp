@@ -14,25 +14,20 @@ namespace nocflow::optimizer::shape_rules {
 
 [[noreturn]] void fail(const std::string& msg) { throw InputError(msg); }
 
-namespace {
+std::string count_str(double x) {
+  if (x <= kMaxCount) return std::to_string(static_cast<std::int64_t>(x));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
 
-// Element, byte and operation counts stop at 2^53: costs multiply them with cycles and bytes
-// later, and up to there every integer is exact in a double as well as an int64.
-constexpr double kMaxCount = 9007199254740992.0;
+namespace {
 
 /// Product of the dimensions, in double: it cannot wrap, however large the dimensions.
 double count(const Shape& s) {
   double p = 1;
   for (auto d : s) p *= static_cast<double>(d);
   return p;
-}
-
-/// Exact below 2^53, "1e+20" above.
-std::string count_str(double x) {
-  if (x <= kMaxCount) return std::to_string(static_cast<std::int64_t>(x));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
 }
 
 std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
@@ -238,7 +233,12 @@ Tensor transpose(const Tensor& x, const OpAttrs& a) {
 Tensor reduce_mean(const Tensor& x, const OpAttrs& a) {
   const std::size_t r = x.shape.size();
   std::vector<bool> reduce(r, a.axes.empty());
-  for (auto ax : a.axes) reduce[norm_axis(ax, r, "reduce axis")] = true;
+  for (auto ax : a.axes) {
+    const std::size_t axis = norm_axis(ax, r, "reduce axis");
+    if (reduce[axis] && !a.axes.empty())
+      fail("reduce axis " + std::to_string(ax) + " given twice (axes " + shape_str(a.axes) + ")");
+    reduce[axis] = true;
+  }
   Tensor t{{}, x.elem_bytes, std::nullopt};
   for (std::size_t i = 0; i < r; ++i)
     if (!reduce[i]) t.shape.push_back(x.shape[i]);

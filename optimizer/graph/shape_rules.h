@@ -13,6 +13,12 @@
 
 namespace nocflow::optimizer::shape_rules {
 
+/// Element, byte and operation counts stop at 2^53: costs multiply them with cycles and bytes
+/// later, and up to there every integer is exact in a double as well as an int64.
+inline constexpr double kMaxCount = 9007199254740992.0;
+/// A count as text: exact up to 2^53, "1e+20" above.
+std::string count_str(double x);
+
 /// Throws InputError(msg).
 [[noreturn]] void fail(const std::string& msg);
 /// Axis in [-rank, rank) to [0, rank); `what` names it in the error.

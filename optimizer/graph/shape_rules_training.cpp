@@ -42,7 +42,11 @@ Tensor conv_transpose(const Tensor& x, const OpAttrs& a) {
     if (a.output_padding[i] < 0 || a.output_padding[i] >= std::max(a.stride[i], a.dilation[i]))
       fail("output_padding " + std::to_string(a.output_padding[i]) +
            " must be below the stride or the dilation");
-    // Each input row i reaches output rows i·stride − pad + r·dilation (r < kernel).
+    // Each input row i reaches output rows i·stride − pad + r·dilation (r < kernel); checked
+    // in double first, so that a huge stride or kernel cannot wrap the int64s.
+    const double reach = (static_cast<double>(x.shape[2 + i]) - 1) * static_cast<double>(a.stride[i]) +
+                         static_cast<double>(a.dilation[i]) * static_cast<double>(a.kernel[i] - 1);
+    if (reach > kMaxCount) fail("output size " + count_str(reach) + " is more than 2^53");
     t.shape[2 + i] = (x.shape[2 + i] - 1) * a.stride[i] - a.pads[i] - a.pads[i + 2] +
                      a.dilation[i] * (a.kernel[i] - 1) + a.output_padding[i] + 1;
   }

@@ -41,14 +41,19 @@ std::unique_ptr<Pass> make_pass(std::string_view name) {
   throw InputError(unknown_name_message("pass", name, pass_names()));
 }
 
-std::vector<std::string> parse_pass_list(const std::string& spec) {
+std::vector<std::string> parse_pass_list(const std::string& text) {
+  std::string spec = text;
+  spec.erase(0, spec.find_first_not_of(' '));
+  spec.erase(spec.find_last_not_of(' ') + 1);
   if (spec == "default") return default_pass_names();
   if (spec.empty() || spec == "none") return {};
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= spec.size()) {
     const std::size_t comma = spec.find(',', start);
-    const std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(' '));  // "dce, cse" as written in prose
+    item.erase(item.find_last_not_of(' ') + 1);
     make_pass(item);  // validates the name
     out.push_back(item);
     if (comma == std::string::npos) break;

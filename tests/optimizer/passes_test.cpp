@@ -189,6 +189,9 @@ TEST(PassManager, UnknownPassListsKnownOnes) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("did you mean 'dce'"), std::string::npos) << e.what();
   }
+  // Spaces around the names, as a list is written in prose, are not part of them.
+  EXPECT_EQ(parse_pass_list(" dce, cse "), (std::vector<std::string>{"dce", "cse"}));
+  EXPECT_EQ(parse_pass_list(" none"), std::vector<std::string>{});
 }
 
 }  // namespace
