@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/report/layer_report.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "noc/base/format.h"
@@ -10,14 +13,27 @@
 namespace nocflow::optimizer {
 namespace {
 
-/// "1.23 G", "45.6 M", "7.8 k", "12"
+/// A count: "12", "7.8 k", "45.600 M", "1.230 G", "4.500 T".
 std::string si(std::int64_t v) {
   char buf[32];
   const double d = static_cast<double>(v);
-  if (v >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.3f G", d / 1e9);
+  if (v >= 1'000'000'000'000) std::snprintf(buf, sizeof buf, "%.3f T", d / 1e12);
+  else if (v >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.3f G", d / 1e9);
   else if (v >= 1'000'000) std::snprintf(buf, sizeof buf, "%.3f M", d / 1e6);
   else if (v >= 10'000) std::snprintf(buf, sizeof buf, "%.1f k", d / 1e3);
   else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  return buf;
+}
+
+/// Bytes in binary units, as the configs write them: "448 B", "37.0 KiB", "3.06 MiB", "1.23 GiB".
+std::string bytes(std::int64_t v) {
+  char buf[32];
+  const double d = static_cast<double>(v);
+  if (v >= (std::int64_t{1} << 40)) std::snprintf(buf, sizeof buf, "%.2f TiB", d / (1LL << 40));
+  else if (v >= (1 << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", d / (1 << 30));
+  else if (v >= (1 << 20)) std::snprintf(buf, sizeof buf, "%.2f MiB", d / (1 << 20));
+  else if (v >= (1 << 10)) std::snprintf(buf, sizeof buf, "%.1f KiB", d / (1 << 10));
+  else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(v));
   return buf;
 }
 
@@ -32,31 +48,34 @@ std::string input_shapes(const Graph& g, NodeId id) {
 }  // namespace
 
 std::string layer_table(const Graph& g) {
-  std::string out = "network " + g.name() + "\n";
-  char line[512];
-  std::snprintf(line, sizeof line, "%-34s %-22s %-22s %-18s %12s %12s %12s %12s  %s\n", "layer",
-                "op", "input shape", "output shape", "MACs", "params", "weights (B)",
-                "output (B)", "partition dims");
-  out += line;
+  // Text columns as wide as their longest cell (torchvision's layer names run to 50 characters).
+  std::vector<std::array<std::string, 9>> rows = {
+      {"layer", "op", "input shape", "output shape", "MACs", "params", "weights", "output",
+       "partition dims"}};
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (!is_layer(n)) continue;
     const OpCost c = op_cost(g, id);
-    std::snprintf(line, sizeof line, "%-34s %-22s %-22s %-18s %12s %12s %12s %12s  %s\n",
-                  n.name.c_str(), n.op_label().c_str(), input_shapes(g, id).c_str(),
-                  shape_str(n.output.shape).c_str(), si(c.macs).c_str(), si(c.params).c_str(),
-                  si(c.weight_bytes).c_str(), si(c.output_bytes).c_str(),
-                  legal_part_dims(g, id).str().c_str());
-    out += line;
+    rows.push_back({n.name, n.op_label(), input_shapes(g, id), shape_str(n.output.shape), si(c.macs),
+                    si(c.params), bytes(c.weight_bytes), bytes(c.output_bytes),
+                    legal_part_dims(g, id).str()});
+  }
+  std::array<std::size_t, 9> width{};
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::string out = "network " + g.name() + "\n";
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < 4; ++i) line += row[i] + std::string(width[i] - row[i].size() + 2, ' ');
+    for (std::size_t i = 4; i < 8; ++i)  // numbers right-aligned
+      line += std::string(std::max<std::size_t>(width[i], 10) - row[i].size(), ' ') + row[i] + "  ";
+    out += line + row[8] + "\n";
   }
   const GraphTotals t = graph_totals(g);
-  std::snprintf(line, sizeof line,
-                "total: %zu layers, %s MACs (%lld), %s params (%lld), %s weight bytes, "
-                "%s activation bytes (sum of layer outputs)\n",
-                t.layers, si(t.macs).c_str(), static_cast<long long>(t.macs), si(t.params).c_str(),
-                static_cast<long long>(t.params), si(t.weight_bytes).c_str(),
-                si(t.activation_bytes).c_str());
-  return out + line;
+  return out + "total: " + std::to_string(t.layers) + " layers, " + si(t.macs) + " MACs (" +
+         std::to_string(t.macs) + "), " + si(t.params) + " params (" + std::to_string(t.params) +
+         "), " + bytes(t.weight_bytes) + " of weights, " + bytes(t.activation_bytes) +
+         " of activations (the layers' outputs summed)\n";
 }
 
 std::string graph_json(const Graph& g) {

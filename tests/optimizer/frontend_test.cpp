@@ -2,6 +2,8 @@
 // Network YAML, ONNX import and shape-inference errors.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -11,6 +13,7 @@
 #include "optimizer/frontend/graph_builder.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/frontend/network_yaml.h"
+#include "optimizer/report/layer_report.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_inference.h"
 #include "optimizer/passes/pass_manager.h"
@@ -63,6 +66,26 @@ TEST(NetworkYaml, ReadmeExampleLoads) {
   const Graph g = parse_network_yaml(text.substr(body, end - body), "README.md example");
   EXPECT_EQ(g.node(*g.find("sum")).output.shape, (Shape{1, 64, 32, 32}));
   EXPECT_GT(graph_totals(g).macs, 0);
+}
+
+TEST(LayerTable, ColumnsFitTheLongestCellAndBytesHaveBinaryUnits) {
+  const Graph g = parse_network_yaml(
+      "input: [1, 3, 32, 32]\nlayers:\n"
+      "  - {name: features.denseblock4.denselayer16.conv2.with.a.long.name, op: conv, out: 64, kernel: 3, pad: 1}\n"
+      "  - {name: pool, op: maxpool, kernel: 2}\n",
+      "net.yaml");
+  std::istringstream table(layer_table(g));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(table, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u);  // network, header, two layers, total
+  // The last column starts at one offset on every row: the header's, the long name's, the pool's.
+  const std::size_t dims = lines[1].find("partition dims");
+  EXPECT_EQ(lines[2].find("OUTP,OFMP_H,OFMP_W,INPP"), dims) << lines[2];
+  EXPECT_EQ(lines[3].find("OUTP,OFMP_H,OFMP_W"), dims) << lines[3];
+  EXPECT_NE(lines[2].find("  7.0 KiB  "), std::string::npos) << lines[2];  // 64·3·9 + 64 floats
+  EXPECT_NE(lines[3].find("  64.0 KiB  "), std::string::npos) << lines[3];  // 64 x 16 x 16 floats
+  EXPECT_NE(lines[4].find("7.0 KiB of weights, 320.0 KiB of activations"), std::string::npos)
+      << lines[4];
 }
 
 TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
