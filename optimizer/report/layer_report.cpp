@@ -72,10 +72,17 @@ std::string layer_table(const Graph& g) {
     out += line + row[8] + "\n";
   }
   const GraphTotals t = graph_totals(g);
+  const auto ids = g.node_ids();
+  const bool training = std::any_of(ids.begin(), ids.end(), [&](NodeId id) {
+    return g.node(id).kind == OpKind::WeightUpdate;
+  });
   return out + "total: " + std::to_string(t.layers) + " layers, " + si(t.macs) + " MACs (" +
          std::to_string(t.macs) + "), " + si(t.params) + " params (" + std::to_string(t.params) +
-         "), " + bytes(t.weight_bytes) + " of weights, " + bytes(t.activation_bytes) +
-         " of activations (the layers' outputs summed)\n";
+         "), " + bytes(t.weight_bytes) +
+         (training ? " of weights and optimizer state held (each layer's copy: forward, input "
+                     "gradient, update)"
+                   : " of weights") +
+         ", " + bytes(t.activation_bytes) + " of activations (the layers' outputs summed)\n";
 }
 
 std::string graph_json(const Graph& g) {
