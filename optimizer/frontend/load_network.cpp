@@ -16,7 +16,7 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // .ONNX
   Graph g = ext == ".yaml" || ext == ".yml" ? load_network_yaml(spec)
             : ext == ".onnx"
-                ? import_onnx(spec)
+                ? import_onnx(spec, zoo_options.batch)
                 : throw InputError(
                       spec + ": unknown network type (give zoo:NAME, a .yaml or a .onnx file)");
   // A batch given for a file must be its own (its first input's leading dimension, as the
@@ -28,7 +28,8 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
           throw InputError(spec + ": batch " + std::to_string(zoo_options.batch) + ": input '" +
                            n.name + "' has shape " + shape_str(n.output.shape) +
                            "; only zoo networks take a batch size, a network file fixes its own "
-                           "(the first dimension of its first input)");
+                           "(the first dimension of its first input; an ONNX model's may be "
+                           "exported as a dynamic axis, which --batch sets)");
         break;
       }
   return g;

@@ -184,8 +184,8 @@ void Importer::add_input(const onnx::ValueInfoProto& in) {
     const std::string where =
         path_ + ": input '" + in.name() + "' dimension " + std::to_string(a.shape.size());
     if (!d.has_dim_value())
-      throw InputError(where + " is dynamic ('" + d.dim_param() +
-                       "'); export it with a static shape");
+      throw InputError(where + " is dynamic ('" + d.dim_param() + "'); export it with a static shape" +
+                       (a.shape.empty() ? " or give the batch (--batch N)" : ""));
     if (d.dim_value() <= 0)
       throw InputError(where + " is " + std::to_string(d.dim_value()) + ", not positive");
     a.shape.push_back(d.dim_value());
@@ -359,12 +359,18 @@ void Importer::check_against_onnx(const Graph& graph) const {
 
 }  // namespace onnx_import_detail
 
-Graph import_onnx(const std::string& path) {
+Graph import_onnx(const std::string& path, std::int64_t batch) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open");
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&in) || !model.has_graph())
     throw InputError(path + ": not a readable ONNX model");
+  // A batch exported as a dynamic axis takes the one asked for (ONNX's inference sees it too).
+  if (batch > 0)
+    for (auto& input : *model.mutable_graph()->mutable_input())
+      if (auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+          shape->dim_size() > 0 && !shape->dim(0).has_dim_value())
+        shape->mutable_dim(0)->set_dim_value(batch);
   // nocflow's import and shape inference run first: they check every operator they accept,
   // which ONNX's inference assumes (its Conv rule divides by the strides and indexes the
   // input's shape by the weight's rank unchecked, in onnx 1.12 at least).

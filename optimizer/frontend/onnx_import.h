@@ -6,6 +6,7 @@
 // crash on zero strides or a weight of another rank than its input). Conv/Gemm weights and biases
 // become attributes (their shapes); MatMul by a 2-D initializer becomes Gemm; other
 // initializers used as operands become Constant nodes (trainable when floating point).
+#include <cstdint>
 #include <string>
 
 #include "optimizer/graph/graph.h"
@@ -15,7 +16,8 @@ namespace nocflow::optimizer {
 /// Throws InputError naming the file for an unreadable model, an unsupported operator (type and
 /// node), window attributes or parameter shapes that do not fit the operator (node), a dynamic or
 /// non-positive input dimension, a tensor that is used but never produced or produced twice, or
-/// a shape-inference error (node).
-Graph import_onnx(const std::string& path);
+/// a shape-inference error (node). `batch` > 0 sets a first input dimension exported as dynamic
+/// (PyTorch's `dynamic_axes`); a static one is left to the caller to check.
+Graph import_onnx(const std::string& path, std::int64_t batch = 0);
 
 }  // namespace nocflow::optimizer

@@ -153,5 +153,19 @@ TEST(OnnxFold, AModuleAppliedTwiceHoldsItsParametersOnce) {
   EXPECT_EQ(graph_totals(train).params, t.params);
 }
 
+TEST(OnnxFold, ABatchExportedAsADynamicAxisIsTheOneAskedFor) {
+  Model m({1, 3, 8, 8});
+  m.g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)
+      ->set_dim_param("batch");  // torch.onnx.export(..., dynamic_axes={'x': {0: 'batch'}})
+  m.weight("w", {4, 3, 3, 3});
+  m.node("Conv", {"x", "w"}, "y", "conv");
+  const std::string path = m.write("fold_dynamic_batch.onnx", "y");
+  EXPECT_HAS(nocflow::testing::error_of([&] { load_network(path); }),
+             "input 'x' dimension 0 is dynamic ('batch'); export it with a static shape or give "
+             "the batch (--batch N)");
+  const Graph g = load_network(path, ZooOptions{4});
+  EXPECT_EQ(g.node(*g.find("conv")).output.shape, (Shape{4, 4, 6, 6}));
+}
+
 }  // namespace
 }  // namespace nocflow::optimizer
