@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "noc/base/error.h"
+#include "noc/base/limits.h"
 
 namespace nocflow::noc {
 namespace {
@@ -34,7 +35,7 @@ class SyntheticTraffic final : public PacketSource, public DeliveryListener {
     packet.measured = packet.created >= measure_from_ && packet.created < measure_until_;
     if (packet.measured) ++measured_created_;
     const Cycle g = gap();
-    next_[node] = g == kNever ? kNever : next_[node] + g;
+    next_[node] = g == kNever ? kNever : next_[node] + g;  // both below kMaxCycles: no wrap
     wake = std::max(next_[node], now + 1);
     return true;
   }
@@ -68,7 +69,9 @@ class SyntheticTraffic final : public PacketSource, public DeliveryListener {
     if (p_ <= 0) return kNever;
     if (p_ >= 1) return 1;
     const double u = 1.0 - std::generate_canonical<double, 53>(rng_);  // (0, 1]
-    return 1 + static_cast<Cycle>(std::floor(std::log(u) / std::log1p(-p_)));
+    // A rate so low that the wait passes any run's length (and int64) never injects again.
+    const double wait = std::floor(std::log(u) / std::log1p(-p_));
+    return wait >= static_cast<double>(kMaxCycles) ? kNever : 1 + static_cast<Cycle>(wait);
   }
 
   std::unique_ptr<TrafficPattern> pattern_;

@@ -126,6 +126,22 @@ TEST(TrafficCli, ARunThatMeasuresNoPacketDoesNotCallItselfStable) {
       << r.output;
 }
 
+// A rate so low that a node's wait for its next packet passes int64: it never injects (the
+// wait wrapped, and the run failed or injected millions of flits at "offered 0").
+TEST(TrafficCli, ARateTooLowToEverInjectSendsNothing) {
+  const fs::path dir = fresh_dir("traffic_rate_tiny");
+  for (const auto& [name, options] : {std::pair{"tiny", "--rate 1e-20"},
+                                      std::pair{"long", "--rate 1e-15 --packet-flits 65535"}}) {
+    const fs::path out = dir / name;
+    const CliRun r = run_nocflow("traffic --hw " + kHw + " " + options + " --cycles 100 --out " +
+                                 out.string());
+    ASSERT_EQ(r.exit_code, 0) << options << ": " << r.output;
+    const nlohmann::json j = nlohmann::json::parse(read_file(out / "summary.json"));
+    EXPECT_EQ(j["flits_injected"].get<std::int64_t>(), 0) << options << ": " << j.dump();
+    EXPECT_TRUE(j["stable"].is_null()) << options << ": " << j.dump();
+  }
+}
+
 /// Bad input: exit code 2, `message` in the output, nothing written to `out`.
 void expect_rejected(const CliRun& r, const std::string& message, const fs::path& out,
                      const std::string& what) {
