@@ -52,7 +52,7 @@ void Router::reset() {
   sent_span_.assign(ports_, {});
   vc_starved_.assign(ports_, 0);
   credit_stalled_.assign(ports_, 0);
-  starved_ports_ = stalled_ports_ = 0;
+  starved_ports_ = stalled_ports_ = sent_ports_ = 0;
   va_blocked_ = credit_waits_ = asked_ = 0;
   last_step_ = -1;
   buffered_ = 0;
@@ -268,6 +268,7 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
                                            down.kind == PortPeer::Kind::Node, f});
     if (f.head()) ++packets[f.packet].routers;
     ++flits_sent_[o];
+    sent_ports_ |= std::uint64_t{1} << o;
     sent_span_[o].add(now);
     last_departure_ = now;
     progressed_ = true;
@@ -311,10 +312,12 @@ void Router::count_waits(Cycle now) {
   }
   // Of the ports a head waited for, those no input asked the switch for (asked_; a port that
   // sent was asked for).
-  starved_ports_ = va_blocked_ & ~asked_;
+  // Only a port that has sent: before its first flit, a wait maps to link cycles before the
+  // link's span (a head waits while every VC is held by packets still in VC allocation).
+  starved_ports_ = va_blocked_ & ~asked_ & sent_ports_;
   for (std::uint64_t m = starved_ports_; m; m &= m - 1) ++vc_starved_[__builtin_ctzll(m)];
   // Of the ports a ready flit found without a credit and nobody asked for, those not VC-starved.
-  stalled_ports_ = credit_waits_ & ~starved_ports_;
+  stalled_ports_ = credit_waits_ & ~starved_ports_ & sent_ports_;
   for (std::uint64_t m = stalled_ports_; m; m &= m - 1) ++credit_stalled_[__builtin_ctzll(m)];
   va_blocked_ = 0;
   last_step_ = now;

@@ -155,6 +155,7 @@ class Router {
   // inclusive, and the ports so in that step, which stay so while the router sleeps.
   std::vector<std::int64_t> vc_starved_, credit_stalled_;
   std::uint64_t starved_ports_ = 0, stalled_ports_ = 0;
+  std::uint64_t sent_ports_ = 0;  ///< output ports that have sent a flit
   std::uint64_t va_blocked_ = 0;  ///< this step: ports a ready head found without a free VC
   std::uint64_t asked_ = 0;       ///< this step: ports some input asked the switch for (SA)
   /// This step: ports nobody asked for that a ready flit wanted but found without a credit (SA).

@@ -126,6 +126,30 @@ TEST(TrafficCli, ARunThatMeasuresNoPacketDoesNotCallItselfStable) {
       << r.output;
 }
 
+// Eight one-flit messages into node 0 of a crossbar whose VC allocator grants all 3 VCs of
+// the port at once and takes 2 cycles to: the heads left waiting before the first flit leaves
+// are not VC-starved cycles of the link (it counted one there, 8 flits + 1 over an 8-cycle span).
+TEST(TrafficCli, NoWaitIsCountedBeforeALinksFirstFlit) {
+  const fs::path dir = fresh_dir("traffic_starved_span");
+  { std::ofstream(dir / "m.txt") << "1 0 1\n2 0 1\n3 0 1\n4 0 1\n5 0 1\n6 0 1\n7 0 1\n8 0 1\n"; }
+  const CliRun r = run_nocflow(
+      "traffic --hw " + std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/crossbar16.yaml" +
+      " --set router.preset=booksim --set router.alloc_iterations=3 --set router.vcs=3"
+      " --set router.vc_alloc_delay=2 --messages " + (dir / "m.txt").string() + " --out " +
+      (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  int links = 0;  // router outputs that carried flits (an NI's channel counts no waits)
+  for (const auto& row : read_csv_rows(dir / "out" / "links.csv")) {
+    if (row.at("flits") == "0" || row.at("from").rfind("xbar", 0) != 0) continue;
+    ++links;
+    EXPECT_LE(std::stoll(row.at("flits")) + std::stoll(row.at("vc_starved_cycles")) +
+                  std::stoll(row.at("credit_stalled_cycles")),
+              std::stoll(row.at("last_cycle")) - std::stoll(row.at("first_cycle")) + 1)
+        << row.at("from") << " -> " << row.at("to");
+  }
+  EXPECT_EQ(links, 1);  // the crossbar's port to node 0
+}
+
 // A rate so low that a node's wait for its next packet passes int64: it never injects (the
 // wait wrapped, and the run failed or injected millions of flits at "offered 0").
 TEST(TrafficCli, ARateTooLowToEverInjectSendsNothing) {
