@@ -43,6 +43,12 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+/// A figure of a run: null where nothing was measured (a run unstable before its window, or no
+/// load), not a zero.
+nlohmann::ordered_json measured(bool any, double v) {
+  return any ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+}
+
 nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a, int routers,
                                     double wall) {
   nlohmann::ordered_json j;
@@ -50,10 +56,6 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   j["offered_flits_per_node_per_cycle"] = r.offered;
   j["packet_flits"] = a.traffic.packet_flits;
   j["seed"] = a.traffic.seed;
-  // Nothing measured (a run unstable before its window, or no load): null, not a zero.
-  const auto measured = [](bool any, double v) {
-    return any ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
-  };
   const bool packets = r.packets_measured > 0, window = r.measured_cycles > 0;
   j["avg_packet_latency"] = measured(packets, r.avg_packet_latency);
   j["avg_network_latency"] = measured(packets, r.avg_network_latency);
@@ -362,8 +364,8 @@ int run(const TrafficArgs& a) {
     j["probes"].push_back({{"offered", r.offered},
                            {"run", key.second ? "fixed length" : "converging"},
                            {"stable", r.stable},
-                           {"avg_packet_latency", r.avg_packet_latency},
-                           {"accepted", r.accepted}});
+                           {"avg_packet_latency", measured(r.packets_measured > 0, r.avg_packet_latency)},
+                           {"accepted", measured(r.measured_cycles > 0, r.accepted)}});
   j["wall_seconds"] = wall;
   write_file(std::filesystem::path(a.out) / "saturation.json", j.dump(2) + "\n");
   auto first = [](std::optional<double> r) {

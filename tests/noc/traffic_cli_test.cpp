@@ -189,6 +189,26 @@ TEST(TrafficCli, ANetworkThatNeverSaturatesSaysSo) {
   EXPECT_DOUBLE_EQ(j["latency_rule"]["last_stable"].get<double>(), 1.0);
 }
 
+// Every node sending to one: past the first rate, a converging probe turns unstable before its
+// window and measures nothing, which saturation.json gives as null, not as 0 cycles.
+TEST(TrafficCli, AProbeThatMeasuredNothingHasNoLatency) {
+  const fs::path dir = fresh_dir("traffic_probe_null");
+  const CliRun r = run_nocflow("traffic --hw " + std::string(NOCFLOW_SOURCE_DIR) +
+                               "/configs/hw/mesh16x16.yaml --pattern hotspot --hotspot-fraction 1 "
+                               "--find-saturation --sample-period 1000 --quiet --out " +
+                               (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "saturation.json"));
+  int empty = 0;
+  for (const auto& p : j["probes"]) {
+    EXPECT_TRUE(p["avg_packet_latency"].is_null() || p["avg_packet_latency"].get<double>() > 0)
+        << p.dump();
+    EXPECT_TRUE(p["accepted"].is_null() || p["accepted"].get<double>() > 0) << p.dump();
+    empty += p["avg_packet_latency"].is_null();
+  }
+  EXPECT_GT(empty, 0) << j.dump();
+}
+
 // The hotspot the run chose is named: by default the centre, on a 4x4 mesh node 2 x 4 + 2 = 10.
 TEST(TrafficCli, AHotspotRunNamesItsNode) {
   const fs::path dir = fresh_dir("traffic_hotspot");
