@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `nocflow traffic`: synthetic traffic on the configured NoC, BookSim-style measurement.
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -401,7 +402,15 @@ void add_traffic_command(CLI::App& app, Action& action) {
       ->check(in_range(1, 65535));
   cmd->add_option("--seed", a->traffic.seed, "random seed, 0 .. 2^64 - 1")
       ->capture_default_str()
-      ->check(in_range(0, 18446744073709551615.0));
+      ->check(CLI::Validator(
+          [](const std::string& text) {  // exactly: 2^64 and a little above read as 2^64 - 1
+            std::uint64_t v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            return ec == std::errc{} && end == text.data() + text.size()
+                       ? std::string()
+                       : "must be an integer in 0 .. 18446744073709551615, got " + text;
+          },
+          "0 .. 2^64 - 1"));
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
   auto* cycles =
       cmd->add_option(
