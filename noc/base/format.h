@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Numbers as text for reports and progress lines; text as a CSV field or a Graphviz string.
+#include <charconv>
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -15,6 +16,14 @@ inline std::string fixed(double v, int digits = 1) {
   std::string s = o.str();
   if (s[0] == '-' && s.find_first_not_of("0.", 1) == std::string::npos) s.erase(0, 1);
   return s;
+}
+
+/// The shortest text that reads back as the same double ("1338", "0.25", "1e+20"): a CSV value
+/// from which derived columns recompute exactly.
+inline std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 /// A fraction as a signed percentage: signed_percent(0.0043) == "+0.4%", signed_percent(-0.71)

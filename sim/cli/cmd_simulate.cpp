@@ -175,7 +175,8 @@ nlohmann::ordered_json summary_json(const SimulateArgs& a, const std::string& ne
                         {"predicted_cycles", plan.stages[s].cycles},
                         {"simulated_cycles", m.pipeline.stage_cycles[s]}});
     j["pipeline"] = {{"micro_batches", plan.micro_batches},
-                     {"interval_cycles", m.pipeline.interval},
+                     {"interval_cycles", plan.micro_batches > 1 ? nlohmann::ordered_json(m.pipeline.interval)
+                                                                 : nlohmann::ordered_json()},
                      {"stages", stages}};
   }
   add_traffic(j, r);
@@ -187,7 +188,9 @@ nlohmann::ordered_json summary_json(const SimulateArgs& a, const std::string& ne
        "cycles per micro-batch and stage: predicted, and simulated as the mean over micro-batches "
        "from when the stage could start (its previous micro-batch done, the previous stage done "
        "with this one) to the end of its last layer; interval_cycles: mean cycles between "
-       "micro-batches leaving the last stage"},
+       "micro-batches leaving the last stage (null with one micro-batch)"},
+      {"messages / packets / flits", "counts over the run (flits of link.width_bytes each)"},
+      {"steps", "program steps the PEs ran (compute, send, receive, reduce, barrier)"},
       {"memory_plan",
        "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
        "peak, most bytes live at one step, all buffers without reuse"},
@@ -216,8 +219,9 @@ void print_measured(std::ostream& out, const SimulateArgs& a, const opt::Plan& p
       << fixed(m.energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(m.energy.sram_pj / 1e6, 3)
       << ", NoC " << fixed(m.energy.noc_pj / 1e6, 3) << " uJ)\n"
       << "  memory plan      " << fullest.peak_bytes << " bytes of SRAM at most (PE "
-      << m.fullest_pe << "; " << fullest.live_peak_bytes << " live at once, "
-      << fullest.no_reuse_bytes << " without reuse; the PE holds " << spec.pe.sram_bytes << ")\n";
+      << m.fullest_pe << "; " << fullest.live_peak_bytes << " bytes live at once, "
+      << fullest.no_reuse_bytes << " bytes without reuse; the PE holds " << spec.pe.sram_bytes
+      << " bytes)\n";
   print_traffic(out, r);
   if (fullest.peak_bytes > spec.pe.sram_bytes)
     out << "  note: the memory plan of PE " << m.fullest_pe << " needs " << fullest.peak_bytes
@@ -404,6 +408,12 @@ int run(const SimulateArgs& a) {
     stale.push_back(why);
     std::cout << "  note: the plan was priced for " << priced
               << ": its predicted total does not apply" << std::endl;
+  }
+  if (plan.pipelined() && mode == ExecMode::Barrier) {  // the prediction overlaps the stages
+    stale.push_back("mode");
+    std::cout << "  note: barrier replay runs the micro-batches one after another, where the "
+                 "plan's pipeline overlaps its stages: its predicted total does not apply"
+              << std::endl;
   }
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << std::endl;

@@ -171,13 +171,12 @@ void write_layers_csv(std::ostream& out, const Lowered* lowered,
 void write_transfers_csv(std::ostream& out, const std::vector<EdgeReport>& edges) {
   out << "src,dst,type,bytes,predicted_paper_cycles,predicted_linkload_cycles,simulated_cycles,"
          "senders_skew_cycles,relative_error_paper,relative_error_linkload\n";
-  out << std::fixed << std::setprecision(1);
-  for (const EdgeReport& r : edges) {
+  for (const EdgeReport& r : edges) {  // predictions exact: the errors recompute from them
     out << csv_field(r.src) << "," << csv_field(r.dst) << "," << csv_field(r.type) << "," << r.bytes
         << ",";
-    if (r.paper_cycles >= 0) out << r.paper_cycles;
+    if (r.paper_cycles >= 0) out << shortest(r.paper_cycles);
     out << ",";
-    if (r.linkload_cycles >= 0) out << r.linkload_cycles;
+    if (r.linkload_cycles >= 0) out << shortest(r.linkload_cycles);
     out << "," << r.simulated_cycles << "," << r.senders_skew_cycles << ","
         << relative_error(r.paper_cycles, r.simulated_cycles) << ","
         << relative_error(r.linkload_cycles, r.simulated_cycles) << "\n";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 namespace nocflow::sim {
@@ -114,16 +115,34 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
     } while (v);
     return b;
   };
+  const std::size_t signals = static_cast<std::size_t>(num_pes) + run.links.size();
+  // Every signal's value at time 0: 0 unless it changes then.
+  std::vector<std::int64_t> value(signals, 0);
+  auto it = changes.begin();
+  for (; it != changes.end() && it->first == 0; ++it) value[it->second.first] = it->second.second;
   out << "#0\n";
-  for (std::size_t i = 0; i < static_cast<std::size_t>(num_pes) + run.links.size(); ++i) out << "b0 " << code(i) << "\n";
-  noc::Cycle t = 0;
-  for (const auto& [time, change] : changes) {
-    if (time != t) {
-      out << "#" << std::llround(static_cast<double>(time) * ps_per_cycle) << "\n";
-      t = time;
+  for (std::size_t i = 0; i < signals; ++i) out << "b" << bits(value[i]) << " " << code(i) << "\n";
+  // Per time, each signal's last change (a span ending where the next starts, a window where the
+  // next begins), written only if it differs from the value the signal holds: no zero-width
+  // glitches.
+  std::map<std::size_t, std::int64_t> last;  // signal -> value, at one time
+  const auto stamp = [&](noc::Cycle time) {
+    out << "#" << std::llround(static_cast<double>(time) * ps_per_cycle) << "\n";
+  };
+  noc::Cycle stamped = 0;
+  while (it != changes.end()) {
+    const noc::Cycle time = it->first;
+    last.clear();
+    for (; it != changes.end() && it->first == time; ++it) last[it->second.first] = it->second.second;
+    for (const auto& [signal, v] : last) {
+      if (value[signal] == v) continue;
+      value[signal] = v;
+      if (stamped != time) stamp(time);
+      stamped = time;
+      out << "b" << bits(v) << " " << code(signal) << "\n";
     }
-    out << "b" << bits(change.second) << " " << code(change.first) << "\n";
   }
+  if (stamped < run.total_cycles) stamp(run.total_cycles);  // the trace ends with the run
 }
 
 }  // namespace nocflow::sim

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `validate --rank`'s files and table (rank.h: write_rank_files, print_rank_table).
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -17,15 +15,6 @@ namespace {
 
 namespace opt = nocflow::optimizer;
 
-/// Shortest text that reads back as the same double: rank.csv keeps exact ties, so that τ
-/// recomputed from the file equals the reported one.
-std::string exact(double v) {
-  if (std::isnan(v)) return "nan";
-  std::array<char, 32> buf{};
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  return std::string(buf.data(), r.ptr);
-}
-
 /// τ for a table: "n/a" when undefined.
 std::string tau_text(double tau) { return std::isnan(tau) ? std::string("n/a") : fixed(tau, 3); }
 
@@ -39,12 +28,12 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
          "simulated_communication_cycles,placements,simulated_mean_cycles\n";
   for (const RankedPlan& r : report.plans)
     csv << r.model << "," << r.set << "," << r.label << "," << r.k + 1 << ","
-        << exact(r.predicted_cycles) << "," << r.simulated_cycles << "," << r.predicted_rank << ","
-        << r.simulated_rank << "," << exact(r.relative_error()) << "," << r.plan_id << ","
-        << exact(r.predicted_compute_cycles) << "," << exact(r.predicted_redistribution_cycles)
+        << shortest(r.predicted_cycles) << "," << r.simulated_cycles << "," << r.predicted_rank << ","
+        << r.simulated_rank << "," << shortest(r.relative_error()) << "," << r.plan_id << ","
+        << shortest(r.predicted_compute_cycles) << "," << shortest(r.predicted_redistribution_cycles)
         << "," << r.simulated_compute_cycles << "," << r.simulated_communication_cycles << ","
         << std::max<std::size_t>(1, r.placement_cycles.size()) << ","
-        << exact(r.simulated_mean_cycles()) << "\n";
+        << shortest(r.simulated_mean_cycles()) << "\n";
   csv.close();
   OutputFile sum(fs::path(dir) / "rank_summary.csv");
   sum << "model,plans,kendall_tau,regret_pct,best_plan_error_pct,predicted_spread_pct,"
@@ -53,16 +42,16 @@ std::string write_rank_files(const std::string& dir, const RankReport& report) {
          "placement_spread_pct,mean_kendall_tau,pairs,resolved_pairs,resolved_concordant,"
          "resolved_discordant,resolved_kendall_tau\n";
   for (const ModelRanking& m : report.models)
-    sum << m.model << "," << m.plans << "," << exact(m.kendall_tau) << "," << exact(m.regret_pct)
-        << "," << exact(m.best_plan_error_pct) << "," << exact(m.predicted_spread_pct) << ","
-        << exact(m.simulated_spread_pct) << "," << exact(m.error_range_pct) << ","
-        << m.strategy_plans << "," << exact(m.strategy_kendall_tau) << ","
-        << exact(m.strategy_predicted_spread_pct) << "," << report.mode << ","
+    sum << m.model << "," << m.plans << "," << shortest(m.kendall_tau) << "," << shortest(m.regret_pct)
+        << "," << shortest(m.best_plan_error_pct) << "," << shortest(m.predicted_spread_pct) << ","
+        << shortest(m.simulated_spread_pct) << "," << shortest(m.error_range_pct) << ","
+        << m.strategy_plans << "," << shortest(m.strategy_kendall_tau) << ","
+        << shortest(m.strategy_predicted_spread_pct) << "," << report.mode << ","
         << csv_field(report.calibration) << "," << report.placements.size() << ","
-        << exact(m.self_kendall_tau) << "," << exact(m.placement_spread_pct) << ","
-        << exact(m.mean_kendall_tau) << "," << m.resolved.pairs << "," << m.resolved.resolved << ","
+        << shortest(m.self_kendall_tau) << "," << shortest(m.placement_spread_pct) << ","
+        << shortest(m.mean_kendall_tau) << "," << m.resolved.pairs << "," << m.resolved.resolved << ","
         << m.resolved.concordant << "," << m.resolved.discordant << ","
-        << exact(m.resolved.tau()) << "\n";
+        << shortest(m.resolved.tau()) << "\n";
   sum.close();
   OutputFile images(fs::path(dir) / "rank_placements.csv");
   images << "plan_id,placement,simulated_cycles\n";

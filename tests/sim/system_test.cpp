@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "noc/base/error.h"
@@ -187,6 +189,45 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
   ASSERT_NE(last, std::string::npos);
   EXPECT_EQ(std::stoll(vcd.str().substr(last + 2)), r.total_cycles * 2000)  // ps at 0.5 GHz
       << "the trace ends with the run";
+}
+
+/// A VCD's value changes after the definitions: how many, each a new value of its signal and
+/// at most one per signal and time (no zero-width glitches).
+int expect_each_change_new(const std::string& vcd) {
+  std::istringstream lines(vcd.substr(vcd.find("$enddefinitions")));
+  std::map<std::string, std::string> held;
+  std::set<std::string> at_this_time;
+  int changes = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("#", 0) == 0) {
+      at_this_time.clear();
+    } else if (line.rfind("b", 0) == 0) {
+      const std::string signal = line.substr(line.find(' ') + 1), v = line.substr(1, line.find(' ') - 1);
+      EXPECT_TRUE(at_this_time.insert(signal).second) << "signal " << signal << " changed twice";
+      if (held.count(signal)) EXPECT_NE(held[signal], v) << "signal " << signal << " set again to " << v;
+      held[signal] = v;
+      ++changes;
+    }
+  }
+  return changes;
+}
+
+TEST(Vcd, ASpanEndingWhereTheNextStartsChangesItsStateOnce) {
+  RunResult r;
+  r.total_cycles = 25;
+  r.spans = {{0, StepKind::Compute, 0, 0, 10}, {0, StepKind::Recv, 0, 10, 20},
+             {1, StepKind::Reduce, 0, 0, 20}};
+  r.links.resize(1);
+  r.links[0].from = "node 0";
+  r.links[0].to = "r(0,0)";
+  r.link_windows = {{0, {3}}, {10, {3}}, {20, {1}}};  // the same load in two windows, then less
+  std::ostringstream vcd;
+  write_vcd(vcd, r, 2, 10, 1.0);
+  // At 0: PE 0 compute, PE 1 reduce, the link 3; then PE 0 recv and idle, PE 1 idle, the link
+  // 1 and 0.
+  EXPECT_EQ(expect_each_change_new(vcd.str()), 3 + 2 + 1 + 2) << vcd.str();
+  EXPECT_NE(vcd.str().find("#10000\nb100 !\n#"), std::string::npos) << vcd.str();  // recv, alone
+  EXPECT_EQ(vcd.str().substr(vcd.str().rfind("\n#")), "\n#25000\nb0 #\n") << "ends with the run";
 }
 
 }  // namespace
