@@ -263,6 +263,24 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   const double interval = summary["pipeline"]["interval_cycles"].get<double>();
   EXPECT_DOUBLE_EQ(interval, (sp(2, 1).second - sp(0, 1).second) / 2.0);
   EXPECT_EQ(summary["total_cycles"].get<std::int64_t>(), sp(2, 1).second);
+  EXPECT_TRUE(summary["predicted_total_does_not_apply"].empty()) << summary.dump();
+  // In barrier replay the micro-batches run one after another: the pipeline's prediction, which
+  // overlaps them, does not apply, and says so.
+  const CliRun barrier =
+      run_nocflow("simulate " + hw + "--plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --mode barrier --quiet --out " + (dir / "barrier").string());
+  ASSERT_EQ(barrier.exit_code, 0) << barrier.output;
+  EXPECT_NE(barrier.output.find("note: barrier replay runs the micro-batches one after another"),
+            std::string::npos)
+      << barrier.output;
+  const auto b = nlohmann::json::parse(read_file(dir / "barrier" / "summary.json"));
+  EXPECT_EQ(b["predicted_total_does_not_apply"], nlohmann::json::array({"mode"})) << b.dump();
+  // With one micro-batch nothing leaves the last stage twice: no interval.
+  const CliRun one = run_nocflow("simulate " + hw + "--stages 2 --micro-batches 1 --cost-model "
+                                 "linkload --quiet --out " + (dir / "one").string());
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "one" / "summary.json"))["pipeline"]
+                  ["interval_cycles"].is_null());
 
   // --micro-batches belongs to a pipeline; stages need rows.
   EXPECT_EQ(
