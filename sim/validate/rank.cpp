@@ -166,7 +166,6 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
     // SRAM limit on, as `simulate` solves: lowering rejects a plan that does not fit. Unpruned,
     // because a strategy may exclude the choice that dominated another.
     const opt::PartitionSetup setup = opt::setup_partition(graph, hw, *model, {false, true, false});
-    const opt::PrunedProblem pruned = opt::prune_dominated(setup.problem);
     const auto t1 = Clock::now();
     const std::size_t first_row = report.plans.size();  // this model's rows start here
     std::string same_as;  // when add() finds the plan in the set already: that row's label
@@ -198,13 +197,11 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
       report.plans.push_back(r);
       return true;
     };
-    const auto best = opt::k_best(pruned.problem, o.k);
-    for (std::size_t i = 0; i < best.size(); ++i) {
-      std::vector<int> choice(best[i].choice.size());
-      for (std::size_t l = 0; l < choice.size(); ++l)
-        choice[l] = pruned.kept[l][static_cast<std::size_t>(best[i].choice[l])];
-      add(choice, "kbest", "k-best " + std::to_string(i + 1), static_cast<int>(i));
-    }
+    // Over every choice: pruning keeps the optimum, not the k best (a plan through a choice
+    // that another dominates, by a little or by a tie, may well be among them).
+    const auto best = opt::k_best(setup.problem, o.k);
+    for (std::size_t i = 0; i < best.size(); ++i)
+      add(best[i].choice, "kbest", "k-best " + std::to_string(i + 1), static_cast<int>(i));
     ModelRanking m;
     m.model = name;
     m.plans = static_cast<int>(best.size());
@@ -242,10 +239,10 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
       }
     }
     m.optimize_seconds = seconds_since(t0);
-    std::size_t kept_choices = 0;
-    for (const auto& k : pruned.kept) kept_choices += k.size();
-    progress << "  " << name << ": " << setup.choices_before << " choices, " << kept_choices
-             << " after dominance pruning, set-up " << fixed(std::chrono::duration<double>(t1 - t0).count(), 1) << " s, "
+    std::size_t choices = 0;
+    for (const auto& c : setup.choices) choices += c.size();
+    progress << "  " << name << ": " << choices << " choices, set-up "
+             << fixed(std::chrono::duration<double>(t1 - t0).count(), 1) << " s, "
              << best.size() << " best plans (predicted "
              << fixed(best.empty() ? 0 : best.front().cost, 0) << " .. " << fixed(best.empty() ? 0 : best.back().cost, 0)
              << " cycles) and " << strategy_index << " strategy plans in " << fixed(seconds_since(t1), 1) << " s"
