@@ -49,6 +49,7 @@ class DpSolver : public Solver {
     r.solver = name();
     r.choice = std::move(elim->choice);
     r.cost = evaluate(p, r.choice);
+    r.optimal = true;
     r.notes.push_back(
         "eliminations: " + std::to_string(elim->leaf_steps) + " leaf, " +
         std::to_string(elim->node_steps) + " node, " + std::to_string(elim->edge_steps) + " edge" +

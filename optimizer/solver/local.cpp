@@ -80,6 +80,7 @@ class LocalDpSolver : public Solver {
     const auto count = [](int k, const std::string& one, const std::string& many) {
       return std::to_string(k) + " " + (k == 1 ? one : many);
     };
+    r.optimal = n <= kWindow && !skipped;
     r.notes.push_back(
         "greedy-layout " + fixed(start) + " cycles, then " +
         count(accepted, "improving window", "improving windows") + " of " +

@@ -43,6 +43,9 @@ struct SolveResult {
   double seconds = 0;
   std::vector<std::string> notes;  ///< e.g. "graph not series-parallel: solved by ilp"
   std::optional<IlpStats> ilp;
+  /// A proven minimum: dp (or the ilp it fell back to, when that proved it), dp-local when one
+  /// window holds every layer, ilp at an optimal status or with its bound meeting its cost.
+  bool optimal = false;
 };
 
 class Solver {

@@ -144,7 +144,7 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
     const double imp = base.total_cycles() > 0 ? 100 * (1 - row.plan.total_cycles() / base.total_cycles()) : 0;
     const double imp_r = base.redistribution_cycles > 0
                              ? 100 * (1 - row.plan.redistribution_cycles / base.redistribution_cycles) : 0;
-    const bool optimal = row.method == "dp" || (row.result.ilp && row.result.ilp->optimal);
+    const bool optimal = row.result.optimal;
     csv << row.method << "," << std::setprecision(12) << row.plan.total_cycles() << ","
         << row.plan.compute_cycles << "," << row.plan.redistribution_cycles << "," << row.plan.energy_pj
         << "," << imp << "," << imp_r << "," << row.result.seconds << "," << (optimal ? 1 : 0) << "\n";

@@ -64,8 +64,16 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
   }
   EXPECT_TRUE(fs::exists(out / "config.resolved.yaml"));
   std::map<std::string, double> total;
+  std::map<std::string, std::string> optimal;
   const auto rows = nocflow::testing::read_csv_rows(out / "compare.csv");
-  for (const auto& row : rows) total[row.at("method")] = std::stod(row.at("total_cycles"));
+  for (const auto& row : rows) {
+    total[row.at("method")] = std::stod(row.at("total_cycles"));
+    optimal[row.at("method")] = row.at("optimal");
+  }
+  // Proven: the exact solvers, and dp-local, whose one window holds all of vgg5 (it was 0).
+  for (const char* method : {"dp", "dp-local", "ilp-flow", "ilp-mccormick"})
+    EXPECT_EQ(optimal[method], "1") << method;
+  EXPECT_EQ(optimal["greedy"], "0");
   EXPECT_EQ(rows.size(), 6u);  // greedy, greedy-layout, dp, dp-local, ilp-flow, ilp-mccormick
   // The exact solvers agree at P = 16 and beat the seed's greedy baseline.
   EXPECT_NEAR(total["dp"], total["ilp-flow"], 1e-6 * total["dp"]);
@@ -73,6 +81,18 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
   EXPECT_LT(total["dp"], total["greedy"]);
   EXPECT_NEAR(total["dp-local"], total["dp"], 1e-6 * total["dp"]);  // one window holds vgg5
   EXPECT_NE(r.output.find("ilp-mccormick"), std::string::npos);
+}
+
+// Stopped by its time limit before branch and bound proves anything, the ILP's answer is still
+// the optimum when the tree bound meets its cost: it says so (it said "gap 0.00 %" and "not
+// proven optimal" side by side).
+TEST(OptimizeCli, AnIlpWhoseBoundMeetsItsCostIsOptimalWhateverItsTimeLimit) {
+  const CliRun r = run_nocflow("optimize --hw " + hw("mesh4x4.yaml") +
+                               " --network zoo:resnet18 --train sgd --solver ilp --time-limit 0.001 "
+                               "--quiet --out " + out_dir("ilp_bound").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("gap 0.00 %, optimal"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("not proven optimal"), std::string::npos) << r.output;
 }
 
 TEST(OptimizeCli, LinkloadIlpAgreesWithDpAndExportsItsModel) {
