@@ -122,7 +122,10 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
   for (const ModelRanking& m : report.models)
     // As printed (2 decimals): a difference below the printed precision is no finding.
     if (m.plans > 1 && std::round(100 * m.error_range_pct) > std::round(100 * m.predicted_spread_pct))
-      out << "  note: " << m.model << " predicts its " << m.plans << " plans within " << fixed(m.predicted_spread_pct, 2)
+      out << "  note: " << m.model << " predicts its " << m.plans << " plans within "
+          << (m.predicted_spread_pct > 0 && m.predicted_spread_pct < 0.005
+                  ? std::string("0.01")  // not "0.00": they differ
+                  : fixed(m.predicted_spread_pct, 2))
           << "% of each other, but its error varies by " << fixed(m.error_range_pct, 2)
           << "% across them: their order is below the model's resolution, and tau-b mostly measures that error\n";
   for (const ModelRanking& m : report.models)
