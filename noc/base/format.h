@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Numbers as text for reports and progress lines; text as a CSV field or a Graphviz string.
+// Numbers as text for reports and progress lines, and back (parse_integer); text as a CSV field
+// or a Graphviz string.
 #include <charconv>
+#include <cstdint>
 #include <iomanip>
+#include <limits>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace nocflow {
 
@@ -31,6 +37,37 @@ inline std::string shortest(double v) {
 inline std::string signed_percent(double fraction, int digits = 1) {
   const std::string s = fixed(100 * fraction, digits);
   return (s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s) + "%";
+}
+
+/// An integer as the config reads one: digits, with `allow_binary_suffix` also a count of KiB,
+/// MiB or GiB ("4KiB", "1 MiB"); nullopt when it is not one or would overflow.
+inline std::optional<std::int64_t> parse_integer(std::string text, bool allow_binary_suffix) {
+  std::int64_t scale = 1;
+  if (allow_binary_suffix) {
+    static const std::pair<const char*, std::int64_t> suffixes[] = {
+        {"KiB", 1LL << 10}, {"MiB", 1LL << 20}, {"GiB", 1LL << 30}};
+    for (const auto& [suffix, factor] : suffixes) {
+      const std::string s = suffix;
+      if (text.size() > s.size() && text.compare(text.size() - s.size(), s.size(), s) == 0) {
+        text = text.substr(0, text.size() - s.size());
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        scale = factor;
+        break;
+      }
+    }
+  }
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(text, &used, 10);
+    if (used != text.size()) return std::nullopt;
+    if (v > std::numeric_limits<std::int64_t>::max() / scale ||
+        v < std::numeric_limits<std::int64_t>::min() / scale)
+      return std::nullopt;  // would wrap
+    return static_cast<std::int64_t>(v) * scale;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 /// `s` as one CSV field: quoted (quotes doubled, newlines as spaces) when it holds a comma, a

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "noc/base/limits.h"
 #include "noc/base/text_input.h"
 
@@ -52,6 +53,12 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
     std::int64_t v[4] = {0, 0, 0, 0};
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const std::string& f = fields[i];
+      if (i == 2) {  // bytes as the configs write them: 4096, 4KiB
+        const std::optional<std::int64_t> bytes = parse_integer(f, true);
+        if (!bytes) fail("bytes '" + f + "' is not an integer (KiB, MiB and GiB allowed)");
+        v[i] = *bytes;
+        continue;
+      }
       const auto [end, error] = std::from_chars(f.data(), f.data() + f.size(), v[i]);
       if (error != std::errc() || end != f.data() + f.size())
         fail(std::string(what[i]) + " '" + f + "' is not an integer");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "noc/base/names.h"
 #include "noc/router/router.h"
 #include "noc/router/routing.h"
@@ -238,35 +239,6 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
 }
 
 }  // namespace
-
-std::optional<std::int64_t> parse_integer(std::string text, bool allow_binary_suffix) {
-  std::int64_t scale = 1;
-  if (allow_binary_suffix) {
-    static const std::pair<const char*, std::int64_t> suffixes[] = {
-        {"KiB", 1LL << 10}, {"MiB", 1LL << 20}, {"GiB", 1LL << 30}};
-    for (const auto& [suffix, factor] : suffixes) {
-      const std::string s = suffix;
-      if (text.size() > s.size() && text.compare(text.size() - s.size(), s.size(), s) == 0) {
-        text = text.substr(0, text.size() - s.size());
-        while (!text.empty() && text.back() == ' ') text.pop_back();
-        scale = factor;
-        break;
-      }
-    }
-  }
-  if (text.empty()) return std::nullopt;
-  std::size_t used = 0;
-  try {
-    const long long v = std::stoll(text, &used, 10);
-    if (used != text.size()) return std::nullopt;
-    if (v > std::numeric_limits<std::int64_t>::max() / scale ||
-        v < std::numeric_limits<std::int64_t>::min() / scale)
-      return std::nullopt;  // would wrap
-    return static_cast<std::int64_t>(v) * scale;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
 
 HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides) {
   std::map<std::string, RawValue> given;

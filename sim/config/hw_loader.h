@@ -18,10 +18,6 @@ namespace nocflow::sim {
 /// An empty `file` means "declared defaults only".
 HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides = {});
 
-/// An integer as the config reads one: digits, with `allow_binary_suffix` also a count of KiB,
-/// MiB or GiB ("4KiB", "1 MiB"); nullopt when it is not one or would overflow.
-std::optional<std::int64_t> parse_integer(std::string text, bool allow_binary_suffix);
-
 /// Every parameter with its resolved value, as YAML that load_hw_config reads back unchanged.
 std::string resolved_yaml(const HwSpec& spec);
 

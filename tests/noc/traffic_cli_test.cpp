@@ -295,6 +295,11 @@ TEST(TrafficCli, MessagesReplayABatchAtTheZeroLoadLatency) {
   for (const LinkRow& l : read_links(dir / "out" / "links.csv"))
     if (l.from.rfind("node ", 0) == 0) injected += l.flits;
   EXPECT_EQ(injected, 7);
+  // Bytes as the configs write them.
+  const CliRun kib = messages(dir, "0 63 1KiB\n");
+  ASSERT_EQ(kib.exit_code, 0) << kib.output;
+  EXPECT_NE(read_file(dir / "out" / "messages.csv").find("\n0,63,1024,64,0,"), std::string::npos)
+      << read_file(dir / "out" / "messages.csv");
 }
 
 TEST(TrafficCli, LinksReportTheCyclesFromTheirFirstFlitToTheirLast) {
@@ -387,7 +392,8 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
       // Near INT64_MAX the flit count used to wrap to one flit.
       {"0 1 9223372036854775807\n", "messages.txt:1: bytes must be in 1 .. 1099511627776"},
       {"0 1 10 soon\n", "messages.txt:1: start_cycle 'soon' is not an integer"},
-      {"0 1 10.5\n", "messages.txt:1: bytes '10.5' is not an integer"},
+      {"0 1 10.5\n", "messages.txt:1: bytes '10.5' is not an integer (KiB, MiB and GiB allowed)"},
+      {"0 1 4KB\n", "messages.txt:1: bytes '4KB' is not an integer (KiB, MiB and GiB allowed)"},
       {"0 1 10 -5\n", "messages.txt:1: start_cycle must be in 0 .. 1000000000000"},
       // Past SystemC's time range the run used to hang.
       {"0 1 10 100000000000000\n", "messages.txt:1: start_cycle must be in 0 .. 1000000000000"},
