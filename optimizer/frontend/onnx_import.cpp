@@ -368,9 +368,11 @@ Graph import_onnx(const std::string& path, std::int64_t batch) {
   // A batch exported as a dynamic axis takes the one asked for (ONNX's inference sees it too).
   if (batch > 0)
     for (auto& input : *model.mutable_graph()->mutable_input())
-      if (auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
-          shape->dim_size() > 0 && !shape->dim(0).has_dim_value())
-        shape->mutable_dim(0)->set_dim_value(batch);
+      if (auto* type = input.mutable_type()->mutable_tensor_type(); type->has_shape()) {
+        auto* shape = type->mutable_shape();
+        if (shape->dim_size() > 0 && !shape->dim(0).has_dim_value())
+          shape->mutable_dim(0)->set_dim_value(batch);
+      }
   // nocflow's import and shape inference run first: they check every operator they accept,
   // which ONNX's inference assumes (its Conv rule divides by the strides and indexes the
   // input's shape by the weight's rank unchecked, in onnx 1.12 at least).

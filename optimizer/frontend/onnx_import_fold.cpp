@@ -4,6 +4,7 @@
 // reversing Slice, Transpose, Reshape, Cast), which operators that take such inputs as
 // attributes (Pad's pads) need as values.
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include "optimizer/frontend/onnx_importer.h"
@@ -137,17 +138,25 @@ bool Importer::fold_int_constant(const onnx::NodeProto& n) {
       if (axis < 0 || seen[axis] || steps[i] == 0) return false;
       seen[axis] = true;
       const std::int64_t d = x.dims[axis], step = steps[i];
-      std::int64_t s = starts[i] < 0 ? starts[i] + d : starts[i];
-      std::int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
-      if (step > 0) {
-        s = std::clamp<std::int64_t>(s, 0, d);
-        e = std::clamp<std::int64_t>(e, 0, d);
-      } else {
-        s = std::clamp<std::int64_t>(s, 0, d - 1);
-        e = std::clamp<std::int64_t>(e, -1, d - 1);
-      }
       pick[axis].clear();
-      for (std::int64_t k = s; step > 0 ? k < e : k > e; k += step) pick[axis].push_back(k);
+      if (d == 0) continue;
+      // Clamped as ONNX does (in [-d, d] first, so that no bound wraps).
+      std::int64_t s = std::clamp<std::int64_t>(starts[i], -d, d);
+      std::int64_t e = std::clamp<std::int64_t>(ends[i], -d - 1, d);
+      s = s < 0 ? s + d : s;
+      e = e < 0 ? e + d : e;
+      if (step > 0) {
+        s = std::min(s, d);
+        e = std::max<std::int64_t>(e, 0);
+      } else {
+        s = std::min(s, d - 1);
+        e = std::min(e, d - 1);  // -1: through index 0
+      }
+      // The count first, so that a step near the int64 limits cannot wrap the index.
+      const std::int64_t span = step > 0 ? e - s : s - e;
+      const std::int64_t stride = step > 0 ? step : (step == INT64_MIN ? INT64_MAX : -step);
+      const std::int64_t taken = span > 0 ? 1 + (span - 1) / stride : 0;
+      for (std::int64_t j = 0; j < taken; ++j) pick[axis].push_back(step > 0 ? s + j * step : s - j * stride);
     }
     for (const Ints& p : pick) out.dims.push_back(static_cast<std::int64_t>(p.size()));
     out.ints = gather(x.ints, x.dims, pick);
@@ -177,6 +186,9 @@ bool Importer::fold_int_constant(const onnx::NodeProto& n) {
     const std::int64_t to = attr_int(n, "to", 0);
     if (!is_int(static_cast<int>(to))) return false;  // to floats: left to the graph
     out = ConstInfo{x.dims, static_cast<int>(to), false, x.ints, {}, std::nullopt};
+    if (to == onnx::TensorProto::INT32)  // wraps as a 32-bit integer does
+      for (auto& v : out.ints)
+        v = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v)));
   } else if (op == "Squeeze" || op == "Unsqueeze") {
     Ints axes = input(1) ? input(1)->ints : attr_ints(n, "axes");
     const bool un = op == "Unsqueeze";
@@ -196,18 +208,34 @@ bool Importer::fold_int_constant(const onnx::NodeProto& n) {
       }
     }
     out.ints = x.ints;
-  } else {  // Add, Sub, Mul: equal shapes, or one side a single element
+  } else {  // Add, Sub, Mul, broadcast as NumPy does
     if (!input(1)) return false;
     const ConstInfo& y = *input(1);
-    const bool x1 = x.ints.size() == 1, y1 = y.ints.size() == 1;
-    if (x.dims != y.dims && !x1 && !y1) return false;
-    out.dims = x.dims.size() >= y.dims.size() && !x1 ? x.dims : y.dims;
-    const std::size_t size = std::max(x.ints.size(), y.ints.size());
-    for (std::size_t i = 0; i < size; ++i) {
-      const std::int64_t a = x.ints[x1 ? 0 : i], b = y.ints[y1 ? 0 : i];
-      out.ints.push_back(op == "Add" ? a + b : op == "Sub" ? a - b : a * b);
+    const std::size_t rank = std::max(x.dims.size(), y.dims.size());
+    auto aligned = [&](const Shape& dims) {  // right-aligned, 1s in front
+      Shape a(rank - dims.size(), 1);
+      a.insert(a.end(), dims.begin(), dims.end());
+      return a;
+    };
+    const Shape dx = aligned(x.dims), dy = aligned(y.dims);
+    for (std::size_t a = 0; a < rank; ++a) {
+      if (dx[a] != dy[a] && dx[a] != 1 && dy[a] != 1) return false;
+      out.dims.push_back(dx[a] == 1 ? dy[a] : dx[a]);
     }
-    if (count(out.dims) != static_cast<std::int64_t>(out.ints.size())) return false;
+    const std::int64_t total = count(out.dims);
+    Ints at(rank, 0);
+    for (std::int64_t i = 0; i < total; ++i) {
+      std::int64_t fx = 0, fy = 0;  // flat indices, a size-1 axis repeated
+      for (std::size_t a = 0; a < rank; ++a) {
+        fx = fx * dx[a] + (dx[a] == 1 ? 0 : at[a]);
+        fy = fy * dy[a] + (dy[a] == 1 ? 0 : at[a]);
+      }
+      const std::int64_t u = x.ints[static_cast<std::size_t>(fx)], v = y.ints[static_cast<std::size_t>(fy)];
+      out.ints.push_back(op == "Add" ? u + v : op == "Sub" ? u - v : u * v);
+      for (std::size_t a = rank; a-- > 0;)
+        if (++at[a] < out.dims[a]) break;
+        else at[a] = 0;
+    }
   }
   alias(n, out);
   return true;

@@ -262,10 +262,11 @@ std::string parameter_key(const Node& n) {
     case OpKind::Conv: case OpKind::ConvTranspose: case OpKind::Gemm: case OpKind::BatchNorm:
     case OpKind::LayerNorm:
       return n.attrs.weights.empty() ? "" : std::string(op_name(n.kind)) + ":" + n.attrs.weights;
-    case OpKind::Fused: {
+    case OpKind::Fused: {  // its weighted parts', so that a fused Conv matches a plain one
       std::string key;
       for (const FusedPart& p : n.attrs.parts)
-        if (!p.attrs.weights.empty()) key += std::string(op_name(p.kind)) + ":" + p.attrs.weights + ";";
+        if (!p.attrs.weights.empty())
+          key += (key.empty() ? "" : ";") + std::string(op_name(p.kind)) + ":" + p.attrs.weights;
       return key;
     }
     default:
@@ -278,10 +279,9 @@ std::string parameter_key(const Node& n) {
 NodeId parameter_owner(const Graph& g, NodeId id) {
   const std::string key = parameter_key(g.node(id));
   if (key.empty()) return id;
-  const OpKind kind = g.node(id).kind;
   for (NodeId other : g.node_ids()) {  // in node order
     if (other == id) return id;
-    if (g.node(other).kind == kind && parameter_key(g.node(other)) == key) return other;
+    if (parameter_key(g.node(other)) == key) return other;
   }
   return id;
 }

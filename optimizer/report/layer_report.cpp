@@ -79,8 +79,8 @@ std::string layer_table(const Graph& g) {
   return out + "total: " + std::to_string(t.layers) + " layers, " + si(t.macs) + " MACs (" +
          std::to_string(t.macs) + "), " + si(t.params) + " params (" + std::to_string(t.params) +
          "), " + bytes(t.weight_bytes) +
-         (training ? " of weights and optimizer state held (each layer's copy: forward, input "
-                     "gradient, update)"
+         (training ? " of weights and optimizer state held (the forward weights once, every "
+                     "input gradient's and update's copy)"
                    : " of weights") +
          ", " + bytes(t.activation_bytes) + " of activations (the layers' outputs summed)\n";
 }

@@ -247,10 +247,12 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--cycles 1000", "--cycles excludes --sample-period"},  // traffic() gives a period
       // --cycles made the latency rule's probes fixed-length: a verdict its probes contradicted.
       {"--find-saturation", "--rate excludes --find-saturation"},  // traffic() gives a rate
-      {"--seed -1", "--seed: must be an integer in 0 .. 18446744073709551615, got -1"},
+      {"--seed -1", "--seed: must be a decimal integer in 0 .. 18446744073709551615 (no leading zero), got -1"},
+      {"--seed 010", "--seed: must be a decimal integer in 0 .. 18446744073709551615 (no leading zero), got 010"},  // octal 8 to CLI11
       // 2^64 and a little above read as 2^64 - 1
       {"--seed 18446744073709551616",
-       "--seed: must be an integer in 0 .. 18446744073709551615, got 18446744073709551616"},
+       "--seed: must be a decimal integer in 0 .. 18446744073709551615 (no leading zero), got "
+       "18446744073709551616"},
       {"--packet-flits 100000", "--packet-flits: must be at most 65535, got 100000"},
       // it used to wait forever for room in the queue
       {"--set ni.injection_queue_flits=2",

@@ -5,10 +5,12 @@
 // module applied twice (its parameters counted and updated once).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/passes/autodiff.h"
+#include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/onnx_model.h"
 
 namespace nocflow::optimizer {
@@ -72,6 +74,33 @@ TEST(OnnxFold, UnsqueezeSqueezeAndElementwiseArithmeticOnConstantsFold) {
   const Graph g = m.load("fold_arith.onnx");
   EXPECT_EQ(g.node(*g.find("pool")).attrs.pads, (std::array<std::int64_t, 4>{1, 2, 1, 2}));
   EXPECT_EQ(g.node(*g.find("pool")).output.shape, (Shape{1, 3, 8, 10}));
+}
+
+// The folded arithmetic follows ONNX: NumPy broadcasting (a [1] plus a scalar stays [1]), a
+// 32-bit Cast wraps, a Slice step near the int64 limit takes one element. Each feeds a Pad
+// whose pads it computes: [0,0,1,2,0,0,1,2] for a Conv.
+TEST(OnnxFold, BroadcastingCastAndHugeStepsAreOnnxs) {
+  Model m({1, 3, 8, 8});
+  auto scalar = [&](const std::string& name, std::int64_t v) { m.int64_scalar(name, v); };
+  m.int64s("zero", {0});
+  scalar("one", 1);
+  m.node("Add", {"zero", "one"}, "one_1d");                          // [1], not a scalar
+  m.int64s("big", {(std::int64_t{1} << 32) + 2});
+  Model::int1(m.node("Cast", {"big"}, "two_32"), "to", onnx::TensorProto::INT32);  // [2]
+  Model::int1(m.node("Cast", {"two_32"}, "two"), "to", onnx::TensorProto::INT64);
+  m.int64s("ten", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  m.int64s("start", {1});
+  m.int64s("end", {10});
+  m.int64s("axis", {0});
+  m.int64s("step", {INT64_MAX});
+  m.node("Slice", {"ten", "start", "end", "axis", "step"}, "only_one");  // [1]
+  m.int64s("n_c", {0, 0});
+  Model::int1(m.node("Concat", {"n_c", "one_1d", "two", "n_c", "only_one", "two"}, "pads"), "axis", 0);
+  m.node("Pad", {"x", "pads"}, "xp", "pad");
+  m.weight("w", {4, 3, 3, 3});
+  m.node("Conv", {"xp", "w"}, "y", "conv");
+  const Graph g = m.load("fold_onnx_semantics.onnx");
+  EXPECT_EQ(g.node(*g.find("conv")).attrs.pads, (std::array<std::int64_t, 4>{1, 2, 1, 2}));
 }
 
 TEST(OnnxFold, ACeilModePoolDroppingAWindowInThePaddingKeepsPyTorchsShape) {
@@ -151,6 +180,17 @@ TEST(OnnxFold, AModuleAppliedTwiceHoldsItsParametersOnce) {
   std::sort(updates.begin(), updates.end());
   EXPECT_EQ(updates, (std::vector<std::string>{"conv1.update", "fc1.update", "fc2.update"}));
   EXPECT_EQ(graph_totals(train).params, t.params);
+  // Fused or not, a shared module is one: conv(relu(conv(x))) with the fuse pass leaves one Conv
+  // fused with its Relu and the other plain (it was counted twice then).
+  Model r({1, 4, 8, 8});
+  r.weight("cw", {4, 4, 3, 3});
+  r.weight("cb", {4});
+  Model::ints(r.node("Conv", {"x", "cw", "cb"}, "c1", "conv1"), "pads", {1, 1, 1, 1});
+  r.node("Relu", {"c1"}, "r1", "relu1");
+  Model::ints(r.node("Conv", {"r1", "cw", "cb"}, "y", "conv2"), "pads", {1, 1, 1, 1});
+  Graph fused = r.load("tied_fused.onnx");
+  PassManager(parse_pass_list("default")).run(fused);
+  EXPECT_EQ(graph_totals(fused).params, 148);
 }
 
 TEST(OnnxFold, ABatchExportedAsADynamicAxisIsTheOneAskedFor) {
