@@ -22,25 +22,40 @@ bool is_int(int dtype) {
   return dtype == onnx::TensorProto::INT64 || dtype == onnx::TensorProto::INT32;
 }
 
-/// Elements taken from `data` (of shape `dims`) at index `pick[a]` along each axis a, in
-/// row-major order.
-Ints gather(const Ints& data, const Shape& dims, const std::vector<Ints>& pick) {
-  const std::size_t rank = dims.size();
-  Shape out_dims(rank);
-  for (std::size_t a = 0; a < rank; ++a) out_dims[a] = static_cast<std::int64_t>(pick[a].size());
+/// Row-major strides of a tensor of shape `dims`.
+Shape strides_of(const Shape& dims) {
+  Shape strides(dims.size(), 1);
+  for (std::size_t a = dims.size(); a-- > 1;) strides[a - 1] = strides[a] * dims[a];
+  return strides;
+}
+
+/// The elements of `data` at flat index Σ_a offset[a][i_a], for every output index (i_0, i_1, ...)
+/// in row-major order, the output's axis a being offset[a].size() long: a gather along each axis
+/// (offset = picked index × stride), a transpose (output axis a walks input axis perm[a]'s
+/// stride) or a broadcast (a stride of 0 along an axis of length 1).
+Ints walk(const Ints& data, const std::vector<Ints>& offset) {
+  const std::size_t rank = offset.size();
+  std::int64_t total = 1;
+  for (const Ints& o : offset) total *= static_cast<std::int64_t>(o.size());
   Ints out;
-  const std::int64_t total = count(out_dims);
   out.reserve(static_cast<std::size_t>(total));
-  Ints at(rank, 0);  // index into each pick list
+  Ints at(rank, 0);
   for (std::int64_t i = 0; i < total; ++i) {
     std::int64_t flat = 0;
-    for (std::size_t a = 0; a < rank; ++a) flat = flat * dims[a] + pick[a][at[a]];
-    out.push_back(data[flat]);
+    for (std::size_t a = 0; a < rank; ++a) flat += offset[a][static_cast<std::size_t>(at[a])];
+    out.push_back(data[static_cast<std::size_t>(flat)]);
     for (std::size_t a = rank; a-- > 0;)
-      if (++at[a] < out_dims[a]) break;
+      if (++at[a] < static_cast<std::int64_t>(offset[a].size())) break;
       else at[a] = 0;
   }
   return out;
+}
+
+/// Offsets along an axis of `length` whose elements lie `stride` apart.
+Ints strided(std::int64_t length, std::int64_t stride) {
+  Ints o(static_cast<std::size_t>(length));
+  for (std::int64_t i = 0; i < length; ++i) o[static_cast<std::size_t>(i)] = i * stride;
+  return o;
 }
 
 /// `axis` in [-rank, rank) as [0, rank), or -1 when outside.
@@ -158,8 +173,12 @@ bool Importer::fold_int_constant(const onnx::NodeProto& n) {
       const std::int64_t taken = span > 0 ? 1 + (span - 1) / stride : 0;
       for (std::int64_t j = 0; j < taken; ++j) pick[axis].push_back(step > 0 ? s + j * step : s - j * stride);
     }
-    for (const Ints& p : pick) out.dims.push_back(static_cast<std::int64_t>(p.size()));
-    out.ints = gather(x.ints, x.dims, pick);
+    const Shape strides = strides_of(x.dims);
+    for (std::size_t a = 0; a < pick.size(); ++a) {
+      out.dims.push_back(static_cast<std::int64_t>(pick[a].size()));
+      for (auto& k : pick[a]) k *= strides[a];
+    }
+    out.ints = walk(x.ints, pick);
   } else if (op == "Transpose") {
     Ints perm = attr_ints(n, "perm");
     if (perm.empty())
@@ -169,19 +188,13 @@ bool Importer::fold_int_constant(const onnx::NodeProto& n) {
     Ints identity(x.dims.size());
     std::iota(identity.begin(), identity.end(), 0);
     if (sorted != identity) return false;
-    Shape strides(x.dims.size(), 1);
-    for (std::size_t a = x.dims.size(); a-- > 1;) strides[a - 1] = strides[a] * x.dims[a];
-    for (std::int64_t p : perm) out.dims.push_back(x.dims[p]);
-    const std::int64_t total = count(out.dims);
-    Ints at(out.dims.size(), 0);
-    for (std::int64_t i = 0; i < total; ++i) {
-      std::int64_t flat = 0;
-      for (std::size_t a = 0; a < perm.size(); ++a) flat += at[a] * strides[perm[a]];
-      out.ints.push_back(x.ints[flat]);
-      for (std::size_t a = out.dims.size(); a-- > 0;)
-        if (++at[a] < out.dims[a]) break;
-        else at[a] = 0;
+    const Shape strides = strides_of(x.dims);
+    std::vector<Ints> offset;
+    for (std::int64_t p : perm) {
+      out.dims.push_back(x.dims[p]);
+      offset.push_back(strided(x.dims[p], strides[p]));
     }
+    out.ints = walk(x.ints, offset);
   } else if (op == "Cast") {
     const std::int64_t to = attr_int(n, "to", 0);
     if (!is_int(static_cast<int>(to))) return false;  // to floats: left to the graph
@@ -217,25 +230,17 @@ bool Importer::fold_int_constant(const onnx::NodeProto& n) {
       a.insert(a.end(), dims.begin(), dims.end());
       return a;
     };
-    const Shape dx = aligned(x.dims), dy = aligned(y.dims);
+    const Shape dx = aligned(x.dims), dy = aligned(y.dims), sx = strides_of(dx), sy = strides_of(dy);
+    std::vector<Ints> ox, oy;  // each side walked over the output's shape, a length-1 axis repeated
     for (std::size_t a = 0; a < rank; ++a) {
       if (dx[a] != dy[a] && dx[a] != 1 && dy[a] != 1) return false;
       out.dims.push_back(dx[a] == 1 ? dy[a] : dx[a]);
+      ox.push_back(strided(out.dims[a], dx[a] == 1 ? 0 : sx[a]));
+      oy.push_back(strided(out.dims[a], dy[a] == 1 ? 0 : sy[a]));
     }
-    const std::int64_t total = count(out.dims);
-    Ints at(rank, 0);
-    for (std::int64_t i = 0; i < total; ++i) {
-      std::int64_t fx = 0, fy = 0;  // flat indices, a size-1 axis repeated
-      for (std::size_t a = 0; a < rank; ++a) {
-        fx = fx * dx[a] + (dx[a] == 1 ? 0 : at[a]);
-        fy = fy * dy[a] + (dy[a] == 1 ? 0 : at[a]);
-      }
-      const std::int64_t u = x.ints[static_cast<std::size_t>(fx)], v = y.ints[static_cast<std::size_t>(fy)];
-      out.ints.push_back(op == "Add" ? u + v : op == "Sub" ? u - v : u * v);
-      for (std::size_t a = rank; a-- > 0;)
-        if (++at[a] < out.dims[a]) break;
-        else at[a] = 0;
-    }
+    const Ints u = walk(x.ints, ox), v = walk(y.ints, oy);
+    for (std::size_t i = 0; i < u.size(); ++i)
+      out.ints.push_back(op == "Add" ? u[i] + v[i] : op == "Sub" ? u[i] - v[i] : u[i] * v[i]);
   }
   alias(n, out);
   return true;
