@@ -6,7 +6,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -22,12 +21,12 @@
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/lowering.h"
-#include "sim/lower/memory_plan.h"
 #include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/layer_stats.h"
 #include "sim/output/output_file.h"
 #include "sim/output/program_dump.h"
+#include "sim/output/replay_summary.h"
 #include "sim/output/run_report.h"
 #include "sim/output/trace.h"
 
@@ -75,177 +74,6 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
   record_priced_inputs(plan, spec, graph);  // as optimize records
   plan.calibration = a.calibration;
   return plan;
-}
-
-/// The console's traffic and simulation lines.
-void print_traffic(std::ostream& out, const RunResult& r) {
-  out << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
-      << r.flits << " flits, " << r.bytes
-      << " bytes; every message received once, network drained\n"
-      << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall, "
-      << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
-}
-
-/// The run's traffic and wall time into summary.json.
-void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
-  j["messages"] = r.messages;
-  j["packets"] = r.packets;
-  j["flits"] = r.flits;
-  j["bytes"] = r.bytes;
-  j["flit_hops"] = r.flit_hops;
-  j["steps"] = r.spans.size();
-  j["wall_seconds"] = r.wall_seconds;
-  j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
-}
-
-/// What a plan's replay measured, as summary.json and the console give it.
-struct Measured {
-  RunResult run;
-  std::vector<LayerStats> layers;
-  RunTotals totals;
-  std::vector<EdgeReport> edges;
-  Energy energy;
-  double seconds = 0;  ///< of simulated time
-  std::vector<PeMemoryPlan> memory;
-  std::size_t fullest_pe = 0;  ///< whose memory plan peaks highest
-  PipelineRun pipeline;        ///< a pipelined plan's stages
-  const PeMemoryPlan& fullest() const { return memory[fullest_pe]; }
-};
-
-Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lowered,
-                 const opt::Plan& replayed, const opt::HwDesc& hw, const HwSpec& spec) {
-  Measured m;
-  m.layers = layer_stats(run, lowered.programs.layer_names);
-  m.totals = run_totals(run);
-  m.edges = edge_reports(workload, lowered, run, hw);
-  m.energy = run_energy(workload, lowered, run, spec);
-  m.seconds = static_cast<double>(run.total_cycles) / (spec.clock.frequency_ghz * 1e9);
-  m.memory = plan_memory(lowered, workload);
-  m.fullest_pe =
-      static_cast<std::size_t>(std::max_element(m.memory.begin(), m.memory.end(),
-                                                [](const PeMemoryPlan& x, const PeMemoryPlan& y) {
-                                                  return x.peak_bytes < y.peak_bytes;
-                                                }) -
-                               m.memory.begin());
-  if (replayed.pipelined()) m.pipeline = pipeline_run(replayed, m.layers);
-  m.run = std::move(run);
-  return m;
-}
-
-/// summary.json. `stale`: why the plan's predicted total does not apply to this run.
-nlohmann::ordered_json summary_json(const SimulateArgs& a, const std::string& network,
-                                    const opt::Plan& plan, const std::vector<std::string>& stale,
-                                    const HwSpec& spec, const Measured& m) {
-  const RunResult& r = m.run;
-  const PeMemoryPlan& fullest = m.fullest();
-  nlohmann::ordered_json j;
-  j["network"] = network;
-  j["mode"] = a.mode;
-  j["plan"] = a.plan.empty() ? "solved: " + a.solver + " / " + a.cost_model : a.plan;
-  j["total_cycles"] = r.total_cycles;
-  j["total_seconds"] = m.seconds;
-  j["compute_cycles"] = m.totals.compute;
-  j["communication_cycles"] = m.totals.communication;
-  j["predicted_total_cycles"] = plan.predicted_cycles();
-  j["predicted_by"] = plan.cost_model;
-  // Empty when the plan's total applies to this run; else why not (batch, network, train,
-  // hardware: the notes printed).
-  j["predicted_total_does_not_apply"] = stale;
-  // With --plan the total is the plan file's, priced when it was made; --calibration then
-  // applies to the transfer table only.
-  j["predicted_total_from"] = a.plan.empty() ? "this solve" : "the plan file";
-  j["calibration"] =
-      a.calibration;  // of the predictions (and of the solve without --plan); empty: none
-  j["energy_pj"] = {{"mac", m.energy.mac_pj},
-                    {"sram", m.energy.sram_pj},
-                    {"noc", m.energy.noc_pj},
-                    {"total", m.energy.total()}};
-  j["memory_plan"] = {{"peak_bytes", fullest.peak_bytes},
-                      {"pe", m.fullest_pe},
-                      {"live_peak_bytes", fullest.live_peak_bytes},
-                      {"no_reuse_bytes", fullest.no_reuse_bytes},
-                      {"sram_bytes", spec.pe.sram_bytes}};
-  if (plan.pipelined()) {
-    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
-    for (std::size_t s = 0; s < plan.stages.size(); ++s)
-      stages.push_back({{"first", plan.stages[s].first},
-                        {"last", plan.stages[s].last},
-                        {"first_pe", plan.stages[s].first_pe},
-                        {"pes", plan.stages[s].pes},
-                        {"predicted_cycles", plan.stages[s].cycles},
-                        {"simulated_cycles", m.pipeline.stage_cycles[s]}});
-    j["pipeline"] = {{"micro_batches", plan.micro_batches},
-                     {"interval_cycles", plan.micro_batches > 1 ? nlohmann::ordered_json(m.pipeline.interval)
-                                                                 : nlohmann::ordered_json()},
-                     {"stages", stages}};
-  }
-  add_traffic(j, r);
-  j["units"] = {
-      {"*_cycles", "clock cycles"},
-      {"total_seconds", "seconds of simulated time"},
-      {"energy_pj", "picojoules"},
-      {"pipeline",
-       "cycles per micro-batch and stage: predicted, and simulated as the mean over micro-batches "
-       "from when the stage could start (its previous micro-batch done, the previous stage done "
-       "with this one) to the end of its last layer; interval_cycles: mean cycles between "
-       "micro-batches leaving the last stage (null with one micro-batch)"},
-      {"messages / packets / flits", "counts over the run (flits of link.width_bytes each)"},
-      {"steps", "program steps the PEs ran (compute, send, receive, reduce, barrier)"},
-      {"memory_plan",
-       "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
-       "peak, most bytes live at one step, all buffers without reuse"},
-      {"bytes", "bytes"},
-      {"compute_cycles / communication_cycles",
-       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
-      {"flit_hops",
-       "flits x hops (router-to-router links; 1 on a crossbar); NoC energy = flit_hops x link "
-       "width x energy.hop_pj_per_byte"},
-      {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
-  return j;
-}
-
-/// The console's figures of the run: totals, energy, memory, traffic, pipeline stages.
-void print_measured(std::ostream& out, const SimulateArgs& a, const opt::Plan& plan,
-                    const HwSpec& spec, const Measured& m) {
-  const RunResult& r = m.run;
-  const PeMemoryPlan& fullest = m.fullest();
-  out << "  total            " << r.total_cycles << " cycles = " << fixed(m.seconds * 1e6, 3)
-      << " us"
-      << " (predicted by " << plan.cost_model << (a.plan.empty() ? "" : " in the plan file") << ": "
-      << fixed(plan.predicted_cycles()) << " cycles)\n"
-      << "  critical PE      " << m.totals.compute << " cycles computing, "
-      << m.totals.communication << " cycles waiting for data or at barriers\n"
-      << "  energy           " << fixed(m.energy.total() / 1e6, 3) << " uJ (MAC "
-      << fixed(m.energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(m.energy.sram_pj / 1e6, 3)
-      << ", NoC " << fixed(m.energy.noc_pj / 1e6, 3) << " uJ)\n"
-      << "  memory plan      " << fullest.peak_bytes << " bytes of SRAM at most (PE "
-      << m.fullest_pe << "; " << fullest.live_peak_bytes << " bytes live at once, "
-      << fullest.no_reuse_bytes << " bytes without reuse; the PE holds " << spec.pe.sram_bytes
-      << " bytes)\n";
-  print_traffic(out, r);
-  if (fullest.peak_bytes > spec.pe.sram_bytes)
-    out << "  note: the memory plan of PE " << m.fullest_pe << " needs " << fullest.peak_bytes
-        << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes
-        << "): data of several layers is live at once\n";
-  if (plan.pipelined()) {
-    double bottleneck = 0;
-    for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);
-    out << "  pipeline         " << plan.stages.size() << " stages, " << plan.micro_batches
-        << " micro-batches";
-    if (plan.micro_batches > 1 && m.pipeline.interval > 0)
-      out << ": one left the last stage every " << fixed(m.pipeline.interval, 0)
-          << " cycles (predicted bottleneck " << fixed(bottleneck, 0) << ", error "
-          << signed_percent(bottleneck / m.pipeline.interval - 1) << ")";
-    out << "\n    stage  " << std::setw(12) << "PEs" << std::setw(14) << "predicted"
-        << std::setw(14) << "simulated"
-        << "   (cycles per micro-batch; simulated: mean "
-        << "from when it could start to its end)\n";
-    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
-      const opt::PlanStage& st = plan.stages[s];
-      out << "    " << std::setw(5) << s << "  " << std::setw(12) << st.pe_range() << std::setw(14)
-          << fixed(st.cycles, 0) << std::setw(14) << fixed(m.pipeline.stage_cycles[s], 0) << "\n";
-    }
-  }
 }
 
 /// Removes from the output folder what an earlier run left and this one does not write (traces
@@ -428,8 +256,9 @@ int run(const SimulateArgs& a) {
   RunResult r = system.run();
 
   const Measured m = measure(std::move(r), workload, lowered, replay.plan, hw, spec);
+  const ReplaySource source{a.mode, a.plan, a.solver + " / " + a.cost_model, a.calibration};
   write_file(fs::path(a.out) / "summary.json",
-             summary_json(a, graph.name(), plan, stale, spec, m).dump(2) + "\n");
+             summary_json(source, graph.name(), plan, stale, spec, m).dump(2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn.
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
@@ -445,7 +274,7 @@ int run(const SimulateArgs& a) {
       "summary.json, plan.yaml, plan.dot, layers.csv, transfers.csv, links.csv, memory.csv, "
       "config.resolved.yaml";
   written += write_traces(a, spec, m.run, lowered.programs.layer_names, window);
-  print_measured(std::cout, a, plan, spec, m);
+  print_measured(std::cout, source, plan, spec, m);
   print_transfers_table(std::cout, m.edges);
   std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
   return 0;

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What a plan's replay measured (sim/cli: `nocflow simulate`): totals, energy, memory plan,
+// pipeline stages and traffic, as summary.json holds them and the console prints them.
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "optimizer/plan/plan.h"
+#include "sim/lower/lowering.h"
+#include "sim/lower/memory_plan.h"
+#include "sim/output/layer_stats.h"
+#include "sim/output/run_report.h"
+#include "sim/system/system.h"
+
+namespace nocflow::sim {
+
+/// Where the replayed plan came from, and how it ran.
+struct ReplaySource {
+  std::string mode;         ///< dataflow | barrier
+  std::string plan_file;    ///< --plan; "" when solved for the run
+  std::string solved_by;    ///< "SOLVER / COST_MODEL" when solved for the run
+  std::string calibration;  ///< of the predictions; "" for none
+};
+
+/// What a plan's replay measured, as summary.json and the console give it.
+struct Measured {
+  RunResult run;
+  std::vector<LayerStats> layers;
+  RunTotals totals;
+  std::vector<EdgeReport> edges;
+  Energy energy;
+  double seconds = 0;  ///< of simulated time
+  std::vector<PeMemoryPlan> memory;
+  std::size_t fullest_pe = 0;  ///< whose memory plan peaks highest
+  PipelineRun pipeline;        ///< a pipelined plan's stages
+  const PeMemoryPlan& fullest() const { return memory[fullest_pe]; }
+};
+
+/// `run` with its layers, totals, edges, energy, memory plan and (for a pipelined `replayed`)
+/// stages worked out.
+Measured measure(RunResult run, const optimizer::Workload& workload, const Lowered& lowered,
+                 const optimizer::Plan& replayed, const optimizer::HwDesc& hw, const HwSpec& spec);
+
+/// summary.json. `stale`: why the plan's predicted total does not apply to this run.
+nlohmann::ordered_json summary_json(const ReplaySource& source, const std::string& network,
+                                    const optimizer::Plan& plan, const std::vector<std::string>& stale,
+                                    const HwSpec& spec, const Measured& m);
+
+/// The console's figures of the run: totals, energy, memory, traffic, pipeline stages.
+void print_measured(std::ostream& out, const ReplaySource& source, const optimizer::Plan& plan,
+                    const HwSpec& spec, const Measured& m);
+
+/// The console's traffic and simulation lines (also a replay of programs).
+void print_traffic(std::ostream& out, const RunResult& r);
+
+/// The run's traffic and wall time into summary.json (also a replay of programs).
+void add_traffic(nlohmann::ordered_json& j, const RunResult& r);
+
+}  // namespace nocflow::sim
