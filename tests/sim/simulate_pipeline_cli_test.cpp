@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+// `nocflow simulate` of pipelines (micro-batches through stages) and training graphs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "tests/cli_runner.h"
+#include "tests/sim/small_runs.h"
+
+namespace nocflow::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// What the pipeline test reads of a plan.yaml: each layer's stage and the prediction.
+struct StagedPlan {
+  std::map<std::string, int> stage_of;
+  double predicted_cycles = 0;
+};
+StagedPlan read_stages(const fs::path& file) {
+  StagedPlan out;
+  std::istringstream in(read_file(file));
+  std::string line, name;
+  while (std::getline(in, line)) {
+    if (line.find("predicted_cycles: ") != std::string::npos)
+      out.predicted_cycles = std::stod(line.substr(line.find(": ") + 2));
+    if (line.rfind("  - name: ", 0) == 0) name = line.substr(10);
+    if (line.rfind("    stage: ", 0) == 0) out.stage_of[name] = std::stoi(line.substr(11));
+  }
+  return out;
+}
+
+// A pipelined plan (optimize --stages) replays every micro-batch: each stage's PEs run its
+// layers for micro-batch 0, 1, ..., so stages overlap; simulate's own pipeline solve is
+// optimize's plan.
+TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
+  const fs::path dir = fresh_dir("simulate_pipeline");
+  const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
+  const std::string pipe = "--stages 2 --micro-batches 3 --cost-model linkload ";
+  const CliRun opt =
+      run_nocflow("optimize " + hw + pipe + "--memory-limit --out " + (dir / "opt").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.output;
+  EXPECT_NE(opt.output.find("3 micro-batches of batch 1"), std::string::npos) << opt.output;
+  const CliRun run =
+      run_nocflow("simulate " + hw + "--plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --quiet --out " + (dir / "sim").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const CliRun own =
+      run_nocflow("simulate " + hw + pipe + "--quiet --out " + (dir / "own").string());
+  ASSERT_EQ(own.exit_code, 0) << own.output;
+  EXPECT_EQ(read_file(dir / "own" / "plan.yaml"), read_file(dir / "opt" / "plan.yaml"));
+  EXPECT_EQ(read_file(dir / "own" / "layers.csv"), read_file(dir / "sim" / "layers.csv"));
+
+  const StagedPlan plan = read_stages(dir / "opt" / "plan.yaml");
+  ASSERT_EQ(plan.stage_of.size() * 3, read_csv_rows(dir / "sim" / "layers.csv").size());
+  // Per micro-batch and stage: first start and last end of its layers (NAME@m).
+  std::map<std::pair<int, int>, std::pair<long long, long long>> span;
+  for (const auto& row : read_csv_rows(dir / "sim" / "layers.csv")) {
+    const std::string& name = row.at("layer");
+    const auto at = name.rfind('@');
+    ASSERT_NE(at, std::string::npos) << name;
+    const int m = std::stoi(name.substr(at + 1));
+    const int stage = plan.stage_of.at(name.substr(0, at));
+    auto [it, fresh] = span.try_emplace({m, stage}, std::stoll(row.at("start_cycle")),
+                                        std::stoll(row.at("end_cycle")));
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, std::stoll(row.at("start_cycle")));
+      it->second.second = std::max(it->second.second, std::stoll(row.at("end_cycle")));
+    }
+  }
+  ASSERT_EQ(span.size(), 6u);
+  auto sp = [&](int m, int stage) { return span.at({m, stage}); };
+  for (int m = 0; m < 3; ++m) {
+    EXPECT_LT(sp(m, 0).second, sp(m, 1).second) << "micro-batch " << m;
+    if (m > 0) {
+      EXPECT_LT(sp(m - 1, 0).second, sp(m, 0).second) << "micro-batch " << m;
+      // The pipeline: stage 0 computes micro-batch m while stage 1 still works on m - 1.
+      EXPECT_LT(sp(m, 0).first, sp(m - 1, 1).second) << "micro-batch " << m;
+    }
+  }
+  // Edges between stages are the stage inputs, which the models do not price across bands.
+  int stage_inputs = 0;
+  for (const auto& row : read_csv_rows(dir / "sim" / "transfers.csv")) {
+    const std::string src = row.at("src").substr(0, row.at("src").rfind('@'));
+    const std::string dst = row.at("dst").substr(0, row.at("dst").rfind('@'));
+    if (row.at("type") == "ALL_REDUCE (INPP partial sums)") continue;
+    const bool across = plan.stage_of.at(src) != plan.stage_of.at(dst);
+    EXPECT_EQ(row.at("type") == "STAGE_INPUT", across) << src << " -> " << dst;
+    if (across) {
+      ++stage_inputs;
+      EXPECT_EQ(row.at("predicted_linkload_cycles"), "");
+    }
+  }
+  EXPECT_GE(stage_inputs, 3);  // at least one per micro-batch
+  const auto summary = nlohmann::json::parse(read_file(dir / "sim" / "summary.json"));
+  EXPECT_EQ(summary["pipeline"]["micro_batches"], 3);
+  ASSERT_EQ(summary["pipeline"]["stages"].size(), 2u);
+  EXPECT_DOUBLE_EQ(summary["predicted_total_cycles"].get<double>(), plan.predicted_cycles);
+  const double interval = summary["pipeline"]["interval_cycles"].get<double>();
+  EXPECT_DOUBLE_EQ(interval, (sp(2, 1).second - sp(0, 1).second) / 2.0);
+  EXPECT_EQ(summary["total_cycles"].get<std::int64_t>(), sp(2, 1).second);
+  EXPECT_TRUE(summary["predicted_total_does_not_apply"].empty()) << summary.dump();
+  // In barrier replay the micro-batches run one after another: the pipeline's prediction, which
+  // overlaps them, does not apply, and says so.
+  const CliRun barrier =
+      run_nocflow("simulate " + hw + "--plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --mode barrier --quiet --out " + (dir / "barrier").string());
+  ASSERT_EQ(barrier.exit_code, 0) << barrier.output;
+  EXPECT_NE(barrier.output.find("note: barrier replay runs the micro-batches one after another"),
+            std::string::npos)
+      << barrier.output;
+  const auto b = nlohmann::json::parse(read_file(dir / "barrier" / "summary.json"));
+  EXPECT_EQ(b["predicted_total_does_not_apply"], nlohmann::json::array({"mode"})) << b.dump();
+  // With one micro-batch nothing leaves the last stage twice: no interval.
+  const CliRun one = run_nocflow("simulate " + hw + "--stages 2 --micro-batches 1 --cost-model "
+                                 "linkload --quiet --out " + (dir / "one").string());
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "one" / "summary.json"))["pipeline"]
+                  ["interval_cycles"].is_null());
+
+  // --micro-batches belongs to a pipeline; stages need rows.
+  EXPECT_EQ(
+      run_nocflow("simulate " + hw + "--micro-batches 2 --quiet --out " + (dir / "x").string())
+          .exit_code,
+      2);
+  const CliRun too_many =
+      run_nocflow("optimize " + hw + "--stages 5 --out " + (dir / "y").string());
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_NE(too_many.output.find("mesh 4x4 has 4"), std::string::npos) << too_many.output;
+  EXPECT_EQ(too_many.output.rfind("nocflow: error: ", 0), 0u) << "refused before the banner\n" << too_many.output;
+}
+
+// The training graph (--train, autodiff) replays its backward pass and weight updates: every
+// layer of inspect's training graph runs, barrier replay lands near the prediction, and a saved
+// activation's transfer is timed to its arrival, not to the backward layer that reads it much
+// later. A training plan is refused without --train, and bnfold with it.
+TEST(SimulateCli, ATrainingGraphReplaysItsBackwardPassAndUpdates) {
+  const fs::path dir = fresh_dir("simulate_train");
+  const std::string net = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 ";
+  const std::string train = net + "--train momentum ";
+  const CliRun opt =
+      run_nocflow("optimize " + train + "--cost-model linkload --solver greedy-layout --out " +
+                  (dir / "opt").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.output;
+  const std::string plan = "--plan " + (dir / "opt" / "plan.yaml").string() + " --quiet --out ";
+  for (const char* mode : {"barrier", "dataflow"}) {
+    const CliRun r =
+        run_nocflow("simulate " + train + "--mode " + mode + " " + plan + (dir / mode).string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const CliRun inspect = run_nocflow("inspect --network zoo:vgg5 --train momentum --json " +
+                                     (dir / "graph.json").string());
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.output;
+  const auto graph = nlohmann::json::parse(read_file(dir / "graph.json"));
+  const CliRun forward = run_nocflow("inspect --network zoo:vgg5 --passes none --json " +
+                                     (dir / "forward.json").string());
+  ASSERT_EQ(forward.exit_code, 0) << forward.output;
+  int convs = 0;  // vgg5's convolutions, the first reading the network input
+  const auto forward_graph = nlohmann::json::parse(read_file(dir / "forward.json"));
+  for (const auto& l : forward_graph["layers"]) convs += l["op"] == "Conv";
+  const auto layers = read_csv_rows(dir / "dataflow" / "layers.csv");
+  ASSERT_EQ(layers.size(), graph["num_layers"].get<std::size_t>());
+  std::map<std::string, int> ops;
+  std::map<std::string, std::map<std::string, std::string>> by_name;
+  for (const auto& row : layers) {
+    ++ops[row.at("op")];
+    by_name[row.at("layer")] = row;
+  }
+  EXPECT_GT(convs, 1);
+  EXPECT_EQ(ops["WeightUpdate"], convs);
+  EXPECT_EQ(ops["ConvGradWeight"], convs);
+  EXPECT_EQ(ops["ConvGradInput"], convs - 1);  // not for conv1, which reads the network input
+  const auto barrier = nlohmann::json::parse(read_file(dir / "barrier" / "summary.json"));
+  const double predicted = barrier["predicted_total_cycles"].get<double>();
+  EXPECT_NEAR(barrier["total_cycles"].get<double>(), predicted, 0.05 * predicted);
+  // conv1's output waits in SRAM until conv2's weight gradient, long after it arrived.
+  const double gap = std::stod(by_name.at("conv2.wgrad").at("start_cycle")) -
+                     std::stod(by_name.at("conv1").at("end_cycle"));
+  bool found = false;
+  for (const auto& row : read_csv_rows(dir / "dataflow" / "transfers.csv")) {
+    if (row.at("src") != "conv1" || row.at("dst") != "conv2.wgrad") continue;
+    found = true;
+    EXPECT_GT(std::stod(row.at("simulated_cycles")), 0);
+    EXPECT_LT(std::stod(row.at("simulated_cycles")), gap / 10);
+  }
+  EXPECT_TRUE(found);
+  const CliRun inference = run_nocflow("simulate " + net + plan + (dir / "inference").string());
+  EXPECT_EQ(inference.exit_code, 2);
+  EXPECT_NE(
+      inference.output.find("the plan is for vgg5.train, the network loaded is vgg5 (add --train)"),
+      std::string::npos)
+      << inference.output;
+  const CliRun bnfold =
+      run_nocflow("optimize " + train + "--passes identity,bnfold --out " + (dir / "x").string());
+  EXPECT_EQ(bnfold.exit_code, 2);
+  EXPECT_NE(bnfold.output.find("bnfold folds batch norms into the weights, for inference only"),
+            std::string::npos)
+      << bnfold.output;
+  const CliRun unknown =
+      run_nocflow("optimize " + net + "--train lbfgs --out " + (dir / "y").string());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("--train: lbfgs not in {sgd,momentum,adam}"), std::string::npos)
+      << unknown.output;
+  EXPECT_FALSE(fs::exists(dir / "x") || fs::exists(dir / "y") || fs::exists(dir / "inference"));
+}
+
+}  // namespace
+}  // namespace nocflow::testing
