@@ -92,19 +92,27 @@ TEST(RankPlans, APlanFoundTwiceIsReplayedOnce) {
   EXPECT_EQ(r.models[0].regret_pct, r.models[1].regret_pct);
 }
 
+HwSpec mesh4x4() { return load_hw_config(std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml", {}); }
+
+/// vgg5's k best plans under linkload, as placed: no strategy plans, no other images.
+RankOptions vgg5_k_best(int k) {
+  RankOptions o;
+  o.network = "zoo:vgg5";
+  o.k = k;
+  o.models = {"linkload"};
+  o.strategies = false;
+  o.placements = 1;
+  return o;
+}
+
 // The k best are the k cheapest plans of every choice: dominance pruning keeps the optimum,
 // not the plans through a choice another ties or beats by a little (vgg5's conv5 at
 // OUTP=4,OFMP_H=4 made two plans at 30,789 cycles that the pruned list skipped). Checked
 // against every plan one layer away from the optimum: the k best of those and the list together
 // are the list.
 TEST(RankPlans, TheKBestAreTheCheapestOverEveryChoice) {
-  const HwSpec hw = load_hw_config(std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml", {});
-  RankOptions o;
-  o.network = "zoo:vgg5";
-  o.k = 10;
-  o.models = {"linkload"};
-  o.strategies = false;
-  o.placements = 1;
+  const HwSpec hw = mesh4x4();
+  const RankOptions o = vgg5_k_best(10);
   const optimizer::Graph graph = prepare_network(o.network, 1, hw, "default");
   std::ostringstream progress;
   const RankReport r = rank_plans(hw, graph, o, progress);
@@ -139,16 +147,9 @@ TEST(RankPlans, TheKBestAreTheCheapestOverEveryChoice) {
     EXPECT_NEAR(listed_costs[i], costs[i], 1e-6) << "k-best " << i + 1 << "\n" << progress.str();
 }
 
-HwSpec mesh4x4() { return load_hw_config(std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml", {}); }
-
 TEST(RankPlans, ImagesOfAPlacementMoveTheSameTrafficOverTheSameHops) {
   const HwSpec hw = mesh4x4();
-  RankOptions o;
-  o.network = "zoo:vgg5";
-  o.k = 1;
-  o.models = {"linkload"};
-  o.strategies = false;
-  o.placements = 1;
+  const RankOptions o = vgg5_k_best(1);
   std::ostringstream progress;
   const RankReport r = rank_plans(hw, prepare_network(o.network, 1, hw, "default"), o, progress);
   ASSERT_EQ(r.distinct.size(), 1u);
