@@ -54,15 +54,19 @@ double stage_input_hops(const HwDesc& hw, int units) {
   return hw.mesh() ? (units + hw.topology.cols) / 2.0 : 1;
 }
 
-/// Everything priced on one band height: the whole network tabulated on it.
+/// Everything priced on one band height, in two steps: the layers' costs alone (cheap: every
+/// height has them), then the whole network tabulated on it (only a height on which some
+/// stage is solved).
 struct Band {
   HwDesc hw;
   std::unique_ptr<CostModel> model;
-  PartitionSetup setup;
-  std::string failure;  ///< why no layer range fits this band ("" when tabulated)
+  std::string failure;  ///< why no layer range fits this band ("" when it may)
+  bool tabulated = false;
+  PartitionSetup setup;  ///< once tabulated
   /// bound[first · (layers + 1) + end]: a lower bound of the stage of layers [first, end) on
-  /// this band: its best assignment counting only the layer costs, the stage inputs and the
-  /// edges between consecutive layers (the other edges, each costing at least 0, only add).
+  /// this band. Before tabulation each layer's cheapest choice with its stage inputs; after,
+  /// its best assignment counting the layer costs, the stage inputs and the edges between
+  /// consecutive layers (the other edges, each costing at least 0, only add).
   std::vector<double> bound;
 };
 
@@ -82,6 +86,7 @@ struct Pricer {
   int priced = 0;
   std::string why;  ///< the first reason a stage did not fit, for the error when none does
 
+  /// The band of `units`, with its layer costs (and their bounds) at least.
   Band& band(int units) {
     auto& b = bands[static_cast<std::size_t>(units)];
     if (!b) {
@@ -90,14 +95,30 @@ struct Pricer {
       try {  // a band of one crossbar port is no machine: the stages use ≥ 2
         b->model = make_cost_model(cost_model, b->hw);
         SetupOptions setup = o.setup;
-        if (o.band_progress) setup.progress = o.band_progress(units);
-        b->setup = setup_partition(*w.graph, b->hw, *b->model, setup);
-        b->bound = chain_bounds(b->setup, units);
+        setup.edge_tables = EdgeTables::None;  // every choice, unpruned: the least of each layer
+        b->bound = chain_bounds(setup_partition(*w.graph, b->hw, *b->model, setup), units);
       } catch (const InputError& e) {
         b->failure = e.what();
       }
     }
     return *b;
+  }
+
+  /// The band of `units` tabulated, unless it fails.
+  Band& tabulated(int units) {
+    Band& b = band(units);
+    if (!b.tabulated && b.failure.empty()) {
+      SetupOptions setup = o.setup;
+      if (o.band_progress) setup.progress = o.band_progress(units);
+      try {
+        b.setup = setup_partition(*w.graph, b.hw, *b.model, setup);
+        b.bound = chain_bounds(b.setup, units);
+        b.tabulated = true;
+      } catch (const InputError& e) {
+        b.failure = e.what();
+      }
+    }
+    return b;
   }
 
   /// Cycles for a PE of `layer` under `c` on a band of `units` to receive the tensor of a
@@ -184,7 +205,7 @@ struct Pricer {
   /// The stage of layers [first, end) on `units`: its sub-problem, stage inputs added to the
   /// consumers' layer costs.
   PartitionSetup stage_setup(int first, int end, int units) {
-    Band& b = band(units);
+    Band& b = tabulated(units);
     PartitionSetup s;
     s.workload = sub_workload(w, first, end);
     const Problem& all = b.setup.problem;
@@ -243,8 +264,8 @@ struct Pricer {
     return {std::move(s), std::move(r)};
   }
 
-  /// At most cost(first, end, units), without solving: Band::bound, a relative 10⁻⁹ lower for
-  /// rounding (the costs are cycles, ≥ 0).
+  /// At most cost(first, end, units), without solving or tabulating: Band::bound, a relative
+  /// 10⁻⁹ lower for rounding (the costs are cycles, ≥ 0).
   double lower_bound(int first, int end, int units) {
     const Band& b = band(units);
     if (!b.failure.empty()) return kInf;
@@ -254,7 +275,7 @@ struct Pricer {
   }
 
   double cost(int first, int end, int units) {
-    if (!band(units).failure.empty()) return kInf;
+    if (!tabulated(units).failure.empty()) return kInf;
     ++priced;
     try {
       Solved st = solve(first, end, units);
@@ -331,7 +352,7 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
   int first_pe = 0;
   for (int s = 0; s < out.split.stages(); ++s) {
     const int first = out.split.begin[s], end = out.split.begin[s + 1], q = out.split.units[s];
-    Band& b = pricer.band(q);
+    Band& b = pricer.tabulated(q);
     Pricer::Solved st = pricer.solve(first, end, q);
     Plan part = make_plan(st.setup, st.result.choice, b.hw, *b.model, plan.solver);
     out.resident_bytes.push_back(Pricer::stage_bytes(st.setup, st.result.choice));

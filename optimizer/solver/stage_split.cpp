@@ -2,7 +2,6 @@
 #include "optimizer/solver/stage_split.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -99,13 +98,14 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     return memo[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
                 static_cast<std::size_t>(q)];
   };
-  // Lower bounds, asked once each.
-  std::vector<double> bounds(lower_bound ? L * L * U : 0, std::nan(""));
-  auto bound_at = [&](int k, int i, int q) {
-    double& b = bounds[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
-                       static_cast<std::size_t>(q)];
-    if (std::isnan(b)) b = lower_bound(k, i, q);
-    return b;
+  // rest[j][i][u]: at most the max stage of any split of layers [i, layers) into the
+  // stages after the j-th on the units after the first u (the best split of lower bounds;
+  // +inf where there is none). A cell whose rest is above the cap is part of no split
+  // within it. Without a bound, 0.
+  std::vector<double> rest(best.size(), 0.0);
+  auto rest_at = [&](int j, int i, int u) -> double& {
+    return rest[(static_cast<std::size_t>(j) * L + static_cast<std::size_t>(i)) * U +
+                static_cast<std::size_t>(u)];
   };
   auto stage_cost = [&](int k, int i, int q) {
     double& m = memo_at(k, i, q);
@@ -122,9 +122,8 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
   std::vector<Candidate> candidates;
   // Every cell, its value kept only where its max is at most `cap` (else +inf: no split through
   // it can make a bottleneck within the cap). Candidates that could reach within the cap only
-  // above it are left out; the least such reach is returned. `stage` prices a stage: its cost,
-  // or (a pass that solves nothing) its lower bound.
-  auto pass = [&](double cap, const StageCost& stage) {
+  // above it are left out; the least such reach is returned.
+  auto pass = [&](double cap) {
     std::fill(best.begin(), best.end(), Cell{});
     at(0, 0, 0) = {0, 0, -1, 0};
     double beyond = kInf;
@@ -132,13 +131,17 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
       for (int i = j; i <= layers - (stages - j); ++i)
         for (int u = j; u <= units - (stages - j); ++u) {
           if (j == stages && (i != layers || u != units)) continue;  // only the whole split
+          if (rest_at(j, i, u) > cap) {  // every split through it is slower than the cap
+            beyond = std::min(beyond, rest_at(j, i, u));
+            continue;
+          }
           candidates.clear();
           for (int k = j - 1; k < i; ++k)
             for (int q = 1; q <= u - (j - 1); ++q) {
               const double before = at(j - 1, k, u - q).max;
               if (before == kInf) continue;
               const double known = memo_at(k, i, q);
-              const double t = known >= 0 ? known : lower_bound ? bound_at(k, i, q) : 0;
+              const double t = known >= 0 ? known : lower_bound ? lower_bound(k, i, q) : 0;
               candidates.push_back({std::max(before, t), k, q});
             }
           if (lower_bound)
@@ -154,7 +157,7 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
               continue;
             }
             const Cell& prev = at(j - 1, k, u - q);
-            const double t = stage(k, i, q);
+            const double t = stage_cost(k, i, q);
             if (t == kInf) continue;
             const double mx = std::max(prev.max, t), sum = prev.sum + t;
             if (mx < c.max || (mx == c.max && sum < c.sum)) c = {mx, sum, k, q};
@@ -166,26 +169,41 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
         }
     return beyond;
   };
-  const StageCost solved = [&](int k, int i, int q) { return stage_cost(k, i, q); };
   if (!lower_bound) {
-    pass(kInf, solved);
+    pass(kInf);
   } else {
-    // The bottleneck is at least that of the split of lower bounds (a pass that solves
-    // nothing). From there the cap rises until a split fits within it: every cell whose best
-    // split is slower than the cap, which can be no part of the answer, is then left unpriced
-    // (its candidates within the cap are few or none). A cell within the cap has every
-    // candidate that could match it tried, so its value is the one the uncapped DP finds;
-    // a pass that fits is the answer. Costs solved in a pass stay known in the next.
-    const StageCost bounded = [&](int k, int i, int q) { return bound_at(k, i, q); };
-    pass(kInf, bounded);
-    double cap = at(stages, layers, units).max;
+    // rest, backwards from the whole split: the last stage takes what is left.
+    std::fill(rest.begin(), rest.end(), kInf);
+    rest_at(stages, layers, units) = 0;
+    for (int j = stages - 1; j >= 0; --j)
+      for (int i = j; i <= layers - (stages - j); ++i)
+        for (int u = j; u <= units - (stages - j); ++u) {
+          double r = kInf;
+          for (int e = i + 1; e <= layers - (stages - j - 1); ++e)
+            for (int q = 1; u + q <= units - (stages - j - 1); ++q) {
+              const double after = rest_at(j + 1, e, u + q);
+              if (after < r) r = std::min(r, std::max(after, lower_bound(i, e, q)));
+            }
+          rest_at(j, i, u) = r;
+        }
+    // The bottleneck is at least the best split of lower bounds. From there the cap rises
+    // until a split fits within it: every cell whose best split, or whose rest, is slower than
+    // the cap, which can be no part of the answer, is then left unpriced. A cell within the
+    // cap has every candidate that could match it tried (a candidate's own cell before it is
+    // within the cap too: its rest is at most the candidate's stage and this cell's rest), so
+    // its value is the one the uncapped DP finds; a pass that fits is the answer. Costs solved
+    // in a pass stay known in the next.
+    double cap = rest_at(0, 0, 0);
     while (cap < kInf) {
-      const double beyond = pass(cap, solved);
+      const double beyond = pass(cap);
       if (at(stages, layers, units).max < kInf) break;
       if (beyond == kInf) break;  // nothing left out: no split fits
       cap = std::max(beyond, cap * (1 + kCapStep));
     }
-    if (cap == kInf) pass(kInf, solved);  // no split of lower bounds fits either
+    if (cap == kInf) {  // no split of lower bounds fits either
+      std::fill(rest.begin(), rest.end(), 0.0);
+      pass(kInf);
+    }
   }
   if (at(stages, layers, units).max == kInf)
     throw InputError("no split of " + std::to_string(layers) + " layers into " +

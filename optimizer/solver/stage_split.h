@@ -49,13 +49,15 @@ using StageCost = std::function<double(int first, int end, int units)>;
 ///
 /// A stage cost is asked only where it could still win: not where the split before it is
 /// already slower than the best found. With `lower_bound` (at most the cost, for the same
-/// arguments; cheap), the candidates for each (layers, stages, units) are tried in the order of
-/// the max stage their bounds allow, least first, and only until that exceeds the best found;
-/// and the DP runs under a cap on the max stage, from the best split of the bounds alone
-/// upwards (2 % or more a pass) until some split fits within it, so that a partial split
-/// already slower than the cap is never priced further. The maximum stage cost is the same
-/// with or without a bound; among splits that tie on it (and on the running sum), which is
-/// found first may differ.
+/// arguments; cheap, and asked many times: it may tighten between calls), the candidates for
+/// each (layers, stages, units) are tried in the order of the max stage their bounds allow,
+/// least first, and only until that exceeds the best found; and the DP runs under a cap on the
+/// max stage, from the best split of the bounds alone upwards (2 % or more a pass) until some
+/// split fits within it. A partial split already slower than the cap is never priced further,
+/// nor is one whose remaining layers and units cannot be split within the cap by their bounds
+/// (a backward pass of the bounds gives that for every cell). The maximum stage cost is the
+/// same with or without a bound; among splits that tie on it (and on the running sum), which
+/// is found first may differ.
 StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost,
                                const StageCost& lower_bound = {});
 

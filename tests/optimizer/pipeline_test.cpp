@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/zoo.h"
@@ -139,6 +141,52 @@ TEST(StageSplit, UnitsAreSharedOutOptimally) {
     }
   }
   EXPECT_LT(asked_bounded_total, asked_total);
+}
+
+TEST(StageSplit, AStageIsPricedOnlyWhereAWholeSplitThroughItCouldWin) {
+  // With a bound equal to the cost, the cap ends within 2 % of the bottleneck, and a stage is
+  // worth pricing only if some whole split holding it stays within that: a first stage that
+  // fits leaves no room for the others is never asked (nor is its band tabulated, in
+  // solve_pipeline).
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> len(2, 8), t(1, 40), u(2, 7);
+  int asked_total = 0;
+  for (int n = 0; n < 120; ++n) {
+    std::vector<double> work(static_cast<std::size_t>(len(rng)));
+    for (double& x : work) x = t(rng);
+    const int layers = static_cast<int>(work.size()), units = u(rng);
+    const int stages = std::uniform_int_distribution<int>(2, std::min(layers, units))(rng);
+    const StageCost cost = [&](int a, int b, int q) {
+      return std::accumulate(work.begin() + a, work.begin() + b, 0.0) / q + 2 * (b - a);
+    };
+    std::vector<std::array<int, 3>> asked;
+    const StageSplit s = split_min_max_units(
+        layers, stages, units,
+        [&](int a, int b, int q) { return asked.push_back({a, b, q}), cost(a, b, q); }, cost);
+    const double cap = s.bottleneck() * 1.02;
+    // The stages of every whole split within the cap.
+    std::set<std::array<int, 3>> could_win;
+    std::vector<std::array<int, 3>> path;
+    std::function<void(int, int, int)> go = [&](int first, int left, int stage) {
+      const bool last = stage == stages - 1;
+      for (int end = last ? layers : first + 1; end <= layers - (stages - stage - 1); ++end)
+        for (int q = last ? left : 1; q <= left - (stages - stage - 1); ++q) {
+          if (cost(first, end, q) > cap) continue;
+          path.push_back({first, end, q});
+          if (last)
+            could_win.insert(path.begin(), path.end());
+          else
+            go(end, left - q, stage + 1);
+          path.pop_back();
+        }
+    };
+    go(0, units, 0);
+    for (const auto& [a, b, q] : asked)
+      EXPECT_TRUE(could_win.count({a, b, q}))
+          << "instance " << n << ": layers [" << a << ", " << b << ") on " << q << " units";
+    asked_total += static_cast<int>(asked.size());
+  }
+  EXPECT_GT(asked_total, 120);  // every instance asks its answer's stages at least
 }
 
 Graph prepared(const std::string& name) {
