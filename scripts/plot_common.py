@@ -113,8 +113,12 @@ def legend_outside(ax, handles=None, labels=None, **kwargs):
 def save(fig, out_dir, name, written):
     """Writes fig as out_dir/name (PNG), closes it and records the path in written."""
     path = os.path.join(out_dir, name)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    except OSError as e:
+        raise PlotError(f"cannot write {path}: {e.strerror}")
+    finally:
+        plt.close(fig)
     written.append(path)
     return path
 
@@ -122,7 +126,10 @@ def save(fig, out_dir, name, written):
 def output_dir(csv_path, out):
     """--out, or the CSV's folder; created if missing."""
     d = out if out else (os.path.dirname(os.path.abspath(csv_path)) or ".")
-    os.makedirs(d, exist_ok=True)
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:  # a file in its place, a folder that cannot be made
+        raise PlotError(f"--out {d}: cannot create the folder: {e.strerror}")
     return d
 
 

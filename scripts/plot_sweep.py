@@ -5,7 +5,8 @@
     /usr/bin/python3 scripts/plot_sweep.py out/ms/results.csv [--out DIR]
 
 Writes into DIR (default: the CSV's folder), x axis the PEs of each point (log scale, ticks
-labelled with the mesh shape when the sweep has a `mesh` axis):
+labelled with the mesh shape when the sweep has a `mesh` axis, "xbar" for a crossbar's points,
+read from a topology axis or else from config.resolved.yaml beside the CSV):
 
     sweep_cycles.png            total simulated cycles of one inference (or training step)
     sweep_speedup.png           greedy cycles / solver cycles, per non-greedy solver
@@ -16,12 +17,15 @@ labelled with the mesh shape when the sweep has a `mesh` axis):
                                 beyond ±10 % when an error passes 100 %)
 
 Only rows with status `ok` are plotted. Rows are grouped into series by every axis except the
-mesh: colour is the network, line style the solver (greedy dashed, greedy-layout dash-dotted,
+mesh (and by the mesh's rows:cols when shapes of as many PEs are swept, 4x4 beside 2x8, so that
+no line joins two shapes at one x): colour is the network, line style the solver (greedy dashed, greedy-layout dash-dotted,
 others solid), marker the values of any other axis that takes several values (cost_model,
 router.vcs, ...). Axes with a single value are listed under the title. Columns are read by
 name; unknown columns are ignored. Needs matplotlib (Debian's python3-matplotlib).
 """
+import math
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree (the tests run from it)
@@ -37,6 +41,7 @@ STYLE_AXIS = "solver"
 BASELINE = "greedy"
 LINESTYLES = {"greedy": "--", "greedy-layout": "-.", "dp-local": ":"}  # every other solver: solid
 MARKERS = "osD^vP*Xh<>p"
+ASPECT = "mesh rows:cols"  # a series per aspect when shapes of as many PEs are swept
 
 
 class Sweep:
@@ -65,6 +70,18 @@ class Sweep:
         if not self.rows:
             raise PlotError(f"{path}: no row with status ok among {self.total_rows} (nothing to plot)")
 
+        # Without a topology axis every point has the base config's (beside the CSV, if there).
+        if "topology" not in self.axes and base_topology(path) == "crossbar":
+            for r in self.rows:
+                r["topology"] = "crossbar"
+        # Mesh shapes of as many PEs (4x4, 2x8, 1x16) would share an x: a series per aspect.
+        if X_AXIS in self.axes:
+            shapes = {}
+            for r in self.rows:
+                r[ASPECT] = aspect(r)
+                shapes.setdefault(r["_pes"], set()).add(r[ASPECT])
+            if any(len(v) > 1 for v in shapes.values()):
+                self.axes.append(ASPECT)
         self.values = {a: self._distinct(a) for a in self.axes}
         self.group_axes = [a for a in self.axes if a != X_AXIS]
         self.variant_axes = [a for a in self.group_axes
@@ -192,6 +209,29 @@ class Sweep:
             for i in headers:
                 leg.get_texts()[i].set_fontweight("bold")
         return leg
+
+
+def base_topology(csv_path):
+    """The topology kind of config.resolved.yaml beside a results.csv, or None."""
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(csv_path)), "config.resolved.yaml")) as f:
+            m = re.search(r"^topology:\n  kind: (\w+)", f.read(), re.M)
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def aspect(row):
+    """rows:cols of a mesh point in lowest terms (4x4 -> 1:1, 2x8 -> 1:4); 'crossbar' for one."""
+    if row.get("topology") == "crossbar":
+        return "crossbar"
+    m = re.fullmatch(r"\s*(\d+)\s*(?:x\s*(\d+))?\s*", row.get(X_AXIS) or "")
+    if not m:
+        return row.get(X_AXIS) or ""
+    r = int(m.group(1))
+    c = int(m.group(2)) if m.group(2) else r
+    g = math.gcd(r, c) or 1
+    return f"{r // g}:{c // g}"
 
 
 def short_network(name):

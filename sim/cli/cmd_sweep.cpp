@@ -3,9 +3,13 @@
 // and replayed in a child process, --jobs at a time; under mpirun the points are shared among
 // the ranks and rank 0 writes results.csv (issue 7).
 #include <iostream>
+#include <set>
+#include <utility>
 
 #include "noc/base/error.h"
+#include "optimizer/frontend/load_network.h"
 #include "sim/cli/command.h"
+#include "sim/lower/workload_setup.h"
 #include "sim/sweep/mpi.h"
 #include "sim/sweep/spec.h"
 #include "sim/sweep/sweep.h"
@@ -27,6 +31,12 @@ int run(const SweepArgs& a) {
       std::cout << "note: point " << p.index << " (" << p.key << ") runs the same as point "
                 << *p.same_run_as << " (" << points[*p.same_run_as].key
                 << "): both run, with the same results" << std::endl;
+  // A network file keeps its own element size, as in `simulate`: say so once per file and size.
+  std::set<std::pair<std::string, int>> noted;
+  for (const SweepPoint& p : points)
+    if (p.network.rfind("zoo:", 0) != 0 && noted.insert({p.network, p.hw.data.width_bytes}).second)
+      if (const std::string note = element_size_note(optimizer::load_network(p.network), p.hw); !note.empty())
+        std::cout << "note: " << p.network << ": " << note.substr(note.find(':') + 2) << std::endl;
   if (a.list) {
     for (const auto& p : points)
       std::cout << p.index << "  " << p.key << "  (" << p.hw.topology.num_nodes() << " PEs)\n";

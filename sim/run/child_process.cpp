@@ -37,8 +37,8 @@ volatile pid_t g_children[kMaxChildren] = {};
 char g_note[512] = {};
 volatile std::size_t g_note_size = 0;
 
-/// SIGINT, SIGTERM or SIGHUP to the parent (Ctrl-C, mpirun stopping a rank, a batch system's
-/// kill) ends the children too, then the parent as the signal would have: no orphaned
+/// SIGINT, SIGTERM, SIGHUP or SIGPIPE to the parent (Ctrl-C, mpirun stopping a rank, a batch
+/// system's kill, output piped into a reader that quit) ends the children too, then the parent as the signal would have: no orphaned
 /// simulation keeps running.
 void end_children_and_exit(int sig) {
   for (int i = 0; i < kMaxChildren; ++i)
@@ -49,7 +49,7 @@ void end_children_and_exit(int sig) {
   ::raise(sig);
 }
 
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 /// Installs end_children_and_exit while alive; restores the previous handlers.
 class ForwardSignals {

@@ -4,8 +4,9 @@
 // (validate, sweep) run each one in a forked child. The child runs a function and sends back
 // the string it returns. An InputError or CheckError thrown in the child comes back with the
 // same type and message; any other failure (another exception, a crash, a signal) is a
-// CheckError that says how the child ended. While children run, SIGINT, SIGTERM and SIGHUP to
-// the parent kill them before ending the parent, so that no orphan keeps simulating.
+// CheckError that says how the child ended. While children run, SIGINT, SIGTERM, SIGHUP and
+// SIGPIPE (output piped into a reader that quit, e.g. `head`) to the parent kill them before
+// ending the parent, so that no orphan keeps simulating.
 #include <cstddef>
 #include <functional>
 #include <string>

@@ -267,7 +267,12 @@ SweepSpec load_sweep_spec(const std::string& file) {
       } catch (const InputError& e) {
         // A config key's error names the key already, after the --set it came in.
         const std::string bare = without_set(e);
-        throw InputError(where(file, node) + (bare != e.what() ? bare : "axis '" + axis.name + "': " + bare));
+        const std::string message =
+            where(file, node) + (bare != e.what() ? bare : "axis '" + axis.name + "': " + bare);
+        if (!is_config_key(axis.name)) throw InputError(message);
+        // It may load beside other axes' values (another topology, a key that must agree).
+        s.alone_errors.push_back({s.axes.size(), value, message});
+        meaning = "value " + value;
       }
       const auto [same, fresh] = meanings.emplace(meaning, value);
       if (!fresh)
@@ -304,6 +309,8 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
   points.reserve(total);
   std::unordered_map<std::size_t, std::size_t> runs;  // hash of what a point runs -> its index
   std::set<std::pair<std::string, std::int64_t>> checked_batches;  // (network file, batch)
+  const HwSpec base = load_hw_config(spec.hw, spec.overrides);
+  std::vector<std::pair<std::size_t, std::string>> failures;  // points that do not load
   for (std::size_t index = 0; index < total; ++index) {
     SweepPoint p;
     p.index = index;
@@ -326,27 +333,38 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
         apply(p, name, p.values[a], spec.file, mesh, kind, false);
     }
     try {
-      p.hw = load_hw_config(spec.hw, overrides);
-      if (kind.empty()) kind = p.hw.topology.kind;
-      if (mesh.first == 0)
-        mesh = p.hw.topology.kind == "mesh" ? std::pair{p.hw.topology.rows, p.hw.topology.cols}
-                                            : std::pair{p.hw.topology.ports, 1};
-      if (kind == "mesh") {
-        p.hw.topology = {"mesh", mesh.first, mesh.second, 0};
-      } else {
-        const int ports = mesh.first * mesh.second;
-        if (ports < 2 || ports > 64) throw InputError("a crossbar has 2 .. 64 ports, not " + std::to_string(ports));
-        p.hw.topology = {"crossbar", 0, 0, ports};
+      // The point's topology goes in with its other keys, so the whole machine is checked.
+      if (mesh.first != 0 || !kind.empty()) {
+        const auto& t = base.topology;
+        if (kind.empty()) kind = t.kind;
+        if (mesh.first == 0) mesh = t.kind == "mesh" ? std::pair{t.rows, t.cols} : std::pair{t.ports, 1};
+        overrides.push_back("topology.kind=" + kind);
+        if (kind == "mesh") {
+          overrides.push_back("topology.rows=" + std::to_string(mesh.first));
+          overrides.push_back("topology.cols=" + std::to_string(mesh.second));
+        } else {
+          const int ports = mesh.first * mesh.second;
+          if (ports < 2 || ports > 64) throw InputError("a crossbar has 2 .. 64 ports, not " + std::to_string(ports));
+          overrides.push_back("topology.ports=" + std::to_string(ports));
+        }
       }
+      p.hw = load_hw_config(spec.hw, overrides);
     } catch (const InputError& e) {
-      throw InputError(spec.file + ": point " + p.key + ": " + without_set(e));
+      failures.push_back({index, spec.file + ": point " + p.key + ": " + without_set(e)});
+      points.push_back(std::move(p));
+      continue;
     }
     // Values that differ but run the same (a crossbar's 16 ports from 4x4 and 2x8, beside the
-    // meshes of those shapes): the first such point's index, for a note.
-    const std::size_t run =
-        std::hash<std::string>{}(resolved_yaml(p.hw) + "|" + p.network + "|" +
-                                 std::to_string(p.batch) + "|" + p.solver + "|" + p.cost_model +
-                                 "|" + p.placement + "|" + p.mode + "|" + p.passes + "|" + p.train);
+    // meshes of those shapes; a network file's own element size whatever data.width_bytes
+    // says; placement search on a crossbar, which has no rows to place by): the first such
+    // point's index, for a note.
+    HwSpec runs_on = p.hw;
+    if (p.network.rfind("zoo:", 0) != 0) runs_on.data.width_bytes = 0;
+    const bool crossbar = p.hw.topology.kind != "mesh";
+    const std::size_t run = std::hash<std::string>{}(
+        resolved_yaml(runs_on) + "|" + p.network + "|" + std::to_string(p.batch) + "|" + p.solver +
+        "|" + p.cost_model + "|" + (crossbar ? "snake" : p.placement) + "|" + p.mode + "|" +
+        p.passes + "|" + p.train);
     if (const auto [same, fresh] = runs.emplace(run, index); !fresh) p.same_run_as = same->second;
     // A network file takes a batch only if it is its own, as load_network checks it.
     if (p.batch != 0 && p.network.rfind("zoo:", 0) != 0 &&
@@ -356,6 +374,18 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
         throw InputError(spec.file + ": point " + p.key + ": " + e.what());
       }
     points.push_back(std::move(p));
+  }
+  if (!failures.empty()) {
+    // A value that fails alone and in every point that has it is the value's fault: its place.
+    std::set<std::size_t> failed;
+    for (const auto& f : failures) failed.insert(f.first);
+    for (const auto& e : spec.alone_errors) {
+      bool loads_somewhere = false;
+      for (const SweepPoint& p : points)
+        if (p.values[e.axis] == e.value && !failed.count(p.index)) loads_somewhere = true;
+      if (!loads_somewhere) throw InputError(e.message);
+    }
+    throw InputError(failures.front().second);
   }
   return points;
 }

@@ -38,6 +38,15 @@ struct SweepSpec {
   std::string hw;                      ///< base config path (resolved against the spec's folder)
   std::vector<std::string> overrides;  ///< `set:` as key=value
   std::vector<SweepAxis> axes;
+  /// A config key's value that does not load on the base config with the fixed overrides
+  /// alone (router.vcs: 32 on a crossbar base, beside a topology: mesh axis; pe.array_rows: 0
+  /// beside a pe.array_cols axis): the points check it in their own machines, and its error,
+  /// at the value's place, is the spec's error if no point can take it.
+  struct ValueError {
+    std::size_t axis = 0;
+    std::string value, message;
+  };
+  std::vector<ValueError> alone_errors;
 };
 
 /// One point: its values (one per axis) and the settings they resolve to.
@@ -59,7 +68,9 @@ struct SweepPoint {
 /// Reads and checks a spec; InputError with file:line:col on any problem.
 SweepSpec load_sweep_spec(const std::string& file);
 
-/// Every point in order (first axis slowest), each checked (InputError naming the value's place).
+/// Every point in order (first axis slowest), each checked on its own machine (the base config,
+/// the fixed overrides, its config keys and its topology): InputError naming the first point
+/// that does not load, or the place of a value that no point can take.
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
 
 /// Axis names other than config keys.

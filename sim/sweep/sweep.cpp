@@ -120,6 +120,44 @@ std::map<std::string, std::string> finished_rows(const fs::path& dir, const std:
   return rows;
 }
 
+std::string file_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// What the points read besides the spec, as --resume compares it: each network file's size and
+/// FNV-1a digest, one line per file (the base config is compared as config.resolved.yaml).
+std::string network_digests(const std::vector<SweepPoint>& points) {
+  std::set<std::string> files;
+  for (const SweepPoint& p : points)
+    if (p.network.rfind("zoo:", 0) != 0) files.insert(p.network);
+  std::string out = "# network files the sweep read (size, FNV-1a 64): --resume checks them\n";
+  for (const std::string& f : files) {
+    const std::string bytes = file_text(f);
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+    std::ostringstream line;
+    line << f << " " << bytes.size() << " " << std::hex << std::setw(16) << std::setfill('0') << h;
+    out += line.str() + "\n";
+  }
+  return out;
+}
+
+/// The first line where `now` differs from `then`, for the --resume refusal.
+std::string first_difference(const std::string& then, const std::string& now) {
+  std::istringstream a(then), b(now);
+  std::string x, y;
+  for (int line = 1;; ++line) {
+    const bool more_a = static_cast<bool>(std::getline(a, x)), more_b = static_cast<bool>(std::getline(b, y));
+    if (!more_a && !more_b) return "";
+    if (!more_a || !more_b || x != y)
+      return "line " + std::to_string(line) + ": " + (more_a ? "'" + x + "'" : "(none)") + " then, " +
+             (more_b ? "'" + y + "'" : "(none)") + " now";
+  }
+}
+
 /// Whether two spec texts say the same: comments, layout and quoting aside (YAML's parse of
 /// each, emitted the same way). A text that does not parse equals only itself.
 bool same_yaml(const std::string& a, const std::string& b) {
@@ -193,17 +231,32 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       if (!had_sweep && fs::is_directory(dir))  // another command's run would mix with this one
         for (const auto& e : fs::directory_iterator(dir)) {
           const std::string name = e.path().filename().string();
-          if (name != "results.csv" && name != "config.resolved.yaml" && !is_partial_file(e.path()))
+          if (name != "results.csv" && name != "config.resolved.yaml" && name != "inputs.txt" &&
+              !is_partial_file(e.path()))
             throw InputError(o.out + " holds " + name +
                              ", which a sweep does not write: give a new or empty folder");
         }
+      const std::string config = resolved_yaml(load_hw_config(spec.hw, spec.overrides));
+      const std::string networks = network_digests(points);
       if (had_sweep) {
-        std::ifstream in(dir / "sweep.yaml", std::ios::binary);
-        std::ostringstream old;
-        old << in.rdbuf();
-        if (!same_yaml(old.str(), spec.text))
+        if (!same_yaml(file_text(dir / "sweep.yaml"), spec.text))
           throw InputError("--resume: " + (dir / "sweep.yaml").string() + " differs from " + spec.file +
                            "; a changed spec needs another --out");
+        // The rows already there were run on these inputs: a changed file would mix two machines.
+        if (fs::exists(dir / "config.resolved.yaml")) {
+          const std::string then = file_text(dir / "config.resolved.yaml");
+          if (then != config)
+            throw InputError("--resume: " + spec.hw + " resolves to another machine than " +
+                             (dir / "config.resolved.yaml").string() + " (" + first_difference(then, config) +
+                             "); a changed config needs another --out");
+        }
+        if (fs::exists(dir / "inputs.txt")) {
+          const std::string then = file_text(dir / "inputs.txt");
+          if (then != networks)
+            throw InputError("--resume: a network file changed since the sweep started (" +
+                             (dir / "inputs.txt").string() + ", " + first_difference(then, networks) +
+                             "); a changed network needs another --out");
+        }
         finished = finished_rows(dir, head);
       }
       if (o.resume && !had_sweep)  // a mistyped --out would otherwise rerun everything unsaid
@@ -211,8 +264,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
                   << std::endl;
       create_folder(dir, "output folder");
       write_file(dir / "sweep.yaml", spec.text);
-      write_file(dir / "config.resolved.yaml",
-                 resolved_yaml(load_hw_config(spec.hw, spec.overrides)));
+      write_file(dir / "config.resolved.yaml", config);
+      write_file(dir / "inputs.txt", networks);
       for (const auto& [key, row] : finished) finished_keys += key + "\n";
     } catch (const std::exception& e) {
       setup_error = std::string("E") + e.what();
@@ -372,7 +425,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
     if (is_partial_file(e.path())) fs::remove(e.path(), ignored);
   std::cout << "nocflow: wrote " << o.out << "/results.csv (" << points.size() - missing << " of " << points.size()
               << " points" << (failed_total ? ", " + std::to_string(failed_total) + " failed" : "") << "), sweep.yaml, "
-              << "config.resolved.yaml in " << fixed(std::chrono::duration<double>(Clock::now() - start).count(), 1)
+              << "config.resolved.yaml, inputs.txt in " << fixed(std::chrono::duration<double>(Clock::now() - start).count(), 1)
               << " s" << std::endl;
   return failed_total ? 3 : 0;
 }

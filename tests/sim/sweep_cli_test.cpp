@@ -172,6 +172,31 @@ TEST(SweepCli, PointsThatRunTheSameAreNoted) {
   EXPECT_NE(r.output.find("4 points"), std::string::npos) << r.output;
 }
 
+// What a point cannot change runs the same too: a network file keeps its own element size,
+// and a crossbar has no rows for placement search to use.
+TEST(SweepCli, SettingsAPointIgnoresAreNoted) {
+  const fs::path dir = fresh_dir("sweep_ignored");
+  const fs::path spec = write_spec(
+      dir, "hw: " + std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/crossbar16.yaml" +
+               "\naxes:\n  network: [zoo:vgg5, " NOCFLOW_SOURCE_DIR
+               "/configs/networks/vgg5.yaml]\n  data.width_bytes: [1, 4]\n"
+               "  placement: [snake, search]\n");
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --list");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("note: point 1 (network=zoo:vgg5 data.width_bytes=1 placement=search) "
+                          "runs the same as point 0"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("note: point 2 "), std::string::npos) << r.output;  // a zoo network's width counts
+  EXPECT_NE(r.output.find("data.width_bytes=4 placement=snake) runs the same as point 4 "),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("vgg5.yaml: the network's inputs have 4-byte elements (from its file), "
+                          "not data.width_bytes 1"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(SweepCli, JobsOutsideOneTo256AreRefused) {
   const fs::path dir = fresh_dir("sweep_bad_jobs");
   const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n");
@@ -311,6 +336,40 @@ TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
   const CliRun changed = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "cut").string());
   EXPECT_EQ(changed.exit_code, 2) << changed.output;
   EXPECT_NE(changed.output.find("differs from"), std::string::npos) << changed.output;
+}
+
+TEST(SweepCli, ResumeRefusesAConfigOrNetworkFileThatChanged) {
+  // The rows already in the folder were run on the old files: resuming would mix two machines.
+  const fs::path dir = fresh_dir("sweep_resume_inputs");
+  const std::string hw = read_file(kHw);
+  const std::string net = read_file(std::string(NOCFLOW_SOURCE_DIR) + "/configs/networks/vgg5.yaml");
+  std::ofstream(dir / "hw.yaml") << hw;
+  std::ofstream(dir / "net.yaml") << net;
+  const fs::path spec = write_spec(dir, "hw: hw.yaml\naxes:\n  network: net.yaml\n  mesh: 2x2\n");
+  const std::string resume = "sweep --spec " + spec.string() + " --resume --out " + (dir / "out").string();
+  ASSERT_EQ(run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string()).exit_code, 0);
+  const CliRun same = run_nocflow(resume);
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("1 already done, 0 to run"), std::string::npos) << same.output;
+
+  const std::size_t at = hw.find("macs_per_cycle: 256");
+  ASSERT_NE(at, std::string::npos);
+  std::ofstream(dir / "hw.yaml") << hw.substr(0, at) << "macs_per_cycle: 128" << hw.substr(at + 19);
+  const CliRun config = run_nocflow(resume);
+  EXPECT_EQ(config.exit_code, 2) << config.output;
+  EXPECT_NE(config.output.find("resolves to another machine than"), std::string::npos) << config.output;
+  EXPECT_NE(config.output.find("'  macs_per_cycle: 256  # MACs/cycle' then, '  macs_per_cycle: 128  # "
+                               "MACs/cycle' now"),
+            std::string::npos)
+      << config.output;
+
+  std::ofstream(dir / "hw.yaml") << hw;
+  std::ofstream(dir / "net.yaml", std::ios::app) << "# edited\n";
+  const CliRun network = run_nocflow(resume);
+  EXPECT_EQ(network.exit_code, 2) << network.output;
+  EXPECT_NE(network.output.find("a network file changed since the sweep started"), std::string::npos)
+      << network.output;
+  EXPECT_NE(network.output.find("net.yaml"), std::string::npos) << network.output;
 }
 
 TEST(SweepCli, MpiRanksShareThePointsAndGatherOneResult) {

@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: MIT
-// How a sweep shares its points among MPI ranks (sim/sweep/sweep.h).
+// How a sweep shares its points among MPI ranks (sim/sweep/sweep.h), and how a spec's points
+// are checked, each on its own machine (sim/sweep/spec.h).
 #include "sim/sweep/sweep.h"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "noc/base/error.h"
+#include "sim/sweep/spec.h"
+#include "tests/input_error.h"
+#include "tests/scratch.h"
+
 namespace nocflow::sim {
 namespace {
+
+using testing::error_of;
+using testing::fresh_dir;
 
 std::vector<std::size_t> points_of(int rank, int ranks, std::size_t points) {
   std::vector<std::size_t> out;
@@ -35,6 +46,50 @@ TEST(Sweep, PointsAreDealtToRanksEachRoundInTheOtherDirection) {
     EXPECT_GE(dp, 10) << rank;
     EXPECT_LE(dp, 11) << rank;
   }
+}
+
+std::vector<SweepPoint> points_of_spec(const std::string& name, const std::string& hw, const std::string& axes) {
+  const auto file = fresh_dir(name) / "spec.yaml";
+  std::ofstream(file) << "hw: " << NOCFLOW_SOURCE_DIR << "/configs/hw/" << hw << "\naxes:\n" << axes;
+  return sweep_points(load_sweep_spec(file.string()));
+}
+
+TEST(SweepSpec, APointIsCheckedOnItsOwnMachine) {
+  // 32 VCs are too many for the 16-port crossbar the base config is, not for the 2x2 mesh the
+  // points run on; array rows of 0 only load beside array columns of 0.
+  const auto mesh = points_of_spec("sweep_own_machine", "crossbar16.yaml",
+                                   "  network: zoo:vgg5\n  topology: mesh\n  mesh: 2x2\n"
+                                   "  router.vcs: [4, 32]\n  router.routing: [xy, west_first]\n");
+  ASSERT_EQ(mesh.size(), 4u);
+  for (const SweepPoint& p : mesh) EXPECT_EQ(p.hw.topology.kind, "mesh") << p.key;
+  EXPECT_EQ(mesh[3].hw.router.vcs, 32);
+  EXPECT_EQ(mesh[3].hw.router.routing, "west_first");
+  EXPECT_EQ(points_of_spec("sweep_own_machine_pe", "mesh4x4.yaml",
+                           "  network: zoo:vgg5\n  pe.array_rows: 0\n  pe.array_cols: 0\n")
+                .size(),
+            1u);
+  // (0, 16) and (16, 0) do not load: the spec names the first such point.
+  EXPECT_HAS(error_of([] {
+               points_of_spec("sweep_own_machine_pe2", "mesh4x4.yaml",
+                              "  network: zoo:vgg5\n  pe.array_rows: [0, 16]\n"
+                              "  pe.array_cols: [0, 16]\n");
+             }),
+             "point network=zoo:vgg5 pe.array_rows=0 pe.array_cols=16: ");
+  // A crossbar of 64 ports takes at most 4 VCs (256 input VCs): the 8-VC point is refused
+  // before anything runs, though 8 VCs load on the 4x4 base config.
+  EXPECT_HAS(error_of([] {
+               points_of_spec("sweep_own_machine_xbar", "mesh4x4.yaml",
+                              "  network: zoo:vgg5\n  topology: crossbar\n  mesh: 8x8\n"
+                              "  router.vcs: [4, 8]\n");
+             }),
+             "point network=zoo:vgg5 topology=crossbar mesh=8x8 router.vcs=8: router.vcs: 64 ports "
+             "x 8 VCs");
+  // A value no point can take is blamed at its place, as before.
+  EXPECT_HAS(error_of([] {
+               points_of_spec("sweep_own_machine_bad", "mesh4x4.yaml",
+                              "  network: zoo:vgg5\n  mesh: [2x2, 4x4]\n  router.vcs: [2, 0]\n");
+             }),
+             "spec.yaml:5:19: router.vcs: value 0 is out of range");
 }
 
 }  // namespace

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""scripts/plot_sweep.py on mesh shapes of as many PEs and on a crossbar base config
+(tests/scripts/CMakeLists.txt).
+
+    check_plot_sweep_shapes.py SCRIPTS_DIR WORK_DIR
+
+Writes two small results.csv files into WORK_DIR and checks how plot_sweep groups their rows:
+4x4, 2x8 and 1x16 (16 PEs each) in series of their own, one per rows:cols, beside the square
+meshes; and a sweep whose config.resolved.yaml is a crossbar labels its ticks as one.
+Exit 0 when every check holds, else 1 with what differed.
+"""
+import os
+import sys
+
+sys.dont_write_bytecode = True
+
+HEAD = ("point,mesh,network,pes,status,total_cycles,compute_cycles,communication_cycles,energy_pj,"
+        "predicted_cycles,prediction_error,solve_seconds,tabulate_seconds,sim_wall_seconds,message\n")
+
+
+def write_sweep(folder, shapes, topology):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "results.csv"), "w") as f:
+        f.write(HEAD)
+        for shape, pes in shapes:
+            f.write(f"mesh={shape} network=zoo:vgg5,{shape},zoo:vgg5,{pes},ok,{1000000 // pes},1,1,1.0,"
+                    f"1.0,0.0,0.1,0.1,0.1,\n")
+    with open(os.path.join(folder, "config.resolved.yaml"), "w") as f:
+        f.write(f"clock:\n  frequency_ghz: 1.0\ntopology:\n  kind: {topology}\n")
+    return os.path.join(folder, "results.csv")
+
+
+def main(argv):
+    sys.path.insert(0, argv[0])
+    import plot_sweep
+    problems = []
+
+    shapes = write_sweep(os.path.join(argv[1], "shapes"),
+                         [("2x2", 4), ("4x4", 16), ("2x8", 16), ("1x16", 16), ("8x8", 64)], "mesh")
+    sweep = plot_sweep.Sweep(shapes)
+    series = {k: [r["mesh"] for r in rows] for k, rows in sweep.series().items()}
+    expected = {("zoo:vgg5", "1:1"): ["2x2", "4x4", "8x8"], ("zoo:vgg5", "1:4"): ["2x8"],
+                ("zoo:vgg5", "1:16"): ["1x16"]}
+    if series != expected:
+        problems.append(f"series {series}, expected {expected}")
+
+    square = plot_sweep.Sweep(write_sweep(os.path.join(argv[1], "square"), [("2x2", 4), ("4x4", 16)], "mesh"))
+    if plot_sweep.ASPECT in square.axes:
+        problems.append("square meshes alone got an aspect axis")
+
+    xbar = plot_sweep.Sweep(write_sweep(os.path.join(argv[1], "xbar"), [("2x2", 4), ("4x4", 16)], "crossbar"))
+    fig, ax = plot_sweep.plt.subplots()
+    xbar.x_ticks(ax, xbar.rows)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    if not labels or not all(t.startswith("xbar") for t in labels):
+        problems.append(f"crossbar ticks {labels}, expected each to start with xbar")
+
+    for p in problems:
+        print(f"check_plot_sweep_shapes: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
