@@ -79,7 +79,8 @@ class Sweep:
             shapes = {}
             for r in self.rows:
                 r[ASPECT] = aspect(r)
-                shapes.setdefault(r["_pes"], set()).add(r[ASPECT])
+                if r[ASPECT] != "crossbar":  # a topology axis tells a crossbar apart already
+                    shapes.setdefault(r["_pes"], set()).add(r[ASPECT])
             if any(len(v) > 1 for v in shapes.values()):
                 self.axes.append(ASPECT)
         self.values = {a: self._distinct(a) for a in self.axes}

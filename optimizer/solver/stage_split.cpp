@@ -132,7 +132,10 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
         for (int u = j; u <= units - (stages - j); ++u) {
           if (j == stages && (i != layers || u != units)) continue;  // only the whole split
           if (rest_at(j, i, u) > cap) {  // every split through it is slower than the cap
-            beyond = std::min(beyond, rest_at(j, i, u));
+            bool reached = false;  // (a cell no split reaches says nothing of the next cap)
+            for (int k = j - 1; k < i && !reached; ++k)
+              for (int q = 1; q <= u - (j - 1) && !reached; ++q) reached = at(j - 1, k, u - q).max < kInf;
+            if (reached) beyond = std::min(beyond, rest_at(j, i, u));
             continue;
           }
           candidates.clear();
@@ -178,6 +181,7 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     for (int j = stages - 1; j >= 0; --j)
       for (int i = j; i <= layers - (stages - j); ++i)
         for (int u = j; u <= units - (stages - j); ++u) {
+          if (j == 0 && (i != 0 || u != 0)) continue;  // only the whole split starts there
           double r = kInf;
           for (int e = i + 1; e <= layers - (stages - j - 1); ++e)
             for (int q = 1; u + q <= units - (stages - j - 1); ++q) {

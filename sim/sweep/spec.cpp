@@ -376,14 +376,18 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     points.push_back(std::move(p));
   }
   if (!failures.empty()) {
-    // A value that fails alone and in every point that has it is the value's fault: its place.
-    std::set<std::size_t> failed;
-    for (const auto& f : failures) failed.insert(f.first);
+    // A value that fails alone, and for its own key in every point that has it, is the
+    // value's fault: its place.
+    std::map<std::size_t, std::string> failed(failures.begin(), failures.end());
     for (const auto& e : spec.alone_errors) {
-      bool loads_somewhere = false;
+      const std::string key = spec.axes[e.axis].name;
+      bool its_fault = true;
       for (const SweepPoint& p : points)
-        if (p.values[e.axis] == e.value && !failed.count(p.index)) loads_somewhere = true;
-      if (!loads_somewhere) throw InputError(e.message);
+        if (p.values[e.axis] == e.value) {
+          const auto f = failed.find(p.index);
+          if (f == failed.end() || f->second.find(": " + key + ":") == std::string::npos) its_fault = false;
+        }
+      if (its_fault) throw InputError(e.message);
     }
     throw InputError(failures.front().second);
   }

@@ -128,14 +128,17 @@ std::string file_text(const fs::path& file) {
 }
 
 /// What the points read besides the spec, as --resume compares it: each network file's size and
-/// FNV-1a digest, one line per file (the base config is compared as config.resolved.yaml).
-std::string network_digests(const std::vector<SweepPoint>& points) {
-  std::set<std::string> files;
-  for (const SweepPoint& p : points)
-    if (p.network.rfind("zoo:", 0) != 0) files.insert(p.network);
+/// FNV-1a digest, one line per file as the spec names it (so that a resume from another folder
+/// compares the same lines; the base config is compared as config.resolved.yaml).
+std::string network_digests(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
+  std::map<std::string, std::string> files;  // as the spec names it -> the file read
+  for (std::size_t a = 0; a < spec.axes.size(); ++a)
+    if (spec.axes[a].name == "network")
+      for (const SweepPoint& p : points)
+        if (p.network.rfind("zoo:", 0) != 0) files.emplace(p.values[a], p.network);
   std::string out = "# network files the sweep read (size, FNV-1a 64): --resume checks them\n";
-  for (const std::string& f : files) {
-    const std::string bytes = file_text(f);
+  for (const auto& [f, path] : files) {
+    const std::string bytes = file_text(path);
     std::uint64_t h = 0xcbf29ce484222325ull;
     for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
     std::ostringstream line;
@@ -237,7 +240,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
                              ", which a sweep does not write: give a new or empty folder");
         }
       const std::string config = resolved_yaml(load_hw_config(spec.hw, spec.overrides));
-      const std::string networks = network_digests(points);
+      const std::string networks = network_digests(spec, points);
       if (had_sweep) {
         if (!same_yaml(file_text(dir / "sweep.yaml"), spec.text))
           throw InputError("--resume: " + (dir / "sweep.yaml").string() + " differs from " + spec.file +

@@ -351,6 +351,10 @@ TEST(SweepCli, ResumeRefusesAConfigOrNetworkFileThatChanged) {
   const CliRun same = run_nocflow(resume);
   EXPECT_EQ(same.exit_code, 0) << same.output;
   EXPECT_NE(same.output.find("1 already done, 0 to run"), std::string::npos) << same.output;
+  // The same files by another path to the spec (another working folder): nothing changed.
+  const CliRun other_path = run_nocflow("sweep --spec " + (dir / ".." / dir.filename() / "spec.yaml").string() +
+                                        " --resume --out " + (dir / "out").string());
+  EXPECT_EQ(other_path.exit_code, 0) << other_path.output;
 
   const std::size_t at = hw.find("macs_per_cycle: 256");
   ASSERT_NE(at, std::string::npos);

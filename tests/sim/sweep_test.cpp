@@ -84,6 +84,14 @@ TEST(SweepSpec, APointIsCheckedOnItsOwnMachine) {
              }),
              "point network=zoo:vgg5 topology=crossbar mesh=8x8 router.vcs=8: router.vcs: 64 ports "
              "x 8 VCs");
+  // 32 VCs load on the 2x2 mesh: the points fail for their array rows alone, which are blamed.
+  const std::string other = error_of([] {
+    points_of_spec("sweep_own_machine_other", "crossbar16.yaml",
+                   "  network: zoo:vgg5\n  topology: mesh\n  mesh: 2x2\n  router.vcs: 32\n"
+                   "  pe.array_rows: 0\n");
+  });
+  EXPECT_HAS(other, "spec.yaml:7:18: pe.array_rows: pe.array_rows and pe.array_cols must both be 0");
+  EXPECT_EQ(other.find("32 VCs"), std::string::npos) << other;
   // A value no point can take is blamed at its place, as before.
   EXPECT_HAS(error_of([] {
                points_of_spec("sweep_own_machine_bad", "mesh4x4.yaml",
