@@ -5,7 +5,8 @@
 // duplicates are left dead for DCE. Inputs, constants whose
 // contents are unknown (weights) and non-deterministic operators (dropout, random generators)
 // are never merged, nor are operators whose parameters are their own (two convolutions of
-// equal shape have different weights unless they name the same initializers).
+// equal shape have different weights unless they name the same initializers), their input
+// gradients (which read those weights) or weight updates (each writes its own).
 #include <algorithm>
 #include <unordered_map>
 
@@ -33,14 +34,23 @@ struct KeyHash {
   }
 };
 
+/// Reads parameters of its own that are not an input: a learned operator, or the gradient of
+/// one with respect to its input (which reads the same weights, named in the attributes it
+/// copied: two of equal shape fed the same dY differ unless their forward operators share).
 bool owns_parameters(OpKind k, const OpAttrs& a) {
   const bool learned = k == OpKind::Conv || k == OpKind::ConvTranspose || k == OpKind::Gemm ||
                        k == OpKind::BatchNorm || k == OpKind::LayerNorm;
-  return learned && a.weights.empty();
+  const bool reads_learned = k == OpKind::ConvGradInput || k == OpKind::ConvTransposeGradInput ||
+                             k == OpKind::GemmGradInput ||
+                             (k == OpKind::Grad && (a.grad_of == OpKind::BatchNorm ||
+                                                    a.grad_of == OpKind::LayerNorm));
+  return (learned || reads_learned) && a.weights.empty();
 }
 
 bool mergeable(const Node& n) {
   if (!op_info(n.kind).deterministic || n.kind == OpKind::Input) return false;
+  // Each update writes its own layer's parameters, whatever gradient it reads.
+  if (n.kind == OpKind::WeightUpdate) return false;
   if (owns_parameters(n.kind, n.attrs)) return false;
   for (const FusedPart& p : n.attrs.parts)
     if (owns_parameters(p.kind, p.attrs)) return false;

@@ -139,6 +139,31 @@ TEST(Autodiff, AMatMulWithASharedWeightGetsItsGradientOverEveryRow) {
   EXPECT_EQ(t.node(*t.find("w.update")).attrs.params, 16 * 4);
 }
 
+// Two branches of equal shapes fed the same gradient: their input gradients read different
+// weights and their updates write different ones, so the passes after autodiff merge neither.
+TEST(Autodiff, EqualBranchesKeepTheirOwnGradientsAndUpdates) {
+  Graph g = parse_network_yaml(
+      "name: branches\ninputs:\n  x: [1, 16, 16, 16]\nlayers:\n"
+      "  - {name: c0, op: conv, inputs: [x], out: 16, kernel: 3, pad: 1}\n"
+      "  - {name: A1, op: conv, inputs: [c0], out: 64, kernel: 1}\n"
+      "  - {name: B1, op: conv, inputs: [c0], out: 64, kernel: 1}\n"
+      "  - {name: A2, op: conv, inputs: [A1], out: 4, kernel: 1}\n"
+      "  - {name: B2, op: conv, inputs: [B1], out: 4, kernel: 1}\n"
+      "  - {name: sum, op: add, inputs: [A2, B2]}\n"
+      "outputs: [sum]\n",
+      "branches.yaml");
+  TrainingOptions sgd;
+  run_passes(g, "default", &sgd);
+  for (const char* layer : {"c0", "A1", "B1", "A2", "B2"}) {
+    const auto update = g.find(std::string(layer) + ".update");
+    ASSERT_TRUE(update) << layer;
+    EXPECT_TRUE(g.is_output(*update)) << layer;
+  }
+  for (const char* grad : {"A2.grad", "B2.grad", "A1.grad", "B1.grad"}) EXPECT_TRUE(g.find(grad)) << grad;
+  const NodeId gradsum = *g.find("c0.gradsum");
+  EXPECT_NE(g.input(gradsum, 0), g.input(gradsum, 1));
+}
+
 TEST(Autodiff, TheTrainingGraphIsAFixpointOfThePassesSoItReadsBackTheSame) {
   // Two MatMuls by one weight: the backward graph transposes it twice, a duplicate that the
   // passes after autodiff remove (a saved graph reruns them when it is read back).

@@ -204,7 +204,9 @@ int expect_each_change_new(const std::string& vcd) {
     } else if (line.rfind("b", 0) == 0) {
       const std::string signal = line.substr(line.find(' ') + 1), v = line.substr(1, line.find(' ') - 1);
       EXPECT_TRUE(at_this_time.insert(signal).second) << "signal " << signal << " changed twice";
-      if (held.count(signal)) EXPECT_NE(held[signal], v) << "signal " << signal << " set again to " << v;
+      if (held.count(signal)) {
+        EXPECT_NE(held[signal], v) << "signal " << signal << " set again to " << v;
+      }
       held[signal] = v;
       ++changes;
     }
