@@ -21,15 +21,6 @@ std::int64_t bytes_of(double share) {
   return static_cast<std::int64_t>(std::ceil(share));
 }
 
-/// The network input that layer `l` (which no layer feeds) reads: the graph's input node it
-/// takes directly, or, when the graph does not say, a key of the layer's own.
-long network_input(const opt::Workload& workload, const opt::Layer& layer, int l) {
-  if (workload.graph)
-    for (opt::NodeId in : workload.graph->inputs(layer.id))
-      if (workload.graph->node(in).kind == opt::OpKind::Input) return static_cast<long>(in);
-  return -1L - l;
-}
-
 }  // namespace
 
 const char* to_string(BufferKind kind) {
@@ -141,17 +132,30 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       const opt::LayerShares shares = opt::layer_shares(layer, lowered.layers[l].choice);
       const int li = static_cast<int>(l);
       plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), at, at});
-      if (!has_producer[l]) {  // one buffer per network input, as large as its largest share
-        const std::int64_t bytes = bytes_of(shares.input);
-        const auto [it, fresh] =
-            input_buffer.try_emplace(network_input(workload, layer, li), plan.buffers.size());
+      // One buffer per network input, as large as its largest share, from the start to its
+      // last reader here: a first layer, or a weight gradient reading the input X.
+      auto hold_input = [&](long input, std::int64_t bytes) {
+        const auto [it, fresh] = input_buffer.try_emplace(input, plan.buffers.size());
         if (fresh) plan.buffers.push_back({BufferKind::Input, li, -1, bytes, 0, at});
         Buffer& in = plan.buffers[it->second];
         in.bytes = std::max(in.bytes, bytes);
         in.last = std::max(in.last, at);
+      };
+      const opt::Choice& choice = lowered.layers[l].choice;
+      if (workload.graph) {
+        const auto ins = workload.graph->inputs(layer.id);
+        for (std::size_t slot = 0; slot < ins.size(); ++slot)
+          if (workload.graph->node(ins[slot]).kind == opt::OpKind::Input)
+            hold_input(static_cast<long>(ins[slot]),
+                       bytes_of(opt::input_share(layer, static_cast<int>(slot), choice)));
+      } else if (!has_producer[l]) {  // no graph: every input of a first layer is the network's
+        hold_input(-1L - li, bytes_of(shares.input));
       }
-      // A network output stays to the end; any other block until its last use here.
-      int last = consumers[l].empty() ? end : std::max(at, last_use[l]);
+      // A network output stays to the end (but updated weights, written back in place as the
+      // weights are read in place: they count at their step only, as the weights do); any
+      // other block until its last use here.
+      const bool update = workload.graph && workload.graph->node(layer.id).kind == opt::OpKind::WeightUpdate;
+      int last = consumers[l].empty() ? (update ? at : end) : std::max(at, last_use[l]);
       for (int m : consumers[l]) last = std::max(last, read_until(m));
       plan.buffers.push_back({BufferKind::Output, li, -1, bytes_of(shares.output), at, last});
     }

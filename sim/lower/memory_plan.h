@@ -6,14 +6,17 @@
 //
 // Buffers of PE p (bytes as the SRAM check counts them, optimizer::layer_shares):
 //   weights  of layer l: its share, during l's compute step (streamed in per layer);
-//   input    a network input read by layers that no layer feeds: one buffer, the largest
-//            share of them, from the start of the program to the last of their computes;
+//   input    a network input: one buffer, the largest share its readers on p take (the first
+//            layers, and in a training graph the weight gradient reading X), from the start
+//            of the program to the last of their computes;
 //   output   of layer l: its block, from l's compute to its last use on p: the last send or
 //            reduction step of l, or the compute of the last consumer of l on p (which may
 //            read its own part of the block in place: a conservative end); a network output
-//            to the end of the program;
+//            to the end of the program, but a weight update's (the weights written back in
+//            place, as the weights are counted only while read) at its step only;
 //   received of edge e into layer m: all of e's messages to p in one buffer, from the first
-//            receive to m's compute;
+//            receive step to m's compute (in dataflow replay a message may arrive before its
+//            receive step and wait in the NI meanwhile: not counted here);
 //   chunk    of l's INPP ring all-reduce: one chunk ⌈block / f⌉, the receive buffer of every
 //            round, from the reduction's first step to its last (partial sums add into the
 //            output block in place).

@@ -178,6 +178,45 @@ TEST(MemoryPlan, ANetworkInputReadByTwoLayersIsOneBuffer) {
               1);
 }
 
+// A training step: the weight gradient of the first convolution reads the network input X, so
+// X stays until it has computed; an update writes the weights back in place, so its output
+// lives at its own step only.
+TEST(MemoryPlan, ATrainingStepKeepsTheInputForItsWeightGradientAndWritesUpdatesBack) {
+  const HwSpec hw = mesh2x2();
+  const opt::Graph g = prepare_network("zoo:vgg5", 1, hw, "default", "sgd");
+  const opt::Workload w = opt::build_workload(g);
+  const Lowered low =
+      lower_plan(w, solve_plan(g, hw_desc_of(hw), "dp", "paper").plan, hw, ExecMode::Dataflow);
+  int wgrad = -1, updates = 0;
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    if (w.layers[l].name == "conv1.wgrad") wgrad = static_cast<int>(l);
+    updates += g.node(w.layers[l].id).kind == opt::OpKind::WeightUpdate;
+  }
+  ASSERT_GE(wgrad, 0);
+  ASSERT_EQ(updates, 5);
+  int checked = 0, update_buffers = 0;
+  const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
+  for (std::size_t p = 0; p < memory.size(); ++p) {
+    const Program& prog = low.programs.pe[p];
+    for (int i = 0; i < static_cast<int>(prog.size()); ++i) {
+      const Step& s = prog[static_cast<std::size_t>(i)];
+      if (s.kind != StepKind::Compute || s.layer != wgrad) continue;
+      ++checked;
+      EXPECT_TRUE(std::any_of(memory[p].buffers.begin(), memory[p].buffers.end(), [&](const Buffer& b) {
+        return b.kind == BufferKind::Input && b.first == 0 && b.last >= i;
+      })) << "PE " << p << " step " << i;
+    }
+    for (const Buffer& b : memory[p].buffers)
+      if (b.kind == BufferKind::Output &&
+          g.node(w.layers[static_cast<std::size_t>(b.layer)].id).kind == opt::OpKind::WeightUpdate) {
+        ++update_buffers;
+        EXPECT_EQ(b.first, b.last) << "PE " << p << " " << w.layers[static_cast<std::size_t>(b.layer)].name;
+      }
+  }
+  EXPECT_GT(checked, 0);
+  EXPECT_GT(update_buffers, 0);
+}
+
 TEST(MemoryPlan, NoTwoLiveBuffersShareAnAddressOnResnet18) {
   const HwSpec hw = load_hw_config(kDir + "/configs/hw/mesh4x4.yaml", {});
   const opt::Graph g = prepare_network("zoo:resnet18", 1, hw, "default");
