@@ -25,7 +25,10 @@ PaperCalibration fit_paper_calibration(const std::vector<CalibrationPoint>& poin
     sxy += w * p.volume_hops * p.simulated_cycles;
     ++n;
   }
-  if (n < 2) throw InputError("calibration needs at least two microbenchmarks that move bytes");
+  if (n < 2)
+    throw InputError("calibration needs at least two microbenchmarks that the paper model gives a "
+                     "volume and the simulator timed (not NONE, HALO, HALO_2D or GROUP_GATHER, nor "
+                     "a case skipped for having no choice pair); got " + std::to_string(n));
   const double det = sw * sxx - sx * sx;
   double a = det != 0 ? (sw * sxy - sx * sy) / det : 0;
   double b = det != 0 ? (sy - a * sx) / sw : 0;

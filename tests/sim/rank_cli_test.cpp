@@ -48,6 +48,13 @@ TEST(RankCli, RankWithoutNetworkIsAnInputError) {
     EXPECT_EQ(r.output.rfind("nocflow: error: ", 0), 0u) << args << ": refused before any banner\n" << r.output;
   }
   EXPECT_FALSE(fs::exists(dir / "o"));
+  // An output folder that cannot be made fails before any replay (they take minutes on resnet50).
+  std::ofstream(dir / "a_file") << "";
+  const CliRun file = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 2 --out " +
+                                  (dir / "a_file").string());
+  EXPECT_EQ(file.exit_code, 2) << file.output;
+  EXPECT_NE(file.output.find("cannot create output folder"), std::string::npos) << file.output;
+  EXPECT_EQ(file.output.find("[1/"), std::string::npos) << file.output;
 }
 
 TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
