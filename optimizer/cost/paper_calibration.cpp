@@ -16,7 +16,7 @@ PaperCalibration fit_paper_calibration(const std::vector<CalibrationPoint>& poin
   double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   int n = 0;
   for (const auto& p : points) {
-    if (p.volume_hops <= 0 || p.simulated_cycles <= 0) continue;
+    if (!p.usable()) continue;
     const double w = 1.0 / (p.simulated_cycles * p.simulated_cycles);
     sw += w;
     sx += w * p.volume_hops;

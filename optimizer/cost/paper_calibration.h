@@ -28,6 +28,8 @@ struct PaperCalibration {
 struct CalibrationPoint {
   double volume_hops = 0;
   double simulated_cycles = 0;
+  /// Whether the fit uses it: paper gives it a volume and the simulator timed it.
+  bool usable() const { return volume_hops > 0 && simulated_cycles > 0; }
 };
 
 /// Minimises the squared relative error sum((x / B + L - y) / y)^2 over the points with x, y > 0,

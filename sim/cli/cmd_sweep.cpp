@@ -34,7 +34,7 @@ int run(const SweepArgs& a) {
   // A network file keeps its own element size, as in `simulate`: say so once per file and size.
   std::set<std::pair<std::string, int>> noted;
   for (const SweepPoint& p : points)
-    if (p.network.rfind("zoo:", 0) != 0 && noted.insert({p.network, p.hw.data.width_bytes}).second)
+    if (p.network_file() && noted.insert({p.network, p.hw.data.width_bytes}).second)
       if (const std::string note = element_size_note(optimizer::load_network(p.network), p.hw); !note.empty())
         std::cout << "note: " << p.network << ": " << note.substr(note.find(':') + 2) << std::endl;
   if (a.list) {

@@ -154,7 +154,7 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       // A network output stays to the end (but updated weights, written back in place as the
       // weights are read in place: they count at their step only, as the weights do); any
       // other block until its last use here.
-      const bool update = workload.graph && workload.graph->node(layer.id).kind == opt::OpKind::WeightUpdate;
+      const bool update = layer.weights_like_output;  // a WeightUpdate (workload.h)
       int last = consumers[l].empty() ? (update ? at : end) : std::max(at, last_use[l]);
       for (int m : consumers[l]) last = std::max(last, read_until(m));
       plan.buffers.push_back({BufferKind::Output, li, -1, bytes_of(shares.output), at, last});

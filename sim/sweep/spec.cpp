@@ -310,7 +310,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
   std::unordered_map<std::size_t, std::size_t> runs;  // hash of what a point runs -> its index
   std::set<std::pair<std::string, std::int64_t>> checked_batches;  // (network file, batch)
   const HwSpec base = load_hw_config(spec.hw, spec.overrides);
-  std::vector<std::pair<std::size_t, std::string>> failures;  // points that do not load
+  std::map<std::size_t, std::string> failures;  // point index -> why it does not load
   for (std::size_t index = 0; index < total; ++index) {
     SweepPoint p;
     p.index = index;
@@ -350,7 +350,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
       }
       p.hw = load_hw_config(spec.hw, overrides);
     } catch (const InputError& e) {
-      failures.push_back({index, spec.file + ": point " + p.key + ": " + without_set(e)});
+      failures.emplace(index, spec.file + ": point " + p.key + ": " + without_set(e));
       points.push_back(std::move(p));
       continue;
     }
@@ -359,7 +359,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     // says; placement search on a crossbar, which has no rows to place by): the first such
     // point's index, for a note.
     HwSpec runs_on = p.hw;
-    if (p.network.rfind("zoo:", 0) != 0) runs_on.data.width_bytes = 0;
+    if (p.network_file()) runs_on.data.width_bytes = 0;
     const bool crossbar = p.hw.topology.kind != "mesh";
     const std::size_t run = std::hash<std::string>{}(
         resolved_yaml(runs_on) + "|" + p.network + "|" + std::to_string(p.batch) + "|" + p.solver +
@@ -367,7 +367,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
         p.passes + "|" + p.train);
     if (const auto [same, fresh] = runs.emplace(run, index); !fresh) p.same_run_as = same->second;
     // A network file takes a batch only if it is its own, as load_network checks it.
-    if (p.batch != 0 && p.network.rfind("zoo:", 0) != 0 &&
+    if (p.batch != 0 && p.network_file() &&
         checked_batches.insert({p.network, p.batch}).second) try {
         optimizer::load_network(p.network, optimizer::ZooOptions{p.batch});
       } catch (const InputError& e) {
@@ -378,18 +378,17 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
   if (!failures.empty()) {
     // A value that fails alone, and for its own key in every point that has it, is the
     // value's fault: its place.
-    std::map<std::size_t, std::string> failed(failures.begin(), failures.end());
     for (const auto& e : spec.alone_errors) {
       const std::string key = spec.axes[e.axis].name;
       bool its_fault = true;
       for (const SweepPoint& p : points)
         if (p.values[e.axis] == e.value) {
-          const auto f = failed.find(p.index);
-          if (f == failed.end() || f->second.find(": " + key + ":") == std::string::npos) its_fault = false;
+          const auto f = failures.find(p.index);
+          if (f == failures.end() || f->second.find(": " + key + ":") == std::string::npos) its_fault = false;
         }
       if (its_fault) throw InputError(e.message);
     }
-    throw InputError(failures.front().second);
+    throw InputError(failures.begin()->second);
   }
   return points;
 }

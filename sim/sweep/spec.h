@@ -56,6 +56,7 @@ struct SweepPoint {
   std::vector<std::string> values;
   HwSpec hw;
   std::string network;
+  bool network_file() const { return network.rfind("zoo:", 0) != 0; }  ///< not a zoo network
   std::int64_t batch = 0;  ///< 0: not an axis (a zoo network 1, a network file its own)
   std::string solver = "dp", cost_model = "linkload", placement = "snake", mode = "dataflow",
               passes = "default";

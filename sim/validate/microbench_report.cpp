@@ -140,9 +140,8 @@ void write_calibration(const std::string& dir, const std::string& hw_file, const
       machines.push_back(r.bench.topology);
   // The fit's own cases: those paper gives a volume (its NONE and LOCAL-free halos and
   // OUTP-peer gathers stay 0 cycles) that the simulator timed.
-  const auto fitted = std::count_if(points.begin(), points.end(), [](const optimizer::CalibrationPoint& p) {
-    return p.volume_hops > 0 && p.simulated_cycles > 0;
-  });
+  const auto fitted = std::count_if(points.begin(), points.end(),
+                                    [](const optimizer::CalibrationPoint& p) { return p.usable(); });
   std::ostringstream about;
   about << std::setprecision(4) << "fitted on the " << fitted << " microbenchmarks paper gives a volume (of "
         << results.size() << "), on " << join(machines)
