@@ -120,6 +120,7 @@ std::string plan_yaml(const Plan& p) {
   }
   if (p.calibration) y << YAML::Key << "calibration" << YAML::Value << *p.calibration;
   if (p.train) y << YAML::Key << "train" << YAML::Value << *p.train;
+  if (p.replay_mode) y << YAML::Key << "replay_mode" << YAML::Value << *p.replay_mode;
   if (p.activation_bytes > 0)
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
   if (p.pipelined())
@@ -201,7 +202,7 @@ Plan read_plan(const std::string& file) {
   only_keys(
       root,
       {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware", "priced_for",
-       "calibration", "train", "activation_bytes", "totals", "pipeline", "layers", "edges"},
+       "calibration", "train", "replay_mode", "activation_bytes", "totals", "pipeline", "layers", "edges"},
       file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -223,6 +224,12 @@ Plan read_plan(const std::string& file) {
   }
   if (root["calibration"]) p.calibration = get<std::string>(root, "calibration", file);
   if (root["train"]) p.train = get<std::string>(root, "train", file);
+  if (root["replay_mode"]) {
+    p.replay_mode = get<std::string>(root, "replay_mode", file);
+    if (*p.replay_mode != "dataflow" && *p.replay_mode != "barrier")
+      throw InputError(at(file, root["replay_mode"]) + ": replay_mode: expected dataflow or barrier, got '" +
+                       *p.replay_mode + "'");
+  }
   if (root["activation_bytes"])
     p.activation_bytes = get<std::int64_t>(root, "activation_bytes", file);
   const YAML::Node totals = root["totals"];

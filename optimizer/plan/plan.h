@@ -82,6 +82,10 @@ struct Plan {
   /// The optimizer of a training graph's weight updates ("" for inference; unset in plans that
   /// do not say): their cost depends on it.
   std::optional<std::string> train;
+  /// "barrier" when its simulated cycles were measured in barrier replay (`validate --rank
+  /// --mode barrier`, `simulate --mode barrier`; unset: dataflow, the default): `simulate --plan`
+  /// replays in it unless `--mode` says otherwise, so that a rank.csv row can be reproduced.
+  std::optional<std::string> replay_mode;
   /// The layers' output bytes summed over the network priced (per micro-batch when pipelined;
   /// 0: not recorded): a replay on a network where it differs (other shapes, batch or element
   /// size) runs the same choices, but the predicted totals no longer apply.

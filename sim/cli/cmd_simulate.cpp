@@ -39,7 +39,7 @@ namespace fs = std::filesystem;
 struct SimulateArgs {
   HwOptions hw;
   NetworkOptions net;
-  std::string plan, solver = "dp", cost_model = "linkload", mode = "dataflow", calibration,
+  std::string plan, solver = "dp", cost_model = "linkload", mode, calibration,
                     placement = "snake";
   std::string trace, dump_programs, programs, out;
   bool vcd = false, quiet = false;
@@ -199,7 +199,9 @@ int run(const SimulateArgs& a) {
     }
   }();
   const opt::Workload& workload = replay.workload;
-  const ExecMode mode = a.mode == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
+  // A plan ranked in barrier replay (validate --rank --mode barrier) replays so by default.
+  const std::string mode_name = !a.mode.empty() ? a.mode : plan.replay_mode.value_or("dataflow");
+  const ExecMode mode = mode_name == "barrier" ? ExecMode::Barrier : ExecMode::Dataflow;
   const Lowered lowered = [&] {
     try {
       return lower_plan(workload, replay.plan, spec, mode);  // validates the plan
@@ -225,8 +227,14 @@ int run(const SimulateArgs& a) {
                                        std::to_string(plan.stages.size()) + " pipeline stages"
                                  : std::to_string(workload.layers.size()) + " layers")
             << ", batch " << batch << ", plan "
-            << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << a.mode
+            << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << mode_name
             << ") on " << one_line_summary(spec) << std::endl;
+  if (a.mode.empty() && plan.replay_mode == "barrier")
+    std::cout << "  note: " << mode_name << " replay, as the plan's replay_mode says (--mode "
+              << "to change it)" << std::endl;
+  else if (!a.mode.empty() && plan.replay_mode && *plan.replay_mode != a.mode)
+    std::cout << "  note: the plan's simulated cycles were measured in " << *plan.replay_mode
+              << " replay, this is " << a.mode << std::endl;
   // The plan's choices replay on any inputs they fit; its predicted totals only on its own.
   if (plan.network != graph.name())
     std::cout << "  note: the plan names the network " << plan.network
@@ -256,11 +264,14 @@ int run(const SimulateArgs& a) {
   RunResult r = system.run();
 
   const Measured m = measure(std::move(r), workload, lowered, replay.plan, hw, spec);
-  const ReplaySource source{a.mode, a.plan, a.solver + " / " + a.cost_model, a.calibration};
+  const ReplaySource source{mode_name, a.plan, a.solver + " / " + a.cost_model, a.calibration};
   write_file(fs::path(a.out) / "summary.json",
              summary_json(source, graph.name(), plan, stale, spec, m).dump(2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn.
-  write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
+  opt::Plan replayed = plan;
+  replayed.replay_mode =
+      mode == ExecMode::Barrier ? std::optional<std::string>("barrier") : std::nullopt;
+  write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(replayed));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "layers.csv",
              [&](std::ostream& f) { write_layers_csv(f, &lowered, m.layers); });
@@ -312,9 +323,9 @@ void add_simulate_command(CLI::App& app, Action& action) {
       ->check(in_range(1, optimizer::kMaxMicroBatches))
       ->needs(stages);
   cmd->add_option("--mode", a->mode,
-                  "dataflow (overlap) | barrier (layer by layer, edges isolated)")
-      ->check(one_of("mode", {"dataflow", "barrier"}))
-      ->capture_default_str();
+                  "dataflow (overlap) | barrier (layer by layer, edges isolated); default: "
+                  "the plan's replay_mode, else dataflow")
+      ->check(one_of("mode", {"dataflow", "barrier"}));
   cmd->add_option("--trace", a->trace,
                   "trace format: perfetto (writes trace.json, Chrome/Perfetto JSON)")
       ->check(one_of("trace format", {"perfetto"}))

@@ -305,6 +305,8 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
   }
   report.replays = static_cast<int>(plans.size());
   report.image_replays = static_cast<int>(jobs.size() - plans.size());
+  if (o.mode == ExecMode::Barrier)  // so that simulate --plan replays as ranked
+    for (opt::Plan& p : plans) p.replay_mode = "barrier";
   report.distinct = std::move(plans);
   report.simulate_seconds = seconds_since(t_sim);
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // `nocflow validate --rank` end to end on a small network: files, rows, τ as recomputed from
-// rank.csv; --rank without --network is an input error; --calibration calibrates the models.
+// rank.csv; --rank without --network is an input error; --calibration calibrates the models;
+// a plan ranked in barrier replay replays so under `simulate --plan`.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tests/cli_runner.h"
@@ -182,6 +184,45 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
       EXPECT_EQ(p.at("placements"), "4") << p.at("model") << " " << p.at("label");
     }
   EXPECT_NE(r.output.find("the simulator's own resolution"), std::string::npos) << r.output;
+}
+
+TEST(RankCli, APlanRankedInBarrierReplayReplaysSoUnderSimulate) {
+  const fs::path dir = fresh_dir("rank_barrier");
+  const CliRun r = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 1 --placements 1 " +
+                               "--mode barrier --out " + (dir / "o").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string ranked_cycles;
+  for (const auto& row : read_csv_rows(dir / "o" / "rank.csv"))
+    if (row.at("plan_id") == "0") ranked_cycles = row.at("simulated_cycles");
+  ASSERT_FALSE(ranked_cycles.empty());
+  const std::string plan = (dir / "o" / "plans" / "plan_0.yaml").string();
+  const std::string sim = "simulate " + kHw + " --network zoo:vgg5 --quiet --plan " + plan;
+  // Without --mode: barrier, as ranked, and the same cycles as rank.csv.
+  const CliRun as_ranked = run_nocflow(sim + " --out " + (dir / "as_ranked").string());
+  ASSERT_EQ(as_ranked.exit_code, 0) << as_ranked.output;
+  EXPECT_NE(as_ranked.output.find("barrier replay, as the plan's replay_mode says"), std::string::npos)
+      << as_ranked.output;
+  const auto summary = nlohmann::json::parse(read_file(dir / "as_ranked" / "summary.json"));
+  EXPECT_EQ(summary.at("mode"), "barrier");
+  EXPECT_EQ(std::to_string(summary.at("total_cycles").get<long long>()), ranked_cycles);
+  // --mode overrides it, with a note; each replay's plan.yaml records a barrier
+  // replay (dataflow, the default, goes unsaid).
+  const CliRun dataflow = run_nocflow(sim + " --mode dataflow --out " + (dir / "dataflow").string());
+  ASSERT_EQ(dataflow.exit_code, 0) << dataflow.output;
+  EXPECT_NE(dataflow.output.find("measured in barrier replay, this is dataflow"), std::string::npos)
+      << dataflow.output;
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "dataflow" / "summary.json")).at("mode"), "dataflow");
+  EXPECT_NE(read_file(dir / "as_ranked" / "plan.yaml").find("replay_mode: barrier"), std::string::npos);
+  EXPECT_EQ(read_file(dir / "dataflow" / "plan.yaml").find("replay_mode"), std::string::npos);
+  // A mode nocflow does not know is refused with the plan's file and line.
+  std::string text = read_file(plan);
+  text.replace(text.find("replay_mode: barrier"), 20, "replay_mode: fast");
+  std::ofstream(dir / "bad.yaml") << text;
+  const CliRun bad = run_nocflow("simulate " + kHw + " --network zoo:vgg5 --quiet --plan " +
+                                 (dir / "bad.yaml").string() + " --out " + (dir / "bad").string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("replay_mode: expected dataflow or barrier, got 'fast'"), std::string::npos)
+      << bad.output;
 }
 
 TEST(RankCli, CalibrationFileCalibratesTheModels) {
