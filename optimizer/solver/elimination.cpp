@@ -50,7 +50,9 @@ struct FactorStep {
 
 class Eliminator {
  public:
-  explicit Eliminator(const Problem& p) : n_(p.num_layers()), cost_(p.node), adj_(static_cast<std::size_t>(n_)) {
+  Eliminator(const Problem& p, double max_additions)
+      : n_(p.num_layers()), cost_(p.node), adj_(static_cast<std::size_t>(n_)),
+        max_additions_(max_additions) {
     for (int l = 0; l < n_; ++l)
       for (int i = 0; i < p.num_choices(l); ++i)
         if (!p.fits(l, i)) cost_[static_cast<std::size_t>(l)][static_cast<std::size_t>(i)] = kInf;
@@ -270,6 +272,7 @@ class Eliminator {
             list.erase(std::unique(list.begin(), list.end()), list.end());
       std::vector<int> left = rest;
       Order o;
+      o.needs.max_additions = max_additions_;
       while (!left.empty()) {
         std::size_t pick = 0;
         std::pair<double, double> best_score{kInf, kInf};
@@ -409,13 +412,15 @@ class Eliminator {
   std::vector<Step> steps_;
   std::vector<int> choice_;
   EliminationResult result_;
+  double max_additions_;
   EliminationNeeds needs_;
 };
 
 }  // namespace
 
-std::optional<EliminationResult> solve_by_elimination(const Problem& p, EliminationNeeds* needs) {
-  Eliminator e(p);
+std::optional<EliminationResult> solve_by_elimination(const Problem& p, EliminationNeeds* needs,
+                                                      double max_additions) {
+  Eliminator e(p, max_additions);
   auto result = e.run();
   if (needs) *needs = e.needs();
   return result;

@@ -39,15 +39,17 @@ inline constexpr double kMaxEliminationWork = 1e10;
 /// What the best elimination order found for the core would take.
 struct EliminationNeeds {
   double largest_table = 0, all_tables = 0, additions = 0;
+  double max_additions = kMaxEliminationWork;  ///< the work limit these are held to
   bool within_limits() const {
     return largest_table <= kMaxEliminationTable && all_tables <= kMaxEliminationTables &&
-           additions <= kMaxEliminationWork;
+           additions <= max_additions;
   }
 };
 
-/// nullopt: the graph does not reduce within the limits (caller falls back to ilp); `needs`,
-/// if given, then says what the best order found would take.
+/// nullopt: the graph does not reduce within the limits, `max_additions` for the work (caller
+/// falls back to ilp); `needs`, if given, then says what the best order found would take.
 std::optional<EliminationResult> solve_by_elimination(const Problem& problem,
-                                                      EliminationNeeds* needs = nullptr);
+                                                      EliminationNeeds* needs = nullptr,
+                                                      double max_additions = kMaxEliminationWork);
 
 }  // namespace nocflow::optimizer

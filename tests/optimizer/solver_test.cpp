@@ -204,20 +204,52 @@ TEST(Solvers, DpFallsBackToIlpOnlyWhenBucketEliminationTablesGetTooLarge) {
   EXPECT_NE(r.notes[0].find("bucket elimination of the other 5 layers"), std::string::npos)
       << r.notes[0];
   EXPECT_NEAR(r.cost, make_solver("ilp")->solve(k5, {}).cost, 1e-9 * r.cost);
-  // K6 with 30 choices needs a table of 30^5 > 2^24 entries: ilp takes over and dp says so.
-  // (Uniform edge costs keep the ilp quick; only the table sizes matter here.)
+  // K6 with 30 choices needs a table of 30^5 > 2^24 entries. Every cost equal, so bound
+  // pruning can drop no choice (all are optimal): ilp takes over and dp says so.
   Problem k6 = complete_graph(rng, 6, 30);
   for (auto& e : k6.edges) std::fill(e.cost.begin(), e.cost.end(), 1.0);
+  for (auto& costs : k6.node) std::fill(costs.begin(), costs.end(), 1.0);
   EliminationNeeds needs;
   EXPECT_FALSE(solve_by_elimination(k6, &needs).has_value());
   EXPECT_EQ(needs.largest_table, 30 * 30 * 30 * 30 * 30);
   const SolveResult f = make_solver("dp")->solve(k6, {});
-  ASSERT_FALSE(f.notes.empty());
-  EXPECT_NE(f.notes[0].find("needs a table of 24300000 entries"), std::string::npos) << f.notes[0];
-  EXPECT_NE(f.notes[0].find("(limits 16777216, 67108864 and 10000000000): solved by ilp"),
+  ASSERT_EQ(f.notes.size(), 2u);
+  EXPECT_NE(f.notes[0].find("bound pruning first, 180 of 180 choices can be optimal"),
             std::string::npos)
       << f.notes[0];
+  EXPECT_NE(f.notes[1].find("needs a table of 24300000 entries"), std::string::npos) << f.notes[1];
+  EXPECT_NE(f.notes[1].find("(limits 16777216, 67108864 and 10000000000): solved by ilp"),
+            std::string::npos)
+      << f.notes[1];
   EXPECT_EQ(f.cost, make_solver("ilp")->solve(k6, {}).cost);
+}
+
+TEST(Solvers, DpPrunesByBoundBeforeALongBucketElimination) {
+  // K5 with 30 choices: bucket elimination takes 30^5 > 10^7 additions, so dp first drops the
+  // choices no optimum can take, then eliminates on the rest; the optimum is the one bucket
+  // elimination of the whole problem finds. K5 with 18 choices (18^5 additions) is eliminated
+  // whole, as above.
+  std::mt19937 rng(5);
+  for (int n = 0; n < 4; ++n) {
+    const Problem k5 = complete_graph(rng, 5, 30);
+    const auto whole = solve_by_elimination(k5);
+    ASSERT_TRUE(whole.has_value());
+    EXPECT_EQ(whole->factor_layers, 5);
+    EliminationNeeds needs;
+    EXPECT_FALSE(solve_by_elimination(k5, &needs, 1e7).has_value());
+    EXPECT_EQ(needs.additions, 30.0 * 30 * 30 * 30 * 30 + 30 * 30 * 30 * 30 + 30 * 30 * 30 +
+                                   30 * 30 + 30);
+    const SolveResult r = make_solver("dp")->solve(k5, {});
+    ASSERT_EQ(r.notes.size(), 2u);
+    EXPECT_NE(r.notes[0].find("bucket elimination would take 25137930 additions: bound pruning "
+                              "first"),
+              std::string::npos)
+        << r.notes[0];
+    EXPECT_TRUE(r.optimal);
+    const double best = evaluate(k5, whole->choice);
+    EXPECT_NEAR(r.cost, best, 1e-12 * best) << "instance " << n;
+    EXPECT_EQ(r.cost, evaluate(k5, r.choice));
+  }
 }
 
 TEST(Solvers, DpLocalImprovesOnGreedyLayoutWindowByWindowOnLongLadders) {
