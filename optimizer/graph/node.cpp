@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/graph/node.h"
 
+#include <cstring>
 #include <functional>
 
 namespace nocflow::optimizer {
@@ -17,6 +18,16 @@ std::string shape_str(const Shape& s) {
   return out + "]";
 }
 
+namespace {
+
+/// Bit for bit: 0.0 and -0.0 are different constants (x / 0.0 and x / -0.0 differ).
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+}  // namespace
+
 bool OpAttrs::operator==(const OpAttrs& o) const {
   return out_channels == o.out_channels && in_channels == o.in_channels && kernel == o.kernel &&
          stride == o.stride && dilation == o.dilation && pads == o.pads &&
@@ -25,7 +36,7 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
          axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
          perm == o.perm && min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
          epsilon == o.epsilon && ratio == o.ratio && elem_bytes == o.elem_bytes &&
-         int_data == o.int_data && float_data == o.float_data && trainable == o.trainable &&
+         int_data == o.int_data && same_bits(float_data, o.float_data) && trainable == o.trainable &&
          parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
          grad_input == o.grad_input && offset == o.offset && params == o.params &&
          optimizer == o.optimizer && scales == o.scales && mode == o.mode &&

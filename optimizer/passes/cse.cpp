@@ -4,7 +4,7 @@
 // sorted — and redirect the uses of a node equal to one already seen to that one; the
 // duplicates are left dead for DCE. Inputs, constants whose
 // contents are unknown (weights) and non-deterministic operators (dropout, random generators)
-// are never merged, nor are operators whose parameters are their own (two convolutions of
+// and their gradients are never merged, nor are operators whose parameters are their own (two convolutions of
 // equal shape have different weights unless they name the same initializers), their input
 // gradients (which read those weights) or weight updates (each writes its own).
 #include <algorithm>
@@ -51,6 +51,8 @@ bool mergeable(const Node& n) {
   if (!op_info(n.kind).deterministic || n.kind == OpKind::Input) return false;
   // Each update writes its own layer's parameters, whatever gradient it reads.
   if (n.kind == OpKind::WeightUpdate) return false;
+  // A dropout's gradient applies that dropout's mask, which it does not read as an input.
+  if (n.kind == OpKind::Grad && !op_info(n.attrs.grad_of).deterministic) return false;
   if (owns_parameters(n.kind, n.attrs)) return false;
   for (const FusedPart& p : n.attrs.parts)
     if (owns_parameters(p.kind, p.attrs)) return false;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Dead-code elimination by mark and sweep (seed 002): the graph outputs are the roots; a
+// Dead-code elimination by mark and sweep (seed 002): the graph outputs and the operators with
+// a side effect (weight updates, which write their layer's parameters) are the roots; a
 // worklist marks every producer reachable backwards from them; every unmarked node except the
 // network's Input nodes is removed.
 #include "optimizer/passes/pass.h"
@@ -22,6 +23,8 @@ class Dce final : public Pass {
       return true;
     };
     for (NodeId o : g.outputs()) mark(o);
+    for (NodeId id : g.node_ids())
+      if (g.node(id).kind == OpKind::WeightUpdate && mark(id)) worklist.push_back(id);
     while (!worklist.empty()) {
       const NodeId id = worklist.back();
       worklist.pop_back();

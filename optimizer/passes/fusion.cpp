@@ -209,6 +209,12 @@ class BatchNormFolding final : public Pass {
       Node& p = g.node(producer);
       if (!is_anchor(p.kind) || g.num_uses(producer) != 1 || g.is_output(producer)) continue;
       p.attrs.bias = true;  // the scale goes into the weights, the shift into the bias
+      // ... so the folded weights are the batch norm's as well: two convolutions reading one
+      // initializer differ once each has folded its own (CSE, parameter sharing).
+      if (!p.attrs.weights.empty()) {
+        const Node& bn = g.node(id);
+        p.attrs.weights += "|" + (bn.attrs.weights.empty() ? bn.name : bn.attrs.weights);
+      }
       g.replace_all_uses(id, producer);
       g.remove_node(id);
       changed = true;

@@ -164,6 +164,30 @@ TEST(Autodiff, EqualBranchesKeepTheirOwnGradientsAndUpdates) {
   EXPECT_NE(g.input(gradsum, 0), g.input(gradsum, 1));
 }
 
+TEST(Autodiff, DropoutGradientsAndUnreadUpdatesSurviveCseAndDce) {
+  // Two dropouts of one tensor: each gradient applies its own mask, which it does not read as
+  // an input, so CSE must not merge them (seed 002: non-deterministic operators are never
+  // merged). The default passes remove dropout before autodiff; cse and dce alone keep it.
+  Graph g = parse_network_yaml(
+      "name: drops\ninput: [2, 16]\nlayers:\n"
+      "  - {name: fc1, op: fc, out: 16}\n"
+      "  - {name: d1, op: dropout, inputs: [fc1], ratio: 0.5}\n"
+      "  - {name: d2, op: dropout, inputs: [fc1], ratio: 0.5}\n"
+      "  - {name: s, op: add, inputs: [d1, d2]}\n"
+      "  - {name: fc2, op: fc, out: 4}\n",
+      "drops.yaml");
+  Graph t = training_graph(g);
+  // A weight update writes its layer's parameters: a root for DCE, output or not.
+  t.set_outputs({*t.find("fc2.update")});
+  PassManager({"cse", "dce"}).run(t);
+  ASSERT_TRUE(t.find("d1.grad") && t.find("d2.grad"));
+  EXPECT_NE(*t.find("d1.grad"), *t.find("d2.grad"));
+  const NodeId gradsum = *t.find("fc1.gradsum");
+  EXPECT_NE(t.input(gradsum, 0), t.input(gradsum, 1));
+  ASSERT_TRUE(t.find("fc1.update"));
+  EXPECT_TRUE(t.find("fc1.wgrad"));
+}
+
 TEST(Autodiff, TheTrainingGraphIsAFixpointOfThePassesSoItReadsBackTheSame) {
   // Two MatMuls by one weight: the backward graph transposes it twice, a duplicate that the
   // passes after autodiff remove (a saved graph reruns them when it is read back).

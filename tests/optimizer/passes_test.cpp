@@ -73,6 +73,44 @@ TEST(Cse, TransformerLayerNormDuplicatesAreRemoved) {
   EXPECT_FALSE(stat(stats, "cse", 2).changed);  // fixpoint
 }
 
+TEST(Cse, ConstantsAreEqualBitForBit) {
+  // x / 0.0 and x / -0.0 are +inf and -inf: the two constants are different.
+  GraphBuilder b("zeros");
+  const NodeId x = b.input({1, 4});
+  const NodeId plus = b.binary(OpKind::Div, x, b.constant({1}, {0.0}, "plus"), "dp");
+  const NodeId minus = b.binary(OpKind::Div, x, b.constant({1}, {-0.0}, "minus"), "dn");
+  const NodeId again = b.binary(OpKind::Div, x, b.constant({1}, {0.0}, "plus2"), "dp2");
+  b.add(b.add(plus, minus, "s"), again, "out");
+  Graph g = b.finish();
+  PassManager({"cse", "dce"}).run(g);
+  EXPECT_TRUE(g.find("dp") && g.find("dn"));
+  EXPECT_FALSE(g.find("dp2"));  // the same constant twice: merged
+}
+
+TEST(Cse, ConvolutionsOfOneInitializerDifferOnceEachHasFoldedItsOwnBatchNorm) {
+  // conv_a and conv_b read one initializer W; their batch norms differ. Whatever the order of
+  // the passes, both results stay.
+  GraphBuilder b("bns");
+  const NodeId x = b.input({1, 8, 16, 16});
+  const NodeId ca = b.conv(x, 8, 3, 1, 1, 1, false, "conv_a");
+  const NodeId cb = b.conv(x, 8, 3, 1, 1, 1, false, "conv_b");
+  const NodeId na = b.batchnorm(ca, 1e-5, "bn_a");
+  const NodeId nb = b.batchnorm(cb, 1e-5, "bn_b");
+  Graph g = b.finish();
+  g.set_outputs({na, nb});
+  for (NodeId id : {ca, cb}) g.node(id).attrs.weights = "W";
+  g.node(na).attrs.weights = "bn1";
+  g.node(nb).attrs.weights = "bn2";
+  Graph folded_first = g;
+  PassManager({"bnfold", "cse", "dce"}).run(folded_first);
+  EXPECT_EQ(count(folded_first, OpKind::Conv), 2u);
+  EXPECT_EQ(folded_first.outputs().size(), 2u);
+  EXPECT_EQ(folded_first.node(*folded_first.find("conv_a")).attrs.weights, "W|bn1");
+  PassManager({"cse", "dce", "bnfold"}).run(g);
+  EXPECT_EQ(count(g, OpKind::Conv), 1u);  // the convolutions alone are one value, as CSE finds
+  EXPECT_EQ(count(g, OpKind::BatchNorm), 2u);  // its output feeds both norms: not folded
+}
+
 TEST(Dce, UnusedAuxiliaryHeadIsRemoved) {
   Graph g = load_network(kConfigs + "aux_head.yaml");
   const auto before = graph_totals(g);
