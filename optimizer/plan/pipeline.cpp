@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "noc/base/error.h"
 
@@ -261,7 +262,56 @@ struct Pricer {
   Solved solve(int first, int end, int units) {
     PartitionSetup s = stage_setup(first, end, units);
     SolveResult r = make_solver(o.solver)->solve(s.problem, o.solve);
+    if (o.resident_weights && stage_bytes(s, r.choice) > static_cast<double>(hw.sram_bytes))
+      fit_resident(s, r);
     return {std::move(s), std::move(r)};
+  }
+
+  /// The stage's cheapest assignment holds more than the SRAM with its weights resident: look
+  /// for a cheap one that fits by pricing every byte of a choice's weights per PE λ cycles more
+  /// (a Lagrangian relaxation of the bound): λ doubled until the solve fits, then bisected
+  /// towards the cheapest that fits. Feasible, not proven the cheapest; `r` is left as it was
+  /// when even the heaviest pricing does not fit (the caller then rules the stage out).
+  void fit_resident(const PartitionSetup& s, SolveResult& r) {
+    const auto sram = static_cast<double>(hw.sram_bytes);
+    Problem priced = s.problem;  // edges read the band's tables: only the layer costs copy
+    std::vector<std::vector<double>> weights(priced.node.size());
+    double heaviest = 0;  // the stage's weights per PE under r
+    for (std::size_t l = 0; l < weights.size(); ++l) {
+      for (const Choice& c : s.choices[l])
+        weights[l].push_back(layer_shares(s.workload.layers[l], c).weights);
+      heaviest += weights[l][static_cast<std::size_t>(r.choice[l])];
+    }
+    const auto solve_at = [&](double lambda) {
+      for (std::size_t l = 0; l < weights.size(); ++l)
+        for (std::size_t c = 0; c < weights[l].size(); ++c)
+          priced.node[l][c] = s.problem.node[l][c] + lambda * weights[l][c];
+      SolveResult x = make_solver(o.solver)->solve(priced, o.solve);
+      x.cost = evaluate(s.problem, x.choice);
+      return x;
+    };
+    std::optional<SolveResult> best;
+    const auto fits = [&](SolveResult x) {
+      if (stage_bytes(s, x.choice) > sram) return false;
+      if (!best || x.cost < best->cost) best = std::move(x);
+      return true;
+    };
+    // λ in cycles per byte, from the stage's own exchange rate: its cost over its weights.
+    const double scale = r.cost / std::max(heaviest, 1.0);
+    double low = 0, high = scale / 1024;
+    while (!fits(solve_at(high))) {
+      low = high;
+      high *= 4;
+      if (high > scale * 1e9) return;  // the weights alone price every choice: none fits
+    }
+    for (int step = 0; step < 10; ++step) {
+      const double mid = (low + high) / 2;
+      (fits(solve_at(mid)) ? high : low) = mid;
+    }
+    best->optimal = false;
+    best->notes.push_back("resident weights: the cheapest fitting assignment found by pricing "
+                          "weight bytes, not proven the cheapest");
+    r = std::move(*best);
   }
 
   /// At most cost(first, end, units), without solving or tabulating: Band::bound, a relative

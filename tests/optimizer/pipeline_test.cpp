@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
 #include <set>
@@ -325,6 +326,36 @@ TEST(Pipeline, PlanFileKeepsTheStagesAndBadRequestsAreRefused) {
   o.resident_weights = true;
   hw.sram_bytes = 1024;  // no stage holds its weights
   EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
+}
+
+TEST(Pipeline, ResidentWeightsTakeAStageAssignmentThatFitsWhereTheCheapestDoesNot) {
+  // vgg5 in 2 stages on 4x4 with 192 KiB PEs: the cheapest assignment of a stage holds more than
+  // that with every weight resident, but one splitting the weights further fits.
+  const Graph g = prepared("vgg5");
+  HwDesc hw;
+  hw.sram_bytes = 192 * 1024;
+  PipelineOptions o;
+  o.stages = 2;
+  const PipelineResult free = solve_pipeline(g, hw, "linkload", o);
+  EXPECT_GT(*std::max_element(free.resident_bytes.begin(), free.resident_bytes.end()),
+            static_cast<double>(hw.sram_bytes));
+  o.resident_weights = true;
+  const PipelineResult fitted = solve_pipeline(g, hw, "linkload", o);
+  ASSERT_EQ(fitted.resident_bytes.size(), 2u);
+  for (double bytes : fitted.resident_bytes) EXPECT_LE(bytes, static_cast<double>(hw.sram_bytes));
+  // What fits costs at least what does not have to, and the plan's layers and edges are the
+  // assignment each stage was priced with (its cycles sum to the stage's cost).
+  EXPECT_GE(fitted.plan.pipeline_cycles, free.plan.pipeline_cycles);
+  std::map<std::string, int> stage_of;
+  std::vector<double> cycles(2, 0.0);
+  for (const PlanLayer& l : fitted.plan.layers) {
+    stage_of[l.name] = l.stage;
+    cycles[static_cast<std::size_t>(l.stage)] += l.compute_cycles;
+  }
+  for (const PlanEdge& e : fitted.plan.edges)
+    cycles[static_cast<std::size_t>(stage_of.at(e.dst))] += e.cycles;
+  for (std::size_t s = 0; s < 2; ++s)
+    EXPECT_NEAR(cycles[s], fitted.split.cost[s], 1e-6 * cycles[s]) << s;
 }
 
 TEST(Pipeline, PlanFileWithInconsistentStagesIsRefused) {
