@@ -388,6 +388,19 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     throw InputError(std::string(e.what()) + (why.empty() ? "" : "; for example: " + why));
   }
   out.whole_machine_cycles = pricer.cost(0, n, units);
+  {
+    const int even = units / o.stages;
+    std::vector<double> times;
+    for (int l = 0; l < n; ++l) times.push_back(pricer.lower_bound(l, l + 1, even));
+    out.balanced = split_balanced(times, o.stages);
+    for (int s = 0; s < o.stages; ++s) {
+      const int q = even + (s < units % o.stages);
+      out.balanced.units.push_back(q);
+      out.balanced.cost[static_cast<std::size_t>(s)] =
+          pricer.cost(out.balanced.begin[static_cast<std::size_t>(s)],
+                      out.balanced.begin[static_cast<std::size_t>(s) + 1], q);
+    }
+  }
   out.ranges_priced = pricer.priced;
 
   // The plan: each stage's own plan on its band (solved again: the DP keeps costs, not plans),

@@ -52,6 +52,10 @@ struct PipelineResult {
   /// Per micro-batch without pipelining: every layer on the whole machine, the same solver
   /// and cost model (+inf if that does not fit). M micro-batches then take M times this.
   double whole_machine_cycles = 0;
+  /// Seed 004's balanced baseline, for comparison: the units shared out evenly (the first stages
+  /// take the remainder), the layers cut by split_balanced over each layer's cheapest cost on
+  /// the even band, every stage then solved as the DP's are (a cost of +inf: it does not fit).
+  StageSplit balanced;
   int ranges_priced = 0;  ///< (range, rows) stage costs solved
   double seconds = 0;     ///< wall clock, tabulation included
 };

@@ -231,6 +231,11 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["imbalance"] = r.split.imbalance();
   j["efficiency"] = r.split.efficiency();
   if (std::isfinite(whole)) j["whole_machine_cycles"] = whole;
+  const double baseline = r.balanced.pipeline_cost(a.micro_batches);
+  if (std::isfinite(baseline)) {
+    j["balanced_baseline_cycles"] = baseline;
+    j["balanced_baseline_bottleneck_cycles"] = r.balanced.bottleneck();
+  }
   j["compute_cycles"] = plan.compute_cycles;
   j["redistribution_cycles"] = plan.redistribution_cycles;
   j["energy_pj"] = plan.energy_pj;
@@ -239,8 +244,9 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["pes"] = plan.pes;
   j["topology"] = plan.topology;
   j["units"] = {{"*_cycles",
-                 "clock cycles; pipeline and whole_machine: all micro-batches, the rest per "
-                 "micro-batch summed over the stages"},
+                 "clock cycles; pipeline, whole_machine and balanced_baseline: all "
+                 "micro-batches; bottleneck: per micro-batch; the rest per micro-batch summed "
+                 "over the stages"},
                 {"imbalance", "slowest / fastest stage"},
                 {"efficiency", "mean / slowest stage"},
                 {"energy_pj", "picojoules per micro-batch"},
@@ -278,6 +284,19 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
     std::cout << "; the whole machine layer by layer: " << a.micro_batches << " x "
               << fixed(r.whole_machine_cycles, 1) << " = " << fixed(whole, 1) << " cycles ("
               << fixed(whole / plan.pipeline_cycles, 2) << "x the pipeline's time)";
+  // Seed 004's comparison: what its balanced split (even rows) would give.
+  std::cout << "\n  seed 004's balanced baseline (even " << (hw.mesh() ? "rows" : "ports")
+            << ", layers cut at equal shares of their cheapest cycles): ";
+  if (std::isfinite(baseline)) {
+    std::cout << "bottleneck " << fixed(r.balanced.bottleneck(), 1) << ", " << fixed(baseline, 1)
+              << " cycles predicted (" << fixed(baseline / plan.pipeline_cycles, 2)
+              << "x the pipeline's time); stages of";
+    for (int s = 0; s < r.balanced.stages(); ++s)
+      std::cout << (s ? "," : "") << " " << r.balanced.begin[s + 1] - r.balanced.begin[s];
+    std::cout << " layers";
+  } else {
+    std::cout << "a stage does not fit";
+  }
   std::cout << "\nnocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, stages.csv, summary.json, config.resolved.yaml\n";
   return 0;

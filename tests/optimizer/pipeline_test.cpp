@@ -251,6 +251,15 @@ TEST(Pipeline, StagesTileTheLayersAndTheMeshAndCostWhatTheirPlansSay) {
           << model << " stage " << s;
     EXPECT_NEAR(p.pipeline_cycles, r.split.pipeline_cost(5), 1e-9 * p.pipeline_cycles);
     EXPECT_DOUBLE_EQ(p.predicted_cycles(), p.pipeline_cycles);
+    // Seed 004's balanced baseline: 4 rows shared out evenly (the first stage takes the
+    // remainder), every layer in one stage; the DP, exact over every split and share of the
+    // rows (dp inside), has no slower bottleneck.
+    EXPECT_EQ(r.balanced.units, (std::vector<int>{2, 1, 1})) << model;
+    ASSERT_EQ(r.balanced.begin.size(), 4u);
+    EXPECT_EQ(r.balanced.begin.front(), 0);
+    EXPECT_EQ(r.balanced.begin.back(), static_cast<int>(p.layers.size()));
+    for (int s = 0; s < 3; ++s) EXPECT_LT(r.balanced.begin[s], r.balanced.begin[s + 1]) << model;
+    EXPECT_LE(r.split.bottleneck(), r.balanced.bottleneck() * (1 + 1e-12)) << model;
   }
 }
 
