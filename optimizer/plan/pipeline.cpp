@@ -269,19 +269,28 @@ struct Pricer {
 
   /// The stage's cheapest assignment holds more than the SRAM with its weights resident: look
   /// for a cheap one that fits by pricing every byte of a choice's weights per PE λ cycles more
-  /// (a Lagrangian relaxation of the bound): λ doubled until the solve fits, then bisected
-  /// towards the cheapest that fits. Feasible, not proven the cheapest; `r` is left as it was
-  /// when even the heaviest pricing does not fit (the caller then rules the stage out).
+  /// (a Lagrangian relaxation of the bound): λ raised fourfold until the solve fits, then
+  /// bisected towards the cheapest that fits. Feasible, not proven the cheapest; `r` is left as
+  /// it was when no choice of weights could fit (the lightest weights of every layer plus the
+  /// least any layer's activations need exceed the SRAM) or the heaviest pricing does not.
   void fit_resident(const PartitionSetup& s, SolveResult& r) {
     const auto sram = static_cast<double>(hw.sram_bytes);
     Problem priced = s.problem;  // edges read the band's tables: only the layer costs copy
     std::vector<std::vector<double>> weights(priced.node.size());
     double heaviest = 0;  // the stage's weights per PE under r
+    double lightest = 0, activations = 0;  // no assignment holds less of either
     for (std::size_t l = 0; l < weights.size(); ++l) {
-      for (const Choice& c : s.choices[l])
-        weights[l].push_back(layer_shares(s.workload.layers[l], c).weights);
+      double least_activations = kInf;
+      for (const Choice& c : s.choices[l]) {
+        const LayerShares sh = layer_shares(s.workload.layers[l], c);
+        weights[l].push_back(sh.weights);
+        least_activations = std::min(least_activations, sh.input + sh.output);
+      }
       heaviest += weights[l][static_cast<std::size_t>(r.choice[l])];
+      lightest += *std::min_element(weights[l].begin(), weights[l].end());
+      activations = std::max(activations, least_activations);
     }
+    if (heaviest <= lightest || lightest + activations > sram) return;  // nothing to trade
     const auto solve_at = [&](double lambda) {
       for (std::size_t l = 0; l < weights.size(); ++l)
         for (std::size_t c = 0; c < weights[l].size(); ++c)
@@ -297,7 +306,7 @@ struct Pricer {
       return true;
     };
     // λ in cycles per byte, from the stage's own exchange rate: its cost over its weights.
-    const double scale = r.cost / std::max(heaviest, 1.0);
+    const double scale = std::max(r.cost, 1.0) / heaviest;
     double low = 0, high = scale / 1024;
     while (!fits(solve_at(high))) {
       low = high;
@@ -388,6 +397,7 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     throw InputError(std::string(e.what()) + (why.empty() ? "" : "; for example: " + why));
   }
   out.whole_machine_cycles = pricer.cost(0, n, units);
+  out.ranges_priced = pricer.priced;  // the DP's and the whole machine's, not the baseline's
   {
     const int even = units / o.stages;
     std::vector<double> times;
@@ -401,7 +411,6 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
                       out.balanced.begin[static_cast<std::size_t>(s) + 1], q);
     }
   }
-  out.ranges_priced = pricer.priced;
 
   // The plan: each stage's own plan on its band (solved again: the DP keeps costs, not plans),
   // moved to the band's PEs, then its stage inputs.

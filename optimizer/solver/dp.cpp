@@ -62,20 +62,17 @@ class DpSolver : public Solver {
                         std::to_string(all) + " choices can be optimal");
       elim = solve_by_elimination(pruned, &needs);
     }
-    const Problem& solved = kept.empty() ? p : pruned;
     if (!elim) {
       const std::string why =
-          "the graph does not reduce: the best elimination order found needs a table of " +
+          std::string(kept.empty() ? "the graph" : "what the bound leaves") +
+          " does not reduce: the best elimination order found needs a table of " +
           count(needs.largest_table) + " entries, " + count(needs.all_tables) + " in all and " +
           count(needs.additions) + " additions (limits " + count(kMaxEliminationTable) + ", " +
           count(kMaxEliminationTables) + " and " + count(kMaxEliminationWork) + ")";
       try {
-        SolveResult ilp = make_ilp_solver()->solve(solved, o);
+        // On the whole problem, so that its statistics count every choice (it prunes alike).
+        SolveResult ilp = make_ilp_solver()->solve(p, o);
         ilp.solver = name();
-        if (!kept.empty()) {
-          ilp.choice = unrestricted(ilp.choice, kept);
-          ilp.cost = evaluate(p, ilp.choice);
-        }
         ilp.notes.insert(ilp.notes.begin(), r.notes.begin(), r.notes.end());
         ilp.notes.push_back(why + ": solved by ilp (" + o.formulation + ")");
         ilp.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
