@@ -36,8 +36,8 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
          axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
          perm == o.perm && min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
          epsilon == o.epsilon && ratio == o.ratio && elem_bytes == o.elem_bytes &&
-         int_data == o.int_data && same_bits(float_data, o.float_data) && trainable == o.trainable &&
-         parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
+         int_data == o.int_data && same_bits(float_data, o.float_data) &&
+         trainable == o.trainable && parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
          grad_input == o.grad_input && offset == o.offset && params == o.params &&
          optimizer == o.optimizer && scales == o.scales && mode == o.mode &&
          coordinate_transformation_mode == o.coordinate_transformation_mode &&

@@ -227,8 +227,8 @@ Plan read_plan(const std::string& file) {
   if (root["replay_mode"]) {
     p.replay_mode = get<std::string>(root, "replay_mode", file);
     if (*p.replay_mode != "dataflow" && *p.replay_mode != "barrier")
-      throw InputError(at(file, root["replay_mode"]) + ": replay_mode: expected dataflow or barrier, got '" +
-                       *p.replay_mode + "'");
+      throw InputError(at(file, root["replay_mode"]) +
+                       ": replay_mode: expected dataflow or barrier, got '" + *p.replay_mode + "'");
   }
   if (root["activation_bytes"])
     p.activation_bytes = get<std::int64_t>(root, "activation_bytes", file);

@@ -28,15 +28,6 @@ std::string count(double n) {
 /// about one choice per layer (resnet18's batch-1 Adam step on 4x4: 224 of 5,381).
 constexpr double kAdditionsBeforeBound = 1e7;
 
-/// The problem's choices from those of its restriction to `kept`.
-std::vector<int> unrestricted(const std::vector<int>& choice,
-                              const std::vector<std::vector<int>>& kept) {
-  std::vector<int> out(choice.size());
-  for (std::size_t l = 0; l < choice.size(); ++l)
-    out[l] = kept[l][static_cast<std::size_t>(choice[l])];
-  return out;
-}
-
 class DpSolver : public Solver {
  public:
   std::string name() const override { return "dp"; }
@@ -49,18 +40,15 @@ class DpSolver : public Solver {
     EliminationNeeds needs;
     auto elim = solve_by_elimination(p, &needs, kAdditionsBeforeBound);
     std::vector<std::vector<int>> kept;  // non-empty: solved on the bound-pruned problem
-    Problem pruned;
     if (!elim) {
-      const BoundPruning bound = prune_by_bound(p);
-      kept = bound.kept;
-      pruned = restrict_problem(p, kept);
+      kept = prune_by_bound(p).kept;
       std::size_t left = 0, all = 0;
       for (const auto& k : kept) left += k.size();
       for (const auto& costs : p.node) all += costs.size();
       r.notes.push_back("bucket elimination would take " + count(needs.additions) +
                         " additions: bound pruning first, " + std::to_string(left) + " of " +
                         std::to_string(all) + " choices can be optimal");
-      elim = solve_by_elimination(pruned, &needs);
+      elim = solve_by_elimination(restrict_problem(p, kept), &needs);
     }
     if (!elim) {
       const std::string why =

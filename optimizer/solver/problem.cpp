@@ -118,6 +118,14 @@ Problem restrict_problem(const Problem& p, const std::vector<std::vector<int>>& 
   return r;
 }
 
+std::vector<int> unrestricted(const std::vector<int>& choice,
+                              const std::vector<std::vector<int>>& kept) {
+  std::vector<int> out(choice.size());
+  for (std::size_t l = 0; l < choice.size(); ++l)
+    out[l] = kept[l][static_cast<std::size_t>(choice[l])];
+  return out;
+}
+
 namespace {
 
 /// Indices (into `alive`) of the choices of layer l that survive dominance.

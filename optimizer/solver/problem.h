@@ -89,5 +89,8 @@ PrunedProblem prune_dominated(const Problem& p);
 
 /// A sub-problem restricted to `kept` choices (original indices, ascending).
 Problem restrict_problem(const Problem& p, const std::vector<std::vector<int>>& kept);
+/// An assignment of restrict_problem(p, kept) in p's choice indices.
+std::vector<int> unrestricted(const std::vector<int>& choice,
+                              const std::vector<std::vector<int>>& kept);
 
 }  // namespace nocflow::optimizer

@@ -395,9 +395,7 @@ BoundPruning prune_by_bound(const Problem& p) {
     }
     if (b.upper < r.upper) {
       r.upper = b.upper;
-      r.assignment.clear();
-      for (std::size_t l = 0; l < r.kept.size(); ++l)
-        r.assignment.push_back(r.kept[l][static_cast<std::size_t>(b.assignment[l])]);
+      r.assignment = unrestricted(b.assignment, r.kept);
     }
     const auto within = choices_within(b, r.upper);
     dropped = 0;

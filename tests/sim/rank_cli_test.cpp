@@ -216,13 +216,15 @@ TEST(RankCli, APlanRankedInBarrierReplayReplaysSoUnderSimulate) {
   EXPECT_EQ(read_file(dir / "dataflow" / "plan.yaml").find("replay_mode"), std::string::npos);
   // A mode nocflow does not know is refused with the plan's file and line.
   std::string text = read_file(plan);
-  text.replace(text.find("replay_mode: barrier"), 20, "replay_mode: fast");
+  const std::string recorded = "replay_mode: barrier";
+  text.replace(text.find(recorded), recorded.size(), "replay_mode: fast");
   std::ofstream(dir / "bad.yaml") << text;
   const CliRun bad = run_nocflow("simulate " + kHw + " --network zoo:vgg5 --quiet --plan " +
                                  (dir / "bad.yaml").string() + " --out " + (dir / "bad").string());
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("replay_mode: expected dataflow or barrier, got 'fast'"), std::string::npos)
       << bad.output;
+  EXPECT_NE(bad.output.find((dir / "bad.yaml").string() + ":"), std::string::npos) << bad.output;
 }
 
 TEST(RankCli, CalibrationFileCalibratesTheModels) {
