@@ -85,6 +85,7 @@ struct Pricer {
   const std::string& cost_model;
   std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
   int priced = 0;
+  int stopped = 0;  ///< of those, the solves stopped at a cutoff
   std::string why;  ///< the first reason a stage did not fit, for the error when none does
 
   /// The band of `units`, with its layer costs (and their bounds) at least.
@@ -259,9 +260,13 @@ struct Pricer {
     SolveResult result;
   };
 
-  Solved solve(int first, int end, int units) {
+  /// The stage's plan; with a cutoff (SolveOptions::cutoff) perhaps only a bound above it.
+  Solved solve(int first, int end, int units, double cutoff = kInf) {
     PartitionSetup s = stage_setup(first, end, units);
-    SolveResult r = make_solver(o.solver)->solve(s.problem, o.solve);
+    SolveOptions options = o.solve;
+    options.cutoff = cutoff;
+    SolveResult r = make_solver(o.solver)->solve(s.problem, options);
+    if (r.above_cutoff) return {std::move(s), std::move(r)};  // fitting costs no less
     if (o.resident_weights && stage_bytes(s, r.choice) > static_cast<double>(hw.sram_bytes))
       fit_resident(s, r);
     return {std::move(s), std::move(r)};
@@ -333,11 +338,17 @@ struct Pricer {
            (1 - 1e-9);
   }
 
-  double cost(int first, int end, int units) {
+  /// StageCost: the cost, or above `cutoff` perhaps a bound above it.
+  StagePrice cost(int first, int end, int units, double cutoff = kInf) {
     if (!tabulated(units).failure.empty()) return kInf;
     ++priced;
     try {
-      Solved st = solve(first, end, units);
+      Solved st = solve(first, end, units, cutoff);
+      if (st.result.above_cutoff) {
+        ++stopped;
+        if (o.priced_progress) o.priced_progress(priced);
+        return {st.result.cost, true};
+      }
       if (o.resident_weights) {
         const double bytes = stage_bytes(st.setup, st.result.choice);
         if (bytes > static_cast<double>(hw.sram_bytes)) {
@@ -388,7 +399,10 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
   PipelineResult out;
   try {
     out.split = split_min_max_units(
-        n, o.stages, units, [&](int first, int end, int q) { return pricer.cost(first, end, q); },
+        n, o.stages, units,
+        [&](int first, int end, int q, double cutoff) {
+          return pricer.cost(first, end, q, cutoff);
+        },
         [&](int first, int end, int q) { return pricer.lower_bound(first, end, q); });
   } catch (const InputError& e) {
     std::string why = pricer.why;
@@ -396,8 +410,9 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
       if (why.empty() && b && !b->failure.empty()) why = b->failure;
     throw InputError(std::string(e.what()) + (why.empty() ? "" : "; for example: " + why));
   }
-  out.whole_machine_cycles = pricer.cost(0, n, units);
+  out.whole_machine_cycles = pricer.cost(0, n, units).cost;
   out.ranges_priced = pricer.priced;  // the DP's and the whole machine's, not the baseline's
+  out.ranges_stopped = pricer.stopped;
   {
     const int even = units / o.stages;
     std::vector<double> times;
@@ -408,7 +423,8 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
       out.balanced.units.push_back(q);
       out.balanced.cost[static_cast<std::size_t>(s)] =
           pricer.cost(out.balanced.begin[static_cast<std::size_t>(s)],
-                      out.balanced.begin[static_cast<std::size_t>(s) + 1], q);
+                      out.balanced.begin[static_cast<std::size_t>(s) + 1], q)
+              .cost;
     }
   }
 

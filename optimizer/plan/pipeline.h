@@ -56,8 +56,9 @@ struct PipelineResult {
   /// take the remainder), the layers cut by split_balanced over each layer's cheapest cost on
   /// the even band, every stage then solved as the DP's are (a cost of +inf: it does not fit).
   StageSplit balanced;
-  int ranges_priced = 0;  ///< (range, rows) stage costs solved
-  double seconds = 0;     ///< wall clock, tabulation included
+  int ranges_priced = 0;   ///< (range, rows) stage costs solved
+  int ranges_stopped = 0;  ///< of those, solves stopped once above the least they could matter at
+  double seconds = 0;      ///< wall clock, tabulation included
 };
 
 /// Throws InputError for an unknown solver or cost model, a stage count the machine or network

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // dp: exact solution by OptCNN elimination (solver/elimination.h). Where bucket elimination
-// would take long, the choices no optimum can take are dropped first; a graph that still does
-// not reduce is handed to ilp, and the result says so.
+// would take long, or with a cutoff (SolveOptions::cutoff), the choices no optimum can take are
+// dropped first; a graph that still does not reduce is handed to ilp, and the result says so.
 #include <chrono>
+#include <cmath>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "noc/base/error.h"
@@ -38,15 +40,23 @@ class DpSolver : public Solver {
     SolveResult r;
     r.solver = name();
     EliminationNeeds needs;
-    auto elim = solve_by_elimination(p, &needs, kAdditionsBeforeBound);
+    // With a cutoff most solves are expected to stop at it: the bound comes first, before an
+    // attempt at the whole problem (on a training graph that attempt costs as much again).
+    const bool cut = std::isfinite(o.cutoff);
+    std::optional<EliminationResult> elim;
+    if (!cut) elim = solve_by_elimination(p, &needs, kAdditionsBeforeBound);
     std::vector<std::vector<int>> kept;  // non-empty: solved on the bound-pruned problem
     if (!elim) {
-      kept = prune_by_bound(p).kept;
+      BoundPruning bound = prune_by_bound(p, o.cutoff);
+      if (bound.above_cutoff) return stopped_at_cutoff(name(), bound.lower, bound.rounds, o, t0);
+      kept = std::move(bound.kept);
       std::size_t left = 0, all = 0;
       for (const auto& k : kept) left += k.size();
       for (const auto& costs : p.node) all += costs.size();
-      r.notes.push_back("bucket elimination would take " + count(needs.additions) +
-                        " additions: bound pruning first, " + std::to_string(left) + " of " +
+      r.notes.push_back((cut ? "a cutoff of " + fixed(o.cutoff, 1) + " cycles"
+                             : "bucket elimination would take " + count(needs.additions) +
+                                   " additions") +
+                        ": bound pruning first, " + std::to_string(left) + " of " +
                         std::to_string(all) + " choices can be optimal");
       elim = solve_by_elimination(restrict_problem(p, kept), &needs);
     }

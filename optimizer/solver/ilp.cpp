@@ -20,7 +20,8 @@ class IlpSolver : public Solver {
     const auto t0 = std::chrono::steady_clock::now();
     check_memory_feasible(p);
     // Only choices that can be in an optimum (solver/tree_bound.h) become variables.
-    const BoundPruning bound = prune_by_bound(p);
+    const BoundPruning bound = prune_by_bound(p, o.cutoff);
+    if (bound.above_cutoff) return stopped_at_cutoff(name(), bound.lower, bound.rounds, o, t0);
     const std::vector<std::vector<int>>& kept = bound.kept;
     const IlpModel m = build_ilp(restrict_problem(p, kept), o.formulation, kept);
     IlpStats stats;

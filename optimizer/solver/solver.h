@@ -4,8 +4,11 @@
 // dp, dp-local, ilp.
 //
 // Contract: solve() returns one feasible choice index per layer and its cost as evaluate()
-// computes it; exact solvers (dp, ilp with an optimal status) return a minimum. Bad input
+// computes it; exact solvers (dp, ilp with an optimal status) return a minimum, or with a
+// cutoff (SolveOptions::cutoff) may return a lower bound above it instead. Bad input
 // (memory limit nobody fits, unknown formulation) throws InputError. Solvers are stateless.
+#include <chrono>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +23,9 @@ struct SolveOptions {
   std::string formulation = "flow"; ///< ilp: flow | mccormick
   std::string export_lp;  ///< ilp: write the model to this file (.mps: free MPS, else LP format)
   bool lp_relaxation = true;        ///< ilp: also solve the LP relaxation (reported)
+  /// dp, ilp: a solve may stop once it proves that no assignment costs this little
+  /// (SolveResult::above_cutoff); for a caller that needs the optimum only where it is within.
+  double cutoff = std::numeric_limits<double>::infinity();
 };
 
 struct IlpStats {
@@ -46,6 +52,8 @@ struct SolveResult {
   /// A proven minimum: dp (or the ilp it fell back to, when that proved it), dp-local when one
   /// window holds every layer, ilp at an optimal status or with its bound meeting its cost.
   bool optimal = false;
+  /// Stopped at SolveOptions::cutoff: `cost` is a lower bound above it, `choice` is empty.
+  bool above_cutoff = false;
 };
 
 class Solver {
@@ -60,6 +68,11 @@ class Solver {
   /// with more.
   virtual EdgeTables edge_tables() const { return EdgeTables::Full; }
 };
+
+/// What a solve stopped by SolveOptions::cutoff returns: `lower` (above the cutoff), proved by
+/// `rounds` rounds of bound pruning (solver/tree_bound.h) after starting at `t0`.
+SolveResult stopped_at_cutoff(const std::string& solver, double lower, int rounds,
+                              const SolveOptions& o, std::chrono::steady_clock::time_point t0);
 
 /// Throws InputError listing the known names for an unknown one.
 std::unique_ptr<Solver> make_solver(const std::string& name);

@@ -48,8 +48,9 @@ StageSplit split_min_max(const std::vector<double>& times, int stages) {
   check_stages(n, stages, n);
   std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0);
   for (int i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + times[i];
-  StageSplit s = split_min_max_units(
-      n, stages, stages, [&](int first, int end, int) { return prefix[end] - prefix[first]; });
+  StageSplit s = split_min_max_units(n, stages, stages, [&](int first, int end, int, double) {
+    return prefix[end] - prefix[first];
+  });
   s.units.clear();  // one device per stage: nothing chosen
   return s;
 }
@@ -78,7 +79,7 @@ StageSplit split_balanced(const std::vector<double>& times, int stages) {
 }
 
 StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost,
-                               const StageCost& lower_bound) {
+                               const StageBound& lower_bound) {
   check_stages(layers, stages, units);
   // best[j][i][u]: the first i layers in j stages on u units: (max stage, sum of stages).
   struct Cell {
@@ -92,9 +93,14 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
                 static_cast<std::size_t>(u)];
   };
   at(0, 0, 0) = {0, 0, -1, 0};
-  // Stage costs are asked once each, whatever order the loops visit them in.
-  std::vector<double> memo(L * L * U, -1);
-  auto memo_at = [&](int k, int i, int q) -> double& {
+  // Stage costs are asked once each, whatever order the loops visit them in, or again with a
+  // higher cutoff where the first answer was a bound at or below it.
+  struct Known {
+    double value = -kInf;  ///< the cost, or a bound below it; -inf: not asked
+    bool exact = false;
+  };
+  std::vector<Known> memo(L * L * U);
+  auto memo_at = [&](int k, int i, int q) -> Known& {
     return memo[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
                 static_cast<std::size_t>(q)];
   };
@@ -107,14 +113,18 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     return rest[(static_cast<std::size_t>(j) * L + static_cast<std::size_t>(i)) * U +
                 static_cast<std::size_t>(u)];
   };
-  auto stage_cost = [&](int k, int i, int q) {
-    double& m = memo_at(k, i, q);
-    if (m < 0) m = cost(k, i, q);
-    return m;
+  // The cost, or above `cutoff` perhaps only a bound above it (StageCost).
+  auto stage_cost = [&](int k, int i, int q, double cutoff) {
+    Known& m = memo_at(k, i, q);
+    if (m.exact || m.value > cutoff) return m.value;
+    const StagePrice p = cost(k, i, q, cutoff);
+    m = {p.cost, !p.bound || p.cost == kInf};
+    return p.cost;
   };
   // A cell's candidates (cut k, units q of the last stage), each with the least max stage it
-  // can reach: max(prev.max, the stage's cost if known, else its lower bound). With a bound
-  // they are tried least first, until the rest cannot beat the best found.
+  // can reach: max(prev.max, the stage's cost if known, else the larger of its lower bound and
+  // what an earlier cutoff proved). With a bound they are tried least first, until the rest
+  // cannot beat the best found.
   struct Candidate {
     double reach;
     int k, q;
@@ -143,14 +153,26 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
             for (int q = 1; q <= u - (j - 1); ++q) {
               const double before = at(j - 1, k, u - q).max;
               if (before == kInf) continue;
-              const double known = memo_at(k, i, q);
-              const double t = known >= 0 ? known : lower_bound ? lower_bound(k, i, q) : 0;
+              const Known& known = memo_at(k, i, q);
+              const double t =
+                  known.exact ? known.value
+                              : std::max(known.value, lower_bound ? lower_bound(k, i, q) : 0);
               candidates.push_back({std::max(before, t), k, q});
             }
           if (lower_bound)
             std::stable_sort(
                 candidates.begin(), candidates.end(),
                 [](const Candidate& a, const Candidate& b) { return a.reach < b.reach; });
+          // With one stage left after this one, that stage is priced first (the cap its
+          // cutoff) where this cell could be within the cap: one beyond the cap spares pricing
+          // this cell's candidates, which can be much the larger problems.
+          if (lower_bound && j == stages - 1 && !candidates.empty() &&
+              candidates.front().reach <= cap) {
+            if (const double last = stage_cost(i, layers, units - u, cap); last > cap) {
+              beyond = std::min(beyond, std::max(candidates.front().reach, last));
+              continue;
+            }
+          }
           Cell& c = at(j, i, u);
           for (const auto& [reach, k, q] : candidates) {
             // max(prev.max, t) ≥ reach > c.max loses whatever t is: skip asking for t.
@@ -159,15 +181,18 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
               if (lower_bound) break;  // sorted: so does every candidate after it
               continue;
             }
+            // Beyond the least of the best found and the cap its value does not matter: it
+            // loses, or is left out for the cap.
             const Cell& prev = at(j - 1, k, u - q);
-            const double t = stage_cost(k, i, q);
+            const double limit = std::min(c.max, cap);
+            const double t = stage_cost(k, i, q, limit);
             if (t == kInf) continue;
+            if (t > limit) {
+              if (t <= c.max) beyond = std::min(beyond, std::max(prev.max, t));
+              continue;
+            }
             const double mx = std::max(prev.max, t), sum = prev.sum + t;
             if (mx < c.max || (mx == c.max && sum < c.sum)) c = {mx, sum, k, q};
-          }
-          if (c.max > cap) {  // its candidates beyond the cap were not all tried
-            beyond = std::min(beyond, c.max);
-            c = Cell{};
           }
         }
     return beyond;
@@ -222,7 +247,7 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     const Cell& c = at(j, i, u);
     s.begin[j] = i;
     s.units[j - 1] = c.took;
-    s.cost[j - 1] = stage_cost(c.from, i, c.took);
+    s.cost[j - 1] = stage_cost(c.from, i, c.took, kInf);  // known: c took it within a cutoff
     i = c.from;
     u -= c.took;
   }

@@ -37,9 +37,19 @@ StageSplit split_min_max(const std::vector<double>& times, int stages);
 /// one layer (so exactly `stages` stages). Same preconditions.
 StageSplit split_balanced(const std::vector<double>& times, int stages);
 
-/// cost(first, end, units): a stage of layers [first, end) on `units` units; +inf if it does
-/// not fit (memory, no valid choice).
-using StageCost = std::function<double(int first, int end, int units)>;
+/// What a stage cost answers: the cost, or (only where that is above the cutoff it was asked
+/// with) a lower bound above the cutoff, which shows the stage too slow to matter there.
+struct StagePrice {
+  StagePrice(double cost, bool bound = false) : cost(cost), bound(bound) {}  // NOLINT: implicit
+  double cost;
+  bool bound;  ///< `cost` is a lower bound above the cutoff, not the cost
+};
+
+/// cost(first, end, units, cutoff): a stage of layers [first, end) on `units` units; +inf if it
+/// does not fit (memory, no valid choice). Above `cutoff` it may answer a bound (StagePrice).
+using StageCost = std::function<StagePrice(int first, int end, int units, double cutoff)>;
+/// lower_bound(first, end, units): at most the stage's cost.
+using StageBound = std::function<double(int first, int end, int units)>;
 
 /// Cuts `layers` layers into `stages` contiguous stages and `units` units among them (each
 /// stage at least one, all used), minimising the maximum stage cost; among splits with the
@@ -48,17 +58,19 @@ using StageCost = std::function<double(int first, int end, int units)>;
 /// 1 ≤ stages ≤ min(layers, units), or when every split has an infinite stage.
 ///
 /// A stage cost is asked only where it could still win: not where the split before it is
-/// already slower than the best found. With `lower_bound` (at most the cost, for the same
-/// arguments; cheap, and asked many times: it may tighten between calls), the candidates for
-/// each (layers, stages, units) are tried in the order of the max stage their bounds allow,
-/// least first, and only until that exceeds the best found; and the DP runs under a cap on the
-/// max stage, from the best split of the bounds alone upwards (2 % or more a pass) until some
-/// split fits within it. A partial split already slower than the cap is never priced further,
-/// nor is one whose remaining layers and units cannot be split within the cap by their bounds
-/// (a backward pass of the bounds gives that for every cell). The maximum stage cost is the
-/// same with or without a bound; among splits that tie on it (and on the running sum), which
-/// is found first may differ.
+/// already slower than the best found, and with a cutoff (the least of the best found for its
+/// cell and the cap below) above which a bound serves as well as the cost. With `lower_bound`
+/// (at most the cost, for the same arguments; cheap, and asked many times: it may tighten
+/// between calls), the candidates for each (layers, stages, units) are tried in the order of
+/// the max stage their bounds allow, least first, and only until that exceeds the best found;
+/// and the DP runs under a cap on the max stage, from the best split of the bounds alone
+/// upwards (2 % or more a pass) until some split fits within it. A partial split already
+/// slower than the cap is never priced further, nor is one whose remaining layers and units
+/// cannot be split within the cap by their bounds (a backward pass of the bounds gives that
+/// for every cell), nor one whose last stage, priced first with the cap as its cutoff, is
+/// slower than the cap. The maximum stage cost is the same with or without a bound; among
+/// splits that tie on it (and on the running sum), which is found first may differ.
 StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost,
-                               const StageCost& lower_bound = {});
+                               const StageBound& lower_bound = {});
 
 }  // namespace nocflow::optimizer

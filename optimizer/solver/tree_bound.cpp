@@ -119,6 +119,17 @@ class ForestDp {
     return e.u == c ? e.at(j, i) : e.at(i, j);
   }
 
+  /// The same table as strides: entry (i, j) at t[i · si + j · sj].
+  struct Strided {
+    const double* t;
+    std::size_t si, sj;
+  };
+  Strided up_table(int c) const {
+    const Problem::Edge& e = p_.edges[f_.up_edge[L(c)]];
+    const auto nv = static_cast<std::size_t>(e.nv);
+    return e.u == c ? Strided{e.table(), 1, nv} : Strided{e.table(), nv, 1};
+  }
+
   /// Upward: sub[c][j] = the cheapest cost of c's subtree with c at j; up[c][i] = the cheapest
   /// cost of c's subtree plus its edge, with c's parent at i. Returns the trees' minima.
   std::vector<double> upward(const Table& unary) {
@@ -129,9 +140,15 @@ class ForestDp {
       if (q < 0) continue;
       auto& u = up_[L(c)];
       u.assign(L(p_.num_choices(q)), kInf);
-      for (int i = 0; i < p_.num_choices(q); ++i)
-        for (int j = 0; j < p_.num_choices(c); ++j)
-          u[L(i)] = std::min(u[L(i)], sub_[L(c)][L(j)] + edge_cost(c, i, j));
+      const Strided e = up_table(c);
+      const double* s = sub_[L(c)].data();
+      const std::size_t nc = sub_[L(c)].size();
+      for (std::size_t i = 0; i < u.size(); ++i) {
+        const double* row = e.t + i * e.si;
+        double best = kInf;
+        for (std::size_t j = 0; j < nc; ++j) best = std::min(best, s[j] + row[j * e.sj]);
+        u[i] = best;
+      }
       for (int i = 0; i < p_.num_choices(q); ++i) sub_[L(q)][L(i)] += u[L(i)];
     }
     std::vector<double> tree_min;
@@ -209,17 +226,25 @@ void solve_folded(Folded& f, const Table& unary, EdgeMinima* minima = nullptr) {
   const auto& fu = unary[L(f.e->u)];
   const auto& fv = unary[L(f.e->v)];
   if (minima) minima->row.assign(fu.size(), kInf), minima->col.assign(fv.size(), kInf);
-  f.min = kInf;
+  const double* table = f.e->table();
+  const double* mu_v = f.mu_v.data();
+  const std::size_t nv = fv.size();
+  double least = kInf;
+  std::size_t at_u = 0, at_v = 0;
   for (std::size_t i = 0; i < fu.size(); ++i) {
     if (!std::isfinite(fu[i])) continue;
-    for (std::size_t j = 0; j < fv.size(); ++j) {
+    const double* row = table + i * nv;
+    const double mu_u = f.mu_u[i];
+    for (std::size_t j = 0; j < nv; ++j) {
       if (!std::isfinite(fv[j])) continue;
-      const double c = f.e->at(static_cast<int>(i), static_cast<int>(j)) - f.mu_u[i] - f.mu_v[j];
+      const double c = row[j] - mu_u - mu_v[j];
       if (minima)
         minima->row[i] = std::min(minima->row[i], c), minima->col[j] = std::min(minima->col[j], c);
-      if (c < f.min) f.min = c, f.at_u = static_cast<int>(i), f.at_v = static_cast<int>(j);
+      if (c < least) least = c, at_u = i, at_v = j;
     }
   }
+  f.min = least;
+  if (least < kInf) f.at_u = static_cast<int>(at_u), f.at_v = static_cast<int>(at_v);
 }
 
 /// Every choice's lower bound under the shares in `folded`: its min-marginal in the forest's
@@ -278,7 +303,7 @@ void improve(const Problem& p, std::vector<int>& x) {
 
 }  // namespace
 
-TreeBound tree_bound(const Problem& p, int iterations, double known_upper) {
+TreeBound tree_bound(const Problem& p, int iterations, double known_upper, double cutoff) {
   const int n = p.num_layers();
   Table unary(L(n));
   for (int l = 0; l < n; ++l)
@@ -336,7 +361,9 @@ TreeBound tree_bound(const Problem& p, int iterations, double known_upper) {
     double norm = 0;
     for (const Folded& f : folded)
       norm += (x[L(f.e->u)] != f.at_u ? 2 : 0) + (x[L(f.e->v)] != f.at_v ? 2 : 0);
-    if (it >= iterations || norm == 0 || scale < 1e-4 || bound_met(best_bound, target)) break;
+    if (it >= iterations || norm == 0 || scale < 1e-4 || bound_met(best_bound, target) ||
+        above_cutoff(best_bound, cutoff))
+      break;
     const double step = scale * (target - bound) / norm;
     for (Folded& f : folded) {
       if (x[L(f.e->u)] != f.at_u) f.mu_u[L(x[L(f.e->u)])] += step, f.mu_u[L(f.at_u)] -= step;
@@ -344,6 +371,8 @@ TreeBound tree_bound(const Problem& p, int iterations, double known_upper) {
     }
   }
 
+  b.bound = best_bound;
+  if (above_cutoff(best_bound, cutoff)) return b;  // no choice's bound is needed
   b.lower = lower_bounds(p, forest, unary, best);
   if (best_bound > start_bound) {  // per choice the starting shares can still be the tighter
     const Table first = lower_bounds(p, forest, unary, start);
@@ -368,7 +397,7 @@ std::vector<std::vector<int>> choices_within(const TreeBound& b, double upper) {
   return kept;
 }
 
-BoundPruning prune_by_bound(const Problem& p) {
+BoundPruning prune_by_bound(const Problem& p, double cutoff) {
   BoundPruning r;
   r.kept.resize(static_cast<std::size_t>(p.num_layers()));
   for (int l = 0; l < p.num_layers(); ++l)
@@ -379,6 +408,8 @@ BoundPruning prune_by_bound(const Problem& p) {
   // next to tune; one that drops few (under a tenth) makes the next tune 4 times longer.
   int iterations = std::min(25, kTreeBoundIterations);
   std::size_t offered = 0, dropped = 0;  // the last round's choices, and how many it dropped
+  std::size_t all = 0;
+  for (const auto& k : r.kept) all += k.size();
   for (;;) {
     if (r.rounds > 0 && dropped == 0 &&
         (iterations >= kTreeBoundIterations || bound_met(r.lower, r.upper)))
@@ -387,8 +418,12 @@ BoundPruning prune_by_bound(const Problem& p) {
       iterations = std::min(4 * iterations, kTreeBoundIterations);
     offered = 0;
     for (const auto& k : r.kept) offered += k.size();
-    const TreeBound b = tree_bound(restrict_problem(p, r.kept), iterations, r.upper);
+    // (Until a round drops a choice the problem is p itself: no copy of its tables.)
+    const TreeBound b =
+        offered == all ? tree_bound(p, iterations, r.upper, cutoff)
+                       : tree_bound(restrict_problem(p, r.kept), iterations, r.upper, cutoff);
     ++r.rounds;
+    r.lower = std::max(r.lower, b.bound);
     if (!b.lower.empty()) {
       const auto& first = b.lower.front();
       r.lower = std::max(r.lower, *std::min_element(first.begin(), first.end()));
@@ -396,6 +431,10 @@ BoundPruning prune_by_bound(const Problem& p) {
     if (b.upper < r.upper) {
       r.upper = b.upper;
       r.assignment = unrestricted(b.assignment, r.kept);
+    }
+    if (above_cutoff(r.lower, cutoff)) {
+      r.above_cutoff = true;
+      break;
     }
     const auto within = choices_within(b, r.upper);
     dropped = 0;

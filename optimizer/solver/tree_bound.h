@@ -27,23 +27,30 @@ namespace nocflow::optimizer {
 
 struct TreeBound {
   std::vector<std::vector<double>> lower;  ///< [layer][choice]: no assignment taking it costs less
+  double bound = 0;                        ///< no assignment costs less (the best split's)
   std::vector<int> assignment;             ///< the relaxation's cheapest assignment
   double upper = 0;                        ///< its cost on the true problem (evaluate)
 };
 
 /// The relaxation above, with at most `iterations` subgradient steps (0: the starting split,
 /// each folded edge's cheapest entry per choice of one end); they aim at the cheaper of the
-/// bound's own assignment and `known_upper` (the cost of one found elsewhere). Choices that
-/// break the memory limit get a lower bound of +inf. Needs every layer to have a choice that
-/// fits (check_memory_feasible).
+/// bound's own assignment and `known_upper` (the cost of one found elsewhere), and stop once
+/// the bound is above `cutoff` (above_cutoff: then `lower` is left empty). Choices that break
+/// the memory limit get a lower bound of +inf. Needs every layer to have a choice that fits
+/// (check_memory_feasible).
 inline constexpr int kTreeBoundIterations = 1000;
 /// A lower bound within this share of the best known cost has met it (rounding aside).
 inline constexpr double kBoundMet = 1e-7;
 inline bool bound_met(double lower, double upper) {
   return upper - lower <= kBoundMet * std::max(1.0, std::abs(upper));
 }
+/// A lower bound above a cutoff beyond rounding: no assignment costs the cutoff or less.
+inline bool above_cutoff(double lower, double cutoff) {
+  return lower > cutoff && !bound_met(cutoff, lower);
+}
 TreeBound tree_bound(const Problem& p, int iterations = kTreeBoundIterations,
-                     double known_upper = std::numeric_limits<double>::infinity());
+                     double known_upper = std::numeric_limits<double>::infinity(),
+                     double cutoff = std::numeric_limits<double>::infinity());
 
 /// Per layer, the choices (ascending) whose lower bound is within `upper` (a relative 1e-9
 /// allowance for rounding): every optimal assignment uses only these.
@@ -53,13 +60,19 @@ std::vector<std::vector<int>> choices_within(const TreeBound& b, double upper);
 /// rise as choices go) until a round drops nothing with the longest tuning (or the bound meets
 /// the best cost); rounds tune 25 steps first, 4 times longer after one that drops under a tenth
 /// of the choices. The best assignment any round found.
+///
+/// With a finite `cutoff` it stops as soon as no assignment can cost that little: `above_cutoff`,
+/// `lower` above the cutoff, and `kept` what was not dropped yet (for a caller that only needs to
+/// know whether the optimum is within the cutoff, the answer).
 struct BoundPruning {
   std::vector<std::vector<int>> kept;  ///< [layer] original indices, ascending
   std::vector<int> assignment;         ///< original indices
   double upper = 0;                    ///< its cost
   double lower = 0;                    ///< no assignment costs less (the best round's relaxation)
   int rounds = 0;
+  bool above_cutoff = false;
 };
-BoundPruning prune_by_bound(const Problem& p);
+BoundPruning prune_by_bound(const Problem& p,
+                            double cutoff = std::numeric_limits<double>::infinity());
 
 }  // namespace nocflow::optimizer

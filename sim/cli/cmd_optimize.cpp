@@ -240,6 +240,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["redistribution_cycles"] = plan.redistribution_cycles;
   j["energy_pj"] = plan.energy_pj;
   j["ranges_priced"] = r.ranges_priced;
+  j["ranges_stopped"] = r.ranges_stopped;
   j["solve_seconds"] = r.seconds;
   j["pes"] = plan.pes;
   j["topology"] = plan.topology;
@@ -254,7 +255,11 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
 
   std::cout << "  " << r.ranges_priced << " (layer range, rows) stage costs solved in "
-            << fixed(r.seconds, 2) << " s\n"
+            << fixed(r.seconds, 2) << " s"
+            << (r.ranges_stopped ? " (" + std::to_string(r.ranges_stopped) +
+                                       " of them only until proven slower than a split found)"
+                                 : std::string())
+            << "\n"
             << "    stage  " << std::left << std::setw(44) << "layers" << std::right << std::setw(7)
             << "layers" << std::setw(6) << (hw.mesh() ? "rows" : "ports") << std::setw(10) << "PEs"
             << std::setw(14) << "cycles/mb" << std::setw(16) << "resident B/PE"

@@ -30,7 +30,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Every way to cut `layers` into `stages` non-empty ranges and `units` into as many positive
 /// parts: the least maximum of cost(range, units).
-double brute_min_max(int layers, int stages, int units, const StageCost& cost) {
+double brute_min_max(int layers, int stages, int units, const StageBound& cost) {
   double best = kInf;
   std::function<void(int, int, int, double)> go = [&](int first, int left_units, int stage,
                                                       double worst) {
@@ -44,6 +44,11 @@ double brute_min_max(int layers, int stages, int units, const StageCost& cost) {
   };
   go(0, units, 0, 0);
   return best;
+}
+
+/// A stage cost that is always exact, whatever the cutoff.
+StageCost exact(const StageBound& cost) {
+  return [cost](int a, int b, int q, double) { return cost(a, b, q); };
 }
 
 TEST(StageSplit, MinMaxIsOptimalAndCoversTheLayersInOrder) {
@@ -105,24 +110,24 @@ TEST(StageSplit, UnitsAreSharedOutOptimally) {
     for (double& x : work) x = t(rng);
     const int layers = static_cast<int>(work.size()), units = u(rng);
     const int stages = std::uniform_int_distribution<int>(1, std::min(layers, units))(rng);
-    const StageCost cost = [&](int a, int b, int q) {
+    const StageBound cost = [&](int a, int b, int q) {
       const double sum = std::accumulate(work.begin() + a, work.begin() + b, 0.0);
       return (sum * 3 > 40 * q) ? kInf : sum / q + (b - a);  // too much work on few units: no fit
     };
     const double brute = brute_min_max(layers, stages, units, cost);
     if (brute == kInf) {
-      EXPECT_THROW(split_min_max_units(layers, stages, units, cost), InputError);
+      EXPECT_THROW(split_min_max_units(layers, stages, units, exact(cost)), InputError);
       continue;
     }
-    const StageSplit s = split_min_max_units(layers, stages, units, cost);
+    const StageSplit s = split_min_max_units(layers, stages, units, exact(cost));
     EXPECT_DOUBLE_EQ(s.bottleneck(), brute) << "instance " << n;
     // A lower bound (here one below the cost, and finite where the cost is not) only saves
     // stage costs: the same bottleneck, from stages that cost what they say.
     int asked = 0, asked_bounded = 0;
     auto counted = [&](int& calls) {
-      return [&, c = &calls](int a, int b, int q) { return ++*c, cost(a, b, q); };
+      return [&, c = &calls](int a, int b, int q, double) { return ++*c, cost(a, b, q); };
     };
-    const StageCost bound = [&](int a, int b, int q) {
+    const StageBound bound = [&](int a, int b, int q) {
       return std::accumulate(work.begin() + a, work.begin() + b, 0.0) / q + (b - a) - 1;
     };
     split_min_max_units(layers, stages, units, counted(asked));
@@ -157,13 +162,14 @@ TEST(StageSplit, AStageIsPricedOnlyWhereAWholeSplitThroughItCouldWin) {
     for (double& x : work) x = t(rng);
     const int layers = static_cast<int>(work.size()), units = u(rng);
     const int stages = std::uniform_int_distribution<int>(2, std::min(layers, units))(rng);
-    const StageCost cost = [&](int a, int b, int q) {
+    const StageBound cost = [&](int a, int b, int q) {
       return std::accumulate(work.begin() + a, work.begin() + b, 0.0) / q + 2 * (b - a);
     };
     std::vector<std::array<int, 3>> asked;
     const StageSplit s = split_min_max_units(
         layers, stages, units,
-        [&](int a, int b, int q) { return asked.push_back({a, b, q}), cost(a, b, q); }, cost);
+        [&](int a, int b, int q, double) { return asked.push_back({a, b, q}), cost(a, b, q); },
+        cost);
     const double cap = s.bottleneck() * 1.02;
     // The stages of every whole split within the cap.
     std::set<std::array<int, 3>> could_win;
@@ -188,6 +194,41 @@ TEST(StageSplit, AStageIsPricedOnlyWhereAWholeSplitThroughItCouldWin) {
     asked_total += static_cast<int>(asked.size());
   }
   EXPECT_GT(asked_total, 120);  // every instance asks its answer's stages at least
+}
+
+TEST(StageSplit, AStageProvenSlowerThanItsCutoffNeedsNoExactCost) {
+  // A stage cost may answer only a bound in (cutoff, cost] once its cost is above the cutoff
+  // (a solve stopped by its lower bound): the same bottleneck as brute force, from stages
+  // whose costs are exact, with or without a lower bound.
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> len(2, 8), t(1, 40), u(2, 7);
+  int bounds = 0, asks = 0;  // answers that were bounds, and all answers
+  for (int n = 0; n < 150; ++n) {
+    std::vector<double> work(static_cast<std::size_t>(len(rng)));
+    for (double& x : work) x = t(rng);
+    const int layers = static_cast<int>(work.size()), units = u(rng);
+    const int stages = std::uniform_int_distribution<int>(1, std::min(layers, units))(rng);
+    const StageBound cost = [&](int a, int b, int q) {
+      return std::accumulate(work.begin() + a, work.begin() + b, 0.0) / q + (b - a);
+    };
+    const StageCost cut = [&](int a, int b, int q, double cutoff) -> StagePrice {
+      ++asks;
+      const double c = cost(a, b, q);
+      if (c <= cutoff || !std::isfinite(cutoff)) return c;
+      ++bounds;
+      return {(cutoff + c) / 2, true};  // between: only just above the cutoff
+    };
+    const StageBound loose = [&](int a, int b, int q) { return cost(a, b, q) * 0.7; };
+    const double brute = brute_min_max(layers, stages, units, cost);
+    for (const StageBound& bound : {StageBound{}, loose}) {
+      const StageSplit s = split_min_max_units(layers, stages, units, cut, bound);
+      EXPECT_DOUBLE_EQ(s.bottleneck(), brute) << "instance " << n;
+      EXPECT_EQ(std::accumulate(s.units.begin(), s.units.end(), 0), units);
+      for (int k = 0; k < stages; ++k)
+        EXPECT_EQ(s.cost[k], cost(s.begin[k], s.begin[k + 1], s.units[k])) << "instance " << n;
+    }
+  }
+  EXPECT_GT(bounds, asks / 10);  // the cutoffs were used, often
 }
 
 Graph prepared(const std::string& name) {
@@ -260,6 +301,9 @@ TEST(Pipeline, StagesTileTheLayersAndTheMeshAndCostWhatTheirPlansSay) {
     EXPECT_EQ(r.balanced.begin.back(), static_cast<int>(p.layers.size()));
     for (int s = 0; s < 3; ++s) EXPECT_LT(r.balanced.begin[s], r.balanced.begin[s + 1]) << model;
     EXPECT_LE(r.split.bottleneck(), r.balanced.bottleneck() * (1 + 1e-12)) << model;
+    // Some ranges were only solved until shown slower than a split already found.
+    EXPECT_GT(r.ranges_stopped, 0) << model;
+    EXPECT_LT(r.ranges_stopped, r.ranges_priced) << model;
   }
 }
 

@@ -257,6 +257,39 @@ TEST(Solvers, DpPrunesByBoundBeforeALongBucketElimination) {
   }
 }
 
+TEST(Solvers, ACutoffStopsOnlyWhereNoAssignmentIsWithinIt) {
+  // dp and ilp with a cutoff: below the optimum they may stop with a lower bound above the
+  // cutoff; otherwise (and always at or above the optimum) they return the optimum.
+  std::mt19937 rng(21);
+  int stopped = 0;
+  for (int n = 0; n < 60; ++n) {
+    const Problem p = n % 3 == 2 ? complete_graph(rng, 4, 10)
+                                 : random_problem(rng, 2 + n % 5, 8, n % 2 == 0);
+    const double best = make_solver("dp")->solve(p, {}).cost;
+    const double tol = 1e-9 * std::max(1.0, best);
+    for (const std::string name : {"dp", "ilp"})
+      for (const double share : {0.5, 0.9, 1.0, 1.5}) {
+        SolveOptions o;
+        o.cutoff = share * best;
+        const SolveResult r = make_solver(name)->solve(p, o);
+        const std::string where = name + " instance " + std::to_string(n) + " cutoff " +
+                                  std::to_string(share) + " x the optimum";
+        if (r.above_cutoff) {
+          ++stopped;
+          EXPECT_LT(share, 1.0) << where;
+          EXPECT_GT(r.cost, o.cutoff) << where;
+          EXPECT_LE(r.cost, best + tol) << where;
+          EXPECT_TRUE(r.choice.empty()) << where;
+          EXPECT_FALSE(r.optimal) << where;
+        } else {
+          EXPECT_NEAR(r.cost, best, tol) << where;
+          EXPECT_EQ(r.cost, evaluate(p, r.choice)) << where;
+        }
+      }
+  }
+  EXPECT_GT(stopped, 180);  // most of the 240 solves with a cutoff below the optimum
+}
+
 TEST(Solvers, DpLocalImprovesOnGreedyLayoutWindowByWindowOnLongLadders) {
   // A training graph's shape: forward layers 0..n-1 in a chain, backward layers n..2n-1 in a
   // chain the other way, each forward layer joined to its backward twin (index order stays
