@@ -23,14 +23,19 @@ int find_root(std::vector<int>& parent, int x) {
 
 /// Largest minus smallest finite entry among the choices that fit (how much the edge can
 /// separate choices: those edges go into the forest first).
-double spread(const Problem& p, const Problem::Edge& e, const Table& unary) {
-  double lo = kInf, hi = -kInf;
+double spread(const Problem::Edge& e, const Table& unary) {
   const auto& fu = unary[L(e.u)];
   const auto& fv = unary[L(e.v)];
-  for (int i = 0; i < p.num_choices(e.u); ++i)
-    for (int j = 0; j < e.nv; ++j)
-      if (std::isfinite(fu[L(i)]) && std::isfinite(fv[L(j)]))
-        lo = std::min(lo, e.at(i, j)), hi = std::max(hi, e.at(i, j));
+  const bool all_fit = std::all_of(fv.begin(), fv.end(), [](double x) { return std::isfinite(x); });
+  const double* table = e.table();
+  const std::size_t nv = fv.size();
+  double lo = kInf, hi = -kInf;
+  for (std::size_t i = 0; i < fu.size(); ++i) {
+    if (!std::isfinite(fu[i])) continue;
+    const double* row = table + i * nv;
+    for (std::size_t j = 0; j < nv; ++j)
+      if (all_fit || std::isfinite(fv[j])) lo = std::min(lo, row[j]), hi = std::max(hi, row[j]);
+  }
   return hi > lo ? hi - lo : 0;
 }
 
@@ -66,7 +71,7 @@ Forest build_forest(const Problem& p, const Table& unary) {
   std::vector<std::size_t> order(p.edges.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<double> weight;
-  for (const auto& e : p.edges) weight.push_back(spread(p, e, unary));
+  for (const auto& e : p.edges) weight.push_back(spread(e, unary));
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
   Forest f;
