@@ -69,6 +69,9 @@ struct Band {
   /// its best assignment counting the layer costs, the stage inputs and the edges between
   /// consecutive layers (the other edges, each costing at least 0, only add).
   std::vector<double> bound;
+  /// Once tabulated: no layer cost or edge entry is negative, so a stage never costs less for
+  /// taking more layers (what it adds, layer costs, edges and stage inputs, is never negative).
+  bool grows = false;
 };
 
 struct Pricer {
@@ -77,13 +80,19 @@ struct Pricer {
         hw(hw),
         o(o),
         cost_model(model),
-        bands(static_cast<std::size_t>(pipeline_units(hw)) + 1) {}
+        bands(static_cast<std::size_t>(pipeline_units(hw)) + 1),
+        grown(bands.size()) {}
 
   const Workload& w;
   const HwDesc& hw;
   const PipelineOptions& o;
   const std::string& cost_model;
   std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
+  /// grown[units][first · (layers + 1) + end]: the most a stage of layers [first, e) on `units`
+  /// was proven to cost (its optimum, or a bound a cutoff stopped at) for any e ≤ end; on a
+  /// band that grows (Band::grows) at most what [first, end) costs. Not kept with resident
+  /// weights, whose fitting assignment is not proven the cheapest.
+  std::vector<std::vector<double>> grown;
   int priced = 0;
   int stopped = 0;  ///< of those, the solves stopped at a cutoff
   std::string why;  ///< the first reason a stage did not fit, for the error when none does
@@ -115,6 +124,7 @@ struct Pricer {
       try {
         b.setup = setup_partition(*w.graph, b.hw, *b.model, setup);
         b.bound = chain_bounds(b.setup, units);
+        b.grows = nonnegative(b.setup.problem);
         b.tabulated = true;
       } catch (const InputError& e) {
         b.failure = e.what();
@@ -135,6 +145,19 @@ struct Pricer {
       cycles = std::max(cycles, share * c.nodes() / hw.link_bytes_per_cycle);
     return cycles +
            (hw.router_pipeline_cycles + hw.link_latency_cycles) * stage_input_hops(hw, units);
+  }
+
+  static bool nonnegative(const Problem& p) {
+    for (const auto& costs : p.node)
+      if (std::any_of(costs.begin(), costs.end(), [](double x) { return !(x >= 0); })) return false;
+    for (const Problem::Edge& e : p.edges) {
+      if (!e.tabulated()) return false;
+      const double* t = e.table();
+      const std::size_t size = p.node[static_cast<std::size_t>(e.u)].size() *
+                               static_cast<std::size_t>(e.nv);
+      if (std::any_of(t, t + size, [](double x) { return !(x >= 0); })) return false;
+    }
+    return true;
   }
 
   /// Band::bound for every range: per first layer, a Viterbi pass over the layers after it,
@@ -333,9 +356,19 @@ struct Pricer {
   double lower_bound(int first, int end, int units) {
     const Band& b = band(units);
     if (!b.failure.empty()) return kInf;
-    return b.bound[static_cast<std::size_t>(first) * (w.layers.size() + 1) +
-                   static_cast<std::size_t>(end)] *
-           (1 - 1e-9);
+    const std::size_t at =
+        static_cast<std::size_t>(first) * (w.layers.size() + 1) + static_cast<std::size_t>(end);
+    const auto& known = grown[static_cast<std::size_t>(units)];
+    return std::max(b.bound[at], known.empty() ? 0 : known[at]) * (1 - 1e-9);
+  }
+
+  void learn(int first, int end, int units, double proven) {
+    if (o.resident_weights || !tabulated(units).grows) return;
+    auto& known = grown[static_cast<std::size_t>(units)];
+    const std::size_t n = w.layers.size() + 1;
+    if (known.empty()) known.assign(n * n, 0.0);
+    double* row = &known[static_cast<std::size_t>(first) * n];
+    for (auto e = static_cast<std::size_t>(end); e < n && row[e] < proven; ++e) row[e] = proven;
   }
 
   /// StageCost: the cost, or above `cutoff` perhaps a bound above it.
@@ -344,6 +377,8 @@ struct Pricer {
     ++priced;
     try {
       Solved st = solve(first, end, units, cutoff);
+      if (st.result.above_cutoff || st.result.optimal)
+        learn(first, end, units, st.result.cost);
       if (st.result.above_cutoff) {
         ++stopped;
         if (o.priced_progress) o.priced_progress(priced);
@@ -364,7 +399,11 @@ struct Pricer {
       }
       if (o.priced_progress) o.priced_progress(priced);
       return st.result.cost;
-    } catch (const InputError& e) {  // no choice of some layer fits the SRAM on this band
+    } catch (const MemoryInfeasible& e) {  // no choice of some layer fits the SRAM on this band
+      if (why.empty()) why = e.what();
+      learn(first, end, units, kInf);  // nor on any stage that holds that layer too
+      return kInf;
+    } catch (const InputError& e) {
       if (why.empty()) why = e.what();
       return kInf;
     }

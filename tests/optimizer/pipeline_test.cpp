@@ -18,6 +18,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/zoo.h"
+#include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/solver/stage_split.h"
 #include "tests/input_error.h"
@@ -379,6 +380,29 @@ TEST(Pipeline, PlanFileKeepsTheStagesAndBadRequestsAreRefused) {
   o.resident_weights = true;
   hw.sram_bytes = 1024;  // no stage holds its weights
   EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
+}
+
+TEST(Pipeline, ATrainingSplitIsTheSameWhetherLongerRangesAreBoundByShorterOnesOrNot) {
+  // A stage never costs less for taking more layers, so what a solve proves of [first, end)
+  // bounds every [first, end') with end' > end. That bound is not used with resident weights
+  // (their fitting assignment is no proven optimum): with SRAM to hold everything, the two
+  // runs price the same stages and must find the same split, the first solving fewer.
+  Graph g = zoo_network("resnet18", {1, 2});
+  TrainingOptions sgd;
+  run_passes(g, "default", &sgd);
+  HwDesc hw;  // 4×4 mesh
+  hw.sram_bytes = 64 << 20;
+  PipelineOptions o;
+  o.stages = 3;
+  const PipelineResult bounded = solve_pipeline(g, hw, "linkload", o);
+  o.resident_weights = true;
+  const PipelineResult plain = solve_pipeline(g, hw, "linkload", o);
+  for (double bytes : plain.resident_bytes) ASSERT_LE(bytes, static_cast<double>(hw.sram_bytes));
+  EXPECT_EQ(bounded.split.bottleneck(), plain.split.bottleneck());
+  EXPECT_EQ(bounded.split.begin, plain.split.begin);
+  EXPECT_EQ(bounded.split.units, plain.split.units);
+  EXPECT_EQ(bounded.split.cost, plain.split.cost);
+  EXPECT_LT(bounded.ranges_priced, plain.ranges_priced);
 }
 
 TEST(Pipeline, ResidentWeightsTakeAStageAssignmentThatFitsWhereTheCheapestDoesNot) {
