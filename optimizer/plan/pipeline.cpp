@@ -287,7 +287,9 @@ struct Pricer {
   Solved solve(int first, int end, int units, double cutoff = kInf) {
     PartitionSetup s = stage_setup(first, end, units);
     SolveOptions options = o.solve;
-    options.cutoff = cutoff;
+    // Always finite: dp then takes one path (bound first) whatever the cutoff, so the plan's
+    // solve picks, among tied assignments, the one the stage was priced with.
+    options.cutoff = std::min(cutoff, std::numeric_limits<double>::max());
     SolveResult r = make_solver(o.solver)->solve(s.problem, options);
     if (r.above_cutoff) return {std::move(s), std::move(r)};  // fitting costs no less
     if (o.resident_weights && stage_bytes(s, r.choice) > static_cast<double>(hw.sram_bytes))

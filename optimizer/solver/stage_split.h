@@ -38,7 +38,8 @@ StageSplit split_min_max(const std::vector<double>& times, int stages);
 StageSplit split_balanced(const std::vector<double>& times, int stages);
 
 /// What a stage cost answers: the cost, or (only where that is above the cutoff it was asked
-/// with) a lower bound above the cutoff, which shows the stage too slow to matter there.
+/// with) a lower bound above the cutoff, which shows the stage too slow to matter there. +inf
+/// means the stage does not fit, bound or not.
 struct StagePrice {
   StagePrice(double cost, bool bound = false) : cost(cost), bound(bound) {}  // NOLINT: implicit
   double cost;

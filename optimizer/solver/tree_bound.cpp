@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
 namespace nocflow::optimizer {
 namespace {
@@ -403,6 +404,8 @@ std::vector<std::vector<int>> choices_within(const TreeBound& b, double upper) {
 }
 
 BoundPruning prune_by_bound(const Problem& p, double cutoff) {
+  for (const auto& e : p.edges)
+    if (!e.tabulated()) throw std::logic_error("prune_by_bound: an edge has rows on demand");
   BoundPruning r;
   r.kept.resize(static_cast<std::size_t>(p.num_layers()));
   for (int l = 0; l < p.num_layers(); ++l)

@@ -257,7 +257,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   std::cout << "  " << r.ranges_priced << " (layer range, rows) stage costs solved in "
             << fixed(r.seconds, 2) << " s"
             << (r.ranges_stopped ? " (" + std::to_string(r.ranges_stopped) +
-                                       " of them only until proven slower than a split found)"
+                                       " of them stopped once shown too slow to matter)"
                                  : std::string())
             << "\n"
             << "    stage  " << std::left << std::setw(44) << "layers" << std::right << std::setw(7)

@@ -217,7 +217,7 @@ TEST(StageSplit, AStageProvenSlowerThanItsCutoffNeedsNoExactCost) {
       const double c = cost(a, b, q);
       if (c <= cutoff || !std::isfinite(cutoff)) return c;
       ++bounds;
-      return {(cutoff + c) / 2, true};  // between: only just above the cutoff
+      return {(cutoff + c) / 2, true};  // midway between the cutoff and the cost
     };
     const StageBound loose = [&](int a, int b, int q) { return cost(a, b, q) * 0.7; };
     const double brute = brute_min_max(layers, stages, units, cost);
