@@ -53,7 +53,7 @@ class DpSolver : public Solver {
       std::size_t left = 0, all = 0;
       for (const auto& k : kept) left += k.size();
       for (const auto& costs : p.node) all += costs.size();
-      r.notes.push_back((cut ? "a cutoff of " + fixed(o.cutoff, 1) + " cycles"
+      r.notes.push_back((cut ? std::string("with a cutoff")
                              : "bucket elimination would take " + count(needs.additions) +
                                    " additions") +
                         ": bound pruning first, " + std::to_string(left) + " of " +
