@@ -124,7 +124,7 @@ struct Pricer {
       try {
         b.setup = setup_partition(*w.graph, b.hw, *b.model, setup);
         b.bound = chain_bounds(b.setup, units);
-        b.grows = nonnegative(b.setup.problem);
+        b.grows = grows(b.setup.problem);
         b.tabulated = true;
       } catch (const InputError& e) {
         b.failure = e.what();
@@ -147,17 +147,29 @@ struct Pricer {
            (hw.router_pipeline_cycles + hw.link_latency_cycles) * stage_input_hops(hw, units);
   }
 
-  static bool nonnegative(const Problem& p) {
-    for (const auto& costs : p.node)
-      if (std::any_of(costs.begin(), costs.end(), [](double x) { return !(x >= 0); })) return false;
+  /// No tabulated edge entry is negative (the models' are cycles): leaving an edge out never
+  /// raises a cost.
+  static bool tables_nonnegative(const Problem& p) {
+    const auto negative = [](double x) { return !(x >= 0); };
     for (const Problem::Edge& e : p.edges) {
-      if (!e.tabulated()) return false;
+      if (!e.tabulated()) continue;
       const double* t = e.table();
-      const std::size_t size = p.node[static_cast<std::size_t>(e.u)].size() *
-                               static_cast<std::size_t>(e.nv);
-      if (std::any_of(t, t + size, [](double x) { return !(x >= 0); })) return false;
+      const std::size_t size =
+          p.node[static_cast<std::size_t>(e.u)].size() * static_cast<std::size_t>(e.nv);
+      if (std::any_of(t, t + size, negative))
+        return false;
     }
     return true;
+  }
+
+  /// Band::grows: every edge tabulated, and neither it nor a layer cost negative.
+  static bool grows(const Problem& p) {
+    const auto negative = [](double x) { return !(x >= 0); };
+    for (const auto& costs : p.node)
+      if (std::any_of(costs.begin(), costs.end(), negative)) return false;
+    return std::all_of(p.edges.begin(), p.edges.end(),
+                       [](const Problem::Edge& e) { return e.tabulated(); }) &&
+           tables_nonnegative(p);
   }
 
   /// Band::bound for every range: per first layer, a Viterbi pass over the layers after it,
@@ -170,20 +182,17 @@ struct Pricer {
     const int n = p.num_layers();
     const auto N = static_cast<std::size_t>(n) + 1;
     // next[l]: the edges from l − 1 to l summed (empty: none, or not usable for the bound).
+    if (!tables_nonnegative(p)) return std::vector<double>(N * N, -kInf);
     std::vector<std::vector<double>> next(static_cast<std::size_t>(n));
-    bool usable = true;
     for (const Problem::Edge& e : p.edges) {
-      if (!e.tabulated()) continue;
+      if (!e.tabulated() || e.v != e.u + 1) continue;
       const std::size_t size = p.node[static_cast<std::size_t>(e.u)].size() *
                                static_cast<std::size_t>(e.nv);
       const double* t = e.table();
-      if (std::any_of(t, t + size, [](double x) { return !(x >= 0); })) usable = false;
-      if (e.v != e.u + 1) continue;
       auto& m = next[static_cast<std::size_t>(e.v)];
       if (m.empty()) m.assign(size, 0.0);
       for (std::size_t x = 0; x < size; ++x) m[x] += t[x];
     }
-    if (!usable) return std::vector<double>(N * N, -kInf);  // dropping an edge could raise the cost
     std::vector<double> bound(N * N, 0.0);
     std::vector<std::vector<double>> node;
     std::vector<double> f, g;

@@ -47,6 +47,31 @@ double brute_min_max(int layers, int stages, int units, const StageBound& cost) 
   return best;
 }
 
+/// A random split problem: each layer's work, a unit count and a stage count.
+struct Instance {
+  std::vector<double> work;
+  int layers = 0, units = 0, stages = 0;
+  double work_in(int a, int b) const {
+    return std::accumulate(work.begin() + a, work.begin() + b, 0.0);
+  }
+};
+
+/// Layers in [min_layers, max_layers], work per layer in [1, max_work], units in [min_units,
+/// max_units], stages from min_stages to as many as layers and units allow.
+Instance random_instance(std::mt19937& rng, int min_layers, int max_layers, int max_work,
+                         int min_units, int max_units, int min_stages) {
+  Instance x;
+  x.work.resize(static_cast<std::size_t>(
+      std::uniform_int_distribution<int>(min_layers, max_layers)(rng)));
+  std::uniform_int_distribution<int> w(1, max_work);
+  for (double& v : x.work) v = w(rng);
+  x.layers = static_cast<int>(x.work.size());
+  x.units = std::uniform_int_distribution<int>(min_units, max_units)(rng);
+  x.stages =
+      std::uniform_int_distribution<int>(min_stages, std::min(x.layers, x.units))(rng);
+  return x;
+}
+
 /// A stage cost that is always exact, whatever the cutoff.
 StageCost exact(const StageBound& cost) {
   return [cost](int a, int b, int q, double) { return cost(a, b, q); };
@@ -104,15 +129,12 @@ TEST(StageSplit, UnitsAreSharedOutOptimally) {
   // A stage's cost falls with its units (work / units, plus a fixed part): the DP must find the
   // best cuts and unit counts together.
   std::mt19937 rng(11);
-  std::uniform_int_distribution<int> len(1, 7), t(1, 30), u(1, 6);
   int asked_total = 0, asked_bounded_total = 0;  // stage costs asked, without and with a bound
   for (int n = 0; n < 150; ++n) {
-    std::vector<double> work(static_cast<std::size_t>(len(rng)));
-    for (double& x : work) x = t(rng);
-    const int layers = static_cast<int>(work.size()), units = u(rng);
-    const int stages = std::uniform_int_distribution<int>(1, std::min(layers, units))(rng);
+    const Instance x = random_instance(rng, 1, 7, 30, 1, 6, 1);
+    const int layers = x.layers, units = x.units, stages = x.stages;
     const StageBound cost = [&](int a, int b, int q) {
-      const double sum = std::accumulate(work.begin() + a, work.begin() + b, 0.0);
+      const double sum = x.work_in(a, b);
       return (sum * 3 > 40 * q) ? kInf : sum / q + (b - a);  // too much work on few units: no fit
     };
     const double brute = brute_min_max(layers, stages, units, cost);
@@ -128,9 +150,7 @@ TEST(StageSplit, UnitsAreSharedOutOptimally) {
     auto counted = [&](int& calls) {
       return [&, c = &calls](int a, int b, int q, double) { return ++*c, cost(a, b, q); };
     };
-    const StageBound bound = [&](int a, int b, int q) {
-      return std::accumulate(work.begin() + a, work.begin() + b, 0.0) / q + (b - a) - 1;
-    };
+    const StageBound bound = [&](int a, int b, int q) { return x.work_in(a, b) / q + (b - a) - 1; };
     split_min_max_units(layers, stages, units, counted(asked));
     const StageSplit bounded =
         split_min_max_units(layers, stages, units, counted(asked_bounded), bound);
@@ -156,16 +176,11 @@ TEST(StageSplit, AStageIsPricedOnlyWhereAWholeSplitThroughItCouldWin) {
   // fits leaves no room for the others is never asked (nor is its band tabulated, in
   // solve_pipeline).
   std::mt19937 rng(5);
-  std::uniform_int_distribution<int> len(2, 8), t(1, 40), u(2, 7);
   int asked_total = 0;
   for (int n = 0; n < 120; ++n) {
-    std::vector<double> work(static_cast<std::size_t>(len(rng)));
-    for (double& x : work) x = t(rng);
-    const int layers = static_cast<int>(work.size()), units = u(rng);
-    const int stages = std::uniform_int_distribution<int>(2, std::min(layers, units))(rng);
-    const StageBound cost = [&](int a, int b, int q) {
-      return std::accumulate(work.begin() + a, work.begin() + b, 0.0) / q + 2 * (b - a);
-    };
+    const Instance x = random_instance(rng, 2, 8, 40, 2, 7, 2);
+    const int layers = x.layers, units = x.units, stages = x.stages;
+    const StageBound cost = [&](int a, int b, int q) { return x.work_in(a, b) / q + 2 * (b - a); };
     std::vector<std::array<int, 3>> asked;
     const StageSplit s = split_min_max_units(
         layers, stages, units,
@@ -202,16 +217,11 @@ TEST(StageSplit, AStageProvenSlowerThanItsCutoffNeedsNoExactCost) {
   // (a solve stopped by its lower bound): the same bottleneck as brute force, from stages
   // whose costs are exact, with or without a lower bound.
   std::mt19937 rng(13);
-  std::uniform_int_distribution<int> len(2, 8), t(1, 40), u(2, 7);
   int bounds = 0, asks = 0;  // answers that were bounds, and all answers
   for (int n = 0; n < 150; ++n) {
-    std::vector<double> work(static_cast<std::size_t>(len(rng)));
-    for (double& x : work) x = t(rng);
-    const int layers = static_cast<int>(work.size()), units = u(rng);
-    const int stages = std::uniform_int_distribution<int>(1, std::min(layers, units))(rng);
-    const StageBound cost = [&](int a, int b, int q) {
-      return std::accumulate(work.begin() + a, work.begin() + b, 0.0) / q + (b - a);
-    };
+    const Instance x = random_instance(rng, 2, 8, 40, 2, 7, 1);
+    const int layers = x.layers, units = x.units, stages = x.stages;
+    const StageBound cost = [&](int a, int b, int q) { return x.work_in(a, b) / q + (b - a); };
     const StageCost cut = [&](int a, int b, int q, double cutoff) -> StagePrice {
       ++asks;
       const double c = cost(a, b, q);
