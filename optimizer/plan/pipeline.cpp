@@ -2,8 +2,10 @@
 #include "optimizer/plan/pipeline.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -93,7 +95,10 @@ struct Pricer {
   /// band that grows (Band::grows) at most what [first, end) costs. Not kept with resident
   /// weights, whose fitting assignment is not proven the cheapest.
   std::vector<std::vector<double>> grown;
-  int priced = 0;
+  /// Exact solves by (first, end, units): what the split priced, the baselines and the plan
+  /// read back instead of solving again.
+  std::map<std::array<int, 3>, SolveResult> exact;
+  int priced = 0;   ///< stage solves run (a range asked again under a higher cutoff counts again)
   int stopped = 0;  ///< of those, the solves stopped at a cutoff
   std::string why;  ///< the first reason a stage did not fit, for the error when none does
 
@@ -293,16 +298,24 @@ struct Pricer {
   };
 
   /// The stage's plan; with a cutoff (SolveOptions::cutoff) perhaps only a bound above it.
+  /// Solved once: an exact answer is kept, so the plan is the assignment the stage was priced
+  /// with.
   Solved solve(int first, int end, int units, double cutoff = kInf) {
     PartitionSetup s = stage_setup(first, end, units);
+    const std::array<int, 3> key{first, end, units};
+    if (const auto it = exact.find(key); it != exact.end()) return {std::move(s), it->second};
     SolveOptions options = o.solve;
-    // Always finite: dp then takes one path (bound first) whatever the cutoff, so the plan's
-    // solve picks, among tied assignments, the one the stage was priced with.
-    options.cutoff = std::min(cutoff, std::numeric_limits<double>::max());
+    options.cutoff = cutoff;
+    ++priced;
     SolveResult r = make_solver(o.solver)->solve(s.problem, options);
-    if (r.above_cutoff) return {std::move(s), std::move(r)};  // fitting costs no less
-    if (o.resident_weights && stage_bytes(s, r.choice) > static_cast<double>(hw.sram_bytes))
-      fit_resident(s, r);
+    if (r.above_cutoff) {  // fitting costs no less
+      ++stopped;
+    } else {
+      if (o.resident_weights && stage_bytes(s, r.choice) > static_cast<double>(hw.sram_bytes))
+        fit_resident(s, r);
+      exact.emplace(key, r);
+    }
+    if (o.priced_progress) o.priced_progress(priced);
     return {std::move(s), std::move(r)};
   }
 
@@ -385,16 +398,11 @@ struct Pricer {
   /// StageCost: the cost, or above `cutoff` perhaps a bound above it.
   StagePrice cost(int first, int end, int units, double cutoff = kInf) {
     if (!tabulated(units).failure.empty()) return kInf;
-    ++priced;
     try {
       Solved st = solve(first, end, units, cutoff);
       if (st.result.above_cutoff || st.result.optimal)
         learn(first, end, units, st.result.cost);
-      if (st.result.above_cutoff) {
-        ++stopped;
-        if (o.priced_progress) o.priced_progress(priced);
-        return {st.result.cost, true};
-      }
+      if (st.result.above_cutoff) return {st.result.cost, true};
       if (o.resident_weights) {
         const double bytes = stage_bytes(st.setup, st.result.choice);
         if (bytes > static_cast<double>(hw.sram_bytes)) {
@@ -408,7 +416,6 @@ struct Pricer {
           return kInf;
         }
       }
-      if (o.priced_progress) o.priced_progress(priced);
       return st.result.cost;
     } catch (const MemoryInfeasible& e) {  // no choice of some layer fits the SRAM on this band
       if (why.empty()) why = e.what();
@@ -461,8 +468,7 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     throw InputError(std::string(e.what()) + (why.empty() ? "" : "; for example: " + why));
   }
   out.whole_machine_cycles = pricer.cost(0, n, units).cost;
-  out.ranges_priced = pricer.priced;  // the DP's and the whole machine's, not the baseline's
-  out.ranges_stopped = pricer.stopped;
+
   {
     const int even = units / o.stages;
     std::vector<double> times;
@@ -478,8 +484,8 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     }
   }
 
-  // The plan: each stage's own plan on its band (solved again: the DP keeps costs, not plans),
-  // moved to the band's PEs, then its stage inputs.
+  // The plan: each stage's own plan on its band (as priced), moved to the band's PEs, then its
+  // stage inputs.
   Plan& plan = out.plan;
   plan.network = graph.name();
   plan.cost_model = cost_model;
@@ -523,6 +529,8 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
                            out.split.cost[static_cast<std::size_t>(s)]});
     first_pe += pes;
   }
+  out.ranges_priced = pricer.priced;
+  out.ranges_stopped = pricer.stopped;
   // Layers are in workload order (stages are contiguous); edges stage by stage.
   plan.pipeline_cycles = out.split.pipeline_cost(o.micro_batches);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -56,7 +56,8 @@ struct PipelineResult {
   /// take the remainder), the layers cut by split_balanced over each layer's cheapest cost on
   /// the even band, every stage then solved as the DP's are (a cost of +inf: it does not fit).
   StageSplit balanced;
-  /// (range, rows) stage solves; a range asked again under a higher cutoff counts again
+  /// (range, rows) stage solves run: the split's, the whole machine's and the baseline's. An
+  /// exact cost is solved once; a range asked again under a higher cutoff counts again.
   int ranges_priced = 0;
   int ranges_stopped = 0;  ///< of those, solves stopped once above the least they could matter at
   double seconds = 0;      ///< wall clock, tabulation included

@@ -197,7 +197,7 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
         }
     return beyond;
   };
-  if (!lower_bound) {
+  if (!lower_bound || stages == 1) {  // one stage takes everything: its cost, no cap to prove
     pass(kInf);
   } else {
     // rest, backwards from the whole split: the last stage takes what is left.

@@ -330,6 +330,8 @@ TEST(Pipeline, OneStageIsTheWholeMachinePlan) {
   const SolveResult dp = make_solver("dp")->solve(s.problem, {});
   EXPECT_NEAR(r.whole_machine_cycles, dp.cost, 1e-9 * dp.cost);
   EXPECT_NEAR(r.plan.pipeline_cycles, 3 * dp.cost, 1e-9 * dp.cost);
+  // The split, the whole machine, the baseline and the plan are one range: solved once.
+  EXPECT_EQ(r.ranges_priced, 1);
   const Plan whole = make_plan(s, dp.choice, hw, *model, "dp");
   ASSERT_EQ(r.plan.layers.size(), whole.layers.size());
   for (std::size_t l = 0; l < whole.layers.size(); ++l) {
