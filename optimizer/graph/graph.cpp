@@ -222,9 +222,14 @@ void Graph::set_inputs(NodeId dst, const std::vector<NodeId>& srcs) {
     boost::add_edge(m.v(srcs[i]), m.v(dst), Impl::EdgeProp{static_cast<int>(i)}, m.g);
 }
 
-void Graph::replace_all_uses(NodeId from, NodeId to) {
+void Graph::replace_uses(NodeId from, NodeId to) {
   if (from == to) return;
   for (const Use& u : uses(from)) set_input(u.node, u.index, to);
+}
+
+void Graph::replace_all_uses(NodeId from, NodeId to) {
+  if (from == to) return;
+  replace_uses(from, to);
   for (auto& o : outputs_)
     if (o == from) o = to;
   // A node listed twice as an output after the rewrite stays listed once.

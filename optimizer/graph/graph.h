@@ -73,6 +73,8 @@ class Graph {
   void remove_input(NodeId dst, int index);
   /// Replaces `dst`'s inputs with `srcs`.
   void set_inputs(NodeId dst, const std::vector<NodeId>& srcs);
+  /// Every use of `from` now reads `to`; the outputs stay as they are.
+  void replace_uses(NodeId from, NodeId to);
   /// Every use of `from` (and its place in the outputs) now reads `to`.
   void replace_all_uses(NodeId from, NodeId to);
 

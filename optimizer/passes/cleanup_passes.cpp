@@ -19,7 +19,8 @@ class IdentityElimination final : public Pass {
   bool run(Graph& g) override {
     bool changed = false;
     for (NodeId id : g.topological_order()) {
-      if (!is_noop(g, id)) continue;
+      // An output whose input is an output too stays: each output keeps its own name.
+      if (!is_noop(g, id) || (g.is_output(id) && g.is_output(g.input(id, 0)))) continue;
       g.replace_all_uses(id, g.input(id, 0));
       g.remove_node(id);
       changed = true;

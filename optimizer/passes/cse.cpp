@@ -2,7 +2,8 @@
 // Common-subexpression elimination by structural hashing (seed 002): visit nodes in
 // topological order, key each by (opcode, canonical inputs, attributes) — commutative operands
 // sorted — and redirect the uses of a node equal to one already seen to that one; the
-// duplicates are left dead for DCE. Inputs, constants whose contents are unknown (weights),
+// duplicates are left dead for DCE (a duplicate that is a graph output beside the value it
+// duplicates stays, so that every output keeps its name). Inputs, constants whose contents are unknown (weights),
 // non-deterministic operators (dropout, random generators) and their gradients are never
 // merged, nor are operators whose parameters are their own (two convolutions of equal shape
 // have different weights unless they name the same initializers), their input gradients
@@ -75,9 +76,17 @@ class Cse final : public Pass {
       Key key{n.kind, g.inputs(id), &n};
       if (op_info(n.kind).commutative) std::sort(key.inputs.begin(), key.inputs.end());
       auto [it, inserted] = seen.emplace(key, id);
-      if (inserted || (g.num_uses(id) == 0 && !g.is_output(id))) continue;
-      // Rewire only: the duplicate is now dead and DCE sweeps it with whatever fed only it.
-      g.replace_all_uses(id, it->second);
+      if (inserted) continue;
+      if (g.is_output(id) && g.is_output(it->second)) {
+        // Two outputs of one value: an output is a node, so each keeps its own (and its name);
+        // only the duplicate's uses move.
+        if (g.num_uses(id) == 0) continue;
+        g.replace_uses(id, it->second);
+      } else {
+        if (g.num_uses(id) == 0 && !g.is_output(id)) continue;
+        // Rewire only: the duplicate is now dead and DCE sweeps it with whatever fed only it.
+        g.replace_all_uses(id, it->second);
+      }
       changed = true;
     }
     return changed;

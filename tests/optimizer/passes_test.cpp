@@ -47,6 +47,21 @@ TEST(Cse, MergesCommutedDuplicatesButNotRandomOnes) {
   EXPECT_EQ(stat(stats, "dce").nodes_before - stat(stats, "dce").nodes_after, 1u);
 }
 
+TEST(Cse, TwoOutputsOfOneValueKeepTheirNames) {
+  GraphBuilder b("outputs");
+  const NodeId x = b.input({1, 8});
+  const NodeId r1 = b.relu(x, "r1");
+  const NodeId r2 = b.relu(x, "r2");  // the same value as r1, also an output
+  const NodeId r3 = b.relu(b.add(r1, r2, "s"), "r3");  // reads r1 twice once r2's use moves
+  const NodeId copy = b.op(OpKind::Identity, {}, {r1}, "copy");  // only another output's value
+  Graph g = b.finish({r1, r2, r3, copy});
+  PassManager({"cse", "identity", "dce"}).run(g);
+  std::vector<std::string> names;
+  for (NodeId o : g.outputs()) names.push_back(g.node(o).name);
+  EXPECT_EQ(names, (std::vector<std::string>{"r1", "r2", "r3", "copy"}));
+  EXPECT_EQ(g.inputs(*g.find("s")), (std::vector<NodeId>{r1, r1}));  // the uses did move
+}
+
 TEST(Cse, ConvolutionsWithTheirOwnWeightsAreNotMerged) {
   GraphBuilder b("convs");
   const NodeId x = b.input({1, 8, 4, 4});
