@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+#include "optimizer/plan/stage_pricer.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "noc/base/error.h"
+
+namespace nocflow::optimizer {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// The band of `units` rows (ports) as a machine of its own.
+HwDesc band_machine(const HwDesc& hw, int units) {
+  HwDesc band = hw;
+  if (hw.mesh())
+    band.topology.rows = units;
+  else
+    band.topology.ports = units;
+  return band;
+}
+
+/// Layers [first, end) of `w` and the edges among them, renumbered from 0.
+Workload sub_workload(const Workload& w, int first, int end) {
+  Workload sub;
+  sub.graph = w.graph;
+  sub.layers.assign(w.layers.begin() + first, w.layers.begin() + end);
+  for (const LayerEdge& e : w.edges)
+    if (e.src >= first && e.dst < end) sub.edges.push_back({e.src - first, e.dst - first, e.input});
+  return sub;
+}
+
+/// No tabulated edge entry is negative (the models' are cycles): leaving an edge out never
+/// raises a cost.
+bool tables_nonnegative(const Problem& p) {
+  const auto negative = [](double x) { return !(x >= 0); };
+  for (const Problem::Edge& e : p.edges) {
+    if (!e.tabulated()) continue;
+    const double* t = e.table();
+    const std::size_t size =
+        p.node[static_cast<std::size_t>(e.u)].size() * static_cast<std::size_t>(e.nv);
+    if (std::any_of(t, t + size, negative)) return false;
+  }
+  return true;
+}
+
+/// Band::grows: every edge tabulated, and neither it nor a layer cost negative.
+bool grows(const Problem& p) {
+  const auto negative = [](double x) { return !(x >= 0); };
+  for (const auto& costs : p.node)
+    if (std::any_of(costs.begin(), costs.end(), negative)) return false;
+  return std::all_of(p.edges.begin(), p.edges.end(),
+                     [](const Problem::Edge& e) { return e.tabulated(); }) &&
+         tables_nonnegative(p);
+}
+
+}  // namespace
+
+std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end) {
+  std::vector<LayerEdge> in;
+  for (const LayerEdge& e : w.edges)
+    if (e.src < first && e.dst >= first && e.dst < end) in.push_back(e);
+  return in;
+}
+
+double stage_input_hops(const HwDesc& hw, int units) {
+  return hw.mesh() ? (units + hw.topology.cols) / 2.0 : 1;
+}
+
+StagePricer::StagePricer(const Workload& w, const HwDesc& hw, const PipelineOptions& o,
+                         const std::string& model)
+    : w(w),
+      hw(hw),
+      o(o),
+      cost_model(model),
+      bands(static_cast<std::size_t>(pipeline_units(hw)) + 1),
+      grown(bands.size()) {}
+
+Band& StagePricer::band(int units) {
+  auto& b = bands[static_cast<std::size_t>(units)];
+  if (!b) {
+    b = std::make_unique<Band>();
+    b->hw = band_machine(hw, units);
+    try {  // a band of one crossbar port is no machine: the stages use ≥ 2
+      b->model = make_cost_model(cost_model, b->hw);
+      SetupOptions setup = o.setup;
+      setup.edge_tables = EdgeTables::None;  // every choice, unpruned: the least of each layer
+      b->bound = chain_bounds(setup_partition(*w.graph, b->hw, *b->model, setup), units);
+    } catch (const InputError& e) {
+      b->failure = e.what();
+    }
+  }
+  return *b;
+}
+
+Band& StagePricer::tabulated(int units) {
+  Band& b = band(units);
+  if (!b.tabulated && b.failure.empty()) {
+    SetupOptions setup = o.setup;
+    if (o.band_progress) setup.progress = o.band_progress(units);
+    try {
+      b.setup = setup_partition(*w.graph, b.hw, *b.model, setup);
+      b.bound = chain_bounds(b.setup, units);
+      b.grows = grows(b.setup.problem);
+      b.tabulated = true;
+    } catch (const InputError& e) {
+      b.failure = e.what();
+    }
+  }
+  return b;
+}
+
+double StagePricer::stage_input_cycles(const Layer& producer, const Layer& layer, int input,
+                                       const Choice& c, int units) const {
+  const double share = input_share(layer, input, c);
+  double cycles = share / hw.link_bytes_per_cycle;  // its ejection channel
+  if (hw.mesh())  // all its PEs' shares over the band's boundary links
+    cycles = std::max(cycles, share * c.nodes() / (hw.topology.cols * hw.link_bytes_per_cycle));
+  if (producer.legal.empty())  // one PE (a Reshape, a Transpose) sends all of them
+    cycles = std::max(cycles, share * c.nodes() / hw.link_bytes_per_cycle);
+  return cycles +
+         (hw.router_pipeline_cycles + hw.link_latency_cycles) * stage_input_hops(hw, units);
+}
+
+std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int units) const {
+  const Problem& p = setup.problem;
+  const int n = p.num_layers();
+  const auto N = static_cast<std::size_t>(n) + 1;
+  // next[l]: the edges from l − 1 to l summed (empty: none, or not usable for the bound).
+  if (!tables_nonnegative(p)) return std::vector<double>(N * N, -kInf);
+  std::vector<std::vector<double>> next(static_cast<std::size_t>(n));
+  for (const Problem::Edge& e : p.edges) {
+    if (!e.tabulated() || e.v != e.u + 1) continue;
+    const std::size_t size =
+        p.node[static_cast<std::size_t>(e.u)].size() * static_cast<std::size_t>(e.nv);
+    const double* t = e.table();
+    auto& m = next[static_cast<std::size_t>(e.v)];
+    if (m.empty()) m.assign(size, 0.0);
+    for (std::size_t x = 0; x < size; ++x) m[x] += t[x];
+  }
+  std::vector<double> bound(N * N, 0.0);
+  std::vector<std::vector<double>> node;
+  std::vector<double> f, g;
+  for (int first = 0; first < n; ++first) {
+    node.assign(p.node.begin() + first, p.node.end());
+    for (const LayerEdge& e : w.edges)
+      if (e.src < first && e.dst >= first) {
+        auto& costs = node[static_cast<std::size_t>(e.dst - first)];
+        const auto& choices = setup.choices[static_cast<std::size_t>(e.dst)];
+        for (std::size_t c = 0; c < costs.size(); ++c)
+          costs[c] += stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
+                                         w.layers[static_cast<std::size_t>(e.dst)], e.input,
+                                         choices[c], units);
+      }
+    f.clear();  // the best of [first, l] for each choice of l
+    for (int l = first; l < n; ++l) {
+      const auto& costs = node[static_cast<std::size_t>(l - first)];
+      const auto& m = next[static_cast<std::size_t>(l)];
+      g.assign(costs.size(), kInf);
+      if (f.empty()) {
+        g = costs;
+      } else if (m.empty()) {
+        const double least = *std::min_element(f.begin(), f.end());
+        for (std::size_t c = 0; c < g.size(); ++c) g[c] = least + costs[c];
+      } else {
+        for (std::size_t a = 0; a < f.size(); ++a) {
+          const double fa = f[a];
+          const double* row = &m[a * g.size()];
+          for (std::size_t c = 0; c < g.size(); ++c) {
+            const double x = fa + row[c];
+            g[c] = x < g[c] ? x : g[c];
+          }
+        }
+        for (std::size_t c = 0; c < g.size(); ++c) g[c] += costs[c];
+      }
+      f.swap(g);
+      bound[static_cast<std::size_t>(first) * N + static_cast<std::size_t>(l) + 1] =
+          *std::min_element(f.begin(), f.end());
+    }
+  }
+  return bound;
+}
+
+PartitionSetup StagePricer::stage_setup(int first, int end, int units) {
+  Band& b = tabulated(units);
+  PartitionSetup s;
+  s.workload = sub_workload(w, first, end);
+  const Problem& all = b.setup.problem;
+  Problem& p = s.problem;
+  p.max_pes = all.max_pes;
+  p.memory_limit = all.memory_limit;
+  for (int l = first; l < end; ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    s.choices.push_back(b.setup.choices[i]);
+    p.names.push_back(all.names[i]);
+    p.node.push_back(all.node[i]);
+    if (!all.memory.empty()) p.memory.push_back(all.memory[i]);
+    if (!all.pes.empty()) p.pes.push_back(all.pes[i]);
+  }
+  for (const Problem::Edge& e : all.edges)
+    if (e.u >= first && e.v < end) {
+      Problem::Edge sub;  // the band's table, not a copy: the band outlives every stage
+      sub.u = e.u - first;
+      sub.v = e.v - first;
+      sub.nv = e.nv;
+      sub.shared = e.table();
+      sub.row = e.row;
+      p.edges.push_back(std::move(sub));
+    }
+  for (const LayerEdge& e : stage_inputs(w, first, end)) {
+    const auto v = static_cast<std::size_t>(e.dst - first);
+    for (std::size_t c = 0; c < p.node[v].size(); ++c)
+      p.node[v][c] += stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
+                                         w.layers[static_cast<std::size_t>(e.dst)], e.input,
+                                         s.choices[v][c], units);
+  }
+  return s;
+}
+
+double StagePricer::stage_bytes(const PartitionSetup& s, const std::vector<int>& choice) {
+  double weights = 0, activations = 0;
+  for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
+    const LayerShares sh =
+        layer_shares(s.workload.layers[l], s.choices[l][static_cast<std::size_t>(choice[l])]);
+    weights += sh.weights;
+    activations = std::max(activations, sh.input + sh.output);
+  }
+  return weights + activations;
+}
+
+StagePricer::Solved StagePricer::solve(int first, int end, int units, double cutoff) {
+  PartitionSetup s = stage_setup(first, end, units);
+  const std::array<int, 3> key{first, end, units};
+  if (const auto it = exact.find(key); it != exact.end()) return {std::move(s), it->second};
+  SolveOptions options = o.solve;
+  options.cutoff = cutoff;
+  ++priced;
+  SolveResult r = make_solver(o.solver)->solve(s.problem, options);
+  if (r.above_cutoff) {  // fitting costs no less
+    ++stopped;
+  } else {
+    if (o.resident_weights && stage_bytes(s, r.choice) > static_cast<double>(hw.sram_bytes))
+      fit_resident(s, r);
+    exact.emplace(key, r);
+  }
+  if (o.priced_progress) o.priced_progress(priced);
+  return {std::move(s), std::move(r)};
+}
+
+void StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
+  const auto sram = static_cast<double>(hw.sram_bytes);
+  Problem priced = s.problem;  // edges read the band's tables: only the layer costs copy
+  std::vector<std::vector<double>> weights(priced.node.size());
+  double heaviest = 0;                   // the stage's weights per PE under r
+  double lightest = 0, activations = 0;  // no assignment holds less of either
+  for (std::size_t l = 0; l < weights.size(); ++l) {
+    double least_activations = kInf;
+    for (const Choice& c : s.choices[l]) {
+      const LayerShares sh = layer_shares(s.workload.layers[l], c);
+      weights[l].push_back(sh.weights);
+      least_activations = std::min(least_activations, sh.input + sh.output);
+    }
+    heaviest += weights[l][static_cast<std::size_t>(r.choice[l])];
+    lightest += *std::min_element(weights[l].begin(), weights[l].end());
+    activations = std::max(activations, least_activations);
+  }
+  if (heaviest <= lightest || lightest + activations > sram) return;  // nothing to trade
+  const auto solve_at = [&](double lambda) {
+    for (std::size_t l = 0; l < weights.size(); ++l)
+      for (std::size_t c = 0; c < weights[l].size(); ++c)
+        priced.node[l][c] = s.problem.node[l][c] + lambda * weights[l][c];
+    SolveResult x = make_solver(o.solver)->solve(priced, o.solve);
+    x.cost = evaluate(s.problem, x.choice);
+    return x;
+  };
+  std::optional<SolveResult> best;
+  const auto fits = [&](SolveResult x) {
+    if (stage_bytes(s, x.choice) > sram) return false;
+    if (!best || x.cost < best->cost) best = std::move(x);
+    return true;
+  };
+  // λ in cycles per byte, from the stage's own exchange rate: its cost over its weights.
+  const double scale = std::max(r.cost, 1.0) / heaviest;
+  double low = 0, high = scale / 1024;
+  while (!fits(solve_at(high))) {
+    low = high;
+    high *= 4;
+    if (high > scale * 1e9) return;  // the weights alone price every choice: none fits
+  }
+  for (int step = 0; step < 10; ++step) {
+    const double mid = (low + high) / 2;
+    (fits(solve_at(mid)) ? high : low) = mid;
+  }
+  best->optimal = false;
+  best->notes.push_back(
+      "resident weights: the cheapest fitting assignment found by pricing "
+      "weight bytes, not proven the cheapest");
+  r = std::move(*best);
+}
+
+double StagePricer::lower_bound(int first, int end, int units) {
+  const Band& b = band(units);
+  if (!b.failure.empty()) return kInf;
+  const std::size_t at =
+      static_cast<std::size_t>(first) * (w.layers.size() + 1) + static_cast<std::size_t>(end);
+  const auto& known = grown[static_cast<std::size_t>(units)];
+  return std::max(b.bound[at], known.empty() ? 0 : known[at]) * (1 - 1e-9);
+}
+
+void StagePricer::learn(int first, int end, int units, double proven) {
+  if (o.resident_weights || !tabulated(units).grows) return;
+  auto& known = grown[static_cast<std::size_t>(units)];
+  const std::size_t n = w.layers.size() + 1;
+  if (known.empty()) known.assign(n * n, 0.0);
+  double* row = &known[static_cast<std::size_t>(first) * n];
+  for (auto e = static_cast<std::size_t>(end); e < n && row[e] < proven; ++e) row[e] = proven;
+}
+
+StagePrice StagePricer::cost(int first, int end, int units, double cutoff) {
+  if (!tabulated(units).failure.empty()) return kInf;
+  try {
+    Solved st = solve(first, end, units, cutoff);
+    if (st.result.above_cutoff || st.result.optimal) learn(first, end, units, st.result.cost);
+    if (st.result.above_cutoff) return {st.result.cost, true};
+    if (o.resident_weights) {
+      const double bytes = stage_bytes(st.setup, st.result.choice);
+      if (bytes > static_cast<double>(hw.sram_bytes)) {
+        if (why.empty())
+          why = "layers " + w.layers[static_cast<std::size_t>(first)].name + " .. " +
+                w.layers[static_cast<std::size_t>(end - 1)].name + " on " + std::to_string(units) +
+                " units hold " + std::to_string(static_cast<std::int64_t>(bytes)) +
+                " bytes per PE (weights of every layer, activations of the largest), the SRAM " +
+                std::to_string(hw.sram_bytes);
+        return kInf;
+      }
+    }
+    return st.result.cost;
+  } catch (const MemoryInfeasible& e) {  // no choice of some layer fits the SRAM on this band
+    if (why.empty()) why = e.what();
+    learn(first, end, units, kInf);  // nor on any stage that holds that layer too
+    return kInf;
+  } catch (const InputError& e) {
+    if (why.empty()) why = e.what();
+    return kInf;
+  }
+}
+
+}  // namespace nocflow::optimizer

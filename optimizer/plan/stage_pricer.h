@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The stage costs of a pipeline (pipeline.h): every (layer range, band height) the min-max
+// split asks for, bounded, solved or stopped at a cutoff on its band as a machine of its own.
+// solve_pipeline's, in a file of its own.
+#include <array>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "optimizer/plan/pipeline.h"
+
+namespace nocflow::optimizer {
+
+/// The edges into layers [first, end) from earlier layers: the stage's inputs.
+std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end);
+
+/// Hops of a stage input's mean route into a band of `units` (pipeline.h: an estimate).
+double stage_input_hops(const HwDesc& hw, int units);
+
+/// Everything priced on one band height, in two steps: the layers' costs alone (cheap: every
+/// height has them), then the whole network tabulated on it (only a height on which some
+/// stage is solved).
+struct Band {
+  HwDesc hw;
+  std::unique_ptr<CostModel> model;
+  std::string failure;  ///< why no layer range fits this band ("" when it may)
+  bool tabulated = false;
+  PartitionSetup setup;  ///< once tabulated
+  /// bound[first · (layers + 1) + end]: a lower bound of the stage of layers [first, end) on
+  /// this band. Before tabulation each layer's cheapest choice with its stage inputs; after,
+  /// its best assignment counting the layer costs, the stage inputs and the edges between
+  /// consecutive layers (the other edges, each costing at least 0, only add).
+  std::vector<double> bound;
+  /// Once tabulated: no layer cost or edge entry is negative, so a stage never costs less for
+  /// taking more layers (what it adds, layer costs, edges and stage inputs, is never negative).
+  bool grows = false;
+};
+
+/// Prices stages for split_min_max_units (StageCost, StageBound) and solves the chosen ones'
+/// plans. Bands are built on first use and tabulated only where some stage is solved.
+struct StagePricer {
+  StagePricer(const Workload& w, const HwDesc& hw, const PipelineOptions& o,
+              const std::string& model);
+
+  /// StageCost: the cost, or above `cutoff` perhaps a bound above it (+inf: does not fit).
+  StagePrice cost(int first, int end, int units,
+                  double cutoff = std::numeric_limits<double>::infinity());
+
+  /// At most cost(first, end, units), without solving or tabulating: Band::bound, a relative
+  /// 10⁻⁹ lower for rounding (the costs are cycles, ≥ 0).
+  double lower_bound(int first, int end, int units);
+
+  struct Solved {
+    PartitionSetup setup;
+    SolveResult result;
+  };
+
+  /// The stage's plan; with a cutoff (SolveOptions::cutoff) perhaps only a bound above it.
+  /// Solved once: an exact answer is kept, so the plan is the assignment the stage was priced
+  /// with.
+  Solved solve(int first, int end, int units,
+               double cutoff = std::numeric_limits<double>::infinity());
+
+  /// The band of `units`, with its layer costs (and their bounds) at least.
+  Band& band(int units);
+
+  /// The band of `units` tabulated, unless it fails.
+  Band& tabulated(int units);
+
+  /// Cycles for a PE of `layer` under `c` on a band of `units` to receive the tensor of a
+  /// producer in an earlier stage (pipeline.h: an estimate).
+  double stage_input_cycles(const Layer& producer, const Layer& layer, int input, const Choice& c,
+                            int units) const;
+
+  /// Per-PE bytes of weights resident across micro-batches plus the largest layer's
+  /// activations: what the stage's PEs hold at most under `choice`.
+  static double stage_bytes(const PartitionSetup& s, const std::vector<int>& choice);
+
+  const Workload& w;
+  const HwDesc& hw;
+  const PipelineOptions& o;
+  const std::string& cost_model;
+  std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
+  /// grown[units][first · (layers + 1) + end]: the most a stage of layers [first, e) on `units`
+  /// was proven to cost (its optimum, or a bound a cutoff stopped at) for any e ≤ end; on a
+  /// band that grows (Band::grows) at most what [first, end) costs. Not kept with resident
+  /// weights, whose fitting assignment is not proven the cheapest.
+  std::vector<std::vector<double>> grown;
+  /// Exact solves by (first, end, units): what the split priced, the baselines and the plan
+  /// read back instead of solving again.
+  std::map<std::array<int, 3>, SolveResult> exact;
+  int priced = 0;   ///< stage solves run (a range asked again under a higher cutoff counts again)
+  int stopped = 0;  ///< of those, the solves stopped at a cutoff
+  std::string why;  ///< the first reason a stage did not fit, for the error when none does
+
+ private:
+  /// Band::bound for every range: per first layer, a Viterbi pass over the layers after it,
+  /// each choice's layer cost plus its stage inputs from layers before `first` (as
+  /// stage_setup adds them), through the tables of the edges from each layer to the next.
+  /// Without those tables only the layer costs and stage inputs (each layer's cheapest choice);
+  /// with a negative edge cost (the models' are cycles, never negative) no bound at all.
+  std::vector<double> chain_bounds(const PartitionSetup& setup, int units) const;
+
+  /// The stage of layers [first, end) on `units`: its sub-problem, stage inputs added to the
+  /// consumers' layer costs.
+  PartitionSetup stage_setup(int first, int end, int units);
+
+  /// The stage's cheapest assignment holds more than the SRAM with its weights resident: look
+  /// for a cheap one that fits by pricing every byte of a choice's weights per PE λ cycles more
+  /// (a Lagrangian relaxation of the bound): λ raised fourfold until the solve fits, then
+  /// bisected towards the cheapest that fits. Feasible, not proven the cheapest; `r` is left as
+  /// it was when no choice of weights could fit (the lightest weights of every layer plus the
+  /// least any layer's activations need exceed the SRAM) or the heaviest pricing does not.
+  void fit_resident(const PartitionSetup& s, SolveResult& r);
+
+  /// Raises grown[units] for [first, e ≥ end) to `proven` (no-op where not kept).
+  void learn(int first, int end, int units, double proven);
+};
+
+}  // namespace nocflow::optimizer
