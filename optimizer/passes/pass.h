@@ -24,12 +24,13 @@ class Pass {
 /// Passes by name; throws InputError listing the known names for an unknown one.
 std::unique_ptr<Pass> make_pass(std::string_view name);
 std::vector<std::string> pass_names();
-/// The default pipeline, in order: identity, constfold, cse, dce, bnfold, fuse.
+/// The default pipeline, in order: identity, constfold, algebra, cse, dce, bnfold, fuse.
 std::vector<std::string> default_pass_names();
 
 // Factories (one file each in optimizer/passes/).
 std::unique_ptr<Pass> make_identity_elimination();
 std::unique_ptr<Pass> make_constant_folding();
+std::unique_ptr<Pass> make_algebra();
 std::unique_ptr<Pass> make_cse();
 std::unique_ptr<Pass> make_dce();
 std::unique_ptr<Pass> make_batchnorm_folding();

@@ -21,8 +21,9 @@ struct PassEntry {
 
 const PassEntry kPasses[] = {
     {"identity", make_identity_elimination}, {"constfold", make_constant_folding},
-    {"cse", make_cse},                       {"dce", make_dce},
-    {"bnfold", make_batchnorm_folding},      {"fuse", make_fusion},
+    {"algebra", make_algebra},               {"cse", make_cse},
+    {"dce", make_dce},                       {"bnfold", make_batchnorm_folding},
+    {"fuse", make_fusion},
 };
 
 }  // namespace

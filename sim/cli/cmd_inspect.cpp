@@ -33,9 +33,11 @@ void add_inspect_command(CLI::App& app, Action& action) {
   cmd->add_option("--network", opts->network, "zoo:NAME, a network .yaml or an .onnx model")
       ->required()
       ->type_name("X");
+  std::string names;
+  for (const std::string& n : optimizer::pass_names()) names += (names.empty() ? "" : ", ") + n;
   cmd->add_option("--passes", opts->passes,
-                  "default | none | comma-separated pass names (identity, constfold, cse, dce, "
-                  "bnfold, fuse), run to a fixpoint")
+                  "default | none | comma-separated pass names (" + names +
+                      "), run to a fixpoint")
       ->type_name("LIST")
       ->capture_default_str();
   cmd->add_flag("--print-pass-stats", opts->pass_stats, "print node counts before/after each pass");

@@ -146,6 +146,78 @@ TEST(Identity, NoOpsAreRemoved) {
   EXPECT_EQ(g.inputs(*g.find("r")), std::vector<NodeId>{x});
 }
 
+TEST(Algebra, NeutralOperandsGoAndTimesZeroCutsWhatItMultiplied) {
+  // Seed 002's example: D = C · 0 with C = X · A becomes zeros, and the MatMul and its weights
+  // are then dead.
+  GraphBuilder b("algebra");
+  const NodeId x = b.input({4, 8});
+  const NodeId w = b.op(OpKind::Constant, [] {
+    OpAttrs a;
+    a.shape = {8, 8};
+    a.trainable = true;  // a learned parameter: its contents may change, never simplified
+    return a;
+  }(), {}, "w");
+  const NodeId c = b.matmul(x, w, "c");
+  const NodeId zero = b.constant({1}, {0.0}, "zero");
+  const NodeId one = b.constant({1, 8}, std::vector<double>(8, 1.0), "one");
+  const NodeId half = b.constant({1}, {0.5}, "half");
+  const NodeId d = b.binary(OpKind::Mul, c, zero, "d");            // zeros of [4, 8]
+  const NodeId e = b.binary(OpKind::Mul, one, b.relu(x, "r"), "e");  // relu(x)
+  const NodeId f = b.binary(OpKind::Sub, e, zero, "f");             // relu(x)
+  const NodeId h = b.binary(OpKind::Mul, f, half, "h");             // kept: not neutral
+  const NodeId k = b.binary(OpKind::Div, one, b.input({4, 8}, "y"), "k");  // 1 / y: kept
+  const NodeId zeros48 = b.constant({4, 8}, std::vector<double>(32, 0.0), "zeros48");
+  const NodeId s = b.add(zeros48, b.input({1}, "z"), "s");  // z broadcast: not z
+  Graph g = b.finish({d, h, k, s});
+  const auto stats = PassManager({"algebra", "dce"}).run(g);
+  EXPECT_FALSE(g.find("c"));  // the MatMul, cut off by · 0
+  EXPECT_FALSE(g.find("w"));  // and its weights
+  ASSERT_TRUE(g.find("d"));
+  const Node& zeros = g.node(*g.find("d"));
+  EXPECT_EQ(zeros.kind, OpKind::Constant);
+  EXPECT_EQ(zeros.output.shape, (Shape{4, 8}));
+  EXPECT_EQ(zeros.attrs.float_data, std::vector<double>(32, 0.0));
+  EXPECT_FALSE(g.find("e"));
+  EXPECT_FALSE(g.find("f"));
+  EXPECT_EQ(g.inputs(*g.find("h")), (std::vector<NodeId>{*g.find("r"), half}));
+  EXPECT_TRUE(g.find("k") && g.find("s"));
+  EXPECT_FALSE(stat(stats, "algebra", 2).changed);  // fixpoint
+}
+
+TEST(Algebra, ChainsOfOneOperatorTakeOneOrderSoThatCseMergesThem) {
+  // (a + x) + c and a + (c + x); a · (x · c) and (c · a) · x. Each chain's value is an output,
+  // so that the chains stay apart.
+  GraphBuilder b("chains");
+  const NodeId a = b.input({2, 4}, "a");
+  const NodeId x = b.input({2, 4}, "x");
+  const NodeId c = b.input({2, 4}, "c");
+  const NodeId ax = b.add(a, x, "ax");
+  const NodeId s1 = b.add(ax, c, "s1");
+  const NodeId s2 = b.add(a, b.add(c, x, "cx"), "s2");
+  const NodeId xc = b.binary(OpKind::Mul, x, c, "xc");
+  const NodeId p1 = b.binary(OpKind::Mul, a, xc, "p1");
+  const NodeId p2 = b.binary(OpKind::Mul, b.binary(OpKind::Mul, c, a, "ca"), x, "p2");
+  const NodeId shared = b.add(c, a, "shared");  // used twice: an operand of t, not its chain's
+  const NodeId t = b.add(x, shared, "t");
+  const NodeId sq = b.binary(OpKind::Mul, shared, shared, "sq");
+  Graph g = b.finish({s1, s2, p1, p2, t, sq});
+  PassManager({"algebra"}).run(g);
+  // Operands sorted (a, x, c), added left to right: a + x, then + c.
+  EXPECT_EQ(g.inputs(ax), (std::vector<NodeId>{a, x}));
+  EXPECT_EQ(g.inputs(s1), (std::vector<NodeId>{ax, c}));
+  EXPECT_EQ(g.inputs(*g.find("cx")), (std::vector<NodeId>{a, x}));
+  EXPECT_EQ(g.inputs(s2), (std::vector<NodeId>{*g.find("cx"), c}));
+  EXPECT_EQ(g.inputs(xc), (std::vector<NodeId>{a, x}));  // a · x ...
+  EXPECT_EQ(g.inputs(p1), (std::vector<NodeId>{xc, c}));  // ... · c
+  EXPECT_EQ(g.inputs(t), (std::vector<NodeId>{x, shared}));  // two operands: as it was
+  // CSE then finds the equal chains: both sums read a + x once, both products a · x.
+  PassManager({"algebra", "cse", "dce"}).run(g);
+  EXPECT_FALSE(g.find("cx"));
+  EXPECT_FALSE(g.find("ca"));
+  EXPECT_EQ(g.inputs(s2), (std::vector<NodeId>{ax, c}));
+  EXPECT_EQ(g.inputs(p2), (std::vector<NodeId>{xc, c}));
+}
+
 TEST(BnFold, FoldsIntoConvAndKeepsMacs) {
   Graph g = load_network("zoo:resnet18");
   const auto before = graph_totals(g);
