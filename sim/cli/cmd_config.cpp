@@ -67,9 +67,23 @@ void report_pipeline_progress(optimizer::PipelineOptions& o, const std::string& 
   };
 }
 
-void prepare_output_dir(const std::string& dir, const HwSpec& spec) {
+void prepare_output_dir(const std::string& dir, const HwSpec& spec,
+                        const std::vector<std::string>& outputs,
+                        const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
   create_folder(dir, "output folder");
-  write_file(std::filesystem::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
+  for (const std::string& name : outputs) {
+    const fs::path p = fs::path(dir) / name;
+    std::error_code ignored;
+    // Only a plain file: a folder or a link of that name is the user's (writing to it fails,
+    // or writes through it, as it would have).
+    if (fs::symlink_status(p, ignored).type() != fs::file_type::regular) continue;
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
+          return !in.empty() && fs::equivalent(p, in, ignored);
+        }))
+      fs::remove(p, ignored);
+  }
+  write_file(fs::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
 }
 
 void remove_stale_outputs(const std::string& dir, const std::vector<std::string>& names) {

@@ -76,17 +76,16 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
   return plan;
 }
 
-/// Removes from the output folder what an earlier run left and this one does not write (traces
-/// not asked for; with --programs, a plan replay's plan and memory files), so that it holds one
-/// run. A replay of programs into their own folder keeps everything: the plan that made them.
-void clear_unwritten_outputs(const SimulateArgs& a) {
+/// The output folder emptied of an earlier run's files (prepare_output_dir) but this run's
+/// inputs. A replay of programs into their own folder keeps everything: the plan that made them.
+void prepare_simulate_output(const SimulateArgs& a, const HwSpec& spec) {
   std::error_code ignored;
-  if (!a.programs.empty() && fs::equivalent(a.programs, a.out, ignored)) return;
-  std::vector<std::string> stale;
-  if (a.trace.empty()) stale.push_back("trace.json");
-  if (!a.vcd) stale.push_back("trace.vcd");
-  if (!a.programs.empty()) stale.insert(stale.end(), {"plan.yaml", "plan.dot", "memory.csv"});
-  remove_stale_outputs(a.out, stale);
+  if (!a.programs.empty() && fs::equivalent(a.programs, a.out, ignored))
+    return prepare_output_dir(a.out, spec);
+  prepare_output_dir(a.out, spec,
+                     {"summary.json", "layers.csv", "transfers.csv", "links.csv", "memory.csv",
+                      "plan.yaml", "plan.dot", "trace.json", "trace.vcd"},
+                     {a.plan, a.calibration, a.net.network, a.programs});
 }
 
 /// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led.
@@ -115,8 +114,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   const ProgramSet& programs = files.programs;
   std::size_t steps = 0;
   for (const Program& p : programs.pe) steps += p.size();
-  prepare_output_dir(a.out, spec);
-  clear_unwritten_outputs(a);
+  prepare_simulate_output(a, spec);
   std::cout << "nocflow simulate: programs " << a.programs << " (" << steps << " steps, "
             << programs.layer_names.size() << " layers) on " << one_line_summary(spec) << std::endl;
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
@@ -213,8 +211,7 @@ int run(const SimulateArgs& a) {
   }();
   if (!a.dump_programs.empty())
     prepare_program_dump(a.dump_programs, static_cast<int>(lowered.programs.pe.size()));
-  prepare_output_dir(a.out, spec);
-  clear_unwritten_outputs(a);
+  prepare_simulate_output(a, spec);
   if (!a.dump_programs.empty()) {
     std::vector<std::string> edge_names;
     for (const LoweredEdge& e : lowered.edges) edge_names.push_back(edge_name(e));

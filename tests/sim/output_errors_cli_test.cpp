@@ -59,6 +59,32 @@ TEST(OutputErrorsCli, SimulateRefusesASummaryJsonThatIsAFolder) {
                  (out / "summary.json").string() + ": cannot write: it is a directory");
 }
 
+// Files an earlier run left that this one does not write are removed first, but for this run's
+// inputs; a run that fails late leaves only its config.
+TEST(OutputErrorsCli, AnOutputFolderHoldsOneRun) {
+  const fs::path out = fresh_dir("output_one_run");
+  const std::string dir = " --out " + out.string();
+  ASSERT_EQ(
+      run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --compare" + dir).exit_code,
+      0);
+  ASSERT_TRUE(fs::exists(out / "compare.csv"));
+  ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + dir).exit_code, 0);
+  EXPECT_FALSE(fs::exists(out / "compare.csv"));
+  // The plan is read from the folder it is replayed into.
+  const CliRun replay = run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --plan " +
+                                    (out / "plan.yaml").string() + " --quiet" + dir);
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_TRUE(fs::exists(out / "plan.yaml") && fs::exists(out / "layers.csv"));
+  // vgg5's messages do not fit a 4-flit source queue: found once the replay runs.
+  const CliRun late = run_nocflow(
+      "simulate " + kHw2x2 + "--network zoo:vgg5 --set ni.injection_queue_flits=4 --quiet" + dir);
+  ASSERT_EQ(late.exit_code, 2) << late.output;
+  EXPECT_NE(late.output.find("can never fit the 4-flit source queue"), std::string::npos);
+  for (const char* name : {"summary.json", "plan.yaml", "layers.csv", "links.csv"})
+    EXPECT_FALSE(fs::exists(out / name)) << name;
+  EXPECT_TRUE(fs::exists(out / "config.resolved.yaml"));
+}
+
 TEST(OutputErrorsCli, SimulateRefusesAProgramDumpThatIsAFolder) {
   const fs::path dir = fresh_dir("output_errors_dump");
   fs::create_directories(dir / "programs" / "pe_1.txt");
