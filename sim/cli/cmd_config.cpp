@@ -201,8 +201,10 @@ void add_config_command(CLI::App& app, Action& action) {
       else
         std::cout << (opts->hw.file.empty() ? "defaults" : opts->hw.file) << ": ok: "
                   << one_line_summary(spec) << "\n";
-      for (const std::string& note : hw_notes(spec)) std::cout << "note: " << note << "\n";
-      if (!opts->out.empty()) std::cout << "nocflow: wrote " << opts->out << "/config.resolved.yaml\n";
+      // With --print stdout is the YAML alone (to redirect into a file): the rest to stderr.
+      std::ostream& say = opts->print ? std::cerr : std::cout;
+      for (const std::string& note : hw_notes(spec)) say << "note: " << note << "\n";
+      if (!opts->out.empty()) say << "nocflow: wrote " << opts->out << "/config.resolved.yaml\n";
       return 0;
     };
   });

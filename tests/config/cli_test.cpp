@@ -187,6 +187,23 @@ TEST(Cli, ConfigWithoutAFileShowsTheDefaults) {
       << nothing.output;
 }
 
+// --print's stdout is the YAML alone, so that it can be redirected into a config: notes and the
+// "wrote" line go to stderr.
+TEST(Cli, PrintedConfigReadsBackWithNotesAndOut) {
+  const fs::path dir = temp_dir("print_notes");
+  const std::string args = "config --print --set pe.array_rows=8 --set pe.array_cols=8 --out " +
+                           (dir / "o").string();
+  const CliRun both = run_nocflow(args);
+  ASSERT_EQ(both.exit_code, 0) << both.output;
+  ASSERT_NE(both.output.find("note: "), std::string::npos) << both.output;
+  ASSERT_NE(both.output.find("nocflow: wrote "), std::string::npos) << both.output;
+  const fs::path yaml = dir / "printed.yaml";
+  ASSERT_EQ(run_nocflow(args + " 2>/dev/null | cat > " + yaml.string()).exit_code, 0);
+  const CliRun check = run_nocflow("config --check " + yaml.string());
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  EXPECT_NE(check.output.find("ok: "), std::string::npos) << check.output;
+}
+
 TEST(Cli, CheckPrintsOneLineSummary) {
   const CliRun r = run_nocflow(std::string("config --check ") + NOCFLOW_SOURCE_DIR +
                             "/configs/hw/mesh8x8.yaml");
