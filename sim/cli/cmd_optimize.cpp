@@ -163,14 +163,13 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
 }
 
 /// simulate refuses a plan whose layers overflow a PE's SRAM: say so when optimize made one.
-void warn_if_over_sram(const opt::PartitionSetup& s, const std::vector<int>& choice,
-                       std::int64_t sram_bytes) {
+/// `plan`'s layers are the workload's, in its order.
+void warn_if_over_sram(const opt::Workload& w, const opt::Plan& plan, std::int64_t sram_bytes) {
   int over = 0;
   std::size_t worst = 0;
   double worst_bytes = 0;
-  for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
-    const double bytes = opt::layer_memory_bytes(s.workload.layers[l],
-                                                 s.choices[l][static_cast<std::size_t>(choice[l])]);
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    const double bytes = opt::layer_memory_bytes(w.layers[l], plan.layers[l].choice);
     if (bytes <= static_cast<double>(sram_bytes)) continue;
     ++over;
     if (bytes > worst_bytes) worst = l, worst_bytes = bytes;
@@ -178,7 +177,7 @@ void warn_if_over_sram(const opt::PartitionSetup& s, const std::vector<int>& cho
   if (over == 0) return;
   std::cout << "  warning: " << over << " layer" << (over == 1 ? "" : "s")
             << " of this plan need more than a PE's " << sram_bytes
-            << " bytes of SRAM (pe.sram_bytes; most: '" << s.workload.layers[worst].name << "', "
+            << " bytes of SRAM (pe.sram_bytes; most: '" << w.layers[worst].name << "', "
             << static_cast<std::int64_t>(worst_bytes)
             << " bytes per PE), so simulate will refuse it; without --no-memory-limit every layer "
                "stays within SRAM\n";
@@ -307,7 +306,9 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   } else {
     std::cout << "a stage does not fit";
   }
-  std::cout << "\nnocflow: wrote " << a.out
+  std::cout << "\n";
+  if (!a.memory_limit) warn_if_over_sram(opt::build_workload(graph), plan, spec.pe.sram_bytes);
+  std::cout << "nocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, stages.csv, summary.json, config.resolved.yaml\n";
   return 0;
 }
@@ -385,7 +386,7 @@ int run(const OptimizeArgs& a) {
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
-  if (!a.memory_limit) warn_if_over_sram(s, r.choice, spec.pe.sram_bytes);
+  if (!a.memory_limit) warn_if_over_sram(s.workload, plan, spec.pe.sram_bytes);
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, summary.json, config.resolved.yaml"

@@ -160,6 +160,7 @@ TEST(OptimizeCli, PrintedLpRelaxationIsNotAboveTheOptimum) {
 
 // A plan that overflows a PE's SRAM (--no-memory-limit; 128 KiB PEs) is written, with a warning,
 // because simulate will refuse it; by default (--memory-limit) no warning, and simulate accepts it.
+// Pipelines alike.
 TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
   const std::string machine =
       "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 --set pe.sram_bytes=128KiB ";
@@ -173,13 +174,17 @@ TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
                     (dir / "opt" / "plan.yaml").string() + " --out " + (dir / "sim").string());
     return std::pair{opt, sim};
   };
-  const auto [over, refused] = optimize_then_replay("loose", "--no-memory-limit ");
-  EXPECT_NE(over.output.find("need more than a PE's 131072 bytes of SRAM"), std::string::npos)
-      << over.output;
-  EXPECT_EQ(refused.exit_code, 2) << refused.output;
-  const auto [within, accepted] = optimize_then_replay("tight", "");
-  EXPECT_EQ(within.output.find("warning"), std::string::npos) << within.output;
-  EXPECT_EQ(accepted.exit_code, 0) << accepted.output;
+  for (const std::string stages : {"", "--stages 2 "}) {
+    const std::string pipeline = stages.empty() ? "" : "_stages";
+    const auto [over, refused] =
+        optimize_then_replay("loose" + pipeline, "--no-memory-limit " + stages);
+    EXPECT_NE(over.output.find("need more than a PE's 131072 bytes of SRAM"), std::string::npos)
+        << over.output;
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    const auto [within, accepted] = optimize_then_replay("tight" + pipeline, stages);
+    EXPECT_EQ(within.output.find("warning"), std::string::npos) << within.output;
+    EXPECT_EQ(accepted.exit_code, 0) << accepted.output;
+  }
 }
 
 TEST(OptimizeCli, PlacementSearchWritesRowsChoicesThatReplay) {
