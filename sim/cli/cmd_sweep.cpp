@@ -61,7 +61,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       ->type_name("DIR");
   cmd->add_flag("--resume", a->options.resume, "finish a sweep in --out: skip points already there");
   cmd->add_flag("--list", a->list, "print the points and exit (runs nothing)")
-      ->excludes("--resume", "--jobs");
+      ->excludes("--resume", "--jobs", "--out");
   cmd->add_flag("--quiet", a->options.quiet, "no progress output (notes and the wrote line stay)");
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }

@@ -289,13 +289,20 @@ SweepSpec load_sweep_spec(const std::string& file) {
       throw InputError(where(file, root["axes"]) + "more than " + std::to_string(kMaxSweepPoints) +
                        " points: split the sweep into several specs");
   }
-  // The mesh and topology axes set topology.*: an axis of such a key beside them is ignored.
-  if (seen.count("mesh") || seen.count("topology"))
+  // The mesh and topology axes set topology.*: an axis or a `set:` entry of such a key beside
+  // them would be ignored.
+  if (seen.count("mesh") || seen.count("topology")) {
     for (const auto& kv : root["axes"])
       if (kv.first.as<std::string>().rfind("topology.", 0) == 0)
         throw InputError(
             where(file, kv.first) + "axis '" + kv.first.as<std::string>() +
             "' beside a mesh or topology axis, which set the topology: use one or the other");
+    for (const YAML::Node& key : set_keys)
+      if (key.as<std::string>().rfind("topology.", 0) == 0)
+        throw InputError(
+            where(file, key) + "set: '" + key.as<std::string>() +
+            "' beside a mesh or topology axis, which set the topology: use one or the other");
+  }
   if (!seen.count("network"))
     throw InputError(where(file, root["axes"]) +
                      "no network: add an axis 'network' (e.g. network: zoo:resnet18)");

@@ -112,6 +112,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"topology_key_beside_mesh",
                 "axes:\n  network: zoo:vgg5\n  mesh: [2x2]\n  topology.rows: [3]\n", "5:3",
                 "axis 'topology.rows' beside a mesh or topology axis"},
+        BadSpec{"topology_set_beside_mesh",
+                "set:\n  topology.rows: 2\naxes:\n  network: zoo:vgg5\n  mesh: [4x4]\n", "3:3",
+                "set: 'topology.rows' beside a mesh or topology axis"},
         BadSpec{"no_network_axis", "axes:\n  mesh: [2, 4]\n", "3:3",
                 "no network: add an axis 'network'"},
         BadSpec{"bad_train", "axes:\n  network: zoo:vgg5\n  train: [none, sdg]\n", "4:17",
@@ -149,8 +152,7 @@ TEST(SweepCli, ANetworkFileTakesItsOwnBatchFromABatchAxis) {
   const fs::path spec = write_spec(dir, "hw: " + kHw +
                                             "\naxes:\n  network: [zoo:vgg5, " NOCFLOW_SOURCE_DIR
                                             "/configs/networks/vgg5.yaml]\n  batch: [1]\n");
-  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --list --out " +
-                               (dir / "out").string());
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --list");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("vgg5.yaml batch=1"), std::string::npos) << r.output;
 }
@@ -203,13 +205,17 @@ TEST(SweepCli, JobsOutsideOneTo256AreRefused) {
   for (const auto& [jobs, message] :
        {std::pair{"0", "--jobs: must be at least 1, got 0"},
         std::pair{"100000", "--jobs: must be at most 256, got 100000"},
-        // --list runs nothing: a job count (or --resume) beside it was ignored.
-        std::pair{"2 --list", "--jobs excludes --list"}}) {
+        // --list runs nothing: a job count (or --resume, or --out) beside it was ignored.
+        std::pair{"2 --list", "excludes --list"}}) {
     const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --jobs " + jobs + " --out " +
                                  (dir / "out").string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
   }
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --list --out " +
+                               (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--out excludes --list"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
