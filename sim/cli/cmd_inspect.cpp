@@ -64,6 +64,17 @@ void add_inspect_command(CLI::App& app, Action& action) {
         !opts->save.empty() && ext != ".yaml" && ext != ".yml")
       throw CLI::ValidationError("--save", "writes a graph file, which --network reads back by "
                                            "its name: give FILE.yaml, not " + opts->save);
+    {  // two outputs into one file: the second would overwrite the first
+      namespace fs = std::filesystem;
+      const std::pair<const char*, const std::string*> outs[] = {
+          {"--dot", &opts->dot}, {"--json", &opts->json}, {"--save", &opts->save}};
+      for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = i + 1; j < 3; ++j)
+          if (!outs[i].second->empty() && !outs[j].second->empty() &&
+              fs::weakly_canonical(*outs[i].second) == fs::weakly_canonical(*outs[j].second))
+            throw CLI::ValidationError(outs[j].first, "writes " + *outs[j].second + ", as " +
+                                                          outs[i].first + " does: give each its own file");
+    }
     if (elem_bytes->count() > 0 && opts->network.rfind("zoo:", 0) != 0)
       throw CLI::ValidationError("--elem-bytes", "only zoo networks take an element size; " +
                                                      opts->network +

@@ -199,6 +199,14 @@ TEST(Inspect, OutputFilesAreCheckedBeforeTheTable) {
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(ok.output.find("nocflow: wrote " + saved.string() + "\n"), std::string::npos) << ok.output;
   EXPECT_EQ(run_nocflow("inspect --network " + saved.string()).exit_code, 0);
+  // Two outputs into one file, spelt apart.
+  const fs::path both = temp_file("both.txt", "");
+  const CliRun twice = run_nocflow("inspect --network zoo:vgg5 --json " + both.string() +
+                                   " --dot " + (both.parent_path() / "." / "both.txt").string());
+  EXPECT_EQ(twice.exit_code, 2) << twice.output;
+  EXPECT_NE(twice.output.find("--json: writes " + both.string()), std::string::npos) << twice.output;
+  EXPECT_NE(twice.output.find("as --dot does: give each its own file"), std::string::npos)
+      << twice.output;
 }
 
 // A network file fixes its batch and element size: --batch may repeat its own batch, anything
