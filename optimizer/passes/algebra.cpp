@@ -141,6 +141,8 @@ class Algebra final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_algebra() { return std::make_unique<Algebra>(); }
+std::unique_ptr<Pass> make_algebra() {
+  return std::make_unique<Algebra>();
+}
 
 }  // namespace nocflow::optimizer

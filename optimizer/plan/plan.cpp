@@ -195,6 +195,20 @@ T get(const YAML::Node& n, const std::string& key, const std::string& file,
   }
 }
 
+/// get, and at least `least`: a count, a size or a cost (finite) that a plan cannot have below it.
+template <typename T>
+T get_at_least(const YAML::Node& n, const std::string& key, T least, const std::string& file,
+               const std::string& context = "") {
+  const T v = get<T>(n, key, file, context);
+  if (!(v >= least) || !std::isfinite(static_cast<double>(v))) {
+    std::ostringstream why;
+    why << at(file, n[key]) << ": " << (context.empty() ? "" : context + ": ") << key
+        << " must be at least " << least << ", got " << v;
+    throw InputError(why.str());
+  }
+  return v;
+}
+
 }  // namespace
 
 Plan read_plan(const std::string& file) {
@@ -208,9 +222,9 @@ Plan read_plan(const std::string& file) {
   p.network = get<std::string>(root, "network", file);
   p.cost_model = get<std::string>(root, "cost_model", file);
   p.solver = get<std::string>(root, "solver", file);
-  p.pes = get<int>(root, "pes", file);
+  p.pes = get_at_least<int>(root, "pes", 1, file);
   p.topology = get<std::string>(root, "topology", file);
-  if (root["batch"]) p.batch = get<int>(root, "batch", file);
+  if (root["batch"]) p.batch = get_at_least<int>(root, "batch", 1, file);
   if (root["hardware"]) p.hardware = get<std::string>(root, "hardware", file);
   if (const YAML::Node priced = root["priced_for"]) {
     if (!priced.IsMap())
@@ -231,18 +245,19 @@ Plan read_plan(const std::string& file) {
                        ": replay_mode: expected dataflow or barrier, got '" + *p.replay_mode + "'");
   }
   if (root["activation_bytes"])
-    p.activation_bytes = get<std::int64_t>(root, "activation_bytes", file);
+    p.activation_bytes = get_at_least<std::int64_t>(root, "activation_bytes", 0, file);
   const YAML::Node totals = root["totals"];
   if (!totals) throw InputError(file + ": missing key 'totals'");
   only_keys(totals, {"total_cycles", "compute_cycles", "redistribution_cycles", "energy_pj"},
             file);  // total: derived
-  p.compute_cycles = get<double>(totals, "compute_cycles", file, "totals");
-  p.redistribution_cycles = get<double>(totals, "redistribution_cycles", file, "totals");
-  p.energy_pj = get<double>(totals, "energy_pj", file, "totals");
+  p.compute_cycles = get_at_least<double>(totals, "compute_cycles", 0, file, "totals");
+  p.redistribution_cycles =
+      get_at_least<double>(totals, "redistribution_cycles", 0, file, "totals");
+  p.energy_pj = get_at_least<double>(totals, "energy_pj", 0, file, "totals");
   if (const YAML::Node pipe = root["pipeline"]) {
     only_keys(pipe, {"micro_batches", "predicted_cycles", "stages"}, file);
     p.micro_batches = get<int>(pipe, "micro_batches", file, "pipeline");
-    p.pipeline_cycles = get<double>(pipe, "predicted_cycles", file, "pipeline");
+    p.pipeline_cycles = get_at_least<double>(pipe, "predicted_cycles", 0, file, "pipeline");
     if (p.micro_batches < 1 || p.micro_batches > kMaxMicroBatches)
       throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be in 1 .. " +
                        std::to_string(kMaxMicroBatches));
@@ -254,7 +269,7 @@ Plan read_plan(const std::string& file) {
           {get<std::string>(n, "first", file, at_stage),
            get<std::string>(n, "last", file, at_stage), get<int>(n, "units", file, at_stage),
            get<int>(n, "first_pe", file, at_stage), get<int>(n, "pes", file, at_stage),
-           get<double>(n, "cycles", file, at_stage)});
+           get_at_least<double>(n, "cycles", 0, file, at_stage)});
       const PlanStage& st = p.stages.back();
       if (st.units < 1 || st.pes < 1 || st.first_pe < next_pe || st.first_pe + st.pes > p.pes)
         throw InputError(at(file, n) + ": stage " + std::to_string(p.stages.size() - 1) + ": PEs " +
@@ -274,8 +289,12 @@ Plan read_plan(const std::string& file) {
     l.choice = parse_choice(get<std::string>(n, "choice", file, "layers"),
                             at(file, n["choice"]) + ": layer '" + l.name + "'");
     l.pes = get<std::vector<int>>(n, "pes", file, "layers");
-    l.compute_cycles = get<double>(n, "compute_cycles", file, "layers");
+    l.compute_cycles = get_at_least<double>(n, "compute_cycles", 0, file, "layers");
     if (n["stage"]) l.stage = get<int>(n, "stage", file, "layers");
+    if (n["nodes"] && get<int>(n, "nodes", file, "layers") != l.choice.nodes())  // derived
+      throw InputError(at(file, n["nodes"]) + ": layer '" + l.name + "': nodes " +
+                       n["nodes"].as<std::string>() + ", but choice " + l.choice.str() + " has " +
+                       std::to_string(l.choice.nodes()));
     if (static_cast<int>(l.pes.size()) != l.choice.nodes())
       throw InputError(at(file, n["pes"]) + ": layer '" + l.name +
                        "': " + std::to_string(l.pes.size()) + " PEs listed for a choice of " +
@@ -318,10 +337,10 @@ Plan read_plan(const std::string& file) {
     PlanEdge e;
     e.src = get<std::string>(n, "src", file, "edges");
     e.dst = get<std::string>(n, "dst", file, "edges");
-    e.input = get<int>(n, "input", file, "edges");
+    e.input = get_at_least<int>(n, "input", 0, file, "edges");
     e.type = get<std::string>(n, "type", file, "edges");
-    e.bytes = get<double>(n, "bytes", file, "edges");
-    e.cycles = get<double>(n, "cycles", file, "edges");
+    e.bytes = get_at_least<double>(n, "bytes", 0, file, "edges");
+    e.cycles = get_at_least<double>(n, "cycles", 0, file, "edges");
     p.edges.push_back(std::move(e));
   }
   return p;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 
@@ -116,6 +117,28 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find(path + ":" + std::to_string(line) + ":"), std::string::npos) << msg;
     EXPECT_NE(msg.find("bad partition choice 'OUTQ=2,"), std::string::npos) << msg;
+  }
+  // Counts, sizes and costs no plan has are refused at the key, as is a node count that is not
+  // its choice's.
+  for (const auto& [from, to, message] : std::vector<std::array<std::string, 3>>{
+           {"\npes: 16", "\npes: 0", "pes must be at least 1, got 0"},
+           {"\npes: 16", "\npes: 16\nbatch: -4", "batch must be at least 1, got -4"},
+           {"  compute_cycles: ", "  compute_cycles: -1e9 #", "totals: compute_cycles must be at least 0"},
+           {"  energy_pj: ", "  energy_pj: .nan #", "totals: energy_pj must be at least 0, got nan"},
+           {"    nodes: 16", "    nodes: abc", "layers: key 'nodes' has the wrong type"},
+           {"    nodes: 16", "    nodes: 3", "nodes 3, but choice " + pb.layers[0].choice.str() + " has 16"},
+           {"input: 0, type", "input: -1, type", "edges: input must be at least 0, got -1"}}) {
+    std::string edited = plan_yaml(pb);
+    const std::size_t at = edited.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    edited.replace(at, from.size(), to);
+    { std::ofstream(path) << edited; }
+    try {
+      read_plan(path);
+      ADD_FAILURE() << "accepted: " << to;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
   }
 }
 
