@@ -85,17 +85,20 @@ void flatten(const std::string& file, const YAML::Node& root,
   if (root.IsNull()) return;
   if (!root.IsMap()) fail(origin_of(file, root), "", "expected a mapping of sections at top level");
   const auto sections = all_sections();
+  std::set<std::string> seen;  // top-level keys: a section written twice would merge silently
   for (const auto& kv : root) {
     if (!kv.first.IsScalar())
       fail(origin_of(file, kv.first), "", "a key must be a name, not a list or map");
     const std::string key = kv.first.as<std::string>();
     const Origin at = origin_of(file, kv.first);
-    if (const Param* p = find_param(key)) {  // top-level parameter
+    const Param* p = find_param(key);  // a top-level parameter
+    if (!p && std::find(sections.begin(), sections.end(), key) == sections.end())
+      fail(at, key, unknown_key(key));
+    if (!seen.insert(key).second) fail(at, key, p ? "key given twice" : "section given twice");
+    if (p) {
       out[p->path] = {kv.second, origin_of(file, kv.second)};
       continue;
     }
-    if (std::find(sections.begin(), sections.end(), key) == sections.end())
-      fail(at, key, unknown_key(key));
     if (kv.second.IsNull()) continue;  // `router:` with nothing under it: the defaults
     if (!kv.second.IsMap())
       fail(origin_of(file, kv.second), key, "expected a mapping (a section of keys), got a " +

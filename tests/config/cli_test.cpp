@@ -123,6 +123,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "router:\n  vcs: 2\n  vcs: 3\n",
                   "",
                   {"hw.yaml:3:3:", "router.vcs: key given twice"}},
+        // Two sections of one name would merge (or one override the other) silently.
+        BadConfig{"duplicate_section",
+                  "router:\n  vcs: 2\nlink:\n  latency: 1\nrouter:\n  buffer_depth: 4\n",
+                  "",
+                  {"hw.yaml:5:1:", "router: section given twice"}},
         BadConfig{"set_unknown_key",
                   kHeader,
                   "--set router.bufer_depth=3",
