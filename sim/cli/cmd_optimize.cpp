@@ -323,6 +323,8 @@ int run(const OptimizeArgs& a) {
   if (const fs::path folder = fs::path(a.export_lp).parent_path();
       !folder.empty() && !fs::is_directory(folder, unreadable))
     throw InputError("--export-lp " + a.export_lp + ": cannot write: no folder " + folder.string());
+  if (!a.export_lp.empty() && fs::is_directory(a.export_lp, unreadable))
+    throw InputError("--export-lp " + a.export_lp + ": cannot write: it is a directory");
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
@@ -390,7 +392,8 @@ int run(const OptimizeArgs& a) {
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, summary.json, config.resolved.yaml"
-            << (a.compare ? ", compare.csv" : "") << "\n";
+            << (a.compare ? ", compare.csv" : "")
+            << (a.export_lp.empty() ? "" : "; and " + a.export_lp) << "\n";
   return 0;
 }
 

@@ -103,6 +103,7 @@ TEST(OptimizeCli, LinkloadIlpAgreesWithDpAndExportsItsModel) {
   const CliRun ilp =
       run_nocflow(args + "--solver ilp --export-lp " + lp.string() + " --out " + ilp_out.string());
   ASSERT_EQ(ilp.exit_code, 0) << ilp.output;
+  EXPECT_NE(ilp.output.find("; and " + lp.string() + "\n"), std::string::npos) << ilp.output;
   const CliRun dp = run_nocflow(args + "--solver dp --out " + dp_out.string());
   ASSERT_EQ(dp.exit_code, 0) << dp.output;
   auto total = [](const fs::path& dir) {
@@ -254,6 +255,7 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       // Refused before the solve, not after it.
       {"--solver ilp --export-lp /nonexistent-nocflow/x.lp",
        "--export-lp /nonexistent-nocflow/x.lp: cannot write: no folder /nonexistent-nocflow"},
+      {"--solver ilp --export-lp /", "--export-lp /: cannot write: it is a directory"},
       // dp reads them only for a graph it hands to the ilp; greedy never.
       {"--solver greedy --formulation mccormick",
        "--formulation: applies to --solver ilp or dp (or --compare) only"},
