@@ -55,12 +55,23 @@ std::vector<std::string> parse_pass_list(const std::string& text) {
     std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     item.erase(0, item.find_first_not_of(' '));  // "dce, cse" as written in prose
     item.erase(item.find_last_not_of(' ') + 1);
+    if (item == "default" || item == "none")
+      throw InputError("'" + item + "' stands alone: give default, none or a list of passes (" +
+                       join(pass_names(), ", ") + ")");
     make_pass(item);  // validates the name
     out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   return out;
+}
+
+std::vector<std::string> parse_passes_option(const std::string& spec) {
+  try {
+    return parse_pass_list(spec);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--passes: ") + e.what());
+  }
 }
 
 PassManager::PassManager(const std::vector<std::string>& names, int max_rounds)
@@ -94,7 +105,7 @@ std::vector<PassStat> PassManager::run(Graph& graph) {
 
 std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
                                  const TrainingOptions* train) {
-  std::vector<std::string> names = parse_pass_list(spec);
+  std::vector<std::string> names = parse_passes_option(spec);
   // A training graph read back from a file (io/graph_file.h) is differentiated already.
   const bool trained = is_training_graph_name(graph.name());
   if (trained && train)

@@ -19,8 +19,10 @@ struct PassStat {
 };
 
 /// "default" → default_pass_names(); "none" or "" → no passes; else a comma-separated list.
-/// Throws InputError for an unknown pass name.
+/// Throws InputError for an unknown pass name, or "default" or "none" in a list.
 std::vector<std::string> parse_pass_list(const std::string& spec);
+/// parse_pass_list for the --passes option: its errors start "--passes: ".
+std::vector<std::string> parse_passes_option(const std::string& spec);
 
 class PassManager {
  public:

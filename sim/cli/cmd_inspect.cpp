@@ -82,7 +82,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
                                                      "an ONNX model's data types)");
     action = [opts] {
       using namespace optimizer;
-      const auto names = parse_pass_list(opts->passes);
+      const auto names = parse_passes_option(opts->passes);
       const auto t0 = std::chrono::steady_clock::now();
       Graph graph = load_network(opts->network, ZooOptions{opts->batch, opts->elem_bytes});
       const auto t1 = std::chrono::steady_clock::now();

@@ -180,7 +180,14 @@ TEST(Inspect, UnknownZooNameAndPass) {
   EXPECT_EQ(run_nocflow("inspect --network zoo:resnet").exit_code, 2);
   const CliRun r = run_nocflow("inspect --network zoo:vgg5 --passes fuze");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("did you mean 'fuse'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--passes: unknown pass 'fuze'; did you mean 'fuse'"), std::string::npos)
+      << r.output;
+  // none and default mean the whole list: in a list they were "unknown passes".
+  const CliRun mixed = run_nocflow("inspect --network zoo:vgg5 --passes none,fuse");
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.output.find("--passes: 'none' stands alone: give default, none or a list"),
+            std::string::npos)
+      << mixed.output;
 }
 
 // Output files: a name --network would not read back is refused, and a file that cannot be
