@@ -318,7 +318,7 @@ int run(const OptimizeArgs& a) {
   const std::unique_ptr<opt::Solver> solver = opt::make_solver(a.solver);
   const auto forms = opt::formulation_names();
   if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
-    throw InputError(unknown_name_message("ILP formulation", a.formulation, forms));
+    throw InputError("--formulation: " + unknown_name_message("ILP formulation", a.formulation, forms));
   std::error_code unreadable;
   if (const fs::path folder = fs::path(a.export_lp).parent_path();
       !folder.empty() && !fs::is_directory(folder, unreadable))
@@ -416,10 +416,14 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_flag("--exact-nodes", a->exact,
                 "only choices using exactly P PEs (a layer that cannot be split keeps its "
                 "one-PE choice)");
-  cmd->add_flag("--memory-limit,!--no-memory-limit", a->memory_limit,
-                "per-PE SRAM constraint (pe.sram_bytes), on by default; --no-memory-limit lets "
-                "layers overflow "
-                "SRAM (a warning: simulate refuses such plans)");
+  // Two flags, not "--memory-limit,!--no-memory-limit": its help read "{false}" as the default.
+  auto* limit = cmd->add_flag_callback(
+      "--memory-limit", [a] { a->memory_limit = true; },
+      "keep every layer's share within a PE's SRAM (pe.sram_bytes): the default");
+  cmd->add_flag_callback(
+         "--no-memory-limit", [a] { a->memory_limit = false; },
+         "let layers overflow the SRAM (a warning: simulate refuses such plans)")
+      ->excludes(limit);
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   add_placement_option(*cmd, a->placement);
   auto* time_limit =

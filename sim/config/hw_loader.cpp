@@ -271,7 +271,10 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
     const Origin at{"--set " + o, true};
     const auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0) fail(at, "", "expected key.path=value");
-    const std::string path = o.substr(0, eq);
+    std::string path = o.substr(0, eq);  // "router.vcs = 2" as written in prose
+    path.erase(path.find_last_not_of(' ') + 1);
+    path.erase(0, path.find_first_not_of(' '));
+    if (path.empty()) fail(at, "", "expected key.path=value");
     if (!find_param(path)) fail(at, path, unknown_key(path));
     YAML::Node value;
     try {

@@ -192,6 +192,16 @@ TEST(Cli, ConfigWithoutAFileShowsTheDefaults) {
       << nothing.output;
 }
 
+// Spaces around a --set key, as written in prose, are not part of it.
+TEST(Cli, SetTakesAKeyWithSpacesAroundIt) {
+  const CliRun r = run_nocflow("config --print --set \"router.vcs = 3\"");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("vcs: 3"), std::string::npos) << r.output;
+  const CliRun empty = run_nocflow("config --set \" = 3\"");
+  EXPECT_EQ(empty.exit_code, 2) << empty.output;
+  EXPECT_NE(empty.output.find("expected key.path=value"), std::string::npos) << empty.output;
+}
+
 // --print's stdout is the YAML alone, so that it can be redirected into a config: notes and the
 // "wrote" line go to stderr.
 TEST(Cli, PrintedConfigReadsBackWithNotesAndOut) {
