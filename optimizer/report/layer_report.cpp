@@ -76,7 +76,7 @@ std::string layer_table(const Graph& g) {
   const bool training = std::any_of(ids.begin(), ids.end(), [&](NodeId id) {
     return g.node(id).kind == OpKind::WeightUpdate;
   });
-  return out + "total: " + std::to_string(t.layers) + " layers, " + si(t.macs) + " MACs (" +
+  return out + "total: " + std::to_string(t.layers) + (t.layers == 1 ? " layer, " : " layers, ") + si(t.macs) + " MACs (" +
          std::to_string(t.macs) + "), " + si(t.params) + " params (" + std::to_string(t.params) +
          "), " + bytes(t.weight_bytes) +
          (training ? " of weights and optimizer state held (the forward weights once, every "

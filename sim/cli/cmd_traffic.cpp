@@ -139,9 +139,12 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
     o << "n/a: at this rate a node starts a packet every "
       << fixed(a.traffic.packet_flits / r.offered, 0)
       << " cycles on average; give more --cycles or a higher --rate\n";
-  o << std::setprecision(2) << "  simulated          " << r.cycles << " cycles in "
-    << std::setprecision(3) << wall << " s (" << std::setprecision(2)
-    << (wall > 0 ? routers * r.cycles / wall / 1e6 : 0) << " M router-cycles/s)\n"
+  o << std::setprecision(2) << "  simulated          " << r.cycles
+    << (r.cycles == 1 ? " cycle" : " cycles") << " in " << std::setprecision(3) << wall << " s";
+  if (r.offered > 0)  // with nothing offered idle cycles are skipped: no rate to speak of
+    o << " (" << std::setprecision(2) << (wall > 0 ? routers * r.cycles / wall / 1e6 : 0)
+      << " M router-cycles/s)";
+  o << "\n"
     << "  conservation       ok: " << r.flits_injected
     << " flits injected, all ejected once, credits restored\n";
 }
