@@ -33,7 +33,8 @@ class BatchListener : public DeliveryListener {
 
 }  // namespace
 
-std::vector<BatchMessage> read_messages(std::istream& in, const std::string& name, int nodes) {
+std::vector<BatchMessage> read_messages(std::istream& in, const std::string& name, int nodes,
+                                        const NocSpec* spec) {
   std::vector<BatchMessage> out;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -74,6 +75,13 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
       fail("bytes must be in 1 .. " + std::to_string(kMaxMessageBytes));
     if (m.start < 0 || m.start > kMaxCycles)
       fail("start_cycle must be in 0 .. " + std::to_string(kMaxCycles));
+    if (spec) {
+      try {
+        cut_message(*spec, m.bytes);
+      } catch (const InputError& e) {  // well formed: no format to recall
+        throw InputError(name + ":" + std::to_string(number) + ": " + e.what());
+      }
+    }
     out.push_back(m);
   }
   if (out.empty()) throw InputError(name + ": no messages");

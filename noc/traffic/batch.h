@@ -33,7 +33,10 @@ struct BatchMessage {
 /// a missing or non-numeric field, a node outside [0, nodes), a message to its own source (it
 /// never enters the NoC), bytes < 1, a negative start, trailing fields; and for a file with no
 /// message.
-std::vector<BatchMessage> read_messages(std::istream& in, const std::string& name, int nodes);
+/// With `spec`, also a message the NI could never send (cut_message: larger than the source
+/// queue).
+std::vector<BatchMessage> read_messages(std::istream& in, const std::string& name, int nodes,
+                                        const NocSpec* spec = nullptr);
 
 struct BatchResult {
   Cycle cycles = 0;                 ///< first start to the cycle after the last delivery

@@ -168,7 +168,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   std::ifstream in(a.messages);
   if (!in) throw InputError("--messages " + a.messages + ": cannot open");
   const std::vector<noc::BatchMessage> messages =
-      noc::read_messages(in, a.messages, net.num_nodes());
+      noc::read_messages(in, a.messages, net.num_nodes(), &net.spec());
   prepare_output_dir(a.out, spec, kOutputs, {a.messages});
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);
   report_progress(top, a.quiet);

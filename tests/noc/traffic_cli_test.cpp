@@ -406,6 +406,12 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
   };
   for (const auto& [text, message] : cases)
     expect_rejected(messages(dir, text), message, dir / "out", text);
+  // A message no NI could send is refused at its line, before any output (it used to be found
+  // once the run had started, naming no file).
+  const std::string queue = "--set ni.injection_queue_flits=4";
+  expect_rejected(messages(dir, "0 1 64\n1 2 4096\n", queue),
+                  "messages.txt:2: message of 256 flits can never fit the 4-flit source queue",
+                  dir / "out", queue);
   const CliRun both = messages(dir, "0 1 10\n", "--rate 0.2");
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_NE(both.output.find("--rate excludes --messages"), std::string::npos) << both.output;
