@@ -114,6 +114,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   const ProgramSet& programs = files.programs;
   std::size_t steps = 0;
   for (const Program& p : programs.pe) steps += p.size();
+  check_messages_fit(spec.noc(), programs);  // before any output
   prepare_simulate_output(a, spec);
   std::cout << "nocflow simulate: programs " << a.programs << " (" << steps << " steps, "
             << programs.layer_names.size() << " layers) on " << one_line_summary(spec) << std::endl;
@@ -209,6 +210,7 @@ int run(const SimulateArgs& a) {
       throw InputError(a.plan + ": " + e.what() + batch_hint(plan, graph, a.net.network));
     }
   }();
+  check_messages_fit(spec.noc(), lowered.programs);  // before any output
   if (!a.dump_programs.empty())
     prepare_program_dump(a.dump_programs, static_cast<int>(lowered.programs.pe.size()));
   prepare_simulate_output(a, spec);

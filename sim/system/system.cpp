@@ -19,17 +19,21 @@ System::System(const sc_core::sc_module_name& name, const HwSpec& hw, const Prog
   if (static_cast<int>(programs.pe.size()) != net_.num_nodes())
     throw InputError("programs for " + std::to_string(programs.pe.size()) + " PEs, but the hardware has " +
                      std::to_string(net_.num_nodes()));
-  // A message the NI cannot take (ni.injection_queue_flits) is bad input: refuse it here, since
-  // an exception thrown inside a SystemC process reaches the caller wrapped as an internal error.
+  // Here too, since an exception thrown inside a SystemC process reaches the caller wrapped as
+  // an internal error.
+  check_messages_fit(net_.spec(), programs);
   for (int p = 0; p < net_.num_nodes(); ++p)
+    pes_.push_back(std::make_unique<PeModule>(("pe_" + std::to_string(p)).c_str(), p, programs.pe[p], *this));
+}
+
+void check_messages_fit(const noc::NocSpec& spec, const ProgramSet& programs) {
+  for (std::size_t p = 0; p < programs.pe.size(); ++p)
     for (const Step& s : programs.pe[p])
       if (s.kind == StepKind::Send) try {
-          noc::cut_message(net_.spec(), s.bytes);
+          noc::cut_message(spec, s.bytes);
         } catch (const InputError& e) {
           throw InputError("PE " + std::to_string(p) + ": " + e.what());
         }
-  for (int p = 0; p < net_.num_nodes(); ++p)
-    pes_.push_back(std::make_unique<PeModule>(("pe_" + std::to_string(p)).c_str(), p, programs.pe[p], *this));
 }
 
 System::~System() = default;

@@ -43,6 +43,10 @@ struct RunResult {
   double wall_seconds = 0;
 };
 
+/// Throws InputError naming the PE for a message its NI could never take (larger than
+/// ni.injection_queue_flits): bad input, found before a run (System checks it too).
+void check_messages_fit(const noc::NocSpec& spec, const ProgramSet& programs);
+
 class System : public sc_core::sc_module, public PeHost {
  public:
   System(const sc_core::sc_module_name& name, const HwSpec& hw, const ProgramSet& programs);
