@@ -42,8 +42,9 @@ class Algebra final : public Pass {
     for (NodeId id : g.topological_order()) {
       if (!g.contains(id)) continue;
       if (const std::optional<NodeId> x = neutral_operand(g, id)) {
-        // An output whose operand is an output too stays: each output keeps its own name.
-        if (g.is_output(id) && g.is_output(*x)) continue;
+        // An output whose operand is an output too stays: each output keeps its own name. A
+        // dead one (rewritten in an earlier round, left for DCE) has nothing to move.
+        if (g.is_output(id) ? g.is_output(*x) : g.num_uses(id) == 0) continue;
         g.replace_all_uses(id, *x);  // the node is now dead (DCE)
         changed = true;
       } else if (times_zero(g, id)) {
@@ -119,8 +120,12 @@ class Algebra final : public Pass {
       }
     }
     if (operands.size() < 3) return false;
-    for (NodeId in : operands)  // an operand broadcast to the chain's shape: not reordered
-      if (g.node(in).output.shape != root.output.shape) return false;
+    // An operand broadcast to the chain's shape, or of another element size (an operator's
+    // is the larger of its inputs'), would change what a partial sum is: not reordered.
+    for (NodeId in : operands)
+      if (g.node(in).output.shape != root.output.shape ||
+          g.node(in).output.elem_bytes != root.output.elem_bytes)
+        return false;
     std::sort(operands.begin(), operands.end());
     std::sort(ops.begin(), ops.end());
     ops.erase(std::find(ops.begin(), ops.end(), last));

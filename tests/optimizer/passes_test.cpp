@@ -182,6 +182,15 @@ TEST(Algebra, NeutralOperandsGoAndTimesZeroCutsWhatItMultiplied) {
   EXPECT_EQ(g.inputs(*g.find("h")), (std::vector<NodeId>{*g.find("r"), half}));
   EXPECT_TRUE(g.find("k") && g.find("s"));
   EXPECT_FALSE(stat(stats, "algebra", 2).changed);  // fixpoint
+  // Alone, without DCE to sweep what it left dead, it reaches a fixpoint too.
+  GraphBuilder lone("lone");
+  const NodeId in = lone.input({4, 8});
+  lone.relu(lone.add(lone.relu(in, "r0"), lone.constant({1}, {0.0}, "z0"), "plus0"), "out");
+  Graph only = lone.finish();
+  const auto alone = PassManager({"algebra"}).run(only);
+  EXPECT_TRUE(stat(alone, "algebra").changed);
+  EXPECT_FALSE(stat(alone, "algebra", 2).changed);
+  EXPECT_EQ(only.inputs(*only.find("out")), std::vector<NodeId>{*only.find("r0")});
 }
 
 TEST(Algebra, ChainsOfOneOperatorTakeOneOrderSoThatCseMergesThem) {
@@ -216,6 +225,22 @@ TEST(Algebra, ChainsOfOneOperatorTakeOneOrderSoThatCseMergesThem) {
   EXPECT_FALSE(g.find("ca"));
   EXPECT_EQ(g.inputs(s2), (std::vector<NodeId>{ax, c}));
   EXPECT_EQ(g.inputs(p2), (std::vector<NodeId>{xc, c}));
+  // Operands of another element size stay where they are: (a + w) + x with a 4-byte w would
+  // become a 2-byte a + x.
+  GraphBuilder mixed("mixed");
+  auto input = [&](int bytes, const std::string& name) {
+    OpAttrs attrs;
+    attrs.shape = {2, 4};
+    attrs.elem_bytes = bytes;
+    return mixed.op(OpKind::Input, attrs, {}, name);
+  };
+  const NodeId m_a = input(2, "a"), m_x = input(2, "x"), m_w = input(4, "w");
+  const NodeId aw = mixed.add(m_a, m_w, "aw");
+  const NodeId sum = mixed.add(aw, m_x, "sum");
+  Graph m = mixed.finish();
+  PassManager({"algebra"}).run(m);
+  EXPECT_EQ(m.inputs(aw), (std::vector<NodeId>{m_a, m_w}));
+  EXPECT_EQ(m.inputs(sum), (std::vector<NodeId>{aw, m_x}));
 }
 
 TEST(BnFold, FoldsIntoConvAndKeepsMacs) {
