@@ -165,6 +165,11 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   // A directory opens as an empty stream: say what it is rather than "no messages".
   if (std::filesystem::is_directory(a.messages))
     throw InputError("--messages " + a.messages + ": cannot open: it is a directory");
+  if (std::error_code ignored; std::filesystem::equivalent(
+          a.messages, std::filesystem::path(a.out) / "messages.csv", ignored))
+    throw InputError("--messages " + a.messages +
+                     ": the run writes its per-message results there: give another --out or move "
+                     "the file");
   std::ifstream in(a.messages);
   if (!in) throw InputError("--messages " + a.messages + ": cannot open");
   const std::vector<noc::BatchMessage> messages =

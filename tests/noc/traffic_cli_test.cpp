@@ -412,6 +412,16 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
   expect_rejected(messages(dir, "0 1 64\n1 2 4096\n", queue),
                   "messages.txt:2: message of 256 flits can never fit the 4-flit source queue",
                   dir / "out", queue);
+  // The run's own messages.csv (its results) would overwrite the batch it reads.
+  fs::create_directories(dir / "out");
+  { std::ofstream(dir / "out" / "messages.csv") << "0 1 10\n"; }
+  const CliRun over = run_nocflow("traffic --hw " + kHw + " --messages " +
+                                  (dir / "out" / "messages.csv").string() + " --out " +
+                                  (dir / "out").string());
+  EXPECT_EQ(over.exit_code, 2) << over.output;
+  EXPECT_NE(over.output.find("the run writes its per-message results there"), std::string::npos)
+      << over.output;
+  EXPECT_EQ(read_file(dir / "out" / "messages.csv"), "0 1 10\n");
   const CliRun both = messages(dir, "0 1 10\n", "--rate 0.2");
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_NE(both.output.find("--rate excludes --messages"), std::string::npos) << both.output;
