@@ -60,6 +60,9 @@ struct PipelineResult {
   /// exact cost is solved once; a range asked again under a higher cutoff counts again.
   int ranges_priced = 0;
   int ranges_stopped = 0;  ///< of those, solves stopped once above the least they could matter at
+  /// "stage S: ...": a chosen stage's resident-weights assignment not proven the cheapest that
+  /// fits, with how far from it it may be.
+  std::vector<std::string> notes;
   double seconds = 0;      ///< wall clock, tabulation included
 };
 

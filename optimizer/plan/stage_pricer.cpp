@@ -2,8 +2,10 @@
 #include "optimizer/plan/stage_pricer.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <limits>
 #include <optional>
+#include <sstream>
 
 #include "noc/base/error.h"
 
@@ -242,14 +244,14 @@ StagePricer::Solved StagePricer::solve(int first, int end, int units, double cut
     ++stopped;
   } else {
     if (o.resident_weights && stage_bytes(s, r.choice) > static_cast<double>(hw.sram_bytes))
-      fit_resident(s, r);
+      if (std::string note = fit_resident(s, r); !note.empty()) resident_notes[key] = note;
     exact.emplace(key, r);
   }
   if (o.priced_progress) o.priced_progress(priced);
   return {std::move(s), std::move(r)};
 }
 
-void StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
+std::string StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
   const auto sram = static_cast<double>(hw.sram_bytes);
   Problem priced = s.problem;  // edges read the band's tables: only the layer costs copy
   std::vector<std::vector<double>> weights(priced.node.size());
@@ -266,12 +268,18 @@ void StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
     lightest += *std::min_element(weights[l].begin(), weights[l].end());
     activations = std::max(activations, least_activations);
   }
-  if (heaviest <= lightest || lightest + activations > sram) return;  // nothing to trade
+  if (heaviest <= lightest || lightest + activations > sram) return {};  // nothing to trade
+  // Every fitting assignment holds at most `budget` weight bytes per PE (its largest layer's
+  // activations are at least `activations`), so an optimal solve at λ bounds the cheapest that
+  // fits from below by its objective − λ · budget (Lagrangian duality); λ = 0 is r itself.
+  const double budget = sram - activations;
+  double bound = r.optimal ? r.cost : -kInf;
   const auto solve_at = [&](double lambda) {
     for (std::size_t l = 0; l < weights.size(); ++l)
       for (std::size_t c = 0; c < weights[l].size(); ++c)
         priced.node[l][c] = s.problem.node[l][c] + lambda * weights[l][c];
     SolveResult x = make_solver(o.solver)->solve(priced, o.solve);
+    if (x.optimal) bound = std::max(bound, x.cost - lambda * budget);
     x.cost = evaluate(s.problem, x.choice);
     return x;
   };
@@ -287,17 +295,27 @@ void StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
   while (!fits(solve_at(high))) {
     low = high;
     high *= 4;
-    if (high > scale * 1e9) return;  // the weights alone price every choice: none fits
+    if (high > scale * 1e9) return {};  // the weights alone price every choice: none fits
   }
   for (int step = 0; step < 10; ++step) {
     const double mid = (low + high) / 2;
     (fits(solve_at(mid)) ? high : low) = mid;
   }
-  best->optimal = false;
-  best->notes.push_back(
-      "resident weights: the cheapest fitting assignment found by pricing "
-      "weight bytes, not proven the cheapest");
+  // Proven when the bound meets it (to rounding), else how far it may be from the cheapest.
+  best->optimal = bound >= best->cost * (1 - 1e-9);
+  if (!best->optimal) {
+    std::ostringstream note;
+    note << "resident weights: the cheapest fitting assignment found by pricing weight bytes, ";
+    if (bound > 0)
+      note << "at most " << std::fixed << std::setprecision(2)
+           << 100 * (best->cost - bound) / bound
+           << " % above the cheapest that fits (a Lagrangian bound)";
+    else
+      note << "not proven the cheapest";
+    best->notes.push_back(note.str());
+  }
   r = std::move(*best);
+  return r.optimal ? std::string() : r.notes.back();
 }
 
 double StagePricer::lower_bound(int first, int end, int units) {

@@ -92,6 +92,8 @@ struct StagePricer {
   /// Exact solves by (first, end, units): what the split priced, the baselines and the plan
   /// read back instead of solving again.
   std::map<std::array<int, 3>, SolveResult> exact;
+  /// Of those, the resident-weights assignments not proven the cheapest that fits: why.
+  std::map<std::array<int, 3>, std::string> resident_notes;
   int priced = 0;   ///< stage solves run (a range asked again under a higher cutoff counts again)
   int stopped = 0;  ///< of those, the solves stopped at a cutoff
   std::string why;  ///< the first reason a stage did not fit, for the error when none does
@@ -111,10 +113,12 @@ struct StagePricer {
   /// The stage's cheapest assignment holds more than the SRAM with its weights resident: look
   /// for a cheap one that fits by pricing every byte of a choice's weights per PE λ cycles more
   /// (a Lagrangian relaxation of the bound): λ raised fourfold until the solve fits, then
-  /// bisected towards the cheapest that fits. Feasible, not proven the cheapest; `r` is left as
-  /// it was when no choice of weights could fit (the lightest weights of every layer plus the
-  /// least any layer's activations need exceed the SRAM) or the heaviest pricing does not.
-  void fit_resident(const PartitionSetup& s, SolveResult& r);
+  /// bisected towards the cheapest that fits. Feasible; proven the cheapest (r.optimal) only
+  /// where the solves' Lagrangian bound meets it. `r` is left as it was when no choice of
+  /// weights could fit (the lightest weights of every layer plus the least any layer's
+  /// activations need exceed the SRAM) or the heaviest pricing does not. Returns the note that
+  /// says how far from the cheapest it may be ("" when proven, or when `r` stays).
+  std::string fit_resident(const PartitionSetup& s, SolveResult& r);
 
   /// Raises grown[units] for [first, e ≥ end) to `proven` (no-op where not kept).
   void learn(int first, int end, int units, double proven);

@@ -245,6 +245,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["energy_pj"] = plan.energy_pj;
   j["ranges_priced"] = r.ranges_priced;
   j["ranges_stopped"] = r.ranges_stopped;
+  j["notes"] = r.notes;
   j["solve_seconds"] = r.seconds;
   j["pes"] = plan.pes;
   j["topology"] = plan.topology;
@@ -307,6 +308,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
     std::cout << "a stage does not fit";
   }
   std::cout << "\n";
+  for (const std::string& note : r.notes) std::cout << "  note: " << note << "\n";
   if (!a.memory_limit) warn_if_over_sram(opt::build_workload(graph), plan, spec.pe.sram_bytes);
   std::cout << "nocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, stages.csv, summary.json, config.resolved.yaml\n";

@@ -20,6 +20,7 @@
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
+#include "optimizer/plan/stage_pricer.h"
 #include "optimizer/solver/stage_split.h"
 #include "tests/input_error.h"
 #include "tests/scratch.h"
@@ -445,6 +446,56 @@ TEST(Pipeline, ResidentWeightsTakeAStageAssignmentThatFitsWhereTheCheapestDoesNo
     cycles[static_cast<std::size_t>(stage_of.at(e.dst))] += e.cycles;
   for (std::size_t s = 0; s < 2; ++s)
     EXPECT_NEAR(cycles[s], fitted.split.cost[s], 1e-6 * cycles[s]) << s;
+}
+
+// The resident-weights assignment of each chosen stage against every assignment of it that fits
+// (vgg5 on 2x2, bands of 2 PEs: few choices a layer): never cheaper than the cheapest, and within
+// the bound its note states, or the cheapest where it has none.
+TEST(Pipeline, AResidentWeightsAssignmentIsWithinItsStatedBoundOfTheCheapestThatFits) {
+  const Graph g = prepared("vgg5");
+  const Workload w = build_workload(g);
+  int noted = 0;
+  for (const std::int64_t kib : {512, 768}) {
+    HwDesc hw;
+    hw.topology.rows = hw.topology.cols = 2;
+    hw.sram_bytes = kib * 1024;
+    PipelineOptions o;
+    o.stages = 2;
+    o.resident_weights = true;
+    const PipelineResult r = solve_pipeline(g, hw, "linkload", o);
+    StagePricer pricer(w, hw, o, "linkload");
+    for (int s = 0; s < 2; ++s) {
+      const int first = r.split.begin[s], end = r.split.begin[s + 1], q = r.split.units[s];
+      const StagePricer::Solved st = pricer.solve(first, end, q);
+      const Problem& p = st.setup.problem;
+      double cheapest = std::numeric_limits<double>::infinity();
+      std::vector<int> choice(p.node.size(), 0);
+      std::function<void(std::size_t)> all = [&](std::size_t l) {
+        if (l == choice.size()) {
+          if (StagePricer::stage_bytes(st.setup, choice) <= static_cast<double>(hw.sram_bytes))
+            cheapest = std::min(cheapest, evaluate(p, choice));
+          return;
+        }
+        for (choice[l] = 0; choice[l] < static_cast<int>(p.node[l].size()); ++choice[l]) all(l + 1);
+      };
+      all(0);
+      ASSERT_LT(cheapest, std::numeric_limits<double>::infinity()) << kib << " KiB, stage " << s;
+      EXPECT_GE(st.result.cost, cheapest * (1 - 1e-12)) << kib << " KiB, stage " << s;
+      const auto note = pricer.resident_notes.find({first, end, q});
+      if (note == pricer.resident_notes.end()) {
+        EXPECT_NEAR(st.result.cost, cheapest, 1e-9 * cheapest) << kib << " KiB, stage " << s;
+        continue;
+      }
+      ++noted;
+      const std::string& text = note->second;
+      const std::size_t at = text.find("at most ");
+      ASSERT_NE(at, std::string::npos) << text;
+      const double percent = std::stod(text.substr(at + 8));
+      EXPECT_LE(st.result.cost, cheapest * (1 + percent / 100 + 1e-4)) << text;
+      EXPECT_FALSE(st.result.optimal) << text;
+    }
+  }
+  EXPECT_GT(noted, 0);  // the case the bound is for
 }
 
 TEST(Pipeline, PlanFileWithInconsistentStagesIsRefused) {
