@@ -3,11 +3,11 @@
 // topological order, key each by (opcode, canonical inputs, attributes) — commutative operands
 // sorted — and redirect the uses of a node equal to one already seen to that one; the
 // duplicates are left dead for DCE (a duplicate that is a graph output beside the value it
-// duplicates stays, so that every output keeps its name). Inputs, constants whose contents are unknown (weights),
-// non-deterministic operators (dropout, random generators) and their gradients are never
-// merged, nor are operators whose parameters are their own (two convolutions of equal shape
-// have different weights unless they name the same initializers), their input gradients
-// (which read those weights) or weight updates (each writes its own).
+// duplicates stays, so that every output keeps its name). Inputs, constants whose contents are
+// unknown (weights), non-deterministic operators (dropout, random generators) and their
+// gradients are never merged, nor are operators whose parameters are their own (two
+// convolutions of equal shape have different weights unless they name the same initializers),
+// their input gradients (which read those weights) or weight updates (each writes its own).
 #include <algorithm>
 #include <unordered_map>
 
