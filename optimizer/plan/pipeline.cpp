@@ -83,8 +83,9 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     const int first = out.split.begin[s], end = out.split.begin[s + 1], q = out.split.units[s];
     Band& b = pricer.tabulated(q);
     StagePricer::Solved st = pricer.solve(first, end, q);
-    if (const auto it = pricer.resident_notes.find({first, end, q}); it != pricer.resident_notes.end())
-      out.notes.push_back("stage " + std::to_string(s) + ": " + it->second);
+    if (const auto it = pricer.resident_fits.find({first, end, q});
+        it != pricer.resident_fits.end() && !it->second.note.empty())
+      out.notes.push_back("stage " + std::to_string(s) + ": " + it->second.note);
     Plan part = make_plan(st.setup, st.result.choice, b.hw, *b.model, plan.solver);
     out.resident_bytes.push_back(StagePricer::stage_bytes(st.setup, st.result.choice));
     for (PlanLayer& l : part.layers) {

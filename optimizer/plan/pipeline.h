@@ -41,6 +41,9 @@ struct PipelineOptions {
   /// Seed 004's memory constraint: a stage fits only if its PEs can hold the weights of all its
   /// layers at once (resident across micro-batches) plus its largest layer's activations.
   bool resident_weights = false;
+  /// What a solve proves of a range bounds the longer ranges from its first layer (the same
+  /// splits either way; off: for tests and measurements).
+  bool bound_by_shorter = true;
 };
 
 struct PipelineResult {

@@ -244,14 +244,14 @@ StagePricer::Solved StagePricer::solve(int first, int end, int units, double cut
     ++stopped;
   } else {
     if (o.resident_weights && stage_bytes(s, r.choice) > static_cast<double>(hw.sram_bytes))
-      if (std::string note = fit_resident(s, r); !note.empty()) resident_notes[key] = note;
+      resident_fits[key] = fit_resident(s, r);
     exact.emplace(key, r);
   }
   if (o.priced_progress) o.priced_progress(priced);
   return {std::move(s), std::move(r)};
 }
 
-std::string StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
+StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
   const auto sram = static_cast<double>(hw.sram_bytes);
   Problem priced = s.problem;  // edges read the band's tables: only the layer costs copy
   std::vector<std::vector<double>> weights(priced.node.size());
@@ -268,12 +268,18 @@ std::string StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
     lightest += *std::min_element(weights[l].begin(), weights[l].end());
     activations = std::max(activations, least_activations);
   }
-  if (heaviest <= lightest || lightest + activations > sram) return {};  // nothing to trade
+  ResidentFit fit;
+  if (r.optimal) fit.lower = r.cost;  // no fitting assignment costs less than the cheapest
+  if (lightest + activations > sram) {  // none fits, nor on any longer range of the band
+    fit.infeasible = true;
+    return fit;
+  }
+  if (heaviest <= lightest) return fit;  // nothing to trade
   // Every fitting assignment holds at most `budget` weight bytes per PE (its largest layer's
   // activations are at least `activations`), so an optimal solve at λ bounds the cheapest that
   // fits from below by its objective − λ · budget (Lagrangian duality); λ = 0 is r itself.
   const double budget = sram - activations;
-  double bound = r.optimal ? r.cost : -kInf;
+  double& bound = fit.lower;
   const auto solve_at = [&](double lambda) {
     for (std::size_t l = 0; l < weights.size(); ++l)
       for (std::size_t c = 0; c < weights[l].size(); ++c)
@@ -295,7 +301,7 @@ std::string StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
   while (!fits(solve_at(high))) {
     low = high;
     high *= 4;
-    if (high > scale * 1e9) return {};  // the weights alone price every choice: none fits
+    if (high > scale * 1e9) return fit;  // the weights alone price every choice: none fits
   }
   for (int step = 0; step < 10; ++step) {
     const double mid = (low + high) / 2;
@@ -313,9 +319,10 @@ std::string StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
     else
       note << "not proven the cheapest";
     best->notes.push_back(note.str());
+    fit.note = note.str();
   }
   r = std::move(*best);
-  return r.optimal ? std::string() : r.notes.back();
+  return fit;
 }
 
 double StagePricer::lower_bound(int first, int end, int units) {
@@ -328,7 +335,7 @@ double StagePricer::lower_bound(int first, int end, int units) {
 }
 
 void StagePricer::learn(int first, int end, int units, double proven) {
-  if (o.resident_weights || !tabulated(units).grows) return;
+  if (!o.bound_by_shorter || !tabulated(units).grows) return;
   auto& known = grown[static_cast<std::size_t>(units)];
   const std::size_t n = w.layers.size() + 1;
   if (known.empty()) known.assign(n * n, 0.0);
@@ -340,7 +347,13 @@ StagePrice StagePricer::cost(int first, int end, int units, double cutoff) {
   if (!tabulated(units).failure.empty()) return kInf;
   try {
     Solved st = solve(first, end, units, cutoff);
-    if (st.result.above_cutoff || st.result.optimal) learn(first, end, units, st.result.cost);
+    // What is proven of this range: a bound above the cutoff, or an optimum (with resident
+    // weights the unconstrained one, which no fitting assignment beats), or what the search for
+    // a fitting assignment proved (a Lagrangian bound; that none fits).
+    double proven = st.result.above_cutoff || st.result.optimal ? st.result.cost : -kInf;
+    if (const auto fit = resident_fits.find({first, end, units}); fit != resident_fits.end())
+      proven = fit->second.infeasible ? kInf : std::max(proven, fit->second.lower);
+    if (proven > 0) learn(first, end, units, proven);
     if (st.result.above_cutoff) return {st.result.cost, true};
     if (o.resident_weights) {
       const double bytes = stage_bytes(st.setup, st.result.choice);

@@ -85,15 +85,21 @@ struct StagePricer {
   const std::string& cost_model;
   std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
   /// grown[units][first · (layers + 1) + end]: the most a stage of layers [first, e) on `units`
-  /// was proven to cost (its optimum, or a bound a cutoff stopped at) for any e ≤ end; on a
-  /// band that grows (Band::grows) at most what [first, end) costs. Not kept with resident
-  /// weights, whose fitting assignment is not proven the cheapest.
+  /// was proven to cost at least (its optimum, a bound a cutoff stopped at, with resident
+  /// weights what the search for a fitting assignment proved) for any e ≤ end; on a band that
+  /// grows (Band::grows) at most what [first, end) costs: a longer stage holds more weights and
+  /// activations, so it fits no more easily either.
   std::vector<std::vector<double>> grown;
   /// Exact solves by (first, end, units): what the split priced, the baselines and the plan
   /// read back instead of solving again.
   std::map<std::array<int, 3>, SolveResult> exact;
-  /// Of those, the resident-weights assignments not proven the cheapest that fits: why.
-  std::map<std::array<int, 3>, std::string> resident_notes;
+  /// What the search for a fitting assignment (fit_resident) found, by (first, end, units).
+  struct ResidentFit {
+    std::string note;     ///< how far from the cheapest that fits it may be; "" when proven
+    double lower = -std::numeric_limits<double>::infinity();  ///< no fitting one costs less
+    bool infeasible = false;  ///< proven: none fits (nor does one of any longer range)
+  };
+  std::map<std::array<int, 3>, ResidentFit> resident_fits;
   int priced = 0;   ///< stage solves run (a range asked again under a higher cutoff counts again)
   int stopped = 0;  ///< of those, the solves stopped at a cutoff
   std::string why;  ///< the first reason a stage did not fit, for the error when none does
@@ -116,9 +122,9 @@ struct StagePricer {
   /// bisected towards the cheapest that fits. Feasible; proven the cheapest (r.optimal) only
   /// where the solves' Lagrangian bound meets it. `r` is left as it was when no choice of
   /// weights could fit (the lightest weights of every layer plus the least any layer's
-  /// activations need exceed the SRAM) or the heaviest pricing does not. Returns the note that
-  /// says how far from the cheapest it may be ("" when proven, or when `r` stays).
-  std::string fit_resident(const PartitionSetup& s, SolveResult& r);
+  /// activations need exceed the SRAM) or the heaviest pricing does not. Returns what it proved
+  /// and, where the assignment is not proven the cheapest, how far from it it may be.
+  ResidentFit fit_resident(const PartitionSetup& s, SolveResult& r);
 
   /// Raises grown[units] for [first, e ≥ end) to `proven` (no-op where not kept).
   void learn(int first, int end, int units, double proven);
