@@ -126,7 +126,8 @@ struct StagePricer {
   /// and, where the assignment is not proven the cheapest, how far from it it may be.
   ResidentFit fit_resident(const PartitionSetup& s, SolveResult& r);
 
-  /// Raises grown[units] for [first, e ≥ end) to `proven` (no-op where not kept).
+  /// Raises grown[units] for [first, e ≥ end) to `proven`, a lower bound of [first, end)'s cost
+  /// (not kept without PipelineOptions::bound_by_shorter or on a band that does not grow).
   void learn(int first, int end, int units, double proven);
 };
 

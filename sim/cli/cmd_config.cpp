@@ -72,6 +72,7 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
                         const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   create_folder(dir, "output folder");
+  std::vector<std::string> stale;
   for (const std::string& name : outputs) {
     const fs::path p = fs::path(dir) / name;
     std::error_code ignored;
@@ -81,8 +82,9 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
     if (std::none_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
           return !in.empty() && fs::equivalent(p, in, ignored);
         }))
-      fs::remove(p, ignored);
+      stale.push_back(name);
   }
+  remove_stale_outputs(dir, stale);
   write_file(fs::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
 }
 
