@@ -39,8 +39,24 @@ inline std::string signed_percent(double fraction, int digits = 1) {
   return (s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s) + "%";
 }
 
-/// An integer as the config reads one: digits, with `allow_binary_suffix` also a count of KiB,
-/// MiB or GiB ("4KiB", "1 MiB"); nullopt when it is not one or would overflow.
+/// "010", "-07": a number some readers take as octal (YAML 1.1, yaml-cpp, CLI11: 8), others as
+/// decimal.
+inline bool has_leading_zero(const std::string& text) {
+  const std::size_t at = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  return text.size() > at + 1 && text[at] == '0' && text[at + 1] >= '0' && text[at + 1] <= '9';
+}
+
+/// An optional sign and decimal digits, without a leading zero: a whole number that every
+/// reader takes alike ("12", "-3", "0"; not "010", "0x10", "1e3", "2.5", " 4").
+inline bool is_decimal_integer(const std::string& text) {
+  const std::size_t at = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  return text.size() > at && text.find_first_not_of("0123456789", at) == std::string::npos &&
+         !has_leading_zero(text);
+}
+
+/// An integer as the config reads one: decimal digits, with `allow_binary_suffix` also a count
+/// of KiB, MiB or GiB ("4KiB", "1 MiB"); nullopt when it is not one, would overflow, or has a
+/// leading zero (has_leading_zero).
 inline std::optional<std::int64_t> parse_integer(std::string text, bool allow_binary_suffix) {
   std::int64_t scale = 1;
   if (allow_binary_suffix) {
@@ -56,7 +72,7 @@ inline std::optional<std::int64_t> parse_integer(std::string text, bool allow_bi
       }
     }
   }
-  if (text.empty()) return std::nullopt;
+  if (text.empty() || has_leading_zero(text)) return std::nullopt;
   std::size_t used = 0;
   try {
     const long long v = std::stoll(text, &used, 10);

@@ -135,12 +135,12 @@ class Loader {
                            : std::is_same_v<T, std::int64_t> ? "an integer"
                            : std::is_same_v<T, double> ? "a number" : "a string";
     if (!n.IsScalar()) fail(n, key, std::string("expected ") + expected);
-    T v{};
-    try {
-      v = n.as<T>();
-    } catch (const YAML::Exception&) {
-      fail(n, key, std::string("expected ") + expected + ", got '" + n.Scalar() + "'");
-    }
+    const std::optional<T> read = yaml_as<T>(n);
+    if (!read)
+      fail(n, key,
+           std::string("expected ") + expected + ", got '" + n.Scalar() + "'" +
+               (has_leading_zero(n.Scalar()) ? " (no leading zero: it reads as octal)" : ""));
+    const T v = *read;
     if constexpr (std::is_same_v<T, double>)
       if (!std::isfinite(v)) fail(n, key, "expected a finite number, got '" + n.Scalar() + "'");
     return v;

@@ -14,6 +14,7 @@
 #include "noc/base/error.h"
 #include "noc/base/names.h"
 #include "optimizer/graph/shape_inference.h"
+#include "optimizer/io/yaml_file.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -217,11 +218,10 @@ class Reader {
   }
   template <class T>
   T get(const YAML::Node& n, const std::string& key) const {
-    try {
-      return n.as<T>();
-    } catch (const YAML::Exception&) {
-      fail(n, key, "wrong type of value");
-    }
+    if (const std::optional<T> read = yaml_as<T>(n)) return *read;
+    fail(n, key, std::is_integral_v<T> && !std::is_same_v<T, bool>
+                     ? "wrong type of value (expected a whole number in decimal)"
+                     : "wrong type of value");
   }
   OpKind kind(const YAML::Node& n, const std::string& key) const {
     const auto name = get<std::string>(n, key);

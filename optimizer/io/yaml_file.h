@@ -4,7 +4,11 @@
 // becomes one InputError naming the file (and line:column for syntax errors).
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <string>
+#include <type_traits>
+
+#include "noc/base/format.h"
 
 namespace nocflow::optimizer {
 
@@ -20,5 +24,18 @@ YAML::Node parse_one_document(const std::string& text, const std::string& origin
 /// mapping, at any depth, that has a key twice: YAML parsers keep both and readers take one.
 /// A key that is a list or map (`? [a, b]`) is refused the same way.
 void reject_duplicate_keys(const YAML::Node& node, const std::string& origin);
+
+/// `n` as a T, or nullopt when it is not one. An integer must be written in decimal without a
+/// leading zero (is_decimal_integer): yaml-cpp alone reads "010" as octal 8 and "0x10" as 16.
+template <class T>
+std::optional<T> yaml_as(const YAML::Node& n) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    if (!n.IsScalar() || !is_decimal_integer(n.Scalar())) return std::nullopt;
+  try {
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+}
 
 }  // namespace nocflow::optimizer

@@ -7,7 +7,8 @@
 // A node joins only if the previous member's output has no other consumer and is no graph
 // output (the fused node has one output), and only if the group stays contractible: no path
 // may leave the group and come back (checked with topological timestamps). Groups never
-// overlap; each becomes one Fused node named after its anchor.
+// overlap; each becomes one Fused node named after its anchor, also when its tail was a graph
+// output (the output is then listed under the anchor's name; the tail's part keeps its own).
 //
 // Before growing groups, fuse takes an Add of a per-channel constant right after a bias-free
 // anchor (ONNX MatMul + Add, as PyTorch exports a Linear layer on a 3-D tensor) into the anchor

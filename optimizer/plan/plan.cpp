@@ -188,11 +188,10 @@ T get(const YAML::Node& n, const std::string& key, const std::string& file,
   const std::string in = context.empty() ? "" : context + ": ";
   const YAML::Node v = n[key];
   if (!v) throw InputError(at(file, n) + ": " + in + "missing key '" + key + "'");
-  try {
-    return v.as<T>();
-  } catch (const YAML::Exception&) {
-    throw InputError(at(file, v) + ": " + in + "key '" + key + "' has the wrong type");
-  }
+  if (const std::optional<T> read = yaml_as<T>(v)) return *read;
+  constexpr bool whole = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  throw InputError(at(file, v) + ": " + in + "key '" + key + "' has the wrong type" +
+                   (whole ? " (expected a whole number in decimal)" : ""));
 }
 
 /// get, and at least `least`: a count, a size or a cost (finite) that a plan cannot have below it.

@@ -139,6 +139,22 @@ CLI::Validator at_least(double min) {
   return in_range(min, std::numeric_limits<double>::max());
 }
 
+void require_decimal_integers(CLI::App& app) {
+  const CLI::Validator decimal(
+      [](std::string& text) -> std::string {
+        if (is_decimal_integer(text)) return std::string();
+        const char* why = has_leading_zero(text) ? " without a leading zero (it would read as octal)"
+                                                 : "";
+        return std::string("expected a whole number") + why + ", got '" + text + "'";
+      },
+      "");
+  for (CLI::App* cmd : app.get_subcommands({}))
+    for (CLI::Option* opt : cmd->get_options()) {
+      const std::string type = opt->get_type_name();
+      if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0) opt->transform(decimal);
+    }
+}
+
 CLI::Validator one_of(const std::string& what, const std::vector<std::string>& known) {
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;

@@ -266,11 +266,17 @@ int run(const SimulateArgs& a) {
   const ReplaySource source{mode_name, a.plan, a.solver + " / " + a.cost_model, a.calibration};
   write_file(fs::path(a.out) / "summary.json",
              summary_json(source, graph.name(), plan, stale, spec, m).dump(2) + "\n");
-  // The plan replayed, so that a solved one can be replayed again (--plan) and drawn.
-  opt::Plan replayed = plan;
-  replayed.replay_mode =
-      mode == ExecMode::Barrier ? std::optional<std::string>("barrier") : std::nullopt;
-  write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(replayed));
+  // The plan replayed, so that a solved one can be replayed again (--plan) and drawn; but not
+  // over the --plan file itself, which may hold a user's comments and edits.
+  std::error_code ignored;
+  const bool plan_is_output =
+      !a.plan.empty() && fs::equivalent(a.plan, fs::path(a.out) / "plan.yaml", ignored);
+  if (!plan_is_output) {
+    opt::Plan replayed = plan;
+    replayed.replay_mode =
+        mode == ExecMode::Barrier ? std::optional<std::string>("barrier") : std::nullopt;
+    write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(replayed));
+  }
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "layers.csv",
              [&](std::ostream& f) { write_layers_csv(f, &lowered, m.layers); });
@@ -280,9 +286,9 @@ int run(const SimulateArgs& a) {
              [&](std::ostream& f) { write_links_csv(f, m.run, spec.link.width_bytes); });
   write_file(fs::path(a.out) / "memory.csv",
              [&](std::ostream& f) { write_memory_csv(f, m.memory, lowered); });
-  std::string written =
-      "summary.json, plan.yaml, plan.dot, layers.csv, transfers.csv, links.csv, memory.csv, "
-      "config.resolved.yaml";
+  std::string written = std::string("summary.json, ") + (plan_is_output ? "" : "plan.yaml, ") +
+                        "plan.dot, layers.csv, transfers.csv, links.csv, memory.csv, "
+                        "config.resolved.yaml";
   written += write_traces(a, spec, m.run, lowered.programs.layer_names, window);
   print_measured(std::cout, source, plan, spec, m);
   print_transfers_table(std::cout, m.edges);

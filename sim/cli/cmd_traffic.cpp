@@ -416,13 +416,12 @@ void add_traffic_command(CLI::App& app, Action& action) {
   cmd->add_option("--seed", a->traffic.seed, "random seed, 0 .. 2^64 - 1")
       ->capture_default_str()
       ->check(CLI::Validator(
-          [](const std::string& text) {  // exactly: 2^64 and a little above read as 2^64 - 1,
-            std::uint64_t v = 0;      // and a leading zero as octal
+          [](const std::string& text) {  // exactly: 2^64 and a little above read as 2^64 - 1
+            std::uint64_t v = 0;
             const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            return ec == std::errc{} && end == text.data() + text.size() &&
-                           (text.size() == 1 || text[0] != '0')
+            return ec == std::errc{} && end == text.data() + text.size()
                        ? std::string()
-                       : "must be a decimal integer in 0 .. 18446744073709551615 (no leading zero), got " + text;
+                       : "must be a whole number in 0 .. 18446744073709551615, got " + text;
           },
           "0 .. 2^64 - 1"));
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");

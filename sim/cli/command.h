@@ -71,6 +71,11 @@ CLI::Validator at_least(double min);
 /// Option check: a finite number in [min, max].
 CLI::Validator in_range(double min, double max);
 
+/// Every integer option of `app`'s commands first checks that its value is a decimal whole
+/// number ("--batch: expected a whole number, got '2.5'"), refusing a leading zero: CLI11 would
+/// read `--batch 010` as octal 8. Call once all commands are added.
+void require_decimal_integers(CLI::App& app);
+
 /// Option check: one of `known` ("--mode: unknown mode 'fast' (known: dataflow, barrier)"). A
 /// check at parse time also catches an option that took the next one as its value (`--trace
 /// --out`).

@@ -88,6 +88,7 @@ extern "C" int sc_main(int argc, char** argv) {
   sim::cli::add_simulate_command(app, action);
   sim::cli::add_validate_command(app, action);
   sim::cli::add_sweep_command(app, action);
+  sim::cli::require_decimal_integers(app);
 
   try {
     app.parse(argc, argv);

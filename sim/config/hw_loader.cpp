@@ -156,8 +156,10 @@ ParamValue convert(const Param& p, const RawValue& raw) {
       if (!v)
         fail(raw.origin, p.path,
              "expected an integer, got '" + text + "'" +
-                 (p.unit == "bytes" ? " (a byte count; the suffixes KiB, MiB and GiB are allowed)"
-                                    : ""));
+                 (has_leading_zero(text) ? " (no leading zero: it would read as octal elsewhere)"
+                  : p.unit == "bytes"
+                      ? " (a byte count; the suffixes KiB, MiB and GiB are allowed)"
+                      : ""));
       if (*v < p.min || *v > p.max)
         fail(raw.origin, p.path,
              "value " + text + " is out of range " + range_text(p) + " " + p.unit + " (" +
@@ -283,6 +285,8 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
       fail(at, path, "cannot parse value: " + e.msg);
     }
     if (value.IsNull()) fail(at, path, "missing value");
+    if (auto was = given.find(path); was != given.end() && was->second.origin.from_set)
+      fail(at, path, "given twice (also " + was->second.origin.where + "): give it once");
     given[path] = {value, at};
   }
 

@@ -232,6 +232,10 @@ SweepSpec load_sweep_spec(const std::string& file) {
     if (!is_config_key(axis.name) && std::find(known.begin(), known.end(), axis.name) == known.end())
       throw InputError(where(file, kv.first) + unknown_name_message("axis", axis.name, known) +
                        "; config keys such as router.vcs are axes too");
+    for (const YAML::Node& key : set_keys)
+      if (key.as<std::string>() == axis.name)
+        throw InputError(where(file, kv.first) + "axis '" + axis.name + "' is also in set: (line " +
+                         std::to_string(key.Mark().line + 1) + "): use one or the other");
     const YAML::Node& values = kv.second;
     if (values.IsNull()) throw InputError(where(file, kv.first) + "axis '" + axis.name + "' has no value");
     if (values.IsScalar()) {

@@ -225,8 +225,6 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
   const fs::path dir = fresh_dir("traffic_bad");
   const std::pair<std::string, std::string> cases[] = {
       {"--pattern uniformm", "unknown traffic pattern 'uniformm'; did you mean 'uniform'?"},
-      {"--pattern bitrev --set topology.rows=3 --set topology.cols=3",
-       "needs a power-of-two node count"},
       {"--rate 1.5", "--rate: must be at most 1, got 1.5"},
       {"--rate nan", "--rate: expected a number, got 'nan'"},
       {"--pattern hotspot --hotspot-fraction nan",
@@ -238,7 +236,7 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--warmup 100", "--warmup requires --cycles"},
       {"--sample-period 0", "--sample-period: must be at least 1, got 0"},
       {"--packet-flits 0", "--packet-flits: must be at least 1, got 0"},
-      {"--cycles 1e3x", "--cycles: expected a number, got '1e3x'"},
+      {"--cycles 1e3x", "--cycles: expected a whole number, got '1e3x'"},
       {"--hotspot-node 3", "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only"},
       {"--pattern hotspot --hotspot-node -2", "--hotspot-node: must be at least 0, got -2"},
       {"--pattern hotspot --hotspot-node 99", "--hotspot-node 99: no such node (16 nodes)"},
@@ -247,12 +245,12 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--cycles 1000", "--cycles excludes --sample-period"},  // traffic() gives a period
       // --cycles made the latency rule's probes fixed-length: a verdict its probes contradicted.
       {"--find-saturation", "--rate excludes --find-saturation"},  // traffic() gives a rate
-      {"--seed -1", "--seed: must be a decimal integer in 0 .. 18446744073709551615 (no leading zero), got -1"},
-      {"--seed 010", "--seed: must be a decimal integer in 0 .. 18446744073709551615 (no leading zero), got 010"},  // octal 8 to CLI11
+      {"--seed -1", "--seed: must be a whole number in 0 .. 18446744073709551615, got -1"},
+      {"--seed 010",  // octal 8 to CLI11
+       "--seed: expected a whole number without a leading zero (it would read as octal), got '010'"},
       // 2^64 and a little above read as 2^64 - 1
       {"--seed 18446744073709551616",
-       "--seed: must be a decimal integer in 0 .. 18446744073709551615 (no leading zero), got "
-       "18446744073709551616"},
+       "--seed: must be a whole number in 0 .. 18446744073709551615, got 18446744073709551616"},
       {"--packet-flits 100000", "--packet-flits: must be at most 65535, got 100000"},
       // it used to wait forever for room in the queue
       {"--set ni.injection_queue_flits=2",
@@ -260,6 +258,10 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
   };
   for (const auto& [args, message] : cases)
     expect_rejected(run_nocflow(traffic(dir / "out", args)), message, dir / "out", args);
+  // A 3x3 mesh (traffic() sets 4x4, and a key may be set once).
+  const std::string bitrev = "traffic --hw " + kHw + " --set topology.rows=3 --set topology.cols=3 " +
+                             "--pattern bitrev --cycles 100 --out " + (dir / "out").string();
+  expect_rejected(run_nocflow(bitrev), "needs a power-of-two node count", dir / "out", bitrev);
   const std::string bare = "traffic --hw " + kHw + " --quiet --out " + (dir / "out").string();
   expect_rejected(run_nocflow(bare + " --find-saturation --cycles 2000"),
                   "--cycles excludes --find-saturation", dir / "out", "--find-saturation --cycles");

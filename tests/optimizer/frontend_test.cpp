@@ -104,6 +104,13 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
     EXPECT_NE(msg.find("net.yaml:3:"), std::string::npos) << msg;
     EXPECT_NE(msg.find("expected an integer"), std::string::npos) << msg;
   }
+  // yaml-cpp alone reads 010 as octal 8 and 0x10 as 16: a layer of 8 channels from "out: 010".
+  for (const std::string out : {"010", "0x10"}) {
+    const auto msg = error_of(
+        [&] { load("input: [1, 3, 8, 8]\nlayers:\n  - {op: conv, out: " + out + ", kernel: 3}\n"); });
+    EXPECT_NE(msg.find("net.yaml:3:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("expected an integer, got '" + out + "'"), std::string::npos) << msg;
+  }
   {
     const auto msg = error_of([&] { load("input: [1, 3, 8, 8]\nlayers:\n  - {op: add, inputs: [input, nope]}\n"); });
     EXPECT_NE(msg.find("unknown input name 'nope'"), std::string::npos) << msg;

@@ -126,6 +126,8 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
            {"  compute_cycles: ", "  compute_cycles: -1e9 #", "totals: compute_cycles must be at least 0"},
            {"  energy_pj: ", "  energy_pj: .nan #", "totals: energy_pj must be at least 0, got nan"},
            {"    nodes: 16", "    nodes: abc", "layers: key 'nodes' has the wrong type"},
+           {"    nodes: 16", "    nodes: 020",  // octal 16 to yaml-cpp
+            "layers: key 'nodes' has the wrong type (expected a whole number in decimal)"},
            {"    nodes: 16", "    nodes: 3", "nodes 3, but choice " + pb.layers[0].choice.str() + " has 16"},
            {"input: 0, type", "input: -1, type", "edges: input must be at least 0, got -1"}}) {
     std::string edited = plan_yaml(pb);

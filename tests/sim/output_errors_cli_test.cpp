@@ -70,11 +70,17 @@ TEST(OutputErrorsCli, AnOutputFolderHoldsOneRun) {
   ASSERT_TRUE(fs::exists(out / "compare.csv"));
   ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + dir).exit_code, 0);
   EXPECT_FALSE(fs::exists(out / "compare.csv"));
-  // The plan is read from the folder it is replayed into.
+  // The plan is read from the folder it is replayed into: kept as it was, with the user's
+  // comment, though a barrier replay's plan would record its mode.
+  { std::ofstream(out / "plan.yaml", std::ios::app) << "# my notes\n"; }
+  const std::string plan = read_file(out / "plan.yaml");
   const CliRun replay = run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --plan " +
-                                    (out / "plan.yaml").string() + " --quiet" + dir);
+                                    (out / "plan.yaml").string() + " --mode barrier --quiet" + dir);
   ASSERT_EQ(replay.exit_code, 0) << replay.output;
-  EXPECT_TRUE(fs::exists(out / "plan.yaml") && fs::exists(out / "layers.csv"));
+  EXPECT_TRUE(fs::exists(out / "layers.csv"));
+  EXPECT_EQ(read_file(out / "plan.yaml"), plan);
+  EXPECT_NE(replay.output.find("wrote " + out.string() + "/{summary.json, plan.dot,"),
+            std::string::npos) << replay.output;
   // vgg5's messages do not fit a 4-flit source queue: refused before anything is written (it
   // was found once the replay ran, after the config had been written over the earlier run's).
   const CliRun early = run_nocflow(
