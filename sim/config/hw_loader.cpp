@@ -344,11 +344,13 @@ std::string reference_markdown() {
         "preset's value (for `router.*` keys) or else its default. Unknown keys, wrong types and "
         "values out of range are errors that name the file, line, column and key.\n\n"
      << "Check a file with `nocflow config --check FILE`. Every command that takes `--hw FILE` "
-        "also takes `--set key.path=value` (repeatable), which overrides the file (`--set "
+        "also takes `--set key.path=value` (repeatable, one key each time), which overrides the "
+        "file (`--set "
         "topology.kind=crossbar` on a mesh file drops the file's `rows` and `cols`; give `--set "
         "topology.ports=N`); commands that "
         "write an output folder save the fully resolved config there as `config.resolved.yaml`. "
-        "Integer byte sizes accept the suffixes `KiB`, `MiB` and `GiB`.\n\n"
+        "Integer byte sizes accept the suffixes `KiB`, `MiB` and `GiB`. Integers are decimal, "
+        "without a leading zero (`010` is refused: YAML 1.1 readers take it as octal 8).\n\n"
      << "Shipped configs: `configs/hw/` (`mesh4x4`, `mesh8x8`, `mesh16x16`, `crossbar16`, "
         "`booksim8x8`).\n";
   std::string open_section;
