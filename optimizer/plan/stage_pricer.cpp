@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "noc/base/error.h"
-#include "optimizer/solver/memory_search.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -222,17 +221,6 @@ PartitionSetup StagePricer::stage_setup(int first, int end, int units) {
   return s;
 }
 
-double StagePricer::stage_bytes(const PartitionSetup& s, const std::vector<int>& choice) {
-  double weights = 0, activations = 0;
-  for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
-    const LayerShares sh =
-        layer_shares(s.workload.layers[l], s.choices[l][static_cast<std::size_t>(choice[l])]);
-    weights += sh.weights;
-    activations = std::max(activations, sh.input + sh.output);
-  }
-  return weights + activations;
-}
-
 StagePricer::Solved StagePricer::solve(int first, int end, int units, double cutoff) {
   PartitionSetup s = stage_setup(first, end, units);
   const std::array<int, 3> key{first, end, units};
@@ -250,98 +238,6 @@ StagePricer::Solved StagePricer::solve(int first, int end, int units, double cut
   }
   if (o.priced_progress) o.priced_progress(priced);
   return {std::move(s), std::move(r)};
-}
-
-StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, SolveResult& r) {
-  const auto sram = static_cast<double>(hw.sram_bytes);
-  Problem priced = s.problem;  // edges read the band's tables: only the layer costs copy
-  StageMemory memory{std::vector<std::vector<double>>(priced.node.size()),
-                     std::vector<std::vector<double>>(priced.node.size()), sram};
-  const std::vector<std::vector<double>>& weights = memory.summed;
-  double heaviest = 0;                   // the stage's weights per PE under r
-  double lightest = 0, activations = 0;  // no assignment holds less of either
-  for (std::size_t l = 0; l < weights.size(); ++l) {
-    double least_activations = kInf;
-    for (const Choice& c : s.choices[l]) {
-      const LayerShares sh = layer_shares(s.workload.layers[l], c);
-      memory.summed[l].push_back(sh.weights);
-      memory.peak[l].push_back(sh.input + sh.output);
-      least_activations = std::min(least_activations, sh.input + sh.output);
-    }
-    heaviest += weights[l][static_cast<std::size_t>(r.choice[l])];
-    lightest += *std::min_element(weights[l].begin(), weights[l].end());
-    activations = std::max(activations, least_activations);
-  }
-  ResidentFit fit;
-  if (r.optimal) fit.lower = r.cost;  // no fitting assignment costs less than the cheapest
-  if (lightest + activations > sram) {  // none fits, nor on any longer range of the band
-    fit.infeasible = true;
-    return fit;
-  }
-  if (heaviest <= lightest) return fit;  // nothing to trade
-  // Every fitting assignment holds at most `budget` weight bytes per PE (its largest layer's
-  // activations are at least `activations`), so an optimal solve at λ bounds the cheapest that
-  // fits from below by its objective − λ · budget (Lagrangian duality); λ = 0 is r itself.
-  const double budget = sram - activations;
-  double& bound = fit.lower;
-  const auto solve_at = [&](double lambda) {
-    for (std::size_t l = 0; l < weights.size(); ++l)
-      for (std::size_t c = 0; c < weights[l].size(); ++c)
-        priced.node[l][c] = s.problem.node[l][c] + lambda * weights[l][c];
-    SolveResult x = make_solver(o.solver)->solve(priced, o.solve);
-    if (x.optimal) bound = std::max(bound, x.cost - lambda * budget);
-    x.cost = evaluate(s.problem, x.choice);
-    return x;
-  };
-  std::optional<SolveResult> best, near;  // near: the last that did not fit
-  const auto fits = [&](SolveResult x) {
-    if (stage_bytes(s, x.choice) > sram) {
-      near = std::move(x);
-      return false;
-    }
-    if (!best || x.cost < best->cost) best = std::move(x);
-    return true;
-  };
-  // λ in cycles per byte, from the stage's own exchange rate: its cost over its weights.
-  const double scale = std::max(r.cost, 1.0) / heaviest;
-  double low = 0, high = scale / 1024;
-  while (!fits(solve_at(high))) {
-    low = high;
-    high *= 4;
-    if (high > scale * 1e9) return fit;  // the weights alone price every choice: none fits
-  }
-  for (int step = 0; step < 10; ++step) {
-    const double mid = (low + high) / 2;
-    (fits(solve_at(mid)) ? high : low) = mid;
-  }
-  // Pricing bytes trades them at one rate for every layer. Moves of one or two layers' choices
-  // find what that rate misses, from the cheapest that fits and from the last that did not,
-  // made to fit (resnet50's 46-layer first stage of 4 on 8x8: 16.46 % above its bound before,
-  // 8.70 % after; the second start is the cheaper for 119 of its 391 ranges, by 0.5 % on average).
-  const bool tables = std::all_of(s.problem.edges.begin(), s.problem.edges.end(),
-                                  [](const Problem::Edge& e) { return e.tabulated(); });
-  if (tables && bound < best->cost * (1 - 1e-9)) {
-    best->cost = improve_within_memory(s.problem, memory, best->choice);
-    if (near && (near->cost = fit_within_memory(s.problem, memory, near->choice)) < best->cost)
-      best = std::move(near);
-  }
-  // Proven when the bound meets it (to rounding), else how far it may be from the cheapest.
-  best->optimal = bound >= best->cost * (1 - 1e-9);
-  if (!best->optimal) {
-    std::ostringstream note;
-    note << "resident weights: the cheapest fitting assignment found by pricing weight bytes "
-            "and changing one or two layers' choices, ";
-    if (bound > 0)
-      note << "at most " << std::fixed << std::setprecision(2)
-           << 100 * (best->cost - bound) / bound
-           << " % above the cheapest that fits (a Lagrangian bound)";
-    else
-      note << "not proven the cheapest";
-    best->notes.push_back(note.str());
-    fit.note = note.str();
-  }
-  r = std::move(*best);
-  return fit;
 }
 
 double StagePricer::lower_bound(int first, int end, int units) {

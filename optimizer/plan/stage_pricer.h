@@ -82,7 +82,7 @@ struct StagePricer {
   const Workload& w;
   const HwDesc& hw;
   const PipelineOptions& o;
-  const std::string& cost_model;
+  const std::string cost_model;  // a copy: callers pass literals
   std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
   /// grown[units][first · (layers + 1) + end]: the most a stage of layers [first, e) on `units`
   /// was proven to cost at least (its optimum, a bound a cutoff stopped at, with resident
@@ -119,11 +119,13 @@ struct StagePricer {
   /// The stage's cheapest assignment holds more than the SRAM with its weights resident: look
   /// for a cheap one that fits by pricing every byte of a choice's weights per PE λ cycles more
   /// (a Lagrangian relaxation of the bound): λ raised fourfold until the solve fits, then
-  /// bisected towards the cheapest that fits. Feasible; proven the cheapest (r.optimal) only
-  /// where the solves' Lagrangian bound meets it. `r` is left as it was when no choice of
-  /// weights could fit (the lightest weights of every layer plus the least any layer's
-  /// activations need exceed the SRAM) or the heaviest pricing does not. Returns what it proved
-  /// and, where the assignment is not proven the cheapest, how far from it it may be.
+  /// bisected towards the cheapest that fits, then improved by a local search; again on the
+  /// choices whose activations stay below its peak while that pays (resident_fit.cpp).
+  /// Feasible; proven the cheapest (r.optimal) only where the solves' Lagrangian bound meets
+  /// it. `r` is left as it was when no choice of weights could fit (the lightest weights of
+  /// every layer plus the least any layer's activations need exceed the SRAM) or the heaviest
+  /// pricing does not. Returns what it proved and, where the assignment is not proven the
+  /// cheapest, how far from it it may be.
   ResidentFit fit_resident(const PartitionSetup& s, SolveResult& r);
 
   /// Raises grown[units] for [first, e ≥ end) to `proven`, a lower bound of [first, end)'s cost
