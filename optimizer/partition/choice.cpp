@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 
 namespace nocflow::optimizer {
 
@@ -36,7 +37,7 @@ Choice parse_choice(const std::string& text, const std::string& what) {
         try {
           std::size_t used = 0;
           const int v = std::stoi(item.substr(eq + 1), &used);
-          ok = v >= 1 && used == item.size() - eq - 1;
+          ok = v >= 1 && used == item.size() - eq - 1 && is_decimal_integer(item.substr(eq + 1));
           c.factor(d) = v;
         } catch (const std::exception&) {
           ok = false;

@@ -100,7 +100,7 @@ std::pair<int, int> mesh_shape(const std::string& text) {
     part.erase(part.find_last_not_of(' ') + 1);
     int k = 0;
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), k);
-    if (ec != std::errc{} || end != part.data() + part.size() || part.empty())
+    if (ec != std::errc{} || end != part.data() + part.size() || !is_decimal_integer(part))
       throw InputError("--meshes: '" + text + "' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8");
     if (k < 1 || k > 64)
       throw InputError("--meshes: side " + part + " of '" + text + "' is outside 1 .. 64");

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "noc/base/limits.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/cost_model.h"
@@ -54,8 +55,9 @@ std::string resolve(const std::string& spec_file, const std::string& path) {
 
 bool is_config_key(const std::string& name) { return name.find('.') != std::string::npos; }
 
-/// The whole of `v` as an integer, or nothing.
+/// The whole of `v` as an integer, or nothing (also for a leading zero: is_decimal_integer).
 std::optional<long long> to_int(const std::string& v) {
+  if (!is_decimal_integer(v)) return std::nullopt;
   std::size_t used = 0;
   try {
     const long long n = std::stoll(v, &used);
@@ -83,7 +85,9 @@ std::pair<int, int> parse_mesh(const std::string& v) {
 
 std::int64_t parse_batch(const std::string& v) {
   const auto b = to_int(v);
-  if (!b) throw InputError("batch '" + v + "' is not an integer");
+  if (!b)
+    throw InputError("batch '" + v + "' is not an integer" +
+                     (has_leading_zero(v) ? " (no leading zero: it would read as octal)" : ""));
   if (*b < 1 || *b > kMaxBatch)
     throw InputError("batch " + v + " is outside 1 .. " + std::to_string(kMaxBatch));
   return *b;

@@ -82,6 +82,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "does not exist"},
         BadSpec{"bad_batch", "axes:\n  network: zoo:vgg5\n  batch: [1, two]\n", "4:14",
                 "batch 'two' is not an integer"},
+        BadSpec{"batch_leading_zero", "axes:\n  network: zoo:vgg5\n  batch: [1, 010]\n", "4:14",
+                "batch '010' is not an integer (no leading zero: it would read as octal)"},
         BadSpec{"config_key_range", "axes:\n  network: zoo:vgg5\n  router.vcs: [2, 0]\n", "4:19",
                 "router.vcs"},
         BadSpec{"unknown_config_key", "axes:\n  network: zoo:vgg5\n  router.vcz: [2]\n", "4:16",

@@ -421,6 +421,7 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       {"--sizes \"1 KiB\" \"1024 B\"", "--sizes: 1024 given twice"},  // spaced as --set allows
       {"--meshes 2,2", "--meshes: 2x2 given twice"},
       {"--meshes 4x8,4X8", "--meshes: 4x8 given twice"},
+      {"--meshes 08", "--meshes: '08' is not K (a K x K mesh) or RxC"},
       {"--meshes 4x", "--meshes: '4x' is not K (a K x K mesh) or RxC, e.g. 8 or 4x8"},
       {"--meshes 0x8", "--meshes: side 0 of '0x8' is outside 1 .. 64"},
       {"--meshes 1", "--meshes: '1' has one PE; a redistribution needs at least two"},
