@@ -36,6 +36,8 @@ TEST(PaperModel, TypeFunctionEveryCase) {
   EXPECT_EQ(redist_type(a, make({{PartDim::Outp, 4}}), b, make({{PartDim::OfmpH, 4}})), RedistType::AllGather);
   EXPECT_EQ(redist_type(a, make({{PartDim::OfmpH, 4}}), b, make({{PartDim::Outp, 4}})), RedistType::Scatter);
   EXPECT_EQ(redist_type(a, make({{PartDim::Outp, 2}}), b, make({{PartDim::Outp, 4}})), RedistType::AllToAll);
+  // ... and the other way: ALL_GATHER needs a consumer whose K is whole (seed: K_j = 1).
+  EXPECT_EQ(redist_type(a, make({{PartDim::Outp, 4}}), b, make({{PartDim::Outp, 2}})), RedistType::AllToAll);
   EXPECT_EQ(redist_type(a, make({{PartDim::OfmpH, 2}}), b, make({{PartDim::OfmpW, 2}})), RedistType::AllToAll);
 }
 
@@ -85,6 +87,11 @@ TEST(PaperModel, EdgeTimeAndEnergyFormulas9And11) {
   EXPECT_DOUBLE_EQ(c.cycles, d * 15 / 16 * (8.0 / 3.0) / 32);
   EXPECT_DOUBLE_EQ(c.energy_pj, d * 15 / 16 * (8.0 / 3.0) * 2);
   EXPECT_DOUBLE_EQ(m.edge_cost(w, w.edges[0], ci, ci).cycles, 0);  // NONE
+  // Producer and consumer on different node counts: the hops are those of the larger set.
+  const Choice k4 = make({{PartDim::Outp, 4}});  // 4 nodes, to 16
+  EXPECT_EQ(redist_type(w.layers[0], k4, w.layers[1], ci), RedistType::AllToAll);
+  EXPECT_DOUBLE_EQ(m.edge_cost(w, w.edges[0], k4, ci).cycles, d * 15 / 16 * h_avg(true, 16) / 32);
+  EXPECT_DOUBLE_EQ(m.edge_cost(w, w.edges[0], ci, k4).cycles, d * 15 / 16 * h_avg(true, 16) / 32);
   hw.bnoc_bytes_per_cycle = 64;  // B_NoC is a parameter
   EXPECT_DOUBLE_EQ(PaperModel(hw).edge_cost(w, w.edges[0], ci, cj).cycles, d * 15 / 16 * (8.0 / 3.0) / 64);
   hw.topology = {"crossbar", 0, 0, 16};

@@ -146,6 +146,18 @@ TEST(Identity, NoOpsAreRemoved) {
   EXPECT_EQ(g.inputs(*g.find("r")), std::vector<NodeId>{x});
 }
 
+TEST(Identity, ATransposeWithoutPermReversesTheAxesAndStays) {
+  // ONNX's Transpose without perm reverses the axes: [2, 3] becomes [3, 2], no no-op.
+  GraphBuilder b("reverse");
+  const NodeId x = b.input({2, 3});
+  b.relu(b.op(OpKind::Transpose, {}, {x}, "t"), "r");
+  Graph g = b.finish();
+  PassManager({"identity"}).run(g);
+  ASSERT_TRUE(g.find("t"));
+  EXPECT_EQ(g.inputs(*g.find("r")), std::vector<NodeId>{*g.find("t")});
+  EXPECT_EQ(g.node(*g.find("r")).output.shape, (Shape{3, 2}));
+}
+
 TEST(Algebra, NeutralOperandsGoAndTimesZeroCutsWhatItMultiplied) {
   // Seed 002's example: D = C · 0 with C = X · A becomes zeros, and the MatMul and its weights
   // are then dead.
@@ -191,6 +203,24 @@ TEST(Algebra, NeutralOperandsGoAndTimesZeroCutsWhatItMultiplied) {
   EXPECT_TRUE(stat(alone, "algebra").changed);
   EXPECT_FALSE(stat(alone, "algebra", 2).changed);
   EXPECT_EQ(only.inputs(*only.find("out")), std::vector<NodeId>{*only.find("r0")});
+}
+
+TEST(Algebra, AConstantOfSeveralValuesIsNeverNeutral) {
+  // [0, 1] and [0, 5] start with a neutral value but are not neutral: x · [0, 1] keeps x's
+  // second column and x + [0, 5] shifts it.
+  GraphBuilder b("mixed");
+  const NodeId x = b.input({4, 2});
+  const NodeId times = b.binary(OpKind::Mul, x, b.constant({2}, {0.0, 1.0}, "zero_one"), "times");
+  const NodeId plus = b.add(x, b.constant({2}, {0.0, 5.0}, "zero_five"), "plus");
+  const NodeId ones = b.binary(OpKind::Mul, x, b.constant({2}, {1.0, 2.0}, "one_two"), "ones");
+  Graph g = b.finish({times, plus, ones});
+  PassManager({"algebra", "dce"}).run(g);
+  for (const char* name : {"times", "plus", "ones"}) {
+    ASSERT_TRUE(g.find(name)) << name;
+    EXPECT_EQ(g.node(*g.find(name)).kind, std::string(name) == "plus" ? OpKind::Add : OpKind::Mul)
+        << name;
+    EXPECT_EQ(g.inputs(*g.find(name)).size(), 2u) << name;
+  }
 }
 
 TEST(Algebra, ChainsOfOneOperatorTakeOneOrderSoThatCseMergesThem) {
@@ -320,6 +350,22 @@ TEST(Fusion, AFusedLayerKeepsItsHeadsReductionUnlessATailBroadcastsIt) {
   ASSERT_EQ(h.node(*h.find("conv")).op_label(), "Conv+Add");
   EXPECT_FALSE(legal_part_dims(h, *h.find("conv")).contains(PartDim::Inpp));
   EXPECT_TRUE(legal_part_dims(h, *h.find("conv")).contains(PartDim::Outp));
+}
+
+TEST(Fusion, AGroupTakesOneTailAndItsActivationOnly) {
+  // anchor, activation, tail, activation: the pattern's end; a second tail (· y) stays apart.
+  GraphBuilder b("two_tails");
+  const NodeId x = b.input({1, 8, 8, 8}, "x");
+  const NodeId y = b.input({1, 8, 8, 8}, "y");
+  const NodeId conv = b.relu(b.conv(x, 8, 3, 1, 1, 1, false, "conv"), "relu_a");
+  const NodeId tail = b.relu(b.add(conv, x, "add"), "relu_b");
+  b.binary(OpKind::Mul, tail, y, "mul");
+  Graph g = b.finish();
+  PassManager({"fuse"}).run(g);
+  ASSERT_TRUE(g.find("conv") && g.find("mul"));
+  EXPECT_EQ(g.node(*g.find("conv")).op_label(), "Conv+Relu+Add+Relu");
+  EXPECT_EQ(g.node(*g.find("mul")).kind, OpKind::Mul);
+  EXPECT_EQ(g.inputs(*g.find("mul")), (std::vector<NodeId>{*g.find("conv"), *g.find("y")}));
 }
 
 TEST(Fusion, ResNet50DefaultPipelineKeepsMacs) {

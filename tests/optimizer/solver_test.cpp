@@ -139,6 +139,34 @@ TEST(Solvers, GreedyLayoutOnRowsOnDemandChoosesAsOnTables) {
   }
 }
 
+// The ILP models themselves, solved by lp_solve alone: IlpSolver keeps the tree bound's
+// assignment when the MILP is no better, which would hide a wrong model (an empty McCormick
+// lower bound makes its optimum the cheapest layer costs alone).
+TEST(Solvers, BothIlpFormulationsReachTheOptimumOnTheirOwn) {
+  std::mt19937 rng(99);
+  for (int n = 0; n < 40; ++n) {
+    const Problem p = random_problem(rng, 2 + n % 4, 5, n % 2 == 0);
+    const std::vector<int> best_choice = brute_force(p);
+    const double best = evaluate(p, best_choice);
+    for (const char* formulation : {"flow", "mccormick"}) {
+      const IlpModel m = build_ilp(p, formulation);
+      const LpSolution sol = solve_lp(m.lp, {10, false, ""});
+      ASSERT_EQ(sol.status, LpStatus::Optimal) << formulation << ", instance " << n;
+      EXPECT_NEAR(sol.objective, best, 1e-6 * std::max(1.0, best)) << formulation << ", instance " << n;
+      // Its x is an assignment (one choice per layer) that costs its objective.
+      std::vector<int> choice(p.node.size(), -1);
+      for (std::size_t l = 0; l < m.x.size(); ++l)
+        for (std::size_t i = 0; i < m.x[l].size(); ++i)
+          if (sol.values[static_cast<std::size_t>(m.x[l][i])] > 0.5) {
+            EXPECT_EQ(choice[l], -1) << formulation << ": layer " << l << " takes two choices";
+            choice[l] = static_cast<int>(i);
+          }
+      ASSERT_EQ(std::count(choice.begin(), choice.end(), -1), 0) << formulation;
+      EXPECT_NEAR(evaluate(p, choice), best, 1e-6 * std::max(1.0, best)) << formulation;
+    }
+  }
+}
+
 TEST(Solvers, LpRelaxationReportedFromTheRootMatchesASeparateSolve) {
   std::mt19937 rng(7);
   for (int n = 0; n < 10; ++n) {
