@@ -15,6 +15,8 @@
 #   mobilenet_v2 4 stages   8x8, `--stages 4 --solver dp --cost-model linkload`: every band
 #                           tabulated, then (range, rows) stage solves ("solve s" includes both;
 #                           "ilp vars" shows the stage costs solved)
+#   resnet50 4 st. resident 8x8, `--stages 4 --resident-weights` (not run by default: CASES=10):
+#                           the search for stages whose weights fit the 1 MiB SRAM
 # Compare two builds side by side on one machine with NOCFLOW_BASE=path/to/other/nocflow
 # (wall-clock figures are noisy; ratios within one run are not). CASES="1 3" runs some only.
 set -euo pipefail
@@ -32,6 +34,7 @@ cases=(
   "resnet50 greedy|zoo:resnet50 ${big[*]} --solver greedy --cost-model linkload"
   "resnet50 g-layout|zoo:resnet50 ${big[*]} --solver greedy-layout --cost-model linkload"
   "mobilenet_v2 4 st.|zoo:mobilenet_v2 --stages 4 --solver dp --cost-model linkload"
+  "resnet50 4st. res.|zoo:resnet50 --stages 4 --resident-weights --solver dp --cost-model linkload"
 )
 
 printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" case binary choices pruned "tabulate s" "solve s" \
