@@ -45,7 +45,7 @@ std::vector<LayerStats> layer_stats(const RunResult& run, const std::vector<std:
 }
 
 RunTotals run_totals(const RunResult& run) {
-  int last = 0;
+  int last = 0;  // of the PEs finishing last, the lowest-numbered (strict >)
   for (std::size_t p = 0; p < run.pe_finish.size(); ++p)
     if (run.pe_finish[p] > run.pe_finish[last]) last = static_cast<int>(p);
   RunTotals t;

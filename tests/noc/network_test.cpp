@@ -77,6 +77,32 @@ TEST(Mesh2x2, AllPairsDeliveredExactlyOnce) {
     for (int d = 0; d < 4; ++d) EXPECT_EQ(c.got[s][d], 5);
 }
 
+TEST(Mesh2x2, WestFirstBreaksAFreeCreditTieTowardsTheLowerNumberedPort) {
+  // One packet at zero load from r(0,0) to r(1,1): west_first offers East and South, both with
+  // every downstream credit free. Router::compute_route keeps the first port with the most
+  // free credits (a strict >), and candidates are tried from the lowest port number up, so the
+  // lower-numbered of the two (MeshPort, noc/topology/topology.h: East = 0 < South = 2) wins.
+  NocSpec spec = booksim_spec(2, 2);
+  spec.router.routing = "west_first";
+  Network net(spec);
+  const Topology& t = net.topology();
+  const int src = 0, dst = 3, flits = 4;  // nodes of r(0,0) and r(1,1)
+  const int east = int(MeshPort::East), south = int(MeshPort::South);
+  static_assert(int(MeshPort::East) < int(MeshPort::South), "the test's premise");
+  const int r0 = t.node_router(src);
+  ASSERT_EQ(make_routing("west_first")->route(t, r0, t.node_port(src), dst),
+            (PortMask{1} << east) | (PortMask{1} << south))
+      << "both ports must be candidates for the tie to arise";
+  net.send(src, {dst, flits, 0});
+  net.drain();
+  net.verify_drained();
+  EXPECT_EQ(net.router(r0).flits_sent(east), flits);
+  EXPECT_EQ(net.router(r0).flits_sent(south), 0);
+  // ...and then South from r(1,0), the East neighbour, the only way left (minimal routing).
+  EXPECT_EQ(net.router(t.out(r0, east).id).flits_sent(south), flits);
+  EXPECT_EQ(net.router(t.out(r0, south).id).flits_sent(east), 0);
+}
+
 TEST(Mesh4x4, UniformLoadIsConservedAndAccepted) {
   Network net(booksim_spec(4, 4));
   TrafficOptions o;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Static memory planning of lowered plans (sim/lower/memory_plan.h): packing by hand, the
-// buffers of a two-layer plan by hand, and the plan's invariants on resnet18 in both modes.
+// buffers of a two-layer plan by hand, and the plan's invariants on resnet18 in both modes;
+// and the order in which the lowering sends a layer's blocks.
 #include "sim/lower/memory_plan.h"
 
 #include <gtest/gtest.h>
@@ -36,6 +37,23 @@ TEST(MemoryPlan, PackingReusesTheMemoryOfBuffersThatAreNotLiveTogether) {
   EXPECT_EQ(plan.peak_bytes, 160);
   EXPECT_EQ(plan.live_peak_bytes, 160);  // steps 1-2: A and B
   EXPECT_EQ(plan.no_reuse_bytes, 250);
+}
+
+TEST(MemoryPlan, ABufferTakesAGapThatFitsItExactly) {
+  PeMemoryPlan plan;
+  plan.buffers = {{BufferKind::Output, 0, -1, 100, 0, 1},   // A
+                  {BufferKind::Received, 1, 0, 100, 0, 3},  // B, live with A and C
+                  {BufferKind::Output, 1, -1, 100, 2, 3}};  // C, live with B only
+  pack(plan);
+  const Buffer &a = plan.buffers[0], &b = plan.buffers[1], &c = plan.buffers[2];
+  // Equal sizes go by start (A, then B, then C): A at 0, B above it; C overlaps B only, and
+  // the gap below B, where A was, is exactly C's size: C takes A's offset.
+  EXPECT_EQ(a.offset, 0);
+  EXPECT_EQ(b.offset, a.offset + a.bytes);
+  ASSERT_EQ(c.bytes, b.offset) << "the test's premise: an exact fit";
+  EXPECT_EQ(c.offset, a.offset);
+  EXPECT_EQ(plan.peak_bytes, b.offset + b.bytes);
+  EXPECT_EQ(plan.live_peak_bytes, a.bytes + b.bytes);  // steps 0-1: A and B (2-3: B and C)
 }
 
 HwSpec mesh2x2() {
@@ -103,6 +121,31 @@ TEST(MemoryPlan, AnOutpPairHoldsItsBlockUntilTheConsumerHasComputed) {
     EXPECT_EQ(pe.live_peak_bytes, std::max(at0, at7));
     EXPECT_EQ(pe.no_reuse_bytes, at0 + got.bytes + w2.bytes + out2.bytes);
     EXPECT_GE(pe.peak_bytes, pe.live_peak_bytes);
+  }
+}
+
+TEST(Lowering, EachSourceSendsInSnakeOrderStartingWithItsSuccessor) {
+  // conv1 OUTP=4 -> conv2 OFMP_H=4: every PE sends its channels of each row block to the 3
+  // others. The lowering orders each source's sends by distance along the snake (the ring the
+  // PEs form on the mesh, opt::snake_pe), nearest successor first.
+  const TwoConv t({"OUTP=4", "OFMP_H=4"});
+  const int pes = 4;
+  const opt::PeGrid grid{true, 2, 2};
+  std::vector<int> snake(pes), pos(pes);
+  for (int i = 0; i < pes; ++i) {
+    snake[i] = opt::snake_pe(grid, i);
+    pos[snake[i]] = i;
+  }
+  ASSERT_EQ(t.low.edges.size(), 1u);
+  for (int pe = 0; pe < pes; ++pe) {
+    std::vector<int> sent;
+    for (const Step& s : t.low.programs.pe[static_cast<std::size_t>(pe)])
+      if (s.kind == StepKind::Send && s.edge == 0) sent.push_back(s.peer);
+    ASSERT_EQ(sent.size(), static_cast<std::size_t>(pes - 1))
+        << "PE " << pe << " sends to all others";
+    std::vector<int> expected;  // PE 0 on the 2x2 snake 0, 1, 3, 2: to 1, 3, 2
+    for (int k = 1; k < pes; ++k) expected.push_back(snake[(pos[pe] + k) % pes]);
+    EXPECT_EQ(sent, expected) << "PE " << pe;
   }
 }
 

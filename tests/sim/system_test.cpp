@@ -104,6 +104,34 @@ TEST(Collectives, RingAllReduceMovesTwiceTheTensorTimesNMinusOne) {
   EXPECT_EQ(reduce_cycles, 4 * 3 * (1024 / 2 / 64));  // 3 rounds per PE, 512 adds at 64/cycle
 }
 
+TEST(Collectives, RingAllReduceRoundsAPartialAdderCycleUp) {
+  // 4000 bytes over a 4-member ring: chunks of 1000 bytes, 500 two-byte elements, which 64
+  // adders sum in 7 full cycles and one more for the last 500 - 7 * 64 = 52 elements.
+  const std::vector<int> ring = optimizer::ring_order({true, 2, 2}, {0, 1, 2, 3});
+  const std::int64_t n = static_cast<std::int64_t>(ring.size()), total_bytes = 4000, adds = 64;
+  const int elem_bytes = 2;
+  const std::int64_t elements = total_bytes / n / elem_bytes;
+  ASSERT_EQ(total_bytes % (n * elem_bytes), 0) << "chunks of whole elements";
+  ASSERT_NE(elements % adds, 0) << "the last adder cycle must be a partial one";
+  const std::int64_t per_step = (elements + adds - 1) / adds;  // ceil(500 / 64) = 8
+  ProgramSet p(4);
+  ring_all_reduce(p, ring, total_bytes, elem_bytes, adds, 0);
+  int steps = 0;
+  for (const Program& prog : p.pe)
+    for (const Step& s : prog)
+      if (s.kind == StepKind::Reduce) {
+        ++steps;
+        EXPECT_EQ(s.cycles, per_step);
+      }
+  EXPECT_EQ(steps, n * (n - 1));  // n - 1 reduce-scatter rounds on each member
+  System sys("sys", mesh(2, 2), p);
+  const RunResult r = sys.run();
+  std::int64_t reduce_cycles = 0;
+  for (const Span& s : r.spans)
+    if (s.kind == StepKind::Reduce) reduce_cycles += s.end - s.start;
+  EXPECT_EQ(reduce_cycles, n * (n - 1) * per_step);
+}
+
 TEST(Collectives, HaloExchangeMovesExactlyTheHalo) {
   ProgramSet p(4);
   halo_exchange(p, {{0, 2, 640}, {2, 0, 640}, {1, 3, 640}, {3, 1, 640}}, 0);
@@ -189,6 +217,26 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
   ASSERT_NE(last, std::string::npos);
   EXPECT_EQ(std::stoll(vcd.str().substr(last + 2)), r.total_cycles * 2000)  // ps at 0.5 GHz
       << "the trace ends with the run";
+}
+
+TEST(Outputs, RunTotalsCountBarrierWaitsOnTheLowestNumberedOfThePesFinishingLast) {
+  // PE p computes 10 * (p + 1) cycles, waits at a barrier for the slowest (PE 3, 40 cycles),
+  // then computes 5: every PE finishes at 40 + 5. Among these tied PEs run_totals reports the
+  // lowest-numbered, PE 0: busy 10 + 5, blocked at the barrier 40 - 10.
+  const int pes = 4;
+  const std::int64_t after = 5;
+  auto first = [](int pe) { return std::int64_t{10} * (pe + 1); };
+  ProgramSet p(pes);
+  for (int pe = 0; pe < pes; ++pe) p.compute(pe, -1, first(pe));
+  p.barrier_all(1);
+  for (int pe = 0; pe < pes; ++pe) p.compute(pe, -1, after);
+  System sys("sys", mesh(2, 2), p);
+  const RunResult r = sys.run();
+  const std::int64_t slowest = first(pes - 1);
+  for (int pe = 0; pe < pes; ++pe) ASSERT_EQ(r.pe_finish[pe], slowest + after) << "PE " << pe;
+  const RunTotals t = run_totals(r);
+  EXPECT_EQ(t.compute, first(0) + after);
+  EXPECT_EQ(t.communication, slowest - first(0));
 }
 
 /// A VCD's value changes after the definitions: how many, each a new value of its signal and
