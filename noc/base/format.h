@@ -46,17 +46,17 @@ inline bool has_leading_zero(const std::string& text) {
   return text.size() > at + 1 && text[at] == '0' && text[at + 1] >= '0' && text[at + 1] <= '9';
 }
 
-/// An optional sign and decimal digits, without a leading zero: a whole number that every
-/// reader takes alike ("12", "-3", "0"; not "010", "0x10", "1e3", "2.5", " 4").
+/// Decimal digits, after a minus sign or none, without a leading zero: a whole number that
+/// every reader takes alike ("12", "-3", "0"; not "010", "0x10", "+4", "1e3", "2.5", " 4").
 inline bool is_decimal_integer(const std::string& text) {
-  const std::size_t at = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  const std::size_t at = !text.empty() && text[0] == '-' ? 1 : 0;
   return text.size() > at && text.find_first_not_of("0123456789", at) == std::string::npos &&
          !has_leading_zero(text);
 }
 
 /// An integer as the config reads one: decimal digits, with `allow_binary_suffix` also a count
-/// of KiB, MiB or GiB ("4KiB", "1 MiB"); nullopt when it is not one, would overflow, or has a
-/// leading zero (has_leading_zero).
+/// of KiB, MiB or GiB ("4KiB", "1 MiB"); nullopt when it is not one (is_decimal_integer: no
+/// leading zero, no plus sign) or would overflow.
 inline std::optional<std::int64_t> parse_integer(std::string text, bool allow_binary_suffix) {
   std::int64_t scale = 1;
   if (allow_binary_suffix) {
@@ -72,7 +72,7 @@ inline std::optional<std::int64_t> parse_integer(std::string text, bool allow_bi
       }
     }
   }
-  if (text.empty() || has_leading_zero(text)) return std::nullopt;
+  if (!is_decimal_integer(text)) return std::nullopt;
   std::size_t used = 0;
   try {
     const long long v = std::stoll(text, &used, 10);

@@ -219,7 +219,7 @@ class Reader {
   template <class T>
   T get(const YAML::Node& n, const std::string& key) const {
     if (const std::optional<T> read = yaml_as<T>(n)) return *read;
-    fail(n, key, std::is_integral_v<T> && !std::is_same_v<T, bool>
+    fail(n, key, kWholeNumber<T> || WholeNumbers<T>::value
                      ? "wrong type of value (expected a whole number in decimal)"
                      : "wrong type of value");
   }

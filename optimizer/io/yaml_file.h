@@ -4,9 +4,11 @@
 // becomes one InputError naming the file (and line:column for syntax errors).
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "noc/base/format.h"
 
@@ -25,12 +27,27 @@ YAML::Node parse_one_document(const std::string& text, const std::string& origin
 /// A key that is a list or map (`? [a, b]`) is refused the same way.
 void reject_duplicate_keys(const YAML::Node& node, const std::string& origin);
 
-/// `n` as a T, or nullopt when it is not one. An integer must be written in decimal without a
-/// leading zero (is_decimal_integer): yaml-cpp alone reads "010" as octal 8 and "0x10" as 16.
+template <class T>
+inline constexpr bool kWholeNumber = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+struct WholeNumbers : std::false_type {};
+template <class T, class A>
+struct WholeNumbers<std::vector<T, A>> : std::bool_constant<kWholeNumber<T>> {};
+template <class T, std::size_t N>
+struct WholeNumbers<std::array<T, N>> : std::bool_constant<kWholeNumber<T>> {};
+
+/// `n` as a T, or nullopt when it is not one. An integer, alone or in a list, must be written
+/// in decimal without a leading zero (is_decimal_integer): yaml-cpp alone reads "010" as octal
+/// 8 and "0x10" as 16.
 template <class T>
 std::optional<T> yaml_as(const YAML::Node& n) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+  if constexpr (kWholeNumber<T>)
     if (!n.IsScalar() || !is_decimal_integer(n.Scalar())) return std::nullopt;
+  if constexpr (WholeNumbers<T>::value) {
+    if (!n.IsSequence()) return std::nullopt;
+    for (const YAML::Node& e : n)
+      if (!e.IsScalar() || !is_decimal_integer(e.Scalar())) return std::nullopt;
+  }
   try {
     return n.as<T>();
   } catch (const YAML::Exception&) {

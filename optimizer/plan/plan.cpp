@@ -189,7 +189,7 @@ T get(const YAML::Node& n, const std::string& key, const std::string& file,
   const YAML::Node v = n[key];
   if (!v) throw InputError(at(file, n) + ": " + in + "missing key '" + key + "'");
   if (const std::optional<T> read = yaml_as<T>(v)) return *read;
-  constexpr bool whole = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  constexpr bool whole = kWholeNumber<T> || WholeNumbers<T>::value;
   throw InputError(at(file, v) + ": " + in + "key '" + key + "' has the wrong type" +
                    (whole ? " (expected a whole number in decimal)" : ""));
 }

@@ -31,6 +31,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Searches on lower activation caps after the first: each costs about ten stage solves.
 constexpr int kMaxCapRounds = 3;
+/// ... and while none has found a fitting assignment.
+constexpr int kMaxRescueRounds = 8;
 
 /// One search's result on the choices with activations up to a cap.
 struct CapRound {
@@ -67,36 +69,58 @@ StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, Solv
   StageMemory memory{std::vector<std::vector<double>>(layers),
                      std::vector<std::vector<double>>(layers), sram};
   const std::vector<std::vector<double>>& weights = memory.summed;
-  std::vector<double> levels;            // every choice's activations, sorted, once each
-  double heaviest = 0;                   // the stage's weights per PE under r
-  double lightest = 0, activations = 0;  // no assignment holds less of either
+  double heaviest = 0, lightest = 0;  // the stage's weights per PE under r; the least
+  struct Option {
+    double peak, weights;
+    std::size_t layer;
+  };
+  std::vector<Option> options;  // every layer's choices, by activations
   for (std::size_t l = 0; l < layers; ++l) {
-    double least_activations = kInf;
     for (const Choice& c : s.choices[l]) {
       const LayerShares sh = layer_shares(s.workload.layers[l], c);
       memory.summed[l].push_back(sh.weights);
       memory.peak[l].push_back(sh.input + sh.output);
-      levels.push_back(sh.input + sh.output);
-      least_activations = std::min(least_activations, sh.input + sh.output);
+      options.push_back({sh.input + sh.output, sh.weights, l});
     }
     heaviest += weights[l][static_cast<std::size_t>(r.choice[l])];
     lightest += *std::min_element(weights[l].begin(), weights[l].end());
-    activations = std::max(activations, least_activations);
   }
-  std::sort(levels.begin(), levels.end());
-  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  // The peaks a fitting assignment can have: a peak P needs every layer's lightest choice
+  // within P, plus P, to fit. Each such level caps a round of the search below; a stage with
+  // none cannot fit, nor can a longer range of the band (more layers hold no fewer bytes).
+  std::sort(options.begin(), options.end(),
+            [](const Option& a, const Option& b) { return a.peak < b.peak; });
+  std::vector<double> levels;  // ascending
+  {
+    std::vector<double> least(layers, kInf);
+    std::size_t missing = layers;
+    double sum = 0;
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      const Option& o = options[i];
+      if (least[o.layer] == kInf) --missing, least[o.layer] = o.weights, sum += o.weights;
+      else if (o.weights < least[o.layer]) sum -= least[o.layer] - o.weights, least[o.layer] = o.weights;
+      const bool last_of_level = i + 1 == options.size() || options[i + 1].peak != o.peak;
+      if (last_of_level && missing == 0 && sum + o.peak <= sram) levels.push_back(o.peak);
+    }
+  }
   ResidentFit fit;
   if (r.optimal) fit.lower = r.cost;  // no fitting assignment costs less than the cheapest
-  if (lightest + activations > sram) {  // none fits, nor on any longer range of the band
+  if (levels.empty()) {
     fit.infeasible = true;
     return fit;
   }
-  if (heaviest <= lightest) return fit;  // nothing to trade
+  const bool trade = heaviest > lightest;  // else r's weights are the least: no λ moves them
 
   const bool tables = std::all_of(s.problem.edges.begin(), s.problem.edges.end(),
                                   [](const Problem::Edge& e) { return e.tabulated(); });
+  const auto peak_of = [&](const std::vector<int>& choice) {
+    double peak = 0;
+    for (std::size_t l = 0; l < layers; ++l)
+      peak = std::max(peak, memory.peak[l][static_cast<std::size_t>(choice[l])]);
+    return peak;
+  };
   // λ in cycles per byte, from the stage's own exchange rate: its cost over its weights.
-  const double scale = std::max(r.cost, 1.0) / heaviest;
+  const double scale = std::max(r.cost, 1.0) / std::max(heaviest, 1.0);
   const auto search = [&](double cap, double first_lambda) {
     CapRound round;
     Problem allowed = s.problem;  // edges read the band's tables: only the layer costs copy
@@ -105,6 +129,10 @@ StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, Solv
         if (memory.peak[l][c] > cap) allowed.node[l][c] = kInf;
     Problem priced = allowed;
     std::optional<SolveResult> near;  // the last that did not fit
+    if (cap == kInf) {                // the unpriced solve: λ = 0
+      near = r;
+      if (r.optimal) round.duals.emplace_back(0.0, r.cost);
+    }
     const auto fits_at = [&](double lambda) {
       for (std::size_t l = 0; l < layers; ++l)
         for (std::size_t c = 0; c < weights[l].size(); ++c)
@@ -119,64 +147,74 @@ StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, Solv
       if (!round.best || x.cost < round.best->cost) round.best = std::move(x);
       return true;
     };
-    double low = 0, high = first_lambda;
-    while (!fits_at(high)) {
-      low = high;
-      high *= 4;
-      if (high > scale * 1e9) return round;  // the weights alone price every choice: none fits
+    if (trade || cap < kInf) {
+      double low = 0, high = first_lambda;
+      bool fits = fits_at(high);
+      // Past this, the weights alone price every choice: no λ makes it fit.
+      for (; !fits && high <= scale * 1e9; fits = fits_at(high)) low = high, high *= 4;
+      for (int step = 0; fits && step < (cap < kInf ? 6 : 10); ++step) {
+        const double mid = (low + high) / 2;
+        (fits_at(mid) ? high : low) = mid;
+      }
+      round.fitting_lambda = fits ? high : first_lambda;
     }
-    for (int step = 0; step < (cap < kInf ? 6 : 10); ++step) {
-      const double mid = (low + high) / 2;
-      (fits_at(mid) ? high : low) = mid;
-    }
-    round.fitting_lambda = high;
+    // The next cap lies below this peak: the best's, else the last solve's that did not fit.
+    round.peak = round.best ? peak_of(round.best->choice) : near ? peak_of(near->choice) : 0;
     if (tables) {
-      round.best->cost = improve_within_memory(allowed, memory, round.best->choice);
-      if (near && (near->cost = fit_within_memory(allowed, memory, near->choice)) < round.best->cost)
+      if (round.best) round.best->cost = improve_within_memory(allowed, memory, round.best->choice);
+      if (near && (near->cost = fit_within_memory(allowed, memory, near->choice)) <
+                      (round.best ? round.best->cost : kInf))
         round.best = std::move(near);
+      if (round.best) round.peak = peak_of(round.best->choice);
     }
-    for (std::size_t l = 0; l < layers; ++l)
-      round.peak = std::max(round.peak, memory.peak[l][static_cast<std::size_t>(round.best->choice[l])]);
     return round;
   };
 
   std::vector<CapRound> rounds{search(kInf, scale / 1024)};
-  if (!rounds[0].best) return fit;
-  SolveResult best = *rounds[0].best;
-  // Round i covers the assignments whose peak lies above the next round's cap (which is the
+  std::optional<SolveResult> best = rounds[0].best;
+  // Round i covers the fitting assignments whose peak lies above the next round's cap (the
   // level below round i's peak): they hold at most SRAM − that peak in weights. The last
-  // round covers every assignment under its cap, whose peak is at least `activations`.
+  // round covers every fitting assignment under its cap, whose peak is at least the lowest
+  // level.
   const auto bound = [&] {
     double b = kInf;
     for (std::size_t i = 0; i < rounds.size(); ++i)
-      b = std::min(b, rounds[i].bound(sram - (i + 1 < rounds.size() ? rounds[i].peak : activations)));
+      b = std::min(b, rounds[i].bound(sram - (i + 1 < rounds.size() ? rounds[i].peak : levels.front())));
     return std::max(fit.lower, b);
   };
-  for (int k = 0; k < kMaxCapRounds && tables && bound() < best.cost * (1 - 1e-9); ++k) {
+  // Rounds under lower caps while they pay, or, until one fits, while the levels last (a stage
+  // whose cheap choices all peak too high, their weights as light as the ones that fit).
+  for (int k = 0; best ? k < kMaxCapRounds && tables && bound() < best->cost * (1 - 1e-9)
+                       : k < kMaxRescueRounds;
+       ++k) {
     const auto below = std::lower_bound(levels.begin(), levels.end(), rounds.back().peak);
-    if (below == levels.begin() || *(below - 1) < activations) break;
+    if (below == levels.begin()) break;
     // From the least λ that fit above this cap (raised if it does not fit here), fewer steps.
-    rounds.push_back(search(*(below - 1), rounds.back().fitting_lambda));
-    if (!rounds.back().best || rounds.back().best->cost >= best.cost) break;
-    best = *rounds.back().best;
+    rounds.push_back(search(*(below - 1), rounds.back().fitting_lambda > 0
+                                              ? rounds.back().fitting_lambda
+                                              : scale / 1024));
+    if (!rounds.back().best) continue;
+    if (best && rounds.back().best->cost >= best->cost) break;
+    best = rounds.back().best;
   }
   fit.lower = bound();
+  if (!best) return fit;  // none found: r stays, and the stage does not fit
   // Proven when the bound meets it (to rounding), else how far it may be from the cheapest.
-  best.optimal = fit.lower >= best.cost * (1 - 1e-9);
-  if (!best.optimal) {
+  best->optimal = fit.lower >= best->cost * (1 - 1e-9);
+  if (!best->optimal) {
     std::ostringstream note;
     note << "resident weights: the cheapest fitting assignment found by pricing weight bytes "
             "and changing one or two layers' choices, ";
     if (fit.lower > 0)
       note << "at most " << std::fixed << std::setprecision(2)
-           << 100 * (best.cost - fit.lower) / fit.lower
+           << 100 * (best->cost - fit.lower) / fit.lower
            << " % above the cheapest that fits (a Lagrangian bound)";
     else
       note << "not proven the cheapest";
-    best.notes.push_back(note.str());
+    best->notes.push_back(note.str());
     fit.note = note.str();
   }
-  r = std::move(best);
+  r = std::move(*best);
   return fit;
 }
 

@@ -58,23 +58,44 @@ class Search {
   }
 
   /// Single-layer changes, each the one that frees bytes at the least cost per byte, until the
-  /// assignment fits; false if it cannot.
+  /// assignment fits; where none frees any (several layers share the peak), every layer at the
+  /// peak takes its lightest choice below it. False if it cannot fit.
   bool repair() {
-    for (double now = m_.bytes(x_); now > m_.limit;) {
+    // Each step lowers the bytes or the peak; the bound is a guard against cycling between them.
+    int steps = 0;
+    for (double now = m_.bytes(x_); now > m_.limit; now = m_.bytes(x_)) {
+      if (++steps > 100000) return false;
       std::size_t best_l = 0;
       int best_c = -1;
-      double best_rate = std::numeric_limits<double>::infinity(), best_bytes = now;
+      double best_rate = std::numeric_limits<double>::infinity();
       for (std::size_t l = 0; l < x_.size(); ++l)
         for (int c = 0; c < p_.num_choices(static_cast<int>(l)); ++c) {
           if (c == x_[l] || !p_.fits(static_cast<int>(l), c)) continue;
           const double bytes = bytes_with(l, c, l, c);
           if (bytes >= now) continue;
           const double rate = delta(l, c) / (now - bytes);
-          if (rate < best_rate) best_l = l, best_c = c, best_rate = rate, best_bytes = bytes;
+          if (rate < best_rate) best_l = l, best_c = c, best_rate = rate;
         }
-      if (best_c < 0) return false;
-      apply(best_l, best_c);
-      now = best_bytes;
+      if (best_c >= 0) {
+        apply(best_l, best_c);
+        continue;
+      }
+      double peak = 0;
+      for (std::size_t l = 0; l < x_.size(); ++l) peak = std::max(peak, m_.peak[l][at(l)]);
+      for (std::size_t l = 0; l < x_.size(); ++l) {
+        if (m_.peak[l][at(l)] < peak) continue;
+        int lightest = -1;
+        for (int c = 0; c < p_.num_choices(static_cast<int>(l)); ++c) {
+          const auto cc = static_cast<std::size_t>(c);
+          if (!p_.fits(static_cast<int>(l), c) || m_.peak[l][cc] >= peak ||
+              !std::isfinite(p_.node[l][cc]))
+            continue;
+          if (lightest < 0 || m_.summed[l][cc] < m_.summed[l][static_cast<std::size_t>(lightest)])
+            lightest = c;
+        }
+        if (lightest < 0) return false;  // this layer cannot go below the peak
+        apply(l, lightest);
+      }
     }
     return true;
   }
@@ -97,7 +118,7 @@ class Search {
             double d = pa.delta + pb.delta;
             if (adjacent) d += correction(a, pa.choice, b, pb.choice);
             if (d >= best) continue;
-            // Cheap test first: the summed bytes with the peak of the others.
+            // The bytes exactly: the summed ones with the largest peak of the others (top_peaks).
             const double peak = std::max({m_.peak[a][static_cast<std::size_t>(pa.choice)],
                                           m_.peak[b][static_cast<std::size_t>(pb.choice)],
                                           peak_without(a, b)});

@@ -27,8 +27,9 @@ struct StageMemory {
 double improve_within_memory(const Problem& p, const StageMemory& m, std::vector<int>& choice);
 
 /// `choice` (which need not fit) changed one layer at a time, each change the one that frees
-/// bytes at the least cost per byte, until it fits; then improve_within_memory. Returns the
-/// cost, or +inf (choice partly changed) if no single change frees more bytes before it fits.
+/// bytes at the least cost per byte (where none frees any, every layer at the peak takes its
+/// lightest choice below it), until it fits; then improve_within_memory. Returns the cost, or
+/// +inf (choice partly changed) if a layer at the peak has no choice below it first.
 double fit_within_memory(const Problem& p, const StageMemory& m, std::vector<int>& choice);
 
 }  // namespace nocflow::optimizer

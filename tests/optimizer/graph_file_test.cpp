@@ -103,6 +103,9 @@ TEST(GraphFile, WhatIsNotAGraphIsRefusedWithItsPlace) {
        "nodes[1].inputs: 'z' is not an earlier node"},
       {head + "  - {name: b, op: Conv, inputs: [a], attrs: {out_channels: x}}\n",
        "nodes[1].attrs.out_channels: wrong type of value"},
+      // yaml-cpp reads a list's 010 as octal 8 too: a pool of 8x8 windows.
+      {head + "  - {name: b, op: MaxPool, inputs: [a], attrs: {kernel: [010, 010]}}\n",
+       "nodes[1].attrs.kernel: wrong type of value (expected a whole number in decimal)"},
       {head + "  - {name: b, op: Conv, inputs: [a], attrs: {out_channels: 8}, output: {shape: [1, "
               "9, 8, 8]}}\n",
        "g.yaml:6:72: output: node 'b': the file records [1,9,8,8] x 4 B, shape inference gives "

@@ -141,6 +141,18 @@ TEST(MemorySearch, FitsAnAssignmentThatDoesNotWhenSingleChangesCan) {
     }
     expect_local_optimum(in, x, true);
   }
+  // Two layers share the peak: no single change lowers the bytes, both must go below it.
+  {
+    Instance tied;
+    tied.p.names = {"a", "b"};
+    tied.p.node = {{0, 1}, {0, 1}};
+    tied.m.summed = {{0, 0}, {0, 0}};
+    tied.m.peak = {{100, 10}, {100, 10}};
+    tied.m.limit = 50;
+    std::vector<int> x = {0, 0};
+    EXPECT_EQ(fit_within_memory(tied.p, tied.m, x), 2);
+    EXPECT_EQ(x, (std::vector<int>{1, 1}));
+  }
   // A limit below every assignment's bytes: no change fits it.
   Instance in = random_instance(rng, 3, false);
   in.m.limit = 0;

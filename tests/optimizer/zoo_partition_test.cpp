@@ -128,6 +128,7 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
            {"    nodes: 16", "    nodes: abc", "layers: key 'nodes' has the wrong type"},
            {"    nodes: 16", "    nodes: 020",  // octal 16 to yaml-cpp
             "layers: key 'nodes' has the wrong type (expected a whole number in decimal)"},
+           {"pes: [0, ", "pes: [00, ", "layers: key 'pes' has the wrong type (expected a whole number"},
            {"    nodes: 16", "    nodes: 3", "nodes 3, but choice " + pb.layers[0].choice.str() + " has 16"},
            {"input: 0, type", "input: -1, type", "edges: input must be at least 0, got -1"}}) {
     std::string edited = plan_yaml(pb);
