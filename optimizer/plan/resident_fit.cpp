@@ -15,6 +15,11 @@
 // the search from trading activation bytes for weight bytes. So it runs again on the choices
 // whose activations stay below the best assignment's peak, round by round while that pays:
 // the assignments split into classes by their peak, each bounded with its own budget.
+//
+// The peaks a fitting assignment can have are known before any solve (a peak P fits only if
+// every layer's lightest choice within P, plus P, does): a stage with none is proven not to
+// fit, and one whose cheap choices all peak too high, so that no λ moves the solve off them,
+// is searched under lower caps until an assignment fits.
 #include <algorithm>
 #include <iomanip>
 #include <limits>
@@ -97,8 +102,11 @@ StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, Solv
     double sum = 0;
     for (std::size_t i = 0; i < options.size(); ++i) {
       const Option& o = options[i];
-      if (least[o.layer] == kInf) --missing, least[o.layer] = o.weights, sum += o.weights;
-      else if (o.weights < least[o.layer]) sum -= least[o.layer] - o.weights, least[o.layer] = o.weights;
+      if (least[o.layer] == kInf) {
+        --missing, least[o.layer] = o.weights, sum += o.weights;
+      } else if (o.weights < least[o.layer]) {
+        sum -= least[o.layer] - o.weights, least[o.layer] = o.weights;
+      }
       const bool last_of_level = i + 1 == options.size() || options[i + 1].peak != o.peak;
       if (last_of_level && missing == 0 && sum + o.peak <= sram) levels.push_back(o.peak);
     }
@@ -179,7 +187,8 @@ StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, Solv
   const auto bound = [&] {
     double b = kInf;
     for (std::size_t i = 0; i < rounds.size(); ++i)
-      b = std::min(b, rounds[i].bound(sram - (i + 1 < rounds.size() ? rounds[i].peak : levels.front())));
+      b = std::min(b, rounds[i].bound(
+                          sram - (i + 1 < rounds.size() ? rounds[i].peak : levels.front())));
     return std::max(fit.lower, b);
   };
   // Rounds under lower caps while they pay, or, until one fits, while the levels last (a stage

@@ -21,7 +21,8 @@ namespace nocflow::sim::cli {
 void HwOptions::add_to(CLI::App& cmd, bool required) {
   auto* hw = cmd.add_option("--hw", file, "hardware config YAML (see configs/README.md)")->type_name("FILE");
   if (required) hw->required();
-  cmd.add_option("--set", overrides, "override a config key, e.g. --set router.vcs=2 (repeatable, one key each time)")
+  cmd.add_option("--set", overrides,
+                 "override a config key, e.g. --set router.vcs=2 (repeatable, one key each time)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
 }
@@ -143,8 +144,8 @@ void require_decimal_integers(CLI::App& app) {
   const CLI::Validator decimal(
       [](std::string& text) -> std::string {
         if (is_decimal_integer(text)) return std::string();
-        const char* why = has_leading_zero(text) ? " without a leading zero (it would read as octal)"
-                                                 : "";
+        const char* why =
+            has_leading_zero(text) ? " without a leading zero (it would read as octal)" : "";
         return std::string("expected a whole number") + why + ", got '" + text + "'";
       },
       "");
@@ -193,7 +194,8 @@ void add_config_command(CLI::App& app, Action& action) {
   auto* set =
       cmd->add_option(
              "--set", opts->hw.overrides,
-             "override a config key (repeatable, one key each time); without --check, of the built-in defaults")
+             "override a config key (repeatable, one key each time); without --check, of the "
+             "built-in defaults")
           ->type_name("KEY=VALUE")
           ->allow_extra_args(false);
   auto* print =
