@@ -65,7 +65,12 @@ class Search {
     // lower the bytes under a cap that only falls, so the two kinds of step cannot undo each
     // other (they did, until a guard of 100,000 steps, on mobilenet_v2's 46-layer stages).
     double cap = std::numeric_limits<double>::infinity();  // choices must peak below it
-    for (double now = m_.bytes(x_); now > m_.limit; now = m_.bytes(x_)) {
+    // Bytes as the running sum counts them, which a move's comparison uses: a move that frees
+    // nothing but rounding is never taken. Each step frees bytes or lowers the cap: the bound
+    // is only a guard.
+    for (int steps = 0; steps < 1000000; ++steps) {
+      const double now = running_bytes();
+      if (now <= m_.limit) return true;
       std::size_t best_l = 0;
       int best_c = -1;
       double best_rate = std::numeric_limits<double>::infinity();
@@ -75,7 +80,7 @@ class Search {
               m_.peak[l][static_cast<std::size_t>(c)] >= cap)
             continue;
           const double bytes = bytes_with(l, c, l, c);
-          if (bytes >= now) continue;
+          if (bytes >= now * (1 - 1e-12)) continue;
           const double rate = delta(l, c) / (now - bytes);
           if (rate < best_rate) best_l = l, best_c = c, best_rate = rate;
         }
@@ -101,7 +106,7 @@ class Search {
         apply(l, lightest);
       }
     }
-    return true;
+    return false;
   }
 
   /// The best change of two layers at once, applied; true if one improved.
@@ -184,9 +189,17 @@ class Search {
     return d;
   }
 
+  /// The bytes of the current choices, as the running sum counts them.
+  double running_bytes() const {
+    double most = 0;
+    for (std::size_t l = 0; l < x_.size(); ++l) most = std::max(most, m_.peak[l][at(l)]);
+    return summed_ + most;
+  }
+
   /// Bytes with layer a at ca and layer b at cb (a == b: one change).
   double bytes_with(std::size_t a, int ca, std::size_t b, int cb) const {
-    double sum = summed_ - m_.summed[a][at(a)] + m_.summed[a][static_cast<std::size_t>(ca)];
+    // As apply() adds: the bytes after a move are exactly what was compared before it.
+    double sum = summed_ + (m_.summed[a][static_cast<std::size_t>(ca)] - m_.summed[a][at(a)]);
     if (b != a) sum += m_.summed[b][static_cast<std::size_t>(cb)] - m_.summed[b][at(b)];
     double most = 0;
     for (std::size_t l = 0; l < x_.size(); ++l) {
@@ -252,18 +265,25 @@ class Search {
 }  // namespace
 
 double fit_within_memory(const Problem& p, const StageMemory& m, std::vector<int>& choice) {
-  if (!Search(p, m, choice).repair()) return std::numeric_limits<double>::infinity();
+  // The running sum the moves compare may round differently from a fresh one: the fresh one
+  // decides.
+  if (!Search(p, m, choice).repair() || m.bytes(choice) > m.limit)
+    return std::numeric_limits<double>::infinity();
   return improve_within_memory(p, m, choice);
 }
 
 double improve_within_memory(const Problem& p, const StageMemory& m, std::vector<int>& choice) {
-  Search search(p, m, choice);
-  // Each move lowers the cost by more than the tolerance, so this ends; the bound is a guard.
-  for (int round = 0; round < 10000; ++round) {
-    while (search.one_layer_moves()) {
+  const std::vector<int> start = choice;
+  {
+    Search search(p, m, choice);
+    // Each move lowers the cost by more than the tolerance, so this ends; the bound is a guard.
+    for (int round = 0; round < 10000; ++round) {
+      while (search.one_layer_moves()) {
+      }
+      if (!search.two_layer_move()) break;
     }
-    if (!search.two_layer_move()) break;
   }
+  if (m.bytes(choice) > m.limit) choice = start;  // rounding of the running sum: never so far
   return evaluate(p, choice);
 }
 

@@ -377,6 +377,27 @@ TEST(Pipeline, ResidentWeightsFindAFittingAssignmentWhereOneExists) {
   EXPECT_GT(fitting, 100);
 }
 
+// A 46-layer stage of mobilenet_v2 at 512 KiB: its repair alternated between lowering the
+// peak and freeing bytes (then hung on a rounding difference of the running byte sum, once a
+// cap stopped the alternation). It ends, with an assignment that fits and a valid bound.
+TEST(Pipeline, ResidentWeightsSearchEndsOnALongStage) {
+  const Graph g = prepared("mobilenet_v2");
+  const Workload w = build_workload(g);
+  HwDesc hw;
+  hw.topology.rows = hw.topology.cols = 8;
+  hw.sram_bytes = 512 * 1024;
+  PipelineOptions o;
+  o.stages = 4;
+  o.resident_weights = true;
+  StagePricer pricer(w, hw, o, "linkload");
+  const StagePricer::Solved st = pricer.solve(0, 46, 6);
+  ASSERT_LT(st.result.cost, std::numeric_limits<double>::infinity());
+  EXPECT_LE(StagePricer::stage_bytes(st.setup, st.result.choice), static_cast<double>(hw.sram_bytes));
+  const auto fit = pricer.resident_fits.find({0, 46, 6});
+  ASSERT_NE(fit, pricer.resident_fits.end());
+  EXPECT_LE(fit->second.lower, st.result.cost * (1 + 1e-12));
+}
+
 TEST(Pipeline, PlanFileWithInconsistentStagesIsRefused) {
   const Graph g = prepared("vgg5");
   PipelineOptions o;
