@@ -63,11 +63,10 @@ class Search {
   bool repair() {
     // Once the peak is lowered below P, no choice of P or more comes back: the single changes
     // lower the bytes under a cap that only falls, so the two kinds of step cannot undo each
-    // other (they did, until a guard of 100,000 steps, on mobilenet_v2's 46-layer stages).
+    // other (they did, on mobilenet_v2's 46-layer stages). Bytes are counted as the running sum
+    // counts them, which a move's comparison uses, and a step must free more than rounding:
+    // each step frees bytes or lowers the cap, and the bound is only a guard.
     double cap = std::numeric_limits<double>::infinity();  // choices must peak below it
-    // Bytes as the running sum counts them, which a move's comparison uses: a move that frees
-    // nothing but rounding is never taken. Each step frees bytes or lowers the cap: the bound
-    // is only a guard.
     for (int steps = 0; steps < 1000000; ++steps) {
       const double now = running_bytes();
       if (now <= m_.limit) return true;
