@@ -79,10 +79,10 @@ struct StagePricer {
   /// activations: what the stage's PEs hold at most under `choice`.
   static double stage_bytes(const PartitionSetup& s, const std::vector<int>& choice);
 
-  const Workload& w;
-  const HwDesc& hw;
-  const PipelineOptions& o;
-  const std::string cost_model;  // a copy: callers pass literals
+  const Workload& w;              ///< the caller's, which must outlive the pricer
+  const HwDesc hw;                ///< copies: callers pass temporaries and literals
+  const PipelineOptions o;
+  const std::string cost_model;
   std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
   /// grown[units][first · (layers + 1) + end]: the most a stage of layers [first, e) on `units`
   /// was proven to cost at least (its optimum, a bound a cutoff stopped at, with resident

@@ -238,6 +238,36 @@ TEST(Pipeline, ResidentWeightsTakeAStageAssignmentThatFitsWhereTheCheapestDoesNo
     EXPECT_NEAR(cycles[s], fitted.split.cost[s], 1e-6 * cycles[s]) << s;
 }
 
+/// A side x side mesh whose PEs hold `kib` KiB of SRAM.
+HwDesc mesh_with_sram(int side, std::int64_t kib) {
+  HwDesc hw;
+  hw.topology.rows = hw.topology.cols = side;
+  hw.sram_bytes = kib * 1024;
+  return hw;
+}
+
+/// `stages` pipeline stages whose weights stay resident.
+PipelineOptions resident(int stages) {
+  PipelineOptions o;
+  o.stages = stages;
+  o.resident_weights = true;
+  return o;
+}
+
+/// Whether `choice` of the stage holds its resident bytes within `hw`'s SRAM.
+bool fits_sram(const StagePricer::Solved& st, const std::vector<int>& choice, const HwDesc& hw) {
+  return StagePricer::stage_bytes(st.setup, choice) <= static_cast<double>(hw.sram_bytes);
+}
+
+/// The cheapest assignment of the stage that fits, by enumeration; +inf where none does.
+double cheapest_fitting(const StagePricer::Solved& st, const HwDesc& hw) {
+  double cheapest = std::numeric_limits<double>::infinity();
+  for_each_assignment(st.setup.problem, [&](const std::vector<int>& x) {
+    if (fits_sram(st, x, hw)) cheapest = std::min(cheapest, evaluate(st.setup.problem, x));
+  });
+  return cheapest;
+}
+
 // The resident-weights assignment of each chosen stage against every assignment of it that fits
 // (vgg5 on 2x2, bands of 2 PEs: few choices a layer): never cheaper than the cheapest, and within
 // the bound its note states, or the cheapest where it has none.
@@ -246,29 +276,14 @@ TEST(Pipeline, AResidentWeightsAssignmentIsWithinItsStatedBoundOfTheCheapestThat
   const Workload w = build_workload(g);
   int noted = 0;
   for (const std::int64_t kib : {512, 768}) {
-    HwDesc hw;
-    hw.topology.rows = hw.topology.cols = 2;
-    hw.sram_bytes = kib * 1024;
-    PipelineOptions o;
-    o.stages = 2;
-    o.resident_weights = true;
+    const HwDesc hw = mesh_with_sram(2, kib);
+    const PipelineOptions o = resident(2);
     const PipelineResult r = solve_pipeline(g, hw, "linkload", o);
     StagePricer pricer(w, hw, o, "linkload");
     for (int s = 0; s < 2; ++s) {
       const int first = r.split.begin[s], end = r.split.begin[s + 1], q = r.split.units[s];
       const StagePricer::Solved st = pricer.solve(first, end, q);
-      const Problem& p = st.setup.problem;
-      double cheapest = std::numeric_limits<double>::infinity();
-      std::vector<int> choice(p.node.size(), 0);
-      std::function<void(std::size_t)> all = [&](std::size_t l) {
-        if (l == choice.size()) {
-          if (StagePricer::stage_bytes(st.setup, choice) <= static_cast<double>(hw.sram_bytes))
-            cheapest = std::min(cheapest, evaluate(p, choice));
-          return;
-        }
-        for (choice[l] = 0; choice[l] < static_cast<int>(p.node[l].size()); ++choice[l]) all(l + 1);
-      };
-      all(0);
+      const double cheapest = cheapest_fitting(st, hw);
       ASSERT_LT(cheapest, std::numeric_limits<double>::infinity()) << kib << " KiB, stage " << s;
       EXPECT_GE(st.result.cost, cheapest * (1 - 1e-12)) << kib << " KiB, stage " << s;
       const auto fit = pricer.resident_fits.find({first, end, q});
@@ -298,25 +313,15 @@ TEST(Pipeline, EveryResidentWeightsBoundIsBelowTheCheapestThatFits) {
   const int n = static_cast<int>(w.layers.size());
   int searched = 0, found = 0;
   for (const std::int64_t kib : {96, 128, 192, 256, 384, 512}) {
-    HwDesc hw;
-    hw.topology.rows = hw.topology.cols = 2;
-    hw.sram_bytes = kib * 1024;
-    PipelineOptions o;
-    o.stages = 2;
-    o.resident_weights = true;
-    StagePricer pricer(w, hw, o, "linkload");
+    const HwDesc hw = mesh_with_sram(2, kib);
+    StagePricer pricer(w, hw, resident(2), "linkload");
     for (int q = 1; q <= 2; ++q)
       for (int first = 0; first < n; ++first)
         for (int end = first + 1; end <= std::min(n, first + 4); ++end) {
           const StagePricer::Solved st = pricer.solve(first, end, q);
           const auto fit = pricer.resident_fits.find({first, end, q});
           if (fit == pricer.resident_fits.end()) continue;  // its cheapest fits, or stopped
-          const Problem& p = st.setup.problem;
-          double cheapest = std::numeric_limits<double>::infinity();
-          for_each_assignment(p, [&](const std::vector<int>& x) {
-            if (StagePricer::stage_bytes(st.setup, x) <= static_cast<double>(hw.sram_bytes))
-              cheapest = std::min(cheapest, evaluate(p, x));
-          });
+          const double cheapest = cheapest_fitting(st, hw);
           const std::string at = std::to_string(kib) + " KiB, layers " + std::to_string(first) +
                                  ".." + std::to_string(end) + " on " + std::to_string(q);
           if (fit->second.infeasible) {  // proven: none fits
@@ -325,7 +330,7 @@ TEST(Pipeline, EveryResidentWeightsBoundIsBelowTheCheapestThatFits) {
           }
           if (cheapest == std::numeric_limits<double>::infinity()) continue;
           EXPECT_LE(fit->second.lower, cheapest * (1 + 1e-12)) << at;
-          if (StagePricer::stage_bytes(st.setup, st.result.choice) > static_cast<double>(hw.sram_bytes))
+          if (!fits_sram(st, st.result.choice, hw))
             continue;  // the heaviest pricing did not fit: the unfitting optimum is kept
           EXPECT_GE(st.result.cost, cheapest * (1 - 1e-12)) << at;
           ++searched;
@@ -349,26 +354,17 @@ TEST(Pipeline, ResidentWeightsFindAFittingAssignmentWhereOneExists) {
     const Workload w = build_workload(g);
     const int n = static_cast<int>(w.layers.size());
     for (const std::int64_t kib : {64, 128, 256, 527, 1024}) {
-      HwDesc hw;
-      hw.topology.rows = hw.topology.cols = 2;
-      hw.sram_bytes = kib * 1024;
-      PipelineOptions o;
-      o.stages = 1;
-      o.resident_weights = true;
-      StagePricer pricer(w, hw, o, "linkload");
+      const HwDesc hw = mesh_with_sram(2, kib);
+      StagePricer pricer(w, hw, resident(1), "linkload");
       for (int q = 1; q <= 2; ++q)
         for (int first = 0; first < n; ++first)
           for (int end = first + 1; end <= std::min(n, first + 2); ++end) {
             const StagePricer::Solved st = pricer.solve(first, end, q);
-            const double sram = static_cast<double>(hw.sram_bytes);
-            if (StagePricer::stage_bytes(st.setup, st.result.choice) <= sram) {
+            if (fits_sram(st, st.result.choice, hw)) {
               ++fitting;
               continue;
             }
-            bool exists = false;
-            for_each_assignment(st.setup.problem, [&](const std::vector<int>& x) {
-              exists = exists || StagePricer::stage_bytes(st.setup, x) <= sram;
-            });
+            const bool exists = cheapest_fitting(st, hw) < std::numeric_limits<double>::infinity();
             EXPECT_FALSE(exists) << name << " at " << kib << " KiB, layers " << first << ".."
                                  << end << " on " << q << ": one fits, none found";
           }
@@ -383,16 +379,11 @@ TEST(Pipeline, ResidentWeightsFindAFittingAssignmentWhereOneExists) {
 TEST(Pipeline, ResidentWeightsSearchEndsOnALongStage) {
   const Graph g = prepared("mobilenet_v2");
   const Workload w = build_workload(g);
-  HwDesc hw;
-  hw.topology.rows = hw.topology.cols = 8;
-  hw.sram_bytes = 512 * 1024;
-  PipelineOptions o;
-  o.stages = 4;
-  o.resident_weights = true;
-  StagePricer pricer(w, hw, o, "linkload");
+  const HwDesc hw = mesh_with_sram(8, 512);
+  StagePricer pricer(w, hw, resident(4), "linkload");
   const StagePricer::Solved st = pricer.solve(0, 46, 6);
   ASSERT_LT(st.result.cost, std::numeric_limits<double>::infinity());
-  EXPECT_LE(StagePricer::stage_bytes(st.setup, st.result.choice), static_cast<double>(hw.sram_bytes));
+  EXPECT_TRUE(fits_sram(st, st.result.choice, hw));
   const auto fit = pricer.resident_fits.find({0, 46, 6});
   ASSERT_NE(fit, pricer.resident_fits.end());
   EXPECT_LE(fit->second.lower, st.result.cost * (1 + 1e-12));
