@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Shared helpers for NoC tests: specs built in code (BookSim defaults), traffic without SystemC.
+#include <gtest/gtest.h>
+
 #include "noc/network/network.h"
 #include "noc/spec.h"
 #include "noc/traffic/traffic.h"
@@ -28,6 +30,16 @@ inline NocSpec crossbar_spec(int ports) {
   NocSpec s = booksim_spec(1, 2);
   s.topology = {"crossbar", 0, 0, ports};
   return s;
+}
+
+/// The output port of `router` whose link leads to router `next`, or to node `next` when
+/// `kind` is Node.
+inline int port_towards(const Topology& t, int router, int next,
+                        PortPeer::Kind kind = PortPeer::Kind::Router) {
+  for (int p = 0; p < t.num_ports(router); ++p)
+    if (t.out(router, p).kind == kind && t.out(router, p).id == next) return p;
+  ADD_FAILURE() << "router " << router << " has no output to " << next;
+  return 0;
 }
 
 inline TrafficResult run_plain(Network& net, const TrafficOptions& o) {

@@ -15,14 +15,7 @@ namespace nocflow::noc {
 namespace {
 
 using testing::booksim_spec;
-
-/// The output port of `router` whose link leads to router `next`.
-int port_towards(const Topology& t, int router, int next) {
-  for (int p = 0; p < t.num_ports(router); ++p)
-    if (t.out(router, p).kind == PortPeer::Kind::Router && t.out(router, p).id == next) return p;
-  ADD_FAILURE() << "router " << router << " has no link to " << next;
-  return 0;
-}
+using testing::port_towards;
 
 /// Every output port's sent flits plus VC-starved and credit-stalled cycles, at most the cycles
 /// run: a cycle is counted once, as sending, as starved or as stalled.
