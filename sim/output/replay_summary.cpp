@@ -32,7 +32,6 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["flits_per_second"] = r.wall_seconds > 0 ? static_cast<double>(r.flits) / r.wall_seconds : 0;
 }
 
-
 Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lowered,
                  const opt::Plan& replayed, const opt::HwDesc& hw, const HwSpec& spec) {
   Measured m;
@@ -48,6 +47,7 @@ Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lo
                                                   return x.peak_bytes < y.peak_bytes;
                                                 }) -
                                m.memory.begin());
+  m.in_use = run_memory(m.memory, lowered.programs, run.spans);
   if (replayed.pipelined()) m.pipeline = pipeline_run(replayed, m.layers);
   m.run = std::move(run);
   return m;
@@ -86,6 +86,12 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
                       {"live_peak_bytes", fullest.live_peak_bytes},
                       {"no_reuse_bytes", fullest.no_reuse_bytes},
                       {"sram_bytes", spec.pe.sram_bytes}};
+  j["memory_in_use"] = {{"peak_bytes", m.in_use.peak_bytes},
+                        {"pe", m.in_use.pe},
+                        {"cycle", m.in_use.cycle},
+                        {"early_message_bytes", m.in_use.early_bytes},
+                        {"early_message_peak_bytes", m.in_use.early_peak_bytes},
+                        {"early_message_peak_pe", m.in_use.early_peak_pe}};
   if (plan.pipelined()) {
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
     for (std::size_t s = 0; s < plan.stages.size(); ++s)
@@ -95,10 +101,11 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
                         {"pes", plan.stages[s].pes},
                         {"predicted_cycles", plan.stages[s].cycles},
                         {"simulated_cycles", m.pipeline.stage_cycles[s]}});
-    j["pipeline"] = {{"micro_batches", plan.micro_batches},
-                     {"interval_cycles", plan.micro_batches > 1 ? nlohmann::ordered_json(m.pipeline.interval)
-                                                                 : nlohmann::ordered_json()},
-                     {"stages", stages}};
+    j["pipeline"] = {
+        {"micro_batches", plan.micro_batches},
+        {"interval_cycles", plan.micro_batches > 1 ? nlohmann::ordered_json(m.pipeline.interval)
+                                                   : nlohmann::ordered_json()},
+        {"stages", stages}};
   }
   add_traffic(j, r);
   j["units"] = {
@@ -115,6 +122,11 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
       {"memory_plan",
        "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
        "peak, most bytes live at one step, all buffers without reuse"},
+      {"memory_in_use",
+       "bytes during the run on the PE where most are live at once: the memory plan's live "
+       "buffers of the step it is in plus early messages (complete before the first receive "
+       "step of their buffer, so not in the plan), at that cycle and how many of them early; "
+       "early_message_peak_bytes: the most bytes of early messages at once on one PE"},
       {"bytes", "bytes"},
       {"compute_cycles / communication_cycles",
        "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
@@ -132,8 +144,8 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
   const PeMemoryPlan& fullest = m.fullest();
   out << "  total            " << r.total_cycles << " cycles = " << fixed(m.seconds * 1e6, 3)
       << " us"
-      << " (predicted by " << plan.cost_model << (a.plan_file.empty() ? "" : " in the plan file") << ": "
-      << fixed(plan.predicted_cycles()) << " cycles)\n"
+      << " (predicted by " << plan.cost_model << (a.plan_file.empty() ? "" : " in the plan file")
+      << ": " << fixed(plan.predicted_cycles()) << " cycles)\n"
       << "  critical PE      " << m.totals.compute << " cycles computing, "
       << m.totals.communication << " cycles waiting for data or at barriers\n"
       << "  energy           " << fixed(m.energy.total() / 1e6, 3) << " uJ (MAC "
@@ -142,7 +154,16 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
       << "  memory plan      " << fullest.peak_bytes << " bytes of SRAM at most (PE "
       << m.fullest_pe << "; " << fullest.live_peak_bytes << " bytes live at once, "
       << fullest.no_reuse_bytes << " bytes without reuse; the PE holds " << spec.pe.sram_bytes
-      << " bytes)\n";
+      << " bytes)\n"
+      << "  memory in use    " << m.in_use.peak_bytes << " bytes live at once at most (PE "
+      << m.in_use.pe << ", cycle " << m.in_use.cycle << "; ";
+  if (m.in_use.early_peak_bytes == 0)
+    out << "no message arrived before its buffer's first receive step)\n";
+  else
+    out << m.in_use.early_bytes
+        << " bytes of it messages that arrived before their buffer's first receive step; at most "
+        << m.in_use.early_peak_bytes << " bytes of such messages at once, PE "
+        << m.in_use.early_peak_pe << ")\n";
   print_traffic(out, r);
   if (fullest.peak_bytes > spec.pe.sram_bytes)
     out << "  note: the memory plan of PE " << m.fullest_pe << " needs " << fullest.peak_bytes

@@ -11,6 +11,7 @@
 #include "sim/lower/lowering.h"
 #include "sim/lower/memory_plan.h"
 #include "sim/output/layer_stats.h"
+#include "sim/output/memory_use.h"
 #include "sim/output/run_report.h"
 #include "sim/system/system.h"
 
@@ -34,6 +35,7 @@ struct Measured {
   double seconds = 0;  ///< of simulated time
   std::vector<PeMemoryPlan> memory;
   std::size_t fullest_pe = 0;  ///< whose memory plan peaks highest
+  RunMemory in_use;            ///< the plan's live buffers plus early messages, during the run
   PipelineRun pipeline;        ///< a pipelined plan's stages
   const PeMemoryPlan& fullest() const { return memory[fullest_pe]; }
 };
