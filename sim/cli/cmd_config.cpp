@@ -69,17 +69,27 @@ void report_pipeline_progress(optimizer::PipelineOptions& o, const std::string& 
 }
 
 void prepare_output_dir(const std::string& dir, const HwSpec& spec,
-                        const std::vector<std::string>& outputs,
-                        const std::vector<std::string>& inputs) {
+                        const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& keep) {
   namespace fs = std::filesystem;
+  // Every plain file an output-writing command writes besides config.resolved.yaml (its
+  // folders, validate's messages/ and plans/, validate removes itself: cmd_validate.cpp).
+  static const char* const kWritten[] = {
+      "summary.json",    "plan.yaml",        "plan.dot",           "stages.csv",
+      "compare.csv",     "layers.csv",       "transfers.csv",      "links.csv",
+      "memory.csv",      "trace.json",       "trace.vcd",          "messages.csv",
+      "saturation.json", "validation.csv",   "summary.csv",        "calibration.yaml",
+      "rank.csv",        "rank_summary.csv", "rank_placements.csv"};
   create_folder(dir, "output folder");
   std::vector<std::string> stale;
-  for (const std::string& name : outputs) {
+  for (const char* name : kWritten) {
     const fs::path p = fs::path(dir) / name;
     std::error_code ignored;
     // Only a plain file: a folder or a link of that name is the user's (writing to it fails,
     // or writes through it, as it would have).
-    if (fs::symlink_status(p, ignored).type() != fs::file_type::regular) continue;
+    if (fs::symlink_status(p, ignored).type() != fs::file_type::regular ||
+        std::find(keep.begin(), keep.end(), name) != keep.end())
+      continue;
     if (std::none_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
           return !in.empty() && fs::equivalent(p, in, ignored);
         }))
@@ -87,6 +97,11 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
   }
   remove_stale_outputs(dir, stale);
   write_file(fs::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
+}
+
+void write_resolved_config(const std::string& dir, const HwSpec& spec) {
+  create_folder(dir, "output folder");
+  write_file(std::filesystem::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
 }
 
 void remove_stale_outputs(const std::string& dir, const std::vector<std::string>& names) {
@@ -215,7 +230,7 @@ void add_config_command(CLI::App& app, Action& action) {
       if (opts->hw.file.empty() && opts->hw.overrides.empty() && !opts->print && opts->out.empty())
         throw InputError("config: give --check FILE, --set, --print or --reference (see nocflow config --help)");
       const HwSpec spec = opts->hw.load();
-      if (!opts->out.empty()) prepare_output_dir(opts->out, spec);
+      if (!opts->out.empty()) write_resolved_config(opts->out, spec);
       if (opts->print)
         std::cout << resolved_yaml(spec);
       else

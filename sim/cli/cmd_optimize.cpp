@@ -32,9 +32,6 @@
 namespace nocflow::sim::cli {
 namespace {
 
-/// Everything optimize writes into --out besides config.resolved.yaml.
-const std::vector<std::string> kOutputs = {"plan.yaml", "plan.dot", "summary.json", "stages.csv",
-                                           "compare.csv"};
 
 
 namespace opt = nocflow::optimizer;
@@ -205,7 +202,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
   if (!a.quiet) report_pipeline_progress(po, a.cost_model, hw.mesh());
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
-  prepare_output_dir(a.out, spec, kOutputs, {a.net.network, a.calibration, a.export_lp});
+  prepare_output_dir(a.out, spec, {a.net.network, a.calibration, a.export_lp});
   opt::Plan plan = r.plan;
   record_priced_inputs(plan, spec, graph);
   plan.calibration = a.calibration;
@@ -347,7 +344,7 @@ int run(const OptimizeArgs& a) {
     std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "
               << fixed(a.time_limit, 0) << " s) ..." << std::endl;
   const opt::SolveResult r = solver->solve(s.problem, so);
-  prepare_output_dir(a.out, spec, kOutputs, {a.net.network, a.calibration, a.export_lp});
+  prepare_output_dir(a.out, spec, {a.net.network, a.calibration, a.export_lp});
   opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
   record_priced_inputs(plan, spec, graph);
   plan.calibration = a.calibration;

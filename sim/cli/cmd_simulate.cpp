@@ -77,15 +77,13 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
 }
 
 /// The output folder emptied of an earlier run's files (prepare_output_dir) but this run's
-/// inputs. A replay of programs into their own folder keeps everything: the plan that made them.
+/// inputs. A replay of programs into their own folder keeps the plan that made them.
 void prepare_simulate_output(const SimulateArgs& a, const HwSpec& spec) {
   std::error_code ignored;
-  if (!a.programs.empty() && fs::equivalent(a.programs, a.out, ignored))
-    return prepare_output_dir(a.out, spec);
-  prepare_output_dir(a.out, spec,
-                     {"summary.json", "layers.csv", "transfers.csv", "links.csv", "memory.csv",
-                      "plan.yaml", "plan.dot", "trace.json", "trace.vcd"},
-                     {a.plan, a.calibration, a.net.network, a.programs});
+  const bool into_programs = !a.programs.empty() && fs::equivalent(a.programs, a.out, ignored);
+  prepare_output_dir(a.out, spec, {a.plan, a.calibration, a.net.network, a.programs},
+                     into_programs ? std::vector<std::string>{"plan.yaml", "plan.dot"}
+                                   : std::vector<std::string>{});
 }
 
 /// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led.

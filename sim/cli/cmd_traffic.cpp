@@ -25,9 +25,6 @@
 namespace nocflow::sim::cli {
 namespace {
 
-/// Everything traffic writes into --out besides config.resolved.yaml.
-const std::vector<std::string> kOutputs = {"summary.json", "links.csv", "messages.csv",
-                                           "saturation.json"};
 
 
 using noc::Cycle;
@@ -174,7 +171,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   if (!in) throw InputError("--messages " + a.messages + ": cannot open");
   const std::vector<noc::BatchMessage> messages =
       noc::read_messages(in, a.messages, net.num_nodes(), &net.spec());
-  prepare_output_dir(a.out, spec, kOutputs, {a.messages});
+  prepare_output_dir(a.out, spec, {a.messages});
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);
   report_progress(top, a.quiet);
   std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  " << messages.size()
@@ -287,7 +284,7 @@ int run(const TrafficArgs& a) {
         "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only (the pattern is '" +
         a.traffic.pattern + "')");
   noc::check_traffic(net, a.traffic);
-  prepare_output_dir(a.out, spec, kOutputs, {a.messages});
+  prepare_output_dir(a.out, spec, {a.messages});
 
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);
   const int routers = net.topology().num_routers();

@@ -140,7 +140,7 @@ int run_rank(const ValidateArgs& a) {
   for (const std::string& note : notes) std::cout << "  note: " << note << "\n";  // --quiet too
   // The folder before the replays (minutes for resnet50): one that cannot be made fails now.
   clear_earlier_run(a.out, a.calibration);
-  prepare_output_dir(a.out, spec);
+  prepare_output_dir(a.out, spec, {a.calibration, a.net.network});
   std::ostream discard(nullptr);  // --quiet: progress goes nowhere
   const RankReport report = rank_plans(spec, graph, o, a.quiet ? discard : std::cout);
   const std::string written = write_rank_files(a.out, report);

@@ -43,13 +43,16 @@ struct NetworkOptions {
   CLI::Option* add_to(CLI::App& cmd);
 };
 
-/// Create `dir` (and parents), remove from it every plain file the command can write
-/// (`outputs`, by name) but this run's own inputs (`inputs`, paths), so that the folder never
-/// mixes two runs, and write the resolved config into it. Call only after all input has been
-/// validated, so that a failing command writes nothing; one failing later leaves its config.
+/// Create `dir` (and parents), remove from it every plain file that optimize, simulate,
+/// traffic or validate writes (by name: an earlier run's, of any of them) but this run's own
+/// inputs (`inputs`, paths) and the names in `keep`, so that the folder never mixes two runs,
+/// and write the resolved config into it. Call only after all input has been validated, so that
+/// a failing command writes nothing; one failing later leaves its config.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec,
-                        const std::vector<std::string>& outputs = {},
-                        const std::vector<std::string>& inputs = {});
+                        const std::vector<std::string>& inputs = {},
+                        const std::vector<std::string>& keep = {});
+/// Create `dir` (and parents) and write the resolved config into it, removing nothing.
+void write_resolved_config(const std::string& dir, const HwSpec& spec);
 /// Removes files and folders (by name, in `dir`) that an earlier run into `dir` wrote and this
 /// one will not, so that the folder holds one run; names that are not there are skipped.
 void remove_stale_outputs(const std::string& dir, const std::vector<std::string>& names);

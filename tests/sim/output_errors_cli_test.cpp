@@ -92,6 +92,39 @@ TEST(OutputErrorsCli, AnOutputFolderHoldsOneRun) {
             std::string::npos);
 }
 
+// Every command removes what any of them left in the folder, not only its own files: an
+// optimize run into a simulate folder used to leave the replay's CSVs and trace beside its plan.
+TEST(OutputErrorsCli, ARunRemovesTheFilesOfAnEarlierRunOfAnotherCommand) {
+  const fs::path out = fresh_dir("output_other_command");
+  const std::string dir = " --out " + out.string();
+  const std::string sim = "simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet";
+  ASSERT_EQ(run_nocflow(sim + " --trace perfetto" + dir).exit_code, 0);
+  const char* const replay_only[] = {"layers.csv", "transfers.csv", "links.csv", "memory.csv",
+                                     "trace.json"};
+  for (const char* f : replay_only) ASSERT_TRUE(fs::exists(out / f)) << f;
+  ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + dir).exit_code, 0);
+  for (const char* f : replay_only) EXPECT_FALSE(fs::exists(out / f)) << f;
+  EXPECT_TRUE(fs::exists(out / "plan.yaml") && fs::exists(out / "summary.json"));
+  ASSERT_EQ(run_nocflow("traffic " + kHw2x2 + "--rate 0.05 --cycles 100" + dir).exit_code, 0);
+  EXPECT_FALSE(fs::exists(out / "plan.yaml"));
+  EXPECT_TRUE(fs::exists(out / "links.csv"));
+
+  // Programs replayed into the folder they were dumped in, with the run that dumped them: the
+  // plan that made them stays, that run's other files go.
+  const fs::path dump = fresh_dir("output_programs_folder");
+  ASSERT_EQ(run_nocflow(sim + " --dump-programs " + dump.string() + " --out " + dump.string())
+                .exit_code,
+            0);
+  ASSERT_TRUE(fs::exists(dump / "memory.csv"));
+  const std::string plan = read_file(dump / "plan.yaml");
+  const CliRun replay = run_nocflow("simulate " + kHw2x2 + "--programs " + dump.string() +
+                                    " --quiet --out " + dump.string());
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_EQ(read_file(dump / "plan.yaml"), plan);
+  EXPECT_FALSE(fs::exists(dump / "memory.csv"));  // a replay of programs has no memory plan
+  EXPECT_TRUE(fs::exists(dump / "summary.json"));
+}
+
 TEST(OutputErrorsCli, SimulateRefusesAProgramDumpThatIsAFolder) {
   const fs::path dir = fresh_dir("output_errors_dump");
   fs::create_directories(dir / "programs" / "pe_1.txt");
