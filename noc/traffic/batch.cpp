@@ -54,6 +54,9 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
     std::int64_t v[4] = {0, 0, 0, 0};
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const std::string& f = fields[i];
+      if (has_leading_zero(f))  // as everywhere else: 010 reads as 8 in some readers, 10 in others
+        fail(std::string(what[i]) + " '" + f +
+             "': expected a whole number without a leading zero (it would read as octal)");
       if (i == 2) {  // bytes as the configs write them: 4096, 4KiB
         const std::optional<std::int64_t> bytes = parse_integer(f, true);
         if (!bytes) fail("bytes '" + f + "' is not an integer (KiB, MiB and GiB allowed)");

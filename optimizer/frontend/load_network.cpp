@@ -14,6 +14,15 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
   if (spec.rfind("zoo:", 0) == 0) return zoo_network(spec.substr(4), zoo_options);
   std::string ext = std::filesystem::path(spec).extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // .ONNX
+  // As every other input file says it: a folder or a missing file by name, not by what the
+  // parser makes of it.
+  if (ext == ".yaml" || ext == ".yml" || ext == ".onnx") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(spec, ec))
+      throw InputError(spec + ": cannot read the network: it is a directory");
+    if (!std::filesystem::exists(spec, ec))
+      throw InputError(spec + ": cannot read the network: no such file");
+  }
   Graph g = ext == ".yaml" || ext == ".yml" ? load_network_yaml(spec)
             : ext == ".onnx"
                 ? import_onnx(spec, zoo_options.batch)

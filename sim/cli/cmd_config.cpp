@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "noc/base/error.h"
+#include "noc/base/names.h"
 #include "noc/base/format.h"
 #include "noc/base/limits.h"
 #include "optimizer/passes/autodiff.h"
@@ -40,7 +41,7 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
                  "partition the training graph (forward, autodiff's backward, weight updates by "
                  "this optimizer: sgd, momentum, adam)")
       ->type_name("OPTIMIZER")
-      ->check(CLI::IsMember(optimizer::optimizer_names()));
+      ->check(one_of("optimizer", optimizer::optimizer_names()));
   return option;
 }
 
@@ -116,7 +117,7 @@ CLI::Option* add_placement_option(CLI::App& cmd, std::string& placement) {
                   "OFMP_H slice's, else one OUTP or BATCH slice's) fill an odd number of mesh rows "
                   "are also offered with every row starting at the left (PLACE=ROWS), and the "
                   "solver picks")
-      ->check(CLI::IsMember({"snake", "search"}))
+      ->check(one_of("placement", {"snake", "search"}))
       ->capture_default_str();
 }
 
@@ -178,7 +179,7 @@ CLI::Validator one_of(const std::string& what, const std::vector<std::string>& k
       [what, known, list](std::string& text) -> std::string {
         return std::find(known.begin(), known.end(), text) != known.end()
                    ? std::string()
-                   : "unknown " + what + " '" + text + "' (known: " + list + ")";
+                   : unknown_name_message(what, text, known);
       },
       list);
 }
@@ -228,7 +229,7 @@ void add_config_command(CLI::App& app, Action& action) {
         return 0;
       }
       if (opts->hw.file.empty() && opts->hw.overrides.empty() && !opts->print && opts->out.empty())
-        throw InputError("config: give --check FILE, --set, --print or --reference (see nocflow config --help)");
+        throw InputError("config: give --check FILE, --set, --print, --out or --reference (see nocflow config --help)");
       const HwSpec spec = opts->hw.load();
       if (!opts->out.empty()) write_resolved_config(opts->out, spec);
       if (opts->print)

@@ -58,7 +58,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
                   "fusion, weight updates by this "
                   "optimizer (sgd, momentum, adam)")
       ->type_name("OPTIMIZER")
-      ->check(CLI::IsMember(optimizer::optimizer_names()));
+      ->check(one_of("optimizer", optimizer::optimizer_names()));
   cmd->callback([opts, elem_bytes, &action] {
     if (const std::string ext = std::filesystem::path(opts->save).extension().string();
         !opts->save.empty() && ext != ".yaml" && ext != ".yml")

@@ -102,6 +102,10 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
   j["notes"] = r.notes;
   j["units"] = {{"*_cycles", "clock cycles"}, {"energy_pj", "picojoules"},
                 {"*_seconds", "seconds (wall clock)"}};
+  if (r.ilp) {
+    j["units"]["ilp.lp_relaxation"] = "clock cycles (the LP relaxation's optimum)";
+    j["units"]["ilp.gap"] = "fraction of the solution's cycles (0.01 = 1 %) above the lower bound";
+  }
   return j;
 }
 

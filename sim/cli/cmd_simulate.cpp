@@ -141,10 +141,9 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
       {"energy_pj",
        "picojoules; only the NoC's (flit_hops x link width x energy.hop_pj_per_byte): programs do "
        "not say what their compute steps compute"},
-      {"bytes", "bytes"},
       {"compute_cycles / communication_cycles",
-       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
-      {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
+       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"}};
+  add_traffic_units(j["units"]);
   write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
   write_file(fs::path(a.out) / "layers.csv",
              [&](std::ostream& f) { write_layers_csv(f, nullptr, layers); });

@@ -85,6 +85,8 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
                 {"accepted/offered", "flits per node per cycle"},
                 {"avg_hops", "routers traversed per packet"},
                 {"cycles", "clock cycles simulated, warm-up and drain included"},
+                {"router_evaluations",
+                 "router steps run (a router with nothing to do that cycle is skipped)"},
                 {"wall_seconds", "seconds (wall clock; the only fields that vary run to run, "
                                  "with router_cycles_per_second)"}};
   return j;
@@ -237,6 +239,8 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
       {"busiest_router_link_credit_stalled_cycles",
        "cycles it sent nothing while a flit holding one of its VCs waited for a credit, the next "
        "buffer full (links.csv: credit_stalled_cycles)"},
+      {"router_evaluations",
+       "router steps run (a router with nothing to do that cycle is skipped)"},
       {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
   write_file(dir / "summary.json", j.dump(2) + "\n");
   write_links(dir / "links.csv", r.links);
@@ -378,6 +382,10 @@ int run(const TrafficArgs& a) {
                            {"avg_packet_latency", measured(r.packets_measured > 0, r.avg_packet_latency)},
                            {"accepted", measured(r.measured_cycles > 0, r.accepted)}});
   j["wall_seconds"] = wall;
+  j["units"] = {{"last_stable / first_unstable / last_ok / first_saturated / offered / accepted",
+                 "flits per node per cycle (null: none found below 1)"},
+                {"avg_packet_latency", "cycles, creation to the cycle after the tail arrived"},
+                {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
   write_file(std::filesystem::path(a.out) / "saturation.json", j.dump(2) + "\n");
   auto first = [](std::optional<double> r) {
     std::ostringstream s;

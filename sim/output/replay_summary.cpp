@@ -20,6 +20,17 @@ void print_traffic(std::ostream& out, const RunResult& r) {
       << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
 }
 
+/// The units of add_traffic's fields, into summary.json's "units".
+void add_traffic_units(nlohmann::ordered_json& units) {
+  units["messages / packets / flits"] = "counts over the run (flits of link.width_bytes each)";
+  units["bytes"] = "bytes";
+  units["flit_hops"] =
+      "flits x hops (router-to-router links; 1 on a crossbar); NoC energy = flit_hops x link "
+      "width x energy.hop_pj_per_byte";
+  units["steps"] = "program steps the PEs ran (compute, send, receive, reduce, barrier)";
+  units["wall_seconds"] = "seconds (wall clock; varies run to run, with flits_per_second)";
+}
+
 /// The run's traffic and wall time into summary.json.
 void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
   j["messages"] = r.messages;
@@ -117,8 +128,6 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
        "from when the stage could start (its previous micro-batch done, the previous stage done "
        "with this one) to the end of its last layer; interval_cycles: mean cycles between "
        "micro-batches leaving the last stage (null with one micro-batch)"},
-      {"messages / packets / flits", "counts over the run (flits of link.width_bytes each)"},
-      {"steps", "program steps the PEs ran (compute, send, receive, reduce, barrier)"},
       {"memory_plan",
        "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
        "peak, most bytes live at one step, all buffers without reuse"},
@@ -127,13 +136,9 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
        "buffers of the step it is in plus early messages (complete before the first receive "
        "step of their buffer, so not in the plan), at that cycle and how many of them early; "
        "early_message_peak_bytes: the most bytes of early messages at once on one PE"},
-      {"bytes", "bytes"},
       {"compute_cycles / communication_cycles",
-       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"},
-      {"flit_hops",
-       "flits x hops (router-to-router links; 1 on a crossbar); NoC energy = flit_hops x link "
-       "width x energy.hop_pj_per_byte"},
-      {"wall_seconds", "seconds (wall clock; varies run to run, with flits_per_second)"}};
+       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"}};
+  add_traffic_units(j["units"]);
   return j;
 }
 

@@ -59,5 +59,7 @@ void print_traffic(std::ostream& out, const RunResult& r);
 
 /// The run's traffic and wall time into summary.json (also a replay of programs).
 void add_traffic(nlohmann::ordered_json& j, const RunResult& r);
+/// The units of add_traffic's fields, into summary.json's "units" (also a replay of programs).
+void add_traffic_units(nlohmann::ordered_json& units);
 
 }  // namespace nocflow::sim

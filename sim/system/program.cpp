@@ -356,7 +356,9 @@ void check_waits_resolve(const ProgramSet& set, const std::vector<std::vector<Or
 
 ProgramFiles read_programs(const std::string& dir, int pes) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(dir)) throw InputError(dir + ": no such folder of programs");
+  if (!fs::is_directory(dir))
+    throw InputError(dir + (fs::exists(dir) ? ": not a folder (give the folder of pe_N.txt files)"
+                                            : ": no such folder of programs"));
   ProgramFiles out{ProgramSet(pes), {}};
   NameTable layers(out.programs.layer_names), edges(out.edge_names);
   read_names(dir, layers, edges);

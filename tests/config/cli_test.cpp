@@ -206,7 +206,7 @@ TEST(Cli, ConfigWithoutAFileShowsTheDefaults) {
   EXPECT_TRUE(fs::exists(dir / "o" / "config.resolved.yaml"));
   const CliRun nothing = run_nocflow("config");
   EXPECT_EQ(nothing.exit_code, 2);
-  EXPECT_NE(nothing.output.find("config: give --check FILE, --set, --print or --reference"), std::string::npos)
+  EXPECT_NE(nothing.output.find("config: give --check FILE, --set, --print, --out or --reference"), std::string::npos)
       << nothing.output;
 }
 

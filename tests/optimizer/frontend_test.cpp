@@ -298,7 +298,18 @@ TEST(Onnx, GoogLeNetConcatBranchesImport) {
 }
 
 TEST(Onnx, UnreadableAndMissingFilesAreInputErrors) {
-  EXPECT_NE(error_of([&] { load_network(kConfigs + "vgg5.onnx"); }).find("cannot open"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_network(kConfigs + "vgg5.onnx"); })
+                .find("vgg5.onnx: cannot read the network: no such file"),
+            std::string::npos);
+  // A folder is named as one (it used to fail as a file with no 'layers' or no protobuf).
+  for (const char* name : {"folder.yaml", "folder.onnx"}) {
+    const std::filesystem::path dir = nocflow::testing::scratch_path(name);
+    std::filesystem::create_directories(dir);
+    EXPECT_NE(error_of([&] { load_network(dir.string()); })
+                  .find(dir.string() + ": cannot read the network: it is a directory"),
+              std::string::npos)
+        << name;
+  }
   // A YAML file is not a protobuf model.
   const std::string tmp = nocflow::testing::scratch_path("garbage.onnx").string();
   { std::ofstream(tmp) << "this is not a model\n"; }

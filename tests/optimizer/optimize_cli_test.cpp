@@ -265,7 +265,10 @@ TEST(OptimizeCli, BadInputExitsTwoAndWritesNothing) {
       // linkload never read it: the total did not move.
       {"--bnoc 100",
        "--bnoc: sets the paper model's B_NoC; --cost-model linkload does not read it"},
-      {"--placement diagonal", "--placement: diagonal not in {snake,search}"},
+      {"--placement diagonal", "--placement: unknown placement 'diagonal' (known: snake, search)"},
+      // A typo gets its suggestion, as config keys and zoo names do.
+      {"--solver dpp", "--solver: unknown solver 'dpp'; did you mean 'dp'?"},
+      {"--train sdg", "--train: unknown optimizer 'sdg'; did you mean 'sgd'?"},
       // Ignored on a crossbar: the plan came out byte-identical to the snake's.
       {"--set topology.kind=crossbar --set topology.ports=16 --placement search",
        "--placement search: places mesh rows; a crossbar has none"},
