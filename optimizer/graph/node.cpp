@@ -38,7 +38,7 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
          epsilon == o.epsilon && ratio == o.ratio && elem_bytes == o.elem_bytes &&
          int_data == o.int_data && same_bits(float_data, o.float_data) &&
          trainable == o.trainable && parts == o.parts && weights == o.weights && grad_of == o.grad_of &&
-         grad_input == o.grad_input && offset == o.offset && params == o.params &&
+         grad_input == o.grad_input && offset == o.offset && step == o.step && params == o.params &&
          optimizer == o.optimizer && scales == o.scales && mode == o.mode &&
          coordinate_transformation_mode == o.coordinate_transformation_mode &&
          nearest_mode == o.nearest_mode;
@@ -86,6 +86,7 @@ std::size_t hash_attrs(const OpAttrs& a) {
   mix(h, static_cast<std::size_t>(a.grad_of));
   mix(h, std::hash<int>{}(a.grad_input));
   mix(h, std::hash<std::int64_t>{}(a.offset));
+  mix(h, std::hash<std::int64_t>{}(a.step));
   mix(h, std::hash<std::int64_t>{}(a.params));
   mix(h, std::hash<std::string>{}(a.optimizer));
   mix_all(h, a.scales);

@@ -73,6 +73,7 @@ struct OpAttrs {
                                       ///< ConvGradWeight: ConvTranspose's (dY is input 0)
   int grad_input = 0;                 ///< Grad: which forward input the gradient is for
   std::int64_t offset = 0;            ///< Slice: first index along `axis`
+  std::int64_t step = 1;              ///< Slice: distance between the indices taken (>= 1)
   std::int64_t params = 0;            ///< WeightUpdate: parameters updated (weights and bias)
   std::string optimizer;              ///< WeightUpdate: sgd | momentum | adam
   // Resize (optimizer/graph/resize.h); `shape` is then the output's height and width.

@@ -118,11 +118,14 @@ Tensor pool_grad(const Tensor& dy, const OpAttrs& a) {
 Tensor slice(const Tensor& x, const OpAttrs& a) {
   const Tensor t = gradient_tensor(x, a);
   const std::size_t axis = norm_axis(a.axis, x.shape.size());
+  if (a.step < 1) fail("step " + std::to_string(a.step) + " must be at least 1");
   bool ok = t.shape.size() == x.shape.size() && a.offset >= 0;
-  for (std::size_t i = 0; ok && i < t.shape.size(); ++i)
-    ok = i == axis ? a.offset + t.shape[i] <= x.shape[i] : t.shape[i] == x.shape[i];
+  for (std::size_t i = 0; ok && i < t.shape.size(); ++i)  // the last index taken is inside
+    ok = i == axis ? t.shape[i] > 0 && a.offset + (t.shape[i] - 1) * a.step < x.shape[i]
+                   : t.shape[i] == x.shape[i];
   if (!ok)
-    fail("slice " + shape_str(t.shape) + " at " + std::to_string(a.offset) + " along axis " +
+    fail("slice " + shape_str(t.shape) + " at " + std::to_string(a.offset) +
+         (a.step > 1 ? " step " + std::to_string(a.step) : std::string()) + " along axis " +
          std::to_string(a.axis) + " leaves " + shape_str(x.shape));
   return t;
 }
@@ -147,9 +150,11 @@ Tensor onnx_slice(const std::vector<const Tensor*>& in, OpAttrs& a) {
   int sliced = 0;
   a.axis = 0;
   a.offset = 0;
+  a.step = 1;
   for (std::size_t i = 0; i < v[1].size(); ++i) {
-    if (in.size() > 4 && v[4][i] != 1)
-      fail("step " + std::to_string(v[4][i]) + " is not supported (only 1)");
+    const std::int64_t step = in.size() > 4 ? v[4][i] : 1;
+    if (step < 1)
+      fail("step " + std::to_string(step) + " is not supported (only positive ones)");
     const std::size_t axis = norm_axis(v[3][i], x.shape.size(), "slice axis");
     const std::int64_t dim = x.shape[axis];
     auto clamp = [dim](std::int64_t p) {
@@ -159,16 +164,19 @@ Tensor onnx_slice(const std::vector<const Tensor*>& in, OpAttrs& a) {
     if (hi <= lo)
       fail("slice [" + std::to_string(v[1][i]) + ", " + std::to_string(v[2][i]) + ") of axis " +
            std::to_string(axis) + " (" + std::to_string(dim) + ") is empty");
-    if (hi - lo == dim) continue;
+    if (hi - lo == dim && step == 1) continue;
     if (++sliced > 1) fail("slices more than one axis; only one is supported");
     a.axis = static_cast<std::int64_t>(axis);
     a.offset = lo;
-    t.shape[axis] = hi - lo;
+    a.step = step;
+    t.shape[axis] = (hi - lo + step - 1) / step;
   }
   a.shape = t.shape;
-  if (x.value && x.shape.size() == 1)
-    t.value = std::vector<std::int64_t>(x.value->begin() + a.offset,
-                                        x.value->begin() + a.offset + t.shape[0]);
+  if (x.value && x.shape.size() == 1) {
+    t.value.emplace();
+    for (std::int64_t i = 0; i < t.shape[0]; ++i)
+      t.value->push_back((*x.value)[static_cast<std::size_t>(a.offset + i * a.step)]);
+  }
   return t;
 }
 

@@ -54,6 +54,7 @@ void for_each_attr(Visit&& visit) {
   visit("grad_of", &OpAttrs::grad_of);
   visit("grad_input", &OpAttrs::grad_input);
   visit("offset", &OpAttrs::offset);
+  visit("step", &OpAttrs::step);
   visit("params", &OpAttrs::params);
   visit("optimizer", &OpAttrs::optimizer);
   visit("scales", &OpAttrs::scales);

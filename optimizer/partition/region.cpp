@@ -207,17 +207,23 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     }
     case OpKind::Slice: {
       if (input != 0) return full_box(in);  // an ONNX Slice's starts and ends, before folding
-      Box b = block;
+      Box b = block;  // rows offset + i·step for the block's rows i, and those between
       const int axis = view_axis(a.axis, op.output.shape.size());
-      b.r[axis] = {block.r[axis].lo + a.offset, block.r[axis].hi + a.offset};
+      const Range r = block.r[axis];
+      b.r[axis] = r.empty() ? Range{a.offset, a.offset}
+                            : Range{a.offset + r.lo * a.step, a.offset + (r.hi - 1) * a.step + 1};
       return b;
     }
     case OpKind::Grad:
-      if (a.grad_of == OpKind::Slice) {  // dY sits at the offset along the axis
+      if (a.grad_of == OpKind::Slice) {  // dY row i sits at offset + i·step along the axis
         Box b = block;
         const int axis = view_axis(a.axis, op.output.shape.size());
-        const Range r = intersect(block.r[axis], {a.offset, a.offset + in[axis]});
-        b.r[axis] = r.empty() ? Range{0, 0} : Range{r.lo - a.offset, r.hi - a.offset};
+        auto first_at_or_after = [&](std::int64_t row) {  // the first dY row at or after `row`
+          return std::clamp<std::int64_t>((row - a.offset + a.step - 1) / a.step, 0, in[axis]);
+        };
+        const Range r{first_at_or_after(std::max(block.r[axis].lo, a.offset)),
+                      first_at_or_after(std::max(block.r[axis].hi, a.offset))};
+        b.r[axis] = r.empty() ? Range{0, 0} : r;
         return b;
       }
       if (a.grad_of == OpKind::Resize)  // dX's block from dY's values that read it

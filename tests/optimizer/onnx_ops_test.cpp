@@ -170,16 +170,33 @@ TEST(OnnxSlice, OfTheWholeTensorIsRemovedAsAnIdentity) {
   EXPECT_EQ(g.node(g.input(*g.find("relu"), 0)).kind, OpKind::Input);
 }
 
-TEST(OnnxSlice, StepsAndSeveralAxesAreRefused) {
-  {
+TEST(OnnxSlice, StepsAreTakenSeveralAxesAndNegativeStepsRefused) {
+  {  // Swin's patch merging, x[:, 1::2]: channels 1, 3, 5 and 7
     Model m({1, 8, 4, 4});
-    m.int64s("s", {0});
-    m.int64s("e", {4});
+    m.int64s("s", {1});
+    m.int64s("e", {std::numeric_limits<std::int64_t>::max()});
     m.int64s("ax", {1});
     m.int64s("st", {2});
     m.node("Slice", {"x", "s", "e", "ax", "st"}, "y", "slice");
-    EXPECT_HAS(m.import("slice_step.onnx"),
-               "node 'slice' (Slice): step 2 is not supported (only 1)");
+    Graph g = m.load("slice_step.onnx");
+    run_passes(g, "default");
+    const NodeId slice = *g.find("slice");
+    EXPECT_EQ(g.node(slice).output.shape, (Shape{1, 4, 4, 4}));
+    EXPECT_EQ(g.node(slice).attrs.offset, 1);
+    EXPECT_EQ(g.node(slice).attrs.step, 2);
+    // Output channels [1, 3) are input channels 3 and 5, read as the span [3, 6).
+    const Box block{{Range{0, 1}, Range{1, 3}, Range{0, 4}, Range{0, 4}}};
+    EXPECT_EQ(input_region(g, slice, 0, block, Range{0, 1}).r[1], (Range{3, 6}));
+  }
+  {
+    Model m({1, 8, 4, 4});
+    m.int64s("s", {4});
+    m.int64s("e", {0});
+    m.int64s("ax", {1});
+    m.int64s("st", {-1});
+    m.node("Slice", {"x", "s", "e", "ax", "st"}, "y", "slice");
+    EXPECT_HAS(m.import("slice_negative_step.onnx"),
+               "node 'slice' (Slice): step -1 is not supported (only positive ones)");
   }
   {
     Model m({1, 8, 4, 4});
