@@ -14,6 +14,10 @@ namespace nocflow::optimizer {
 /// mismatch) when a rule fails, and naming a node on a cycle if the graph has one.
 void infer_shapes(Graph& graph);
 
+/// Fills node `id`'s output from its inputs' outputs (already filled), throwing as
+/// infer_shapes does: the step infer_shapes takes per node.
+void infer_node(Graph& graph, NodeId id);
+
 /// The rule for one operator: output tensor of `kind` with `attrs` reading `inputs`.
 /// Throws InputError with a message that does not name the node (the caller adds it).
 /// For Fused, also fills the parts' input and output tensors. A tensor of more than 2^53
