@@ -56,7 +56,16 @@ TORCHVISION = {  # name: (model, input height and width)
     # ViT-B/16: the class token's Expand (ConstantOfShape, Equal, Where on its shape) and its
     # Gather (x[:, 0]); attention as MatMul, LayerNorm and GELU spelled out
     "vit_b_16": (lambda: torchvision.models.vit_b_16(weights=None), 224),
+    # Swin-T: shifted windows (Pad, Mod and Range on shapes; the attention mask a ConstantOfShape
+    # filled by ScatterND, compared by Equal and Not, chosen by Where, all compile-time). 1.3 MB
+    # without weights, so not kept in tests/optimizer/data (not exported unless asked for).
+    "swin_t": (lambda: torchvision.models.swin_t(weights=None), 224),
+    # swin_t's design at a size the tests keep: 14 x 14 tokens in 2 x 2 shifted windows of 7 x 7
+    # (the mask), then 7 x 7 tokens in one window (no shift)
+    "swin_tiny": (lambda: torchvision.models.swin_transformer.SwinTransformer(
+        patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[1, 2], window_size=[7, 7]), 56),
 }
+NOT_BY_DEFAULT = {"swin_t"}
 # Exported with autograd on: under no_grad PyTorch runs attention as one fused kernel
 # (_native_multi_head_attention) that has no ONNX export.
 WITH_GRAD = {"vit_b_16"}
@@ -90,6 +99,15 @@ def reference(module, example):
             else:
                 length, n, e = output[0].shape
             macs += n * (4 * length * e * e + 2 * length * length * e)
+        elif isinstance(m, torchvision.models.swin_transformer.ShiftedWindowAttention):
+            # Its forward uses qkv's and proj's weights without calling them. Per window of T
+            # tokens of C features: qkv T C 3C, Q K^T and A V T^2 C each (over the heads),
+            # proj T C^2; the map is padded to whole windows.
+            ran.update((m.qkv, m.proj))
+            n, h, w, c = inputs[0].shape
+            wh, ww = m.window_size
+            t = wh * ww
+            macs += n * math.ceil(h / wh) * math.ceil(w / ww) * (4 * t * c * c + 2 * t * t * c)
         elif isinstance(m, torch.nn.Conv2d):
             macs += output.numel() * m.in_channels // m.groups * m.kernel_size[0] * m.kernel_size[1]
         elif isinstance(m, torch.nn.ConvTranspose2d):  # every input value meets K/g x kh x kw
@@ -308,7 +326,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="onnx", help="output folder")
     everything = list(TORCHVISION) + ["encoder", "resize"]
-    ap.add_argument("--models", default=",".join(everything),
+    ap.add_argument("--models", default=",".join(m for m in everything if m not in NOT_BY_DEFAULT),
                     help="comma-separated: " + ", ".join(everything) +
                     " (resize: resize_reference.json, which rows each output row reads)")
     ap.add_argument("--opset", type=int, default=13)

@@ -96,12 +96,30 @@ ConstInfo const_from(const onnx::TensorProto& t, bool initializer) {
       for (auto x : raw_as(double{})) c.floats.push_back(x);
     else
       c.floats.assign(t.double_data().begin(), t.double_data().end());
+  } else if (c.dtype == T::BOOL) {  // one byte each, or int32_data
+    if (!raw.empty())
+      for (auto x : raw) c.ints.push_back(x != 0);
+    else
+      for (auto x : t.int32_data()) c.ints.push_back(x != 0);
   }
   if (static_cast<std::int64_t>(c.ints.size() + c.floats.size()) != n) {
     c.ints.clear();
     c.floats.clear();
   }
   return c;
+}
+
+bool is_floating(int dtype) {
+  using T = onnx::TensorProto;
+  return dtype == T::FLOAT || dtype == T::DOUBLE || dtype == T::FLOAT16 || dtype == T::BFLOAT16;
+}
+
+bool foldable(const ConstInfo& c) {
+  if (c.from_initializer && is_floating(c.dtype)) return false;  // a weight, values unread
+  std::int64_t n = 1;
+  for (auto d : c.dims) n *= d;
+  const std::size_t held = is_floating(c.dtype) ? c.floats.size() : c.ints.size();
+  return static_cast<std::int64_t>(held) == n;
 }
 
 Importer::Importer(std::string path, onnx::ModelProto& model)
@@ -223,8 +241,11 @@ NodeId Importer::value(const std::string& name, const std::string& user) {
     if (a.elem_bytes == 0)
       throw InputError(path_ + ": tensor '" + name + "' has data type " +
                        std::to_string(info.dtype) + ", which has no fixed element size");
-    a.int_data = info.ints;
-    a.float_data = info.floats;
+    // Values computed while importing may be many more; the graph keeps them only if small.
+    if (static_cast<std::int64_t>(info.ints.size() + info.floats.size()) <= kMaxInlineElements) {
+      a.int_data = info.ints;
+      a.float_data = info.floats;
+    }
     // Floating-point initializers are learned parameters; Constant nodes are not.
     a.trainable =
         info.from_initializer && a.int_data.empty() &&
@@ -233,6 +254,35 @@ NodeId Importer::value(const std::string& name, const std::string& user) {
     info.node = graph_.add_node(Node{graph_.unique_name(name), OpKind::Constant, a, {}});
   }
   return *info.node;
+}
+
+std::optional<Shape> Importer::known_shape(const std::string& name) {
+  if (auto c = consts_.find(name); c != consts_.end()) return c->second.dims;
+  if (auto pad = pads_.find(name); pad != pads_.end()) {  // its source with H and W padded
+    std::optional<Shape> s = known_shape(pad->second.source);
+    if (s && s->size() == 4) {
+      const auto& p = pad->second.pads;
+      (*s)[2] += p[0] + p[2];
+      (*s)[3] += p[1] + p[3];
+    }
+    return s && s->size() == 4 ? s : std::nullopt;
+  }
+  const auto v = values_.find(name);
+  if (v == values_.end()) return std::nullopt;
+  // The importer adds a node after its inputs, so ids are a topological order. A rule that
+  // fails leaves the node (and what reads it) unknown; build()'s inference reports it.
+  for (; inferred_ <= v->second; ++inferred_) {
+    bool ready = true;
+    for (NodeId in : graph_.inputs(inferred_)) ready = ready && known_[in];
+    try {
+      if (ready) infer_node(graph_, inferred_);
+    } catch (const InputError&) {
+      ready = false;
+    }
+    known_.push_back(ready);
+  }
+  if (!known_[v->second]) return std::nullopt;
+  return graph_.node(v->second).output.shape;
 }
 
 const ConstInfo* Importer::constant(const onnx::NodeProto& n, int index) const {

@@ -234,11 +234,11 @@ void Importer::import_constant_of_shape(const onnx::NodeProto& n) {
     fail(n, "shape (input 0) must be a 1-D integer tensor, got " + shape_str(shape.dims));
   ConstInfo c;  // a float zero unless `value` says otherwise
   c.dims = shape.ints;
-  bool small = true;  // at most kMaxInlineElements elements, so read (counted without overflow)
+  bool small = true;  // at most kMaxFoldElements elements, so filled (counted without overflow)
   std::int64_t count = 1;
   for (auto d : c.dims) {
     if (d < 0) fail(n, "shape " + shape_str(c.dims) + " has a negative dimension");
-    small = small && (d == 0 || count <= kMaxInlineElements / d);
+    small = small && (d == 0 || count <= kMaxFoldElements / d);
     if (small) count *= d;
   }
   ConstInfo fill;
@@ -280,8 +280,8 @@ void Importer::import_node(const onnx::NodeProto& n) {
     if (!v || v->type() != onnx::AttributeProto::TENSOR)
       fail(n, "only 'value' tensor constants are supported");
     consts_[n.output(0)] = const_from(v->t(), false);
-  } else if (fold_int_constant(n)) {
-    // integer arithmetic on constants: its output is a constant
+  } else if (fold_constant(n)) {
+    // computed from compile-time tensors: its output is a constant
   } else if (op == "Identity" && constant(n, 0)) {
     alias(n, *constant(n, 0));
   } else if (op == "Transpose" && constant(n, 0) && constant(n, 0)->dims.size() == 2 &&
@@ -415,7 +415,8 @@ void Importer::import_node(const onnx::NodeProto& n) {
     a.perm = attr_ints(n, "perm");
     emit(n, OpKind::Transpose, a, {0});
   } else if (op == "Identity" || op == "Dropout") {
-    if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the mask output is not supported");
+    // A Dropout's mask output (PyTorch's F.dropout(training=True) exports one) is refused to
+    // any reader, as every output of a node that is not imported (value()).
     emit(n, op == "Identity" ? OpKind::Identity : OpKind::Dropout, a, {0});
   } else if (op == "Pad") {
     import_pad(n);
@@ -443,6 +444,11 @@ void Importer::import_node(const onnx::NodeProto& n) {
     emit(n, OpKind::Where, a, {0, 1, 2});
   } else if (op == "ConstantOfShape") {
     import_constant_of_shape(n);
+  } else if (op == "Range" || op == "ScatterND" || op == "Not") {
+    // fold_constant took them on compile-time tensors of known values
+    fail(n, "is supported only on compile-time tensors whose values are known (shape "
+            "arithmetic, masks) of at most " + std::to_string(kMaxFoldElements) +
+            " elements, not on tensors computed at run time or weights");
   } else if (op == "Gather") {
     a.axis = attr_int(n, "axis", 0);
     emit(n, OpKind::Gather, a, {0, 1});

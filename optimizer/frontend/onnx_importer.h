@@ -20,11 +20,15 @@ namespace nocflow::optimizer::onnx_import_detail {
 /// or unknown to this ONNX version.
 int elem_bytes_of(int dtype);
 
-/// Constants of more elements are never read (only their shapes).
+/// Constants of more elements are never read (only their shapes), nor kept in the graph.
 inline constexpr std::int64_t kMaxInlineElements = 4096;
+/// Compile-time tensors computed while importing (an attention mask) keep their values up to
+/// this many elements; a larger result keeps only its shape.
+inline constexpr std::int64_t kMaxFoldElements = std::int64_t{1} << 20;
 
-/// A compile-time tensor: an initializer or a Constant node's value. Contents are read only
-/// for small tensors stored inline.
+/// A compile-time tensor: an initializer, a Constant node's value or one computed from them
+/// while importing. Contents are read only for small tensors stored inline; integer and
+/// boolean values are in `ints`, floating-point ones in `floats`.
 struct ConstInfo {
   Shape dims;
   int dtype = onnx::TensorProto::FLOAT;
@@ -35,6 +39,11 @@ struct ConstInfo {
 };
 
 ConstInfo const_from(const onnx::TensorProto& t, bool initializer);
+
+/// Whether values of ONNX type `dtype` are held in ConstInfo::floats (else in ints).
+bool is_floating(int dtype);
+/// Whether every value of `c` is known and it is not a learned parameter: what folding reads.
+bool foldable(const ConstInfo& c);
 
 class Importer {
  public:
@@ -86,9 +95,21 @@ class Importer {
   /// Adds the pads of a Pad that feeds window operator `n` to its own: zeros counted in an
   /// average, as the explicit padding was.
   void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const;
-  /// `n` computed here when it is integer arithmetic on constants whose values are known
-  /// (onnx_import_fold.cpp): its output becomes a constant. False: `n` is left to import.
-  bool fold_int_constant(const onnx::NodeProto& n);
+  /// `n` computed here when its inputs are compile-time tensors whose values are known, or when
+  /// it is the Shape of a tensor whose shape is (onnx_import_fold.cpp): its output becomes a
+  /// constant. False: `n` is left to import.
+  bool fold_constant(const onnx::NodeProto& n);
+  /// Data movement on compile-time tensors (Concat, Reshape, Slice, Transpose, Squeeze,
+  /// Unsqueeze, Gather, Expand, Cast); null when `n` is none of these or cannot be folded.
+  std::optional<ConstInfo> fold_movement(const onnx::NodeProto& n,
+                                         const std::vector<const ConstInfo*>& in) const;
+  /// Arithmetic on compile-time tensors (onnx_import_fold_math.cpp): Add, Sub, Mul, Div, Mod,
+  /// Equal, Not, Where, Range, ScatterND; null when `n` is none of these or cannot be folded.
+  std::optional<ConstInfo> fold_math(const onnx::NodeProto& n,
+                                     const std::vector<const ConstInfo*>& in) const;
+  /// The shape of tensor `name` as far as the import knows it: a compile-time tensor's, or that
+  /// nocflow's shape rules give the node producing it (null where they fail: build() reports it).
+  std::optional<Shape> known_shape(const std::string& name);
   /// A new Constant node named after `name`: the int64 value [v] (a Slice's bound, an axis).
   NodeId int_constant(const std::string& name, std::int64_t v);
   /// A Split: one Slice per output, of the sizes given or of equal parts (their bounds shape
@@ -108,6 +129,10 @@ class Importer {
   std::int64_t opset_ = 13;
   std::unordered_map<std::string, ConstInfo> consts_;
   std::unordered_map<std::string, NodeId> values_;
+  /// Nodes [0, inferred_) have been through shape inference while importing; known_[id] says
+  /// whether it gave node id its output.
+  NodeId inferred_ = 0;
+  std::vector<bool> known_;
   /// Every output name of the nodes imported so far, with its node (single assignment).
   std::unordered_map<std::string, std::string> produced_;
   /// Outputs of Pad nodes, folded into the window operator that reads them.
