@@ -117,7 +117,10 @@ bool is_floating(int dtype) {
 bool foldable(const ConstInfo& c) {
   if (c.from_initializer && is_floating(c.dtype)) return false;  // a weight, values unread
   std::int64_t n = 1;
-  for (auto d : c.dims) n *= d;
+  for (auto d : c.dims) {  // more than kMaxFoldElements are never held
+    if (d < 0 || (d != 0 && n > kMaxFoldElements / d)) return false;
+    n *= d;
+  }
   const std::size_t held = is_floating(c.dtype) ? c.floats.size() : c.ints.size();
   return static_cast<std::int64_t>(held) == n;
 }

@@ -17,6 +17,15 @@ std::int64_t count(const Shape& dims) {
   return std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
 }
 
+bool fits(const Shape& dims) {
+  std::int64_t n = 1;
+  for (auto d : dims) {
+    if (d < 0 || (d != 0 && n > kMaxFoldElements / d)) return false;
+    n *= d;
+  }
+  return true;
+}
+
 Shape strides_of(const Shape& dims) {
   Shape strides(dims.size(), 1);
   for (std::size_t a = dims.size(); a-- > 1;) strides[a - 1] = strides[a] * dims[a];
@@ -58,12 +67,13 @@ bool broadcast(const std::vector<const ConstInfo*>& in, Shape& dims,
       if (s[a] != 1 && dims[a] != 1 && s[a] != dims[a]) return false;
       if (s[a] != 1) dims[a] = s[a];
     }
-  if (count(dims) > kMaxFoldElements) return false;
+  if (!fits(dims)) return false;
   offsets.clear();
   for (const Shape& s : aligned) {
     const Shape strides = strides_of(s);
     std::vector<Ints> o;
-    for (std::size_t a = 0; a < rank; ++a) o.push_back(strided(dims[a], s[a] == 1 ? 0 : strides[a]));
+    for (std::size_t a = 0; a < rank; ++a)
+      o.push_back(strided(dims[a], s[a] == 1 ? 0 : strides[a]));
     offsets.push_back(o);
   }
   return true;
@@ -131,7 +141,7 @@ std::optional<ConstInfo> Importer::fold_movement(const onnx::NodeProto& n,
         if (static_cast<std::int64_t>(a) != axis && c->dims[a] != x.dims[a]) return std::nullopt;
       out.dims[axis] += c->dims[axis];
     }
-    if (count(out.dims) > kMaxFoldElements) return std::nullopt;
+    if (!fits(out.dims)) return std::nullopt;
     const std::int64_t outer = count(Shape(x.dims.begin(), x.dims.begin() + axis));
     auto append = [&](auto& to, const auto& from, std::int64_t first, std::int64_t size) {
       to.insert(to.end(), from.begin() + first, from.begin() + first + size);
@@ -156,7 +166,8 @@ std::optional<ConstInfo> Importer::fold_movement(const onnx::NodeProto& n,
       if (out.dims[a] == -1) {
         if (unknown >= 0) return std::nullopt;
         unknown = static_cast<std::int64_t>(a);
-      } else if (out.dims[a] < 0) {
+      } else if (out.dims[a] < 0 ||
+                 (out.dims[a] != 0 && known > kMaxFoldElements / out.dims[a])) {
         return std::nullopt;
       } else {
         known *= out.dims[a];
@@ -271,10 +282,11 @@ std::optional<ConstInfo> Importer::fold_movement(const onnx::NodeProto& n,
       picked.push_back((i < 0 ? i + d : i) * strides[axis]);
     }
     offset.push_back(picked);
-    for (std::size_t a = axis + 1; a < x.dims.size(); ++a) offset.push_back(strided(x.dims[a], strides[a]));
+    for (std::size_t a = axis + 1; a < x.dims.size(); ++a)
+      offset.push_back(strided(x.dims[a], strides[a]));
     out.dims.insert(out.dims.end(), idx->dims.begin(), idx->dims.end());
     out.dims.insert(out.dims.end(), x.dims.begin() + axis + 1, x.dims.end());
-    if (count(out.dims) > kMaxFoldElements) return std::nullopt;
+    if (!fits(out.dims)) return std::nullopt;
     take(x, offset, out);
   } else if (op == "Expand") {
     const ConstInfo* target = ints_at(1);

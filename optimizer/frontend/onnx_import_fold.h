@@ -14,6 +14,10 @@ using Ints = std::vector<std::int64_t>;
 /// Elements of a tensor of shape `dims` (1 for a scalar).
 std::int64_t count(const Shape& dims);
 
+/// Whether a tensor of shape `dims` has at most kMaxFoldElements elements (and no negative
+/// dimension), checked without overflow.
+bool fits(const Shape& dims);
+
 /// Row-major strides of a tensor of shape `dims`.
 Shape strides_of(const Shape& dims);
 
@@ -40,8 +44,10 @@ std::vector<V> walk(const std::vector<V>& data, const std::vector<Ints>& offset)
     for (std::size_t a = 0; a < rank; ++a) flat += offset[a][static_cast<std::size_t>(at[a])];
     out.push_back(data[static_cast<std::size_t>(flat)]);
     for (std::size_t a = rank; a-- > 0;)
-      if (++at[a] < static_cast<std::int64_t>(offset[a].size())) break;
-      else at[a] = 0;
+      if (++at[a] < static_cast<std::int64_t>(offset[a].size()))
+        break;
+      else
+        at[a] = 0;
   }
   return out;
 }

@@ -129,8 +129,10 @@ std::optional<ConstInfo> Importer::fold_math(const onnx::NodeProto& n,
       return std::nullopt;
     const auto k = static_cast<std::size_t>(indices.dims.back());
     Shape expected(indices.dims.begin(), indices.dims.end() - 1);
-    if (k > data.dims.size()) fail(n, "indices of length " + std::to_string(k) + " for " + shape_str(data.dims));
-    expected.insert(expected.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(k), data.dims.end());
+    if (k > data.dims.size())
+      fail(n, "indices of length " + std::to_string(k) + " for " + shape_str(data.dims));
+    expected.insert(expected.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(k),
+                    data.dims.end());
     if (updates.dims != expected)
       fail(n, "updates " + shape_str(updates.dims) + " for indices " + shape_str(indices.dims) +
                   " into " + shape_str(data.dims) + " must have shape " + shape_str(expected));
@@ -139,7 +141,8 @@ std::optional<ConstInfo> Importer::fold_math(const onnx::NodeProto& n,
     out.node.reset();
     const Shape strides = strides_of(data.dims);
     const std::int64_t tuples = count(Shape(indices.dims.begin(), indices.dims.end() - 1));
-    const std::int64_t slice = count(Shape(data.dims.begin() + static_cast<std::ptrdiff_t>(k), data.dims.end()));
+    const std::int64_t slice =
+        count(Shape(data.dims.begin() + static_cast<std::ptrdiff_t>(k), data.dims.end()));
     for (std::int64_t t = 0; t < tuples; ++t) {
       std::int64_t at = 0;  // the slice's first element in data
       for (std::size_t a = 0; a < k; ++a) {
