@@ -56,7 +56,7 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
       const std::string& f = fields[i];
       if (has_leading_zero(f))  // as everywhere else: 010 reads as 8 in some readers, 10 in others
         fail(std::string(what[i]) + " '" + f +
-             "': expected a whole number without a leading zero (it would read as octal)");
+             "': write whole numbers without a leading zero (it would read as octal)");
       if (i == 2) {  // bytes as the configs write them: 4096, 4KiB
         const std::optional<std::int64_t> bytes = parse_integer(f, true);
         if (!bytes) fail("bytes '" + f + "' is not an integer (KiB, MiB and GiB allowed)");

@@ -73,28 +73,50 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
                         const std::vector<std::string>& inputs,
                         const std::vector<std::string>& keep) {
   namespace fs = std::filesystem;
-  // Every plain file an output-writing command writes besides config.resolved.yaml (its
-  // folders, validate's messages/ and plans/, validate removes itself: cmd_validate.cpp).
+  // Every plain file an output-writing command writes besides config.resolved.yaml. Not
+  // validate's calibration.yaml, which later runs and plans read (validate removes its own).
   static const char* const kWritten[] = {
-      "summary.json",    "plan.yaml",        "plan.dot",           "stages.csv",
-      "compare.csv",     "layers.csv",       "transfers.csv",      "links.csv",
-      "memory.csv",      "trace.json",       "trace.vcd",          "messages.csv",
-      "saturation.json", "validation.csv",   "summary.csv",        "calibration.yaml",
+      "summary.json",    "plan.yaml",      "plan.dot",       "stages.csv",       "compare.csv",
+      "layers.csv",      "transfers.csv",  "links.csv",      "memory.csv",       "trace.json",
+      "trace.vcd",       "messages.csv",   "saturation.json", "validation.csv",  "summary.csv",
       "rank.csv",        "rank_summary.csv", "rank_placements.csv"};
   create_folder(dir, "output folder");
+  std::error_code ignored;
+  auto is_input = [&](const fs::path& p) {
+    return std::any_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
+      return !in.empty() && fs::equivalent(p, in, ignored);
+    });
+  };
   std::vector<std::string> stale;
+  // validate's folders (messages/: *.txt and *.yaml; plans/: plan_*.yaml) in a folder of an
+  // earlier run go too, unless this run reads from them.
+  auto validates = [&](const fs::path& folder, bool plans) {
+    if (fs::symlink_status(folder, ignored).type() != fs::file_type::directory) return false;
+    for (const auto& e : fs::directory_iterator(folder, ignored)) {
+      const std::string name = e.path().filename().string(), ext = e.path().extension().string();
+      if (!e.is_regular_file(ignored) ||
+          !(plans ? name.rfind("plan_", 0) == 0 && ext == ".yaml" : ext == ".txt" || ext == ".yaml"))
+        return false;
+    }
+    const fs::path root = fs::weakly_canonical(folder, ignored);
+    return std::none_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
+      if (in.empty()) return false;
+      const fs::path at = fs::weakly_canonical(in, ignored);
+      return std::mismatch(root.begin(), root.end(), at.begin(), at.end()).first == root.end();
+    });
+  };
+  if (fs::exists(fs::path(dir) / "config.resolved.yaml", ignored)) {
+    if (validates(fs::path(dir) / "messages", false)) stale.push_back("messages");
+    if (validates(fs::path(dir) / "plans", true)) stale.push_back("plans");
+  }
   for (const char* name : kWritten) {
     const fs::path p = fs::path(dir) / name;
-    std::error_code ignored;
     // Only a plain file: a folder or a link of that name is the user's (writing to it fails,
     // or writes through it, as it would have).
     if (fs::symlink_status(p, ignored).type() != fs::file_type::regular ||
-        std::find(keep.begin(), keep.end(), name) != keep.end())
+        std::find(keep.begin(), keep.end(), name) != keep.end() || is_input(p))
       continue;
-    if (std::none_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
-          return !in.empty() && fs::equivalent(p, in, ignored);
-        }))
-      stale.push_back(name);
+    stale.push_back(name);
   }
   remove_stale_outputs(dir, stale);
   write_file(fs::path(dir) / "config.resolved.yaml", resolved_yaml(spec));

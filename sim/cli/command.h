@@ -44,9 +44,10 @@ struct NetworkOptions {
 };
 
 /// Create `dir` (and parents), remove from it every plain file that optimize, simulate,
-/// traffic or validate writes (by name: an earlier run's, of any of them) but this run's own
-/// inputs (`inputs`, paths) and the names in `keep`, so that the folder never mixes two runs,
-/// and write the resolved config into it. Call only after all input has been validated, so that
+/// traffic or validate writes (by name: an earlier run's, of any of them; not a calibration.yaml,
+/// which other runs read) but this run's own inputs (`inputs`, paths) and the names in `keep`,
+/// and validate's messages/ and plans/ of an earlier run unless an input is in them, so that the folder
+/// never mixes two runs, and write the resolved config into it. Call only after all input has been validated, so that
 /// a failing command writes nothing; one failing later leaves its config.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec,
                         const std::vector<std::string>& inputs = {},

@@ -19,28 +19,32 @@ struct PeUse {
 /// One PE: `spans` its steps in program order.
 PeUse pe_use(const PeMemoryPlan& plan, const Program& prog, const std::vector<const Span*>& spans) {
   const std::size_t n = prog.size();
-  std::vector<std::int64_t> live(n + 1,
-                                 0);  // plan bytes live at each step (a difference array first)
-  std::map<int, int> buffer_first;    // edge -> its buffer's first step
+  // Plan bytes live at each step: a difference array first.
+  std::vector<std::int64_t> live(n + 1, 0);
+  std::map<int, const Buffer*> buffer_of;  // edge -> its buffer (Received or Chunk)
   for (const Buffer& b : plan.buffers) {
     live[static_cast<std::size_t>(b.first)] += b.bytes;
     live[static_cast<std::size_t>(b.last) + 1] -= b.bytes;
-    if (b.edge >= 0) buffer_first[b.edge] = b.first;
+    if (b.edge >= 0) buffer_of[b.edge] = &b;
   }
   for (std::size_t k = 1; k < n; ++k) live[k] += live[k - 1];
 
   std::vector<std::pair<noc::Cycle, std::int64_t>> events;  // early messages: (cycle, +/- bytes)
   for (std::size_t k = 0; k < n; ++k) {
     if (prog[k].kind != StepKind::Recv) continue;
-    const auto it = buffer_first.find(prog[k].edge);
-    if (it == buffer_first.end()) continue;  // a buffer of no bytes
-    const noc::Cycle counted_from = spans[static_cast<std::size_t>(it->second)]->start;
+    const auto it = buffer_of.find(prog[k].edge);
+    if (it == buffer_of.end()) continue;  // a buffer of no bytes
+    // A received buffer holds all its edge's messages from its first step; a reduction's chunk
+    // one round's, so a round's message counts on its own until its receive step.
+    const Buffer& b = *it->second;
+    const std::size_t from = b.kind == BufferKind::Chunk ? k : static_cast<std::size_t>(b.first);
+    const noc::Cycle counted_from = spans[from]->start;
     if (spans[k]->arrived < counted_from) {
       events.emplace_back(spans[k]->arrived, prog[k].bytes);
       events.emplace_back(counted_from, -prog[k].bytes);
     }
   }
-  std::sort(events.begin(), events.end());  // at one cycle, what leaves before what arrives
+  std::sort(events.begin(), events.end());
 
   PeUse use;
   std::int64_t early = 0;
@@ -54,7 +58,7 @@ PeUse pe_use(const PeMemoryPlan& plan, const Program& prog, const std::vector<co
       early += events[e].second;
       consider(k > 0 ? live[k - 1] : 0, events[e].first);
     }
-    // The first step of a buffer takes its early messages over.
+    // Early messages end where the plan counts them: at a step's start.
     for (; e < events.size() && events[e].first == spans[k]->start; ++e) early += events[e].second;
     consider(live[k], spans[k]->start);
   }

@@ -5,8 +5,9 @@
 // (in dataflow replay its producer runs ahead, in either mode another edge's receive comes
 // first) and waits, in the NI or in SRAM a DMA wrote it to. This counts such early messages:
 // from the cycle the receiver could take one to the start of the first step of its buffer
-// (where the plan takes over), added to the plan's live buffers of the step the PE was in.
-// A reduction's chunk buffer is counted once, as in the plan.
+// (where the plan takes over), added to the plan's live buffers of the step the PE was in. A
+// reduction's chunk holds one round at a time: a round's message counts until its own receive
+// step.
 #include <cstdint>
 #include <vector>
 

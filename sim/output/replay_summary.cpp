@@ -100,6 +100,7 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
   j["memory_in_use"] = {{"peak_bytes", m.in_use.peak_bytes},
                         {"pe", m.in_use.pe},
                         {"cycle", m.in_use.cycle},
+                        {"plan_bytes", m.in_use.peak_bytes - m.in_use.early_bytes},
                         {"early_message_bytes", m.in_use.early_bytes},
                         {"early_message_peak_bytes", m.in_use.early_peak_bytes},
                         {"early_message_peak_pe", m.in_use.early_peak_pe}};
@@ -132,10 +133,12 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
        "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
        "peak, most bytes live at one step, all buffers without reuse"},
       {"memory_in_use",
-       "bytes during the run on the PE where most are live at once: the memory plan's live "
-       "buffers of the step it is in plus early messages (complete before the first receive "
-       "step of their buffer, so not in the plan), at that cycle and how many of them early; "
-       "early_message_peak_bytes: the most bytes of early messages at once on one PE"},
+       "bytes during the run on the PE where most are live at once (peak_bytes, at that cycle): "
+       "plan_bytes, the memory plan's live buffers of the step it is in (memory_plan's figures "
+       "are another PE's where its packing peaks higher), plus early_message_bytes, messages "
+       "complete before the plan counts them (before their buffer's first receive step; a "
+       "reduction round's, before its own); early_message_peak_bytes: the most bytes of early "
+       "messages at once on one PE"},
       {"compute_cycles / communication_cycles",
        "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"}};
   add_traffic_units(j["units"]);
@@ -163,10 +166,10 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
       << "  memory in use    " << m.in_use.peak_bytes << " bytes live at once at most (PE "
       << m.in_use.pe << ", cycle " << m.in_use.cycle << "; ";
   if (m.in_use.early_peak_bytes == 0)
-    out << "no message arrived before its buffer's first receive step)\n";
+    out << "no message arrived before the plan counts it)\n";
   else
     out << m.in_use.early_bytes
-        << " bytes of it messages that arrived before their buffer's first receive step; at most "
+        << " bytes of it messages that arrived before the plan counts them; at most "
         << m.in_use.early_peak_bytes << " bytes of such messages at once, PE "
         << m.in_use.early_peak_pe << ")\n";
   print_traffic(out, r);

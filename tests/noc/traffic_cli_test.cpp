@@ -403,8 +403,8 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
       {"0 1 10 100000000000000\n", "messages.txt:1: start_cycle must be in 0 .. 1000000000000"},
       {"0 1 10 5 6\n", "messages.txt:1: unexpected '6'"},
       // As in every other input: 010 is 8 to some readers, 10 to others.
-      {"0 1 010\n", "messages.txt:1: bytes '010': expected a whole number without a leading zero"},
-      {"0 01 10\n", "messages.txt:1: dst '01': expected a whole number without a leading zero"},
+      {"0 1 010\n", "messages.txt:1: bytes '010': write whole numbers without a leading zero"},
+      {"0 01 10\n", "messages.txt:1: dst '01': write whole numbers without a leading zero"},
       // A NUL used to end the message at the number it cut.
       {std::string("0 1 64\0 0\n", 10), "messages.txt:1: column 7: control character 0x00"},
       {"# nothing\n\n", "messages.txt: no messages"},

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -23,7 +24,7 @@ const std::string kDir = std::string(NOCFLOW_SOURCE_DIR);
 
 /// The same figures counted cycle by cycle: at cycle t each PE is in the last step started by
 /// t, holding that step's live plan bytes, plus every message that could be taken by t but
-/// whose buffer's first step had not started by t.
+/// whose buffer's first step (a reduction chunk's: its own receive step) had not started by t.
 RunMemory count_each_cycle(const std::vector<PeMemoryPlan>& plans, const ProgramSet& programs,
                            const std::vector<Span>& spans) {
   std::vector<std::vector<const Span*>> by_pe(programs.pe.size());
@@ -33,16 +34,19 @@ RunMemory count_each_cycle(const std::vector<PeMemoryPlan>& plans, const Program
   for (std::size_t p = 0; p < by_pe.size(); ++p) {
     const Program& prog = programs.pe[p];
     const auto& steps = by_pe[p];
-    std::map<int, int> first;
+    std::map<int, const Buffer*> buffer;
     for (const Buffer& b : plans[p].buffers)
-      if (b.edge >= 0) first[b.edge] = b.first;
+      if (b.edge >= 0) buffer[b.edge] = &b;
     const noc::Cycle end = steps.empty() ? 0 : steps.back()->end;
     for (noc::Cycle t = 0; t <= end; ++t) {
       std::int64_t early = 0;
-      for (std::size_t k = 0; k < prog.size(); ++k)
-        if (prog[k].kind == StepKind::Recv && first.count(prog[k].edge) && steps[k]->arrived <= t &&
-            t < steps[static_cast<std::size_t>(first[prog[k].edge])]->start)
-          early += prog[k].bytes;
+      for (std::size_t k = 0; k < prog.size(); ++k) {
+        if (prog[k].kind != StepKind::Recv || !buffer.count(prog[k].edge)) continue;
+        const Buffer& b = *buffer[prog[k].edge];
+        const std::size_t from =
+            b.kind == BufferKind::Chunk ? k : static_cast<std::size_t>(b.first);
+        if (steps[k]->arrived <= t && t < steps[from]->start) early += prog[k].bytes;
+      }
       // Every step that starts at t counts; else the last one started before t (none before
       // the first: no plan bytes).
       for (std::size_t k = 0; k <= prog.size(); ++k) {
@@ -134,7 +138,7 @@ TEST(MemoryInUse, MatchesACycleByCycleCountOnRandomPrograms) {
     std::vector<PeMemoryPlan> plans(static_cast<std::size_t>(pes));
     std::vector<Span> spans;
     for (int p = 0; p < pes; ++p) {
-      const int n = pick(1, 9);
+      const int n = pick(0, 9);
       std::map<int, int> edge_first;
       noc::Cycle t = 0;
       for (int k = 0; k < n; ++k) {
@@ -143,8 +147,10 @@ TEST(MemoryInUse, MatchesACycleByCycleCountOnRandomPrograms) {
           const int edge = pick(0, 2);
           const std::int64_t bytes = pick(1, 50);
           programs.pe[p].push_back({StepKind::Recv, 0, 0, bytes, 0, k, edge});
-          spans.push_back({p, StepKind::Recv, 0, start, end, 0, bytes, edge,
-                           pick(1, static_cast<int>(end) + 1)});
+          // Ready at the step's start or before, or waited for (the step ends as it arrives).
+          const noc::Cycle arrived =
+              pick(0, 1) ? std::max<noc::Cycle>(1, pick(0, static_cast<int>(start))) : end;
+          spans.push_back({p, StepKind::Recv, 0, start, end, 0, bytes, edge, arrived});
           edge_first.try_emplace(edge, k);
         } else {
           programs.pe[p].push_back({StepKind::Compute, 0, -1, 0, end - start, 0});
@@ -155,9 +161,10 @@ TEST(MemoryInUse, MatchesACycleByCycleCountOnRandomPrograms) {
         plans[static_cast<std::size_t>(p)].buffers.push_back(
             {BufferKind::Output, 0, -1, pick(1, 100), first, last});
       }
-      for (const auto& [edge, first] : edge_first)
+      for (const auto& [edge, first] : edge_first)  // edge 2: a reduction's chunk
         plans[static_cast<std::size_t>(p)].buffers.push_back(
-            {BufferKind::Received, 0, edge, pick(1, 80), first, n - 1});
+            {edge == 2 ? BufferKind::Chunk : BufferKind::Received, 0, edge, pick(1, 80), first,
+             n - 1});
     }
     // Spans come in completion order: PEs interleaved.
     std::stable_sort(spans.begin(), spans.end(),

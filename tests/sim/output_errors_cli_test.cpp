@@ -109,6 +109,41 @@ TEST(OutputErrorsCli, ARunRemovesTheFilesOfAnEarlierRunOfAnotherCommand) {
   EXPECT_FALSE(fs::exists(out / "plan.yaml"));
   EXPECT_TRUE(fs::exists(out / "links.csv"));
 
+  // A calibration stays for the runs and plans that read it; a validate run's plans/ goes with
+  // its rank.csv, but not while a plan in it is replayed into the folder.
+  const fs::path cal = fresh_dir("output_keeps_calibration");
+  ASSERT_EQ(run_nocflow("validate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --meshes 2 " +
+                        "--crossbar 0 --sizes 4KiB,16KiB --calibrate --quiet --out " + cal.string())
+                .exit_code,
+            0);
+  ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --calibration " +
+                        (cal / "calibration.yaml").string() + " --out " + cal.string())
+                .exit_code,
+            0);
+  EXPECT_FALSE(fs::exists(cal / "validation.csv"));
+  // The plan names the calibration it was priced with; a replay that is not given it keeps it.
+  ASSERT_EQ(run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --plan " +
+                        (cal / "plan.yaml").string() + " --out " + cal.string())
+                .exit_code,
+            0);
+  EXPECT_TRUE(fs::exists(cal / "calibration.yaml"));
+  const fs::path rank = fresh_dir("output_validate_folders");
+  ASSERT_EQ(run_nocflow("validate " + kHw2x2 + "--rank --network " + kTwoConv +
+                        " --k 2 --placements 1 --quiet --out " + rank.string())
+                .exit_code,
+            0);
+  ASSERT_TRUE(fs::exists(rank / "plans" / "plan_0.yaml"));
+  const CliRun replay_ranked =
+      run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --plan " +
+                  (rank / "plans" / "plan_0.yaml").string() + " --out " + rank.string());
+  ASSERT_EQ(replay_ranked.exit_code, 0) << replay_ranked.output;
+  EXPECT_TRUE(fs::exists(rank / "plans" / "plan_0.yaml"));  // read by the run
+  EXPECT_FALSE(fs::exists(rank / "rank.csv"));
+  ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --out " + rank.string())
+                .exit_code,
+            0);
+  EXPECT_FALSE(fs::exists(rank / "plans"));  // validate's, of the run before the one before
+
   // Programs replayed into the folder they were dumped in, with the run that dumped them: the
   // plan that made them stays, that run's other files go.
   const fs::path dump = fresh_dir("output_programs_folder");

@@ -32,7 +32,7 @@ TEST(SimulateCli, ARunIntoAnEarlierRunsFolderLeavesNoFileItDidNotWrite) {
   EXPECT_TRUE(fs::exists(out / "summary.json"));
   // Programs replayed into a plan run's folder: its plan files go. Replayed into their own
   // folder (dumped there with the plan, as README's workflow does): the plan that made them stays,
-// the rest of that run goes.
+  // the rest of that run goes.
   const fs::path own = out.parent_path() / "own";
   ASSERT_EQ(run_nocflow("simulate " + kHw2x2 + " --network " + kTwoConv +
                         " --quiet --trace perfetto --dump-programs " + own.string() + " --out " +
