@@ -279,6 +279,8 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::BatchNorm: case OpKind::LayerNorm: case OpKind::Softmax:
     case OpKind::Identity: case OpKind::Dropout: case OpKind::Cast:
       return same_block(block, in, out);
+    case OpKind::ReduceMean:  // the block's rows on the kept axes, whole reduced axes
+      return a.keepdims ? same_block(block, in, out) : batch_slice(block, in, out);
     default: return batch_slice(block, in, out);
   }
 }

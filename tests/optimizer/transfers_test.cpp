@@ -204,6 +204,28 @@ TEST(Transfers, FcReadsOnlyItsOwnTokensOrPositions) {
             4 * conv.tensor_bytes() / 4 * 3 / 4);
 }
 
+// A ReduceMean over the last axis (a LayerNorm as ONNX exports it) reads, for its block of
+// positions, those positions' whole rows: no more (it used to read the whole sample).
+TEST(Transfers, AReduceMeanReadsItsOwnPositionsWholeRows) {
+  GraphBuilder b("mean", 4);
+  OpAttrs mean;
+  mean.axes = {-1};
+  const NodeId x = b.conv(b.input({1, 8, 16, 16}), 8, 1, 1, 0, 1, false, "producer");
+  b.op(OpKind::ReduceMean, mean, {x}, "consumer");
+  const TwoLayers t(b.finish());
+  const Choice rows = make({{PartDim::OfmpH, 4}}), cols = make({{PartDim::OfmpW, 4}});
+  // Rows split alike on both sides: each node has its rows whole already.
+  EXPECT_TRUE(t.moves(rows, rows).empty());
+  // From a column split each node needs its quarter of the rows over all 16 columns, 3/4 of
+  // them from the others.
+  EXPECT_EQ(total_bytes(t.moves(cols, rows)), 4 * t.tensor_bytes() / 4 * 3 / 4);
+  // The region itself: 2 channels of 8 (OUTP 4), all 16 rows and 16 columns.
+  const NodeId consumer = t.w.layers[1].id;
+  Box block = full_box(view4(t.graph.node(consumer).output.shape));
+  block.r[kC] = {2, 4};
+  EXPECT_EQ(input_region(t.graph, consumer, 0, block, Range{0, 1}).volume(), 2 * 16 * 16);
+}
+
 TEST(Transfers, InppPartialSumsAreReducedBeforeUse) {
   const TwoLayers t = convs();
   const Choice inpp = make({{PartDim::Inpp, 4}});
