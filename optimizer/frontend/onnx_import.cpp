@@ -360,6 +360,10 @@ void Importer::emit(const onnx::NodeProto& n, OpKind kind, const OpAttrs& a,
 }
 
 void Importer::alias(const onnx::NodeProto& n, const ConstInfo& c) {
+  folded_elements_ += static_cast<std::int64_t>(c.ints.size() + c.floats.size());
+  if (folded_elements_ > kMaxFoldedTotal)
+    fail(n, "the compile-time tensors computed while importing exceed " +
+                std::to_string(kMaxFoldedTotal) + " elements in all");
   consts_[n.output(0)] = ConstInfo{c.dims, c.dtype, c.from_initializer, c.ints, c.floats, c.node};
 }
 

@@ -75,7 +75,10 @@ std::optional<ConstInfo> Importer::fold_math(const onnx::NodeProto& n,
       for (std::size_t i = 0; i < u.size(); ++i) {
         const auto r = int_op(op, u[i], v[i], fmod);
         if (!r) return std::nullopt;  // the graph's rule leaves it unknown too
-        out.ints.push_back(*r);
+        // An INT32 result wraps at 32 bits, as Cast to INT32 does.
+        out.ints.push_back(out.dtype == T::INT32
+                               ? static_cast<std::int32_t>(static_cast<std::uint32_t>(*r))
+                               : *r);
       }
     }
   } else if (op == "Not") {
@@ -107,17 +110,23 @@ std::optional<ConstInfo> Importer::fold_math(const onnx::NodeProto& n,
       if (delta == 0) fail(n, "delta is 0");
       const double size = std::max(std::ceil((limit - start) / delta), 0.0);
       if (!(size <= static_cast<double>(kMaxFoldElements))) return std::nullopt;
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i)
-        out.floats.push_back(start + static_cast<double>(i) * delta);
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i) {
+        const double v = start + static_cast<double>(i) * delta;
+        out.floats.push_back(out.dtype == T::FLOAT ? static_cast<float>(v) : v);
+      }
     } else {
       const std::int64_t start = in[0]->ints[0], limit = in[1]->ints[0], delta = in[2]->ints[0];
       if (delta == 0) fail(n, "delta is 0");
-      // ⌈(limit - start) / delta⌉ in double: exact for any size that is folded
-      const double span = static_cast<double>(limit) - static_cast<double>(start);
-      const double size = std::max(std::ceil(span / static_cast<double>(delta)), 0.0);
-      if (size > static_cast<double>(kMaxFoldElements)) return std::nullopt;
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i)
-        out.ints.push_back(start + i * delta);
+      // ⌈(limit − start) / delta⌉ in unsigned arithmetic (the span can pass INT64_MAX), and the
+      // values as two's complement sums, each between start and limit.
+      const bool up = delta > 0;
+      const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+      const std::uint64_t span = up ? u(limit) - u(start) : u(start) - u(limit);
+      const std::uint64_t step = up ? u(delta) : std::uint64_t{0} - u(delta);
+      const std::uint64_t size = (up ? limit > start : limit < start) ? (span - 1) / step + 1 : 0;
+      if (size > static_cast<std::uint64_t>(kMaxFoldElements)) return std::nullopt;
+      for (std::uint64_t i = 0; i < size; ++i)
+        out.ints.push_back(static_cast<std::int64_t>(u(start) + i * u(delta)));
     }
     out.dims = {static_cast<std::int64_t>(out.ints.size() + out.floats.size())};
   } else if (op == "ScatterND") {  // data with updates written at the index tuples

@@ -253,7 +253,7 @@ void Importer::import_constant_of_shape(const onnx::NodeProto& n) {
                shape_str(fill.dims));
   }
   c.dtype = fill.dtype;
-  if (small) {  // values of the types const_from reads (a bool or float16 fill stays unread)
+  if (small) {  // values of the types const_from reads (a float16 fill stays unread)
     const auto size = static_cast<std::size_t>(count);
     if (!fill.ints.empty()) c.ints.assign(size, fill.ints[0]);
     if (!fill.floats.empty()) c.floats.assign(size, fill.floats[0]);

@@ -25,6 +25,9 @@ inline constexpr std::int64_t kMaxInlineElements = 4096;
 /// Compile-time tensors computed while importing (an attention mask) keep their values up to
 /// this many elements; a larger result keeps only its shape.
 inline constexpr std::int64_t kMaxFoldElements = std::int64_t{1} << 20;
+/// All the values computed while importing, summed: a model of many folded tensors (each within
+/// kMaxFoldElements) is refused rather than held in memory without bound.
+inline constexpr std::int64_t kMaxFoldedTotal = std::int64_t{1} << 24;
 
 /// A compile-time tensor: an initializer, a Constant node's value or one computed from them
 /// while importing. Contents are read only for small tensors stored inline; integer and
@@ -128,6 +131,7 @@ class Importer {
   Graph graph_;
   std::int64_t opset_ = 13;
   std::unordered_map<std::string, ConstInfo> consts_;
+  std::int64_t folded_elements_ = 0;  ///< values held by alias() (kMaxFoldedTotal)
   std::unordered_map<std::string, NodeId> values_;
   /// Nodes [0, inferred_) have been through shape inference while importing; known_[id] says
   /// whether it gave node id its output.

@@ -121,7 +121,8 @@ Tensor slice(const Tensor& x, const OpAttrs& a) {
   if (a.step < 1) fail("step " + std::to_string(a.step) + " must be at least 1");
   bool ok = t.shape.size() == x.shape.size() && a.offset >= 0;
   for (std::size_t i = 0; ok && i < t.shape.size(); ++i)  // the last index taken is inside
-    ok = i == axis ? t.shape[i] > 0 && a.offset + (t.shape[i] - 1) * a.step < x.shape[i]
+    ok = i == axis ? t.shape[i] > 0 && a.offset < x.shape[i] &&
+                         t.shape[i] - 1 <= (x.shape[i] - 1 - a.offset) / a.step  // no overflow
                    : t.shape[i] == x.shape[i];
   if (!ok)
     fail("slice " + shape_str(t.shape) + " at " + std::to_string(a.offset) +
@@ -169,7 +170,7 @@ Tensor onnx_slice(const std::vector<const Tensor*>& in, OpAttrs& a) {
     a.axis = static_cast<std::int64_t>(axis);
     a.offset = lo;
     a.step = step;
-    t.shape[axis] = (hi - lo + step - 1) / step;
+    t.shape[axis] = 1 + (hi - lo - 1) / step;  // ⌈(hi − lo) / step⌉ without overflow
   }
   a.shape = t.shape;
   if (x.value && x.shape.size() == 1) {

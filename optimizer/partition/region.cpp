@@ -206,7 +206,9 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       return b;
     }
     case OpKind::Slice: {
-      if (input != 0) return full_box(in);  // an ONNX Slice's starts and ends, before folding
+      // An ONNX Slice's starts and ends, before folding; beyond rank 4 the view folds the axes
+      // after the first into one, where rows offset + i·step are not rows of the view.
+      if (input != 0 || op.output.shape.size() > 4) return full_box(in);
       Box b = block;  // rows offset + i·step for the block's rows i, and those between
       const int axis = view_axis(a.axis, op.output.shape.size());
       const Range r = block.r[axis];
@@ -216,10 +218,12 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     }
     case OpKind::Grad:
       if (a.grad_of == OpKind::Slice) {  // dY row i sits at offset + i·step along the axis
+        if (op.output.shape.size() > 4) return full_box(in);  // (as Slice)
         Box b = block;
         const int axis = view_axis(a.axis, op.output.shape.size());
         auto first_at_or_after = [&](std::int64_t row) {  // the first dY row at or after `row`
-          return std::clamp<std::int64_t>((row - a.offset + a.step - 1) / a.step, 0, in[axis]);
+          const std::int64_t d = row - a.offset;          // ≥ 0: rows start at the offset
+          return std::clamp<std::int64_t>(d / a.step + (d % a.step != 0), 0, in[axis]);
         };
         const Range r{first_at_or_after(std::max(block.r[axis].lo, a.offset)),
                       first_at_or_after(std::max(block.r[axis].hi, a.offset))};

@@ -298,5 +298,111 @@ TEST(OnnxSwin, AStridedSlicesGradientPutsEachRowBackInItsPlace) {
     }
 }
 
+/// A rank-0 Constant node of ONNX integer type `dtype` (INT64 or INT32).
+void int_scalar(Model& m, const std::string& name, std::int64_t value, int dtype) {
+  auto* a = m.node("Constant", {}, name, name)->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(dtype);
+  if (dtype == onnx::TensorProto::INT32)
+    a->mutable_t()->add_int32_data(static_cast<std::int32_t>(value));
+  else
+    a->mutable_t()->add_int64_data(value);
+}
+
+/// The float values of compile-time tensor `name` as the Add reading it holds them: Cast to
+/// float, added to the input `x` (of its shape).
+std::vector<double> folded(Model& m, const std::string& name, const std::string& file) {
+  auto* cast = m.node("Cast", {name}, name + "_f", name + "_cast");
+  Model::int1(cast, "to", onnx::TensorProto::FLOAT);
+  m.node("Add", {"x", name + "_f"}, "y", "add");
+  const Graph g = m.load(file);
+  return g.node(g.input(*g.find("add"), 1)).attrs.float_data;
+}
+
+// Found by a review of the import's folding: each case folded to a wrong value or shape.
+TEST(OnnxSwin, RangesCountAndRoundAsOnnxDoes) {
+  {  // near INT64_MAX the span passes a double's precision: 5 elements, not 0
+    Model m({5});
+    int_scalar(m, "start", std::int64_t{1} << 62, onnx::TensorProto::INT64);
+    int_scalar(m, "limit", (std::int64_t{1} << 62) + 5, onnx::TensorProto::INT64);
+    int_scalar(m, "one", 1, onnx::TensorProto::INT64);
+    m.node("Range", {"start", "limit", "one"}, "r", "range");
+    EXPECT_EQ(folded(m, "r", "range_big.onnx").size(), 5u);
+  }
+  {  // 1000 elements up to INT64_MAX (counted in double: 1024), downwards alike
+    Model m({1000});
+    int_scalar(m, "start", INT64_MAX - 1000, onnx::TensorProto::INT64);
+    int_scalar(m, "limit", INT64_MAX, onnx::TensorProto::INT64);
+    int_scalar(m, "one", 1, onnx::TensorProto::INT64);
+    m.node("Range", {"start", "limit", "one"}, "r", "range");
+    EXPECT_EQ(folded(m, "r", "range_top.onnx").size(), 1000u);
+  }
+  {  // float32 steps: 0.1f * 3 rounds to 0.3f as float32 arithmetic does
+    Model m({10});
+    float_scalar(m, "start", 0.0f);
+    float_scalar(m, "limit", 1.0f);
+    float_scalar(m, "delta", 0.1f);
+    float_scalar(m, "third", 0.3f);
+    m.node("Range", {"start", "limit", "delta"}, "r", "range");
+    m.node("Equal", {"r", "third"}, "eq", "equal");
+    const std::vector<double> eq = folded(m, "eq", "range_float.onnx");
+    ASSERT_EQ(eq.size(), 10u);
+    for (std::size_t i = 0; i < eq.size(); ++i)
+      EXPECT_EQ(eq[i], i == 3 ? 1.0 : 0.0) << i;  // numpy: arange(0, 1, 0.1, float32) == 0.3f
+  }
+}
+
+TEST(OnnxSwin, Int32ArithmeticWrapsAt32Bits) {
+  Model m({1});
+  int_scalar(m, "max", INT32_MAX, onnx::TensorProto::INT32);
+  int_scalar(m, "one", 1, onnx::TensorProto::INT32);
+  m.node("Add", {"max", "one"}, "sum", "sum");
+  m.node("Unsqueeze", {"sum", "axes"}, "s", "unsqueeze");
+  m.int64s("axes", {0});
+  EXPECT_EQ(folded(m, "s", "int32_wrap.onnx"), (std::vector<double>{INT32_MIN}));
+}
+
+TEST(OnnxSwin, ASliceWithAHugeStepTakesOneRow) {
+  Model m({1, 8, 4, 4});
+  m.int64s("starts", {0});
+  m.int64s("ends", {8});
+  m.int64s("axes", {1});
+  m.int64s("steps", {INT64_MAX});
+  m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, "y", "slice");
+  const Graph g = m.load("slice_huge_step.onnx");
+  EXPECT_EQ(g.node(*g.find("slice")).output.shape, (Shape{1, 1, 4, 4}));
+}
+
+TEST(OnnxSwin, ASliceBeyondRank4ReadsWhatItTakes) {
+  // [1,4,6,2,2] sliced to rows 1..2 of axis 1: its view folds axes 1-4 into one of 96, where
+  // it takes [24, 72); the region must cover it (the whole input does).
+  Model m({1, 4, 6, 2, 2});
+  m.int64s("starts", {1});
+  m.int64s("ends", {3});
+  m.int64s("axes", {1});
+  m.node("Slice", {"x", "starts", "ends", "axes"}, "y", "slice");
+  const Graph g = m.load("slice_rank5.onnx");
+  const NodeId slice = *g.find("slice");
+  const Box out = full_box(view4(g.node(slice).output.shape));
+  const Range r = input_region(g, slice, 0, out, Range{0, 1}).r[kC];
+  EXPECT_LE(r.lo, 24);
+  EXPECT_GE(r.hi, 72);
+}
+
+TEST(OnnxSwin, CompileTimeTensorsAreBoundedInAll) {
+  // 17 tensors of 2^20 values each: within the per-tensor bound, past the total.
+  Model m({4});
+  m.int64s("shape", {std::int64_t{1} << 20});
+  constant_of_shape(m, "shape", "c0", 1.0, onnx::TensorProto::FLOAT);
+  for (int i = 1; i <= 16; ++i)
+    m.node("Add", {"c" + std::to_string(i - 1), "c" + std::to_string(i - 1)},
+           "c" + std::to_string(i), "add" + std::to_string(i));
+  m.node("Relu", {"x"}, "y", "relu");
+  EXPECT_HAS(m.import("fold_total.onnx"),
+             "node 'add16' (Add): the compile-time tensors computed while importing exceed "
+             "16777216 elements in all");
+}
+
 }  // namespace
 }  // namespace nocflow::optimizer
