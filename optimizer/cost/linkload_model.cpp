@@ -178,25 +178,11 @@ double LinkloadModel::slowdown_scale(const LinkLoad& l, int vc_buffer_flits) {
   return spread * spread * m / (m + vc_buffer_flits);
 }
 
-double LinkloadModel::channel_contention_scale(const LinkLoad& l, int vc_buffer_flits) {
-  if (router_bound(l) || l.busiest_router_link_shortest <= 0 || l.max_router_link_flits <= 0 ||
-      l.router_links <= 0)
-    return 0;
-  const double mu = l.busiest_router_link_shortest;
-  const double spread = l.router_flit_hops / (l.router_links * l.max_router_link_flits);  // U
-  return spread * spread * mu / (mu + vc_buffer_flits);
-}
-
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
   const double router_rate = hw.router_link_rate();
   if (!hw.router_slowdown || !router_bound(l)) {
-    // Calibrated, a shared busiest router link's contention delays the channel that binds.
-    const double contended =
-        hw.router_slowdown ? l.max_router_link_flits * *hw.router_slowdown *
-                                 channel_contention_scale(l, hw.vc_buffer_flits) / router_rate
-                           : 0;
-    if (hw.flow_rate() == 1) return l.max_link_flits + contended;  // buffers cover the loop
-    return std::max(l.max_router_link_flits / router_rate, l.endpoint_cycles) + contended;
+    if (hw.flow_rate() == 1) return l.max_link_flits;  // the buffers cover the credit loop
+    return std::max(l.max_router_link_flits / router_rate, l.endpoint_cycles);
   }
   // The busiest channel keeps its own bound: with short buffers a channel of few flows can
   // drain slower than the slowed router link.
@@ -218,11 +204,8 @@ double LinkloadModel::overlap_cycles(const LinkLoad& l, const HwDesc& hw) {
 double LinkloadModel::serialization_cycles(const LinkLoad& l) const { return drain_flits(l, hw_); }
 
 bool LinkloadModel::needs_routes(const LinkLoad& l) const {
-  return single_sends(l, hw_) ||
-         (hw_.router_slowdown && l.max_router_link_flits > 0 &&
-          (l.max_router_link_flits == l.max_endpoint_flits ||
-           (*hw_.router_slowdown > 0 && l.max_router_link_flits < l.max_endpoint_flits &&
-            l.short_messages)));
+  return single_sends(l, hw_) || (hw_.router_slowdown && l.max_router_link_flits > 0 &&
+                                  l.max_router_link_flits == l.max_endpoint_flits);
 }
 
 double LinkloadModel::transfer_cycles(const LinkLoad& l) const {
