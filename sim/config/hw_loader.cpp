@@ -245,6 +245,11 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
 
 }  // namespace
 
+bool sets_no_key(const std::string& file) {
+  const YAML::Node root = YAML::LoadFile(file);
+  return !root || root.IsNull() || (root.IsMap() && root.size() == 0);
+}
+
 HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides) {
   std::map<std::string, RawValue> given;
   if (!file.empty()) {

@@ -36,5 +36,7 @@ std::string components_summary(const HwSpec& spec, bool with_routing = true);
 /// Notes on a config that loads but may not mean what it says: an array shape whose MACs differ
 /// from pe.macs_per_cycle. Printed by config --check, optimize and simulate.
 std::vector<std::string> hw_notes(const HwSpec& spec);
+/// Whether `file` (a config that loads) sets no key at all: empty, or comments only.
+bool sets_no_key(const std::string& file);
 
 }  // namespace nocflow::sim

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "tests/cli_runner.h"
 
@@ -242,6 +243,21 @@ TEST(Cli, CheckPrintsOneLineSummary) {
                             "/configs/hw/mesh8x8.yaml");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("mesh 8x8 (64 PEs)"), std::string::npos) << r.output;
+}
+
+// A file that sets nothing loads as the defaults; the check says so (a file the user meant to
+// fill, or the wrong one), and a file that sets a key gets no such note.
+TEST(Cli, CheckNotesAFileThatSetsNoKey) {
+  const fs::path dir = temp_dir("empty_config");
+  { std::ofstream(dir / "empty.yaml") << "# to be written\n"; }
+  const CliRun empty = run_nocflow("config --check " + (dir / "empty.yaml").string());
+  EXPECT_EQ(empty.exit_code, 0) << empty.output;
+  EXPECT_NE(empty.output.find("empty.yaml sets no key: every value is its default"),
+            std::string::npos)
+      << empty.output;
+  const CliRun set = run_nocflow(std::string("config --check ") + NOCFLOW_SOURCE_DIR +
+                                 "/configs/hw/mesh8x8.yaml");
+  EXPECT_EQ(set.output.find("sets no key"), std::string::npos) << set.output;
 }
 
 TEST(Cli, UsageErrorsExitWith2) {
