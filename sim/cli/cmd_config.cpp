@@ -82,9 +82,13 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
       "rank.csv",        "rank_summary.csv", "rank_placements.csv"};
   create_folder(dir, "output folder");
   std::error_code ignored;
-  auto is_input = [&](const fs::path& p) {
+  // Whether this run reads `p`, or a file inside it.
+  auto read_here = [&](const fs::path& p) {
+    const fs::path root = fs::weakly_canonical(p, ignored);
     return std::any_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
-      return !in.empty() && fs::equivalent(p, in, ignored);
+      if (in.empty()) return false;
+      const fs::path at = fs::weakly_canonical(in, ignored);
+      return std::mismatch(root.begin(), root.end(), at.begin(), at.end()).first == root.end();
     });
   };
   std::vector<std::string> stale;
@@ -94,16 +98,11 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
     if (fs::symlink_status(folder, ignored).type() != fs::file_type::directory) return false;
     for (const auto& e : fs::directory_iterator(folder, ignored)) {
       const std::string name = e.path().filename().string(), ext = e.path().extension().string();
-      if (!e.is_regular_file(ignored) ||
-          !(plans ? name.rfind("plan_", 0) == 0 && ext == ".yaml" : ext == ".txt" || ext == ".yaml"))
-        return false;
+      const bool ours = plans ? name.rfind("plan_", 0) == 0 && ext == ".yaml"
+                              : ext == ".txt" || ext == ".yaml";
+      if (!e.is_regular_file(ignored) || !ours) return false;
     }
-    const fs::path root = fs::weakly_canonical(folder, ignored);
-    return std::none_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
-      if (in.empty()) return false;
-      const fs::path at = fs::weakly_canonical(in, ignored);
-      return std::mismatch(root.begin(), root.end(), at.begin(), at.end()).first == root.end();
-    });
+    return !read_here(folder);
   };
   if (fs::exists(fs::path(dir) / "config.resolved.yaml", ignored)) {
     if (validates(fs::path(dir) / "messages", false)) stale.push_back("messages");
@@ -114,7 +113,7 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
     // Only a plain file: a folder or a link of that name is the user's (writing to it fails,
     // or writes through it, as it would have).
     if (fs::symlink_status(p, ignored).type() != fs::file_type::regular ||
-        std::find(keep.begin(), keep.end(), name) != keep.end() || is_input(p))
+        std::find(keep.begin(), keep.end(), name) != keep.end() || read_here(p))
       continue;
     stale.push_back(name);
   }
@@ -251,7 +250,8 @@ void add_config_command(CLI::App& app, Action& action) {
         return 0;
       }
       if (opts->hw.file.empty() && opts->hw.overrides.empty() && !opts->print && opts->out.empty())
-        throw InputError("config: give --check FILE, --set, --print, --out or --reference (see nocflow config --help)");
+        throw InputError("config: give --check FILE, --set, --print, --out or --reference (see "
+                         "nocflow config --help)");
       const HwSpec spec = opts->hw.load();
       if (!opts->out.empty()) write_resolved_config(opts->out, spec);
       if (opts->print)

@@ -268,6 +268,16 @@ double cheapest_fitting(const StagePricer::Solved& st, const HwDesc& hw) {
   return cheapest;
 }
 
+/// Each range of at most `max_layers` of `n` layers on 1 and 2 units, solved by `pricer`:
+/// fn(first, end, q, solved).
+template <typename Fn>
+void each_short_range(StagePricer& pricer, int n, int max_layers, Fn fn) {
+  for (int q = 1; q <= 2; ++q)
+    for (int first = 0; first < n; ++first)
+      for (int end = first + 1; end <= std::min(n, first + max_layers); ++end)
+        fn(first, end, q, pricer.solve(first, end, q));
+}
+
 // The resident-weights assignment of each chosen stage against every assignment of it that fits
 // (vgg5 on 2x2, bands of 2 PEs: few choices a layer): never cheaper than the cheapest, and within
 // the bound its note states, or the cheapest where it has none.
@@ -315,30 +325,27 @@ TEST(Pipeline, EveryResidentWeightsBoundIsBelowTheCheapestThatFits) {
   for (const std::int64_t kib : {96, 128, 192, 256, 384, 512}) {
     const HwDesc hw = mesh_with_sram(2, kib);
     StagePricer pricer(w, hw, resident(2), "linkload");
-    for (int q = 1; q <= 2; ++q)
-      for (int first = 0; first < n; ++first)
-        for (int end = first + 1; end <= std::min(n, first + 4); ++end) {
-          const StagePricer::Solved st = pricer.solve(first, end, q);
-          const auto fit = pricer.resident_fits.find({first, end, q});
-          if (fit == pricer.resident_fits.end()) continue;  // its cheapest fits, or stopped
-          const double cheapest = cheapest_fitting(st, hw);
-          const std::string at = std::to_string(kib) + " KiB, layers " + std::to_string(first) +
-                                 ".." + std::to_string(end) + " on " + std::to_string(q);
-          if (fit->second.infeasible) {  // proven: none fits
-            EXPECT_EQ(cheapest, std::numeric_limits<double>::infinity()) << at;
-            continue;
-          }
-          if (cheapest == std::numeric_limits<double>::infinity()) continue;
-          EXPECT_LE(fit->second.lower, cheapest * (1 + 1e-12)) << at;
-          if (!fits_sram(st, st.result.choice, hw))
-            continue;  // the heaviest pricing did not fit: the unfitting optimum is kept
-          EXPECT_GE(st.result.cost, cheapest * (1 - 1e-12)) << at;
-          ++searched;
-          if (fit->second.note.empty()) {  // proven the cheapest
-            EXPECT_NEAR(st.result.cost, cheapest, 1e-9 * cheapest) << at;
-          }
-          found += st.result.cost <= cheapest * (1 + 1e-12);
-        }
+    each_short_range(pricer, n, 4, [&](int first, int end, int q, const StagePricer::Solved& st) {
+      const auto fit = pricer.resident_fits.find({first, end, q});
+      if (fit == pricer.resident_fits.end()) return;  // its cheapest fits, or stopped
+      const double cheapest = cheapest_fitting(st, hw);
+      const std::string at = std::to_string(kib) + " KiB, layers " + std::to_string(first) +
+                             ".." + std::to_string(end) + " on " + std::to_string(q);
+      if (fit->second.infeasible) {  // proven: none fits
+        EXPECT_EQ(cheapest, std::numeric_limits<double>::infinity()) << at;
+        return;
+      }
+      if (cheapest == std::numeric_limits<double>::infinity()) return;
+      EXPECT_LE(fit->second.lower, cheapest * (1 + 1e-12)) << at;
+      if (!fits_sram(st, st.result.choice, hw))
+        return;  // the heaviest pricing did not fit: the unfitting optimum is kept
+      EXPECT_GE(st.result.cost, cheapest * (1 - 1e-12)) << at;
+      ++searched;
+      if (fit->second.note.empty()) {  // proven the cheapest
+        EXPECT_NEAR(st.result.cost, cheapest, 1e-9 * cheapest) << at;
+      }
+      found += st.result.cost <= cheapest * (1 + 1e-12);
+    });
   }
   EXPECT_GT(searched, 40);
   EXPECT_GE(found, searched * 9 / 10);  // a search, not a proof: 54 of 54 when written
@@ -356,18 +363,15 @@ TEST(Pipeline, ResidentWeightsFindAFittingAssignmentWhereOneExists) {
     for (const std::int64_t kib : {64, 128, 256, 527, 1024}) {
       const HwDesc hw = mesh_with_sram(2, kib);
       StagePricer pricer(w, hw, resident(1), "linkload");
-      for (int q = 1; q <= 2; ++q)
-        for (int first = 0; first < n; ++first)
-          for (int end = first + 1; end <= std::min(n, first + 2); ++end) {
-            const StagePricer::Solved st = pricer.solve(first, end, q);
-            if (fits_sram(st, st.result.choice, hw)) {
-              ++fitting;
-              continue;
-            }
-            const bool exists = cheapest_fitting(st, hw) < std::numeric_limits<double>::infinity();
-            EXPECT_FALSE(exists) << name << " at " << kib << " KiB, layers " << first << ".."
-                                 << end << " on " << q << ": one fits, none found";
-          }
+      each_short_range(pricer, n, 2, [&](int first, int end, int q, const StagePricer::Solved& st) {
+        if (fits_sram(st, st.result.choice, hw)) {
+          ++fitting;
+          return;
+        }
+        const bool exists = cheapest_fitting(st, hw) < std::numeric_limits<double>::infinity();
+        EXPECT_FALSE(exists) << name << " at " << kib << " KiB, layers " << first << ".." << end
+                             << " on " << q << ": one fits, none found";
+      });
     }
   }
   EXPECT_GT(fitting, 100);
