@@ -34,14 +34,19 @@ std::int64_t plus(std::int64_t a, std::int64_t b) {
   return __builtin_add_overflow(a, b, &s) ? std::numeric_limits<std::int64_t>::max() : s;
 }
 
-/// Dimensions whose output axis exists and has size > 1, minus `except_axes`.
+/// Dimensions whose view axis (box.h, view4) exists and has size > 1, minus those whose view
+/// axis holds one of `except_axes` (beyond rank 4, BATCH holds every leading axis).
 PartDimSet output_dims(const Shape& out, std::vector<std::size_t> except_axes = {}) {
   PartDimSet set;
+  const Dims4 view = view4(out);
   for (PartDim d : kAllPartDims) {
     auto axis = output_axis(d, out.size());
-    if (!axis || out[static_cast<std::size_t>(*axis)] <= 1) continue;
+    if (!axis) continue;
+    const int v = view_axis(*axis, out.size());
+    if (view[static_cast<std::size_t>(v)] <= 1) continue;
     bool excluded = false;
-    for (auto e : except_axes) excluded = excluded || e == static_cast<std::size_t>(*axis);
+    for (auto e : except_axes)
+      excluded = excluded || view_axis(static_cast<std::int64_t>(e), out.size()) == v;
     if (!excluded) set.insert(d);
   }
   return set;

@@ -43,7 +43,9 @@ inline Box intersect(const Box& a, const Box& b) {
 using Dims4 = std::array<std::int64_t, 4>;
 
 /// A tensor shape seen as N×C×H×W, following part_dim.h: rank 4 as is; rank 3 N×S×D → N, D, S, 1;
-/// rank 2 N×F → N, F, 1, 1; rank 1 → N, 1, 1, 1; rank ≥ 5 → N, rest flattened, 1, 1.
+/// rank 2 N×F → N, F, 1, 1; rank 1 → N, 1, 1, 1; rank r ≥ 5 → the leading r − 3 axes flattened
+/// into N (row-major), then the last three as C, H, W (a Swin window tensor [3, 64, 3, 49, 32]:
+/// N = 192 windows of q, k and v, C = 3 heads, H = 49 tokens, W = 32 features).
 inline Dims4 view4(const Shape& s) {
   switch (s.size()) {
     case 0: return {1, 1, 1, 1};
@@ -52,9 +54,10 @@ inline Dims4 view4(const Shape& s) {
     case 3: return {s[0], s[2], s[1], 1};
     case 4: return {s[0], s[1], s[2], s[3]};
     default: {
-      std::int64_t rest = 1;
-      for (std::size_t i = 1; i < s.size(); ++i) rest *= s[i];
-      return {s[0], rest, 1, 1};
+      const std::size_t lead = s.size() - 3;
+      std::int64_t n = 1;
+      for (std::size_t i = 0; i < lead; ++i) n *= s[i];
+      return {n, s[lead], s[lead + 1], s[lead + 2]};
     }
   }
 }
@@ -63,9 +66,10 @@ inline Dims4 view4(const Shape& s) {
 inline int view_axis(std::int64_t axis, std::size_t rank) {
   const auto a = static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis);
   if (a == 0) return kN;
+  if (rank <= 2) return kC;
   if (rank == 3) return a == 1 ? kH : kC;
-  if (rank == 4) return static_cast<int>(a);
-  return kC;
+  if (rank >= 4 && a + 3 >= rank) return static_cast<int>(a + 4 - rank);  // the last three
+  return kN;  // rank ≥ 5: an axis of the flattened lead
 }
 
 inline Box full_box(const Dims4& d) { return {{Range{0, d[0]}, Range{0, d[1]}, Range{0, d[2]}, Range{0, d[3]}}}; }

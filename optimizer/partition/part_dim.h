@@ -5,6 +5,8 @@
 //   4-D N×C×H×W: BATCH→N, OUTP→C, OFMP_H→H, OFMP_W→W
 //   3-D N×S×D (tokens): BATCH→N, OFMP_H→S, OUTP→D
 //   2-D N×F: BATCH→N, OUTP→F
+//   r-D, r ≥ 5: BATCH→the leading r − 3 axes flattened (box.h, view4; output_axis names the
+//        first), OUTP, OFMP_H, OFMP_W→the last three
 // INPP splits the reduction (input-channel / inner) dimension of an operator, not an output
 // axis, so its partial results must be reduced.
 #include <array>
@@ -67,14 +69,16 @@ inline std::optional<int> output_axis(PartDim d, std::size_t rank) {
   switch (d) {
     case PartDim::Batch: return rank >= 1 ? std::optional<int>(0) : std::nullopt;
     case PartDim::Outp:
-      if (rank == 4 || rank == 2) return 1;
+      if (rank >= 4) return static_cast<int>(rank) - 3;
+      if (rank == 2) return 1;
       if (rank == 3) return 2;
       return std::nullopt;
     case PartDim::OfmpH:
-      if (rank == 4) return 2;
+      if (rank >= 4) return static_cast<int>(rank) - 2;
       if (rank == 3) return 1;
       return std::nullopt;
-    case PartDim::OfmpW: return rank == 4 ? std::optional<int>(3) : std::nullopt;
+    case PartDim::OfmpW:
+      return rank >= 4 ? std::optional<int>(static_cast<int>(rank) - 1) : std::nullopt;
     case PartDim::Inpp: return std::nullopt;
   }
   return std::nullopt;

@@ -56,6 +56,26 @@ Range group_channels(Range block, std::int64_t block_per_group, std::int64_t per
   return {g0 * per_group, (g1 + 1) * per_group};
 }
 
+/// The box over `in` (an input of the same rank as `out`) that holds, along tensor axis `axis`,
+/// the rows `rows(r)` for the block's rows r there, and the block's own rows on every other axis.
+/// Beyond rank 4 the view flattens the leading axes into N, so the block is taken apart into
+/// tensor-axis ranges (relayout.h) and put back together over `in`.
+template <typename Rows>
+Box along_axis(const Box& block, const Shape& out, const Shape& in, std::int64_t axis,
+               Rows rows) {
+  if (out.size() <= 4) {
+    Box b = block;
+    const int v = view_axis(axis, out.size());
+    b.r[v] = rows(block.r[v]);
+    return b;
+  }
+  AxisRanges r = axis_ranges(block, out);
+  Range& mine = r[static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(out.size())
+                                                    : axis)];
+  mine = rows(mine);
+  return view_box(r, in);
+}
+
 Box same_block(const Box& block, const Dims4& in, const Dims4& out) {
   Box b;
   for (int a = 0; a < 4; ++a) {
@@ -98,7 +118,7 @@ Box matmul_region(const OpView& op, int input, const Box& block, Range red, cons
   if (t.shape.size() != rank) return full_box(in);
   Box b = full_box(in);
   b.r[kN] = block.r[kN];
-  if (rank == 4) {  // N×h×S×D · N×h×D×E
+  if (rank >= 4) {  // N×h×S×D · N×h×D×E (beyond rank 4, N the leading axes)
     b.r[kC] = block.r[kC];
     if (input == 0) b.r[kH] = block.r[kH], b.r[kW] = red;
     else b.r[kH] = red, b.r[kW] = block.r[kW];
@@ -112,14 +132,17 @@ Box matmul_region(const OpView& op, int input, const Box& block, Range red, cons
   return b;
 }
 
-Box concat_region(const OpView& op, int input, const Box& block, const Dims4& in) {
-  const int axis = view_axis(op.attrs.axis, op.output.shape.size());
+Box concat_region(const OpView& op, int input, const Box& block) {
+  const Shape& out = op.output.shape;
+  const std::int64_t rank = static_cast<std::int64_t>(out.size());
+  const auto axis = static_cast<std::size_t>(op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis);
   std::int64_t offset = 0;
-  for (int i = 0; i < input; ++i) offset += view4(op.inputs[static_cast<std::size_t>(i)]->shape)[axis];
-  Box b = block;
-  const Range mine = intersect(block.r[axis], {offset, offset + in[axis]});
-  b.r[axis] = mine.empty() ? Range{0, 0} : Range{mine.lo - offset, mine.hi - offset};
-  return b;
+  for (int i = 0; i < input; ++i) offset += op.inputs[static_cast<std::size_t>(i)]->shape[axis];
+  const Shape& in = op.inputs[static_cast<std::size_t>(input)]->shape;
+  return along_axis(block, out, in, op.attrs.axis, [&](Range r) {
+    const Range mine = intersect(r, {offset, offset + in[axis]});
+    return mine.empty() ? Range{0, 0} : Range{mine.lo - offset, mine.hi - offset};
+  });
 }
 
 // Gradient of a convolution's input (X view) from dY: the output rows whose windows touch the
@@ -189,7 +212,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       Box b = full_box(in);
       b.r[kN] = red;
       const std::size_t rank = op.inputs[static_cast<std::size_t>(input)]->shape.size();
-      if (rank <= 4) b.r[view_axis(-1, rank)] = input == 0 ? block.r[kC] : block.r[kN];
+      b.r[view_axis(-1, rank)] = input == 0 ? block.r[kC] : block.r[kN];
       return b;
     }
     case OpKind::PoolGrad: {
@@ -206,29 +229,28 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       return b;
     }
     case OpKind::Slice: {
-      // An ONNX Slice's starts and ends, before folding; beyond rank 4 the view folds the axes
-      // after the first into one, where rows offset + i·step are not rows of the view.
-      if (input != 0 || op.output.shape.size() > 4) return full_box(in);
-      Box b = block;  // rows offset + i·step for the block's rows i, and those between
-      const int axis = view_axis(a.axis, op.output.shape.size());
-      const Range r = block.r[axis];
-      b.r[axis] = r.empty() ? Range{a.offset, a.offset}
-                            : Range{a.offset + r.lo * a.step, a.offset + (r.hi - 1) * a.step + 1};
-      return b;
+      // An ONNX Slice's starts and ends, before folding.
+      if (input != 0) return full_box(in);
+      // Rows offset + i·step for the block's rows i, and those between.
+      return along_axis(block, op.output.shape, op.inputs[0]->shape, a.axis, [&](Range r) {
+        return r.empty() ? Range{a.offset, a.offset}
+                         : Range{a.offset + r.lo * a.step, a.offset + (r.hi - 1) * a.step + 1};
+      });
     }
     case OpKind::Grad:
       if (a.grad_of == OpKind::Slice) {  // dY row i sits at offset + i·step along the axis
-        if (op.output.shape.size() > 4) return full_box(in);  // (as Slice)
-        Box b = block;
-        const int axis = view_axis(a.axis, op.output.shape.size());
+        const Shape& dy = op.inputs[0]->shape;
+        const std::int64_t rank = static_cast<std::int64_t>(dy.size());
+        const std::int64_t rows = dy[static_cast<std::size_t>(a.axis < 0 ? a.axis + rank : a.axis)];
         auto first_at_or_after = [&](std::int64_t row) {  // the first dY row at or after `row`
           const std::int64_t d = row - a.offset;          // ≥ 0: rows start at the offset
-          return std::clamp<std::int64_t>(d / a.step + (d % a.step != 0), 0, in[axis]);
+          return std::clamp<std::int64_t>(d / a.step + (d % a.step != 0), 0, rows);
         };
-        const Range r{first_at_or_after(std::max(block.r[axis].lo, a.offset)),
-                      first_at_or_after(std::max(block.r[axis].hi, a.offset))};
-        b.r[axis] = r.empty() ? Range{0, 0} : r;
-        return b;
+        return along_axis(block, op.output.shape, dy, a.axis, [&](Range x) {
+          const Range r{first_at_or_after(std::max(x.lo, a.offset)),
+                        first_at_or_after(std::max(x.hi, a.offset))};
+          return r.empty() ? Range{0, 0} : r;
+        });
       }
       if (a.grad_of == OpKind::Resize)  // dX's block from dY's values that read it
         return resize_region(a, block, op.output.shape, op.inputs[0]->shape, false);
@@ -259,11 +281,6 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::GemmGradInput: {
       if (input != 0) return full_box(in);
       const std::size_t rank = op.output.shape.size();
-      if (rank > 4) {  // the view flattens the features into C with the other axes
-        Box b = full_box(in);
-        b.r[kN] = block.r[kN];
-        return b;
-      }
       Box b = block;  // the same samples, tokens (N×S×D: H) or positions (N×C×H×W: C, H)
       b.r[view_axis(-1, rank)] = red;
       return b;
@@ -274,7 +291,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::Transpose:
       if (input != 0) return full_box(in);  // a Reshape's shape operand
       return relayout_region(op.kind, a, op.inputs[0]->shape, op.output.shape, block);
-    case OpKind::Concat: return concat_region(op, input, block, in);
+    case OpKind::Concat: return concat_region(op, input, block);
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
     case OpKind::Mod: case OpKind::PRelu:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:

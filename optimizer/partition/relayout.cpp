@@ -77,9 +77,10 @@ AxisRanges axis_ranges(const Box& view, const Shape& s) {
     case 4:
       return {view.r[kN], view.r[kC], view.r[kH], view.r[kW]};
     default: {
+      const std::size_t lead = s.size() - 3;
       AxisRanges r(s.size());
-      r[0] = view.r[kN];
-      unflatten(view.r[kC], s, 1, s.size(), r);
+      unflatten(view.r[kN], s, 0, lead, r);
+      r[lead] = view.r[kC], r[lead + 1] = view.r[kH], r[lead + 2] = view.r[kW];
       return r;
     }
   }
@@ -102,8 +103,11 @@ Box view_box(const AxisRanges& r, const Shape& s) {
     case 4:
       b.r[kN] = r[0], b.r[kC] = r[1], b.r[kH] = r[2], b.r[kW] = r[3];
       break;
-    default:
-      b.r[kN] = r[0], b.r[kC] = linear_span(r, s, 1, s.size());
+    default: {
+      const std::size_t lead = s.size() - 3;
+      b.r[kN] = linear_span(r, s, 0, lead);
+      b.r[kC] = r[lead], b.r[kH] = r[lead + 1], b.r[kW] = r[lead + 2];
+    }
   }
   return b;
 }

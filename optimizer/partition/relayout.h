@@ -27,10 +27,10 @@ namespace nocflow::optimizer {
 /// One range per tensor axis.
 using AxisRanges = std::vector<Range>;
 
-/// The tensor-axis ranges of a box over `s`'s view4 (ranks ≥ 5: C's linear range, bounded).
+/// The tensor-axis ranges of a box over `s`'s view4 (ranks ≥ 5: N's linear range, bounded).
 AxisRanges axis_ranges(const Box& view, const Shape& s);
 
-/// The view4 box of tensor-axis ranges over `s` (ranks ≥ 5: C is their linear hull).
+/// The view4 box of tensor-axis ranges over `s` (ranks ≥ 5: N is the leading axes' linear hull).
 Box view_box(const AxisRanges& r, const Shape& s);
 
 /// The box of the input (shape `in`, view4) that the output block `block` (view4 of `out`) of a

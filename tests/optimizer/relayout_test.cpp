@@ -45,7 +45,8 @@ Index source(const Case& c, const Index& o) {
   return i;
 }
 
-/// Element `i` of a tensor of shape `s` in its view4 (ranks ≥ 5: C is the linear rest).
+/// Element `i` of a tensor of shape `s` in its view4 (ranks ≥ 5: N is the leading axes' linear
+/// index, C, H, W the last three axes).
 std::array<std::int64_t, 4> view_index(const Index& i, const Shape& s) {
   switch (s.size()) {
     case 1:
@@ -57,31 +58,57 @@ std::array<std::int64_t, 4> view_index(const Index& i, const Shape& s) {
     case 4:
       return {i[0], i[1], i[2], i[3]};
     default: {
-      std::int64_t rest = 0;
-      for (std::size_t k = 1; k < s.size(); ++k) rest = rest * s[k] + i[k];
-      return {i[0], rest, 0, 0};
+      const std::size_t lead = s.size() - 3;
+      std::int64_t n = 0;
+      for (std::size_t k = 0; k < lead; ++k) n = n * s[k] + i[k];
+      return {n, i[lead], i[lead + 1], i[lead + 2]};
     }
   }
 }
 
+/// The tensor index of view element `v` of a tensor of shape `s` (view_index's inverse).
+Index tensor_index(const std::array<std::int64_t, 4>& v, const Shape& s) {
+  Index i(s.size());
+  switch (s.size()) {
+    case 1:
+      i[0] = v[0];
+      break;
+    case 2:
+      i[0] = v[0], i[1] = v[1];
+      break;
+    case 3:
+      i[0] = v[0], i[1] = v[2], i[2] = v[1];
+      break;
+    default: {
+      const std::size_t lead = s.size() - 3;
+      std::int64_t n = v[0];
+      for (std::size_t k = lead; k-- > 0;) {
+        i[k] = n % s[k];
+        n /= s[k];
+      }
+      i[lead] = v[1], i[lead + 1] = v[2], i[lead + 2] = v[3];
+    }
+  }
+  return i;
+}
+
 /// The view4 bounding box of the input elements the output block copies, and their count.
 std::pair<Box, std::int64_t> brute_region(const Case& c, const Box& block) {
-  const AxisRanges r = axis_ranges(block, c.out);
   Box hull{};
   bool first = true;
   std::int64_t count = 0;
-  Index o(c.out.size());
-  std::function<void(std::size_t)> walk = [&](std::size_t k) {
-    if (k == o.size()) {
-      const auto v = view_index(source(c, o), c.in);
-      for (int a = 0; a < 4; ++a)
-        hull.r[a] = first ? Range{v[a], v[a] + 1}
-                          : Range{std::min(hull.r[a].lo, v[a]), std::max(hull.r[a].hi, v[a] + 1)};
+  std::array<std::int64_t, 4> o{};
+  std::function<void(int)> walk = [&](int a) {
+    if (a == 4) {
+      const auto v = view_index(source(c, tensor_index(o, c.out)), c.in);
+      for (int k = 0; k < 4; ++k)
+        hull.r[k] = first ? Range{v[k], v[k] + 1}
+                          : Range{std::min(hull.r[k].lo, v[k]), std::max(hull.r[k].hi, v[k] + 1)};
       first = false;
       ++count;
       return;
     }
-    for (o[k] = r[k].lo; o[k] < r[k].hi; ++o[k]) walk(k + 1);
+    for (o[a] = block.r[a].lo; o[a] < block.r[a].hi; ++o[a]) walk(a + 1);
   };
   walk(0);
   return {hull, count};
@@ -111,6 +138,12 @@ const std::vector<Case>& cases() {
       {"heads first", OpKind::Transpose, {2, 8, 4, 6}, {2, 4, 8, 6}, {0, 2, 1, 3}},
       {"keys", OpKind::Transpose, {2, 8, 4, 6}, {2, 4, 6, 8}, {0, 2, 3, 1}},
       {"reverse", OpKind::Transpose, {3, 5, 4}, {4, 5, 3}, {}},
+      // Swin's window attention, scaled down: rows of windows into windows, the windows to
+      // tokens, the projection's q, k, v and heads apart.
+      {"window partition", OpKind::Transpose, {1, 4, 3, 4, 3, 6}, {1, 4, 4, 3, 3, 6},
+       {0, 1, 3, 2, 4, 5}},
+      {"windows to tokens", OpKind::Reshape, {1, 4, 4, 3, 3, 6}, {16, 9, 6}, {}},
+      {"qkv apart", OpKind::Transpose, {8, 9, 3, 2, 4}, {3, 8, 2, 9, 4}, {2, 0, 3, 1, 4}},
   };
   return all;
 }
@@ -160,8 +193,8 @@ TEST(Relayout, RegionsBoundTheCopiedElementsAndTheExactFactorsAreOffered) {
         }
         if (exact) exact_factors.push_back(f);
       }
-      // An input of rank ≥ 5 is seen with its axes after the first flattened into C, which
-      // the per-axis bounds do not follow: there the offered factors may be fewer.
+      // An input of rank ≥ 5 is seen with its leading axes flattened into N, which the
+      // per-axis bounds do not follow: there the offered factors may be fewer.
       if (c.in.size() <= 4) {
         EXPECT_EQ(mine, exact_factors) << what;
       } else {

@@ -374,9 +374,9 @@ TEST(OnnxSwin, ASliceWithAHugeStepTakesOneRow) {
   EXPECT_EQ(g.node(*g.find("slice")).output.shape, (Shape{1, 1, 4, 4}));
 }
 
-TEST(OnnxSwin, ASliceBeyondRank4ReadsWhatItTakes) {
-  // [1,4,6,2,2] sliced to rows 1..2 of axis 1: its view folds axes 1-4 into one of 96, where
-  // it takes [24, 72); the region must cover it (the whole input does).
+TEST(OnnxSwin, ASliceBeyondRank4ReadsOnlyWhatItTakes) {
+  // [1,4,6,2,2] sliced to rows 1..2 of axis 1, inside the view's N (axes 0-1, 4 rows): an
+  // output block of its N reads those rows of the input's N, and nothing more.
   Model m({1, 4, 6, 2, 2});
   m.int64s("starts", {1});
   m.int64s("ends", {3});
@@ -384,10 +384,25 @@ TEST(OnnxSwin, ASliceBeyondRank4ReadsWhatItTakes) {
   m.node("Slice", {"x", "starts", "ends", "axes"}, "y", "slice");
   const Graph g = m.load("slice_rank5.onnx");
   const NodeId slice = *g.find("slice");
-  const Box out = full_box(view4(g.node(slice).output.shape));
-  const Range r = input_region(g, slice, 0, out, Range{0, 1}).r[kC];
-  EXPECT_LE(r.lo, 24);
-  EXPECT_GE(r.hi, 72);
+  Box out = full_box(view4(g.node(slice).output.shape));
+  ASSERT_EQ(out.r[kN].hi, 2);
+  const Box all = input_region(g, slice, 0, out, Range{0, 1});
+  EXPECT_EQ(all.r[kN], (Range{1, 3}));
+  EXPECT_EQ(all.volume(), out.volume());
+  out.r[kN] = {1, 2};  // the second row taken
+  EXPECT_EQ(input_region(g, slice, 0, out, Range{0, 1}).r[kN], (Range{2, 3}));
+}
+
+TEST(OnnxSwin, AWindowTensorSplitsByWindowsHeadsTokensAndFeatures) {
+  // Beyond rank 4 the leading axes are the view's N: the windows' q, k, v as [3, 8, 2, 9, 4]
+  // (q/k/v, windows, heads, tokens, features) split BATCH over the 24 windows of q, k and v,
+  // and OUTP, OFMP_H, OFMP_W over heads, tokens and features, as a 4-D tensor would.
+  Model m({3, 8, 2, 9, 4});
+  m.node("Relu", {"x"}, "y", "relu");
+  const Graph g = m.load("relu_rank5.onnx");
+  const NodeId relu = *g.find("relu");
+  EXPECT_EQ(view4(g.node(relu).output.shape), (Dims4{24, 2, 9, 4}));
+  EXPECT_EQ(legal_part_dims(g, relu).str(), "BATCH,OUTP,OFMP_H,OFMP_W");
 }
 
 TEST(OnnxSwin, CompileTimeTensorsAreBoundedInAll) {

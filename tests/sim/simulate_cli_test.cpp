@@ -178,6 +178,28 @@ std::vector<std::tuple<std::string, double, double, std::int64_t>> predictions(c
   return out;
 }
 
+TEST(SimulateCli, SwinsWindowTensorsSplitBeyondQkvAndTheReplayMeetsThePrediction) {
+  // swin_tiny's windows' q, k, v ([3, 4, 1, 49, 16] in its first stage) are 5-D: their view
+  // takes the leading axes as N (box.h, view4), so they split over heads, tokens and features
+  // too (not only BATCH over q, k and v: 3 PEs), and the network runs in 32 KiB per PE.
+  const fs::path dir = fresh_dir("simulate_swin");
+  const CliRun r = run_nocflow("simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --network " +
+                               kSrc + "/tests/optimizer/data/swin_tiny.onnx "
+                               "--set pe.sram_bytes=32768 --quiet --out " + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  int windows = 0;
+  for (const auto& row : read_csv_rows(dir / "layers.csv"))
+    if (row.at("layer").find("attn/Transpose_2") != std::string::npos) {
+      EXPECT_GE(std::stoi(row.at("pes")), 14) << row.at("layer") << " " << row.at("choice");
+      ++windows;
+    }
+  EXPECT_EQ(windows, 4);  // one per block: two stages of two
+  const auto s = nlohmann::json::parse(read_file(dir / "summary.json"));
+  EXPECT_LE(s.at("memory_plan").at("peak_bytes").get<std::int64_t>(), 32768);
+  const double simulated = s.at("total_cycles").get<double>();
+  EXPECT_NEAR(s.at("predicted_total_cycles").get<double>(), simulated, 0.05 * simulated);
+}
+
 TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
   // The paper model's T = V h / B_NoC + latency: two calibrations with the same B_NoC differ
   // by the latency on every edge the paper model moves bytes on (T > 0 without latency), and
