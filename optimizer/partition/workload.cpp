@@ -29,6 +29,15 @@ std::int64_t reduction_size(OpKind kind, const OpAttrs& a, const std::vector<con
   return 1;
 }
 
+/// The view axis of an operator's output that holds its output channels, which the MAC array's
+/// rows take (workload.h, array_rows_axis): a product's features are its last axis, the view's C
+/// up to rank 3 and W beyond (attention's N×h×S×E scores: E, not the heads).
+int array_rows_axis(OpKind kind, const Shape& out) {
+  const bool product =
+      kind == OpKind::Gemm || kind == OpKind::MatMul || kind == OpKind::GemmGradInput;
+  return product && out.size() >= 4 ? kW : kC;
+}
+
 /// The window an operator's outputs each meet (kernel, stride), if it has one.
 bool take_window(Layer& l, OpKind kind, const OpAttrs& a) {
   if (windowed(kind)) {
@@ -57,6 +66,7 @@ void fill_op_details(Layer& l, const Graph& g, NodeId id, const std::vector<cons
   const Node& n = g.node(id);
   if (n.kind != OpKind::Fused) {
     l.reduction = reduction_size(n.kind, n.attrs, in);
+    l.array_rows_axis = array_rows_axis(n.kind, n.output.shape);
     take_window(l, n.kind, n.attrs);
     return;
   }
@@ -67,6 +77,7 @@ void fill_op_details(Layer& l, const Graph& g, NodeId id, const std::vector<cons
     for (const Tensor& t : part.inputs) pin.push_back(&t);
     if (p == 0) {
       l.reduction = reduction_size(part.kind, part.attrs, pin);
+      l.array_rows_axis = array_rows_axis(part.kind, part.output.shape);
     } else {
       const OpCost tail = op_cost(part.kind, part.attrs, pin, part.output);
       l.tail_vector_ops += tail.vector_ops;

@@ -52,7 +52,8 @@ struct Layer {
   std::array<std::vector<std::int64_t>, 5> factors;
   /// Spatial window of the layer's first windowed operator (conv, pool), for η_halo.
   std::array<std::int64_t, 2> kernel{1, 1};
-  /// The MAC array's mapping (pe_model.h): the output axis on its rows (output channels) and
+  /// The MAC array's mapping (pe_model.h): the output axis on its rows (output channels; a
+  /// Gemm's or MatMul's features, its last axis: view W beyond rank 3) and
   /// the reduction elements per unit of `reduction` beyond the kernel window. A weight
   /// gradient puts the forward output channels (view axis N) on the rows and sums over the
   /// batch (`reduction`, split by INPP) times the positions of each sample.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "optimizer/cost/cost_model.h"
+#include "optimizer/cost/pe_model.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/passes/pass_manager.h"
@@ -64,6 +65,27 @@ TEST(Workload, AMatMulNeedsItsSecondOperandWholeUnderOfmpH) {
 
 // A relayout layer's legal dimensions come from its factors (one walk of its blocks); they are
 // what legal_part_dims says of the node.
+// The MAC array's rows take a product's features, its last axis: a Gemm's 768 (rank 3, view C),
+// the attention scores' 128 keys and the context's 64 features (rank 4, view W), not the 12
+// heads. Split by heads, each PE still fills a 16 x 16 array: 128 (or 64) features on the rows,
+// the inner 64 (or 128) on the columns.
+TEST(Workload, AProductsFeaturesGoOnTheArraysRowsWhateverItsRank) {
+  Graph g = load_network("zoo:bert_base_layer", ZooOptions{1, 2});
+  PassManager(parse_pass_list("default")).run(g);
+  const Workload w = build_workload(g);
+  HwDesc hw;
+  hw.array_rows = hw.array_cols = 16;
+  EXPECT_EQ(find_layer(w, "attn.query").array_rows_axis, kC);
+  for (const char* name : {"attn.scores", "attn.context"}) {
+    const Layer& l = find_layer(w, name);
+    EXPECT_EQ(l.array_rows_axis, kW) << name;
+    EXPECT_DOUBLE_EQ(pe_work(l, make({{PartDim::Outp, 12}}), hw).utilisation, 1.0) << name;
+  }
+  // 8 of the context's 64 features per PE fill half of the rows.
+  EXPECT_DOUBLE_EQ(
+      pe_work(find_layer(w, "attn.context"), make({{PartDim::OfmpW, 8}}), hw).utilisation, 0.5);
+}
+
 TEST(Workload, ARelayoutsLegalDimensionsAreLegalPartDims) {
   Graph g = load_network("zoo:bert_base_layer", ZooOptions{1, 4});
   PassManager(parse_pass_list("default")).run(g);
