@@ -50,7 +50,9 @@ class IdentityElimination final : public Pass {
 };
 
 /// Folds shape arithmetic: a deterministic operator whose output value shape inference already
-/// knows becomes a Constant holding it; a Reshape, Unsqueeze or Squeeze reading a constant
+/// knows becomes a Constant holding it, and so does one that reads only constants that are not
+/// learned (Swin's attention scale, head_dim ** -0.5: a value no PE need compute at run time,
+/// whose float value the graph does not keep); a Reshape, Unsqueeze or Squeeze reading a constant
 /// shape or axes takes it as an attribute. The nodes this leaves unused are DCE's.
 ///
 /// On tensors of run time, which are layers, the shape operators become the data movement the
@@ -65,12 +67,12 @@ class ConstantFolding final : public Pass {
     bool changed = false;
     for (NodeId id : g.topological_order()) {
       Node& n = g.node(id);
-      if (n.output.value && n.kind != OpKind::Constant && n.kind != OpKind::Input &&
-          op_info(n.kind).deterministic) {
+      if ((n.output.value || of_fixed_constants(g, id)) && n.kind != OpKind::Constant &&
+          n.kind != OpKind::Input && op_info(n.kind).deterministic) {
         OpAttrs a;
         a.shape = n.output.shape;
         a.elem_bytes = n.output.elem_bytes;
-        a.int_data = *n.output.value;
+        if (n.output.value) a.int_data = *n.output.value;
         n.kind = OpKind::Constant;
         n.attrs = a;
         g.set_inputs(id, {});
@@ -116,6 +118,15 @@ class ConstantFolding final : public Pass {
   }
 
  private:
+  /// Whether node `id` has inputs and they are all constants that are not learned.
+  static bool of_fixed_constants(const Graph& g, NodeId id) {
+    const auto ins = g.inputs(id);
+    return !ins.empty() && std::all_of(ins.begin(), ins.end(), [&](NodeId in) {
+      const Node& k = g.node(in);
+      return k.kind == OpKind::Constant && !k.attrs.trainable;
+    });
+  }
+
   /// A Gather of one constant index along its axis: a Slice of that index, then a Reshape to the
   /// Gather's output. False (nothing changed) for any other index.
   static bool gather_as_slice(Graph& g, NodeId id) {

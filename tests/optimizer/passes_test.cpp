@@ -146,6 +146,27 @@ TEST(Identity, NoOpsAreRemoved) {
   EXPECT_EQ(g.inputs(*g.find("r")), std::vector<NodeId>{x});
 }
 
+TEST(ConstantFolding, AComputationOfFixedConstantsIsAConstantButOneOfWeightsStays) {
+  // Swin's attention scale, head_dim ** -0.5: two fixed scalars whose float result the graph
+  // does not hold. It is a constant, not a layer that one PE computes and sends to every PE of
+  // each block's Mul. A Transpose of a learned weight stays a layer: training updates it.
+  GraphBuilder b("scale");
+  const NodeId x = b.input({1, 4, 8});
+  const NodeId scale = b.binary(OpKind::Pow, b.constant({}, {16}), b.constant({}, {-0.5}), "pow");
+  OpAttrs w;
+  w.shape = {8, 8};
+  w.trainable = true;
+  const NodeId wt = b.transpose(b.op(OpKind::Constant, w, {}, "w"), {1, 0}, "wt");
+  b.matmul(b.binary(OpKind::Mul, x, scale, "mul"), wt, "mm");
+  Graph g = b.finish();
+  PassManager({"constfold", "dce"}).run(g);
+  EXPECT_EQ(g.node(*g.find("pow")).kind, OpKind::Constant);
+  EXPECT_TRUE(g.inputs(*g.find("pow")).empty());
+  EXPECT_EQ(g.node(*g.find("pow")).output.shape, Shape{});
+  EXPECT_EQ(g.node(*g.find("wt")).kind, OpKind::Transpose);
+  EXPECT_EQ(count(g, OpKind::Constant), 2u);  // the scale and the weight; Pow's operands gone
+}
+
 TEST(Identity, ATransposeWithoutPermReversesTheAxesAndStays) {
   // ONNX's Transpose without perm reverses the axes: [2, 3] becomes [3, 2], no no-op.
   GraphBuilder b("reverse");
