@@ -35,7 +35,10 @@ std::int64_t plus(std::int64_t a, std::int64_t b) {
 }
 
 /// Dimensions whose view axis (box.h, view4) exists and has size > 1, minus those whose view
-/// axis holds one of `except_axes` (beyond rank 4, BATCH holds every leading axis).
+/// axis holds one of `except_axes` (beyond rank 4, BATCH holds every leading axis). An axis the
+/// output lacks excludes nothing: a weight gradient's kernel axes 2, 3 when it is [out, in], a
+/// ReduceMean's dropped axes (view_axis would put them on C, with every axis after the first
+/// of a rank-2 tensor).
 PartDimSet output_dims(const Shape& out, std::vector<std::size_t> except_axes = {}) {
   PartDimSet set;
   const Dims4 view = view4(out);
@@ -46,7 +49,8 @@ PartDimSet output_dims(const Shape& out, std::vector<std::size_t> except_axes = 
     if (view[static_cast<std::size_t>(v)] <= 1) continue;
     bool excluded = false;
     for (auto e : except_axes)
-      excluded = excluded || view_axis(static_cast<std::int64_t>(e), out.size()) == v;
+      excluded = excluded ||
+                 (e < out.size() && view_axis(static_cast<std::int64_t>(e), out.size()) == v);
     if (!excluded) set.insert(d);
   }
   return set;

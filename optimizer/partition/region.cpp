@@ -86,6 +86,27 @@ Box same_block(const Box& block, const Dims4& in, const Dims4& out) {
   return b;
 }
 
+/// The block's elements of an operand of shape `in` broadcast to the output's `out` (or of an
+/// output gradient summed into a smaller gradient). Of the same rank, the views' axes hold the
+/// same tensor axes: same_block. Of different ranks they do not (a [6, 2, 4] operand of a
+/// [2, 3, 6, 2, 4] output has its 6 on N, the output its 6 windows), so the axes are matched
+/// on the right, as broadcasting matches them, each the block's rows, row 0 or all.
+Box broadcast_block(const Box& block, const Shape& in, const Shape& out) {
+  if (in.size() == out.size()) return same_block(block, view4(in), view4(out));
+  const AxisRanges mine = axis_ranges(block, out);
+  const std::size_t rank = std::max(in.size(), out.size());
+  const std::size_t in_skip = rank - in.size(), out_skip = rank - out.size();
+  AxisRanges r(in.size());
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const std::size_t at = k + in_skip;  // the aligned axis; the output lacks those before out_skip
+    const bool shared = at >= out_skip;
+    if (in[k] == 1) r[k] = {0, 1};
+    else if (shared && in[k] == out[at - out_skip]) r[k] = mine[at - out_skip];
+    else r[k] = {0, in[k]};  // summed over (a gradient's broadcast axis)
+  }
+  return view_box(r, in);
+}
+
 Box batch_slice(const Box& block, const Dims4& in, const Dims4& out) {
   Box b = full_box(in);
   if (in[kN] == out[kN]) b.r[kN] = block.r[kN];
@@ -112,23 +133,21 @@ Box conv_region(const OpView& op, const Box& block, Range red, const Dims4& in) 
   return b;
 }
 
+// A batched product [.., S, D] · [.., D, E]: the block's batch rows (all of an axis the operand
+// broadcasts: it has 1 there), its rows S of the first operand, its columns E of the second,
+// the reduction slice `red` of D.
 Box matmul_region(const OpView& op, int input, const Box& block, Range red, const Dims4& in) {
-  const std::size_t rank = op.output.shape.size();
-  const Tensor& t = *op.inputs[static_cast<std::size_t>(input)];
-  if (t.shape.size() != rank) return full_box(in);
-  Box b = full_box(in);
-  b.r[kN] = block.r[kN];
-  if (rank >= 4) {  // N×h×S×D · N×h×D×E (beyond rank 4, N the leading axes)
-    b.r[kC] = block.r[kC];
-    if (input == 0) b.r[kH] = block.r[kH], b.r[kW] = red;
-    else b.r[kH] = red, b.r[kW] = block.r[kW];
-  } else if (rank == 3) {  // N×S×D · N×D×E, views (N, D, S) and (N, E, D)
-    if (input == 0) b.r[kH] = block.r[kH], b.r[kC] = red;
-    else b.r[kC] = block.r[kC], b.r[kH] = red;
-  } else if (rank == 2) {  // M×K · K×E
-    if (input == 0) b.r[kC] = red;
-    else b.r[kN] = red, b.r[kC] = block.r[kC];
-  }
+  const Shape& out = op.output.shape;
+  const Shape& s = op.inputs[static_cast<std::size_t>(input)]->shape;
+  if (s.size() != out.size()) return full_box(in);
+  AxisRanges r = axis_ranges(block, out);
+  for (std::size_t k = 0; k + 2 < s.size(); ++k)
+    if (s[k] != out[k]) r[k] = {0, s[k]};
+  r[s.size() - (input == 0 ? 1 : 2)] = red;
+  Box b = view_box(r, s);
+  // Beyond rank 4 the leading axes' bounding ranges may hold more of N than the block: an
+  // operand with the output's leading axes reads its very rows.
+  if (s.size() > 4 && std::equal(s.begin(), s.end() - 3, out.begin())) b.r[kN] = block.r[kN];
   return b;
 }
 
@@ -199,7 +218,8 @@ Box resize_region(const OpAttrs& a, const Box& block, const Shape& x, const Shap
 }
 
 Box op_region(const OpView& op, int input, const Box& block, Range red) {
-  const Dims4 in = view4(op.inputs[static_cast<std::size_t>(input)]->shape);
+  const Shape& operand = op.inputs[static_cast<std::size_t>(input)]->shape;
+  const Dims4 in = view4(operand);
   const Dims4 out = view4(op.output.shape);
   const OpAttrs& a = op.attrs;
   switch (op.kind) {
@@ -209,11 +229,13 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::ConvGradWeight:
       return conv_grad_weight_region(op, input, block, red, in);
     case OpKind::GemmGradWeight: {  // out × in from the batch slice of X [.., in] and dY [.., out]
-      Box b = full_box(in);
-      b.r[kN] = red;
-      const std::size_t rank = op.inputs[static_cast<std::size_t>(input)]->shape.size();
-      b.r[view_axis(-1, rank)] = input == 0 ? block.r[kC] : block.r[kN];
-      return b;
+      // The reduction slices axis 0 (workload.cpp, reduction_size), every position between
+      // whole; beyond rank 4 the view's N holds the axes after it too.
+      AxisRanges r(operand.size());
+      for (std::size_t k = 0; k < operand.size(); ++k) r[k] = {0, operand[k]};
+      r.front() = red;
+      r.back() = input == 0 ? block.r[kC] : block.r[kN];
+      return view_box(r, operand);
     }
     case OpKind::PoolGrad: {
       if (op.attrs.grad_of != OpKind::MaxPool && op.attrs.grad_of != OpKind::AvgPool)
@@ -254,10 +276,10 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       }
       if (a.grad_of == OpKind::Resize)  // dX's block from dY's values that read it
         return resize_region(a, block, op.output.shape, op.inputs[0]->shape, false);
-      return same_block(block, in, out);
+      return broadcast_block(block, operand, op.output.shape);
     case OpKind::LossGrad:
     case OpKind::WeightUpdate:
-      return same_block(block, in, out);
+      return broadcast_block(block, operand, op.output.shape);
     case OpKind::Conv:
     case OpKind::ConvTransposeGradInput:  // dX reads dY as a convolution reads its input
       return input == 0 ? conv_region(op, block, red, in) : full_box(in);
@@ -299,7 +321,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::LeakyRelu:
     case OpKind::BatchNorm: case OpKind::LayerNorm: case OpKind::Softmax:
     case OpKind::Identity: case OpKind::Dropout: case OpKind::Cast:
-      return same_block(block, in, out);
+      return broadcast_block(block, operand, op.output.shape);
     case OpKind::ReduceMean:  // the block's rows on the kept axes, whole reduced axes
       return a.keepdims ? same_block(block, in, out) : batch_slice(block, in, out);
     default: return batch_slice(block, in, out);
