@@ -17,66 +17,11 @@
 #include "optimizer/partition/choice.h"
 #include "optimizer/partition/region.h"
 #include "tests/optimizer/onnx_model.h"
+#include "tests/optimizer/view_index.h"
 
 namespace nocflow::optimizer {
 namespace {
 
-using Index = std::vector<std::int64_t>;
-using ViewIndex = std::array<std::int64_t, 4>;
-
-/// Element `i` of a tensor of shape `s` in its view4: rank 3 N×S×D as (N, D, S, 1), rank 2 as
-/// (N, F, 1, 1), rank ≥ 5 the leading axes' row-major index, then the last three axes.
-ViewIndex view_index(const Index& i, const Shape& s) {
-  switch (s.size()) {
-    case 0:
-      return {0, 0, 0, 0};
-    case 1:
-      return {i[0], 0, 0, 0};
-    case 2:
-      return {i[0], i[1], 0, 0};
-    case 3:
-      return {i[0], i[2], i[1], 0};
-    case 4:
-      return {i[0], i[1], i[2], i[3]};
-    default: {
-      const std::size_t lead = s.size() - 3;
-      std::int64_t n = 0;
-      for (std::size_t k = 0; k < lead; ++k) n = n * s[k] + i[k];
-      return {n, i[lead], i[lead + 1], i[lead + 2]};
-    }
-  }
-}
-
-/// The tensor index of view element `v` of a tensor of shape `s` (view_index's inverse).
-Index tensor_index(const ViewIndex& v, const Shape& s) {
-  Index i(s.size());
-  switch (s.size()) {
-    case 0:
-      break;
-    case 1:
-      i[0] = v[0];
-      break;
-    case 2:
-      i[0] = v[0], i[1] = v[1];
-      break;
-    case 3:
-      i[0] = v[0], i[1] = v[2], i[2] = v[1];
-      break;
-    case 4:
-      i = {v[0], v[1], v[2], v[3]};
-      break;
-    default: {
-      const std::size_t lead = s.size() - 3;
-      std::int64_t n = v[0];
-      for (std::size_t k = lead; k-- > 0;) {
-        i[k] = n % s[k];
-        n /= s[k];
-      }
-      i[lead] = v[1], i[lead + 1] = v[2], i[lead + 2] = v[3];
-    }
-  }
-  return i;
-}
 
 /// Every index with axis k in `ranges[k]`.
 void for_each_index(const std::vector<Range>& ranges, const std::function<void(const Index&)>& f) {

@@ -15,6 +15,7 @@
 #include "optimizer/partition/choice.h"
 #include "optimizer/partition/workload.h"
 #include "optimizer/passes/pass_manager.h"
+#include "tests/optimizer/view_index.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -26,7 +27,6 @@ struct Case {
   std::vector<std::int64_t> perm;  // Transpose
 };
 
-using Index = std::vector<std::int64_t>;
 
 /// The input element that output element `o` copies.
 Index source(const Case& c, const Index& o) {
@@ -41,53 +41,6 @@ Index source(const Case& c, const Index& o) {
   for (std::size_t k = c.in.size(); k-- > 0;) {
     i[k] = linear % c.in[k];
     linear /= c.in[k];
-  }
-  return i;
-}
-
-/// Element `i` of a tensor of shape `s` in its view4 (ranks ≥ 5: N is the leading axes' linear
-/// index, C, H, W the last three axes).
-std::array<std::int64_t, 4> view_index(const Index& i, const Shape& s) {
-  switch (s.size()) {
-    case 1:
-      return {i[0], 0, 0, 0};
-    case 2:
-      return {i[0], i[1], 0, 0};
-    case 3:
-      return {i[0], i[2], i[1], 0};
-    case 4:
-      return {i[0], i[1], i[2], i[3]};
-    default: {
-      const std::size_t lead = s.size() - 3;
-      std::int64_t n = 0;
-      for (std::size_t k = 0; k < lead; ++k) n = n * s[k] + i[k];
-      return {n, i[lead], i[lead + 1], i[lead + 2]};
-    }
-  }
-}
-
-/// The tensor index of view element `v` of a tensor of shape `s` (view_index's inverse).
-Index tensor_index(const std::array<std::int64_t, 4>& v, const Shape& s) {
-  Index i(s.size());
-  switch (s.size()) {
-    case 1:
-      i[0] = v[0];
-      break;
-    case 2:
-      i[0] = v[0], i[1] = v[1];
-      break;
-    case 3:
-      i[0] = v[0], i[1] = v[2], i[2] = v[1];
-      break;
-    default: {
-      const std::size_t lead = s.size() - 3;
-      std::int64_t n = v[0];
-      for (std::size_t k = lead; k-- > 0;) {
-        i[k] = n % s[k];
-        n /= s[k];
-      }
-      i[lead] = v[1], i[lead + 1] = v[2], i[lead + 2] = v[3];
-    }
   }
   return i;
 }
