@@ -194,6 +194,35 @@ void Importer::import_split(const onnx::NodeProto& n) {
   splits_.push_back(Split{label(n), x, axis, total});
 }
 
+void Importer::import_coerced_softmax(const onnx::NodeProto& n, const OpAttrs& a) {
+  // Before opset 13 a Softmax normalises over the axes from `axis` on together (the input seen
+  // as 2-D, [axes before, axes from it]). Over the last axis alone that is today's Softmax;
+  // otherwise it is one: a Reshape to 2-D, the Softmax over its second axis, a Reshape back.
+  const std::optional<Shape> s = known_shape(n.input(0));
+  const auto rank = static_cast<std::int64_t>(s ? s->size() : 0);
+  const std::int64_t axis = a.axis < 0 ? a.axis + rank : a.axis;
+  if (!s || axis >= rank - 1) {
+    emit(n, OpKind::Softmax, a, {0});
+    return;
+  }
+  if (axis < 0) fail(n, "axis " + std::to_string(a.axis) + " is out of range for rank " +
+                            std::to_string(rank));
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t k = 0; k < rank; ++k) (k < axis ? outer : inner) *= (*s)[static_cast<std::size_t>(k)];
+  const std::string base = label(n);
+  OpAttrs flat, back, softmax = a;
+  flat.shape = {outer, inner};
+  back.shape = *s;
+  softmax.axis = 1;
+  const NodeId x = value(n.input(0), "node '" + base + "'");
+  const NodeId f =
+      graph_.add_node(Node{graph_.unique_name(base + "_2d"), OpKind::Reshape, flat, {}}, {x});
+  const NodeId y =
+      graph_.add_node(Node{graph_.unique_name(base), OpKind::Softmax, softmax, {}}, {f});
+  values_[n.output(0)] =
+      graph_.add_node(Node{graph_.unique_name(base + "_nd"), OpKind::Reshape, back, {}}, {y});
+}
+
 void Importer::import_equal_split(const onnx::NodeProto& n, std::int64_t axis) {
   const std::int64_t parts = attr_int(n, "num_outputs", n.output_size());
   if (parts != n.output_size())
@@ -383,7 +412,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
     emit(n, OpKind::LayerNorm, a, {0});
   } else if (op == "Softmax") {
     a.axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1);
-    emit(n, OpKind::Softmax, a, {0});
+    if (opset_ < 13)
+      import_coerced_softmax(n, a);
+    else
+      emit(n, OpKind::Softmax, a, {0});
   } else if (op == "ReduceMean") {
     a.axes = attr_ints(n, "axes");
     if (n.input_size() > 1 && !n.input(1).empty()) {  // opset 18: the axes are an input
