@@ -2,6 +2,7 @@
 // Canonicalising clean-ups: identity/no-op elimination and constant folding of shape arithmetic.
 #include <algorithm>
 
+#include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_rules.h"
 #include "optimizer/passes/pass.h"
 
@@ -51,9 +52,11 @@ class IdentityElimination final : public Pass {
 
 /// Folds shape arithmetic: a deterministic operator whose output value shape inference already
 /// knows becomes a Constant holding it, and so does one that reads only constants that are not
-/// learned (Swin's attention scale, head_dim ** -0.5: a value no PE need compute at run time,
-/// whose float value the graph does not keep); a Reshape, Unsqueeze or Squeeze reading a constant
-/// shape or axes takes it as an attribute. The nodes this leaves unused are DCE's.
+/// learned and has no learned parameters of its own (Swin's attention scale, head_dim ** -0.5:
+/// a value no PE need compute at run time, whose float value the graph does not keep; a Gemm or
+/// LayerNorm of a fixed table stays a layer, whose weights training updates); a Reshape,
+/// Unsqueeze or Squeeze reading a constant shape or axes takes it as an attribute. The nodes
+/// this leaves unused are DCE's.
 ///
 /// On tensors of run time, which are layers, the shape operators become the data movement the
 /// optimizer partitions: Squeeze and Unsqueeze a Reshape to their output shape, and a Gather of
@@ -118,13 +121,19 @@ class ConstantFolding final : public Pass {
   }
 
  private:
-  /// Whether node `id` has inputs and they are all constants that are not learned.
+  /// Whether node `id` has inputs, they are all constants that are not learned, and it holds
+  /// no learned parameters of its own (a Conv's, Gemm's or normalisation's weights are
+  /// attributes, not inputs: the layer must stay, for its parameters to count and be trained;
+  /// nor do weight updates and input gradients, which hold weights, fold).
   static bool of_fixed_constants(const Graph& g, NodeId id) {
     const auto ins = g.inputs(id);
-    return !ins.empty() && std::all_of(ins.begin(), ins.end(), [&](NodeId in) {
-      const Node& k = g.node(in);
-      return k.kind == OpKind::Constant && !k.attrs.trainable;
-    });
+    if (ins.empty() || !std::all_of(ins.begin(), ins.end(), [&](NodeId in) {
+          const Node& k = g.node(in);
+          return k.kind == OpKind::Constant && !k.attrs.trainable;
+        }))
+      return false;
+    const OpCost c = own_cost(g, id);
+    return c.params == 0 && c.weight_bytes == 0;
   }
 
   /// A Gather of one constant index along its axis: a Slice of that index, then a Reshape to the

@@ -9,6 +9,7 @@
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/workload.h"
+#include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/fusion.h"
 #include "optimizer/passes/pass_manager.h"
 
@@ -165,6 +166,32 @@ TEST(ConstantFolding, AComputationOfFixedConstantsIsAConstantButOneOfWeightsStay
   EXPECT_EQ(g.node(*g.find("pow")).output.shape, Shape{});
   EXPECT_EQ(g.node(*g.find("wt")).kind, OpKind::Transpose);
   EXPECT_EQ(count(g, OpKind::Constant), 2u);  // the scale and the weight; Pow's operands gone
+}
+
+TEST(ConstantFolding, ALayerWithItsOwnParametersOfAFixedConstantStays) {
+  // A learned projection (and a layer norm) of a fixed table, as a network YAML's
+  // `trainable: false` constant: the layer reads only that constant, but its weights are
+  // learned. Folded into a constant, its parameters were dropped from the totals and training
+  // left them without a gradient or an update.
+  auto build = [] {
+    GraphBuilder b("fixed_table");
+    const NodeId x = b.input({1, 16, 32});
+    const NodeId table = b.constant({1, 16, 32}, {}, "table");
+    const NodeId pe = b.gemm(table, 32, true, "pe");
+    const NodeId norm = b.layernorm(table, 1e-5, "norm");
+    b.gemm(b.add(b.add(x, pe, "sum"), norm, "sum2"), 8, true, "out");
+    return b.finish();
+  };
+  Graph g = build();
+  run_passes(g, "default");
+  EXPECT_EQ(g.node(*g.find("pe")).op_label(), "Gemm+Add");  // fused with the first sum
+  EXPECT_EQ(g.node(*g.find("norm")).kind, OpKind::LayerNorm);
+  EXPECT_EQ(graph_totals(g).params, (32 * 32 + 32) + 2 * 32 + (32 * 8 + 8));
+  Graph t = build();
+  const TrainingOptions sgd;
+  run_passes(t, "default", &sgd);
+  for (const char* name : {"pe.wgrad", "pe.update", "norm.update", "out.update"})
+    EXPECT_TRUE(t.find(name)) << name;
 }
 
 TEST(Identity, ATransposeWithoutPermReversesTheAxesAndStays) {
