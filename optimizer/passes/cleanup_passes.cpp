@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Canonicalising clean-ups: identity/no-op elimination and constant folding of shape arithmetic.
 #include <algorithm>
+#include <cmath>
 
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_rules.h"
@@ -53,8 +54,10 @@ class IdentityElimination final : public Pass {
 /// Folds shape arithmetic: a deterministic operator whose output value shape inference already
 /// knows becomes a Constant holding it, and so does one that reads only constants that are not
 /// learned and has no learned parameters of its own (Swin's attention scale, head_dim ** -0.5:
-/// a value no PE need compute at run time, whose float value the graph does not keep; a Gemm or
-/// LayerNorm of a fixed table stays a layer, whose weights training updates); a Reshape,
+/// a value no PE need compute at run time; a Gemm or LayerNorm of a fixed table stays a layer,
+/// whose weights training updates). Such a constant keeps its float values when they are small
+/// and the operator element-wise arithmetic (fixed_values), as algebra would have had them: it
+/// runs after this pass, and x + 3 · 0 is x only if 3 · 0 is known to be 0. A Reshape,
 /// Unsqueeze or Squeeze reading a constant shape or axes takes it as an attribute. The nodes
 /// this leaves unused are DCE's.
 ///
@@ -63,6 +66,10 @@ class IdentityElimination final : public Pass {
 /// one constant index (a ViT's class token, `x[:, 0]`) a Slice of that index and a Reshape.
 class ConstantFolding final : public Pass {
  public:
+  /// A folded constant keeps at most this many computed float values (as the ONNX importer
+  /// keeps a computed tensor's).
+  static constexpr std::int64_t kMaxFoldedValues = 4096;
+
   std::string_view name() const override { return "constfold"; }
   std::string_view description() const override { return "fold shape arithmetic into constants"; }
 
@@ -75,7 +82,10 @@ class ConstantFolding final : public Pass {
         OpAttrs a;
         a.shape = n.output.shape;
         a.elem_bytes = n.output.elem_bytes;
-        if (n.output.value) a.int_data = *n.output.value;
+        if (n.output.value)
+          a.int_data = *n.output.value;
+        else
+          a.float_data = fixed_values(g, id);
         n.kind = OpKind::Constant;
         n.attrs = a;
         g.set_inputs(id, {});
@@ -134,6 +144,58 @@ class ConstantFolding final : public Pass {
       return false;
     const OpCost c = own_cost(g, id);
     return c.params == 0 && c.weight_bytes == 0;
+  }
+
+  /// The values of element-wise arithmetic on constants whose float values are all known, when
+  /// the result has at most kMaxFoldedValues elements (rounded to float for 4-byte elements,
+  /// as the ONNX importer computes FLOAT tensors); empty otherwise.
+  static std::vector<double> fixed_values(const Graph& g, NodeId id) {
+    const Node& n = g.node(id);
+    const bool binary = n.kind == OpKind::Add || n.kind == OpKind::Sub ||
+                        n.kind == OpKind::Mul || n.kind == OpKind::Div || n.kind == OpKind::Pow;
+    const bool unary = n.kind == OpKind::Sqrt || n.kind == OpKind::Exp;
+    const auto ins = g.inputs(id);
+    const Shape& out = n.output.shape;
+    if ((!binary && !unary) || n.output.numel() > kMaxFoldedValues) return {};
+    std::vector<const Node*> operands;
+    for (NodeId in : ins) {
+      const Node& k = g.node(in);
+      if (static_cast<std::int64_t>(k.attrs.float_data.size()) != k.output.numel() ||
+          k.output.shape.size() > out.size())
+        return {};
+      operands.push_back(&k);
+    }
+    // Element i of the output reads element `at` of each operand, broadcast NumPy-style (its
+    // axes aligned with the output's last ones; an axis of length 1 repeated).
+    auto value_at = [&](const Node& k, std::int64_t i) {
+      const Shape& s = k.output.shape;
+      std::int64_t at = 0, stride = 1;
+      for (std::size_t a = 0; a < s.size(); ++a) {
+        const std::size_t ka = s.size() - 1 - a, oa = out.size() - 1 - a;
+        std::int64_t outer = 1;
+        for (std::size_t b = oa + 1; b < out.size(); ++b) outer *= out[b];
+        const std::int64_t index = (i / outer) % out[oa];
+        if (s[ka] != 1) at += index * stride;
+        stride *= s[ka];
+      }
+      return k.attrs.float_data[static_cast<std::size_t>(at)];
+    };
+    std::vector<double> v(static_cast<std::size_t>(n.output.numel()));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const double p = value_at(*operands[0], static_cast<std::int64_t>(i));
+      const double q = binary ? value_at(*operands[1], static_cast<std::int64_t>(i)) : 0;
+      switch (n.kind) {
+        case OpKind::Add: v[i] = p + q; break;
+        case OpKind::Sub: v[i] = p - q; break;
+        case OpKind::Mul: v[i] = p * q; break;
+        case OpKind::Div: v[i] = p / q; break;
+        case OpKind::Pow: v[i] = std::pow(p, q); break;
+        case OpKind::Sqrt: v[i] = std::sqrt(p); break;
+        default: v[i] = std::exp(p); break;
+      }
+      if (n.output.elem_bytes == 4) v[i] = static_cast<float>(v[i]);
+    }
+    return v;
   }
 
   /// A Gather of one constant index along its axis: a Slice of that index, then a Reshape to the

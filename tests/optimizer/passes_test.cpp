@@ -194,6 +194,33 @@ TEST(ConstantFolding, ALayerWithItsOwnParametersOfAFixedConstantStays) {
     EXPECT_TRUE(t.find(name)) << name;
 }
 
+TEST(ConstantFolding, AFoldedComputationKeepsTheValueAlgebraNeeds) {
+  // x + 3 · 0: before constant-only nodes were folded, algebra made 3 · 0 zeros and then
+  // x + 0 x. Folded first (constfold runs before algebra) into a constant without contents,
+  // the Add stayed a layer. The fold computes small element-wise values itself: here 0, and
+  // 4 ** 0 = 1, so x · 1 is x too; Swin's scale 16 ** -0.5 keeps its 0.25.
+  GraphBuilder b("values");
+  const NodeId x = b.input({2, 8});
+  const NodeId zero = b.binary(OpKind::Mul, b.constant({}, {3}), b.constant({1}, {0}), "zero");
+  const NodeId one = b.binary(OpKind::Pow, b.constant({1, 8}, std::vector<double>(8, 4)),
+                              b.constant({}, {0}), "one");
+  const NodeId sum = b.add(x, zero, "sum");
+  const NodeId r = b.relu(x, "r");
+  const NodeId product = b.binary(OpKind::Mul, r, one, "product");
+  const NodeId scale =
+      b.binary(OpKind::Pow, b.constant({}, {16}), b.constant({}, {-0.5}), "scale");
+  const NodeId scaled = b.binary(OpKind::Mul, r, scale, "scaled");
+  Graph g = b.finish({sum, product, scaled});
+  run_passes(g, "default");
+  EXPECT_FALSE(g.find("sum") && g.node(*g.find("sum")).kind == OpKind::Add);
+  EXPECT_FALSE(g.find("product") && g.node(*g.find("product")).kind == OpKind::Mul);
+  ASSERT_TRUE(g.find("scale"));
+  const Node& s = g.node(*g.find("scale"));
+  EXPECT_EQ(s.kind, OpKind::Constant);
+  EXPECT_EQ(s.attrs.float_data, std::vector<double>{0.25});
+  EXPECT_EQ(graph_totals(g).layers, 2u);  // r and scaled
+}
+
 TEST(Identity, ATransposeWithoutPermReversesTheAxesAndStays) {
   // ONNX's Transpose without perm reverses the axes: [2, 3] becomes [3, 2], no no-op.
   GraphBuilder b("reverse");
