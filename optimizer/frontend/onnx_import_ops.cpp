@@ -215,12 +215,13 @@ void Importer::import_coerced_softmax(const onnx::NodeProto& n, const OpAttrs& a
   back.shape = *s;
   softmax.axis = 1;
   const NodeId x = value(n.input(0), "node '" + base + "'");
+  // The last node keeps the name, as a Gather imported as a Slice and a Reshape does.
   const NodeId f =
-      graph_.add_node(Node{graph_.unique_name(base + "_2d"), OpKind::Reshape, flat, {}}, {x});
-  const NodeId y =
-      graph_.add_node(Node{graph_.unique_name(base), OpKind::Softmax, softmax, {}}, {f});
+      graph_.add_node(Node{graph_.unique_name(base + ".2d"), OpKind::Reshape, flat, {}}, {x});
+  const NodeId y = graph_.add_node(
+      Node{graph_.unique_name(base + ".softmax"), OpKind::Softmax, softmax, {}}, {f});
   values_[n.output(0)] =
-      graph_.add_node(Node{graph_.unique_name(base + "_nd"), OpKind::Reshape, back, {}}, {y});
+      graph_.add_node(Node{graph_.unique_name(base), OpKind::Reshape, back, {}}, {y});
 }
 
 void Importer::import_equal_split(const onnx::NodeProto& n, std::int64_t axis) {
