@@ -9,6 +9,7 @@
 #include "noc/base/error.h"
 #include "optimizer/frontend/onnx_importer.h"
 #include "optimizer/graph/shape_inference.h"
+#include "optimizer/graph/shape_rules.h"
 
 namespace nocflow::optimizer::onnx_import_detail {
 
@@ -192,6 +193,41 @@ void Importer::import_split(const onnx::NodeProto& n) {
     start = end;
   }
   splits_.push_back(Split{label(n), x, axis, total});
+}
+
+void Importer::import_expand(const onnx::NodeProto& n) {
+  // A weight or a tensor of run time broadcast to a bigger shape (a ViT's class token over the
+  // batch) is the broadcast Add of a zero tensor of that shape: a layer the optimizer splits as
+  // any broadcast Add, whose gradient sums over the copies for the weight. To its own shape it
+  // stays an Expand, which the identity pass removes; so does a compile-time tensor of known
+  // values (shape arithmetic, bounded there) and a target that does not broadcast, for shape
+  // inference to report.
+  const ConstInfo* target = constant(n, 1);
+  const ConstInfo* x_value = constant(n, 0);
+  const bool computed = x_value && !(x_value->ints.empty() && x_value->floats.empty());
+  const std::optional<Shape> s = known_shape(n.input(0));
+  std::optional<Shape> out;
+  if (target && s && !computed && !target->ints.empty() &&
+      std::all_of(target->ints.begin(), target->ints.end(), [](std::int64_t d) { return d > 0; })) {
+    try {
+      out = shape_rules::broadcast(*s, target->ints);
+    } catch (const InputError&) {
+    }
+  }
+  if (!out || *out == *s) {
+    emit(n, OpKind::Expand, {}, {0, 1});
+    return;
+  }
+  const std::string base = label(n);
+  const NodeId x = value(n.input(0), "node '" + base + "'");
+  OpAttrs zeros;
+  zeros.shape = *out;
+  const Node& xn = graph_.node(x);  // a weight's node is not inferred yet
+  zeros.elem_bytes = xn.kind == OpKind::Constant ? xn.attrs.elem_bytes : xn.output.elem_bytes;
+  const NodeId z =
+      graph_.add_node(Node{graph_.unique_name(base + ".zeros"), OpKind::Constant, zeros, {}});
+  values_[n.output(0)] =
+      graph_.add_node(Node{graph_.unique_name(base), OpKind::Add, {}, {}}, {x, z});
 }
 
 void Importer::import_coerced_softmax(const onnx::NodeProto& n, const OpAttrs& a) {
@@ -471,8 +507,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
     emit(n, OpKind::Slice, a, operands);
   } else if (op == "Shape") {
     emit(n, OpKind::Shape, a, {0});
-  } else if (op == "Equal" || op == "Expand") {
-    emit(n, *op_kind_from_key(op), a, {0, 1});
+  } else if (op == "Expand") {
+    import_expand(n);
+  } else if (op == "Equal") {
+    emit(n, OpKind::Equal, a, {0, 1});
   } else if (op == "Where") {
     emit(n, OpKind::Where, a, {0, 1, 2});
   } else if (op == "ConstantOfShape") {

@@ -119,6 +119,8 @@ class Importer {
   /// arithmetic on the axis's length, folded once it is known).
   void import_split(const onnx::NodeProto& n);
   void import_equal_split(const onnx::NodeProto& n, std::int64_t axis);
+  /// An Expand of a weight or a tensor of run time: to a bigger shape, a broadcast Add of zeros.
+  void import_expand(const onnx::NodeProto& n);
   /// A Softmax before opset 13, over the axes from its axis on (a Reshape to 2-D around it).
   void import_coerced_softmax(const onnx::NodeProto& n, const OpAttrs& a);
   /// ConstantOfShape of a constant shape: a compile-time tensor of that shape, every element the
