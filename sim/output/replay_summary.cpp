@@ -96,14 +96,16 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
                       {"pe", m.fullest_pe},
                       {"live_peak_bytes", fullest.live_peak_bytes},
                       {"no_reuse_bytes", fullest.no_reuse_bytes},
-                      {"sram_bytes", spec.pe.sram_bytes}};
+                      {"sram_bytes", spec.pe.sram_bytes},
+                      {"fits_sram", fullest.peak_bytes <= spec.pe.sram_bytes}};
   j["memory_in_use"] = {{"peak_bytes", m.in_use.peak_bytes},
                         {"pe", m.in_use.pe},
                         {"cycle", m.in_use.cycle},
                         {"plan_bytes", m.in_use.peak_bytes - m.in_use.early_bytes},
                         {"early_message_bytes", m.in_use.early_bytes},
                         {"early_message_peak_bytes", m.in_use.early_peak_bytes},
-                        {"early_message_peak_pe", m.in_use.early_peak_pe}};
+                        {"early_message_peak_pe", m.in_use.early_peak_pe},
+                        {"fits_sram", m.in_use.peak_bytes <= spec.pe.sram_bytes}};
   if (plan.pipelined()) {
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
     for (std::size_t s = 0; s < plan.stages.size(); ++s)
@@ -131,14 +133,15 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
        "micro-batches leaving the last stage (null with one micro-batch)"},
       {"memory_plan",
        "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
-       "peak, most bytes live at one step, all buffers without reuse"},
+       "peak, most bytes live at one step, all buffers without reuse; fits_sram: the peak is "
+       "within pe.sram_bytes (the run's cycles assume it is, whether or not)"},
       {"memory_in_use",
        "bytes during the run on the PE where most are live at once (peak_bytes, at that cycle): "
        "plan_bytes, the memory plan's live buffers of the step it is in (memory_plan's figures "
        "are another PE's where its packing peaks higher), plus early_message_bytes, messages "
        "complete before the plan counts them (before their buffer's first receive step; a "
        "reduction round's, before its own); early_message_peak_bytes: the most bytes of early "
-       "messages at once on one PE"},
+       "messages at once on one PE; fits_sram: peak_bytes is within pe.sram_bytes"},
       {"compute_cycles / communication_cycles",
        "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"}};
   add_traffic_units(j["units"]);
@@ -173,10 +176,18 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
         << m.in_use.early_peak_bytes << " bytes of such messages at once, PE "
         << m.in_use.early_peak_pe << ")\n";
   print_traffic(out, r);
+  // The optimizer's SRAM limit holds each layer's own data; what stays live across layers
+  // (training's saved activations, early messages) can pass it. The cycles assume it fits.
   if (fullest.peak_bytes > spec.pe.sram_bytes)
     out << "  note: the memory plan of PE " << m.fullest_pe << " needs " << fullest.peak_bytes
         << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes
-        << "): data of several layers is live at once\n";
+        << "): data of several layers is live at once; the cycles assume it fits (raise "
+           "pe.sram_bytes or use more PEs)\n";
+  else if (m.in_use.peak_bytes > spec.pe.sram_bytes)
+    out << "  note: during the run PE " << m.in_use.pe << " holds " << m.in_use.peak_bytes
+        << " bytes at once (cycle " << m.in_use.cycle << "), more than a PE's SRAM (pe.sram_bytes "
+        << spec.pe.sram_bytes << "): messages arrive before the plan counts them; the cycles "
+           "assume they fit\n";
   if (plan.pipelined()) {
     double bottleneck = 0;
     for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);

@@ -178,7 +178,7 @@ std::vector<std::tuple<std::string, double, double, std::int64_t>> predictions(c
   return out;
 }
 
-TEST(SimulateCli, SwinsWindowTensorsSplitBeyondQkvAndTheReplayMeetsThePrediction) {
+TEST(SimulateCli, SwinsWindowTensorsSplitBeyondQkvItsReplayMeetsThePredictionAndSaysWhetherItFits) {
   // swin_tiny's windows' q, k, v ([3, 4, 1, 49, 16] in its first stage) are 5-D: their view
   // takes the leading axes as N (box.h, view4), so they split over heads, tokens and features
   // too (not only BATCH over q, k and v: 3 PEs), and the network runs in 32 KiB per PE.
@@ -196,8 +196,24 @@ TEST(SimulateCli, SwinsWindowTensorsSplitBeyondQkvAndTheReplayMeetsThePrediction
   EXPECT_EQ(windows, 4);  // one per block: two stages of two
   const auto s = nlohmann::json::parse(read_file(dir / "summary.json"));
   EXPECT_LE(s.at("memory_plan").at("peak_bytes").get<std::int64_t>(), 32768);
+  EXPECT_TRUE(s.at("memory_plan").at("fits_sram").get<bool>());
+  EXPECT_EQ(s.at("memory_in_use").at("fits_sram").get<bool>(),
+            s.at("memory_in_use").at("peak_bytes").get<std::int64_t>() <= 32768);
   const double simulated = s.at("total_cycles").get<double>();
   EXPECT_NEAR(s.at("predicted_total_cycles").get<double>(), simulated, 0.05 * simulated);
+  // At 16 KiB every layer fits alone, but not the data live across layers: the run goes on,
+  // says so, and its summary marks it.
+  const CliRun small = run_nocflow("simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --network " +
+                                   kSrc + "/tests/optimizer/data/swin_tiny.onnx "
+                                   "--set pe.sram_bytes=16384 --out " + (dir / "small").string());
+  ASSERT_EQ(small.exit_code, 0) << small.output;
+  EXPECT_NE(small.output.find("more than a PE's SRAM (pe.sram_bytes 16384): data of several layers "
+                              "is live at once; the cycles assume it fits"),
+            std::string::npos)
+      << small.output;
+  const auto t = nlohmann::json::parse(read_file(dir / "small" / "summary.json"));
+  EXPECT_GT(t.at("memory_plan").at("peak_bytes").get<std::int64_t>(), 16384);
+  EXPECT_FALSE(t.at("memory_plan").at("fits_sram").get<bool>());
 }
 
 TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
