@@ -20,6 +20,7 @@ Needs Debian's python3-torch, python3-torchvision and python3-onnx
 
     /usr/bin/python3 scripts/export_onnx.py --out tests/optimizer/data
     /usr/bin/python3 scripts/export_onnx.py --models resnet50 --keep-weights --out /tmp/onnx
+    /usr/bin/python3 scripts/export_onnx.py --models vit_b_32 --dynamic-batch --out /tmp/onnx
 """
 import argparse
 import io
@@ -56,19 +57,21 @@ TORCHVISION = {  # name: (model, input height and width)
     # ViT-B/16: the class token's Expand (ConstantOfShape, Equal, Where on its shape) and its
     # Gather (x[:, 0]); attention as MatMul, LayerNorm and GELU spelled out
     "vit_b_16": (lambda: torchvision.models.vit_b_16(weights=None), 224),
+    "vit_b_32": (lambda: torchvision.models.vit_b_32(weights=None), 224),
     # Swin-T: shifted windows (Pad, Mod and Range on shapes; the attention mask a ConstantOfShape
     # filled by ScatterND, compared by Equal and Not, chosen by Where, all compile-time). 1.3 MB
     # without weights, so not kept in tests/optimizer/data (not exported unless asked for).
     "swin_t": (lambda: torchvision.models.swin_t(weights=None), 224),
+    "swin_s": (lambda: torchvision.models.swin_s(weights=None), 224),
     # swin_t's design at a size the tests keep: 14 x 14 tokens in 2 x 2 shifted windows of 7 x 7
     # (the mask), then 7 x 7 tokens in one window (no shift)
     "swin_tiny": (lambda: torchvision.models.swin_transformer.SwinTransformer(
         patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[1, 2], window_size=[7, 7]), 56),
 }
-NOT_BY_DEFAULT = {"swin_t"}
+NOT_BY_DEFAULT = {"swin_t", "swin_s", "vit_b_32"}
 # Exported with autograd on: under no_grad PyTorch runs attention as one fused kernel
 # (_native_multi_head_attention) that has no ONNX export.
-WITH_GRAD = {"vit_b_16"}
+WITH_GRAD = {"vit_b_16", "vit_b_32"}
 
 # torch.nn.functional.interpolate along H: (mode, align_corners, input rows, output rows or None,
 # scale_factor or None)
@@ -304,14 +307,18 @@ def duplicate_centring(model):
     graph.node.extend(new_nodes)
 
 
-def export(name, module, example, out_dir, opset, keep_weights, keep_elements):
+def export(name, module, example, out_dir, opset, keep_weights, keep_elements,
+           dynamic_batch=False):
     path = os.path.join(out_dir, name + ".onnx")
     module.eval()
     # The encoder keeps its shape arithmetic (Shape/Gather/Concat → Reshape) for nocflow's
     # constant folding; the CNNs are folded by PyTorch (batch norm into conv).
     with torch.set_grad_enabled(name in WITH_GRAD):
+        # A dynamic batch: nocflow then takes the batch from --batch N.
+        batch = {"input": {0: "batch"}, "output": {0: "batch"}} if dynamic_batch else None
         torch.onnx.export(module, example, path, opset_version=opset, input_names=["input"],
-                          output_names=["output"], do_constant_folding=name != "encoder")
+                          output_names=["output"], do_constant_folding=name != "encoder",
+                          dynamic_axes=batch)
     model = onnx.load(path)
     if name == "encoder":
         duplicate_centring(model)
@@ -333,6 +340,8 @@ def main():
     ap.add_argument("--keep-weights", action="store_true", help="keep weight values (large files)")
     ap.add_argument("--keep-elements", type=int, default=64,
                     help="initializers with at most this many elements stay inline")
+    ap.add_argument("--dynamic-batch", action="store_true",
+                    help="export the batch as a dynamic axis (nocflow's --batch N sets it)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(0)
@@ -346,7 +355,7 @@ def main():
             make, size = TORCHVISION[name]
             module, example = make(), torch.randn(1, 3, size, size)
             export(name, module, example, args.out, args.opset, args.keep_weights,
-                   args.keep_elements)
+                   args.keep_elements, args.dynamic_batch)
             refs[name] = reference(module, example)
             with open(ref_path, "w") as f:
                 json.dump(refs, f, indent=1, sort_keys=True)
@@ -359,7 +368,7 @@ def main():
             print(f"{path}: {len(RESIZE_CASES)} cases")
         elif name == "encoder":
             export("encoder", Encoder(), torch.randn(1, 64, 256), args.out, args.opset,
-                   args.keep_weights, args.keep_elements)
+                   args.keep_weights, args.keep_elements, args.dynamic_batch)
         else:
             sys.exit(f"export_onnx: unknown model '{name}'")
 
