@@ -24,6 +24,14 @@ HwDesc band_machine(const HwDesc& hw, int units) {
   return band;
 }
 
+/// "on a band of 2 mesh rows (8 PEs)": what a band's refusal holds for.
+std::string band_name(const HwDesc& band, int units) {
+  const std::string unit = band.mesh() ? " mesh row" : " crossbar port";
+  const int pes = band.num_pes();
+  return "on a band of " + std::to_string(units) + unit + (units == 1 ? "" : "s") + " (" +
+         std::to_string(pes) + (pes == 1 ? " PE)" : " PEs)");
+}
+
 /// Layers [first, end) of `w` and the edges among them, renumbered from 0.
 Workload sub_workload(const Workload& w, int first, int end) {
   Workload sub;
@@ -91,7 +99,7 @@ Band& StagePricer::band(int units) {
       setup.edge_tables = EdgeTables::None;  // every choice, unpruned: the least of each layer
       b->bound = chain_bounds(setup_partition(*w.graph, b->hw, *b->model, setup), units);
     } catch (const InputError& e) {
-      b->failure = e.what();
+      b->failure = band_name(b->hw, units) + ": " + e.what();
     }
   }
   return *b;
@@ -108,7 +116,7 @@ Band& StagePricer::tabulated(int units) {
       b.grows = grows(b.setup.problem);
       b.tabulated = true;
     } catch (const InputError& e) {
-      b.failure = e.what();
+      b.failure = band_name(b.hw, units) + ": " + e.what();
     }
   }
   return b;

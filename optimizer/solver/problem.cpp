@@ -2,6 +2,7 @@
 #include "optimizer/solver/problem.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -79,18 +80,25 @@ std::vector<int> brute_force(const Problem& p) {
 
 void check_memory_feasible(const Problem& p) {
   if (p.memory_limit <= 0 || p.memory.empty()) return;
+  int first = -1, largest = -1;  // the first layer that does not fit; the one needing the most
+  double first_bytes = 0, largest_bytes = 0;
   for (int l = 0; l < p.num_layers(); ++l) {
     const auto& m = p.memory[static_cast<std::size_t>(l)];
     const double smallest = m.empty() ? 0 : *std::min_element(m.begin(), m.end());
-    if (smallest > p.memory_limit)
-      throw MemoryInfeasible("layer '" + p.names[static_cast<std::size_t>(l)] +
-                             "' does not fit in PE memory: its smallest per-PE footprint (weights, "
-                             "input and output share) is " +
-                             std::to_string(static_cast<long long>(smallest)) +
-                             " bytes, the limit (pe.sram_bytes) is " +
-                             std::to_string(static_cast<long long>(p.memory_limit)) +
-                             " bytes; raise pe.sram_bytes or use more PEs");
+    if (smallest > p.memory_limit && first < 0) first = l, first_bytes = smallest;
+    if (smallest > largest_bytes) largest = l, largest_bytes = smallest;
   }
+  if (first < 0) return;
+  const auto bytes = [](double b) { return std::to_string(static_cast<long long>(std::ceil(b))); };
+  // Every layer's least is named, so that one raise of the limit is enough.
+  throw MemoryInfeasible("layer '" + p.names[static_cast<std::size_t>(first)] +
+                         "' does not fit in PE memory: its smallest per-PE footprint (weights, "
+                         "input and output share) is " +
+                         bytes(first_bytes) + " bytes, the limit (pe.sram_bytes) is " +
+                         bytes(p.memory_limit) + " bytes; the network needs at least " +
+                         bytes(largest_bytes) + " bytes per PE (layer '" +
+                         p.names[static_cast<std::size_t>(largest)] +
+                         "'); raise pe.sram_bytes or use more PEs");
 }
 
 Problem restrict_problem(const Problem& p, const std::vector<std::vector<int>>& kept) {

@@ -74,7 +74,8 @@ class MemoryInfeasible : public InputError {
 };
 
 /// Throws MemoryInfeasible naming the first layer none of whose choices fits the memory limit,
-/// with the smallest footprint and the limit.
+/// with the smallest footprint and the limit, and the limit every layer fits (the largest
+/// smallest footprint, with its layer).
 void check_memory_feasible(const Problem& p);
 
 /// Dominance pruning: choice b of a layer is dropped when a kept choice a is no worse on the

@@ -188,6 +188,40 @@ TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
   }
 }
 
+// The refusal named only the first layer that did not fit: raising pe.sram_bytes to its
+// footprint was refused again for the next one. Every command that solves says what the whole
+// network needs, so that one raise is enough.
+TEST(OptimizeCli, ASramRefusalGivesWhatTheWholeNetworkNeedsSoOneRaiseIsEnough) {
+  const std::string args = " --hw " + hw("mesh4x4.yaml") + " --network zoo:gpt2_block --out ";
+  const std::string first =
+      "layer 'attn.scores' does not fit in PE memory: its smallest per-PE footprint (weights, "
+      "input and output share) is 1966080 bytes, the limit (pe.sram_bytes) is 1048576 bytes; ";
+  const std::string needs =
+      "the network needs at least 3145728 bytes per PE (layer 'attn.scaled'); raise "
+      "pe.sram_bytes or use more PEs";
+  for (const char* command : {"optimize", "simulate"}) {
+    const fs::path out = out_dir(std::string("sram_need_") + command);
+    const CliRun r = run_nocflow(command + args + out.string());
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(first + needs), std::string::npos) << command << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(out / "plan.yaml")) << command;
+  }
+  // A pipeline's example refusal says which band it holds for.
+  const CliRun staged = run_nocflow("optimize --stages 2" + args + out_dir("sram_need_stages").string());
+  EXPECT_EQ(staged.exit_code, 2) << staged.output;
+  EXPECT_NE(staged.output.find("for example: on a band of 1 mesh row (4 PEs): layer 'attn.query' "
+                               "does not fit in PE memory"),
+            std::string::npos)
+      << staged.output;
+  EXPECT_NE(staged.output.find("; the network needs at least 12582912 bytes per PE (layer "
+                               "'attn.scaled'); raise pe.sram_bytes"),
+            std::string::npos)
+      << staged.output;
+  const CliRun raised = run_nocflow("optimize --set pe.sram_bytes=3145728" + args +
+                                    out_dir("sram_need_raised").string());
+  EXPECT_EQ(raised.exit_code, 0) << raised.output;
+}
+
 TEST(OptimizeCli, PlacementSearchWritesRowsChoicesThatReplay) {
   const std::string machine = "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 ";
   const fs::path dir = out_dir("placement");

@@ -377,6 +377,27 @@ TEST(Solvers, MemoryLimitIsEnforcedOrNamesTheLayer) {
   }
 }
 
+// Naming only the first layer that does not fit made the user raise the limit once per layer.
+TEST(Solvers, MemoryRefusalAlsoGivesTheLimitTheWholeNetworkNeedsAndItsLayer) {
+  Problem p;
+  p.names = {"fits", "scores", "scaled", "softmax"};
+  p.node = {{1, 1}, {1, 1}, {1, 1}, {1, 1}};
+  p.memory = {{10, 4}, {20, 12}, {9, 30}, {16, 18}};  // least: 4, 12, 9, 16
+  p.memory_limit = 5;
+  try {
+    check_memory_feasible(p);
+    FAIL();
+  } catch (const MemoryInfeasible& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "layer 'scores' does not fit in PE memory: its smallest per-PE footprint (weights, "
+              "input and output share) is 12 bytes, the limit (pe.sram_bytes) is 5 bytes; the "
+              "network needs at least 16 bytes per PE (layer 'softmax'); raise pe.sram_bytes or "
+              "use more PEs");
+  }
+  p.memory_limit = 16;  // that one raise is enough
+  EXPECT_NO_THROW(check_memory_feasible(p));
+}
+
 TEST(Solvers, UnknownNamesListTheKnownOnes) {
   try {
     make_solver("annealing");

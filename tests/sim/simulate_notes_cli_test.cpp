@@ -264,7 +264,8 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
        "a PE's SRAM holds 1024 (pe.sram_bytes)"},
       // Solved here: the limit cannot be lifted as optimize's can, so say what can.
       {kHw2x2 + " --set pe.sram_bytes=1KiB",
-       "the limit (pe.sram_bytes) is 1024 bytes; raise pe.sram_bytes or use more PEs"},
+       "the limit (pe.sram_bytes) is 1024 bytes; the network needs at least 10272 bytes per PE "
+       "(layer 'conv1'); raise pe.sram_bytes or use more PEs"},
       {kHw2x2 + " --mode lockstep", "--mode: unknown mode 'lockstep'"},
       // --trace without a format takes the next option as one: named, not "--network is required".
       {kHw2x2 + " --trace", "--trace: unknown trace format '--network' (known: perfetto)"},

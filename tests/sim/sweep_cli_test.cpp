@@ -162,6 +162,23 @@ TEST(SweepCli, ANetworkFileTakesItsOwnBatchFromABatchAxis) {
   EXPECT_NE(r.output.find("vgg5.yaml batch=1"), std::string::npos) << r.output;
 }
 
+// A point whose network does not fit a PE's SRAM says what the whole network needs, in the
+// progress line and in results.csv.
+TEST(SweepCli, AnInfeasiblePointSaysTheSramTheWholeNetworkNeeds) {
+  const fs::path dir = fresh_dir("sweep_sram_need");
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:gpt2_block\n");
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string needs =
+      "the limit (pe.sram_bytes) is 1048576 bytes; the network needs at least 3145728 bytes per "
+      "PE (layer 'attn.scaled'); raise pe.sram_bytes or use more PEs";
+  EXPECT_NE(r.output.find("network=zoo:gpt2_block: infeasible: layer 'attn.scores' does not fit"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(needs), std::string::npos) << r.output;
+  EXPECT_NE(read_file(dir / "out" / "results.csv").find(needs), std::string::npos);
+}
+
 // Meshes against a crossbar of as many nodes: the crossbar's points of two mesh shapes run the
 // same, which the sweep says, and runs (the user may want both rows beside their meshes).
 TEST(SweepCli, PointsThatRunTheSameAreNoted) {
