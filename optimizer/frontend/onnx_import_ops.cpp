@@ -13,6 +13,11 @@
 
 namespace nocflow::optimizer::onnx_import_detail {
 
+namespace {
+/// Where an unsupported operator's refusal sends the user.
+constexpr const char* kSupportedList = " (supported operators: configs/networks/README.md)";
+}  // namespace
+
 std::vector<std::int64_t> Importer::window_ints(const onnx::NodeProto& n, const char* name,
                                                 std::size_t size, std::int64_t min) const {
   auto v = attr_ints(n, name);
@@ -329,7 +334,7 @@ void Importer::import_constant_of_shape(const onnx::NodeProto& n) {
 
 void Importer::import_node(const onnx::NodeProto& n) {
   if (!n.domain().empty() && n.domain() != "ai.onnx")
-    fail(n, "unsupported ONNX operator '" + n.domain() + "." + n.op_type() + "'");
+    fail(n, "unsupported ONNX operator '" + n.domain() + "." + n.op_type() + "'" + kSupportedList);
   if (n.output_size() == 0) fail(n, "has no output");
   // ONNX graphs are in single-assignment form; a second producer would silently win.
   std::unordered_set<std::string> outputs;
@@ -537,7 +542,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
       fail(n, "to=" + std::to_string(to) + " is not a data type of fixed size");
     emit(n, OpKind::Cast, a, {0});
   } else {
-    fail(n, "unsupported ONNX operator '" + op + "'");
+    fail(n, "unsupported ONNX operator '" + op + "'" + kSupportedList);
   }
   for (const auto& out : n.output())
     if (!out.empty()) produced_[out] = label(n);

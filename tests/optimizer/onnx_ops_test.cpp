@@ -489,6 +489,23 @@ TEST(OnnxMod, FoldsShapeArithmeticWithTheSignOfTheDivisorOrOfTheDividend) {
   EXPECT_EQ(count_kind(g, OpKind::Mod), 1);    // the layer stays
 }
 
+TEST(OnnxImport, AnUnsupportedOperatorIsRefusedPointingToTheListOfSupportedOnes) {
+  {
+    Model m({1, 3, 8, 8});
+    m.node("ReduceL2", {"x"}, "y", "norm");
+    EXPECT_HAS(m.import("reduce_l2.onnx"),
+               "node 'norm' (ReduceL2): unsupported ONNX operator 'ReduceL2' (supported "
+               "operators: configs/networks/README.md)");
+  }
+  {  // an operator of another domain
+    Model m({1, 3, 8, 8});
+    m.node("FusedConv", {"x"}, "y", "fused")->set_domain("com.microsoft");
+    EXPECT_HAS(m.import("other_domain.onnx"),
+               "unsupported ONNX operator 'com.microsoft.FusedConv' (supported operators: "
+               "configs/networks/README.md)");
+  }
+}
+
 class TorchvisionReference : public ::testing::TestWithParam<const char*> {};
 
 // Exported by scripts/export_onnx.py, which also counted each model's convolution, linear and
