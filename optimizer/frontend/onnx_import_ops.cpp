@@ -66,21 +66,49 @@ void Importer::import_pad(const onnx::NodeProto& n) {
   }
   if (!zeros) fail(n, "only padding with zeros is supported");
   if (n.input_size() > 3 && !n.input(3).empty()) fail(n, "axes (input 3) are not supported");
-  if (p.size() != 8)
-    fail(n, "pads " + shape_str(p) + ": only 4-D tensors (N, C, H, W) are supported");
+  if (p.size() % 2)
+    fail(n, "pads " + shape_str(p) + ": an odd number of values (ONNX gives each axis a begin "
+                                     "and an end)");
   for (auto x : p)
     if (x < 0) fail(n, "pads " + shape_str(p) + ": negative pads (cropping) are not supported");
-  if (p[0] || p[1] || p[4] || p[5])
-    fail(n, "pads " + shape_str(p) + ": only H and W may be padded");
-  if (p[2] == 0 && p[3] == 0 && p[6] == 0 && p[7] == 0) {
+  if (std::all_of(p.begin(), p.end(), [](std::int64_t x) { return x == 0; })) {  // of any rank
     if (const ConstInfo* c = constant(n, 0))
       alias(n, *c);
     else
       values_[n.output(0)] = value(n.input(0), "node '" + label(n) + "'");
     return;
   }
+  if (p.size() != 8 || p[0] || p[1] || p[4] || p[5]) refuse_pad_axes(n, p);
   if (pads_.count(n.input(0))) fail(n, "pads the output of another Pad");
   pads_[n.output(0)] = Pad{n.input(0), label(n), {p[2], p[3], p[6], p[7]}};
+}
+
+void Importer::refuse_pad_axes(const onnx::NodeProto& n, const std::vector<std::int64_t>& p) {
+  const std::size_t rank = p.size() / 2;
+  std::vector<std::string> axes;
+  for (std::size_t i = 0; i < rank; ++i)
+    if (p[i] || p[i + rank]) axes.push_back(std::to_string(i));
+  std::string padded = axes.size() == 1 ? "axis " : "axes ";
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    padded += (i == 0 ? "" : i + 1 == axes.size() ? " and " : ", ") + axes[i];
+  const std::optional<Shape> shape = known_shape(n.input(0));
+  padded += shape && shape->size() == rank ? " of a " + shape_str(*shape) + " tensor"
+                                           : " of a rank-" + std::to_string(rank) + " tensor";
+  // What reads it: the nodes after it, and the graph's outputs.
+  std::vector<std::string> readers;
+  const auto& graph = model_.graph();
+  for (const auto& user : graph.node())
+    if (std::find(user.input().begin(), user.input().end(), n.output(0)) != user.input().end())
+      readers.push_back(user.op_type() + " '" + label(user) + "'");
+  for (const auto& out : graph.output())
+    if (out.name() == n.output(0)) readers.push_back("the graph's output");
+  std::string feeds;
+  for (std::size_t i = 0; i < readers.size() && i < 3; ++i)
+    feeds += (i == 0 ? " and feeds " : i + 1 == readers.size() ? " and " : ", ") + readers[i];
+  if (readers.size() > 3) feeds += " and " + std::to_string(readers.size() - 3) + " more";
+  fail(n, "pads " + shape_str(p) + ": it pads " + padded + feeds +
+              "; only a Pad of H and W (axes 2 and 3 of N, C, H, W) with zeros that feeds a Conv, "
+              "MaxPool or AveragePool is supported");
 }
 
 void Importer::fold_pad(const onnx::NodeProto& n, OpAttrs& a) const {

@@ -95,6 +95,9 @@ class Importer {
   /// A constant-mode Pad of H and W by a constant amount: an alias of its input when it pads
   /// nothing, else kept in pads_ for the Conv or pool that reads it (fold_pad).
   void import_pad(const onnx::NodeProto& n);
+  /// Refuses Pad `n`, whose `pads` pad other axes than H and W of an N×C×H×W tensor, saying
+  /// which axes of what it pads and what reads it.
+  [[noreturn]] void refuse_pad_axes(const onnx::NodeProto& n, const std::vector<std::int64_t>& p);
   /// Adds the pads of a Pad that feeds window operator `n` to its own: zeros counted in an
   /// average, as the explicit padding was.
   void fold_pad(const onnx::NodeProto& n, OpAttrs& a) const;

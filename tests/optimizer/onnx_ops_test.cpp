@@ -91,7 +91,9 @@ TEST(OnnxPad, WhatCannotBeFoldedIsRefusedSayingWhy) {
   EXPECT_HAS(pad_then("GlobalAveragePool", {0, 0, 1, 1, 0, 0, 1, 1}, "reflect", "pad_reflect.onnx"),
              "node 'pad' (Pad): mode 'reflect' is not supported (only constant)");
   EXPECT_HAS(pad_then("GlobalAveragePool", {0, 1, 0, 0, 0, 1, 0, 0}, "", "pad_channels.onnx"),
-             "pads [0,1,0,0,0,1,0,0]: only H and W may be padded");
+             "node 'pad' (Pad): pads [0,1,0,0,0,1,0,0]: it pads axis 1 of a [1,3,8,8] tensor "
+             "and feeds GlobalAveragePool 'next'; only a Pad of H and W (axes 2 and 3 of N, C, "
+             "H, W) with zeros that feeds a Conv, MaxPool or AveragePool is supported");
   EXPECT_HAS(pad_then("GlobalAveragePool", {0, 0, -1, 0, 0, 0, 0, 0}, "", "pad_crop.onnx"),
              "negative pads (cropping) are not supported");
   {  // a ceil-mode window may start in the Pad's end padding, never in a pool's own
@@ -120,6 +122,40 @@ TEST(OnnxPad, WhatCannotBeFoldedIsRefusedSayingWhy) {
     m.int64s("p", {0, 0, 1, 1, 0, 0, 1, 1});
     m.node("Pad", {"x", "p"}, "y", "pad");
     EXPECT_HAS(m.import("pad_out.onnx"), "graph output reads the output of Pad 'pad'");
+  }
+}
+
+TEST(OnnxPad, OfOtherAxesThanHAndWSaysWhichItPadsWhatItFeedsAndWhatIsSupported) {
+  const std::string supported =
+      "; only a Pad of H and W (axes 2 and 3 of N, C, H, W) with zeros that feeds a Conv, "
+      "MaxPool or AveragePool is supported";
+  {  // Swin's pad to whole windows: H and W of a channels-last tensor, before a Reshape
+    Model m({1, 5, 5, 3});
+    m.int64s("p", {0, 0, 0, 0, 0, 2, 2, 0});
+    m.node("Pad", {"x", "p"}, "xp", "attn/Pad");
+    m.int64s("windows", {1, 7, 7, 3});
+    m.node("Reshape", {"xp", "windows"}, "y", "attn/Reshape");
+    EXPECT_HAS(m.import("pad_channels_last.onnx"),
+               "node 'attn/Pad' (Pad): pads [0,0,0,0,0,2,2,0]: it pads axes 1 and 2 of a "
+               "[1,5,5,3] tensor and feeds Reshape 'attn/Reshape'" + supported);
+  }
+  {  // a rank-6 tensor, read by two nodes and the graph's output
+    Model m({1, 2, 3, 4, 5, 6});
+    m.int64s("p", {0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+    m.node("Pad", {"x", "p"}, "y", "pad");
+    m.node("Relu", {"y"}, "r", "relu");
+    m.node("Sigmoid", {"y"}, "s", "sigmoid");
+    EXPECT_HAS(m.import("pad_rank6.onnx"),
+               "pads [0,0,1,0,0,0,0,0,0,0,0,1]: it pads axes 2 and 5 of a [1,2,3,4,5,6] tensor "
+               "and feeds Relu 'relu', Sigmoid 'sigmoid' and the graph's output" + supported);
+  }
+  {  // padding nothing, of any rank, is its input
+    Model m({1, 2, 3});
+    m.int64s("p", {0, 0, 0, 0, 0, 0});
+    m.node("Pad", {"x", "p"}, "xp", "pad");
+    m.node("Relu", {"xp"}, "y", "relu");
+    const Graph g = m.load("pad_none_rank3.onnx");
+    EXPECT_EQ(g.node(*g.find("relu")).output.shape, (Shape{1, 2, 3}));
   }
 }
 
