@@ -305,6 +305,20 @@ TEST(Cli, UsageErrorsExitWith2) {
   EXPECT_NE(v.output.find("nocflow " NOCFLOW_VERSION), std::string::npos);
 }
 
+// "(default 1)" read as every network's default, but an ONNX model exported with a dynamic batch
+// is refused without --batch ("give the batch (--batch N)").
+TEST(Cli, BatchHelpSaysTheDefaultIsAZooNetworksAndADynamicBatchNeedsIt) {
+  for (const char* command : {"inspect", "optimize", "simulate", "validate"}) {
+    const CliRun r = run_nocflow(std::string(command) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command;
+    EXPECT_NE(r.output.find("batch size: default 1 for a zoo network; an ONNX model exported "
+                            "with a dynamic batch needs it"),
+              std::string::npos)
+        << command << "\n" << r.output;
+    EXPECT_EQ(r.output.find("(default 1)"), std::string::npos) << command << "\n" << r.output;
+  }
+}
+
 // An empty value (`--hw "$HW"` with HW unset) is refused, never taken as "not given": each of
 // these ran on the built-in machine, solved instead of replaying, or wrote nothing, with exit 0.
 TEST(Cli, AnEmptyValueIsRefused) {
