@@ -310,7 +310,10 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   }
   std::cout << "\n";
   for (const std::string& note : r.notes) std::cout << "  note: " << note << "\n";
-  if (!a.memory_limit) warn_if_over_sram(opt::build_workload(graph), plan, spec.pe.sram_bytes);
+  const opt::Workload network = opt::build_workload(graph);
+  if (const std::string note = single_pe_note(network, plan, spec); !note.empty())
+    std::cout << "  note: " << note << "\n";
+  if (!a.memory_limit) warn_if_over_sram(network, plan, spec.pe.sram_bytes);
   std::cout << "nocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, stages.csv, summary.json, config.resolved.yaml\n";
   return 0;
@@ -388,6 +391,8 @@ int run(const OptimizeArgs& a) {
               << ", gap " << fixed(100 * r.ilp->gap, 2) << " %"
               << (r.ilp->optimal ? ", optimal" : "") << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
+  if (const std::string note = single_pe_note(s.workload, plan, spec); !note.empty())
+    std::cout << "  note: " << note << "\n";
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";

@@ -250,6 +250,8 @@ int run(const SimulateArgs& a) {
   if (const std::string note = element_size_note(graph, spec); !note.empty())
     std::cout << "  " << note << std::endl;
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << std::endl;
+  if (const std::string note = single_pe_note(network, plan, spec); !note.empty())
+    std::cout << "  note: " << note << std::endl;
   if (const std::string note = calibration_mismatch(plan, a.calibration); !note.empty())
     std::cout << "  note: " << note << std::endl;
   const noc::Cycle window = a.window > 0 ? a.window : 1000;

@@ -2,10 +2,13 @@
 #include "sim/lower/workload_setup.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <unordered_map>
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/partition/choice.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/partition_setup.h"
@@ -59,6 +62,59 @@ std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec)
          "-byte elements (from its file), not data.width_bytes " +
          std::to_string(spec.data.width_bytes) +
          ", which only zoo networks take; the run uses the file's";
+}
+
+std::string single_pe_note(const optimizer::Workload& workload, const optimizer::Plan& plan,
+                           const HwSpec& spec) {
+  if (spec.partition.splits != "divisors") return "";
+  std::unordered_map<std::string, const optimizer::PlanLayer*> planned;
+  for (const optimizer::PlanLayer& l : plan.layers) planned.emplace(l.name, &l);
+  const auto split = [](const std::vector<optimizer::Choice>& cs) {
+    return std::any_of(cs.begin(), cs.end(),
+                       [](const optimizer::Choice& c) { return c.nodes() > 1; });
+  };
+  int count = 0;
+  std::map<std::int64_t, int> sizes;  // of the dimensions balanced blocks would split: PEs
+  for (const optimizer::Layer& layer : workload.layers) {
+    const auto it = planned.find(layer.name);
+    if (it == planned.end() || it->second->choice.nodes() != 1) continue;
+    if (layer.macs == 0 && layer.vector_ops == 0) continue;
+    const int stage = it->second->stage;
+    const int pes = stage >= 0 && stage < static_cast<int>(plan.stages.size())
+                        ? plan.stages[static_cast<std::size_t>(stage)].pes
+                        : plan.pes;
+    if (pes < 2 || split(optimizer::enumerate_choices(layer, {pes, false, false}))) continue;
+    const auto balanced = optimizer::enumerate_choices(layer, {pes, false, true});
+    if (!split(balanced)) continue;  // nothing splits it at all
+    ++count;
+    for (const optimizer::Choice& c : balanced)
+      for (optimizer::PartDim d : optimizer::kAllPartDims)
+        if (c.factor(d) > 1) {
+          const auto [at, fresh] = sizes.emplace(optimizer::dim_size(layer, d), pes);
+          if (!fresh) at->second = std::min(at->second, pes);
+        }
+  }
+  if (count == 0) return "";
+  const auto prime = [](std::int64_t n) {
+    for (std::int64_t k = 2; k * k <= n; ++k)
+      if (n % k == 0) return false;
+    return n > 1;
+  };
+  std::string why;
+  int listed = 0;
+  for (const auto& [size, pes] : sizes) {
+    if (listed == 3) {
+      why += "; " + std::to_string(sizes.size() - 3) + " more sizes";
+      break;
+    }
+    why += (listed++ ? "; " : "") + std::to_string(size) +
+           (prime(size) ? " is prime" : " has no divisor from 2 to " + std::to_string(pes));
+  }
+  const bool one = count == 1;
+  return std::to_string(count) + (one ? " layer runs" : " layers run") +
+         " on one PE since no divisor of " + (one ? "its" : "their") + " dimensions splits " +
+         (one ? "it" : "them") + " (" + why +
+         "); --set partition.splits=balanced offers uneven blocks";
 }
 
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,

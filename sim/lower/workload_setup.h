@@ -33,6 +33,13 @@ optimizer::Graph prepare_network(const std::string& network, std::int64_t batch,
 /// models keep their own (elem_bytes, the tensors' data type).
 std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec);
 
+/// "" unless partition.splits is `divisors` and `plan` runs layers with MACs or vector work on
+/// one PE of a machine (a pipeline stage's band) of more, because no divisor of their dimensions
+/// splits them where balanced splits would; else one line (without "note: ") saying how many,
+/// which sizes and what to set. `workload`: the network's layers, matched to `plan`'s by name.
+std::string single_pe_note(const optimizer::Workload& workload, const optimizer::Plan& plan,
+                           const HwSpec& spec);
+
 /// A plan solved for replay, as `simulate` (without --plan) and `sweep` solve: the per-PE SRAM
 /// limit on (lowering rejects a plan that does not fit), dominance pruning, a 60 s ILP limit.
 struct SolvedPlan {

@@ -222,6 +222,34 @@ TEST(OptimizeCli, ASramRefusalGivesWhatTheWholeNetworkNeedsSoOneRaiseIsEnough) {
   EXPECT_EQ(raised.exit_code, 0) << raised.output;
 }
 
+// vit_b_16's 197 tokens are prime: its LayerNorms' ReduceMean, Add and Sqrt, which can split
+// only the tokens, ran on PE 0 alone without a word. One note line says so, for one plan and
+// for a pipeline; not with balanced splits, nor for the default example's resnet18.
+TEST(OptimizeCli, LayersNoDivisorSplitsGetOneNoteLine) {
+  const std::string vit = " --network " NOCFLOW_SOURCE_DIR "/tests/optimizer/data/vit_b_16.onnx";
+  const std::string note =
+      "\n  note: 100 layers run on one PE since no divisor of their dimensions splits them (197 "
+      "is prime); --set partition.splits=balanced offers uneven blocks\n";
+  for (const std::string extra : {"", " --stages 2"}) {
+    const CliRun r = run_nocflow("optimize --hw " + hw("mesh8x8.yaml") + vit + extra + " --out " +
+                                 out_dir("single_pe" + std::to_string(extra.size())).string());
+    ASSERT_EQ(r.exit_code, 0) << extra << "\n" << r.output;
+    const auto at = r.output.find(note);
+    EXPECT_NE(at, std::string::npos) << extra << "\n" << r.output;
+    EXPECT_EQ(r.output.find("on one PE", at + note.size()), std::string::npos) << r.output;
+  }
+  const CliRun balanced = run_nocflow("optimize --hw " + hw("mesh8x8.yaml") + vit +
+                                      " --set partition.splits=balanced --out " +
+                                      out_dir("single_pe_balanced").string());
+  ASSERT_EQ(balanced.exit_code, 0) << balanced.output;
+  EXPECT_EQ(balanced.output.find("on one PE"), std::string::npos) << balanced.output;
+  const CliRun resnet = run_nocflow("optimize --hw " + hw("mesh8x8.yaml") +
+                                    " --network zoo:resnet18 --out " +
+                                    out_dir("single_pe_resnet18").string());
+  ASSERT_EQ(resnet.exit_code, 0) << resnet.output;
+  EXPECT_EQ(resnet.output.find("on one PE"), std::string::npos) << resnet.output;
+}
+
 TEST(OptimizeCli, PlacementSearchWritesRowsChoicesThatReplay) {
   const std::string machine = "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 ";
   const fs::path dir = out_dir("placement");

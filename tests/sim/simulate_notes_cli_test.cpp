@@ -124,6 +124,34 @@ TEST(SimulateCli, ANetworkFileWhoseElementSizeIsNotTheHardwaresGetsANote) {
             nlohmann::json::parse(read_file(dir / "four" / "summary.json"))["total_cycles"]);
 }
 
+// A layer whose dimensions no divisor splits (7 tokens, prime, on 4 PEs) ran on PE 0 alone
+// without a word; balanced splits would offer it uneven blocks.
+TEST(SimulateCli, ALayerNoDivisorSplitsGetsANoteThatBalancedSplitsWould) {
+  const fs::path dir = fresh_dir("simulate_single_pe");
+  std::ofstream(dir / "prime.yaml")
+      << "inputs:\n  tokens: [1, 7, 32]\nlayers:\n"
+         "  - {name: q, op: fc, inputs: [tokens], out: 32}\n"
+         "  - {name: mean, op: reduce_mean, axes: [-1]}\n"
+         "  - {name: centred, op: sub, inputs: [q, mean]}\n";
+  const std::string run =
+      "simulate " + kHw2x2 + "--network " + (dir / "prime.yaml").string() + " --quiet --out ";
+  const CliRun divisors = run_nocflow(run + (dir / "divisors").string());
+  ASSERT_EQ(divisors.exit_code, 0) << divisors.output;
+  EXPECT_NE(divisors.output.find("\n  note: 1 layer runs on one PE since no divisor of its "
+                                 "dimensions splits it (7 is prime); --set "
+                                 "partition.splits=balanced offers uneven blocks\n"),
+            std::string::npos)
+      << divisors.output;
+  const CliRun balanced =
+      run_nocflow(run + (dir / "balanced").string() + " --set partition.splits=balanced");
+  ASSERT_EQ(balanced.exit_code, 0) << balanced.output;
+  EXPECT_EQ(balanced.output.find("on one PE"), std::string::npos) << balanced.output;
+  const CliRun zoo = run_nocflow("simulate " + kHw2x2 + "--network zoo:vgg5 --quiet --out " +
+                                 (dir / "vgg5").string());
+  ASSERT_EQ(zoo.exit_code, 0) << zoo.output;
+  EXPECT_EQ(zoo.output.find("on one PE"), std::string::npos) << zoo.output;
+}
+
 // A plan written before plans recorded priced_for (session 21 and earlier) names its hardware
 // in that session's one-line format: it replays without a note on that hardware, with one on
 // other hardware.
