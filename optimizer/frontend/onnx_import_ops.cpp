@@ -237,7 +237,8 @@ void Importer::import_expand(const onnx::NodeProto& n) {
   // inference to report.
   const ConstInfo* target = constant(n, 1);
   const ConstInfo* x_value = constant(n, 0);
-  const bool computed = x_value && !(x_value->ints.empty() && x_value->floats.empty());
+  // A weight's values (inline up to kMaxInlineElements, as exported with them) are not read.
+  const bool computed = x_value && foldable(*x_value);
   const std::optional<Shape> s = known_shape(n.input(0));
   std::optional<Shape> out;
   if (target && s && !computed && !target->ints.empty() &&

@@ -116,6 +116,27 @@ TEST(OnnxVit, TheClassTokenExpandedOverABatchIsABroadcastAddThatTrainsTheToken) 
   EXPECT_EQ(updates, 1);
 }
 
+// A model exported with its weights (export_onnx.py --keep-weights) keeps the class token's
+// 768 values inline; the importer read them, took the token for a compile-time tensor of known
+// values and refused its Expand over the batch, as before the Add of zeros.
+TEST(OnnxVit, TheClassTokenWithItsValuesExpandedOverABatchIsABroadcastAddToo) {
+  Model m({4, 3, 8});
+  m.weight("cls", {1, 1, 8});
+  for (int i = 0; i < 8; ++i) m.g->mutable_initializer(0)->add_float_data(0.5f * i);
+  m.int64s("target", {4, 1, 8});
+  m.node("Expand", {"cls", "target"}, "token", "expand");
+  Model::int1(m.node("Concat", {"token", "x"}, "y", "concat"), "axis", 1);
+  Graph g = m.load("vit_class_token_values_batch4.onnx");
+  run_passes(g, "default");
+  const NodeId expand = *g.find("expand");
+  EXPECT_EQ(g.node(expand).kind, OpKind::Add);
+  EXPECT_EQ(g.node(expand).output.shape, (Shape{4, 1, 8}));
+  EXPECT_EQ(g.node(*g.find("concat")).output.shape, (Shape{4, 4, 8}));
+  EXPECT_EQ(graph_totals(g).params, 8);
+  const Graph train = training_graph(g, {});
+  EXPECT_EQ(count_kind(train, OpKind::WeightUpdate), 1);
+}
+
 TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
   {
     Model m({1, 4, 8});
