@@ -92,49 +92,34 @@ TEST(OnnxVit, AGatherCountsANegativeIndexFromTheEnd) {
 TEST(OnnxVit, TheClassTokenExpandedOverABatchIsABroadcastAddThatTrainsTheToken) {
   // class_token.expand(4, -1, -1) at batch 4: the token [1, 1, 8] broadcast to [4, 1, 8] is an
   // Add of zeros of that shape, split by BATCH like the tokens it is prepended to; in training
-  // its gradient sums over the copies, so the one token of 8 parameters is updated once.
-  Model m({4, 3, 8});
-  m.weight("cls", {1, 1, 8});
-  m.int64s("target", {4, 1, 8});
-  m.node("Expand", {"cls", "target"}, "token", "expand");
-  Model::int1(m.node("Concat", {"token", "x"}, "y", "concat"), "axis", 1);
-  Graph g = m.load("vit_class_token_batch4.onnx");
-  run_passes(g, "default");
-  const NodeId expand = *g.find("expand");
-  EXPECT_EQ(g.node(expand).kind, OpKind::Add);
-  EXPECT_EQ(g.node(expand).output.shape, (Shape{4, 1, 8}));
-  EXPECT_EQ(g.node(*g.find("concat")).output.shape, (Shape{4, 4, 8}));
-  EXPECT_TRUE(legal_part_dims(g, expand).contains(PartDim::Batch));
-  EXPECT_EQ(graph_totals(g).params, 8);
-  const Graph train = training_graph(g, {});
-  int updates = 0;
-  for (NodeId id : train.node_ids())
-    if (train.node(id).kind == OpKind::WeightUpdate) {
-      EXPECT_EQ(train.node(id).output.shape, (Shape{1, 1, 8}));
-      ++updates;
-    }
-  EXPECT_EQ(updates, 1);
-}
-
-// A model exported with its weights (export_onnx.py --keep-weights) keeps the class token's
-// 768 values inline; the importer read them, took the token for a compile-time tensor of known
-// values and refused its Expand over the batch, as before the Add of zeros.
-TEST(OnnxVit, TheClassTokenWithItsValuesExpandedOverABatchIsABroadcastAddToo) {
-  Model m({4, 3, 8});
-  m.weight("cls", {1, 1, 8});
-  for (int i = 0; i < 8; ++i) m.g->mutable_initializer(0)->add_float_data(0.5f * i);
-  m.int64s("target", {4, 1, 8});
-  m.node("Expand", {"cls", "target"}, "token", "expand");
-  Model::int1(m.node("Concat", {"token", "x"}, "y", "concat"), "axis", 1);
-  Graph g = m.load("vit_class_token_values_batch4.onnx");
-  run_passes(g, "default");
-  const NodeId expand = *g.find("expand");
-  EXPECT_EQ(g.node(expand).kind, OpKind::Add);
-  EXPECT_EQ(g.node(expand).output.shape, (Shape{4, 1, 8}));
-  EXPECT_EQ(g.node(*g.find("concat")).output.shape, (Shape{4, 4, 8}));
-  EXPECT_EQ(graph_totals(g).params, 8);
-  const Graph train = training_graph(g, {});
-  EXPECT_EQ(count_kind(train, OpKind::WeightUpdate), 1);
+  // its gradient sums over the copies, so the one token of 8 parameters is updated once. A
+  // model exported with its weights (export_onnx.py --keep-weights) keeps the token's values
+  // inline: it is still a weight, not a compile-time tensor of known values.
+  for (const bool values : {false, true}) {
+    Model m({4, 3, 8});
+    m.weight("cls", {1, 1, 8});
+    if (values)
+      for (int i = 0; i < 8; ++i) m.g->mutable_initializer(0)->add_float_data(0.5f * i);
+    m.int64s("target", {4, 1, 8});
+    m.node("Expand", {"cls", "target"}, "token", "expand");
+    Model::int1(m.node("Concat", {"token", "x"}, "y", "concat"), "axis", 1);
+    Graph g = m.load(std::string("vit_class_token_batch4") + (values ? "_values" : "") + ".onnx");
+    run_passes(g, "default");
+    const NodeId expand = *g.find("expand");
+    EXPECT_EQ(g.node(expand).kind, OpKind::Add) << values;
+    EXPECT_EQ(g.node(expand).output.shape, (Shape{4, 1, 8})) << values;
+    EXPECT_EQ(g.node(*g.find("concat")).output.shape, (Shape{4, 4, 8})) << values;
+    EXPECT_TRUE(legal_part_dims(g, expand).contains(PartDim::Batch)) << values;
+    EXPECT_EQ(graph_totals(g).params, 8) << values;
+    const Graph train = training_graph(g, {});
+    int updates = 0;
+    for (NodeId id : train.node_ids())
+      if (train.node(id).kind == OpKind::WeightUpdate) {
+        EXPECT_EQ(train.node(id).output.shape, (Shape{1, 1, 8})) << values;
+        ++updates;
+      }
+    EXPECT_EQ(updates, 1) << values;
+  }
 }
 
 TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
