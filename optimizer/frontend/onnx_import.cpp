@@ -205,8 +205,9 @@ void Importer::add_input(const onnx::ValueInfoProto& in) {
     const std::string where =
         path_ + ": input '" + in.name() + "' dimension " + std::to_string(a.shape.size());
     if (!d.has_dim_value())
-      throw InputError(where + " is dynamic ('" + d.dim_param() + "'); export it with a static shape" +
-                       (a.shape.empty() ? " or give the batch (--batch N)" : ""));
+      throw InputError(
+          where + " is dynamic ('" + d.dim_param() + "'); export it with a static shape" +
+          (a.shape.empty() ? " or give the batch (--batch N; in a sweep, a batch axis)" : ""));
     if (d.dim_value() <= 0)
       throw InputError(where + " is " + std::to_string(d.dim_value()) + ", not positive");
     a.shape.push_back(d.dim_value());

@@ -202,7 +202,7 @@ TEST(OnnxFold, ABatchExportedAsADynamicAxisIsTheOneAskedFor) {
   const std::string path = m.write("fold_dynamic_batch.onnx", "y");
   EXPECT_HAS(nocflow::testing::error_of([&] { load_network(path); }),
              "input 'x' dimension 0 is dynamic ('batch'); export it with a static shape or give "
-             "the batch (--batch N)");
+             "the batch (--batch N; in a sweep, a batch axis)");
   const Graph g = load_network(path, ZooOptions{4});
   EXPECT_EQ(g.node(*g.find("conv")).output.shape, (Shape{4, 4, 6, 6}));
 }
