@@ -275,10 +275,11 @@ void Importer::import_coerced_softmax(const onnx::NodeProto& n, const OpAttrs& a
     emit(n, OpKind::Softmax, a, {0});
     return;
   }
-  if (axis < 0) fail(n, "axis " + std::to_string(a.axis) + " is out of range for rank " +
-                            std::to_string(rank));
+  if (axis < 0)
+    fail(n, "axis " + std::to_string(a.axis) + " is out of range for rank " + std::to_string(rank));
   std::int64_t outer = 1, inner = 1;
-  for (std::int64_t k = 0; k < rank; ++k) (k < axis ? outer : inner) *= (*s)[static_cast<std::size_t>(k)];
+  for (std::int64_t k = 0; k < rank; ++k)
+    (k < axis ? outer : inner) *= (*s)[static_cast<std::size_t>(k)];
   const std::string base = label(n);
   OpAttrs flat, back, softmax = a;
   flat.shape = {outer, inner};

@@ -154,7 +154,8 @@ Box matmul_region(const OpView& op, int input, const Box& block, Range red, cons
 Box concat_region(const OpView& op, int input, const Box& block) {
   const Shape& out = op.output.shape;
   const std::int64_t rank = static_cast<std::int64_t>(out.size());
-  const auto axis = static_cast<std::size_t>(op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis);
+  const auto axis =
+      static_cast<std::size_t>(op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis);
   std::int64_t offset = 0;
   for (int i = 0; i < input; ++i) offset += op.inputs[static_cast<std::size_t>(i)]->shape[axis];
   const Shape& in = op.inputs[static_cast<std::size_t>(input)]->shape;
