@@ -159,7 +159,8 @@ std::string format_pass_stats(const std::vector<PassStat>& stats) {
                   s.changed ? "yes" : "no", s.millis);
     out += line;
   }
-  return out;
+  return out +
+         "(nodes: every node of the graph, inputs and constants too; the layers are the rest)\n";
 }
 
 }  // namespace nocflow::optimizer
