@@ -63,12 +63,14 @@ TORCHVISION = {  # name: (model, input height and width)
     # without weights, so not kept in tests/optimizer/data (not exported unless asked for).
     "swin_t": (lambda: torchvision.models.swin_t(weights=None), 224),
     "swin_s": (lambda: torchvision.models.swin_s(weights=None), 224),
+    # MaxViT-T: attention as Einsum (a batched product, imported as a MatMul)
+    "maxvit_t": (lambda: torchvision.models.maxvit_t(weights=None), 224),
     # swin_t's design at a size the tests keep: 14 x 14 tokens in 2 x 2 shifted windows of 7 x 7
     # (the mask), then 7 x 7 tokens in one window (no shift)
     "swin_tiny": (lambda: torchvision.models.swin_transformer.SwinTransformer(
         patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[1, 2], window_size=[7, 7]), 56),
 }
-NOT_BY_DEFAULT = {"swin_t", "swin_s", "vit_b_32"}
+NOT_BY_DEFAULT = {"swin_t", "swin_s", "vit_b_32", "maxvit_t"}
 # Exported with autograd on: under no_grad PyTorch runs attention as one fused kernel
 # (_native_multi_head_attention) that has no ONNX export.
 WITH_GRAD = {"vit_b_16", "vit_b_32"}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ONNX import: one rule per ONNX operator (onnx_importer.h).
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <limits>
 #include <string>
@@ -228,6 +229,74 @@ void Importer::import_split(const onnx::NodeProto& n) {
   splits_.push_back(Split{label(n), x, axis, total});
 }
 
+void Importer::import_einsum(const onnx::NodeProto& n) {
+  // A batched product spelled as an Einsum (MaxViT's attention: "BGHID,BGHJD->BGHIJ"): labels in
+  // both operands and the output are batch axes, one label in both operands only is summed, one
+  // in each operand and the output is its free axis. Each operand is transposed (if it must be)
+  // to [batch..., free, summed] and [batch..., summed, free], the output's batch order, for a
+  // MatMul, whose output is then [batch..., free A, free B], the equation's order; anything
+  // else is refused.
+  const auto* eq = attr(n, "equation");
+  if (!eq) fail(n, "has no equation");
+  std::string e;
+  for (char c : eq->s())
+    if (c != ' ') e += c;
+  const std::size_t arrow = e.find("->"), comma = e.find(',');
+  auto refuse = [&](const std::string& why) {
+    fail(n, "equation '" + eq->s() + "': " + why +
+                " (only a batched product is supported: batch labels in both operands and the "
+                "output, one summed label, one free label in each operand, the output in the "
+                "order batch, first free, second free)");
+  };
+  if (n.input_size() != 2 || arrow == std::string::npos || comma == std::string::npos ||
+      comma > arrow)
+    refuse("not two operands and an explicit output");
+  const std::string ta = e.substr(0, comma), tb = e.substr(comma + 1, arrow - comma - 1),
+                    out = e.substr(arrow + 2);
+  for (const std::string* t : {&ta, &tb, &out})
+    for (std::size_t i = 0; i < t->size(); ++i)
+      if (!std::isalpha(static_cast<unsigned char>((*t)[i])) ||
+          t->find((*t)[i], i + 1) != std::string::npos)
+        refuse("a label that is not a letter, an ellipsis or a repeated label");
+  std::string batch, sum, free_a, free_b;
+  auto has = [](const std::string& t, char c) { return t.find(c) != std::string::npos; };
+  for (char c : ta) {
+    if (!has(tb, c) && !has(out, c))
+      refuse("label '" + std::string(1, c) + "' summed in one operand");
+    (has(tb, c) ? (has(out, c) ? batch : sum) : free_a) += c;
+  }
+  for (char c : tb) {
+    if (!has(ta, c) && !has(out, c))
+      refuse("label '" + std::string(1, c) + "' summed in one operand");
+    if (!has(ta, c)) free_b += c;
+  }
+  for (char c : out)
+    if (!has(ta, c) && !has(tb, c))
+      refuse("output label '" + std::string(1, c) + "' in no operand");
+  std::string batch_in_out;
+  for (char c : out)
+    if (batch.find(c) != std::string::npos) batch_in_out += c;
+  if (sum.size() != 1 || free_a.size() != 1 || free_b.size() != 1 ||
+      tb.size() != batch.size() + 2 || ta.size() != batch.size() + 2 ||
+      out != batch_in_out + free_a + free_b)
+    refuse("not of that form");
+  // The operands' axes in MatMul's order, as Transposes of what they are.
+  const std::string base = label(n);
+  auto arranged = [&](int input, const std::string& labels, const std::string& want) {
+    const NodeId x = value(n.input(input), "node '" + base + "'");
+    if (labels == want) return x;
+    OpAttrs t;
+    for (char c : want) t.perm.push_back(static_cast<std::int64_t>(labels.find(c)));
+    return graph_.add_node(Node{graph_.unique_name(base + (input == 0 ? ".a" : ".b")),
+                                OpKind::Transpose, t, {}},
+                           {x});
+  };
+  const NodeId a = arranged(0, ta, batch_in_out + free_a + sum);
+  const NodeId b = arranged(1, tb, batch_in_out + sum + free_b);
+  values_[n.output(0)] =
+      graph_.add_node(Node{graph_.unique_name(base), OpKind::MatMul, {}, {}}, {a, b});
+}
+
 void Importer::import_expand(const onnx::NodeProto& n) {
   // A weight or a tensor of run time broadcast to a bigger shape (a ViT's class token over the
   // batch) is the broadcast Add of a zero tensor of that shape: a layer the optimizer splits as
@@ -433,6 +502,8 @@ void Importer::import_node(const onnx::NodeProto& n) {
     emit(n, OpKind::Gemm, a, {0});
   } else if (op == "MatMul") {
     emit(n, OpKind::MatMul, a, {0, 1});
+  } else if (op == "Einsum") {
+    import_einsum(n);
   } else if (op == "MaxPool" || op == "AveragePool") {
     if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the indices output is not supported");
     window_attrs(n, a, attr_ints(n, "kernel_shape"));

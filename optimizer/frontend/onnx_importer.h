@@ -122,6 +122,8 @@ class Importer {
   /// arithmetic on the axis's length, folded once it is known).
   void import_split(const onnx::NodeProto& n);
   void import_equal_split(const onnx::NodeProto& n, std::int64_t axis);
+  /// An Einsum that is a batched product: a MatMul of its operands, transposed as needed.
+  void import_einsum(const onnx::NodeProto& n);
   /// An Expand of a weight or a tensor of run time: to a bigger shape, a broadcast Add of zeros.
   void import_expand(const onnx::NodeProto& n);
   /// A Softmax before opset 13, over the axes from its axis on (a Reshape to 2-D around it).

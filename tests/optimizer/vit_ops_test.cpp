@@ -122,6 +122,51 @@ TEST(OnnxVit, TheClassTokenExpandedOverABatchIsABroadcastAddThatTrainsTheToken) 
   }
 }
 
+/// An Einsum node with `equation`.
+onnx::NodeProto* einsum(Model& m, const std::vector<std::string>& in, const std::string& equation) {
+  auto* n = m.node("Einsum", in, "y", "einsum");
+  auto* a = n->add_attribute();
+  a->set_name("equation");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(equation);
+  return n;
+}
+
+TEST(OnnxVit, AnEinsumThatIsABatchedProductIsAMatMulOfItsOperandsTransposed) {
+  // MaxViT's attention scores, q · kᵀ per batch, group and head, spelled with spaces as
+  // PyTorch exports it: k is transposed to [.., D, J]; q is already [.., I, D].
+  {
+    Model m({2, 3, 2, 5, 4});
+    einsum(m, {"x", "x"}, "B G H I D, B G H J D -> B G H I J");
+    Graph g = m.load("einsum_scores.onnx");
+    run_passes(g, "default");
+    const NodeId mm = *g.find("einsum");
+    ASSERT_EQ(g.node(mm).kind, OpKind::MatMul);
+    EXPECT_EQ(g.node(mm).output.shape, (Shape{2, 3, 2, 5, 5}));
+    EXPECT_EQ(g.node(g.input(mm, 0)).kind, OpKind::Input);
+    const Node& kt = g.node(g.input(mm, 1));
+    ASSERT_EQ(kt.kind, OpKind::Transpose);
+    EXPECT_EQ(kt.attrs.perm, (std::vector<std::int64_t>{0, 1, 2, 4, 3}));
+    EXPECT_EQ(graph_totals(g).macs, 2 * 3 * 2 * 5 * 5 * 4);
+  }
+  {  // batch axes in another order in the second operand: it is transposed to the first's
+    Model m({2, 2, 4, 4});
+    einsum(m, {"x", "x"}, "bhij,hbjk->bhik");
+    Graph g = m.load("einsum_batch_order.onnx");
+    const NodeId mm = *g.find("einsum");
+    ASSERT_EQ(g.node(mm).kind, OpKind::MatMul);
+    EXPECT_EQ(g.node(g.input(mm, 0)).kind, OpKind::Input);
+    EXPECT_EQ(g.node(g.input(mm, 1)).attrs.perm, (std::vector<std::int64_t>{1, 0, 2, 3}));
+    EXPECT_EQ(g.node(mm).output.shape, (Shape{2, 2, 4, 4}));
+  }
+  for (const char* bad :
+       {"ij,jk", "bij,bjk->bki", "ii,ij->ij", "bij,bkl->bil", "...ij,...jk->...ik"}) {
+    Model m({2, 4, 4});
+    einsum(m, {"x", "x"}, bad);
+    EXPECT_HAS(m.import("einsum_refused.onnx"), "only a batched product is supported") << bad;
+  }
+}
+
 TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
   {
     Model m({1, 4, 8});
