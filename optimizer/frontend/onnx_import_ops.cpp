@@ -4,6 +4,7 @@
 #include <cctype>
 #include <array>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -280,6 +281,28 @@ void Importer::import_einsum(const onnx::NodeProto& n) {
       tb.size() != batch.size() + 2 || ta.size() != batch.size() + 2 ||
       out != batch_in_out + free_a + free_b)
     refuse("not of that form");
+  // An operand has an axis per label (MatMul would take a 2-D or broadcast a 4-D operand), and
+  // a label one size: a batch label of 1 in one operand broadcasts, as Einsum's does; a summed
+  // one is refused (it sums the other operand alone: no MatMul). Unknown shapes fail in build()'s
+  // inference.
+  const std::optional<Shape> sa = known_shape(n.input(0)), sb = known_shape(n.input(1));
+  int operand = 1;
+  for (const auto& [s, t] : {std::pair{&sa, &ta}, std::pair{&sb, &tb}}) {
+    if (*s && (*s)->size() != t->size())
+      fail(n, "equation '" + eq->s() + "': operand " + std::to_string(operand) + " has " +
+                  std::to_string(t->size()) + " labels, '" + *t + "', for a tensor of shape " +
+                  shape_str(**s));
+    ++operand;
+  }
+  if (sa && sb)
+    for (char c : batch + sum) {
+      const std::int64_t da = (*sa)[ta.find(c)], db = (*sb)[tb.find(c)];
+      if (da != db && (c == sum[0] || (da != 1 && db != 1)))
+        fail(n, "equation '" + eq->s() + "': label '" + std::string(1, c) + "' is " +
+                    std::to_string(da) + " in operand 1 and " + std::to_string(db) +
+                    " in operand 2" +
+                    (da == 1 || db == 1 ? " (a summed label broadcast is not supported)" : ""));
+    }
   // The operands' axes in MatMul's order, as Transposes of what they are.
   const std::string base = label(n);
   auto arranged = [&](int input, const std::string& labels, const std::string& want) {

@@ -167,6 +167,53 @@ TEST(OnnxVit, AnEinsumThatIsABatchedProductIsAMatMulOfItsOperandsTransposed) {
   }
 }
 
+TEST(OnnxVit, AnEinsumsLabelsMustMatchItsOperandsRanksAndSizes) {
+  // A batch label of size 1 in one operand broadcasts (as ONNX and numpy do): 2·3·4·5 MACs.
+  {
+    Model m({1, 3, 4});
+    m.weight("w", {2, 4, 5});
+    einsum(m, {"x", "w"}, "bij,bjk->bik");
+    Graph g = m.load("einsum_broadcast.onnx");
+    EXPECT_EQ(g.node(*g.find("einsum")).output.shape, (Shape{2, 3, 5}));
+    EXPECT_EQ(graph_totals(g).macs, 2 * 3 * 4 * 5);
+  }
+  // Operands of more (or fewer) axes than their labels: not a MatMul of 3-D tensors (which
+  // MatMul would broadcast to 4-D, or take a 2-D operand for) but an invalid equation.
+  for (const Shape& w : {Shape{2, 2, 4, 5}, Shape{4, 5}}) {
+    Model m({2, 3, 4});
+    m.weight("w", w);
+    einsum(m, {"x", "w"}, "bij,bjk->bik");
+    const std::string e = m.import("einsum_rank.onnx");
+    EXPECT_HAS(e, "node 'einsum' (Einsum)") << shape_str(w);
+    EXPECT_HAS(e, "operand 2 has 3 labels, 'bjk', for a tensor of shape " + shape_str(w));
+  }
+  {
+    Model m({2, 2, 3, 4});
+    m.weight("w", {2, 2, 4, 5});
+    einsum(m, {"x", "w"}, "bij,bjk->bik");
+    EXPECT_HAS(m.import("einsum_rank_both.onnx"), "operand 1 has 3 labels, 'bij'");
+  }
+  // A label whose sizes disagree: an error naming the node and the label (the summed label j
+  // is last in x, in the middle of w; b is first in both).
+  for (const auto& [w, why] : std::vector<std::pair<Shape, std::string>>{
+           {{2, 5, 6}, "label 'j' is 4 in operand 1 and 5 in operand 2"},
+           {{3, 4, 6}, "label 'b' is 2 in operand 1 and 3 in operand 2"}}) {
+    Model m({2, 3, 4});
+    m.weight("w", w);
+    einsum(m, {"x", "w"}, "bij,bjk->bik");
+    const std::string e = m.import("einsum_sizes.onnx");
+    EXPECT_HAS(e, "node 'einsum' (Einsum)") << shape_str(w);
+    EXPECT_HAS(e, why) << shape_str(w);
+  }
+  {  // a summed label of size 1 broadcast (numpy's sum of the other operand): not a MatMul
+    Model m({2, 3, 1});
+    m.weight("w", {2, 4, 5});
+    einsum(m, {"x", "w"}, "bij,bjk->bik");
+    EXPECT_HAS(m.import("einsum_sum_broadcast.onnx"),
+               "label 'j' is 1 in operand 1 and 4 in operand 2 (a summed label broadcast");
+  }
+}
+
 TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
   {
     Model m({1, 4, 8});
