@@ -26,18 +26,6 @@ bool fits(const Shape& dims) {
   return true;
 }
 
-Shape strides_of(const Shape& dims) {
-  Shape strides(dims.size(), 1);
-  for (std::size_t a = dims.size(); a-- > 1;) strides[a - 1] = strides[a] * dims[a];
-  return strides;
-}
-
-Ints strided(std::int64_t length, std::int64_t stride) {
-  Ints o(static_cast<std::size_t>(length));
-  for (std::int64_t i = 0; i < length; ++i) o[static_cast<std::size_t>(i)] = i * stride;
-  return o;
-}
-
 std::int64_t normalised(std::int64_t axis, std::size_t rank) {
   const auto r = static_cast<std::int64_t>(rank);
   if (axis < -r || axis >= r) return -1;
@@ -55,27 +43,17 @@ bool broadcast(const std::vector<const ConstInfo*>& in, Shape& dims,
                std::vector<std::vector<Ints>>& offsets) {
   std::size_t rank = 0;
   for (const ConstInfo* c : in) rank = std::max(rank, c->dims.size());
-  std::vector<Shape> aligned;  // right-aligned, 1s in front
-  for (const ConstInfo* c : in) {
-    Shape a(rank - c->dims.size(), 1);
-    a.insert(a.end(), c->dims.begin(), c->dims.end());
-    aligned.push_back(a);
-  }
   dims.assign(rank, 1);
-  for (std::size_t a = 0; a < rank; ++a)
-    for (const Shape& s : aligned) {
-      if (s[a] != 1 && dims[a] != 1 && s[a] != dims[a]) return false;
-      if (s[a] != 1) dims[a] = s[a];
+  for (const ConstInfo* c : in)
+    for (std::size_t k = 0; k < c->dims.size(); ++k) {
+      const std::int64_t d = c->dims[k];
+      std::int64_t& to = dims[rank - c->dims.size() + k];
+      if (d != 1 && to != 1 && d != to) return false;
+      if (d != 1) to = d;
     }
   if (!fits(dims)) return false;
   offsets.clear();
-  for (const Shape& s : aligned) {
-    const Shape strides = strides_of(s);
-    std::vector<Ints> o;
-    for (std::size_t a = 0; a < rank; ++a)
-      o.push_back(strided(dims[a], s[a] == 1 ? 0 : strides[a]));
-    offsets.push_back(o);
-  }
+  for (const ConstInfo* c : in) offsets.push_back(broadcast_offsets(c->dims, dims));
   return true;
 }
 

@@ -57,18 +57,11 @@ Range group_channels(Range block, std::int64_t block_per_group, std::int64_t per
 }
 
 /// The box over `in` (an input of the same rank as `out`) that holds, along tensor axis `axis`,
-/// the rows `rows(r)` for the block's rows r there, and the block's own rows on every other axis.
-/// Beyond rank 4 the view flattens the leading axes into N, so the block is taken apart into
-/// tensor-axis ranges (relayout.h) and put back together over `in`.
+/// the rows `rows(r)` for the block's rows r there, and the block's own rows on every other axis:
+/// the block taken apart into tensor-axis ranges (relayout.h) and put back together over `in`,
+/// since beyond rank 4 the view flattens the leading axes into N.
 template <typename Rows>
-Box along_axis(const Box& block, const Shape& out, const Shape& in, std::int64_t axis,
-               Rows rows) {
-  if (out.size() <= 4) {
-    Box b = block;
-    const int v = view_axis(axis, out.size());
-    b.r[v] = rows(block.r[v]);
-    return b;
-  }
+Box along_axis(const Box& block, const Shape& out, const Shape& in, std::int64_t axis, Rows rows) {
   AxisRanges r = axis_ranges(block, out);
   Range& mine = r[static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(out.size())
                                                     : axis)];

@@ -5,6 +5,7 @@
 
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_rules.h"
+#include "optimizer/graph/tensor_walk.h"
 #include "optimizer/passes/pass.h"
 
 namespace nocflow::optimizer {
@@ -157,33 +158,17 @@ class ConstantFolding final : public Pass {
     const auto ins = g.inputs(id);
     const Shape& out = n.output.shape;
     if ((!binary && !unary) || n.output.numel() > kMaxFoldedValues) return {};
-    std::vector<const Node*> operands;
+    std::vector<std::vector<double>> walked;  // each operand broadcast to the output
     for (NodeId in : ins) {
       const Node& k = g.node(in);
       if (static_cast<std::int64_t>(k.attrs.float_data.size()) != k.output.numel() ||
           k.output.shape.size() > out.size())
         return {};
-      operands.push_back(&k);
+      walked.push_back(walk(k.attrs.float_data, broadcast_offsets(k.output.shape, out)));
     }
-    // Element i of the output reads element `at` of each operand, broadcast NumPy-style (its
-    // axes aligned with the output's last ones; an axis of length 1 repeated).
-    auto value_at = [&](const Node& k, std::int64_t i) {
-      const Shape& s = k.output.shape;
-      std::int64_t at = 0, stride = 1;
-      for (std::size_t a = 0; a < s.size(); ++a) {
-        const std::size_t ka = s.size() - 1 - a, oa = out.size() - 1 - a;
-        std::int64_t outer = 1;
-        for (std::size_t b = oa + 1; b < out.size(); ++b) outer *= out[b];
-        const std::int64_t index = (i / outer) % out[oa];
-        if (s[ka] != 1) at += index * stride;
-        stride *= s[ka];
-      }
-      return k.attrs.float_data[static_cast<std::size_t>(at)];
-    };
     std::vector<double> v(static_cast<std::size_t>(n.output.numel()));
     for (std::size_t i = 0; i < v.size(); ++i) {
-      const double p = value_at(*operands[0], static_cast<std::int64_t>(i));
-      const double q = binary ? value_at(*operands[1], static_cast<std::int64_t>(i)) : 0;
+      const double p = walked[0][i], q = binary ? walked[1][i] : 0;
       switch (n.kind) {
         case OpKind::Add: v[i] = p + q; break;
         case OpKind::Sub: v[i] = p - q; break;
