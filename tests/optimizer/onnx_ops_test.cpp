@@ -8,7 +8,6 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 
 #include "optimizer/cost/cost_model.h"

@@ -211,6 +211,13 @@ TEST(Rank5Region, ARank6SliceOnAMiddleLeadAxisReadsItsRows) {
   EXPECT_GT(check_regions(h, "slice", 0, 1, slice_reads(2, 1, 2)), 0);
 }
 
+/// An output gradient `dy` of shape `s`, a gradient node's input.
+NodeId add_dy(Graph& g, const Shape& s) {
+  OpAttrs in;
+  in.shape = s;
+  return g.add_node(Node{"dy", OpKind::Input, in, {}});
+}
+
 /// dX of a Slice of `x` along `axis` (negative allowed) at `offset` by `step`, from dY.
 Graph slice_grad_graph(const Shape& x, std::int64_t axis, std::int64_t offset, std::int64_t step) {
   Shape dy = x;
@@ -218,9 +225,7 @@ Graph slice_grad_graph(const Shape& x, std::int64_t axis, std::int64_t offset, s
       static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(x.size()) : axis);
   dy[k] = (x[k] - offset + step - 1) / step;
   Graph g("slice_grad");
-  OpAttrs in;
-  in.shape = dy;
-  const NodeId d = g.add_node(Node{"dy", OpKind::Input, in, {}});
+  const NodeId d = add_dy(g, dy);
   OpAttrs a;
   a.grad_of = OpKind::Slice;
   a.axis = axis;
@@ -349,9 +354,7 @@ TEST(Rank5Region, AnAddsGradientSumsTheBroadcastAxesOfItsOutputGradient) {
                                             {{1, 2, 4, 2, 4}, {2, 4}},
                                             {{2, 2, 3, 2, 3, 2}, {2, 3, 2, 3, 2}}}) {
     Graph g("add_grad");
-    OpAttrs in;
-    in.shape = dy_shape;
-    const NodeId d = g.add_node(Node{"dy", OpKind::Input, in, {}});
+    const NodeId d = add_dy(g, dy_shape);
     OpAttrs a;
     a.grad_of = OpKind::Add;
     a.grad_input = 1;
