@@ -70,6 +70,10 @@ void Importer::import_pad(const onnx::NodeProto& n) {
   if (p.size() % 2)
     fail(n, "pads " + shape_str(p) + ": an odd number of values (ONNX gives each axis a begin "
                                      "and an end)");
+  if (const std::optional<Shape> in = known_shape(n.input(0)); in && p.size() != 2 * in->size())
+    fail(n, "pads " + shape_str(p) + ": " + std::to_string(p.size()) + " values for a " +
+                shape_str(*in) + " tensor (ONNX gives each of its " + std::to_string(in->size()) +
+                " axes a begin and an end)");
   for (auto x : p)
     if (x < 0) fail(n, "pads " + shape_str(p) + ": negative pads (cropping) are not supported");
   if (std::all_of(p.begin(), p.end(), [](std::int64_t x) { return x == 0; })) {  // of any rank

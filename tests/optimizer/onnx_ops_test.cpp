@@ -95,6 +95,10 @@ TEST(OnnxPad, WhatCannotBeFoldedIsRefusedSayingWhy) {
              "H, W) with zeros that feeds a Conv, MaxPool or AveragePool is supported");
   EXPECT_HAS(pad_then("GlobalAveragePool", {0, 0, -1, 0, 0, 0, 0, 0}, "", "pad_crop.onnx"),
              "negative pads (cropping) are not supported");
+  // pads for another rank, even all zeros (which pass the input through), name the tensor
+  EXPECT_HAS(pad_then("Relu", {0, 0, 0, 0, 0, 0}, "", "pad_count.onnx"),
+             "node 'pad' (Pad): pads [0,0,0,0,0,0]: 6 values for a [1,3,8,8] tensor (ONNX gives "
+             "each of its 4 axes a begin and an end)");
   {  // a ceil-mode window may start in the Pad's end padding, never in a pool's own
     Model m({1, 3, 5, 5});
     m.int64s("p", {0, 0, 0, 0, 0, 0, 2, 2});
