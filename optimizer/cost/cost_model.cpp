@@ -30,12 +30,21 @@ std::vector<double> CostModel::edge_cycles_table(const Workload& w, const LayerE
   return out;
 }
 
-double input_share(const Layer& l, int input, const Choice& c) {
-  const Layer::Input& in = l.inputs[static_cast<std::size_t>(input)];
+namespace {
+
+/// Into how many parts a choice cuts what PEs read of an input slot.
+double input_parts(const Layer& l, const Layer::Input& in, const Choice& c) {
   double parts = 1;
   for (PartDim d : kAllPartDims)
     if (in.splits.contains(d)) parts *= effective_parts(l, c, d);
-  return static_cast<double>(in.bytes) / parts;
+  return parts;
+}
+
+}  // namespace
+
+double input_share(const Layer& l, int input, const Choice& c) {
+  const Layer::Input& in = l.inputs[static_cast<std::size_t>(input)];
+  return static_cast<double>(in.bytes) / input_parts(l, in, c);
 }
 
 LayerShares layer_shares(const Layer& l, const Choice& c) {
@@ -43,13 +52,17 @@ LayerShares layer_shares(const Layer& l, const Choice& c) {
   const double n = effective_parts(l, c, PartDim::Batch), k = effective_parts(l, c, PartDim::Outp),
                h = effective_parts(l, c, PartDim::OfmpH), w = effective_parts(l, c, PartDim::OfmpW),
                r = effective_parts(l, c, PartDim::Inpp);
-  double input = 0;
-  for (std::size_t i = 0; i < l.inputs.size(); ++i) input += input_share(l, static_cast<int>(i), c);
+  double input = 0, fixed = 0;  // fixed constants: the slice the block reads, with the weights
+  for (const Layer::Input& in : l.inputs) {
+    const double parts = input_parts(l, in, c);
+    input += static_cast<double>(in.bytes) / parts;
+    fixed += static_cast<double>(in.held_bytes) / parts;
+  }
   const double weights = l.weights_like_output
                              ? static_cast<double>(l.weight_bytes) / (n * k * h * w)
                              : static_cast<double>(l.weight_bytes - l.tail_weight_bytes) / (k * r) +
                                    static_cast<double>(l.tail_weight_bytes) / k;
-  return {weights, input, static_cast<double>(l.output_bytes) / (n * k * h * w)};
+  return {weights + fixed, input, static_cast<double>(l.output_bytes) / (n * k * h * w)};
 }
 
 double layer_memory_bytes(const Layer& l, const Choice& c) {

@@ -44,7 +44,8 @@ std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc
 std::vector<std::string> cost_model_names();
 
 /// What one PE of a layer holds under a choice, in bytes: its weight share (split by OUTP and
-/// INPP, a fused tail's by OUTP only; a weight update's like its output), its input shares (each
+/// INPP, a fused tail's by OUTP only; a weight update's like its output; and the part of each
+/// fixed constant it reads, split as an input is, Layer::Input::held_bytes), its input shares (each
 /// input split by the dimensions that split it, Layer::Input) and its output block (split by BATCH,
 /// OUTP, OFMP_H, OFMP_W). Halos are not counted.
 struct LayerShares {

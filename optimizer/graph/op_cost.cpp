@@ -405,6 +405,11 @@ PartDimSet legal_part_dims(const Graph& g, NodeId id) {
 
 bool is_layer(const Node& n) { return n.kind != OpKind::Input && n.kind != OpKind::Constant; }
 
+bool is_fixed_data(const Node& n) {
+  return n.kind == OpKind::Constant && !n.attrs.trainable && n.attrs.int_data.empty() &&
+         n.output.numel() > 1;
+}
+
 GraphTotals graph_totals(const Graph& g) {
   GraphTotals t;
   std::unordered_set<std::string> owners;  // parameter keys counted (parameter_owner)

@@ -67,6 +67,13 @@ const OptimizerInfo* find_optimizer(std::string_view name);
 
 /// Input and Constant nodes are data, not layers.
 bool is_layer(const Node& node);
+/// A Constant that is not learned but that a layer reads as data: a fixed table of more than
+/// one element whose values are not integers the graph knows (Swin's attention mask, a causal
+/// mask). Not a parameter, so not in op_cost: the layer holds the slice of it that its block
+/// reads, preloaded as weights are (Layer::Input::held_bytes). Integer constants are shapes,
+/// axes and indices read like attributes; a single value is an immediate of the operation, as
+/// Clip's bounds are attributes.
+bool is_fixed_data(const Node& node);
 
 struct GraphTotals {
   std::int64_t macs = 0;

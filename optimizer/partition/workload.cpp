@@ -93,7 +93,8 @@ void fill_op_details(Layer& l, const Graph& g, NodeId id, const std::vector<cons
 }
 
 /// Each input slot's bytes and the dimensions that split it: a dimension splits an input when
-/// half the output along it (or half the reduction, for INPP) needs less of the input.
+/// half the output along it (or half the reduction, for INPP) needs less of the input. A fixed
+/// constant (a mask) is split the same way, so that a PE holds the part its block reads.
 std::vector<Layer::Input> layer_inputs(const Graph& g, NodeId id, const Dims4& out,
                                        std::int64_t reduction) {
   const auto inputs = g.inputs(id);
@@ -101,9 +102,13 @@ std::vector<Layer::Input> layer_inputs(const Graph& g, NodeId id, const Dims4& o
   const Box whole = full_box(out);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Node& src = g.node(inputs[i]);
-    if (src.kind == OpKind::Constant) continue;
     Layer::Input& in = result[i];
-    in.bytes = src.output.bytes();
+    if (is_fixed_data(src))
+      in.held_bytes = src.output.bytes();  // its slice per PE, as an activation's
+    else if (src.kind == OpKind::Constant)
+      continue;  // a parameter (op_cost's weight bytes) or a shape, axis or index
+    else
+      in.bytes = src.output.bytes();
     const int slot = static_cast<int>(i);
     const std::int64_t all = input_region(g, id, slot, whole, {0, reduction}).volume();
     for (PartDim d : kAllPartDims) {

@@ -36,6 +36,9 @@ struct Layer {
   struct Input {
     std::int64_t bytes = 0;
     PartDimSet splits;
+    /// A fixed constant's bytes (is_fixed_data: a mask), split as an input is but held with
+    /// the weights: preloaded, never sent (layer_shares).
+    std::int64_t held_bytes = 0;
   };
   std::vector<Input> inputs;  ///< by input slot
   /// Activations read from other layers and network inputs.

@@ -5,7 +5,8 @@
 // memory. Time is the PE's step index; a buffer lives from its first to its last step.
 //
 // Buffers of PE p (bytes as the SRAM check counts them, optimizer::layer_shares):
-//   weights  of layer l: its share, during l's compute step (streamed in per layer);
+//   weights  of layer l: its share (and of a fixed constant it reads, a mask, the part its
+//            block reads), during l's compute step (streamed in per layer);
 //   input    a network input: one buffer, the largest share its readers on p take (the first
 //            layers, and in a training graph the weight gradient reading X), from the start
 //            of the program to the last of their computes;

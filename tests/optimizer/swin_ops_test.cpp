@@ -10,10 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "optimizer/cost/cost_model.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/region.h"
+#include "optimizer/partition/workload.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
+#include "tests/optimizer/make_choice.h"
 #include "tests/optimizer/onnx_model.h"
 
 namespace nocflow::optimizer {
@@ -186,6 +189,17 @@ TEST(OnnxSwin, ALargeMaskKeepsItsShapeButNotItsValuesInTheGraph) {
   EXPECT_EQ(mask.output.shape, (Shape{16, 49, 49}));
   EXPECT_TRUE(mask.attrs.float_data.empty());
   EXPECT_EQ(mask.output.bytes(), 16 * 49 * 49 * 4);  // read by the Add as a float32 tensor
+  // Not a parameter, but the Add holds it with its weights: as much of it as of its input x,
+  // which has its shape (the part its block reads; preloaded, so no layer sends it).
+  const Workload w = build_workload(g);
+  ASSERT_EQ(w.layers.size(), 1u);
+  EXPECT_EQ(w.layers[0].weight_bytes, 0);
+  const double bytes = static_cast<double>(mask.output.bytes());
+  const Choice whole = make({}), part = make({{PartDim::Batch, 4}, {PartDim::OfmpH, 7}});
+  EXPECT_DOUBLE_EQ(layer_shares(w.layers[0], whole).weights, bytes);
+  EXPECT_DOUBLE_EQ(layer_shares(w.layers[0], part).weights, bytes / 28);
+  for (const Choice& c : {whole, part})
+    EXPECT_DOUBLE_EQ(layer_shares(w.layers[0], c).weights, layer_shares(w.layers[0], c).input);
 }
 
 TEST(OnnxSwin, CompileTimeOperatorsOfTensorsOfRunTimeAreRefusedNamingTheNode) {

@@ -7,8 +7,9 @@
 
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/pe_model.h"
-#include "optimizer/graph/op_cost.h"
+#include "optimizer/frontend/graph_builder.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/graph/op_cost.h"
 #include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/make_choice.h"
 
@@ -63,8 +64,44 @@ TEST(Workload, AMatMulNeedsItsSecondOperandWholeUnderOfmpH) {
   }
 }
 
-// A relayout layer's legal dimensions come from its factors (one walk of its blocks); they are
-// what legal_part_dims says of the node.
+// A fixed constant read as data (a mask added to attention scores) is held like a weight: in the
+// part its block reads, preloaded, never sent. The mask [1, 1, S, S] is broadcast over the batch
+// and the heads, so OFMP_H and OFMP_W split it, BATCH and OUTP do not. It is neither an activation
+// (no edge, no input bytes) nor a parameter. A single value (the scale) and an integer shape
+// operand (a Reshape's target) hold nothing.
+TEST(Workload, ALayerHoldsThePartOfAFixedMaskItsBlockReads) {
+  constexpr std::int64_t batch = 2, heads = 3, seq = 16, elem = 4;
+  GraphBuilder b("masked", elem);
+  const NodeId scores = b.input({batch, heads, seq, seq}, "scores");
+  const NodeId scaled = b.binary(OpKind::Div, scores, b.constant({}, {8.0}, "scale"), "scaled");
+  const NodeId masked = b.add(scaled, b.constant({1, 1, seq, seq}, {}, "mask"), "masked");
+  OpAttrs target;
+  target.shape = {2};
+  target.elem_bytes = 8;
+  target.int_data = {batch * heads, seq * seq};
+  b.op(OpKind::Reshape, {}, {masked, b.op(OpKind::Constant, target, {}, "target")}, "rows");
+  const Graph g = b.finish();
+  const Workload w = build_workload(g);
+
+  const double mask = seq * seq * elem, activation = batch * heads * seq * seq * elem;
+  const Layer& l = find_layer(w, "masked");
+  EXPECT_EQ(l.weight_bytes, 0);
+  EXPECT_EQ(op_cost(g, l.id).params, 0);
+  EXPECT_EQ(static_cast<double>(l.input_bytes()), activation);
+  ASSERT_EQ(l.inputs.size(), 2u);
+  EXPECT_EQ(l.inputs[1].splits, (PartDimSet{PartDim::OfmpH, PartDim::OfmpW}));
+  EXPECT_DOUBLE_EQ(layer_shares(l, make({})).weights, mask);
+  EXPECT_DOUBLE_EQ(layer_shares(l, make({{PartDim::Batch, 2}, {PartDim::Outp, 3}})).weights, mask);
+  const Choice rows = make({{PartDim::OfmpH, 4}, {PartDim::OfmpW, 2}});
+  EXPECT_DOUBLE_EQ(layer_shares(l, rows).weights, mask / 8);
+  EXPECT_DOUBLE_EQ(layer_shares(l, rows).input, activation / 8);
+  EXPECT_DOUBLE_EQ(layer_memory_bytes(l, rows), mask / 8 + 2 * activation / 8);
+  EXPECT_EQ(w.edges.size(), 2u);  // scaled -> masked -> rows: the constants are not layers
+
+  for (const char* name : {"scaled", "rows"})
+    EXPECT_DOUBLE_EQ(layer_shares(find_layer(w, name), make({})).weights, 0) << name;
+}
+
 // The MAC array's rows take a product's features, its last axis: a Gemm's 768 (rank 3, view C),
 // the attention scores' 128 keys and the context's 64 features (rank 4, view W), not the 12
 // heads. Split by heads, each PE still fills a 16 x 16 array: 128 (or 64) features on the rows,
@@ -86,6 +123,8 @@ TEST(Workload, AProductsFeaturesGoOnTheArraysRowsWhateverItsRank) {
       pe_work(find_layer(w, "attn.context"), make({{PartDim::OfmpW, 8}}), hw).utilisation, 0.5);
 }
 
+// A relayout layer's legal dimensions come from its factors (one walk of its blocks); they are
+// what legal_part_dims says of the node.
 TEST(Workload, ARelayoutsLegalDimensionsAreLegalPartDims) {
   Graph g = load_network("zoo:bert_base_layer", ZooOptions{1, 4});
   PassManager(parse_pass_list("default")).run(g);

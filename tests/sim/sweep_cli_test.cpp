@@ -170,8 +170,8 @@ TEST(SweepCli, AnInfeasiblePointSaysTheSramTheWholeNetworkNeeds) {
   const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   const std::string needs =
-      "the limit (pe.sram_bytes) is 1048576 bytes; the network needs at least 3145728 bytes per "
-      "PE (layer 'attn.scaled'); raise pe.sram_bytes or use more PEs";
+      "the limit (pe.sram_bytes) is 1048576 bytes; the network needs at least 3276800 bytes per "
+      "PE (layer 'attn.masked'); raise pe.sram_bytes or use more PEs";
   EXPECT_NE(r.output.find("network=zoo:gpt2_block: infeasible: layer 'attn.scores' does not fit"),
             std::string::npos)
       << r.output;
