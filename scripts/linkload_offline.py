@@ -164,6 +164,27 @@ def fifo(args):
               fifo_bound(read_messages(path), cols))
 
 
+def first_window(msgs, channels):
+    """Each source's messages in file order, and the first `channels` of each in flight: (the
+    queues of those waiting by source, a mask of those in flight)."""
+    waiting = collections.defaultdict(collections.deque)
+    for i, (s, _, _) in enumerate(msgs):
+        waiting[s].append(i)
+    active = np.zeros(len(msgs), bool)
+    for queue in waiting.values():
+        for _ in range(min(channels, len(queue))):
+            active[queue.popleft()] = True
+    return waiting, active
+
+
+def next_in_window(done, msgs, waiting, active):
+    """Messages `done` leave the window; each source's next waiting one takes its place."""
+    for i in done:
+        active[i] = False
+        if waiting[msgs[i][0]]:
+            active[waiting[msgs[i][0]].popleft()] = True
+
+
 def fluid(args):
     msgs = read_messages(args.file)
     ids, pair_link, pair_flow = {}, [], []
@@ -173,13 +194,7 @@ def fluid(args):
             pair_flow.append(i)
     pair_link, pair_flow = np.array(pair_link), np.array(pair_flow)
     left = np.array([m[2] for m in msgs], float)
-    waiting = collections.defaultdict(collections.deque)
-    for i, (s, _, _) in enumerate(msgs):
-        waiting[s].append(i)
-    active = np.zeros(len(msgs), bool)
-    for queue in waiting.values():
-        for _ in range(min(args.channels, len(queue))):
-            active[queue.popleft()] = True
+    waiting, active = first_window(msgs, args.channels)
     t = 0.0
     while active.any():
         rate, frozen, cap = np.zeros(len(msgs)), ~active, np.ones(len(ids))
@@ -197,10 +212,7 @@ def fluid(args):
         dt = (left[idx] / rate[idx]).min()
         t += dt
         left[idx] -= rate[idx] * dt
-        for i in idx[left[idx] <= 1e-6]:
-            active[i] = False
-            if waiting[msgs[i][0]]:
-                active[waiting[msgs[i][0]].popleft()] = True
+        next_in_window(idx[left[idx] <= 1e-6], msgs, waiting, active)
     print(f"{args.file}: {t:.0f} cycles (max-min fair, {args.channels} messages per source at once)")
 
 
@@ -246,13 +258,7 @@ def round_robin_fluid(msgs, rows, cols, channels):
     key = res * 5 + port
     src = np.array([m[0] for m in msgs])
     left = np.array([m[2] for m in msgs], float)
-    waiting = collections.defaultdict(collections.deque)
-    for i, (s, _, _) in enumerate(msgs):
-        waiting[s].append(i)
-    active = np.zeros(len(msgs), bool)
-    for queue in waiting.values():
-        for _ in range(min(channels, len(queue))):
-            active[queue.popleft()] = True
+    waiting, active = first_window(msgs, channels)
     t = 0.0
     while active.any():
         per_source = np.bincount(src[active], minlength=src.max() + 1)
@@ -278,10 +284,7 @@ def round_robin_fluid(msgs, rows, cols, channels):
         dt = (left[idx] / rate[idx]).min()
         t += dt
         left[idx] -= rate[idx] * dt
-        for i in idx[left[idx] <= 1e-6 * np.maximum(1.0, left[idx] + rate[idx] * dt)]:
-            active[i] = False
-            if waiting[msgs[i][0]]:
-                active[waiting[msgs[i][0]].popleft()] = True
+        next_in_window(idx[left[idx] <= 1e-6 * np.maximum(1.0, left[idx] + rate[idx] * dt)], msgs, waiting, active)
     return t
 
 
