@@ -425,9 +425,18 @@ GraphTotals graph_totals(const Graph& g) {
     if (is_layer(g.node(id))) {
       ++t.layers;
       t.activation_bytes += c.output_bytes;
+    } else if (is_fixed_data(g.node(id)) && g.num_uses(id) > 0) {
+      t.fixed_bytes += g.node(id).output.bytes();
     }
   }
   return t;
+}
+
+std::int64_t fixed_input_bytes(const Graph& g, NodeId id) {
+  std::int64_t bytes = 0;
+  for (NodeId in : g.inputs(id))
+    if (is_fixed_data(g.node(in))) bytes += g.node(in).output.bytes();
+  return bytes;
 }
 
 }  // namespace nocflow::optimizer

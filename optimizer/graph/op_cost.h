@@ -81,8 +81,13 @@ struct GraphTotals {
   std::int64_t params = 0;
   std::int64_t weight_bytes = 0;
   std::int64_t activation_bytes = 0;  ///< sum of layer output bytes
+  std::int64_t fixed_bytes = 0;       ///< the fixed constants layers read (is_fixed_data), once each
   std::size_t layers = 0;
 };
 GraphTotals graph_totals(const Graph& graph);
+
+/// Bytes of the fixed constants (is_fixed_data) that layer `id` reads: what it holds besides
+/// its weights, whole (a PE holds the part its block reads).
+std::int64_t fixed_input_bytes(const Graph& graph, NodeId id);
 
 }  // namespace nocflow::optimizer

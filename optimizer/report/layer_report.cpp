@@ -57,7 +57,7 @@ std::string layer_table(const Graph& g) {
     if (!is_layer(n)) continue;
     const OpCost c = op_cost(g, id);
     rows.push_back({n.name, n.op_label(), input_shapes(g, id), shape_str(n.output.shape), si(c.macs),
-                    si(c.params), bytes(c.weight_bytes), bytes(c.output_bytes),
+                    si(c.params), bytes(c.weight_bytes + fixed_input_bytes(g, id)), bytes(c.output_bytes),
                     legal_part_dims(g, id).str()});
   }
   std::array<std::size_t, 9> width{};
@@ -82,6 +82,9 @@ std::string layer_table(const Graph& g) {
          (training ? " of weights and optimizer state held (the forward weights once, every "
                      "input gradient's and update's copy)"
                    : " of weights") +
+         (t.fixed_bytes > 0 ? " and " + bytes(t.fixed_bytes) +
+                                  " of fixed constants the layers read (masks: in their weights column)"
+                            : "") +
          ", " + bytes(t.activation_bytes) + " of activations (the layers' outputs summed)\n";
 }
 
@@ -104,14 +107,15 @@ std::string graph_json(const Graph& g) {
     layers.push_back({{"name", n.name}, {"op", n.op_label()}, {"inputs", inputs},
                       {"input_shapes", shapes}, {"output_shape", n.output.shape},
                       {"macs", c.macs}, {"vector_ops", c.vector_ops}, {"params", c.params},
-                      {"weight_bytes", c.weight_bytes}, {"input_bytes", c.input_bytes},
+                      {"weight_bytes", c.weight_bytes}, {"fixed_bytes", fixed_input_bytes(g, id)},
+                      {"input_bytes", c.input_bytes},
                       {"output_bytes", c.output_bytes}, {"partition_dims", dims}});
   }
   json outputs = json::array();
   for (NodeId o : g.outputs()) outputs.push_back(g.node(o).name);
   json j = {{"network", g.name()},       {"total_macs", t.macs},
             {"total_params", t.params},  {"total_weight_bytes", t.weight_bytes},
-            {"total_activation_bytes", t.activation_bytes},
+            {"total_activation_bytes", t.activation_bytes}, {"total_fixed_bytes", t.fixed_bytes},
             {"num_layers", t.layers},    {"layers", layers},
             {"outputs", outputs}};
   return j.dump(2) + "\n";

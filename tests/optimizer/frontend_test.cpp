@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Network YAML, ONNX import and shape-inference errors.
 #include <gtest/gtest.h>
+#include <cstdio>
 
 #include <sstream>
 
@@ -86,6 +87,36 @@ TEST(LayerTable, ColumnsFitTheLongestCellAndBytesHaveBinaryUnits) {
   EXPECT_NE(lines[3].find("  64.0 KiB  "), std::string::npos) << lines[3];  // 64 x 16 x 16 floats
   EXPECT_NE(lines[4].find("7.0 KiB of weights, 320.0 KiB of activations"), std::string::npos)
       << lines[4];
+}
+
+TEST(LayerTable, ALayerShowsTheFixedMaskItHoldsWithItsWeights) {
+  // gpt2_block's causal mask is a fixed constant that attn.masked reads: not a parameter, yet
+  // the layer holds it (its PEs the part their blocks read), so inspect shows it.
+  const Graph g = load_network("zoo:gpt2_block", {1, 2});
+  std::int64_t mask = 0;
+  for (NodeId id : g.node_ids())
+    if (is_fixed_data(g.node(id))) mask += g.node(id).output.bytes();
+  ASSERT_GE(mask, 1 << 20);  // so that the table writes it in MiB
+  char mib[32];
+  std::snprintf(mib, sizeof mib, "%.2f MiB", static_cast<double>(mask) / (1 << 20));
+  const NodeId masked = *g.find("attn.masked");
+  EXPECT_EQ(fixed_input_bytes(g, masked), mask);
+  EXPECT_EQ(op_cost(g, masked).params, 0);
+  EXPECT_EQ(graph_totals(g).fixed_bytes, mask);
+  std::istringstream table(layer_table(g));
+  std::string row, total;
+  for (std::string line; std::getline(table, line);) {
+    if (line.rfind("attn.masked ", 0) == 0) row = line;
+    total = line;
+  }
+  EXPECT_NE(row.find(std::string("  ") + mib + "  "), std::string::npos) << row;
+  EXPECT_NE(total.find(std::string("and ") + mib + " of fixed constants the layers read"),
+            std::string::npos)
+      << total;
+  const std::string json = graph_json(g);
+  EXPECT_NE(json.find("\"total_fixed_bytes\": " + std::to_string(mask)), std::string::npos);
+  // A network without such constants says nothing of them.
+  EXPECT_EQ(layer_table(load_network("zoo:vgg5", {1, 2})).find("fixed"), std::string::npos);
 }
 
 TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
