@@ -185,6 +185,7 @@ void Importer::import_expand(const onnx::NodeProto& n) {
   zeros.shape = *out;
   const Node& xn = graph_.node(x);  // a weight's node is not inferred yet
   zeros.elem_bytes = xn.kind == OpKind::Constant ? xn.attrs.elem_bytes : xn.output.elem_bytes;
+  zeros.zeros = true;  // they give the Add its shape: not data a layer holds (is_fixed_data)
   const NodeId z =
       graph_.add_node(Node{graph_.unique_name(base + ".zeros"), OpKind::Constant, zeros, {}});
   values_[n.output(0)] =

@@ -407,7 +407,7 @@ bool is_layer(const Node& n) { return n.kind != OpKind::Input && n.kind != OpKin
 
 bool is_fixed_data(const Node& n) {
   return n.kind == OpKind::Constant && !n.attrs.trainable && n.attrs.int_data.empty() &&
-         n.output.numel() > 1;
+         !n.attrs.zeros && n.output.numel() > 1;
 }
 
 GraphTotals graph_totals(const Graph& g) {

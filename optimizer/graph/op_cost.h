@@ -72,7 +72,8 @@ bool is_layer(const Node& node);
 /// mask). Not a parameter, so not in op_cost: the layer holds the slice of it that its block
 /// reads, preloaded as weights are (Layer::Input::held_bytes). Integer constants are shapes,
 /// axes and indices read like attributes; a single value is an immediate of the operation, as
-/// Clip's bounds are attributes.
+/// Clip's bounds are attributes. The zeros of an Expand's broadcast Add (OpAttrs::zeros) only
+/// give it its shape.
 bool is_fixed_data(const Node& node);
 
 struct GraphTotals {

@@ -50,6 +50,7 @@ void for_each_attr(Visit&& visit) {
   visit("int_data", &OpAttrs::int_data);
   visit("float_data", &OpAttrs::float_data);
   visit("trainable", &OpAttrs::trainable);
+  visit("zeros", &OpAttrs::zeros);
   visit("weights", &OpAttrs::weights);
   visit("grad_of", &OpAttrs::grad_of);
   visit("grad_input", &OpAttrs::grad_input);

@@ -7,11 +7,15 @@
 
 #include <string>
 
+#include "optimizer/cost/cost_model.h"
+#include "optimizer/frontend/network_yaml.h"
 #include "optimizer/graph/op_cost.h"
+#include "optimizer/io/graph_file.h"
 #include "optimizer/partition/region.h"
 #include "optimizer/partition/workload.h"
 #include "optimizer/passes/autodiff.h"
 #include "optimizer/passes/pass_manager.h"
+#include "tests/optimizer/make_choice.h"
 #include "tests/optimizer/onnx_model.h"
 
 namespace nocflow::optimizer {
@@ -119,6 +123,35 @@ TEST(OnnxVit, TheClassTokenExpandedOverABatchIsABroadcastAddThatTrainsTheToken) 
         ++updates;
       }
     EXPECT_EQ(updates, 1) << values;
+  }
+}
+
+TEST(OnnxVit, TheZerosOfTheClassTokensBroadcastAreNotHeldAsData) {
+  // The Add that broadcasts the token [1, 1, 8] to [4, 1, 8] reads a zero tensor of that shape
+  // only to have the output's shape: no PE holds it. The layer holds the token (32 bytes),
+  // under any choice, and nothing of the zeros (their 128 bytes, or their part of a block).
+  Model m({4, 3, 8});
+  m.weight("cls", {1, 1, 8});
+  m.int64s("target", {4, 1, 8});
+  m.node("Expand", {"cls", "target"}, "token", "expand");
+  Model::int1(m.node("Concat", {"token", "x"}, "y", "concat"), "axis", 1);
+  Graph g = m.load("vit_class_token_zeros.onnx");
+  run_passes(g, "default");
+  // So in a saved graph too (`inspect --save`, read back).
+  const Graph back = parse_network_yaml(graph_yaml(g), "vit_class_token_zeros.yaml");
+  for (const Graph* graph : {static_cast<const Graph*>(&g), &back}) {
+    const Workload w = build_workload(*graph);
+    const NodeId expand = *graph->find("expand");
+    const Layer* add = nullptr;
+    for (const Layer& l : w.layers)
+      if (l.id == expand) add = &l;
+    ASSERT_NE(add, nullptr);
+    for (const Choice& c : {make({}), make({{PartDim::Batch, 4}}), make({{PartDim::Batch, 2}})}) {
+      EXPECT_DOUBLE_EQ(layer_shares(*add, c).weights, 8 * 4) << c.str();
+      EXPECT_DOUBLE_EQ(layer_memory_bytes(*add, c),
+                       8 * 4 + layer_shares(*add, c).input + layer_shares(*add, c).output)
+          << c.str();
+    }
   }
 }
 
