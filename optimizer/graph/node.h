@@ -64,7 +64,8 @@ struct OpAttrs {
   std::vector<std::int64_t> int_data;  ///< Constant: contents when small and integer
   std::vector<double> float_data;      ///< Constant: contents when small and floating
   bool trainable = false;              ///< Constant: a learned parameter (counts as weights)
-  /// Constant: zeros read for their shape only (an Expand's broadcast Add): no layer holds them
+  /// Constant: nothing but zeros, which a reader gets without holding them (the zeros an
+  /// Expand's broadcast Add reads for its shape, the algebra pass's x · 0): no layer holds them
   bool zeros = false;
   std::vector<FusedPart> parts;        ///< Fused: the operators run in one pass, in order
   /// Conv, Gemm, BatchNorm, LayerNorm: identity of the parameter tensors (ONNX initializer

@@ -18,9 +18,11 @@ namespace {
 /// unknown contents (what the cost model and the simulator see is the same: no layer).
 constexpr std::int64_t kKnownZerosMax = 1 << 16;
 
-/// The one value of every element of a constant that is not a learned parameter, if it has one.
+/// The one value of every element of a constant that is not a learned parameter, if it has one
+/// (zeros of unknown contents: 0).
 std::optional<double> splat(const Node& n) {
   if (n.kind != OpKind::Constant || n.attrs.trainable) return std::nullopt;
+  if (n.attrs.zeros) return 0.0;
   const auto one = [](const auto& v) -> std::optional<double> {
     if (v.empty() || std::any_of(v.begin(), v.end(), [&](auto x) { return x != v.front(); }))
       return std::nullopt;
@@ -54,6 +56,7 @@ class Algebra final : public Pass {
         a.elem_bytes = n.output.elem_bytes;
         if (n.output.numel() <= kKnownZerosMax)
           a.float_data.assign(static_cast<std::size_t>(n.output.numel()), 0.0);
+        a.zeros = true;  // not data a reader holds (is_fixed_data): it is nothing but zeros
         n.kind = OpKind::Constant;
         n.attrs = std::move(a);
         g.set_inputs(id, {});

@@ -264,6 +264,8 @@ TEST(Algebra, NeutralOperandsGoAndTimesZeroCutsWhatItMultiplied) {
   EXPECT_EQ(zeros.kind, OpKind::Constant);
   EXPECT_EQ(zeros.output.shape, (Shape{4, 8}));
   EXPECT_EQ(zeros.attrs.float_data, std::vector<double>(32, 0.0));
+  EXPECT_FALSE(is_fixed_data(zeros));  // nothing a reader holds, unlike zeros48, written as data
+  EXPECT_TRUE(is_fixed_data(g.node(*g.find("zeros48"))));
   EXPECT_FALSE(g.find("e"));
   EXPECT_FALSE(g.find("f"));
   EXPECT_EQ(g.inputs(*g.find("h")), (std::vector<NodeId>{*g.find("r"), half}));
@@ -278,6 +280,31 @@ TEST(Algebra, NeutralOperandsGoAndTimesZeroCutsWhatItMultiplied) {
   EXPECT_TRUE(stat(alone, "algebra").changed);
   EXPECT_FALSE(stat(alone, "algebra", 2).changed);
   EXPECT_EQ(only.inputs(*only.find("out")), std::vector<NodeId>{*only.find("r0")});
+}
+
+// Zeros too many to keep their values (over 2^16 elements) are still zeros: a product by them
+// is zeros, and adding them is neutral; a layer reading them holds nothing.
+TEST(Algebra, ZerosTooManyToListAreStillZeros) {
+  GraphBuilder b("big_zeros");
+  const NodeId x = b.input({512, 256}, "x");
+  const NodeId cut = b.binary(OpKind::Mul, b.relu(x, "r"), b.constant({1}, {0.0}, "zero"), "cut");
+  const NodeId y = b.input({512, 256}, "y");
+  const NodeId plus = b.relu(b.add(b.relu(y, "ry"), cut, "plus"), "out");  // ry + zeros: ry
+  const NodeId times = b.binary(OpKind::Mul, cut, b.relu(x, "rx"), "times");  // zeros · rx
+  const NodeId masked = b.add(cut, b.input({1, 256}, "row"), "masked");  // row broadcast: kept
+  Graph g = b.finish({plus, times, masked});
+  ASSERT_GT(g.node(cut).output.numel(), 1 << 16);
+  PassManager({"algebra", "dce"}).run(g);
+  const Node& zeros = g.node(cut);
+  ASSERT_EQ(zeros.kind, OpKind::Constant);
+  EXPECT_TRUE(zeros.attrs.float_data.empty());  // too many to list
+  EXPECT_TRUE(zeros.attrs.zeros);
+  EXPECT_EQ(g.node(*g.find("times")).kind, OpKind::Constant);  // zeros · anything
+  EXPECT_EQ(g.inputs(*g.find("out")), std::vector<NodeId>{*g.find("ry")});  // ry + zeros is ry
+  EXPECT_FALSE(g.find("r"));
+  ASSERT_TRUE(g.find("masked"));
+  EXPECT_EQ(fixed_input_bytes(g, *g.find("masked")), 0);
+  EXPECT_EQ(graph_totals(g).fixed_bytes, 0);
 }
 
 TEST(Algebra, AConstantOfSeveralValuesIsNeverNeutral) {
