@@ -182,6 +182,7 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
     case OpKind::HardSigmoid:
     case OpKind::HardSwish:
     case OpKind::LeakyRelu:
+    case OpKind::Equal: case OpKind::Where:  // of run-time tensors (of constants they fold)
       c.vector_ops = n_out;
       break;
     case OpKind::Constant:
@@ -317,8 +318,7 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
   const Shape& s = out.shape;
   switch (kind) {
     case OpKind::Input: case OpKind::Constant: case OpKind::RandomUniform: case OpKind::Shape:
-    case OpKind::Gather: case OpKind::Unsqueeze: case OpKind::Squeeze: case OpKind::Equal:
-    case OpKind::Where: case OpKind::Expand:
+    case OpKind::Gather: case OpKind::Unsqueeze: case OpKind::Squeeze: case OpKind::Expand:
       return {};
     case OpKind::Conv:
     case OpKind::ConvTransposeGradInput: {  // a convolution of dY: a reduction over K per group
@@ -406,8 +406,21 @@ PartDimSet legal_part_dims(const Graph& g, NodeId id) {
 bool is_layer(const Node& n) { return n.kind != OpKind::Input && n.kind != OpKind::Constant; }
 
 bool is_fixed_data(const Node& n) {
-  return n.kind == OpKind::Constant && !n.attrs.trainable && n.attrs.int_data.empty() &&
-         !n.attrs.zeros && n.output.numel() > 1;
+  return n.kind == OpKind::Constant && !n.attrs.trainable && !n.attrs.zeros && n.output.numel() > 1;
+}
+
+bool is_shape_operand(OpKind kind, int input) {
+  switch (kind) {
+    case OpKind::Reshape: case OpKind::Unsqueeze: case OpKind::Squeeze: case OpKind::Expand:
+    case OpKind::Resize: case OpKind::Slice:
+      return input > 0;
+    default: return false;
+  }
+}
+
+bool holds_fixed_data(const Graph& g, NodeId reader, int input) {
+  return is_layer(g.node(reader)) && !is_shape_operand(g.node(reader).kind, input) &&
+         is_fixed_data(g.node(g.input(reader, input)));
 }
 
 GraphTotals graph_totals(const Graph& g) {
@@ -425,8 +438,11 @@ GraphTotals graph_totals(const Graph& g) {
     if (is_layer(g.node(id))) {
       ++t.layers;
       t.activation_bytes += c.output_bytes;
-    } else if (is_fixed_data(g.node(id)) && g.num_uses(id) > 0) {
-      t.fixed_bytes += g.node(id).output.bytes();
+    } else {
+      const auto uses = g.uses(id);
+      if (std::any_of(uses.begin(), uses.end(),
+                      [&](const Use& u) { return holds_fixed_data(g, u.node, u.index); }))
+        t.fixed_bytes += g.node(id).output.bytes();
     }
   }
   return t;
@@ -434,8 +450,9 @@ GraphTotals graph_totals(const Graph& g) {
 
 std::int64_t fixed_input_bytes(const Graph& g, NodeId id) {
   std::int64_t bytes = 0;
-  for (NodeId in : g.inputs(id))
-    if (is_fixed_data(g.node(in))) bytes += g.node(in).output.bytes();
+  const auto inputs = g.inputs(id);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (holds_fixed_data(g, id, static_cast<int>(i))) bytes += g.node(inputs[i]).output.bytes();
   return bytes;
 }
 

@@ -67,14 +67,22 @@ const OptimizerInfo* find_optimizer(std::string_view name);
 
 /// Input and Constant nodes are data, not layers.
 bool is_layer(const Node& node);
-/// A Constant that is not learned but that a layer reads as data: a fixed table of more than
-/// one element whose values are not integers the graph knows (Swin's attention mask, a causal
-/// mask). Not a parameter, so not in op_cost: the layer holds the slice of it that its block
-/// reads, preloaded as weights are (Layer::Input::held_bytes). Integer constants are shapes,
-/// axes and indices read like attributes; a single value is an immediate of the operation, as
-/// Clip's bounds are attributes. The zeros of an Expand's broadcast Add (OpAttrs::zeros) only
-/// give it its shape.
+/// A Constant that is not learned and that a layer reading it as values (holds_fixed_data)
+/// holds as data: a fixed table of more than one element, whatever its type (Swin's attention
+/// mask, a causal mask, a Where's condition, a Gather's indices). Not a parameter, so not in
+/// op_cost: the layer holds the slice of it that its block reads, preloaded as weights are
+/// (Layer::Input::held_bytes). A single value is an immediate of the operation, as Clip's bounds
+/// are attributes. Zeros (OpAttrs::zeros: an Expand's broadcast Add's, x · 0 simplified) are
+/// nothing to hold.
 bool is_fixed_data(const Node& node);
+/// Whether `kind` reads its input `input` as a shape, axes or sizes, like an attribute (a
+/// Reshape's target, Squeeze's and Unsqueeze's axes, an Expand's shape, a Resize's sizes, an
+/// ONNX Slice's starts and ends before folding) rather than as values. A fused layer's parts
+/// read values only.
+bool is_shape_operand(OpKind kind, int input);
+/// Whether layer `reader` holds its input `input` as fixed data: a fixed constant
+/// (is_fixed_data) that it reads as values (not is_shape_operand).
+bool holds_fixed_data(const Graph& graph, NodeId reader, int input);
 
 struct GraphTotals {
   std::int64_t macs = 0;
@@ -82,12 +90,12 @@ struct GraphTotals {
   std::int64_t params = 0;
   std::int64_t weight_bytes = 0;
   std::int64_t activation_bytes = 0;  ///< sum of layer output bytes
-  std::int64_t fixed_bytes = 0;       ///< the fixed constants layers read (is_fixed_data), once each
+  std::int64_t fixed_bytes = 0;       ///< the fixed constants layers hold (holds_fixed_data), once each
   std::size_t layers = 0;
 };
 GraphTotals graph_totals(const Graph& graph);
 
-/// Bytes of the fixed constants (is_fixed_data) that layer `id` reads: what it holds besides
+/// Bytes of the fixed constants that layer `id` holds (holds_fixed_data): what it holds besides
 /// its weights, whole (a PE holds the part its block reads).
 std::int64_t fixed_input_bytes(const Graph& graph, NodeId id);
 

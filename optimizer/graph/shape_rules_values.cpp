@@ -19,9 +19,7 @@ std::int64_t at(const Tensor& x, std::size_t i) {
   return at(*x.value, i);
 }
 
-/// Equal and Where compute masks of shape arithmetic, 1-D values known at compile time; on
-/// tensors of run time they would be layers, which nocflow does not cost. Output `t` (its
-/// shape broadcast from `in`) gets value i = f(i).
+/// Output `t` (its shape broadcast from `in`) gets value i = f(i): 1-D shape arithmetic.
 template <typename F>
 void fold_values(Tensor& t, const std::vector<const Tensor*>& in, const char* what, F f) {
   for (const Tensor* x : in)
@@ -35,6 +33,16 @@ void fold_values(Tensor& t, const std::vector<const Tensor*>& in, const char* wh
   std::vector<std::int64_t> v(t.shape.empty() ? 1 : static_cast<std::size_t>(t.shape[0]));
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = f(i);
   t.value = v;
+}
+
+/// Equal and Where of values known at compile time (1-D shape arithmetic) are folded; else
+/// they are element-wise layers (a mask compared, scores masked), the
+/// output's values unknown.
+template <typename F>
+void values_or_layer(Tensor& t, const std::vector<const Tensor*>& in, const char* what, F f) {
+  if (t.shape.size() <= 1 &&
+      std::all_of(in.begin(), in.end(), [](const Tensor* x) { return x->value.has_value(); }))
+    fold_values(t, in, what, f);
 }
 
 }  // namespace
@@ -99,14 +107,14 @@ Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a) {
 
 Tensor equal(const std::vector<const Tensor*>& in) {
   Tensor t{broadcast(in[0]->shape, in[1]->shape), 1, std::nullopt};
-  fold_values(t, in, "Equal", [&](std::size_t i) { return at(*in[0], i) == at(*in[1], i); });
+  values_or_layer(t, in, "Equal", [&](std::size_t i) { return at(*in[0], i) == at(*in[1], i); });
   return t;
 }
 
 Tensor where(const std::vector<const Tensor*>& in) {
   Tensor t{broadcast(broadcast(in[0]->shape, in[1]->shape), in[2]->shape),
            std::max(in[1]->elem_bytes, in[2]->elem_bytes), std::nullopt};
-  fold_values(t, in, "Where",
+  values_or_layer(t, in, "Where",
               [&](std::size_t i) { return at(*in[0], i) ? at(*in[1], i) : at(*in[2], i); });
   return t;
 }

@@ -315,6 +315,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::LeakyRelu:
     case OpKind::BatchNorm: case OpKind::LayerNorm: case OpKind::Softmax:
     case OpKind::Identity: case OpKind::Dropout: case OpKind::Cast:
+    case OpKind::Equal: case OpKind::Where:  // a mask's block, broadcast as an Add's operand
       return broadcast_block(block, operand, op.output.shape);
     case OpKind::ReduceMean:  // the block's rows on the kept axes, whole reduced axes
       return a.keepdims ? same_block(block, in, out) : batch_slice(block, in, out);

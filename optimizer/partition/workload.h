@@ -36,7 +36,7 @@ struct Layer {
   struct Input {
     std::int64_t bytes = 0;
     PartDimSet splits;
-    /// A fixed constant's bytes (is_fixed_data: a mask), split as an input is but held with
+    /// A fixed constant's bytes (holds_fixed_data: a mask), split as an input is but held with
     /// the weights: preloaded, never sent (layer_shares).
     std::int64_t held_bytes = 0;
   };

@@ -247,15 +247,34 @@ TEST(OnnxVit, AnEinsumsLabelsMustMatchItsOperandsRanksAndSizes) {
   }
 }
 
-TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
-  {
-    Model m({1, 4, 8});
-    m.weight("other", {1, 4, 8});
-    m.node("Equal", {"x", "other"}, "mask", "equal");
-    m.node("Where", {"mask", "x", "other"}, "y", "where");
-    EXPECT_HAS(m.import("where_runtime.onnx"),
-               "Equal of a tensor computed at run time is not supported");
+// Equal and Where of tensors of run time (a mask compared, scores masked, as Hugging Face's
+// GPT-2 export masks its attention) are element-wise layers: they split like an Add, and the
+// mask moves from the Equal to the Where as an activation. Before, they were refused.
+TEST(OnnxVit, EqualAndWhereOfRunTimeTensorsAreElementWiseLayers) {
+  Model m({1, 4, 8});
+  m.weight("other", {1, 4, 8});
+  m.node("Equal", {"x", "other"}, "mask", "equal");
+  m.node("Where", {"mask", "x", "other"}, "y", "where");
+  Graph g = m.load("where_runtime.onnx");
+  run_passes(g, "default");
+  const NodeId where = *g.find("where"), equal = *g.find("equal");
+  EXPECT_EQ(g.node(equal).output.shape, (Shape{1, 4, 8}));
+  EXPECT_EQ(g.node(equal).output.elem_bytes, 1);  // booleans
+  EXPECT_EQ(g.node(where).output.shape, (Shape{1, 4, 8}));
+  EXPECT_EQ(g.input(where, 0), equal);
+  EXPECT_EQ(op_cost(g, where).vector_ops, 32);
+  EXPECT_EQ(op_cost(g, equal).vector_ops, 32);
+  const Workload w = build_workload(g);
+  for (const Layer& l : w.layers) {
+    if (l.id != where && l.id != equal) continue;
+    const Tensor& out = g.node(l.id).output;
+    EXPECT_EQ(legal_part_dims(g, l.id), legal_part_dims(OpKind::Add, {}, {&out, &out}, out));
+    EXPECT_TRUE(legal_part_dims(g, l.id).contains(PartDim::OfmpH)) << l.name;  // the tokens
+    EXPECT_EQ(l.inputs[0].splits, legal_part_dims(g, l.id)) << l.name;  // x's or the mask's block
   }
+}
+
+TEST(OnnxVit, WhatIsNotShapeArithmeticIsRefusedSayingWhy) {
   {  // a shape of run-time values (the Shape of a tensor is known while importing)
     Model m({3});
     Model::int1(m.node("Cast", {"x"}, "s", "cast"), "to", onnx::TensorProto::INT64);

@@ -102,6 +102,39 @@ TEST(Workload, ALayerHoldsThePartOfAFixedMaskItsBlockReads) {
     EXPECT_DOUBLE_EQ(layer_shares(find_layer(w, name), make({})).weights, 0) << name;
 }
 
+// A Where of run-time tensors is elementwise: it splits like an Add, and holds the block of its
+// condition (a mask of booleans, a fixed constant) that its block reads, whether the import kept
+// the mask's values (at most 4,096: an [8, 8] one) or not (a [128, 128] one), and a Gather's
+// indices are held like any table it reads. Before, a Where ran on one PE holding the whole mask,
+// and only the mask too big to keep its values counted.
+TEST(Workload, AWhereSplitsLikeAnAddAndHoldsItsConditionsBlockWhateverItsSize) {
+  for (const std::int64_t seq : {8, 128}) {
+    SCOPED_TRACE("sequence " + std::to_string(seq));
+    GraphBuilder b("where", 4);
+    const NodeId scores = b.input({2, 3, seq, seq}, "scores");
+    OpAttrs mask;
+    mask.shape = {1, 1, seq, seq};
+    mask.elem_bytes = 1;  // booleans
+    if (seq * seq <= 4096) mask.int_data.assign(static_cast<std::size_t>(seq * seq), 1);
+    const NodeId cond = b.op(OpKind::Constant, mask, {}, "causal");
+    b.op(OpKind::Where, {}, {cond, scores, b.constant({}, {-1e9}, "fill")}, "masked");
+    const Graph g = b.finish();
+    const Workload w = build_workload(g);
+    const Layer& l = find_layer(w, "masked");
+    const double held = static_cast<double>(seq * seq);
+    EXPECT_EQ(fixed_input_bytes(g, l.id), seq * seq);
+    EXPECT_EQ(graph_totals(g).fixed_bytes, seq * seq);
+    EXPECT_EQ(op_cost(g, l.id).vector_ops, 2 * 3 * seq * seq);
+    for (PartDim d : {PartDim::Batch, PartDim::Outp, PartDim::OfmpH, PartDim::OfmpW})
+      EXPECT_TRUE(legal_part_dims(g, l.id).contains(d)) << to_string(d);
+    ASSERT_EQ(l.inputs.size(), 3u);
+    EXPECT_EQ(l.inputs[0].splits, (PartDimSet{PartDim::OfmpH, PartDim::OfmpW}));
+    EXPECT_DOUBLE_EQ(layer_shares(l, make({{PartDim::Batch, 2}})).weights, held);
+    EXPECT_DOUBLE_EQ(layer_shares(l, make({{PartDim::OfmpH, 4}})).weights, held / 4);
+    EXPECT_EQ(l.inputs[2].held_bytes, 0);  // one value: an immediate
+  }
+}
+
 // The MAC array's rows take a product's features, its last axis: a Gemm's 768 (rank 3, view C),
 // the attention scores' 128 keys and the context's 64 features (rank 4, view W), not the 12
 // heads. Split by heads, each PE still fills a 16 x 16 array: 128 (or 64) features on the rows,
