@@ -39,6 +39,14 @@ inline std::string signed_percent(double fraction, int digits = 1) {
   return (s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s) + "%";
 }
 
+/// A byte count in the largest binary unit that divides it: "1 MiB", "512 KiB", "1000 B".
+inline std::string binary_size(std::int64_t bytes) {
+  for (const auto& [unit, size] :
+       {std::pair{"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}})
+    if (bytes >= size && bytes % size == 0) return std::to_string(bytes / size) + " " + unit;
+  return std::to_string(bytes) + " B";
+}
+
 /// "010", "-07": a number some readers take as octal (YAML 1.1, yaml-cpp, CLI11: 8), others as
 /// decimal.
 inline bool has_leading_zero(const std::string& text) {

@@ -402,15 +402,6 @@ std::string one_line_summary(const HwSpec& h) {
   return topology_summary(h) + ", " + components_summary(h, h.topology.kind != "crossbar");
 }
 
-namespace {
-/// "1 MiB", "512 KiB", "1000 B": the largest binary unit that divides the count.
-std::string byte_size(std::int64_t bytes) {
-  for (const auto& [unit, size] :
-       {std::pair{"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}})
-    if (bytes >= size && bytes % size == 0) return std::to_string(bytes / size) + " " + unit;
-  return std::to_string(bytes) + " B";
-}
-}  // namespace
 
 std::string components_summary(const HwSpec& h, bool with_routing) {
   // The router's pipeline as the stage keys make it (they may differ from the preset's).
@@ -425,7 +416,7 @@ std::string components_summary(const HwSpec& h, bool with_routing) {
     << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
     << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
   if (h.pe.array_rows > 0) s << " (" << h.pe.array_rows << "x" << h.pe.array_cols << " array)";
-  s << ", " << byte_size(h.pe.sram_bytes) << " SRAM/PE";
+  s << ", " << binary_size(h.pe.sram_bytes) << " SRAM/PE";
   return s.str();
 }
 

@@ -170,9 +170,19 @@ struct ErrorStats {
   double sum = 0, max = 0;  ///< below saturation
   double sum_all = 0, max_all = 0;
   int count = 0, near = 0, still = 0, skipped = 0;  ///< below; near saturation; moving nothing; skipped
+  /// Below saturation, the first case with the largest error (the `id` given to add; −1 before
+  /// any) and its signed error (predicted − simulated) / simulated.
+  int worst = -1;
+  double worst_error = 0;
   double mape() const { return count ? sum / count : 0; }  ///< below saturation, a fraction
-  void add(double predicted, double simulated, bool near_saturation);
+  void add(double predicted, double simulated, bool near_saturation, int id = -1);
+  /// MAPE ≤ 10 % and max ≤ 20 % below saturation (kTargetMape, kTargetMax); false over no case.
+  bool meets_target() const;
 };
+
+/// The accuracy an analytic model is held to below saturation (issue 7): MAPE and largest
+/// error per redistribution type.
+inline constexpr double kTargetMape = 0.10, kTargetMax = 0.20;
 /// An error statistic over `cases` cases as printed: "12.3%", or "n/a" over none (not a
 /// perfect 0.0%).
 std::string error_percent(int cases, double fraction);

@@ -52,9 +52,35 @@ void ValidationReport::add(const BenchResult& r) {
   const auto sim = static_cast<double>(r.simulated_cycles);
   for (const std::string& model : bench_models())
     if (r.scores(model)) {
-      by_type_[{type, model}].add(r.predicted(model), sim, near);
+      by_type_[{type, model}].add(r.predicted(model), sim, near,
+                                  static_cast<int>(results_.size()) - 1);
       by_bound_[{type, model, r.router_bound()}].add(r.predicted(model), sim, near);
     }
+}
+
+std::string case_label(const BenchResult& r) {
+  return r.bench.topology + ", " + binary_size(r.bench.tensor_bytes) + ", " + r.producer +
+         " -> " + r.consumer;
+}
+
+void ValidationReport::print_target(std::ostream& out, const std::vector<std::string>& types) {
+  out << "\n  linkload against the target below saturation (MAPE <= " << fixed(100 * kTargetMape, 0)
+      << "%, max error <= " << fixed(100 * kTargetMax, 0) << "%), and each type's worst case\n  "
+      << std::left << std::setw(kTypeWidth) << "type" << std::setw(16) << "model" << std::setw(8)
+      << "target" << "worst case (signed error)" << std::right << "\n";
+  int met = 0, scored = 0;
+  for (const auto& type : types)
+    for (const char* model : {"linkload", "linkload_fitted"}) {
+      const ErrorStats& e = by_type_[{type, model}];
+      if (!e.count) continue;
+      ++scored;
+      met += e.meets_target();
+      out << "  " << std::left << std::setw(kTypeWidth) << type << std::setw(16) << model
+          << std::setw(8) << (e.meets_target() ? "met" : "missed") << std::right
+          << case_label(results_[static_cast<std::size_t>(e.worst)]) << ": "
+          << signed_percent(e.worst_error) << "\n";
+    }
+  out << "  " << met << " of " << scored << " met\n";
 }
 
 void ValidationReport::finish(std::ostream& out, const std::vector<std::string>& types) {
@@ -63,7 +89,7 @@ void ValidationReport::finish(std::ostream& out, const std::vector<std::string>&
   sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"
          "cases_moving_nothing,cases_skipped," << DecompositionSummary::csv_header()
       << ",cases_endpoint_bound,mape_endpoint_bound,max_error_endpoint_bound,cases_router_bound,"
-         "mape_router_bound,max_error_router_bound\n";
+         "mape_router_bound,max_error_router_bound,meets_target,worst_case,worst_case_error\n";
   out << std::fixed << "\n  each model's error against the simulated cycles: below saturation (busiest link < "
       << std::setprecision(1) << kNearSaturation << " flits/cycle), and over all cases\n  "
       << std::string(kTypeWidth + 16, ' ') << std::setw(29) << "--- below saturation ---"
@@ -86,7 +112,9 @@ void ValidationReport::finish(std::ostream& out, const std::vector<std::string>&
         sum << "," << b.count << "," << error_csv(b.count, b.mape()) << ","
             << error_csv(b.count, b.max);
       }
-      sum << "\n";
+      sum << "," << (e.count ? e.meets_target() ? "1" : "0" : "") << ","
+          << (e.count ? csv_field(case_label(results_[static_cast<std::size_t>(e.worst)])) : "")
+          << "," << (e.count ? shortest(e.worst_error) : "") << "\n";
       out << "  " << std::left << std::setw(kTypeWidth) << type << std::setw(16) << model
           << std::right << std::setw(7) << e.count << std::setw(10)
           << error_percent(e.count, e.mape()) << std::setw(12) << error_percent(e.count, e.max)
@@ -97,6 +125,7 @@ void ValidationReport::finish(std::ostream& out, const std::vector<std::string>&
       out << "\n";
     }
   sum.close();
+  print_target(out, types);
   decomposition_.print(out, types);
   out << "\n  linkload below saturation, by what bounds the edge: a router-to-router link carried more\n"
          "  flits than any PE's injection or ejection channel (router), or not (endpoint)\n  "

@@ -32,6 +32,10 @@ class ValidationReport {
   const std::vector<BenchResult>& results() const { return results_; }
 
  private:
+  /// linkload's and calibrated linkload's verdict against kTargetMape and kTargetMax per type,
+  /// and the case of the largest error.
+  void print_target(std::ostream& out, const std::vector<std::string>& types);
+
   std::string dir_;
   OutputFile csv_;
   std::map<std::pair<std::string, std::string>, ErrorStats> by_type_;          ///< (type, model)
@@ -39,6 +43,9 @@ class ValidationReport {
   DecompositionSummary decomposition_;                                         ///< below saturation
   std::vector<BenchResult> results_;
 };
+
+/// "mesh 16x16, 4 MiB, OUTP=16,OFMP_H=16 -> OUTP=16,OFMP_H=16": a case's machine, size and choices.
+std::string case_label(const BenchResult& r);
 
 /// --calibrate: fits paper's B_NoC and latency to `results` (run on `machines`' topologies with
 /// the routers and links of `base`, loaded from `hw_file`), writes DIR/calibration.yaml with each

@@ -17,7 +17,7 @@ namespace nocflow::sim {
 
 namespace opt = optimizer;
 
-void ErrorStats::add(double predicted, double simulated, bool near_saturation) {
+void ErrorStats::add(double predicted, double simulated, bool near_saturation, int id) {
   if (simulated <= 0) {
     ++still;
     return;
@@ -30,8 +30,16 @@ void ErrorStats::add(double predicted, double simulated, bool near_saturation) {
     return;
   }
   sum += e;
+  if (count == 0 || e > max) {
+    worst = id;
+    worst_error = (predicted - simulated) / simulated;
+  }
   max = std::max(max, e);
   ++count;
+}
+
+bool ErrorStats::meets_target() const {
+  return count > 0 && mape() <= kTargetMape && max <= kTargetMax;
 }
 
 std::string error_percent(int cases, double fraction) {
