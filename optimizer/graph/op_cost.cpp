@@ -80,6 +80,7 @@ std::int64_t grad_ops(OpKind of, int input, bool same_shape) {
     case OpKind::Exp:
     case OpKind::LeakyRelu:    // a select of dy or α·dy
     case OpKind::HardSigmoid:  // α·dy inside the ramp
+    case OpKind::Where:        // a select of dy or 0
       return 1;
     case OpKind::HardSwish:  // dy·(2x/6 + 1/2) on the ramp, a select outside
       return 3;

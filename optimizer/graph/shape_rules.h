@@ -59,7 +59,8 @@ std::optional<std::vector<std::int64_t>> binary_value(OpKind k, const OpAttrs& a
                                                       const Tensor& y);
 /// ONNX Gather (indices checked against the axis; the value of a 1-D value's elements).
 Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a);
-/// ONNX Equal and Where of shape arithmetic (values known at compile time, 1-D).
+/// ONNX Equal and Where: folded when shape arithmetic (values known at compile time, 1-D), else
+/// element-wise layers (broadcast shape, values unknown).
 Tensor equal(const std::vector<const Tensor*>& in);
 Tensor where(const std::vector<const Tensor*>& in);
 /// ONNX Expand: the input broadcast with the target shape (both ways); a tensor of run time or

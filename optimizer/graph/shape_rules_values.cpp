@@ -19,30 +19,22 @@ std::int64_t at(const Tensor& x, std::size_t i) {
   return at(*x.value, i);
 }
 
-/// Output `t` (its shape broadcast from `in`) gets value i = f(i): 1-D shape arithmetic.
+/// Output `t` (its shape broadcast from `in`, of rank at most 1) gets value i = f(i): 1-D shape
+/// arithmetic, every input's value known.
 template <typename F>
-void fold_values(Tensor& t, const std::vector<const Tensor*>& in, const char* what, F f) {
-  for (const Tensor* x : in)
-    if (!x->value)
-      fail(std::string(what) +
-           " of a tensor computed at run time is not supported (only shape "
-           "arithmetic, whose values are known at compile time)");
-  if (t.shape.size() > 1)
-    fail(std::string(what) + " of values of rank " + std::to_string(t.shape.size()) +
-         " is not supported (only 1-D shape arithmetic)");
+void fold_values(Tensor& t, F f) {
   std::vector<std::int64_t> v(t.shape.empty() ? 1 : static_cast<std::size_t>(t.shape[0]));
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = f(i);
   t.value = v;
 }
 
 /// Equal and Where of values known at compile time (1-D shape arithmetic) are folded; else
-/// they are element-wise layers (a mask compared, scores masked), the
-/// output's values unknown.
+/// they are element-wise layers (a mask compared, scores masked), their values unknown.
 template <typename F>
-void values_or_layer(Tensor& t, const std::vector<const Tensor*>& in, const char* what, F f) {
+void values_or_layer(Tensor& t, const std::vector<const Tensor*>& in, F f) {
   if (t.shape.size() <= 1 &&
       std::all_of(in.begin(), in.end(), [](const Tensor* x) { return x->value.has_value(); }))
-    fold_values(t, in, what, f);
+    fold_values(t, f);
 }
 
 }  // namespace
@@ -107,14 +99,14 @@ Tensor gather(const Tensor& data, const Tensor& idx, const OpAttrs& a) {
 
 Tensor equal(const std::vector<const Tensor*>& in) {
   Tensor t{broadcast(in[0]->shape, in[1]->shape), 1, std::nullopt};
-  values_or_layer(t, in, "Equal", [&](std::size_t i) { return at(*in[0], i) == at(*in[1], i); });
+  values_or_layer(t, in, [&](std::size_t i) { return at(*in[0], i) == at(*in[1], i); });
   return t;
 }
 
 Tensor where(const std::vector<const Tensor*>& in) {
   Tensor t{broadcast(broadcast(in[0]->shape, in[1]->shape), in[2]->shape),
            std::max(in[1]->elem_bytes, in[2]->elem_bytes), std::nullopt};
-  values_or_layer(t, in, "Where",
+  values_or_layer(t, in,
               [&](std::size_t i) { return at(*in[0], i) ? at(*in[1], i) : at(*in[2], i); });
   return t;
 }
@@ -130,7 +122,7 @@ Tensor expand(const Tensor& x, const Tensor& target) {
   if (t.shape == x.shape) {
     t.value = x.value;
   } else if (x.value && t.shape.size() == 1 && t.shape[0] <= kMaxValues) {
-    fold_values(t, {&x}, "Expand", [&](std::size_t i) { return at(x, i); });
+    fold_values(t, [&](std::size_t i) { return at(x, i); });
   } else {
     fail("broadcasting " + shape_str(x.shape) + " to " + shape_str(t.shape) +
          " is not supported for a tensor computed at run time or a weight (only to its own "

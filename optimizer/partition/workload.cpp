@@ -106,7 +106,7 @@ std::vector<Layer::Input> layer_inputs(const Graph& g, NodeId id, const Dims4& o
     if (holds_fixed_data(g, id, static_cast<int>(i)))
       in.held_bytes = src.output.bytes();  // its slice per PE, as an activation's
     else if (src.kind == OpKind::Constant)
-      continue;  // a parameter (op_cost's weight bytes) or a shape, axis or index
+      continue;  // a parameter (op_cost's weight bytes), a shape operand, a single value or zeros
     else
       in.bytes = src.output.bytes();
     const int slot = static_cast<int>(i);

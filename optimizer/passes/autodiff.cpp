@@ -299,6 +299,10 @@ class Autodiff {
       case OpKind::Dropout:
         contribute(in[0], grad(id, 0, name(0), {dy}));
         return;
+      case OpKind::Where:  // dx = dy where the condition holds, else 0; dy the other way round
+        for (int i : wanted)  // the condition, booleans, has none (its Equal none either)
+          if (i > 0) contribute(in[i], grad(id, i, name(i), {dy, in[0]}));
+        return;
       case OpKind::Identity:
       case OpKind::Cast:
         contribute(in[0], dy);

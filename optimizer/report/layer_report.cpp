@@ -83,7 +83,7 @@ std::string layer_table(const Graph& g) {
                      "input gradient's and update's copy)"
                    : " of weights") +
          (t.fixed_bytes > 0 ? " and " + bytes(t.fixed_bytes) +
-                                  " of fixed constants the layers read (masks: in their weights column)"
+                                  " of fixed constants the layers read (masks, indices: in their weights column)"
                             : "") +
          ", " + bytes(t.activation_bytes) + " of activations (the layers' outputs summed)\n";
 }

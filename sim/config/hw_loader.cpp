@@ -402,7 +402,6 @@ std::string one_line_summary(const HwSpec& h) {
   return topology_summary(h) + ", " + components_summary(h, h.topology.kind != "crossbar");
 }
 
-
 std::string components_summary(const HwSpec& h, bool with_routing) {
   // The router's pipeline as the stage keys make it (they may differ from the preset's).
   const int pipeline = (h.router.lookahead_routing ? 0 : h.router.routing_delay) +

@@ -207,6 +207,29 @@ TEST(Autodiff, TheTrainingGraphIsAFixpointOfThePassesSoItReadsBackTheSame) {
   EXPECT_EQ(g.num_nodes(), nodes);
 }
 
+// A Where passes dy to the operand its condition selects, 0 to the other: one select per
+// element for each operand that needs a gradient, reading dy and the condition; the condition
+// (booleans, here a run-time Equal) has none.
+TEST(Autodiff, AWhereSelectsItsGradientByItsCondition) {
+  GraphBuilder b("masked");
+  const NodeId x = b.input({2, 4, 16}, "x");
+  const NodeId h = b.gemm(x, 16, true, "h");
+  const NodeId zero = b.constant({1, 1, 16}, std::vector<double>(16, 0.0), "zero");
+  const NodeId keep = b.op(OpKind::Equal, {}, {x, zero}, "keep");
+  const NodeId masked =
+      b.op(OpKind::Where, {}, {keep, h, b.constant({}, {-1e9}, "fill")}, "masked");
+  const Graph g = b.finish({b.gemm(masked, 8, true, "out")});
+  const Graph t = training_graph(g);
+  const NodeId dh = *t.find("masked.grad");  // only h needs one
+  EXPECT_EQ(t.node(dh).kind, OpKind::Grad);
+  EXPECT_EQ(t.node(dh).attrs.grad_of, OpKind::Where);
+  EXPECT_EQ(t.node(dh).output.shape, (Shape{2, 4, 16}));
+  EXPECT_EQ(t.node(t.input(dh, 1)).name, "keep");
+  EXPECT_EQ(op_cost(t, dh).vector_ops, 2 * 4 * 16);
+  EXPECT_FALSE(t.find("keep.grad") || t.find("keep.grad0"));
+  EXPECT_TRUE(t.find("h.update") && t.find("out.update"));
+}
+
 TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
   GraphBuilder b("plain");
   Graph g = b.finish({b.relu(b.input({1, 4}), "r")});

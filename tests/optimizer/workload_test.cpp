@@ -104,9 +104,8 @@ TEST(Workload, ALayerHoldsThePartOfAFixedMaskItsBlockReads) {
 
 // A Where of run-time tensors is elementwise: it splits like an Add, and holds the block of its
 // condition (a mask of booleans, a fixed constant) that its block reads, whether the import kept
-// the mask's values (at most 4,096: an [8, 8] one) or not (a [128, 128] one), and a Gather's
-// indices are held like any table it reads. Before, a Where ran on one PE holding the whole mask,
-// and only the mask too big to keep its values counted.
+// the mask's values (at most 4,096: an [8, 8] one) or not (a [128, 128] one). Before, a Where of
+// run-time tensors was refused, and only a mask too big to keep its values was held.
 TEST(Workload, AWhereSplitsLikeAnAddAndHoldsItsConditionsBlockWhateverItsSize) {
   for (const std::int64_t seq : {8, 128}) {
     SCOPED_TRACE("sequence " + std::to_string(seq));
@@ -133,6 +132,41 @@ TEST(Workload, AWhereSplitsLikeAnAddAndHoldsItsConditionsBlockWhateverItsSize) {
     EXPECT_DOUBLE_EQ(layer_shares(l, make({{PartDim::OfmpH, 4}})).weights, held / 4);
     EXPECT_EQ(l.inputs[2].held_bytes, 0);  // one value: an immediate
   }
+}
+
+// A Gather's indices are values it reads (positions looked up in a table of embeddings): held,
+// whatever their type. A Reshape's target, as many integers, is a shape: it holds nothing.
+TEST(Workload, AGathersIndicesAreHeldAndAReshapesTargetIsNot) {
+  GraphBuilder b("lookup", 4);
+  const NodeId table = b.op(OpKind::Constant, [] {
+    OpAttrs a;
+    a.shape = {64, 16};
+    a.trainable = true;  // learned embeddings
+    return a;
+  }(), {}, "table");
+  OpAttrs positions;
+  positions.shape = {8};
+  positions.elem_bytes = 8;  // int64
+  positions.int_data = {0, 1, 2, 3, 4, 5, 6, 7};
+  OpAttrs rows_of;
+  rows_of.axis = 0;
+  const NodeId rows = b.op(OpKind::Gather, rows_of,
+                           {table, b.op(OpKind::Constant, positions, {}, "positions")}, "rows");
+  OpAttrs target;
+  target.shape = {2};
+  target.elem_bytes = 8;
+  target.int_data = {4, 32};
+  b.op(OpKind::Reshape, {}, {rows, b.op(OpKind::Constant, target, {}, "target")}, "pairs");
+  const Graph g = b.finish();
+  EXPECT_TRUE(holds_fixed_data(g, *g.find("rows"), 1));
+  EXPECT_EQ(fixed_input_bytes(g, *g.find("rows")), 8 * 8);
+  EXPECT_TRUE(is_fixed_data(g.node(*g.find("target"))));  // data, were it read as values
+  EXPECT_FALSE(holds_fixed_data(g, *g.find("pairs"), 1));  // but it is a shape
+  EXPECT_EQ(fixed_input_bytes(g, *g.find("pairs")), 0);
+  EXPECT_EQ(graph_totals(g).fixed_bytes, 8 * 8);
+  const Workload w = build_workload(g);
+  EXPECT_EQ(find_layer(w, "rows").inputs[1].held_bytes, 8 * 8);
+  EXPECT_EQ(find_layer(w, "pairs").inputs[1].held_bytes, 0);
 }
 
 // The MAC array's rows take a product's features, its last axis: a Gemm's 768 (rank 3, view C),
