@@ -158,6 +158,25 @@ Box concat_region(const OpView& op, int input, const Box& block) {
   });
 }
 
+// A Gather along `axis` (a table's rows looked up): the output's axes are the data's before the
+// axis, the indices' axes, then the data's after it. The indices: the block's ranges on theirs;
+// the data: the block's on its own axes and every row along the axis (which rows the indices
+// pick is known only when they run).
+Box gather_region(const OpView& op, int input, const Box& block) {
+  const Shape& data = op.inputs[0]->shape;
+  const Shape& idx = op.inputs[1]->shape;
+  const auto rank = static_cast<std::int64_t>(data.size());
+  const auto axis = static_cast<std::size_t>(op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis);
+  const AxisRanges out = axis_ranges(block, op.output.shape);
+  const auto first = out.begin() + static_cast<std::ptrdiff_t>(axis);
+  const auto after = first + static_cast<std::ptrdiff_t>(idx.size());
+  if (input == 1) return view_box(AxisRanges(first, after), idx);
+  AxisRanges r(out.begin(), first);
+  r.push_back({0, data[axis]});
+  r.insert(r.end(), after, out.end());
+  return view_box(r, data);
+}
+
 // Gradient of a convolution's input (X view) from dY: the output rows whose windows touch the
 // block, the dY channels of the block's groups (INPP: a slice of K per group). The same for a
 // ConvTranspose's output from its input (whose channels its INPP slices).
@@ -308,6 +327,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       if (input != 0) return full_box(in);  // a Reshape's shape operand
       return relayout_region(op.kind, a, op.inputs[0]->shape, op.output.shape, block);
     case OpKind::Concat: return concat_region(op, input, block);
+    case OpKind::Gather: return gather_region(op, input, block);
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
     case OpKind::Mod: case OpKind::PRelu:
     case OpKind::Relu: case OpKind::Clip: case OpKind::Sigmoid: case OpKind::Tanh:

@@ -169,6 +169,45 @@ TEST(Workload, AGathersIndicesAreHeldAndAReshapesTargetIsNot) {
   EXPECT_EQ(find_layer(w, "pairs").inputs[1].held_bytes, 0);
 }
 
+// An embedding lookup (a Gather of a learned table [rows, features] by token ids) splits as its
+// output: OUTP cuts the table's features as it cuts a product's weights, OFMP_H the tokens and
+// with them the ids a PE reads; no split holds fewer of the table's rows, since which rows the
+// ids pick is known only when they run. Before, a lookup ran on one PE holding the whole table.
+TEST(Workload, AnEmbeddingLookupSplitsItsTableByFeaturesAndItsIdsByTokens) {
+  GraphBuilder b("embed", 4);
+  const NodeId table = b.op(OpKind::Constant, [] {
+    OpAttrs a;
+    a.shape = {1000, 64};
+    a.trainable = true;
+    return a;
+  }(), {}, "table");
+  const NodeId ids = b.input({1, 16}, "ids");
+  OpAttrs along_rows;
+  along_rows.axis = 0;
+  b.op(OpKind::Gather, along_rows, {table, ids}, "embed");
+  const Graph g = b.finish();
+  const Workload w = build_workload(g);
+  const Layer& l = find_layer(w, "embed");
+  EXPECT_EQ(g.node(l.id).output.shape, (Shape{1, 16, 64}));
+  EXPECT_EQ(legal_part_dims(g, l.id), (PartDimSet{PartDim::Outp, PartDim::OfmpH}));
+  const double weights = 1000 * 64 * 4;
+  EXPECT_EQ(l.weight_bytes, weights);
+  EXPECT_DOUBLE_EQ(layer_shares(l, make({{PartDim::Outp, 8}})).weights, weights / 8);
+  EXPECT_DOUBLE_EQ(layer_shares(l, make({{PartDim::OfmpH, 8}})).weights, weights);
+  ASSERT_EQ(l.inputs.size(), 2u);
+  EXPECT_EQ(l.inputs[1].splits, PartDimSet{PartDim::OfmpH});  // the ids of its tokens
+  EXPECT_DOUBLE_EQ(input_share(l, 1, make({{PartDim::OfmpH, 4}})), 16.0 * 4 / 4);
+  EXPECT_DOUBLE_EQ(input_share(l, 1, make({{PartDim::Outp, 4}})), 16.0 * 4);  // every id
+  // Along another axis, or of a table of another rank, a Gather does not split.
+  GraphBuilder c("columns", 4);
+  const NodeId wide = c.constant({8, 64}, std::vector<double>(8 * 64, 1.0), "wide");
+  OpAttrs along_columns;
+  along_columns.axis = 1;
+  c.op(OpKind::Gather, along_columns, {wide, c.input({3}, "picks")}, "cols");
+  const Graph h = c.finish();
+  EXPECT_TRUE(legal_part_dims(h, *h.find("cols")).empty());
+}
+
 // The MAC array's rows take a product's features, its last axis: a Gemm's 768 (rank 3, view C),
 // the attention scores' 128 keys and the context's 64 features (rank 4, view W), not the 12
 // heads. Split by heads, each PE still fills a 16 x 16 array: 128 (or 64) features on the rows,
