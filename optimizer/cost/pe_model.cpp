@@ -41,7 +41,10 @@ PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
   const auto vector_ops = static_cast<std::int64_t>(vector_ops_executed(layer, c));
   const auto vector_cycles = static_cast<std::int64_t>(
       std::ceil(static_cast<double>(largest_node_part(vector_ops, layer, c)) / hw.adds_per_cycle));
-  w.sram_bytes = static_cast<std::int64_t>(std::ceil(layer_memory_bytes(layer, c)));
+  const LayerShares share = layer_shares(layer, c);
+  // A lookup reads the rows its indices pick (its output's size), not all the table it holds.
+  const double table_read = layer.lookup ? share.output : share.weights;
+  w.sram_bytes = static_cast<std::int64_t>(std::ceil(table_read + share.input + share.output));
   const auto sram_cycles = static_cast<std::int64_t>(
       std::ceil(static_cast<double>(w.sram_bytes) / hw.sram_bytes_per_cycle));
   w.cycles = std::max(mac_cycles + vector_cycles, sram_cycles);

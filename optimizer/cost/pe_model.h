@@ -7,7 +7,8 @@
 //                   a fused layer's tail ops f times under INPP=f: each member applies the
 //                   tail to the whole block it holds after the all-reduce)
 //   SRAM cycles   = ceil(bytes touched / sram_bytes_per_cycle) (its weight, input and output
-//                   shares, layer_memory_bytes)
+//                   shares, layer_memory_bytes; a lookup reads the rows it picks, its output's
+//                   size, instead of its table's share: Layer::lookup)
 //   cycles        = max(MAC cycles + vector cycles, SRAM cycles)
 // With an array shape (array_rows x array_cols), output channels per node map onto rows and
 // the reduction (input channels x kernel) onto columns (a weight gradient: forward output

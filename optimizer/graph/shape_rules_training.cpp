@@ -97,6 +97,19 @@ Tensor grad(const Tensor& dy, const OpAttrs& a) {
     same_shape(dy.shape, resize({&x}, fwd).shape, "output gradient");
     return x;
   }
+  if (a.grad_of == OpKind::Gather) {  // the table: dY's rows added onto the rows picked
+    const Tensor x = gradient_tensor(dy, a);
+    const std::size_t axis = norm_axis(a.axis, x.shape.size());
+    const Shape& t = x.shape;
+    const auto before = static_cast<std::ptrdiff_t>(axis);
+    const auto after = static_cast<std::ptrdiff_t>(t.size() - axis - 1);  // dY ends with them
+    const bool ok = dy.shape.size() + 1 >= t.size() &&
+                    std::equal(t.begin(), t.begin() + before, dy.shape.begin()) &&
+                    std::equal(t.end() - after, t.end(), dy.shape.end() - after);
+    if (!ok)
+      fail("output gradient " + shape_str(dy.shape) + " is not a lookup of rows of " + shape_str(t));
+    return x;
+  }
   // The gradient of a broadcast operand is the output gradient summed over the broadcast axes.
   if (broadcast(dy.shape, a.shape) != dy.shape)
     fail("gradient shape " + shape_str(a.shape) + " does not broadcast to the output gradient " +

@@ -287,6 +287,19 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
           return r.empty() ? Range{0, 0} : r;
         });
       }
+      if (a.grad_of == OpKind::Gather) {  // a table's rows: from any token's dy, any index
+        if (input != 0) return full_box(in);
+        const Shape& table = op.output.shape;
+        const auto axis = static_cast<std::size_t>(
+            a.axis < 0 ? a.axis + static_cast<std::int64_t>(table.size()) : a.axis);
+        const AxisRanges t = axis_ranges(block, table);
+        const Shape& dy = op.inputs[0]->shape;
+        const std::size_t idx_rank = dy.size() + 1 - table.size();
+        AxisRanges r(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(axis));
+        for (std::size_t k = 0; k < idx_rank; ++k) r.push_back({0, dy[axis + k]});
+        r.insert(r.end(), t.begin() + static_cast<std::ptrdiff_t>(axis) + 1, t.end());
+        return view_box(r, dy);
+      }
       if (a.grad_of == OpKind::Resize)  // dX's block from dY's values that read it
         return resize_region(a, block, op.output.shape, op.inputs[0]->shape, false);
       return broadcast_block(block, operand, op.output.shape);

@@ -303,6 +303,15 @@ class Autodiff {
         for (int i : wanted)  // the condition, booleans, has none (its Equal none either)
           if (i > 0) contribute(in[i], grad(id, i, name(i), {dy, in[0]}));
         return;
+      case OpKind::Gather:  // dtable: each dy row added onto the row its index picked
+        if (wants(0)) {      // the indices, integers, have none
+          OpAttrs d = a;
+          d.grad_of = n.kind;
+          d.grad_input = 0;
+          d.shape = shape(in[0]);
+          contribute(in[0], add(OpKind::Grad, name(0), d, {dy, in[1]}));
+        }
+        return;
       case OpKind::Identity:
       case OpKind::Cast:
         contribute(in[0], dy);

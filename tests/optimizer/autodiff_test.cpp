@@ -19,6 +19,7 @@
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_inference.h"
 #include "optimizer/partition/region.h"
+#include "optimizer/partition/relayout.h"
 #include "optimizer/partition/workload.h"
 #include "optimizer/passes/pass_manager.h"
 #include "tests/optimizer/make_choice.h"
@@ -228,6 +229,39 @@ TEST(Autodiff, AWhereSelectsItsGradientByItsCondition) {
   EXPECT_EQ(op_cost(t, dh).vector_ops, 2 * 4 * 16);
   EXPECT_FALSE(t.find("keep.grad") || t.find("keep.grad0"));
   EXPECT_TRUE(t.find("h.update") && t.find("out.update"));
+}
+
+// An embedding's gradient adds each token's dy row onto the table row its id picked: a table-
+// shaped gradient reading dy and the ids, one add per dy element, that the table's update
+// reads; the ids have none. A block of its rows reads every token's dy (any id may pick them),
+// only its own features.
+TEST(Autodiff, AnEmbeddingsGradientAddsEachTokensRowOntoItsTableRow) {
+  GraphBuilder b("embed");
+  const NodeId table = b.op(OpKind::Constant, [] {
+    OpAttrs a;
+    a.shape = {100, 32};
+    a.trainable = true;
+    return a;
+  }(), {}, "table");
+  OpAttrs along_rows;
+  along_rows.axis = 0;
+  const NodeId ids = b.input({2, 8}, "ids");
+  const NodeId rows = b.op(OpKind::Gather, along_rows, {table, ids}, "rows");
+  const Graph g = b.finish({b.gemm(rows, 16, true, "proj")});
+  const Graph t = training_graph(g);
+  const NodeId dtable = *t.find("rows.grad");
+  EXPECT_EQ(t.node(dtable).attrs.grad_of, OpKind::Gather);
+  EXPECT_EQ(t.node(dtable).output.shape, (Shape{100, 32}));
+  EXPECT_EQ(t.node(t.input(dtable, 1)).name, "ids");
+  EXPECT_EQ(op_cost(t, dtable).vector_ops, 2 * 8 * 32);
+  EXPECT_EQ(t.input(*t.find("table.update"), 0), dtable);
+  EXPECT_FALSE(t.find("ids.grad"));
+  // Rows 0-49 and features 8-15 of the table's gradient: all 2 x 8 tokens' dy, features 8-15.
+  const Box block = view_box({{0, 50}, {8, 16}}, Shape{100, 32});
+  EXPECT_EQ(input_region(t, dtable, 0, block, {0, 1}).r,
+            view_box({{0, 2}, {0, 8}, {8, 16}}, Shape{2, 8, 32}).r);
+  EXPECT_EQ(input_region(t, dtable, 1, block, {0, 1}).r,
+            view_box({{0, 2}, {0, 8}}, Shape{2, 8}).r);
 }
 
 TEST(Autodiff, RefusesWhatItCannotDifferentiate) {

@@ -198,6 +198,11 @@ TEST(Workload, AnEmbeddingLookupSplitsItsTableByFeaturesAndItsIdsByTokens) {
   EXPECT_EQ(l.inputs[1].splits, PartDimSet{PartDim::OfmpH});  // the ids of its tokens
   EXPECT_DOUBLE_EQ(input_share(l, 1, make({{PartDim::OfmpH, 4}})), 16.0 * 4 / 4);
   EXPECT_DOUBLE_EQ(input_share(l, 1, make({{PartDim::Outp, 4}})), 16.0 * 4);  // every id
+  // It holds its share of the table but reads only the rows its ids pick: its output's size.
+  const Choice features = make({{PartDim::Outp, 8}});
+  const double out = 16.0 * 64 * 4 / 8, ids_read = 16.0 * 4;
+  EXPECT_DOUBLE_EQ(layer_memory_bytes(l, features), weights / 8 + ids_read + out);
+  EXPECT_EQ(pe_work(l, features, HwDesc{}).sram_bytes, static_cast<std::int64_t>(out + ids_read + out));
   // Along another axis, or of a table of another rank, a Gather does not split.
   GraphBuilder c("columns", 4);
   const NodeId wide = c.constant({8, 64}, std::vector<double>(8 * 64, 1.0), "wide");
