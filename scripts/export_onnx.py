@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Export networks to ONNX for `nocflow inspect --network FILE.onnx`.
 
-Exports torchvision models (randomly initialised: nothing is downloaded) and a small PyTorch
-transformer encoder, then strips the weights: every initializer with more than
+Exports torchvision models (randomly initialised: nothing is downloaded), a small PyTorch
+transformer encoder and, on request, a one-block GPT-2 language model with its embeddings and
+causal mask (gpt2_lm), then strips the weights: every initializer with more than
 --keep-elements elements is turned into external data pointing at a file that is never
 written, so the model keeps its graph and tensor shapes but no weight values. nocflow imports
 such models without reading weights. Small initializers (shape constants, scalars) stay inline.
@@ -21,6 +22,7 @@ Needs Debian's python3-torch, python3-torchvision and python3-onnx
     /usr/bin/python3 scripts/export_onnx.py --out tests/optimizer/data
     /usr/bin/python3 scripts/export_onnx.py --models resnet50 --keep-weights --out /tmp/onnx
     /usr/bin/python3 scripts/export_onnx.py --models vit_b_32 --dynamic-batch --out /tmp/onnx
+    /usr/bin/python3 scripts/export_onnx.py --models gpt2_lm --out /tmp/onnx
 """
 import argparse
 import io
@@ -70,7 +72,7 @@ TORCHVISION = {  # name: (model, input height and width)
     "swin_tiny": (lambda: torchvision.models.swin_transformer.SwinTransformer(
         patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[1, 2], window_size=[7, 7]), 56),
 }
-NOT_BY_DEFAULT = {"swin_t", "swin_s", "vit_b_32", "maxvit_t"}
+NOT_BY_DEFAULT = {"swin_t", "swin_s", "vit_b_32", "maxvit_t", "gpt2_lm"}
 # Exported with autograd on: under no_grad PyTorch runs attention as one fused kernel
 # (_native_multi_head_attention) that has no ONNX export.
 WITH_GRAD = {"vit_b_16", "vit_b_32"}
@@ -259,6 +261,40 @@ class Encoder(torch.nn.Module):
         return x
 
 
+class GptLm(torch.nn.Module):
+    """A GPT-2 small language model cut to one block: token and position embeddings (Gather of
+    tables by ids), a pre-norm block whose causal attention is masked with torch.where on a
+    boolean lower-triangular buffer, the final norm and the head onto the vocabulary."""
+
+    def __init__(self, vocab=50257, positions=1024, dim=768, heads=12):
+        super().__init__()
+        self.heads = heads
+        self.tokens = torch.nn.Embedding(vocab, dim)
+        self.positions = torch.nn.Embedding(positions, dim)
+        self.ln1, self.ln2, self.ln_f = (torch.nn.LayerNorm(dim) for _ in range(3))
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.o = torch.nn.Linear(dim, dim)
+        self.fc1 = torch.nn.Linear(dim, 4 * dim)
+        self.fc2 = torch.nn.Linear(4 * dim, dim)
+        self.head = torch.nn.Linear(dim, vocab, bias=False)
+        causal = torch.ones(positions, positions, dtype=torch.bool).tril()
+        self.register_buffer("causal", causal.view(1, 1, positions, positions), persistent=False)
+
+    def forward(self, ids):
+        b, s = ids.shape
+        x = self.tokens(ids) + self.positions(torch.arange(s).unsqueeze(0))
+        d = x.shape[-1]
+        q, k, v = (t.view(b, s, self.heads, d // self.heads).transpose(1, 2)
+                   for t in self.qkv(self.ln1(x)).split(d, dim=2))
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d // self.heads)
+        scores = torch.where(self.causal[:, :, :s, :s], scores,
+                             torch.tensor(torch.finfo(scores.dtype).min))
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.o(ctx)
+        x = x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+        return self.head(self.ln_f(x))
+
+
 def strip_weights(model, keep_elements, location):
     """Turn big initializers into external data in `location` (a file that is not written)."""
     offset = 0
@@ -334,7 +370,7 @@ def export(name, module, example, out_dir, opset, keep_weights, keep_elements,
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="onnx", help="output folder")
-    everything = list(TORCHVISION) + ["encoder", "resize"]
+    everything = list(TORCHVISION) + ["encoder", "gpt2_lm", "resize"]
     ap.add_argument("--models", default=",".join(m for m in everything if m not in NOT_BY_DEFAULT),
                     help="comma-separated: " + ", ".join(everything) +
                     " (resize: resize_reference.json, which rows each output row reads)")
@@ -370,6 +406,9 @@ def main():
             print(f"{path}: {len(RESIZE_CASES)} cases")
         elif name == "encoder":
             export("encoder", Encoder(), torch.randn(1, 64, 256), args.out, args.opset,
+                   args.keep_weights, args.keep_elements, args.dynamic_batch)
+        elif name == "gpt2_lm":  # 64 token ids
+            export("gpt2_lm", GptLm(), torch.randint(0, 50257, (1, 64)), args.out, args.opset,
                    args.keep_weights, args.keep_elements, args.dynamic_batch)
         else:
             sys.exit(f"export_onnx: unknown model '{name}'")
