@@ -38,6 +38,14 @@ NodeId GraphBuilder::constant(const Shape& shape, std::vector<double> values,
   return op(OpKind::Constant, a, {}, name);
 }
 
+NodeId GraphBuilder::parameter(const Shape& shape, const std::string& name) {
+  OpAttrs a;
+  a.shape = shape;
+  a.elem_bytes = elem_bytes_;
+  a.trainable = true;
+  return op(OpKind::Constant, a, {}, name);
+}
+
 NodeId GraphBuilder::conv(NodeId x, std::int64_t out_channels, std::int64_t kernel,
                           std::int64_t stride, std::int64_t pad, std::int64_t groups, bool bias,
                           const std::string& name) {

@@ -19,6 +19,8 @@ class GraphBuilder {
   NodeId input(const Shape& shape, const std::string& name = "input");
   /// Non-trainable constant of `shape` (masks, scalars).
   NodeId constant(const Shape& shape, std::vector<double> values = {}, const std::string& name = "");
+  /// A learned constant of `shape` (weights, an embedding table): its values unknown.
+  NodeId parameter(const Shape& shape, const std::string& name = "");
   /// Conv with square kernel; pad -1 means "same" for odd kernels ((k-1)/2 × dilation).
   NodeId conv(NodeId x, std::int64_t out_channels, std::int64_t kernel, std::int64_t stride = 1,
               std::int64_t pad = -1, std::int64_t groups = 1, bool bias = false,

@@ -237,12 +237,7 @@ TEST(Autodiff, AWhereSelectsItsGradientByItsCondition) {
 // only its own features.
 TEST(Autodiff, AnEmbeddingsGradientAddsEachTokensRowOntoItsTableRow) {
   GraphBuilder b("embed");
-  const NodeId table = b.op(OpKind::Constant, [] {
-    OpAttrs a;
-    a.shape = {100, 32};
-    a.trainable = true;
-    return a;
-  }(), {}, "table");
+  const NodeId table = b.parameter({100, 32}, "table");
   OpAttrs along_rows;
   along_rows.axis = 0;
   const NodeId ids = b.input({2, 8}, "ids");

@@ -238,12 +238,7 @@ TEST(Algebra, NeutralOperandsGoAndTimesZeroCutsWhatItMultiplied) {
   // are then dead.
   GraphBuilder b("algebra");
   const NodeId x = b.input({4, 8});
-  const NodeId w = b.op(OpKind::Constant, [] {
-    OpAttrs a;
-    a.shape = {8, 8};
-    a.trainable = true;  // a learned parameter: its contents may change, never simplified
-    return a;
-  }(), {}, "w");
+  const NodeId w = b.parameter({8, 8}, "w");  // learned: its contents may change, never simplified
   const NodeId c = b.matmul(x, w, "c");
   const NodeId zero = b.constant({1}, {0.0}, "zero");
   const NodeId one = b.constant({1, 8}, std::vector<double>(8, 1.0), "one");

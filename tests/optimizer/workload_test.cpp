@@ -138,12 +138,7 @@ TEST(Workload, AWhereSplitsLikeAnAddAndHoldsItsConditionsBlockWhateverItsSize) {
 // whatever their type. A Reshape's target, as many integers, is a shape: it holds nothing.
 TEST(Workload, AGathersIndicesAreHeldAndAReshapesTargetIsNot) {
   GraphBuilder b("lookup", 4);
-  const NodeId table = b.op(OpKind::Constant, [] {
-    OpAttrs a;
-    a.shape = {64, 16};
-    a.trainable = true;  // learned embeddings
-    return a;
-  }(), {}, "table");
+  const NodeId table = b.parameter({64, 16}, "table");
   OpAttrs positions;
   positions.shape = {8};
   positions.elem_bytes = 8;  // int64
@@ -175,12 +170,7 @@ TEST(Workload, AGathersIndicesAreHeldAndAReshapesTargetIsNot) {
 // ids pick is known only when they run. Before, a lookup ran on one PE holding the whole table.
 TEST(Workload, AnEmbeddingLookupSplitsItsTableByFeaturesAndItsIdsByTokens) {
   GraphBuilder b("embed", 4);
-  const NodeId table = b.op(OpKind::Constant, [] {
-    OpAttrs a;
-    a.shape = {1000, 64};
-    a.trainable = true;
-    return a;
-  }(), {}, "table");
+  const NodeId table = b.parameter({1000, 64}, "table");
   const NodeId ids = b.input({1, 16}, "ids");
   OpAttrs along_rows;
   along_rows.axis = 0;
