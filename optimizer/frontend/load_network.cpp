@@ -25,7 +25,7 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
   }
   Graph g = ext == ".yaml" || ext == ".yml" ? load_network_yaml(spec)
             : ext == ".onnx"
-                ? import_onnx(spec, zoo_options.batch)
+                ? import_onnx(spec, zoo_options.batch, zoo_options.onnx_float_bytes)
                 : throw InputError(
                       spec + ": unknown network type (give zoo:NAME, a .yaml or a .onnx file)");
   // A batch given for a file must be its own (its first input's leading dimension, as the

@@ -125,10 +125,17 @@ bool foldable(const ConstInfo& c) {
   return static_cast<std::int64_t>(held) == n;
 }
 
-Importer::Importer(std::string path, onnx::ModelProto& model)
-    : path_(std::move(path)), model_(model), graph_(network_name(path_, model.graph().name())) {
+Importer::Importer(std::string path, onnx::ModelProto& model, int float_bytes)
+    : path_(std::move(path)),
+      model_(model),
+      graph_(network_name(path_, model.graph().name())),
+      float_bytes_(float_bytes) {
   for (const auto& op : model_.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
+}
+
+int Importer::elem_bytes(int dtype) const {
+  return float_bytes_ > 0 && is_floating(dtype) ? float_bytes_ : elem_bytes_of(dtype);
 }
 
 Graph Importer::build() {
@@ -194,7 +201,7 @@ std::string Importer::label(const onnx::NodeProto& n) {
 void Importer::add_input(const onnx::ValueInfoProto& in) {
   OpAttrs a;
   const auto& tt = in.type().tensor_type();
-  a.elem_bytes = elem_bytes_of(tt.elem_type());
+  a.elem_bytes = elem_bytes(tt.elem_type());
   if (a.elem_bytes == 0)
     throw InputError(path_ + ": input '" + in.name() + "' has data type " +
                      std::to_string(tt.elem_type()) + ", which has no fixed element size");
@@ -241,7 +248,7 @@ NodeId Importer::value(const std::string& name, const std::string& user) {
   if (!info.node) {
     OpAttrs a;
     a.shape = info.dims;
-    a.elem_bytes = elem_bytes_of(info.dtype);
+    a.elem_bytes = elem_bytes(info.dtype);
     if (a.elem_bytes == 0)
       throw InputError(path_ + ": tensor '" + name + "' has data type " +
                        std::to_string(info.dtype) + ", which has no fixed element size");
@@ -417,7 +424,7 @@ void Importer::check_against_onnx(const Graph& graph) const {
 
 }  // namespace onnx_import_detail
 
-Graph import_onnx(const std::string& path, std::int64_t batch) {
+Graph import_onnx(const std::string& path, std::int64_t batch, int float_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open");
   onnx::ModelProto model;
@@ -434,7 +441,7 @@ Graph import_onnx(const std::string& path, std::int64_t batch) {
   // nocflow's import and shape inference run first: they check every operator they accept,
   // which ONNX's inference assumes (its Conv rule divides by the strides and indexes the
   // input's shape by the weight's rank unchecked, in onnx 1.12 at least).
-  onnx_import_detail::Importer importer(path, model);
+  onnx_import_detail::Importer importer(path, model, float_bytes);
   Graph graph = importer.build();
   try {
     onnx::shape_inference::InferShapes(model);

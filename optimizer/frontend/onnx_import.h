@@ -17,7 +17,9 @@ namespace nocflow::optimizer {
 /// node), window attributes or parameter shapes that do not fit the operator (node), a dynamic or
 /// non-positive input dimension, a tensor that is used but never produced or produced twice, or
 /// a shape-inference error (node). `batch` > 0 sets a first input dimension exported as dynamic
-/// (PyTorch's `dynamic_axes`); a static one is left to the caller to check.
-Graph import_onnx(const std::string& path, std::int64_t batch = 0);
+/// (PyTorch's `dynamic_axes`); a static one is left to the caller to check. `float_bytes` > 0:
+/// floating-point tensors (FLOAT, DOUBLE, FLOAT16, BFLOAT16) take this many bytes each instead
+/// of their data type's (an fp32 export run as fp16: 2).
+Graph import_onnx(const std::string& path, std::int64_t batch = 0, int float_bytes = 0);
 
 }  // namespace nocflow::optimizer

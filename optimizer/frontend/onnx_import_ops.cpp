@@ -422,7 +422,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
       emit(n, k, a, {0});
   } else if (op == "Cast") {
     const auto to = attr_int(n, "to", onnx::TensorProto::FLOAT);
-    a.elem_bytes = elem_bytes_of(static_cast<int>(to));
+    a.elem_bytes = elem_bytes(static_cast<int>(to));
     if (a.elem_bytes == 0)
       fail(n, "to=" + std::to_string(to) + " is not a data type of fixed size");
     emit(n, OpKind::Cast, a, {0});

@@ -50,7 +50,8 @@ bool foldable(const ConstInfo& c);
 
 class Importer {
  public:
-  Importer(std::string path, onnx::ModelProto& model);
+  /// `float_bytes` > 0: floating-point tensors take this many bytes, not their type's.
+  Importer(std::string path, onnx::ModelProto& model, int float_bytes = 0);
 
   /// The graph, shape-inferred by nocflow's rules (ONNX's own inference is not needed).
   Graph build();
@@ -135,9 +136,13 @@ class Importer {
   /// (often shape arithmetic) for shape inference to fold.
   void import_resize(const onnx::NodeProto& n);
 
+  /// Bytes of an element of ONNX data type `dtype` in this import (float_bytes_ for floats).
+  int elem_bytes(int dtype) const;
+
   std::string path_;
   onnx::ModelProto& model_;
   Graph graph_;
+  int float_bytes_ = 0;
   std::int64_t opset_ = 13;
   std::unordered_map<std::string, ConstInfo> consts_;
   std::int64_t folded_elements_ = 0;  ///< values held by alias() (kMaxFoldedTotal)

@@ -14,6 +14,8 @@ namespace nocflow::optimizer {
 struct ZooOptions {
   std::int64_t batch = 0;  ///< 0: not given (a zoo network 1; a network file its own)
   int elem_bytes = 4;
+  /// An ONNX model's floating-point tensors take this many bytes (0: their data type's).
+  int onnx_float_bytes = 0;
 };
 
 /// Throws InputError listing the known names if `name` is unknown.

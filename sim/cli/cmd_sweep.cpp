@@ -4,6 +4,7 @@
 // the ranks and rank 0 writes results.csv (issue 7).
 #include <iostream>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "noc/base/error.h"
@@ -32,10 +33,15 @@ int run(const SweepArgs& a) {
                 << *p.same_run_as << " (" << points[*p.same_run_as].key
                 << "): both run, with the same results" << std::endl;
   // A network file keeps its own element size, as in `simulate`: say so once per file and size.
-  std::set<std::pair<std::string, int>> noted;
+  std::set<std::tuple<std::string, int, int>> noted;
   for (const SweepPoint& p : points)
-    if (p.network_file() && noted.insert({p.network, p.hw.data.width_bytes}).second)
-      if (const std::string note = element_size_note(optimizer::load_network(p.network), p.hw); !note.empty())
+    if (p.network_file() &&
+        noted.insert({p.network, p.hw.data.width_bytes, p.hw.data.onnx_float_bytes()}).second)
+      if (const std::string note = element_size_note(
+              optimizer::load_network(p.network, optimizer::ZooOptions{0, p.hw.data.width_bytes,
+                                                                       p.hw.data.onnx_float_bytes()}),
+              p.hw);
+          !note.empty())
         std::cout << "note: " << p.network << ": " << note.substr(note.find(':') + 2) << std::endl;
   if (a.list) {
     for (const auto& p : points)

@@ -30,7 +30,13 @@ const std::vector<Param>& hw_params() {
           .range(1, 16)
           .doc("size of one activation or weight element (2 = fp16/bf16) of zoo networks; network "
                "files and ONNX models keep their own (elem_bytes, the tensors' data type), with a "
-               "note"),
+               "note, but for an ONNX model's floats under data.onnx_floats: width"),
+      field("data.onnx_floats", &HwSpec::data, &DataSpec::onnx_floats)
+          .def(std::string("file"))
+          .choices({"file", "width"})
+          .doc("an ONNX model's floating-point tensors (inputs, weights, activations): file = "
+               "the size of their data type (4 bytes for an fp32 export); width = "
+               "data.width_bytes each (an fp32 export run as fp16). Integer tensors keep theirs"),
       // topology
       field("topology.kind", &HwSpec::topology, &TopologySpec::kind)
           .def(std::string("mesh"))

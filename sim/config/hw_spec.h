@@ -15,6 +15,11 @@ struct ClockSpec {
 
 struct DataSpec {
   int width_bytes = 0;  ///< bytes per activation/weight element
+  /// An ONNX model's floating-point tensors: "file" (their data type's size) or "width"
+  /// (width_bytes each).
+  std::string onnx_floats;
+  /// What load_network gives an ONNX model's floats: width_bytes under "width", else 0.
+  int onnx_float_bytes() const { return onnx_floats == "width" ? width_bytes : 0; }
 };
 
 struct PeSpec {

@@ -61,7 +61,8 @@ std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec)
   return "note: the network's inputs have " + list +
          "-byte elements (from its file), not data.width_bytes " +
          std::to_string(spec.data.width_bytes) +
-         ", which only zoo networks take; the run uses the file's";
+         ", which only zoo networks take (and an ONNX model's floats under data.onnx_floats: "
+         "width); the run uses the file's";
 }
 
 std::string single_pe_note(const optimizer::Workload& workload, const optimizer::Plan& plan,
@@ -120,7 +121,8 @@ std::string single_pe_note(const optimizer::Workload& workload, const optimizer:
 optimizer::Graph prepare_network(const std::string& network, std::int64_t batch, const HwSpec& spec,
                                  const std::string& passes, const std::string& train) {
   if (batch < 0) throw InputError("--batch: must be at least 1");
-  optimizer::Graph graph = optimizer::load_network(network, optimizer::ZooOptions{batch, spec.data.width_bytes});
+  optimizer::Graph graph = optimizer::load_network(
+      network, optimizer::ZooOptions{batch, spec.data.width_bytes, spec.data.onnx_float_bytes()});
   const optimizer::TrainingOptions training{train};
   optimizer::run_passes(graph, passes, train.empty() ? nullptr : &training);
   return graph;

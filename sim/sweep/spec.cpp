@@ -371,10 +371,10 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     }
     // Values that differ but run the same (a crossbar's 16 ports from 4x4 and 2x8, beside the
     // meshes of those shapes; a network file's own element size whatever data.width_bytes
-    // says; placement search on a crossbar, which has no rows to place by): the first such
+    // says, unless an ONNX model's floats take it; placement search on a crossbar, which has no rows to place by): the first such
     // point's index, for a note.
     HwSpec runs_on = p.hw;
-    if (p.network_file()) runs_on.data.width_bytes = 0;
+    if (p.network_file() && !p.hw.data.onnx_float_bytes()) runs_on.data.width_bytes = 0;
     const bool crossbar = p.hw.topology.kind != "mesh";
     const std::size_t run = std::hash<std::string>{}(
         resolved_yaml(runs_on) + "|" + p.network + "|" + std::to_string(p.batch) + "|" + p.solver +

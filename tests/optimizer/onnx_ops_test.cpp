@@ -354,6 +354,38 @@ TEST(OnnxImport, AnUnsupportedOperatorIsRefusedPointingToTheListOfSupportedOnes)
   }
 }
 
+// An fp32 export run as fp16 (data.onnx_floats: width): every floating-point tensor takes 2
+// bytes, inputs, weights and activations alike; the operators, MACs and parameters are the
+// file's. vit_b_16's integer constants (shapes, an index) keep their 8 bytes.
+TEST(OnnxImport, FloatsTakeTheWidthAskedForAndIntegersKeepTheirs) {
+  const std::string file = kData + "vit_b_16.onnx";
+  Graph as_exported = load_network(file);
+  Graph half = load_network(file, ZooOptions{0, 2, 2});
+  ASSERT_EQ(as_exported.num_nodes(), half.num_nodes());
+  int floats = 0, integers = 0;
+  for (NodeId id : as_exported.node_ids()) {
+    const Tensor& t = as_exported.node(id).output;
+    const Tensor& h = half.node(id).output;
+    EXPECT_EQ(h.shape, t.shape) << as_exported.node(id).name;
+    if (t.elem_bytes == 4) {
+      ++floats;
+      EXPECT_EQ(h.elem_bytes, 2) << as_exported.node(id).name;
+    } else {
+      ++integers;
+      EXPECT_EQ(h.elem_bytes, t.elem_bytes) << as_exported.node(id).name;
+    }
+  }
+  EXPECT_GT(floats, 100);
+  EXPECT_GT(integers, 0);
+  run_passes(as_exported, "default");
+  run_passes(half, "default");
+  const GraphTotals t = graph_totals(as_exported), h = graph_totals(half);
+  EXPECT_EQ(h.macs, t.macs);
+  EXPECT_EQ(h.params, t.params);
+  EXPECT_EQ(2 * h.weight_bytes, t.weight_bytes);
+  EXPECT_EQ(2 * h.activation_bytes, t.activation_bytes);
+}
+
 class TorchvisionReference : public ::testing::TestWithParam<const char*> {};
 
 // Exported by scripts/export_onnx.py, which also counted each model's convolution, linear and

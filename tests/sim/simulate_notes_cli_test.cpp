@@ -105,6 +105,28 @@ TEST(SimulateCli, ARunNamesTheNetworkLoadedNotThePlans) {
   EXPECT_EQ(summary["network"], "vgg5");
 }
 
+// An fp32 ONNX export run as the hardware's fp16 (data.onnx_floats: width): every byte it moves
+// is halved (tiny_unet's tensors are all floats), and no note says the file's size is used.
+TEST(SimulateCli, AnOnnxModelsFloatsTakeTheHardwaresWidthWhenAsked) {
+  const fs::path dir = fresh_dir("simulate_onnx_floats");
+  const std::string run = "simulate " + kHw2x2 + " --network " + kSrc +
+                          "/tests/optimizer/data/tiny_unet.onnx --quiet --out ";
+  const CliRun file = run_nocflow(run + (dir / "file").string());
+  ASSERT_EQ(file.exit_code, 0) << file.output;
+  EXPECT_NE(file.output.find("note: the network's inputs have 4-byte elements (from its file)"),
+            std::string::npos)
+      << file.output;
+  const CliRun width =
+      run_nocflow(run + (dir / "width").string() + " --set data.onnx_floats=width");
+  ASSERT_EQ(width.exit_code, 0) << width.output;
+  EXPECT_EQ(width.output.find("-byte elements (from its file)"), std::string::npos) << width.output;
+  const auto as_file = nlohmann::json::parse(read_file(dir / "file" / "summary.json"));
+  const auto as_width = nlohmann::json::parse(read_file(dir / "width" / "summary.json"));
+  EXPECT_GT(as_file["bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(2 * as_width["bytes"].get<std::int64_t>(), as_file["bytes"].get<std::int64_t>());
+  EXPECT_LT(as_width["total_cycles"].get<std::int64_t>(), as_file["total_cycles"].get<std::int64_t>());
+}
+
 // A network file keeps its own element size; the run says so when the hardware's differs.
 TEST(SimulateCli, ANetworkFileWhoseElementSizeIsNotTheHardwaresGetsANote) {
   const fs::path dir = fresh_dir("simulate_element_size");
