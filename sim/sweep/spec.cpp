@@ -374,7 +374,9 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     // says, unless an ONNX model's floats take it; placement search on a crossbar, which has no rows to place by): the first such
     // point's index, for a note.
     HwSpec runs_on = p.hw;
-    if (p.network_file() && !p.hw.data.onnx_float_bytes()) runs_on.data.width_bytes = 0;
+    const bool onnx_takes_width = p.hw.data.onnx_float_bytes() > 0 &&
+                                  fs::path(p.network).extension() == ".onnx";
+    if (p.network_file() && !onnx_takes_width) runs_on.data.width_bytes = 0;
     const bool crossbar = p.hw.topology.kind != "mesh";
     const std::size_t run = std::hash<std::string>{}(
         resolved_yaml(runs_on) + "|" + p.network + "|" + std::to_string(p.batch) + "|" + p.solver +

@@ -224,6 +224,24 @@ TEST(SweepCli, SettingsAPointIgnoresAreNoted) {
       << r.output;
 }
 
+// An ONNX model whose floats take data.width_bytes (data.onnx_floats: width) runs apart at each
+// width, and without the note; keeping its file's sizes, its widths run the same.
+TEST(SweepCli, AnOnnxModelsWidthsRunApartOnlyWhenItsFloatsTakeThem) {
+  const fs::path dir = fresh_dir("sweep_onnx_floats");
+  for (const std::string floats : {"width", "file"}) {
+    const fs::path spec = write_spec(
+        dir, "hw: " + kHw + "\naxes:\n  network: [" NOCFLOW_SOURCE_DIR
+                            "/tests/optimizer/data/tiny_unet.onnx]\n  data.width_bytes: [2, 4]\n"
+                            "set:\n  data.onnx_floats: " + floats + "\n");
+    const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --list");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const bool same = r.output.find("runs the same as point 0") != std::string::npos;
+    const bool noted = r.output.find("(from its file)") != std::string::npos;
+    EXPECT_EQ(same, floats == "file") << r.output;
+    EXPECT_EQ(noted, floats == "file") << r.output;
+  }
+}
+
 TEST(SweepCli, JobsOutsideOneTo256AreRefused) {
   const fs::path dir = fresh_dir("sweep_bad_jobs");
   const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n");
