@@ -322,10 +322,13 @@ PartDimSet legal_part_dims(OpKind kind, const OpAttrs& a, const std::vector<cons
     case OpKind::Unsqueeze: case OpKind::Squeeze: case OpKind::Expand:
       return {};
     case OpKind::Gather:  // rows of a table [rows, features] looked up (an embedding)
-      // Split as its output: the features are its last axis, so OUTP splits a learned table as
-      // it splits a product's weights. Other gathers do not split.
-      return in[0]->shape.size() == 2 && axis_index(a.axis, 2) == 0 ? output_dims(s)
-                                                                    : PartDimSet{};
+      // Split as its output, [ids.., features] of rank 2 or 3, whose features OUTP splits (the
+      // C of the view) as it splits a product's weights. Other gathers do not split: with
+      // more ids axes the features are W, which would not split the table.
+      return in[0]->shape.size() == 2 && axis_index(a.axis, 2) == 0 &&
+                     (s.size() == 2 || s.size() == 3)
+                 ? output_dims(s)
+                 : PartDimSet{};
     case OpKind::Conv:
     case OpKind::ConvTransposeGradInput: {  // a convolution of dY: a reduction over K per group
       PartDimSet set = output_dims(s);

@@ -146,7 +146,7 @@ Workload build_workload(const Graph& g) {
     l.vector_ops = c.vector_ops;
     l.weight_bytes = c.weight_bytes;
     l.weights_like_output = n.kind == OpKind::WeightUpdate;
-    l.lookup = n.kind == OpKind::Gather;
+    l.lookup = n.kind == OpKind::Gather && g.node(g.input(id, 0)).kind == OpKind::Constant;
     l.output_bytes = c.output_bytes;
     l.elem_bytes = n.output.elem_bytes;
     std::vector<const Tensor*> in;

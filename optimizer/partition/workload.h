@@ -29,8 +29,8 @@ struct Layer {
   /// PRelu slopes): split by OUTP like the rest, but whole in every INPP member.
   std::int64_t tail_weight_bytes = 0;
   bool weights_like_output = false;  ///< WeightUpdate: weights and state split like its output
-  /// Gather: holds its table's share but reads only the rows its indices pick, as many bytes as
-  /// its output (pe_work's SRAM traffic).
+  /// Gather of a constant table: holds its share but reads only the rows its indices pick, as
+  /// many bytes as its output (pe_work's SRAM traffic).
   bool lookup = false;
   /// One input slot: its bytes (0 for a constant) and the partition dimensions that split
   /// what each PE reads of it: those along which half the output needs less of it

@@ -201,7 +201,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
             << " inside each band, cost model " << a.cost_model
             << "; pricing every range of layers "
             << "on every band ..." << std::endl;
-  if (const std::string note = element_size_note(graph, spec); !note.empty())
+  if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
     std::cout << "  " << note << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
   if (!a.quiet) report_pipeline_progress(po, a.cost_model, hw.mesh());
@@ -393,7 +393,7 @@ int run(const OptimizeArgs& a) {
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   if (const std::string note = single_pe_note(s.workload, plan, spec); !note.empty())
     std::cout << "  note: " << note << "\n";
-  if (const std::string note = element_size_note(graph, spec); !note.empty())
+  if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
     std::cout << "  " << note << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
   if (!a.memory_limit) warn_if_over_sram(s.workload, plan, spec.pe.sram_bytes);

@@ -40,7 +40,7 @@ int run(const SweepArgs& a) {
       if (const std::string note = element_size_note(
               optimizer::load_network(p.network, optimizer::ZooOptions{0, p.hw.data.width_bytes,
                                                                        p.hw.data.onnx_float_bytes()}),
-              p.hw);
+              p.hw, p.network);
           !note.empty())
         std::cout << "note: " << p.network << ": " << note.substr(note.find(':') + 2) << std::endl;
   if (a.list) {

@@ -29,9 +29,14 @@ optimizer::Graph prepare_network(const std::string& network, std::int64_t batch,
                                  const std::string& train = "");
 
 /// "" when the network's inputs have the hardware's element size (data.width_bytes, which zoo
-/// networks take); otherwise a note saying which size the run uses: network files and ONNX
-/// models keep their own (elem_bytes, the tensors' data type).
-std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec);
+/// networks take), or when `network` is an ONNX model whose floats take it (data.onnx_floats:
+/// width; its integers keep their type's, as the key says); otherwise a note saying which size
+/// the run uses: network files and ONNX models keep their own (elem_bytes, the tensors' data
+/// type).
+std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec,
+                               const std::string& network);
+/// Whether `network` names an ONNX model (a .onnx file, the extension in any case).
+bool is_onnx_file(const std::string& network);
 
 /// "" unless partition.splits is `divisors` and `plan` runs layers with MACs or vector work on
 /// one PE of a machine (a pipeline stage's band) of more, because no divisor of their dimensions

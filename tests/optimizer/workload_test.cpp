@@ -193,14 +193,26 @@ TEST(Workload, AnEmbeddingLookupSplitsItsTableByFeaturesAndItsIdsByTokens) {
   const double out = 16.0 * 64 * 4 / 8, ids_read = 16.0 * 4;
   EXPECT_DOUBLE_EQ(layer_memory_bytes(l, features), weights / 8 + ids_read + out);
   EXPECT_EQ(pe_work(l, features, HwDesc{}).sram_bytes, static_cast<std::int64_t>(out + ids_read + out));
-  // Along another axis, or of a table of another rank, a Gather does not split.
-  GraphBuilder c("columns", 4);
+  EXPECT_TRUE(l.lookup);
+  // Along another axis, or by ids of rank 3 (the features would be the view's W, which does not
+  // split the table), a Gather does not split. A table computed at run time is an input, read
+  // through its region: not a lookup of held rows.
+  GraphBuilder c("others", 4);
   const NodeId wide = c.constant({8, 64}, std::vector<double>(8 * 64, 1.0), "wide");
   OpAttrs along_columns;
   along_columns.axis = 1;
   c.op(OpKind::Gather, along_columns, {wide, c.input({3}, "picks")}, "cols");
+  c.op(OpKind::Gather, along_rows, {c.parameter({1000, 64}, "t"), c.input({2, 4, 8}, "ids3")},
+       "deep");
+  c.op(OpKind::Gather, along_rows, {c.relu(c.input({10, 64}, "x"), "computed"), c.input({4}, "at")},
+       "runtime");
   const Graph h = c.finish();
-  EXPECT_TRUE(legal_part_dims(h, *h.find("cols")).empty());
+  for (const char* name : {"cols", "deep", "runtime"})
+    EXPECT_TRUE(legal_part_dims(h, *h.find(name)).empty() == (std::string(name) != "runtime"))
+        << name;
+  const Workload others = build_workload(h);
+  EXPECT_TRUE(find_layer(others, "deep").lookup);
+  EXPECT_FALSE(find_layer(others, "runtime").lookup);
 }
 
 // The MAC array's rows take a product's features, its last axis: a Gemm's 768 (rank 3, view C),
