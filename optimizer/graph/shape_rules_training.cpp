@@ -107,7 +107,8 @@ Tensor grad(const Tensor& dy, const OpAttrs& a) {
                     std::equal(t.begin(), t.begin() + before, dy.shape.begin()) &&
                     std::equal(t.end() - after, t.end(), dy.shape.end() - after);
     if (!ok)
-      fail("output gradient " + shape_str(dy.shape) + " is not a lookup of rows of " + shape_str(t));
+      fail("output gradient " + shape_str(dy.shape) + " is not a lookup of rows of " +
+           shape_str(t));
     return x;
   }
   // The gradient of a broadcast operand is the output gradient summed over the broadcast axes.

@@ -166,7 +166,8 @@ Box gather_region(const OpView& op, int input, const Box& block) {
   const Shape& data = op.inputs[0]->shape;
   const Shape& idx = op.inputs[1]->shape;
   const auto rank = static_cast<std::int64_t>(data.size());
-  const auto axis = static_cast<std::size_t>(op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis);
+  const auto axis =
+      static_cast<std::size_t>(op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis);
   const AxisRanges out = axis_ranges(block, op.output.shape);
   const auto first = out.begin() + static_cast<std::ptrdiff_t>(axis);
   const auto after = first + static_cast<std::ptrdiff_t>(idx.size());

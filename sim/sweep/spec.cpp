@@ -372,8 +372,8 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     }
     // Values that differ but run the same (a crossbar's 16 ports from 4x4 and 2x8, beside the
     // meshes of those shapes; a network file's own element size whatever data.width_bytes
-    // says, unless an ONNX model's floats take it; placement search on a crossbar, which has no rows to place by): the first such
-    // point's index, for a note.
+    // says, unless an ONNX model's floats take it; placement search on a crossbar, which has
+    // no rows to place by): the first such point's index, for a note.
     HwSpec runs_on = p.hw;
     const bool onnx_takes_width = p.hw.data.onnx_float_bytes() > 0 && is_onnx_file(p.network);
     if (p.network_file() && !onnx_takes_width) runs_on.data.width_bytes = 0;
