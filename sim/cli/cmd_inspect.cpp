@@ -12,6 +12,7 @@
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/report/layer_report.h"
 #include "sim/cli/command.h"
+#include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
@@ -50,7 +51,9 @@ void add_inspect_command(CLI::App& app, Action& action) {
   cmd->add_option("--batch", opts->batch, kBatchHelp)->check(in_range(1, kMaxBatch));
   auto* elem_bytes =
       cmd->add_option("--elem-bytes", opts->elem_bytes,
-                      "bytes per element of a zoo network; a network file has its own")
+                      "bytes per element of a zoo network, or of an ONNX model's floating-point "
+                      "tensors (as data.onnx_floats: width; its integers keep their size); a YAML "
+                      "network has its own")
           ->capture_default_str()
           ->check(in_range(1, 64));
   cmd->add_option("--train", opts->train,
@@ -75,16 +78,17 @@ void add_inspect_command(CLI::App& app, Action& action) {
             throw CLI::ValidationError(outs[j].first, "writes " + *outs[j].second + ", as " +
                                                           outs[i].first + " does: give each its own file");
     }
-    if (elem_bytes->count() > 0 && opts->network.rfind("zoo:", 0) != 0)
-      throw CLI::ValidationError("--elem-bytes", "only zoo networks take an element size; " +
-                                                     opts->network +
-                                                     " has its own (a YAML network's elem_bytes, "
-                                                     "an ONNX model's data types)");
-    action = [opts] {
+    const bool onnx_floats = elem_bytes->count() > 0 && is_onnx_file(opts->network);
+    if (elem_bytes->count() > 0 && opts->network.rfind("zoo:", 0) != 0 && !onnx_floats)
+      throw CLI::ValidationError("--elem-bytes", "only zoo networks (and an ONNX model's floats) "
+                                                 "take an element size; " + opts->network +
+                                                 " has its own (a YAML network's elem_bytes)");
+    action = [opts, onnx_floats] {
       using namespace optimizer;
       const auto names = parse_passes_option(opts->passes);
       const auto t0 = std::chrono::steady_clock::now();
-      Graph graph = load_network(opts->network, ZooOptions{opts->batch, opts->elem_bytes});
+      Graph graph = load_network(opts->network, ZooOptions{opts->batch, opts->elem_bytes,
+                                                           onnx_floats ? opts->elem_bytes : 0});
       const auto t1 = std::chrono::steady_clock::now();
       const TrainingOptions train{opts->train};
       const auto stats = run_passes(graph, opts->passes, opts->train.empty() ? nullptr : &train);

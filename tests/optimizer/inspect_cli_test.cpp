@@ -232,10 +232,30 @@ TEST(Inspect, ANetworkFileTakesOnlyItsOwnBatchAndNoElementSize) {
   }
   const CliRun r = run_nocflow(inspect + " --elem-bytes 2");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--elem-bytes: only zoo networks take an element size"),
+  EXPECT_NE(r.output.find("--elem-bytes: only zoo networks (and an ONNX model's floats) take an "
+                          "element size"),
             std::string::npos)
       << r.output;
   EXPECT_EQ(run_nocflow("inspect --network zoo:vgg5 --batch 3 --elem-bytes 2").exit_code, 0);
+}
+
+// An ONNX model's floats take --elem-bytes, as data.onnx_floats: width makes them take the
+// hardware's: an fp32 export inspected as fp16 holds half the weight bytes.
+TEST(Inspect, AnOnnxModelsFloatsTakeTheElementSizeGiven) {
+  const std::string inspect = "inspect --network " + std::string(NOCFLOW_SOURCE_DIR) +
+                              "/tests/optimizer/data/tiny_unet.onnx --json ";
+  const auto as_file = temp_file("tiny_unet_file.json", "");
+  const auto half = temp_file("tiny_unet_half.json", "");
+  const CliRun r = run_nocflow(inspect + as_file.string());
+  const CliRun h = run_nocflow(inspect + half.string() + " --elem-bytes 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(h.exit_code, 0) << h.output;
+  const auto a = nlohmann::json::parse(nocflow::testing::read_file(as_file));
+  const auto b = nlohmann::json::parse(nocflow::testing::read_file(half));
+  EXPECT_GT(a["total_weight_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(2 * b["total_weight_bytes"].get<std::int64_t>(),
+            a["total_weight_bytes"].get<std::int64_t>());
+  EXPECT_EQ(b["total_macs"], a["total_macs"]);
 }
 
 }  // namespace
