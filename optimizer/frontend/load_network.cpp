@@ -10,10 +10,20 @@
 
 namespace nocflow::optimizer {
 
+namespace {
+/// The file's extension in lower case (".ONNX" is ".onnx").
+std::string extension(const std::string& spec) {
+  std::string ext = std::filesystem::path(spec).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+}  // namespace
+
+bool is_onnx_file(const std::string& spec) { return extension(spec) == ".onnx"; }
+
 Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
   if (spec.rfind("zoo:", 0) == 0) return zoo_network(spec.substr(4), zoo_options);
-  std::string ext = std::filesystem::path(spec).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // .ONNX
+  const std::string ext = extension(spec);
   // As every other input file says it: a folder or a missing file by name, not by what the
   // parser makes of it.
   if (ext == ".yaml" || ext == ".yml" || ext == ".onnx") {

@@ -12,4 +12,8 @@ namespace nocflow::optimizer {
 /// fix the batch) or any front-end error.
 Graph load_network(const std::string& spec, const ZooOptions& zoo_options = {});
 
+/// Whether `spec` names an ONNX model (a .onnx file, the extension in any case), which
+/// ZooOptions::onnx_float_bytes applies to.
+bool is_onnx_file(const std::string& spec);
+
 }  // namespace nocflow::optimizer

@@ -5,6 +5,7 @@
 
 #include "noc/base/error.h"
 #include "optimizer/graph/resize.h"
+#include "optimizer/graph/shape_rules.h"
 #include "optimizer/partition/relayout.h"
 
 namespace nocflow::optimizer {
@@ -165,9 +166,7 @@ Box concat_region(const OpView& op, int input, const Box& block) {
 Box gather_region(const OpView& op, int input, const Box& block) {
   const Shape& data = op.inputs[0]->shape;
   const Shape& idx = op.inputs[1]->shape;
-  const auto rank = static_cast<std::int64_t>(data.size());
-  const auto axis =
-      static_cast<std::size_t>(op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis);
+  const std::size_t axis = shape_rules::norm_axis(op.attrs.axis, data.size());
   const AxisRanges out = axis_ranges(block, op.output.shape);
   const auto first = out.begin() + static_cast<std::ptrdiff_t>(axis);
   const auto after = first + static_cast<std::ptrdiff_t>(idx.size());
@@ -291,8 +290,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
       if (a.grad_of == OpKind::Gather) {  // a table's rows: from any token's dy, any index
         if (input != 0) return full_box(in);
         const Shape& table = op.output.shape;
-        const auto axis = static_cast<std::size_t>(
-            a.axis < 0 ? a.axis + static_cast<std::int64_t>(table.size()) : a.axis);
+        const std::size_t axis = shape_rules::norm_axis(a.axis, table.size());
         const AxisRanges t = axis_ranges(block, table);
         const Shape& dy = op.inputs[0]->shape;
         const std::size_t idx_rank = dy.size() + 1 - table.size();

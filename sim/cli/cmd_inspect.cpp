@@ -12,7 +12,6 @@
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/report/layer_report.h"
 #include "sim/cli/command.h"
-#include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
@@ -78,7 +77,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
             throw CLI::ValidationError(outs[j].first, "writes " + *outs[j].second + ", as " +
                                                           outs[i].first + " does: give each its own file");
     }
-    const bool onnx_floats = elem_bytes->count() > 0 && is_onnx_file(opts->network);
+    const bool onnx_floats = elem_bytes->count() > 0 && optimizer::is_onnx_file(opts->network);
     if (elem_bytes->count() > 0 && opts->network.rfind("zoo:", 0) != 0 && !onnx_floats)
       throw CLI::ValidationError("--elem-bytes", "only zoo networks (and an ONNX model's floats) "
                                                  "take an element size; " + opts->network +

@@ -2,8 +2,6 @@
 #include "sim/lower/workload_setup.h"
 
 #include <algorithm>
-#include <cctype>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -52,15 +50,9 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
   return h;
 }
 
-bool is_onnx_file(const std::string& network) {
-  std::string ext = std::filesystem::path(network).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".onnx";
-}
-
 std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec,
                               const std::string& network) {
-  if (spec.data.onnx_float_bytes() > 0 && is_onnx_file(network)) return "";
+  if (spec.data.onnx_float_bytes() > 0 && optimizer::is_onnx_file(network)) return "";
   std::set<int> sizes;
   for (optimizer::NodeId id : graph.node_ids())
     if (graph.node(id).kind == optimizer::OpKind::Input)

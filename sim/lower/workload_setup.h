@@ -35,8 +35,6 @@ optimizer::Graph prepare_network(const std::string& network, std::int64_t batch,
 /// type).
 std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec,
                                const std::string& network);
-/// Whether `network` names an ONNX model (a .onnx file, the extension in any case).
-bool is_onnx_file(const std::string& network);
 
 /// "" unless partition.splits is `divisors` and `plan` runs layers with MACs or vector work on
 /// one PE of a machine (a pipeline stage's band) of more, because no divisor of their dimensions

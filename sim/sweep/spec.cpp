@@ -24,7 +24,6 @@
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/solver/solver.h"
 #include "sim/config/hw_loader.h"
-#include "sim/lower/workload_setup.h"
 
 namespace nocflow::sim {
 namespace {
@@ -375,7 +374,8 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     // says, unless an ONNX model's floats take it; placement search on a crossbar, which has
     // no rows to place by): the first such point's index, for a note.
     HwSpec runs_on = p.hw;
-    const bool onnx_takes_width = p.hw.data.onnx_float_bytes() > 0 && is_onnx_file(p.network);
+    const bool onnx_takes_width =
+        p.hw.data.onnx_float_bytes() > 0 && optimizer::is_onnx_file(p.network);
     if (p.network_file() && !onnx_takes_width) runs_on.data.width_bytes = 0;
     const bool crossbar = p.hw.topology.kind != "mesh";
     const std::size_t run = std::hash<std::string>{}(

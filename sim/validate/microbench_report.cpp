@@ -58,10 +58,13 @@ void ValidationReport::add(const BenchResult& r) {
     }
 }
 
+namespace {
+/// "mesh 16x16, 4 MiB, OUTP=16,OFMP_H=16 -> OUTP=16,OFMP_H=16": a case's machine, size and choices.
 std::string case_label(const BenchResult& r) {
   return r.bench.topology + ", " + binary_size(r.bench.tensor_bytes) + ", " + r.producer +
          " -> " + r.consumer;
 }
+}  // namespace
 
 void ValidationReport::print_target(std::ostream& out, const std::vector<std::string>& types) {
   out << "\n  linkload against the target below saturation (MAPE <= " << fixed(100 * kTargetMape, 0)

@@ -44,9 +44,6 @@ class ValidationReport {
   std::vector<BenchResult> results_;
 };
 
-/// "mesh 16x16, 4 MiB, OUTP=16,OFMP_H=16 -> OUTP=16,OFMP_H=16": a case's machine, size and choices.
-std::string case_label(const BenchResult& r);
-
 /// --calibrate: fits paper's B_NoC and latency to `results` (run on `machines`' topologies with
 /// the routers and links of `base`, loaded from `hw_file`), writes DIR/calibration.yaml with each
 /// machine's router contention `slowdowns` and prints paper's error per type before and after.

@@ -192,7 +192,8 @@ TEST(Workload, AnEmbeddingLookupSplitsItsTableByFeaturesAndItsIdsByTokens) {
   const Choice features = make({{PartDim::Outp, 8}});
   const double out = 16.0 * 64 * 4 / 8, ids_read = 16.0 * 4;
   EXPECT_DOUBLE_EQ(layer_memory_bytes(l, features), weights / 8 + ids_read + out);
-  EXPECT_EQ(pe_work(l, features, HwDesc{}).sram_bytes, static_cast<std::int64_t>(out + ids_read + out));
+  const HwDesc hw;
+  EXPECT_EQ(pe_work(l, features, hw).sram_bytes, static_cast<std::int64_t>(out + ids_read + out));
   EXPECT_TRUE(l.lookup);
   // Along another axis, or by ids of rank 3 (the features would be the view's W, which does not
   // split the table), a Gather does not split. A table computed at run time is an input, read
