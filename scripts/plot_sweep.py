@@ -20,7 +20,8 @@ Only rows with status `ok` are plotted. Rows are grouped into series by every ax
 mesh (and by the mesh's rows:cols when shapes of as many PEs are swept, 4x4 beside 2x8, so that
 no line joins two shapes at one x): colour is the network, line style the solver (greedy dashed, greedy-layout dash-dotted,
 others solid), marker the values of any other axis that takes several values (cost_model,
-router.vcs, ...). Axes with a single value are listed under the title. Columns are read by
+router.vcs, ...). Axes with a single value are listed under the title. Points that pass their
+SRAM (`fits_sram` false: the run held more than pe.sram_bytes) are ringed in red. Columns are read by
 name; unknown columns are ignored. Needs matplotlib (Debian's python3-matplotlib).
 """
 import math
@@ -69,6 +70,7 @@ class Sweep:
                 self.rows.append(r)
         if not self.rows:
             raise PlotError(f"{path}: no row with status ok among {self.total_rows} (nothing to plot)")
+        self.over_sram = sum(r.get("fits_sram") == "false" for r in self.rows)
 
         # Without a topology axis every point has the base config's (beside the CSV, if there).
         if "topology" not in self.axes and base_topology(path) == "crossbar":
@@ -167,6 +169,8 @@ class Sweep:
         parts = [f"{a}={v}" for a, v in self.fixed]
         skipped = ", ".join(f"{n} {s}" for s, n in self.not_ok.items())
         parts.append(f"{shown} of {self.total_rows} points" + (f" ({skipped} not plotted)" if skipped else ""))
+        if self.over_sram:
+            parts.append(f"{self.over_sram} ringed in red pass their SRAM (fits_sram false)")
         return f"{os.path.basename(os.path.dirname(os.path.abspath(self.path)))}/" \
                f"{os.path.basename(self.path)}: " + ", ".join(parts)
 
@@ -262,6 +266,11 @@ def draw_series(ax, sweep, series, y_of):
         ax.plot([p[0] for p in pts], [p[1] for p in pts], color=sweep.colour(first),
                 linestyle=sweep.linestyle(first), marker=sweep.marker(first), markersize=6, lw=1.8, alpha=0.85)
         drawn += [p[2] for p in pts]
+        # A point that passed its SRAM (fits_sram false) ran as if it fitted: ring it.
+        over = [p for p in pts if p[2].get("fits_sram") == "false"]
+        if over:
+            ax.plot([p[0] for p in over], [p[1] for p in over], linestyle="none", marker="o", markersize=13,
+                    markerfacecolor="none", markeredgecolor="red", markeredgewidth=1.5)
     return drawn
 
 
@@ -362,6 +371,9 @@ def plot_all(csv_path, out, written):
     if sweep.not_ok:
         print("plot_sweep: not plotted: " + ", ".join(f"{n} {s}" for s, n in sweep.not_ok.items())
               + f" of {sweep.total_rows} rows")
+    if sweep.over_sram:
+        print(f"plot_sweep: {sweep.over_sram} plotted points pass their SRAM (fits_sram false; ringed in red): "
+              "their cycles assume the data fits")
     for plot in (plot_cycles, plot_speedup, plot_comm_share, plot_prediction_error):
         plot(sweep, out_dir, written)
 

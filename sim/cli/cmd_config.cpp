@@ -69,10 +69,27 @@ void report_pipeline_progress(optimizer::PipelineOptions& o, const std::string& 
   };
 }
 
+namespace {
+
+/// A sweep's folder (sweep.yaml beside its results.csv or inputs.txt) is refused: writing this
+/// run's config.resolved.yaml there would make `sweep --resume` take the sweep's machine for changed.
+void refuse_sweep_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  const fs::path d(dir);
+  if (fs::is_regular_file(d / "sweep.yaml", ignored) &&
+      (fs::exists(d / "results.csv", ignored) || fs::exists(d / "inputs.txt", ignored)))
+    throw InputError(dir + " holds a sweep (sweep.yaml, results.csv): this run would mix with it and "
+                     "break its --resume; give another --out");
+}
+
+}  // namespace
+
 void prepare_output_dir(const std::string& dir, const HwSpec& spec,
                         const std::vector<std::string>& inputs,
                         const std::vector<std::string>& keep) {
   namespace fs = std::filesystem;
+  refuse_sweep_folder(dir);
   // Every plain file an output-writing command writes besides config.resolved.yaml. Not
   // validate's calibration.yaml, which later runs and plans read (validate removes its own).
   static const char* const kWritten[] = {
@@ -122,6 +139,7 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
 }
 
 void write_resolved_config(const std::string& dir, const HwSpec& spec) {
+  refuse_sweep_folder(dir);
   create_folder(dir, "output folder");
   write_file(std::filesystem::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
 }

@@ -47,12 +47,14 @@ struct NetworkOptions {
 /// traffic or validate writes (by name: an earlier run's, of any of them; not a calibration.yaml,
 /// which other runs read) but this run's own inputs (`inputs`, paths) and the names in `keep`,
 /// and validate's messages/ and plans/ of an earlier run unless an input is in them, so that the folder
-/// never mixes two runs, and write the resolved config into it. Call only after all input has been validated, so that
+/// never mixes two runs, and write the resolved config into it. A sweep's folder is refused
+/// (InputError). Call only after all input has been validated, so that
 /// a failing command writes nothing; one failing later leaves its config.
 void prepare_output_dir(const std::string& dir, const HwSpec& spec,
                         const std::vector<std::string>& inputs = {},
                         const std::vector<std::string>& keep = {});
-/// Create `dir` (and parents) and write the resolved config into it, removing nothing.
+/// Create `dir` (and parents) and write the resolved config into it, removing nothing; a
+/// sweep's folder is refused, as by prepare_output_dir.
 void write_resolved_config(const std::string& dir, const HwSpec& spec);
 /// Removes files and folders (by name, in `dir`) that an earlier run into `dir` wrote and this
 /// one will not, so that the folder holds one run; names that are not there are skipped.

@@ -100,4 +100,19 @@ RunMemory run_memory(const std::vector<PeMemoryPlan>& plans, const ProgramSet& p
   return r;
 }
 
+std::string sram_overflow_note(std::int64_t plan_bytes, std::size_t plan_pe, const RunMemory& in_use,
+                               std::int64_t sram_bytes) {
+  const std::string sram = "more than a PE's SRAM (pe.sram_bytes " + std::to_string(sram_bytes) + "): ";
+  if (plan_bytes > sram_bytes)
+    return "the memory plan of PE " + std::to_string(plan_pe) + " needs " + std::to_string(plan_bytes) +
+           " bytes, " + sram +
+           "data of several layers is live at once; the cycles assume it fits (raise pe.sram_bytes or use "
+           "more PEs)";
+  if (in_use.peak_bytes > sram_bytes)
+    return "during the run PE " + std::to_string(in_use.pe) + " holds " + std::to_string(in_use.peak_bytes) +
+           " bytes at once (cycle " + std::to_string(in_use.cycle) + "), " + sram +
+           "messages arrive before the plan counts them; the cycles assume they fit";
+  return "";
+}
+
 }  // namespace nocflow::sim

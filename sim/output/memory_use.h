@@ -9,6 +9,7 @@
 // reduction's chunk holds one round at a time: a round's message counts until its own receive
 // step.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/lower/memory_plan.h"
@@ -29,5 +30,12 @@ struct RunMemory {
 /// Throws CheckError when `spans` are not, PE by PE, the steps of `programs` in order.
 RunMemory run_memory(const std::vector<PeMemoryPlan>& plans, const ProgramSet& programs,
                      const std::vector<Span>& spans);
+
+/// Why a run needs more SRAM than a PE has (`sram_bytes`), or "" when it fits: the memory plan's
+/// fullest PE (`plan_pe`, `plan_bytes`), else what was in use at once (`in_use`, early messages
+/// included). The optimizer's SRAM limit holds each layer's own data; what stays live across
+/// layers (training's saved activations, early messages) can pass it. The cycles assume it fits.
+std::string sram_overflow_note(std::int64_t plan_bytes, std::size_t plan_pe, const RunMemory& in_use,
+                               std::int64_t sram_bytes);
 
 }  // namespace nocflow::sim

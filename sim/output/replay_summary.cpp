@@ -176,18 +176,9 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
         << m.in_use.early_peak_bytes << " bytes of such messages at once, PE "
         << m.in_use.early_peak_pe << ")\n";
   print_traffic(out, r);
-  // The optimizer's SRAM limit holds each layer's own data; what stays live across layers
-  // (training's saved activations, early messages) can pass it. The cycles assume it fits.
-  if (fullest.peak_bytes > spec.pe.sram_bytes)
-    out << "  note: the memory plan of PE " << m.fullest_pe << " needs " << fullest.peak_bytes
-        << " bytes, more than a PE's SRAM (pe.sram_bytes " << spec.pe.sram_bytes
-        << "): data of several layers is live at once; the cycles assume it fits (raise "
-           "pe.sram_bytes or use more PEs)\n";
-  else if (m.in_use.peak_bytes > spec.pe.sram_bytes)
-    out << "  note: during the run PE " << m.in_use.pe << " holds " << m.in_use.peak_bytes
-        << " bytes at once (cycle " << m.in_use.cycle << "), more than a PE's SRAM (pe.sram_bytes "
-        << spec.pe.sram_bytes << "): messages arrive before the plan counts them; the cycles "
-           "assume they fit\n";
+  if (const std::string note = sram_overflow_note(fullest.peak_bytes, m.fullest_pe, m.in_use, spec.pe.sram_bytes);
+      !note.empty())
+    out << "  note: " << note << "\n";
   if (plan.pipelined()) {
     double bottleneck = 0;
     for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);

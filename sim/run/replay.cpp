@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "sim/lower/memory_plan.h"
 #include "sim/output/layer_stats.h"
 #include "sim/output/run_report.h"
 #include "sim/run/child_process.h"
@@ -15,7 +16,8 @@ std::string ReplayOutcome::serialize() const {
   std::ostringstream o;
   o.precision(17);
   o << total_cycles << ' ' << compute_cycles << ' ' << communication_cycles << ' ' << energy_pj << ' '
-    << messages << ' ' << flits << ' ' << bytes << ' ' << wall_seconds;
+    << messages << ' ' << flits << ' ' << bytes << ' ' << wall_seconds << ' ' << memory_plan_bytes << ' '
+    << memory_plan_pe << ' ' << in_use.peak_bytes << ' ' << in_use.pe << ' ' << in_use.cycle;
   return o.str();
 }
 
@@ -23,7 +25,8 @@ ReplayOutcome ReplayOutcome::deserialize(const std::string& line) {
   std::istringstream in(line);
   ReplayOutcome r;
   in >> r.total_cycles >> r.compute_cycles >> r.communication_cycles >> r.energy_pj >> r.messages >> r.flits >>
-      r.bytes >> r.wall_seconds;
+      r.bytes >> r.wall_seconds >> r.memory_plan_bytes >> r.memory_plan_pe >> r.in_use.peak_bytes >> r.in_use.pe >>
+      r.in_use.cycle;
   if (!in) throw CheckError("cannot read a replay report: '" + line + "'");
   return r;
 }
@@ -43,6 +46,13 @@ ReplayOutcome replay(const HwSpec& hw, const optimizer::Workload& workload, cons
   out.flits = static_cast<std::int64_t>(r.flits);
   out.bytes = static_cast<std::int64_t>(r.bytes);
   out.wall_seconds = r.wall_seconds;
+  const std::vector<PeMemoryPlan> memory = plan_memory(lowered, workload);
+  for (std::size_t pe = 0; pe < memory.size(); ++pe)
+    if (memory[pe].peak_bytes > out.memory_plan_bytes) {
+      out.memory_plan_bytes = memory[pe].peak_bytes;
+      out.memory_plan_pe = static_cast<std::int64_t>(pe);
+    }
+  out.in_use = run_memory(memory, lowered.programs, r.spans);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "optimizer/plan/plan.h"
 #include "sim/config/hw_spec.h"
 #include "sim/lower/lowering.h"
+#include "sim/output/memory_use.h"
 
 namespace nocflow::sim {
 
@@ -21,6 +22,14 @@ struct ReplayOutcome {
   double energy_pj = 0;
   std::int64_t messages = 0, flits = 0, bytes = 0;
   double wall_seconds = 0;  ///< simulation only (wall clock)
+  std::int64_t memory_plan_bytes = 0;  ///< the memory plan's fullest PE (lower/memory_plan.h)
+  std::int64_t memory_plan_pe = 0;
+  RunMemory in_use;  ///< what was live at once, early messages included (its peak only)
+
+  /// Why the run did not fit a PE's SRAM (sram_overflow_note), or "" when it did.
+  std::string sram_note(std::int64_t sram_bytes) const {
+    return sram_overflow_note(memory_plan_bytes, static_cast<std::size_t>(memory_plan_pe), in_use, sram_bytes);
+  }
 
   std::string serialize() const;  ///< one line, for the child's report
   static ReplayOutcome deserialize(const std::string& line);

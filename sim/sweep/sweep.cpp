@@ -190,7 +190,7 @@ const std::vector<std::string>& sweep_result_columns() {
       "total_us",      "compute_cycles",   "communication_cycles",
       "energy_pj",     "predicted_cycles", "prediction_error",
       "solve_seconds", "tabulate_seconds", "sim_wall_seconds",
-      "message"};
+      "memory_plan_bytes", "fits_sram", "message"};
   return c;
 }
 
@@ -204,6 +204,7 @@ std::vector<std::string> run_sweep_point(const SweepPoint& p, int threads) {
   const double error = o.total_cycles > 0 ? predicted / static_cast<double>(o.total_cycles) - 1 : 0;
   // At the point's clock: a clock axis changes the time, not the cycles.
   const double us = static_cast<double>(o.total_cycles) / (p.hw.clock.frequency_ghz * 1e3);
+  const std::string note = o.sram_note(p.hw.pe.sram_bytes);
   return {std::to_string(o.total_cycles),
           fixed(us, 3),
           std::to_string(o.compute_cycles),
@@ -214,7 +215,9 @@ std::vector<std::string> run_sweep_point(const SweepPoint& p, int threads) {
           fixed(solved.solve_seconds, 6),
           fixed(solved.tabulate_seconds, 4),
           fixed(o.wall_seconds, 4),
-          ""};
+          std::to_string(o.memory_plan_bytes),
+          note.empty() ? "true" : "false",
+          note};
 }
 
 int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepOptions& o,
@@ -359,6 +362,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
                   "), tabulate + solve " +
                   seconds_text(std::stod(fields[8]) + std::stod(fields[7])) + ", simulation " +
                   seconds_text(std::stod(fields[9]));
+          if (!fields.back().empty()) shown += "; note: " + fields.back();
         } else {
           const bool infeasible = r.kind == ChildResult::Kind::InputError;
           failures += infeasible ? 0 : 1;

@@ -7,7 +7,8 @@
 
 Writes two small results.csv files into WORK_DIR and checks how plot_sweep groups their rows:
 4x4, 2x8 and 1x16 (16 PEs each) in series of their own, one per rows:cols, beside the square
-meshes; and a sweep whose config.resolved.yaml is a crossbar labels its ticks as one.
+meshes; a sweep whose config.resolved.yaml is a crossbar labels its ticks as one; and a point
+that passed its SRAM (fits_sram false) is ringed and counted.
 Exit 0 when every check holds, else 1 with what differed.
 """
 import os
@@ -55,6 +56,23 @@ def main(argv):
     labels = [t.get_text() for t in ax.get_xticklabels()]
     if not labels or not all(t.startswith("xbar") for t in labels):
         problems.append(f"crossbar ticks {labels}, expected each to start with xbar")
+
+    # A point that passed its SRAM is plotted, ringed, and counted under the title.
+    over_dir = os.path.join(argv[1], "over")
+    os.makedirs(over_dir, exist_ok=True)
+    with open(os.path.join(over_dir, "results.csv"), "w") as f:
+        f.write("point,mesh,pes,status,total_cycles,fits_sram,message\n"
+                "mesh=2x2,2x2,4,ok,4000,false,the memory plan of PE 0 needs more\n"
+                "mesh=4x4,4x4,16,ok,1000,true,\n")
+    over = plot_sweep.Sweep(os.path.join(over_dir, "results.csv"))
+    fig, ax = plot_sweep.plt.subplots()
+    plot_sweep.draw_series(ax, over, over.series(), lambda r: r["_total"])
+    rings = [line for line in ax.get_lines() if line.get_markeredgecolor() == "red"]
+    if over.over_sram != 1 or len(rings) != 1 or list(rings[0].get_xdata()) != [4]:
+        problems.append(f"points over SRAM: {over.over_sram} counted, rings at "
+                        f"{[list(r.get_xdata()) for r in rings]}; expected 1, one ring at 4 PEs")
+    if "1 ringed in red pass their SRAM" not in over.subtitle(2):
+        problems.append(f"subtitle '{over.subtitle(2)}' does not count the point over SRAM")
 
     for p in problems:
         print(f"check_plot_sweep_shapes: {p}", file=sys.stderr)

@@ -182,6 +182,38 @@ TEST(SweepCli, AnInfeasiblePointSaysTheSramTheWholeNetworkNeeds) {
   EXPECT_NE(read_file(dir / "out" / "results.csv").find(needs), std::string::npos);
 }
 
+// Every layer fits 64 KiB alone but the data live across them does not: the point runs, as
+// `simulate` does, and its row and progress line say so; at 1 MiB it fits.
+TEST(SweepCli, APointThatPassesItsSramRunsAndSaysSo) {
+  const fs::path dir = fresh_dir("sweep_sram_pass");
+  const fs::path spec =
+      write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n  pe.sram_bytes: [64KiB, 1MiB]\n");
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rows = read_csv_rows(dir / "out/results.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  const CliRun s = run_nocflow("simulate --hw " + kHw + " --set pe.sram_bytes=64KiB --network zoo:vgg5 --quiet --out " +
+                               (dir / "sim").string());
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  const auto plan = nlohmann::json::parse(read_file(dir / "sim/summary.json")).at("memory_plan");
+  const auto peak = plan.at("peak_bytes").get<std::int64_t>();
+  EXPECT_GT(peak, 65536);
+  EXPECT_EQ(rows[0].at("status"), "ok");
+  EXPECT_EQ(rows[0].at("memory_plan_bytes"), std::to_string(peak));
+  EXPECT_EQ(rows[0].at("fits_sram"), "false");
+  const std::string note = "needs " + std::to_string(peak) +
+                           " bytes, more than a PE's SRAM (pe.sram_bytes 65536): data of several layers "
+                           "is live at once; the cycles assume it fits";
+  EXPECT_NE(rows[0].at("message").find(note), std::string::npos) << rows[0].at("message");
+  EXPECT_NE(s.output.find(note), std::string::npos) << s.output;  // the note simulate prints
+  EXPECT_NE(r.output.find("pe.sram_bytes=64KiB: " + rows[0].at("total_cycles") + " cycles"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("; note: the memory plan of PE"), std::string::npos) << r.output;
+  EXPECT_EQ(rows[1].at("fits_sram"), "true");
+  EXPECT_EQ(rows[1].at("message"), "");
+  EXPECT_LE(std::stoll(rows[1].at("memory_plan_bytes")), 1 << 20);
+}
+
 // Meshes against a crossbar of as many nodes: the crossbar's points of two mesh shapes run the
 // same, which the sweep says, and runs (the user may want both rows beside their meshes).
 TEST(SweepCli, PointsThatRunTheSameAreNoted) {
@@ -404,6 +436,21 @@ TEST(SweepCli, ResumeRefusesAConfigOrNetworkFileThatChanged) {
   const CliRun other_path = run_nocflow("sweep --spec " + (dir / ".." / dir.filename() / "spec.yaml").string() +
                                         " --resume --out " + (dir / "out").string());
   EXPECT_EQ(other_path.exit_code, 0) << other_path.output;
+  // Another command's run into the sweep's folder is refused: its config.resolved.yaml, of
+  // another machine, would make the resume refuse an unchanged config.
+  const std::string sweeps_config = read_file(dir / "out/config.resolved.yaml");
+  for (const std::string& other : {"simulate --hw " + kHw + " --network zoo:vgg5 --quiet --out ",
+                                   "config --check " + (dir / "hw.yaml").string() + " --out "}) {
+    const CliRun into = run_nocflow(other + (dir / "out").string());
+    EXPECT_EQ(into.exit_code, 2) << into.output;
+    EXPECT_NE(into.output.find((dir / "out").string() + " holds a sweep (sweep.yaml, results.csv): this run "
+                               "would mix with it and break its --resume; give another --out"),
+              std::string::npos)
+        << into.output;
+  }
+  EXPECT_EQ(read_file(dir / "out/config.resolved.yaml"), sweeps_config);
+  EXPECT_FALSE(fs::exists(dir / "out/summary.json"));
+  EXPECT_EQ(run_nocflow(resume).exit_code, 0);
 
   const std::size_t at = hw.find("macs_per_cycle: 256");
   ASSERT_NE(at, std::string::npos);
