@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "noc/base/format.h"
 #include "tests/cli_runner.h"
 
 namespace nocflow::testing {
@@ -105,7 +106,35 @@ TEST(TrafficCli, SaturatedRunsSayUnstableAndMeasureNothingAsNull) {
                                  " --rate 0.2 --quiet --cycles 10000 --warmup 5000 --out " +
                                  (dir / "low").string());
   ASSERT_EQ(low.exit_code, 0) << low.output;
-  EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "low" / "summary.json"))["stable"].get<bool>());
+  const auto l = nlohmann::json::parse(read_file(dir / "low" / "summary.json"));
+  EXPECT_TRUE(l["stable"].get<bool>());
+  EXPECT_FALSE(l["saturated_by_throughput"].get<bool>());
+  EXPECT_TRUE(c["saturated_by_throughput"].is_null());  // no window
+}
+
+// A window too short for the latency to pass 500 cycles: stable by BookSim's rule, but the
+// network accepts far less than is offered, and the run says so. A low rate's shortfall in a
+// short window is chance (packets not started), not saturation.
+TEST(TrafficCli, AShortWindowPastSaturationFailsTheThroughputRule) {
+  const fs::path dir = fresh_dir("traffic_short_window");
+  const std::string hw = "traffic --hw " + kHw + " --quiet --cycles 500 --warmup 100 --out ";
+  const CliRun over = run_nocflow(hw + (dir / "over").string() + " --rate 1.0");
+  ASSERT_EQ(over.exit_code, 0) << over.output;
+  const auto o = nlohmann::json::parse(read_file(dir / "over" / "summary.json"));
+  EXPECT_TRUE(o["stable"].get<bool>());
+  const double accepted = o["accepted_flits_per_node_per_cycle"].get<double>();
+  EXPECT_LT(accepted, 0.95);
+  EXPECT_TRUE(o["saturated_by_throughput"].get<bool>());
+  EXPECT_NE(over.output.find("NO by the throughput rule: " + fixed(100 * accepted, 1) +
+                             " % of the offered load accepted"),
+            std::string::npos)
+      << over.output;
+  const CliRun low = run_nocflow(hw + (dir / "low").string() + " --rate 0.01");
+  ASSERT_EQ(low.exit_code, 0) << low.output;
+  const auto l = nlohmann::json::parse(read_file(dir / "low" / "summary.json"));
+  EXPECT_LT(l["accepted_flits_per_node_per_cycle"].get<double>(), 0.95 * 0.01);  // short by chance
+  EXPECT_FALSE(l["saturated_by_throughput"].get<bool>());
+  EXPECT_NE(low.output.find("stable             yes\n"), std::string::npos) << low.output;
 }
 
 // A run too short for its rate measures no packet: stability is unknown, not "yes".
