@@ -313,6 +313,19 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
     if (auto it = given.find(p.path); it != given.end()) v = convert(p, it->second);
     p.set(spec, v);
   }
+  // `--set topology.kind=crossbar` on a mesh file keeps its PEs: as many ports as the mesh had
+  // routers (as a sweep's topology axis does), unless topology.ports is given.
+  if (const auto kind = given.find("topology.kind");
+      kind != given.end() && kind->second.origin.from_set && spec.topology.kind == "crossbar" &&
+      !given.count("topology.ports") && (given.count("topology.rows") || given.count("topology.cols"))) {
+    const auto pes = spec.topology.rows * spec.topology.cols;
+    if (pes < 2 || pes > 64)
+      fail(kind->second.origin, "topology.kind",
+           "the file's " + std::to_string(spec.topology.rows) + "x" + std::to_string(spec.topology.cols) +
+               " mesh has " + std::to_string(pes) +
+               " PEs, and a crossbar 2 to 64 ports: give --set topology.ports=N");
+    spec.topology.ports = static_cast<int>(pes);
+  }
   check_consistency(spec, given);
   if (!file.empty()) spec.name = std::filesystem::path(file).stem().string();
   return spec;
@@ -351,8 +364,9 @@ std::string reference_markdown() {
      << "Check a file with `nocflow config --check FILE`. Every command that takes `--hw FILE` "
         "also takes `--set key.path=value` (repeatable, one key each time), which overrides the "
         "file (`--set "
-        "topology.kind=crossbar` on a mesh file drops the file's `rows` and `cols`; give `--set "
-        "topology.ports=N`); commands that "
+        "topology.kind=crossbar` on a mesh file drops the file's `rows` and `cols` and gives the "
+        "crossbar as many ports as the mesh had routers, unless `--set topology.ports=N` is given "
+        "too); commands that "
         "write an output folder save the fully resolved config there as `config.resolved.yaml`. "
         "Integer byte sizes accept the suffixes `KiB`, `MiB` and `GiB`. Integers are decimal, "
         "without a leading zero (`010` is refused: YAML 1.1 readers take it as octal 8).\n\n"

@@ -141,6 +141,28 @@ TEST(HwConfig, OverridingTheKindDropsTheFilesKeysOfTheOldKind) {
   }
 }
 
+TEST(HwConfig, AMeshMadeACrossbarKeepsItsPesUnlessPortsAreGiven) {
+  // As a sweep's topology axis does: a crossbar of as many PEs as the mesh, not the default 16.
+  const HwSpec crossbar = load_hw_config(kConfigs + "mesh8x8.yaml", {"topology.kind=crossbar"});
+  EXPECT_EQ(crossbar.topology.kind, "crossbar");
+  EXPECT_EQ(crossbar.topology.ports, 64);
+  EXPECT_NE(resolved_yaml(crossbar).find("\n  ports: 64"), std::string::npos) << resolved_yaml(crossbar);
+  // A 16x16 mesh has more PEs than a crossbar can have ports: the run asks for a number.
+  try {
+    load_hw_config(kConfigs + "mesh16x16.yaml", {"topology.kind=crossbar"});
+    ADD_FAILURE() << "a 256-port crossbar accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set topology.kind=crossbar: topology.kind: the file's 16x16 mesh "
+                                         "has 256 PEs, and a crossbar 2 to 64 ports: give --set "
+                                         "topology.ports=N"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(load_hw_config(kConfigs + "mesh16x16.yaml", {"topology.kind=crossbar", "topology.ports=32"})
+                .topology.ports,
+            32);
+}
+
 TEST(HwConfig, WestFirstOnACrossbarIsRefusedWhereItIsWritten) {
   try {
     load_hw_config(kConfigs + "crossbar16.yaml", {"router.routing=west_first"});
