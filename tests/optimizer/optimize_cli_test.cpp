@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "optimizer/plan/plan.h"
 #include "tests/cli_runner.h"
 
@@ -37,6 +38,11 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
                           "compute_cycles", "redistribution_cycles", "solve_seconds", "energy_pj"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["solver"], "dp");
+  // The table's solve seconds read tables tabulated once: the footer gives that time, as summary.json does.
+  EXPECT_NE(r.output.find("tabulated once for all, in " + nocflow::fixed(j["tabulate_seconds"].get<double>(), 4) +
+                          " s"),
+            std::string::npos)
+      << r.output;
   EXPECT_NEAR(j["total_cost_cycles"].get<double>(),
               j["compute_cycles"].get<double>() + j["redistribution_cycles"].get<double>(), 1e-6);
   const auto plan = nocflow::optimizer::read_plan((out / "plan.yaml").string());
