@@ -12,6 +12,7 @@
 #include "noc/base/names.h"
 #include "noc/base/format.h"
 #include "noc/base/limits.h"
+#include "optimizer/frontend/zoo.h"
 #include "optimizer/passes/autodiff.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
@@ -30,8 +31,12 @@ void HwOptions::add_to(CLI::App& cmd, bool required) {
 
 HwSpec HwOptions::load() const { return load_hw_config(file, overrides); }
 
+std::string network_help() {
+  return "zoo:NAME (" + join(optimizer::zoo_names()) + "), a network .yaml or an .onnx model";
+}
+
 CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
-  auto* option = cmd.add_option("--network", network, "zoo:NAME, a network .yaml or an .onnx model")
+  auto* option = cmd.add_option("--network", network, network_help())
                      ->required()
                      ->type_name("X");
   cmd.add_option("--batch", batch, kBatchHelp)->check(in_range(1, kMaxBatch));

@@ -30,7 +30,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
     std::string train;
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("--network", opts->network, "zoo:NAME, a network .yaml or an .onnx model")
+  cmd->add_option("--network", opts->network, network_help())
       ->required()
       ->type_name("X");
   std::string names;

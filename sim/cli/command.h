@@ -27,6 +27,9 @@ struct HwOptions {
   HwSpec load() const;
 };
 
+/// --network's help: what X may be, with the zoo's names.
+std::string network_help();
+
 /// --network X, --batch N, --passes LIST, --train OPTIMIZER: the network as optimize, simulate and
 /// friends load it (sim/lower/workload_setup.h), so that their layer names always agree.
 inline constexpr const char* kBatchHelp =
