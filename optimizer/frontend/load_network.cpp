@@ -33,7 +33,7 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
     if (!std::filesystem::exists(spec, ec))
       throw InputError(spec + ": cannot read the network: no such file");
   }
-  Graph g = ext == ".yaml" || ext == ".yml" ? load_network_yaml(spec)
+  Graph g = ext == ".yaml" || ext == ".yml" ? load_network_yaml(spec, zoo_options.batch)
             : ext == ".onnx"
                 ? import_onnx(spec, zoo_options.batch, zoo_options.onnx_float_bytes)
                 : throw InputError(
@@ -47,8 +47,9 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
           throw InputError(spec + ": batch " + std::to_string(zoo_options.batch) + ": input '" +
                            n.name + "' has shape " + shape_str(n.output.shape) +
                            "; only zoo networks take a batch size, a network file fixes its own "
-                           "(the first dimension of its first input; an ONNX model's may be "
-                           "exported as a dynamic axis, which --batch sets)");
+                           "(the first dimension of its first input), unless it leaves it open: "
+                           "a YAML network's written `batch` (input: [batch, 3, 32, 32]), an ONNX "
+                           "model's exported as a dynamic axis, which --batch sets");
         break;
       }
   return g;

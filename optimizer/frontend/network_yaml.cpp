@@ -62,7 +62,8 @@ std::string number_text(double v) {
 
 class Loader {
  public:
-  Loader(std::string origin, std::string name) : origin_(std::move(origin)), graph_(std::move(name)) {}
+  Loader(std::string origin, std::string name, std::int64_t batch)
+      : origin_(std::move(origin)), graph_(std::move(name)), batch_(batch) {}
 
   Graph load(const YAML::Node& root) {
     if (!root.IsMap()) fail(root, "", "expected a mapping with 'layers'");
@@ -183,7 +184,14 @@ class Loader {
   void add_input(const std::string& name, const YAML::Node& shape, const std::string& key) {
     if (!shape.IsSequence()) fail(shape, key, "expected a shape, a list such as [1, 3, 224, 224]");
     OpAttrs a;
-    a.shape = ints(shape, key);
+    // The leading dimension may be the word `batch`: --batch N sets it (default 1).
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      if (shape[i].IsScalar() && shape[i].Scalar() == "batch") {
+        if (i != 0) fail(shape[i], key, "only the leading dimension can be 'batch'");
+        a.shape.push_back(batch_ > 0 ? batch_ : 1);
+      } else {
+        a.shape.push_back(scalar<std::int64_t>(shape[i], key));
+      }
     a.elem_bytes = elem_bytes_;
     last_ = graph_.add_node(Node{name, OpKind::Input, a, {}});
     marks_.emplace_back(name, shape.Mark());
@@ -313,6 +321,7 @@ class Loader {
 
   std::string origin_;
   Graph graph_;
+  std::int64_t batch_ = 0;  ///< --batch for an input whose leading dimension is `batch` (0: 1)
   int elem_bytes_ = 4;
   NodeId last_ = kNone;
   std::map<std::string, int> counts_;
@@ -322,20 +331,20 @@ class Loader {
 
 }  // namespace
 
-Graph parse_network_yaml(const std::string& text, const std::string& origin) {
+Graph parse_network_yaml(const std::string& text, const std::string& origin, std::int64_t batch) {
   const YAML::Node root = parse_one_document(text, origin);
   reject_duplicate_keys(root, origin);
   if (root.IsMap() && root["format"]) return read_graph_yaml(root, origin);  // a saved graph
   const std::string stem = std::filesystem::path(origin).stem().string();
-  return Loader(origin, stem.empty() ? "network" : stem).load(root);
+  return Loader(origin, stem.empty() ? "network" : stem, batch).load(root);
 }
 
-Graph load_network_yaml(const std::string& path) {
+Graph load_network_yaml(const std::string& path, std::int64_t batch) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open network file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_network_yaml(ss.str(), path);
+  return parse_network_yaml(ss.str(), path, batch);
 }
 
 }  // namespace nocflow::optimizer

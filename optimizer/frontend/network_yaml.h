@@ -10,9 +10,10 @@
 namespace nocflow::optimizer {
 
 /// Loads and shape-infers a network. Throws InputError naming file:line:col and the key for
-/// unknown keys or operators, wrong value types, unknown input names and shape errors.
-Graph load_network_yaml(const std::string& path);
+/// unknown keys or operators, wrong value types, unknown input names and shape errors. An
+/// input's leading dimension written `batch` takes `batch` (0: not given, 1).
+Graph load_network_yaml(const std::string& path, std::int64_t batch = 0);
 /// Same from text (`origin` names it in messages).
-Graph parse_network_yaml(const std::string& text, const std::string& origin);
+Graph parse_network_yaml(const std::string& text, const std::string& origin, std::int64_t batch = 0);
 
 }  // namespace nocflow::optimizer

@@ -33,8 +33,9 @@ std::string network_help();
 /// --network X, --batch N, --passes LIST, --train OPTIMIZER: the network as optimize, simulate and
 /// friends load it (sim/lower/workload_setup.h), so that their layer names always agree.
 inline constexpr const char* kBatchHelp =
-    "batch size: default 1 for a zoo network; an ONNX model exported with a dynamic batch needs "
-    "it; another network file has its own and takes only that";
+    "batch size: default 1 for a zoo network and a YAML network whose input says `batch`; an "
+    "ONNX model exported with a dynamic batch needs it; another network file has its own and "
+    "takes only that";
 
 struct NetworkOptions {
   std::string network;

@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "noc/base/error.h"
 #include "optimizer/cost/paper_calibration.h"
+#include "optimizer/frontend/load_network.h"
 #include "sim/config/hw_loader.h"
 #include "sim/config/param.h"
 
@@ -188,9 +190,17 @@ std::string batch_hint(const optimizer::Plan& plan, const optimizer::Graph& grap
                        const std::string& network) {
   const std::int64_t batch = network_batch(graph);
   if (plan.batch <= 0 || plan.batch == batch) return "";
+  // A zoo network takes any batch; a file one that it leaves open (a YAML input's `batch`, an
+  // ONNX model's dynamic axis): load it at the plan's to know (this is an error's hint only).
+  bool takes = network.rfind("zoo:", 0) == 0;
+  if (!takes) try {
+      optimizer::load_network(network, optimizer::ZooOptions{plan.batch});
+      takes = true;
+    } catch (const InputError&) {
+    }
   return " (the plan was made for batch " + std::to_string(plan.batch) +
          ", this network has batch " + std::to_string(batch) +
-         (network.rfind("zoo:", 0) == 0 ? ": add --batch " + std::to_string(plan.batch) : "") + ")";
+         (takes ? ": add --batch " + std::to_string(plan.batch) : "") + ")";
 }
 
 std::string calibration_mismatch(const optimizer::Plan& plan, const std::string& calibration) {

@@ -220,6 +220,23 @@ TEST(NetworkYaml, OnlyZooNetworksTakeABatchSize) {
   EXPECT_EQ(load_network("zoo:vgg5", {0, 2}).node(0).output.shape[0], 1);  // not given
 }
 
+// A leading dimension written `batch` is left open: --batch sets it (default 1), and every
+// shape after it follows; elsewhere the word is refused where it is written.
+TEST(NetworkYaml, AnInputsLeadingBatchTakesTheBatchGiven) {
+  const std::string text =
+      "input: [batch, 3, 8, 8]\nlayers:\n  - {op: conv, out: 4, kernel: 3, pad: 1}\n"
+      "  - {op: reshape, shape: [0, -1]}\n  - {op: gemm, out: 10}\n";
+  const Graph one = parse_network_yaml(text, "net.yaml");
+  const Graph three = parse_network_yaml(text, "net.yaml", 3);
+  EXPECT_EQ(one.node(0).output.shape, (std::vector<std::int64_t>{1, 3, 8, 8}));
+  EXPECT_EQ(three.node(0).output.shape, (std::vector<std::int64_t>{3, 3, 8, 8}));
+  const auto last = [](const Graph& g) { return g.node(g.outputs().front()).output.shape; };
+  EXPECT_EQ(last(one), (std::vector<std::int64_t>{1, 10}));
+  EXPECT_EQ(last(three), (std::vector<std::int64_t>{3, 10}));
+  const auto msg = error_of([] { parse_network_yaml("input: [1, batch, 8]\nlayers:\n  - relu\n", "net.yaml", 2); });
+  EXPECT_NE(msg.find("net.yaml:1:12: input: only the leading dimension can be 'batch'"), std::string::npos) << msg;
+}
+
 TEST(NetworkYaml, HardSigmoidAndLeakyReluTakeTheirSlopes) {
   const Graph g = parse_network_yaml(
       "name: act\ninputs:\n  x: [1, 8, 4, 4]\nlayers:\n"

@@ -162,6 +162,33 @@ TEST(SweepCli, ANetworkFileTakesItsOwnBatchFromABatchAxis) {
   EXPECT_NE(r.output.find("vgg5.yaml batch=1"), std::string::npos) << r.output;
 }
 
+// A YAML network whose input leaves its batch open (`batch`) takes a batch axis as a zoo
+// network does, and a plan made at one batch says which --batch replays it.
+TEST(SweepCli, ANetworkFileThatLeavesItsBatchOpenTakesTheBatchAxis) {
+  const fs::path dir = fresh_dir("sweep_open_batch");
+  std::ofstream(dir / "net.yaml") << "input: [batch, 3, 16, 16]\nlayers:\n  - {op: conv, out: 8, kernel: 3, pad: 1}\n"
+                                     "  - relu\n  - {op: reshape, shape: [0, -1]}\n  - {op: gemm, out: 10}\n";
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: net.yaml\n  batch: [1, 4]\n");
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("runs the same"), std::string::npos) << r.output;
+  const auto rows = read_csv_rows(dir / "out/results.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].at("status"), "ok") << rows[1].at("message");
+  const std::string simulate = "simulate --hw " + kHw + " --network " + (dir / "net.yaml").string() + " --quiet ";
+  const CliRun four = run_nocflow(simulate + "--batch 4 --out " + (dir / "b4").string());
+  ASSERT_EQ(four.exit_code, 0) << four.output;
+  EXPECT_EQ(rows[1].at("total_cycles"),
+            std::to_string(nlohmann::json::parse(read_file(dir / "b4/summary.json"))["total_cycles"].get<long long>()));
+  EXPECT_GT(std::stoll(rows[1].at("total_cycles")), std::stoll(rows[0].at("total_cycles")));
+  const CliRun replay = run_nocflow(simulate + "--plan " + (dir / "b4/plan.yaml").string() + " --out " +
+                                    (dir / "replay").string());
+  EXPECT_EQ(replay.exit_code, 2) << replay.output;
+  EXPECT_NE(replay.output.find("(the plan was made for batch 4, this network has batch 1: add --batch 4)"),
+            std::string::npos)
+      << replay.output;
+}
+
 // A point whose network does not fit a PE's SRAM says what the whole network needs, in the
 // progress line and in results.csv.
 TEST(SweepCli, AnInfeasiblePointSaysTheSramTheWholeNetworkNeeds) {
