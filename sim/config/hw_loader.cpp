@@ -220,9 +220,6 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
     if (it == given.end()) it = given.find(b);
     return it != given.end() ? it->second.origin : Origin{"config"};
   };
-  if (h.topology.kind == "mesh" && h.topology.rows * h.topology.cols < 2)
-    fail(origin_of("topology.rows", "topology.cols"), "topology",
-         "a mesh needs at least 2 routers (rows x cols), not 1x1");
   if (const std::string why = noc::routing_mismatch(h.router.routing, h.topology.kind);
       !why.empty())
     fail(origin_of("router.routing", "topology.kind"), "router.routing", why);

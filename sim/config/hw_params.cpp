@@ -46,13 +46,13 @@ const std::vector<Param>& hw_params() {
           .unit("routers")
           .def(std::int64_t{4})
           .range(1, 64)
-          .doc("mesh rows (rows x cols at least 2)")
+          .doc("mesh rows")
           .only_if(is_mesh, "kind: mesh"),
       field("topology.cols", &HwSpec::topology, &TopologySpec::cols)
           .unit("routers")
           .def(std::int64_t{4})
           .range(1, 64)
-          .doc("mesh columns (rows x cols at least 2)")
+          .doc("mesh columns")
           .only_if(is_mesh, "kind: mesh"),
       field("topology.ports", &HwSpec::topology, &TopologySpec::ports)
           .unit("PEs")

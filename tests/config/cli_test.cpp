@@ -111,11 +111,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "router:\n  vcs: 2\n---\nrouter:\n  vcs: 3\n",
                   "",
                   {"hw.yaml:4:1:", "a second YAML document (after '---'): give one per file"}},
-        BadConfig{
-            "mesh_of_one",
-            "topology:\n  kind: mesh\n  rows: 1\n  cols: 1\n",
-            "",
-            {"hw.yaml:3:9:", "topology: a mesh needs at least 2 routers (rows x cols), not 1x1"}},
+        BadConfig{"mesh_of_no_rows",
+                  "topology:\n  kind: mesh\n  rows: 0\n  cols: 4\n",
+                  "",
+                  {"hw.yaml:3:9:", "topology.rows: value 0 is out of range [1, 64] routers"}},
         BadConfig{"crossbar_rows",
                   "topology:\n  kind: crossbar\n  rows: 4\n",
                   "",
@@ -311,8 +310,8 @@ TEST(Cli, BatchHelpSaysTheDefaultIsAZooNetworksAndADynamicBatchNeedsIt) {
   for (const char* command : {"inspect", "optimize", "simulate", "validate"}) {
     const CliRun r = run_nocflow(std::string(command) + " --help");
     EXPECT_EQ(r.exit_code, 0) << command;
-    EXPECT_NE(r.output.find("batch size: default 1 for a zoo network; an ONNX model exported "
-                            "with a dynamic batch needs it"),
+    EXPECT_NE(r.output.find("batch size: default 1 for a zoo network and a YAML network whose input "
+                            "says `batch`; an ONNX model exported with a dynamic batch needs it"),
               std::string::npos)
         << command << "\n" << r.output;
     EXPECT_EQ(r.output.find("(default 1)"), std::string::npos) << command << "\n" << r.output;

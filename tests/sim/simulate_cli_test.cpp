@@ -216,6 +216,30 @@ TEST(SimulateCli, SwinsWindowTensorsSplitBeyondQkvItsReplayMeetsThePredictionAnd
   EXPECT_FALSE(t.at("memory_plan").at("fits_sram").get<bool>());
 }
 
+// A 1x1 mesh is the one-PE baseline: every layer runs whole on PE 0, nothing crosses the
+// network, and the run is its layers' compute one after another, as linkload predicts.
+TEST(SimulateCli, AOnePeMeshRunsEveryLayerWholeAndMovesNothing) {
+  const fs::path dir = fresh_dir("simulate_one_pe");
+  const CliRun r = run_nocflow("simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --set topology.rows=1 "
+                               "--set topology.cols=1 --set pe.sram_bytes=64MiB --network zoo:vgg5 --quiet --out " +
+                               dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("on mesh 1x1 (1 PEs)"), std::string::npos) << r.output;
+  const auto s = nlohmann::json::parse(read_file(dir / "summary.json"));
+  EXPECT_EQ(s["messages"].get<long long>(), 0);
+  EXPECT_EQ(s["energy_pj"]["noc"].get<double>(), 0);
+  const long long total = s["total_cycles"].get<long long>();
+  EXPECT_EQ(s["compute_cycles"].get<long long>(), total);
+  EXPECT_DOUBLE_EQ(s["predicted_total_cycles"].get<double>(), static_cast<double>(total));
+  long long compute = 0;
+  for (const auto& row : read_csv_rows(dir / "layers.csv")) {
+    EXPECT_EQ(row.at("pes"), "1") << row.at("layer");
+    EXPECT_EQ(row.at("choice"), "SINGLE") << row.at("layer");  // no factor: the whole layer
+    compute += std::stoll(row.at("compute_cycles"));
+  }
+  EXPECT_EQ(compute, total);
+}
+
 TEST(SimulateCli, CalibrationSetsThePredictionsOfTheTransferTable) {
   // The paper model's T = V h / B_NoC + latency: two calibrations with the same B_NoC differ
   // by the latency on every edge the paper model moves bytes on (T > 0 without latency), and
