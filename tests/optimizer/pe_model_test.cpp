@@ -30,6 +30,24 @@ HwDesc array16() {
   return hw;
 }
 
+// A fill whose product is no double (3/16 x 66/80 x 256 = 39.6) still gives the exact ceiling:
+// 12,672 MACs / 39.6 = 320 cycles (in doubles, 320.00000000000006 took 321).
+TEST(PeModel, MacCyclesAreTheExactCeilingOfTheFilledRate) {
+  Layer l;  // a 64 x 66 by 66 x 6 product (a Gemm over 64 rows), 2-byte elements
+  l.out = {64, 6, 1, 1};
+  l.reduction = 66;
+  l.macs = 64 * 66 * 6;
+  l.weight_bytes = 66 * 6 * 2;
+  l.inputs = {{64 * 66 * 2, {PartDim::Batch, PartDim::Inpp}}};
+  l.output_bytes = 64 * 6 * 2;
+  const PeWork outp2 = pe_work(l, make({{PartDim::Outp, 2}}), array16());
+  EXPECT_EQ(outp2.macs, 12'672);
+  EXPECT_DOUBLE_EQ(outp2.utilisation, 3.0 / 16 * 66 / 80);
+  EXPECT_EQ(outp2.cycles, 320);
+  // BATCH 2 keeps the 6 channels (6 / 16): 12,672 / (256 x 6/16 x 66/80) = 160.
+  EXPECT_EQ(pe_work(l, make({{PartDim::Batch, 2}}), array16()).cycles, 160);
+}
+
 TEST(PeModel, ArrayFillSetsTheMacRate) {
   const Layer l = conv20();
   // One node: 20 channels on 16 rows fill 20 / 32 of two passes, the reduction 16 x 9 = 144 on
