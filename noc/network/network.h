@@ -10,7 +10,8 @@
 // Only busy routers and NIs are visited, and idle stretches are skipped whole (next_busy_cycle /
 // skip_to), so cost grows with traffic, not with routers x cycles.
 //
-// Source NI: a FIFO of messages (bounded by ni.injection_queue_flits, 0 = unbounded), each
+// Source NI: a FIFO of messages (bounded by ni.injection_queue_flits, 0 = unbounded: a message
+// enters if it fits beside the flits queued, or alone into an empty queue), each
 // cut into packets as it is injected. The oldest ni.channels messages inject at once, like the
 // channels of a DMA engine: each has at most one packet in progress, on its own injection VC;
 // a head takes the first free injection VC with a credit, round-robin from the last used
@@ -58,8 +59,7 @@ struct MessageCut {
   int packet_flits = 1;  ///< NewPacket::packet_flits
   int packets = 1;
 };
-/// Throws InputError for a message no NI of `spec` can take: more flits than it counts, or more
-/// than a bounded source queue (ni.injection_queue_flits) holds.
+/// Throws InputError for a message no NI of `spec` can take: more flits than it counts.
 MessageCut cut_message(const NocSpec& spec, std::int64_t bytes);
 
 /// Generates packets lazily, BookSim style. Contract: pull() is called for a node whose source

@@ -13,10 +13,6 @@ MessageCut cut_message(const NocSpec& spec, std::int64_t bytes) {
   const std::int64_t width = spec.link.width_bytes;
   // bytes / width rounded up without bytes + width - 1, which overflows near INT64_MAX.
   const std::int64_t flits = std::max<std::int64_t>(1, bytes / width + (bytes % width != 0));
-  const int bound = spec.ni.injection_queue_flits;
-  if (bound > 0 && flits > bound)
-    throw InputError("message of " + std::to_string(flits) + " flits can never fit the " +
-                     std::to_string(bound) + "-flit source queue (ni.injection_queue_flits)");
   if (flits > std::numeric_limits<int>::max())
     throw InputError("message of " + std::to_string(bytes) +
                      " bytes: more flits than the NI can count");
@@ -29,8 +25,10 @@ MessageCut cut_message(const NocSpec& spec, std::int64_t bytes) {
 
 bool Network::send(int src, const NewPacket& p) {
   Ni& ni = nis_[src];
+  // A bounded queue takes a message that fits beside what it holds; a longer one only when it is
+  // empty (its DMA then streams it whole), so that no message waits forever.
   const int bound = spec_.ni.injection_queue_flits;
-  if (bound > 0 && ni.queued_flits + p.flits > bound) return false;
+  if (bound > 0 && ni.queued_flits > 0 && ni.queued_flits + p.flits > bound) return false;
   const int packet_flits = p.packet_flits > 0 ? std::min(p.packet_flits, p.flits) : p.flits;
   if (p.dest < 0 || p.dest >= num_nodes() || p.flits < 1 || packet_flits > 65535)
     throw InputError("send: bad message (dest " + std::to_string(p.dest) + ", " +

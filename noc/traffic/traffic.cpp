@@ -161,17 +161,13 @@ void write_span_fields(std::ostream& out, const LinkLoad& l) {
   if (l.credit_stalled >= 0) out << l.credit_stalled;
 }
 
-void check_traffic(const Network& net, const TrafficOptions& o) {
+void check_traffic(const TrafficOptions& o) {
   if (o.rate < 0 || o.rate > 1) throw InputError("--rate must be in [0, 1] flits/node/cycle");
   if (o.packet_flits < 1 || o.packet_flits > 65535) throw InputError("--packet-flits must be in [1, 65535]");
-  if (const int bound = net.spec().ni.injection_queue_flits; bound > 0 && o.packet_flits > bound)
-    throw InputError("--packet-flits " + std::to_string(o.packet_flits) + ": a packet of " +
-                     std::to_string(o.packet_flits) + " flits can never fit the " +
-                     std::to_string(bound) + "-flit source queue (ni.injection_queue_flits)");
 }
 
 TrafficResult run_traffic(Network& net, const TrafficOptions& o, const Advance& advance) {
-  check_traffic(net, o);
+  check_traffic(o);
   SyntheticTraffic traffic(net, o);
   net.set_listener(&traffic);
   net.set_source(&traffic);  // resets the network

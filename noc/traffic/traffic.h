@@ -87,9 +87,9 @@ struct TrafficResult {
 /// pass plain Network::run_until.
 using Advance = std::function<void(Cycle)>;
 
-/// Throws InputError for options the network cannot run: a rate outside [0, 1], a packet
-/// length outside [1, 65535] or longer than a bounded source queue (it would wait forever).
-void check_traffic(const Network& net, const TrafficOptions& options);
+/// Throws InputError for options no network can run: a rate outside [0, 1], a packet length
+/// outside [1, 65535].
+void check_traffic(const TrafficOptions& options);
 /// check_traffic, then the run.
 TrafficResult run_traffic(Network& net, const TrafficOptions& options, const Advance& advance);
 

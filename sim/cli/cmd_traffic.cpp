@@ -310,7 +310,7 @@ int run(const TrafficArgs& a) {
     throw InputError(
         "--hotspot-node and --hotspot-fraction apply to --pattern hotspot only (the pattern is '" +
         a.traffic.pattern + "')");
-  noc::check_traffic(net, a.traffic);
+  noc::check_traffic(a.traffic);
   prepare_output_dir(a.out, spec, {a.messages});
 
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);

@@ -136,8 +136,9 @@ const std::vector<Param>& hw_params() {
           .unit("flits")
           .def(std::int64_t{0})
           .range(0, 1 << 30)
-          .doc("source queue per node; 0 = unbounded (BookSim); a run with a longer message "
-               "is refused"),
+          .doc("source queue per node; 0 = unbounded (BookSim); a message enters if it fits "
+               "beside the flits queued, a longer one only into an empty queue (a PE's send "
+               "waits until then)"),
       field("ni.ejection_queue_flits", &HwSpec::ni, &NiSpec::ejection_queue_flits)
           .unit("flits")
           .def(std::int64_t{0})

@@ -43,8 +43,8 @@ struct RunResult {
   double wall_seconds = 0;
 };
 
-/// Throws InputError naming the PE for a message its NI could never take (larger than
-/// ni.injection_queue_flits): bad input, found before a run (System checks it too).
+/// Throws InputError naming the PE for a message its NI could never take (more flits than it
+/// counts): bad input, found before a run (System checks it too).
 void check_messages_fit(const noc::NocSpec& spec, const ProgramSet& programs);
 
 class System : public sc_core::sc_module, public PeHost {
