@@ -62,7 +62,7 @@ std::unique_ptr<TrafficPattern> bit_pattern(const Topology& t, const char* name,
                                             const std::function<int(int, int)>& f) {
   const int n = t.num_nodes(), bits = log2_exact(n);
   if (bits < 1)
-    throw InputError(std::string("--pattern ") + name + ": needs a power-of-two node count, not " +
+    throw InputError(std::string("--pattern ") + name + ": needs a power-of-two node count of at least 2, not " +
                      std::to_string(n));
   std::vector<int> map(n);
   for (int s = 0; s < n; ++s) map[s] = f(s, bits) & (n - 1);
@@ -89,6 +89,8 @@ const std::vector<std::pair<std::string, Builder>>& registry() {
   static const std::vector<std::pair<std::string, Builder>> entries = {
       {"uniform",
        [](const Topology& t, const PatternOptions& o) -> std::unique_ptr<TrafficPattern> {
+         if (o.exclude_self && t.num_nodes() < 2)
+           throw InputError("--exclude-self: a single node has no other node to send to");
          return std::make_unique<Uniform>(t.num_nodes(), o.exclude_self);
        }},
       {"transpose",

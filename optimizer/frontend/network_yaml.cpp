@@ -181,17 +181,32 @@ class Loader {
     throw InputError(origin_ + ": " + key + ": " + msg);
   }
 
-  void add_input(const std::string& name, const YAML::Node& shape, const std::string& key) {
-    if (!shape.IsSequence()) fail(shape, key, "expected a shape, a list such as [1, 3, 224, 224]");
-    OpAttrs a;
-    // The leading dimension may be the word `batch`: --batch N sets it (default 1).
+  /// A shape whose leading dimension may be the word `batch` (--batch N, default 1); `open`
+  /// says whether it was.
+  std::vector<std::int64_t> batched_shape(const YAML::Node& shape, const std::string& key, bool* open) const {
+    std::vector<std::int64_t> out;
+    *open = false;
     for (std::size_t i = 0; i < shape.size(); ++i)
       if (shape[i].IsScalar() && shape[i].Scalar() == "batch") {
         if (i != 0) fail(shape[i], key, "only the leading dimension can be 'batch'");
-        a.shape.push_back(batch_ > 0 ? batch_ : 1);
+        out.push_back(batch_ > 0 ? batch_ : 1);
+        *open = true;
       } else {
-        a.shape.push_back(scalar<std::int64_t>(shape[i], key));
+        out.push_back(scalar<std::int64_t>(shape[i], key));
       }
+    return out;
+  }
+
+  void add_input(const std::string& name, const YAML::Node& shape, const std::string& key) {
+    if (!shape.IsSequence()) fail(shape, key, "expected a shape, a list such as [1, 3, 224, 224]");
+    OpAttrs a;
+    bool open = false;
+    a.shape = batched_shape(shape, key, &open);
+    // One batch for all inputs: an input whose batch is fixed beside one left open would
+    // broadcast against it, another network at each --batch.
+    if (last_ != kNone && open != batch_open_)
+      fail(shape, key, "the inputs' leading dimensions must all be 'batch' or all be numbers");
+    batch_open_ = open;
     a.elem_bytes = elem_bytes_;
     last_ = graph_.add_node(Node{name, OpKind::Input, a, {}});
     marks_.emplace_back(name, shape.Mark());
@@ -259,7 +274,16 @@ class Loader {
         else if (key == "axis") a.axis = scalar<std::int64_t>(v, kpath);
         else if (key == "axes") a.axes = ints(v, kpath);
         else if (key == "keepdims") a.keepdims = scalar<bool>(v, kpath);
-        else if (key == "shape") a.shape = ints(v, kpath);
+        else if (key == "shape") {
+          // With the batch open, a reshape must carry it (0 copies it, -1 infers it, `batch`
+          // names it): a number there would fold the batch into the features at --batch > 1.
+          bool open = false;
+          a.shape = v.IsSequence() ? batched_shape(v, kpath, &open) : ints(v, kpath);
+          if (*kind == OpKind::Reshape && batch_open_ && !open && !a.shape.empty() && a.shape[0] > 0)
+            fail(v, kpath,
+                 "the network's batch is open (input: [batch, ...]): write the leading dimension "
+                 "0 (copy), -1 (infer) or batch, not " + std::to_string(a.shape[0]));
+        }
         else if (key == "perm") a.perm = ints(v, kpath);
         else if (key == "min") a.min = scalar<double>(v, kpath);
         else if (key == "max") a.max = scalar<double>(v, kpath);
@@ -322,6 +346,7 @@ class Loader {
   std::string origin_;
   Graph graph_;
   std::int64_t batch_ = 0;  ///< --batch for an input whose leading dimension is `batch` (0: 1)
+  bool batch_open_ = false;  ///< the inputs' leading dimensions are `batch`
   int elem_bytes_ = 4;
   NodeId last_ = kNone;
   std::map<std::string, int> counts_;

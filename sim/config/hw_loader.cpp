@@ -318,7 +318,7 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
     const auto pes = spec.topology.rows * spec.topology.cols;
     if (pes < 2 || pes > 64)
       fail(kind->second.origin, "topology.kind",
-           "the file's " + std::to_string(spec.topology.rows) + "x" + std::to_string(spec.topology.cols) +
+           "the " + std::to_string(spec.topology.rows) + "x" + std::to_string(spec.topology.cols) +
                " mesh has " + std::to_string(pes) +
                " PEs, and a crossbar 2 to 64 ports: give --set topology.ports=N");
     spec.topology.ports = static_cast<int>(pes);

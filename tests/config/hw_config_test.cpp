@@ -152,7 +152,7 @@ TEST(HwConfig, AMeshMadeACrossbarKeepsItsPesUnlessPortsAreGiven) {
     load_hw_config(kConfigs + "mesh16x16.yaml", {"topology.kind=crossbar"});
     ADD_FAILURE() << "a 256-port crossbar accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--set topology.kind=crossbar: topology.kind: the file's 16x16 mesh "
+    EXPECT_NE(std::string(e.what()).find("--set topology.kind=crossbar: topology.kind: the 16x16 mesh "
                                          "has 256 PEs, and a crossbar 2 to 64 ports: give --set "
                                          "topology.ports=N"),
               std::string::npos)

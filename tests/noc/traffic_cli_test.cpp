@@ -129,6 +129,14 @@ TEST(TrafficCli, AShortWindowPastSaturationFailsTheThroughputRule) {
                              " % of the offered load accepted"),
             std::string::npos)
       << over.output;
+  // A window that starts on an empty network (no --warmup) cannot eject what is still on its
+  // way at its end: 200 cycles at 0.3 accept about 88 % of it, and 0.3 is far below saturation.
+  const CliRun cold = run_nocflow("traffic --hw " + kHw + " --quiet --cycles 200 --rate 0.3 --out " +
+                                  (dir / "cold").string());
+  ASSERT_EQ(cold.exit_code, 0) << cold.output;
+  const auto c = nlohmann::json::parse(read_file(dir / "cold" / "summary.json"));
+  EXPECT_LT(c["accepted_flits_per_node_per_cycle"].get<double>(), 0.95 * 0.3);
+  EXPECT_FALSE(c["saturated_by_throughput"].get<bool>());
   const CliRun low = run_nocflow(hw + (dir / "low").string() + " --rate 0.01");
   ASSERT_EQ(low.exit_code, 0) << low.output;
   const auto l = nlohmann::json::parse(read_file(dir / "low" / "summary.json"));
@@ -299,6 +307,20 @@ CliRun messages(const fs::path& dir, const std::string& file_text, const std::st
   { std::ofstream(dir / "messages.txt") << file_text; }
   return run_nocflow("traffic --hw " + kHw + " --messages " + (dir / "messages.txt").string() +
                      " --out " + (dir / "out").string() + " " + extra);
+}
+
+// A 1x1 mesh runs synthetic traffic to itself; excluding itself, a lone node has no destination.
+TEST(TrafficCli, ALoneNodeSendsToItselfAndCannotExcludeItself) {
+  const fs::path dir = fresh_dir("traffic_lone_node");
+  const std::string one = "traffic --hw " + kHw + " --set topology.rows=1 --set topology.cols=1 --rate 0.1 "
+                          "--cycles 1000 --quiet --out ";
+  const CliRun r = run_nocflow(one + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
+  EXPECT_GT(j["packets_measured"].get<long long>(), 0);
+  EXPECT_EQ(j["flits_injected"], j["flits_ejected"]);
+  expect_rejected(run_nocflow(one + (dir / "alone").string() + " --exclude-self"),
+                  "--exclude-self: a single node has no other node to send to", dir / "alone", "--exclude-self");
 }
 
 // A bounded source queue takes a message longer than itself only when empty: of two 256-flit

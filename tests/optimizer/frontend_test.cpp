@@ -235,6 +235,25 @@ TEST(NetworkYaml, AnInputsLeadingBatchTakesTheBatchGiven) {
   EXPECT_EQ(last(three), (std::vector<std::int64_t>{3, 10}));
   const auto msg = error_of([] { parse_network_yaml("input: [1, batch, 8]\nlayers:\n  - relu\n", "net.yaml", 2); });
   EXPECT_NE(msg.find("net.yaml:1:12: input: only the leading dimension can be 'batch'"), std::string::npos) << msg;
+  // A reshape that names a number where the open batch goes would fold it into the features at
+  // --batch 4 ([1, 4 x 256]); one input open beside a fixed one would broadcast against it.
+  const auto folded = error_of([] {
+    parse_network_yaml("input: [batch, 4, 8, 8]\nlayers:\n  - {op: reshape, shape: [1, -1]}\n", "net.yaml", 4);
+  });
+  EXPECT_NE(folded.find("net.yaml:3:26: layers[0].shape: the network's batch is open (input: [batch, ...]): write "
+                        "the leading dimension 0 (copy), -1 (infer) or batch, not 1"),
+            std::string::npos)
+      << folded;
+  const Graph named = parse_network_yaml(
+      "input: [batch, 4, 8, 8]\nlayers:\n  - {op: reshape, shape: [batch, -1]}\n", "net.yaml", 4);
+  EXPECT_EQ(named.node(named.outputs().front()).output.shape, (std::vector<std::int64_t>{4, 256}));
+  const auto mixed = error_of([] {
+    parse_network_yaml("inputs:\n  a: [batch, 4]\n  b: [1, 4]\nlayers:\n  - {op: add, inputs: [a, b]}\n",
+                       "net.yaml", 4);
+  });
+  EXPECT_NE(mixed.find("net.yaml:3:6: inputs.b: the inputs' leading dimensions must all be 'batch' or all be numbers"),
+            std::string::npos)
+      << mixed;
 }
 
 TEST(NetworkYaml, HardSigmoidAndLeakyReluTakeTheirSlopes) {
