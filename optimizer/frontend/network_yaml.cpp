@@ -271,7 +271,13 @@ class Loader {
         else if (key == "bias") a.bias = scalar<bool>(v, kpath);
         else if (key == "ceil_mode") a.ceil_mode = scalar<bool>(v, kpath);
         else if (key == "fmod") a.fmod = scalar<bool>(v, kpath);
-        else if (key == "axis") a.axis = scalar<std::int64_t>(v, kpath);
+        else if (key == "axis") {
+          a.axis = scalar<std::int64_t>(v, kpath);
+          // Flatten's axis 0 folds the batch into the features: as a reshape to a number.
+          if (*kind == OpKind::Flatten && batch_open_ && a.axis == 0)
+            fail(v, kpath, "the network's batch is open (input: [batch, ...]): flattening from "
+                           "axis 0 would fold it into the features; flatten from axis 1");
+        }
         else if (key == "axes") a.axes = ints(v, kpath);
         else if (key == "keepdims") a.keepdims = scalar<bool>(v, kpath);
         else if (key == "shape") {

@@ -244,6 +244,12 @@ TEST(NetworkYaml, AnInputsLeadingBatchTakesTheBatchGiven) {
                         "the leading dimension 0 (copy), -1 (infer) or batch, not 1"),
             std::string::npos)
       << folded;
+  const auto flat = error_of([] {
+    parse_network_yaml("input: [batch, 4, 8, 8]\nlayers:\n  - {op: flatten, axis: 0}\n", "net.yaml", 4);
+  });
+  EXPECT_NE(flat.find("layers[0].axis: the network's batch is open (input: [batch, ...]): flattening from axis 0"),
+            std::string::npos)
+      << flat;
   const Graph named = parse_network_yaml(
       "input: [batch, 4, 8, 8]\nlayers:\n  - {op: reshape, shape: [batch, -1]}\n", "net.yaml", 4);
   EXPECT_EQ(named.node(named.outputs().front()).output.shape, (std::vector<std::int64_t>{4, 256}));
