@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <iomanip>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -101,6 +103,23 @@ std::string plan_dot(const Plan& p) {
   return out + "}\n";
 }
 
+std::string choices_digest(const Plan& p) {
+  std::ostringstream text;
+  for (const PlanLayer& l : p.layers) {
+    text << l.name << '|' << l.choice.str() << '|';
+    for (const int pe : l.pes) text << pe << ',';
+    text << '|' << l.stage << '\n';
+  }
+  for (const PlanStage& st : p.stages)
+    text << st.first << '|' << st.last << '|' << st.units << '|' << st.first_pe << '|' << st.pes << '\n';
+  text << p.micro_batches;
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char c : text.str()) h = (h ^ c) * 0x100000001b3ull;
+  std::ostringstream hex;
+  hex << std::hex << std::setw(16) << std::setfill('0') << h;
+  return hex.str();
+}
+
 std::string plan_yaml(const Plan& p) {
   YAML::Emitter y;
   y.SetDoublePrecision(12);
@@ -123,6 +142,8 @@ std::string plan_yaml(const Plan& p) {
   if (p.replay_mode) y << YAML::Key << "replay_mode" << YAML::Value << *p.replay_mode;
   if (p.activation_bytes > 0)
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
+  y << YAML::Key << "choices_digest" << YAML::Value << YAML::DoubleQuoted
+    << p.priced_choices.value_or(choices_digest(p));
   if (p.pipelined())
     y << YAML::Newline << YAML::Comment("totals: one micro-batch through every stage in turn; the pipeline's "
                        "time for all micro-batches is pipeline.predicted_cycles");
@@ -215,7 +236,8 @@ Plan read_plan(const std::string& file) {
   only_keys(
       root,
       {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware", "priced_for",
-       "calibration", "train", "replay_mode", "activation_bytes", "totals", "pipeline", "layers", "edges"},
+       "calibration", "train", "replay_mode", "activation_bytes", "choices_digest", "totals", "pipeline",
+       "layers", "edges"},
       file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -245,6 +267,7 @@ Plan read_plan(const std::string& file) {
   }
   if (root["activation_bytes"])
     p.activation_bytes = get_at_least<std::int64_t>(root, "activation_bytes", 0, file);
+  if (root["choices_digest"]) p.priced_choices = get<std::string>(root, "choices_digest", file);
   const YAML::Node totals = root["totals"];
   if (!totals) throw InputError(file + ": missing key 'totals'");
   only_keys(totals, {"total_cycles", "compute_cycles", "redistribution_cycles", "energy_pj"},

@@ -90,6 +90,10 @@ struct Plan {
   /// 0: not recorded): a replay on a network where it differs (other shapes, batch or element
   /// size) runs the same choices, but the predicted totals no longer apply.
   std::int64_t activation_bytes = 0;
+  /// The file's `choices_digest` (read_plan; unset in a plan made here or a file without one):
+  /// the digest of the choices it was priced with. A replay whose choices_digest() differs
+  /// (the file edited since) says that its predicted totals no longer apply.
+  std::optional<std::string> priced_choices;
   std::vector<PlanLayer> layers;
   std::vector<PlanEdge> edges;
   double compute_cycles = 0;
@@ -110,6 +114,11 @@ struct Plan {
 /// The plan of a solved setup, with every cost recomputed by `model`.
 Plan make_plan(const PartitionSetup& setup, const std::vector<int>& choice, const HwDesc& hw,
                const CostModel& model, const std::string& solver);
+
+/// FNV-1a 64 (hex) of what a replay runs: every layer's name, choice and PEs, every stage's
+/// layers, band and the micro-batches. plan_yaml writes it as `choices_digest` (the file's
+/// own when it has one), so that an edit to the choices shows.
+std::string choices_digest(const Plan& plan);
 
 std::string plan_yaml(const Plan& plan);
 /// The plan as a Graphviz digraph: a box per layer (operator, choice, nodes, compute cycles),

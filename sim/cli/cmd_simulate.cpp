@@ -241,6 +241,13 @@ int run(const SimulateArgs& a) {
     std::cout << "  note: the plan was priced for " << priced
               << ": its predicted total does not apply" << std::endl;
   }
+  if (plan.priced_choices && *plan.priced_choices != opt::choices_digest(plan)) {
+    stale.push_back("choices");
+    std::cout << "  note: the plan's choices or PEs differ from those it was priced with (its file "
+                 "was edited): its predicted total does not apply; transfers.csv prices each edge "
+                 "as it is replayed"
+              << std::endl;
+  }
   if (plan.pipelined() && mode == ExecMode::Barrier) {  // the prediction overlaps the stages
     stale.push_back("mode");
     std::cout << "  note: barrier replay runs the micro-batches one after another, where the "

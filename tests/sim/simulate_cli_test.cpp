@@ -128,6 +128,23 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
                         "16): its predicted total does not apply"),
       std::string::npos)
       << other.output;
+  // A plan file whose choices were edited since it was priced: the choices replay, the total no
+  // longer applies (its choices_digest says so); an unedited one is not flagged.
+  EXPECT_TRUE(replayed["predicted_total_does_not_apply"].empty());
+  std::string text = read_file(dir / "opt" / "plan.yaml");
+  const auto at = text.find("choice: ", text.find("name: conv2"));
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, text.find('\n', at) - at, "choice: INPP=16");
+  std::ofstream(dir / "edited.yaml") << text;
+  const CliRun edited = run_nocflow("simulate " + hw + "--quiet --plan " + (dir / "edited.yaml").string() +
+                                    " --out " + (dir / "edited").string());
+  ASSERT_EQ(edited.exit_code, 0) << edited.output;
+  EXPECT_NE(edited.output.find("note: the plan's choices or PEs differ from those it was priced with"),
+            std::string::npos)
+      << edited.output;
+  const auto e = nlohmann::json::parse(read_file(dir / "edited" / "summary.json"));
+  EXPECT_EQ(e["predicted_total_does_not_apply"], nlohmann::json::array({"choices"}));
+  EXPECT_NE(e["total_cycles"], replayed["total_cycles"]);
   // Keys the cost models do not read (the clock: predictions are in cycles; the allocators)
   // leave the prediction standing; keys they read (the SRAM port, the array shape) do not.
   const std::string replay =
