@@ -184,10 +184,14 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
     for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);
     out << "  pipeline         " << plan.stages.size() << " stages, " << plan.micro_batches
         << " micro-batches";
-    if (plan.micro_batches > 1 && m.pipeline.interval > 0)
-      out << ": one left the last stage every " << fixed(m.pipeline.interval, 0)
-          << " cycles (predicted bottleneck " << fixed(bottleneck, 0) << ", error "
-          << signed_percent(bottleneck / m.pipeline.interval - 1) << ")";
+    if (plan.micro_batches > 1 && m.pipeline.interval > 0) {
+      out << ": one left the last stage every " << fixed(m.pipeline.interval, 0) << " cycles";
+      if (a.mode == "barrier")  // one micro-batch after another: no stage overlaps, no bottleneck
+        out << " (barrier replay: one micro-batch after another)";
+      else
+        out << " (predicted bottleneck " << fixed(bottleneck, 0) << ", error "
+            << signed_percent(bottleneck / m.pipeline.interval - 1) << ")";
+    }
     out << "\n    stage  " << std::setw(12) << "PEs" << std::setw(14) << "predicted"
         << std::setw(14) << "simulated"
         << "   (cycles per micro-batch; simulated: mean "

@@ -116,6 +116,10 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
       << barrier.output;
   const auto b = nlohmann::json::parse(read_file(dir / "barrier" / "summary.json"));
   EXPECT_EQ(b["predicted_total_does_not_apply"], nlohmann::json::array({"mode"})) << b.dump();
+  // Nor is the interval held against the predicted bottleneck.
+  EXPECT_NE(barrier.output.find(" cycles (barrier replay: one micro-batch after another)"), std::string::npos)
+      << barrier.output;
+  EXPECT_EQ(barrier.output.find("predicted bottleneck"), std::string::npos) << barrier.output;
   // With one micro-batch nothing leaves the last stage twice: no interval.
   const CliRun one = run_nocflow("simulate " + hw + "--stages 2 --micro-batches 1 --cost-model "
                                  "linkload --quiet --out " + (dir / "one").string());
