@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Numbers as text for reports and progress lines, and back (parse_integer); text as a CSV field
-// or a Graphviz string.
+// or a Graphviz string, or as a digest.
 #include <charconv>
 #include <cstdint>
 #include <iomanip>
@@ -10,9 +10,19 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace nocflow {
+
+/// FNV-1a 64 of `bytes` as 16 hex digits: a digest that says whether a file or a text changed.
+inline std::string fnv1a_hex(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  std::ostringstream o;
+  o << std::hex << std::setw(16) << std::setfill('0') << h;
+  return o.str();
+}
 
 /// `v` with `digits` digits after the point: fixed(2.345) == "2.3", fixed(2.345, 2) == "2.35";
 /// a value that rounds to zero has no sign (fixed(-0.01) == "0.0").

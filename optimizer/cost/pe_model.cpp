@@ -28,35 +28,26 @@ double vector_ops_executed(const Layer& layer, const Choice& c) {
 PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
   PeWork w;
   w.macs = largest_node_part(layer.macs, layer, c);
-  // MACs / (rate x utilisation) as the fraction num / den: utilisation is (channels / lanes the
-  // row passes offer) x (reduction / lanes the column passes offer).
+  // MAC cycles = ceil(MACs / (rate x utilisation)), with utilisation = (channels / the lanes
+  // the row passes offer) x (reduction / the lanes the column passes offer), in integers: in
+  // doubles 256 x 3/16 x 66/80 is 39.59999..., which made 12,672 MACs take 321 cycles, not 320.
+  // (The rate is whole: configs give it as an integer.)
   __extension__ using Wide = __int128;  // the products below pass 64 bits
-  Wide num = w.macs, den = 1;
-  if (hw.array_rows > 0 && layer.macs > 0) {
+  Wide num = w.macs, den = std::max<std::int64_t>(1, std::llround(hw.macs_per_cycle));
+  if (hw.array_rows > 0 && hw.array_cols > 0 && layer.macs > 0) {
     const int rows = layer.array_rows_axis;
     const std::int64_t channels = ceil_div(layer.out[static_cast<std::size_t>(rows)],
                                            c.factor(kAllPartDims[static_cast<std::size_t>(rows)]));
     const std::int64_t reduction = ceil_div(layer.reduction, c.factor(PartDim::Inpp)) *
                                    layer.kernel[0] * layer.kernel[1] * layer.reduction_span;
     w.utilisation = fill(channels, hw.array_rows) * fill(reduction, hw.array_cols);
-    if (channels > 0 && reduction > 0 && hw.array_cols > 0) {
+    if (channels > 0 && reduction > 0) {
       num *= static_cast<Wide>(ceil_div(channels, hw.array_rows) * hw.array_rows) *
              (ceil_div(reduction, hw.array_cols) * hw.array_cols);
-      den = static_cast<Wide>(channels) * reduction;
-    } else {
-      den = 0;  // not a whole fraction: in doubles
+      den *= static_cast<Wide>(channels) * reduction;
     }
   }
-  // In integers where the rate is whole (as configs give it): in doubles 256 x 3/16 x 66/80 is
-  // 39.59999..., which made 12,672 MACs take 321 cycles instead of 320.
-  const bool whole_rate = den > 0 && hw.macs_per_cycle >= 1 && hw.macs_per_cycle <= 1e15 &&
-                          std::floor(hw.macs_per_cycle) == hw.macs_per_cycle;
-  const auto mac_cycles =
-      whole_rate ? static_cast<std::int64_t>(
-                       (num + den * static_cast<std::int64_t>(hw.macs_per_cycle) - 1) /
-                       (den * static_cast<std::int64_t>(hw.macs_per_cycle)))
-                 : static_cast<std::int64_t>(
-                       std::ceil(static_cast<double>(w.macs) / (hw.macs_per_cycle * w.utilisation)));
+  const auto mac_cycles = static_cast<std::int64_t>((num + den - 1) / den);
   const auto vector_ops = static_cast<std::int64_t>(vector_ops_executed(layer, c));
   const auto vector_cycles = static_cast<std::int64_t>(
       std::ceil(static_cast<double>(largest_node_part(vector_ops, layer, c)) / hw.adds_per_cycle));

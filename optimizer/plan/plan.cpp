@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <iomanip>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -113,11 +111,7 @@ std::string choices_digest(const Plan& p) {
   for (const PlanStage& st : p.stages)
     text << st.first << '|' << st.last << '|' << st.units << '|' << st.first_pe << '|' << st.pes << '\n';
   text << p.micro_batches;
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const unsigned char c : text.str()) h = (h ^ c) * 0x100000001b3ull;
-  std::ostringstream hex;
-  hex << std::hex << std::setw(16) << std::setfill('0') << h;
-  return hex.str();
+  return fnv1a_hex(text.str());
 }
 
 std::string plan_yaml(const Plan& p) {

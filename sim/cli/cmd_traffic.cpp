@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// `nocflow traffic`: synthetic traffic on the configured NoC, BookSim-style measurement.
+// `nocflow traffic`: synthetic traffic on the configured NoC, BookSim-style measurement (a batch
+// of messages: cmd_traffic_messages.cpp).
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -16,35 +16,45 @@
 #include "noc/base/format.h"
 #include "noc/base/limits.h"
 #include "noc/sc/noc_module.h"
-#include "noc/traffic/batch.h"
 #include "noc/traffic/traffic.h"
 #include "sim/cli/command.h"
+#include "sim/cli/traffic_command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
-namespace {
-
-
-
-using noc::Cycle;
-using noc::TrafficOptions;
-using noc::TrafficResult;
-using Clock = std::chrono::steady_clock;
-
-struct TrafficArgs {
-  HwOptions hw;
-  TrafficOptions traffic;
-  std::string out;
-  std::string messages;  ///< --messages FILE: replay that batch instead of synthetic traffic
-  bool find_saturation = false;
-  bool quiet = false;
-  bool hotspot_options = false;  ///< --hotspot-node or --hotspot-fraction given
-};
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
+
+void write_links(const std::filesystem::path& path, const std::vector<noc::LinkLoad>& links) {
+  OutputFile out(path);
+  out << "from,to,flits,utilisation_flits_per_cycle" << noc::kSpanHeader << "\n";
+  out << std::fixed << std::setprecision(6);
+  for (const auto& l : links) {
+    out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << "," << l.utilisation;
+    noc::write_span_fields(out, l);
+    out << "\n";
+  }
+  out.close();
+}
+
+void report_progress(noc::NocModule& top, bool quiet) {
+  if (quiet) return;
+  top.on_cycle = [throttle = ProgressThrottle(), cycles_seen = noc::Cycle{0}](noc::Cycle c) mutable {
+    if (++cycles_seen & 0x3fff) return;
+    if (const double seconds = throttle.due(); seconds >= 0)
+      std::cerr << "  ... cycle " << c << ", " << std::fixed << std::setprecision(1) << seconds
+                << " s\n";
+  };
+}
+
+namespace {
+
+using noc::Cycle;
+using noc::TrafficOptions;
+using noc::TrafficResult;
 
 /// The throughput rule of saturation: the network accepts less than this share of what is offered.
 constexpr double kAcceptedShare = 0.95;
@@ -70,7 +80,7 @@ nlohmann::ordered_json measured(bool any, double v) {
 }
 
 nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a, int routers,
-                                    double wall, bool short_of_offered) {
+                                    double wall, bool throughput_short) {
   nlohmann::ordered_json j;
   j["pattern"] = a.traffic.pattern;
   j["offered_flits_per_node_per_cycle"] = r.offered;
@@ -95,7 +105,7 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   if (!r.stable) j["unstable_latency_estimate"] = r.unstable_latency;
   // The throughput rule, beside BookSim's latency rule: a short window can keep the latency
   // under 500 cycles while the source queues grow.
-  j["saturated_by_throughput"] = window && r.offered > 0 ? nlohmann::ordered_json(short_of_offered)
+  j["saturated_by_throughput"] = window && r.offered > 0 ? nlohmann::ordered_json(throughput_short)
                                                           : nlohmann::ordered_json();
   j["flits_injected"] = r.flits_injected;
   j["flits_ejected"] = r.flits_ejected;
@@ -113,20 +123,9 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   return j;
 }
 
-void write_links(const std::filesystem::path& path, const std::vector<noc::LinkLoad>& links) {
-  OutputFile out(path);
-  out << "from,to,flits,utilisation_flits_per_cycle" << noc::kSpanHeader << "\n";
-  out << std::fixed << std::setprecision(6);
-  for (const auto& l : links) {
-    out << csv_field(l.from) << "," << csv_field(l.to) << "," << l.flits << "," << l.utilisation;
-    noc::write_span_fields(out, l);
-    out << "\n";
-  }
-  out.close();
-}
 
 void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int routers,
-                  bool short_of_offered) {
+                  bool throughput_short) {
   auto& o = std::cout;
   o << std::fixed << std::setprecision(2);
   o << "  offered            " << std::setprecision(4) << r.offered << " flits/node/cycle\n";
@@ -152,7 +151,7 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
     << "  stable             ";
   if (!r.stable)
     o << "NO (saturated: latency estimate " << fixed(r.unstable_latency, 2) << " cycles)\n";
-  else if (r.packets_measured > 0 && short_of_offered)
+  else if (r.packets_measured > 0 && throughput_short)
     o << "yes by the latency rule (mean at most 500 cycles); NO by the throughput rule: "
       << fixed(100 * r.accepted / r.offered, 1)
       << " % of the offered load accepted (under 95 %), so the source queues grow and a longer "
@@ -175,131 +174,6 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
     << " flits injected, all ejected once, credits restored\n";
 }
 
-/// A progress line on stderr every 2 s of wall time (unless quiet), from the kernel's cycles.
-void report_progress(noc::NocModule& top, bool quiet) {
-  if (quiet) return;
-  top.on_cycle = [throttle = ProgressThrottle(), cycles_seen = Cycle{0}](Cycle c) mutable {
-    if (++cycles_seen & 0x3fff) return;
-    if (const double seconds = throttle.due(); seconds >= 0)
-      std::cerr << "  ... cycle " << c << ", " << std::fixed << std::setprecision(1) << seconds
-                << " s\n";
-  };
-}
-
-/// `--messages FILE`: the batch's duration, per-message delivery and link loads.
-int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
-  // A directory opens as an empty stream: say what it is rather than "no messages".
-  if (std::filesystem::is_directory(a.messages))
-    throw InputError("--messages " + a.messages + ": cannot open: it is a directory");
-  if (std::error_code ignored; std::filesystem::equivalent(
-          a.messages, std::filesystem::path(a.out) / "messages.csv", ignored))
-    throw InputError("--messages " + a.messages +
-                     ": the run writes its per-message results there: give another --out or move "
-                     "the file");
-  std::ifstream in(a.messages);
-  if (!in) throw InputError("--messages " + a.messages + ": cannot open");
-  const std::vector<noc::BatchMessage> messages =
-      noc::read_messages(in, a.messages, net.num_nodes(), &net.spec());
-  prepare_output_dir(a.out, spec, {a.messages});
-  noc::NocModule top("noc", net, spec.clock.frequency_ghz);
-  report_progress(top, a.quiet);
-  std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  " << messages.size()
-            << (messages.size() == 1 ? " message" : " messages") << " from " << a.messages << "\n";
-  const auto started = Clock::now();
-  const noc::BatchResult r = noc::run_batch(net, messages, [&](Cycle c) { top.run_until(c); });
-  const double wall = seconds_since(started);
-
-  const std::filesystem::path dir(a.out);
-  std::int64_t bytes = 0, flits = 0;
-  double latency_sum = 0;
-  Cycle latency_max = 0;
-  {
-    OutputFile csv(dir / "messages.csv");
-    csv << "src,dst,bytes,flits,start_cycle,delivered_cycle,latency_cycles\n";
-    for (std::size_t i = 0; i < messages.size(); ++i) {
-      const noc::BatchMessage& m = messages[i];
-      const Cycle latency =
-          r.delivered[i] + 1 - m.start;  // usable the cycle after the tail arrives
-      csv << m.src << "," << m.dst << "," << m.bytes << "," << r.flits[i] << "," << m.start << ","
-          << r.delivered[i] << "," << latency << "\n";
-      bytes += m.bytes;
-      flits += r.flits[i];
-      latency_sum += static_cast<double>(latency);
-      latency_max = std::max(latency_max, latency);
-    }
-    csv.close();
-  }
-  const noc::BusiestLinks busiest = noc::busiest_links(r.links);
-  const noc::LinkLoad *injection = busiest.injection, *router = busiest.router,
-                      *ejection = busiest.ejection;
-  const noc::LinkLoad& endpoint = busiest.endpoint();
-  nlohmann::ordered_json j;
-  j["messages_file"] = a.messages;
-  j["messages"] = messages.size();
-  j["bytes"] = bytes;
-  j["flits"] = flits;
-  j["packets"] = r.packets;
-  j["cycles"] = r.cycles;
-  j["avg_message_latency"] = latency_sum / static_cast<double>(messages.size());
-  j["max_message_latency"] = latency_max;
-  j["busiest_injection_flits"] = injection->flits;
-  j["busiest_router_link_flits"] = router->flits;
-  j["busiest_ejection_flits"] = ejection->flits;
-  j["busiest_injection_busy_share"] = injection->busy_share();
-  j["busiest_router_link_busy_share"] = router->busy_share();
-  j["busiest_ejection_busy_share"] = ejection->busy_share();
-  j["busiest_router_link_vc_starved_cycles"] = router->vc_starved;
-  j["busiest_router_link_credit_stalled_cycles"] = router->credit_stalled;
-  j["router_evaluations"] = r.router_steps;
-  j["wall_seconds"] = wall;
-  j["units"] = {
-      {"cycles",
-       "clock cycles from the first message's start to the cycle after the last delivery"},
-      {"latency", "cycles, start to the cycle after the message's last tail arrived"},
-      {"busiest_*_flits", "flits on the busiest link of each kind"},
-      {"busiest_*_busy_share",
-       "its flits per cycle from its first flit to its last (links.csv: busy_share_of_span); "
-       "below 1 it waited for credits or for flits to send"},
-      {"busiest_router_link_vc_starved_cycles",
-       "cycles it sent nothing while every VC was held and a packet waited for one "
-       "(links.csv: vc_starved_cycles)"},
-      {"busiest_router_link_credit_stalled_cycles",
-       "cycles it sent nothing while a flit holding one of its VCs waited for a credit, the next "
-       "buffer full (links.csv: credit_stalled_cycles)"},
-      {"router_evaluations",
-       "router steps run (a router with nothing to do that cycle is skipped)"},
-      {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
-  write_file(dir / "summary.json", j.dump(2) + "\n");
-  write_links(dir / "links.csv", r.links);
-
-  auto busy = [](const noc::LinkLoad& l) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(0) << "busy " << 100 * l.busy_share() << " % of its "
-      << l.span.cycles() << " cycles";
-    return s.str();
-  };
-  std::cout << std::fixed << std::setprecision(2) << "  delivered          " << messages.size()
-            << (messages.size() == 1 ? " message, " : " messages, ") << bytes << " bytes, " << flits
-            << " flits, " << r.packets << " packets in " << r.cycles << " cycles\n"
-            << "  message latency    " << latency_sum / static_cast<double>(messages.size())
-            << " cycles (max " << latency_max << ")\n"
-            << "  busiest link       " << endpoint.flits << " flits on a PE channel, "
-            << router->flits << " on a router-to-router link ("
-            << std::max(endpoint.flits, router->flits) << " cycles at 1 flit/cycle)\n"
-            << "  busiest PE channel " << endpoint.from << " -> " << endpoint.to << ", "
-            << busy(endpoint) << "\n  busiest router link ";
-  if (router->flits == 0)  // a crossbar (one switch), or every message stayed in its router
-    std::cout << "none carried a flit\n";
-  else
-    std::cout << router->from << " -> " << router->to << ", " << busy(*router) << ", "
-              << router->vc_starved << " idle with every VC held and a packet waiting, "
-              << router->credit_stalled << " with a flit waiting for a credit\n";
-  std::cout << "  simulated          in " << std::setprecision(3) << wall
-            << " s; conservation ok, credits restored\n"
-            << "nocflow: wrote " << a.out
-            << "/summary.json, messages.csv, links.csv, config.resolved.yaml\n";
-  return 0;
-}
 
 int run(const TrafficArgs& a) {
   const HwSpec spec = a.hw.load();

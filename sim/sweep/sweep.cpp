@@ -139,11 +139,7 @@ std::string network_digests(const SweepSpec& spec, const std::vector<SweepPoint>
   std::string out = "# network files the sweep read (size, FNV-1a 64): --resume checks them\n";
   for (const auto& [f, path] : files) {
     const std::string bytes = file_text(path);
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
-    std::ostringstream line;
-    line << f << " " << bytes.size() << " " << std::hex << std::setw(16) << std::setfill('0') << h;
-    out += line.str() + "\n";
+    out += f + " " + std::to_string(bytes.size()) + " " + fnv1a_hex(bytes) + "\n";
   }
   return out;
 }

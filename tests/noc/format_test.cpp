@@ -33,5 +33,12 @@ TEST(Format, CsvFieldsAndDotStringsAreQuotedOnlyWhereNeeded) {
   EXPECT_EQ(dot_string("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
 }
 
+// FNV-1a 64's published test vectors (the empty text is the offset basis).
+TEST(Format, Fnv1aHexGivesTheFunctionsTestVectors) {
+  EXPECT_EQ(fnv1a_hex(""), "cbf29ce484222325");
+  EXPECT_EQ(fnv1a_hex("a"), "af63dc4c8601ec8c");
+  EXPECT_EQ(fnv1a_hex("foobar"), "85944171f73967e8");
+}
+
 }  // namespace
 }  // namespace nocflow

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `nocflow traffic` end to end: outputs, determinism, overrides, bad input.
+// `nocflow traffic` end to end: outputs, determinism, overrides, stability, saturation search,
+// bad input (a batch of messages: traffic_messages_cli_test.cpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,33 +11,17 @@
 
 #include "noc/base/format.h"
 #include "tests/cli_runner.h"
+#include "tests/noc/traffic_runner.h"
 
 namespace nocflow::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kHw = std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/booksim8x8.yaml";
 
 std::string traffic(const fs::path& out, const std::string& extra = "", int seed = 3) {
   return "traffic --hw " + kHw + " --set topology.rows=4 --set topology.cols=4 --rate 0.2 "
          "--packet-flits 4 --sample-period 2000 --quiet --seed " + std::to_string(seed) +
          " --out " + out.string() + " " + extra;
-}
-
-/// One row of links.csv.
-struct LinkRow {
-  std::string from, to;
-  int flits = 0;
-  std::string first, last;  ///< empty for a link that carried nothing
-  double busy_share = 0;
-};
-
-std::vector<LinkRow> read_links(const fs::path& csv) {
-  std::vector<LinkRow> rows;
-  for (const auto& row : read_csv_rows(csv))
-    rows.push_back({row.at("from"), row.at("to"), std::stoi(row.at("flits")), row.at("first_cycle"),
-                    row.at("last_cycle"), std::stod(row.at("busy_share_of_span"))});
-  return rows;
 }
 
 /// summary.json without its wall-clock fields, the only ones allowed to vary run to run.
@@ -203,13 +188,6 @@ TEST(TrafficCli, ARateTooLowToEverInjectSendsNothing) {
   }
 }
 
-/// Bad input: exit code 2, `message` in the output, nothing written to `out`.
-void expect_rejected(const CliRun& r, const std::string& message, const fs::path& out,
-                     const std::string& what) {
-  EXPECT_EQ(r.exit_code, 2) << what << ": " << r.output;
-  EXPECT_NE(r.output.find(message), std::string::npos) << what << ": " << r.output;
-  EXPECT_FALSE(fs::exists(out)) << what;
-}
 
 // Two nodes, each sending to the other: every rate up to a flit per cycle is carried, and the
 // bisection must not report the bound it starts from (1.0) as a saturation point.
@@ -301,14 +279,6 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
                   "--cycles excludes --find-saturation", dir / "out", "--find-saturation --cycles");
 }
 
-/// `traffic --messages` on the 8x8 booksim config (5 cycles per router: 4 stages + link;
-/// 16-byte flits, 4-flit VC buffers).
-CliRun messages(const fs::path& dir, const std::string& file_text, const std::string& extra = "") {
-  { std::ofstream(dir / "messages.txt") << file_text; }
-  return run_nocflow("traffic --hw " + kHw + " --messages " + (dir / "messages.txt").string() +
-                     " --out " + (dir / "out").string() + " " + extra);
-}
-
 // A 1x1 mesh runs synthetic traffic to itself; excluding itself, a lone node has no destination.
 TEST(TrafficCli, ALoneNodeSendsToItselfAndCannotExcludeItself) {
   const fs::path dir = fresh_dir("traffic_lone_node");
@@ -321,180 +291,6 @@ TEST(TrafficCli, ALoneNodeSendsToItselfAndCannotExcludeItself) {
   EXPECT_EQ(j["flits_injected"], j["flits_ejected"]);
   expect_rejected(run_nocflow(one + (dir / "alone").string() + " --exclude-self"),
                   "--exclude-self: a single node has no other node to send to", dir / "alone", "--exclude-self");
-}
-
-// A bounded source queue takes a message longer than itself only when empty: of two 256-flit
-// messages from one node, the first runs as if alone and the second enters once the first has
-// left; unbounded, the NI's channels interleave them and both finish late.
-TEST(TrafficCli, AMessageLongerThanTheSourceQueueWaitsUntilItIsEmpty) {
-  const fs::path dir = fresh_dir("traffic_bounded_queue");
-  auto latencies = [&](const std::string& text, const std::string& queue) {
-    const CliRun r = messages(dir, text, "--set ni.channels=8 --set ni.injection_queue_flits=" + queue);
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    std::vector<long long> out;
-    for (const auto& row : read_csv_rows(dir / "out" / "messages.csv")) out.push_back(std::stoll(row.at("latency_cycles")));
-    return out;
-  };
-  const auto alone = latencies("0 1 4096\n", "0");
-  ASSERT_EQ(alone.size(), 1u);
-  const auto bounded = latencies("0 1 4096\n0 8 4096\n", "4");
-  ASSERT_EQ(bounded.size(), 2u);
-  EXPECT_EQ(bounded[0], alone[0]);
-  EXPECT_GE(bounded[1], alone[0] + 256);  // its 256 flits enter after the first's
-  const auto unbounded = latencies("0 1 4096\n0 8 4096\n", "0");
-  EXPECT_GE(std::min(unbounded[0], unbounded[1]), alone[0] + 128);
-  EXPECT_LT(std::max(unbounded[0], unbounded[1]), bounded[1]);
-}
-
-TEST(TrafficCli, MessagesReplayABatchAtTheZeroLoadLatency) {
-  const fs::path dir = fresh_dir("traffic_messages");
-  // Node 0 -> 63 crosses 15 routers, node 5 -> 6 two; neither message is longer than a VC
-  // buffer, so each takes BookSim2's zero-load latency 5 R + 2 + (L - 1) to its tail and is
-  // usable the cycle after: 5 R + 2 + L.
-  const CliRun r =
-      messages(dir, "# src dst bytes [start]\n0 63 64\n\n5 6 48 100  # starts later\n");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const int first = 5 * 15 + 2 + 4, second = 5 * 2 + 2 + 3;
-  EXPECT_EQ(read_file(dir / "out" / "messages.csv"),
-            "src,dst,bytes,flits,start_cycle,delivered_cycle,latency_cycles\n"
-            "0,63,64,4,0," +
-                std::to_string(first - 1) + "," + std::to_string(first) + "\n" + "5,6,48,3,100," +
-                std::to_string(100 + second - 1) + "," + std::to_string(second) + "\n");
-  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
-  EXPECT_EQ(j["cycles"].get<int>(), 100 + second);
-  EXPECT_EQ(j["flits"].get<int>(), 7);
-  // Both routes (xy) cross r(5,0) -> r(6,0), one after the other.
-  EXPECT_EQ(j["busiest_router_link_flits"].get<int>(), 7);
-  // links.csv: every flit once on an injection channel.
-  int injected = 0;
-  for (const LinkRow& l : read_links(dir / "out" / "links.csv"))
-    if (l.from.rfind("node ", 0) == 0) injected += l.flits;
-  EXPECT_EQ(injected, 7);
-  // Bytes as the configs write them.
-  const CliRun kib = messages(dir, "0 63 1KiB\n");
-  ASSERT_EQ(kib.exit_code, 0) << kib.output;
-  EXPECT_NE(read_file(dir / "out" / "messages.csv").find("\n0,63,1024,64,0,"), std::string::npos)
-      << read_file(dir / "out" / "messages.csv");
-}
-
-TEST(TrafficCli, LinksReportTheCyclesFromTheirFirstFlitToTheirLast) {
-  const fs::path dir = fresh_dir("traffic_messages_span");
-  // Alone, node 5's 3 flits leave its NI at cycles 10-12 and follow each other to node 6: every
-  // link on the way is busy all of its 3-cycle span. Links off the route carry nothing.
-  const CliRun alone = messages(dir, "5 6 48 10\n");
-  ASSERT_EQ(alone.exit_code, 0) << alone.output;
-  int on_route = 0;
-  for (const LinkRow& l : read_links(dir / "out" / "links.csv")) {
-    if (l.flits == 0) {
-      EXPECT_EQ(l.first + l.last, "") << l.from;
-      EXPECT_EQ(l.busy_share, 0) << l.from;
-      continue;
-    }
-    ++on_route;
-    EXPECT_EQ(l.flits, 3) << l.from;
-    EXPECT_EQ(std::stoi(l.last) - std::stoi(l.first), 2) << l.from;
-    EXPECT_EQ(l.busy_share, 1) << l.from;
-    if (l.from == "node 5") {
-      EXPECT_EQ(l.first, "10");
-    }
-  }
-  EXPECT_EQ(on_route, 3);  // injection, r(5,0) -> r(6,0), ejection
-  // Node 1 sends 16 flits to node 0 while node 8's 16 come in through the other port: the
-  // ejection channel carries 32 flits and, the two messages arriving together, stays busy,
-  // but each sender's injection channel waits for credits while the other's flits leave.
-  const CliRun both = messages(dir, "1 0 256\n8 0 256\n");
-  ASSERT_EQ(both.exit_code, 0) << both.output;
-  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
-  EXPECT_EQ(j["busiest_ejection_flits"].get<int>(), 32);
-  EXPECT_GT(j["busiest_ejection_busy_share"].get<double>(), 0.9);
-  EXPECT_LT(j["busiest_injection_busy_share"].get<double>(), 0.75);
-  EXPECT_NE(both.output.find("busiest PE channel r(0,0).L -> node 0, busy"), std::string::npos)
-      << both.output;
-  // The two router links into r(0,0) idle only while their flit waits for a credit (router
-  // 0's buffer full, its ejection busy with the other's flits): flits + stalled = span.
-  int stalled_links = 0;
-  for (const auto& row : read_csv_rows(dir / "out" / "links.csv")) {
-    if (row.at("from").rfind("r(", 0) != 0 || row.at("to").rfind("r(", 0) != 0 ||
-        row.at("flits") == "0")
-      continue;
-    const std::int64_t stalled = std::stoll(row.at("credit_stalled_cycles"));
-    EXPECT_EQ(std::stoll(row.at("flits")) + std::stoll(row.at("vc_starved_cycles")) + stalled,
-              std::stoll(row.at("last_cycle")) - std::stoll(row.at("first_cycle")) + 1)
-        << row.at("from");
-    stalled_links += stalled > 0;
-  }
-  EXPECT_EQ(stalled_links, 2);
-  EXPECT_GT(j["busiest_router_link_credit_stalled_cycles"].get<int>(), 0);
-}
-
-TEST(TrafficCli, MessagesToOneNodeShareItsEjectionChannel) {
-  const fs::path dir = fresh_dir("traffic_messages_share");
-  // Nodes 1 and 8 are both one hop from node 0: alone, each 4-flit message takes 5 * 2 + 2 + 4
-  // = 16 cycles; together their 8 flits leave through node 0's one ejection channel.
-  const CliRun alone = messages(dir, "1 0 64\n");
-  ASSERT_EQ(alone.exit_code, 0) << alone.output;
-  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "out" / "summary.json"))["cycles"].get<int>(),
-            16);
-  const CliRun both = messages(dir, "1 0 64\n8 0 64\n");
-  ASSERT_EQ(both.exit_code, 0) << both.output;
-  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
-  EXPECT_EQ(j["busiest_ejection_flits"].get<int>(), 8);
-  EXPECT_GE(j["cycles"].get<int>(), 16 + 4);
-}
-
-TEST(TrafficCli, ACrossbarHasNoRouterLinkToName) {
-  const fs::path dir = fresh_dir("traffic_messages_crossbar");
-  const CliRun r =
-      messages(dir, "0 5 256\n3 5 256\n", "--set topology.kind=crossbar --set topology.ports=16");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("busiest router link none carried a flit\n"), std::string::npos)
-      << r.output;
-  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
-  EXPECT_EQ(j["busiest_router_link_flits"].get<int>(), 0);
-  EXPECT_EQ(j["busiest_router_link_vc_starved_cycles"].get<int>(), 0);
-  EXPECT_EQ(j["busiest_router_link_credit_stalled_cycles"].get<int>(), 0);
-  EXPECT_EQ(j["busiest_ejection_flits"].get<int>(), 32);  // both messages' 16-byte flits into PE 5
-}
-
-TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
-  const fs::path dir = fresh_dir("traffic_messages_bad");
-  const std::pair<std::string, std::string> cases[] = {
-      {"0 64 10\n", "messages.txt:1: node 64 is outside the machine's 0..63"},
-      {"# header\n3 3 10\n",
-       "messages.txt:2: a message from node 3 to itself never enters the NoC"},
-      {"0 1\n", "messages.txt:1: not three integers"},
-      {"0 1 0\n", "messages.txt:1: bytes must be in 1 .. 1099511627776"},
-      // Near INT64_MAX the flit count used to wrap to one flit.
-      {"0 1 9223372036854775807\n", "messages.txt:1: bytes must be in 1 .. 1099511627776"},
-      {"0 1 10 soon\n", "messages.txt:1: start_cycle 'soon' is not an integer"},
-      {"0 1 10.5\n", "messages.txt:1: bytes '10.5' is not an integer (KiB, MiB and GiB allowed)"},
-      {"0 1 4KB\n", "messages.txt:1: bytes '4KB' is not an integer (KiB, MiB and GiB allowed)"},
-      {"0 1 10 -5\n", "messages.txt:1: start_cycle must be in 0 .. 1000000000000"},
-      // Past SystemC's time range the run used to hang.
-      {"0 1 10 100000000000000\n", "messages.txt:1: start_cycle must be in 0 .. 1000000000000"},
-      {"0 1 10 5 6\n", "messages.txt:1: unexpected '6'"},
-      // As in every other input: 010 is 8 to some readers, 10 to others.
-      {"0 1 010\n", "messages.txt:1: bytes '010': write whole numbers without a leading zero"},
-      {"0 01 10\n", "messages.txt:1: dst '01': write whole numbers without a leading zero"},
-      // A NUL used to end the message at the number it cut.
-      {std::string("0 1 64\0 0\n", 10), "messages.txt:1: column 7: control character 0x00"},
-      {"# nothing\n\n", "messages.txt: no messages"},
-  };
-  for (const auto& [text, message] : cases)
-    expect_rejected(messages(dir, text), message, dir / "out", text);
-  // The run's own messages.csv (its results) would overwrite the batch it reads.
-  fs::create_directories(dir / "out");
-  { std::ofstream(dir / "out" / "messages.csv") << "0 1 10\n"; }
-  const CliRun over = run_nocflow("traffic --hw " + kHw + " --messages " +
-                                  (dir / "out" / "messages.csv").string() + " --out " +
-                                  (dir / "out").string());
-  EXPECT_EQ(over.exit_code, 2) << over.output;
-  EXPECT_NE(over.output.find("the run writes its per-message results there"), std::string::npos)
-      << over.output;
-  EXPECT_EQ(read_file(dir / "out" / "messages.csv"), "0 1 10\n");
-  const CliRun both = messages(dir, "0 1 10\n", "--rate 0.2");
-  EXPECT_EQ(both.exit_code, 2) << both.output;
-  EXPECT_NE(both.output.find("--rate excludes --messages"), std::string::npos) << both.output;
 }
 
 }  // namespace

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// `nocflow traffic`'s options and the pieces its two modes share: synthetic traffic
+// (cmd_traffic.cpp) and the replay of a batch of messages (cmd_traffic_messages.cpp).
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "noc/sc/noc_module.h"
+#include "noc/traffic/traffic.h"
+#include "sim/cli/command.h"
+
+namespace nocflow::sim::cli {
+
+using Clock = std::chrono::steady_clock;
+
+struct TrafficArgs {
+  HwOptions hw;
+  noc::TrafficOptions traffic;
+  std::string out;
+  std::string messages;  ///< --messages FILE: replay that batch instead of synthetic traffic
+  bool find_saturation = false;
+  bool quiet = false;
+  bool hotspot_options = false;  ///< --hotspot-node or --hotspot-fraction given
+};
+
+double seconds_since(Clock::time_point t0);
+/// links.csv: per link its flits, utilisation over the run and active span.
+void write_links(const std::filesystem::path& path, const std::vector<noc::LinkLoad>& links);
+/// A progress line on stderr every 2 s of wall time (unless quiet), from the kernel's cycles.
+void report_progress(noc::NocModule& top, bool quiet);
+/// `--messages FILE`: the batch's duration, per-message delivery and link loads.
+int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net);
+
+}  // namespace nocflow::sim::cli
