@@ -44,11 +44,14 @@ struct LinkSpec {
   int latency = 0;      ///< cycles
 };
 
+/// The most DMA channels a source NI has (ni.channels).
+inline constexpr int kMaxNiChannels = 64;
+
 struct NiSpec {
   int injection_queue_flits = 0;  ///< 0 = unbounded source queue
   int ejection_queue_flits = 0;   ///< 0 = the sink always accepts
   int max_packet_flits = 0;       ///< messages are cut into packets of at most this many flits
-  int channels = 1;               ///< messages a source NI injects at once (DMA channels)
+  int channels = 1;  ///< messages to distinct destinations a source NI injects at once (DMA channels)
 };
 
 struct NocSpec {

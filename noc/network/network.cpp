@@ -17,6 +17,8 @@ Network::Network(const NocSpec& spec, std::unique_ptr<RoutingFunction> routing)
   if (spec_.watchdog_cycles <= 0) spec_.watchdog_cycles = 10000;
   if (topo_.num_nodes() > 65535) throw InputError("topology: at most 65535 nodes");
   if (spec_.router.vcs > 255) throw InputError("router.vcs: at most 255");
+  if (spec_.ni.channels > kMaxNiChannels)
+    throw InputError("ni.channels: at most " + std::to_string(kMaxNiChannels));
   if (const std::string why = routing_mismatch(spec_.router.routing, spec_.topology.kind);
       !why.empty())
     throw InputError("router.routing: " + why);
@@ -77,7 +79,8 @@ void Network::reset_arbitration() {
     Ni& ni = nis_[n];
     if (!ni.queue.empty() || ni.held_total > 0)
       throw CheckError("reset_arbitration: the NI of node " + std::to_string(n) + " holds flits");
-    ni.next_serial = ni.last_served = 0;
+    ni.next_serial = 0;
+    ni.last_served = ~std::uint64_t{0};
     ni.last_vc = -1;
     ni.next_vc = 0;
   }

@@ -12,12 +12,15 @@
 //
 // Source NI: a FIFO of messages (bounded by ni.injection_queue_flits, 0 = unbounded: a message
 // enters if it fits beside the flits queued, or alone into an empty queue), each
-// cut into packets as it is injected. The oldest ni.channels messages inject at once, like the
-// channels of a DMA engine: each has at most one packet in progress, on its own injection VC;
-// a head takes the first free injection VC with a credit, round-robin from the last used
-// (BookSim); each cycle one flit leaves, from the next channel (round-robin) that can send.
-// With one channel this is BookSim's FIFO of packets; with several, a message held up by a
-// busy link or destination no longer holds up the messages queued behind it. Sink NI: per-VC buffers of router.buffer_depth flits; each cycle one flit
+// cut into packets as it is injected. Up to ni.channels messages inject at once, like the
+// channels of a DMA engine: the oldest message to each destination, oldest first (a later one
+// to the same destination waits: it would share the route and only delay the earlier one, so
+// a pair's messages leave in order). Each has at most one packet in progress, on its own
+// injection VC; a head takes the first free injection VC with a credit, round-robin from the
+// last used (BookSim); each cycle one flit leaves, from the next channel (round-robin, the
+// oldest message first) that can send. With one channel this is BookSim's FIFO of packets;
+// with several, a message held up by a busy link or destination no longer holds up the
+// messages to other destinations queued behind it. Sink NI: per-VC buffers of router.buffer_depth flits; each cycle one flit
 // moves into the reassembly queue (ni.ejection_queue_flits, 0 = unbounded) and its credit
 // returns; a packet is delivered when its tail does. A slow consumer (set_sink_interval)
 // drains the reassembly queue, which back-pressures the network.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The network interfaces: cutting messages into packets, queueing them, injecting one flit
-// per cycle round-robin over the oldest `ni.channels` messages, and ejecting into reassembly.
+// per cycle round-robin over the oldest `ni.channels` messages to distinct destinations, and
+// ejecting into reassembly.
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "noc/base/error.h"
@@ -39,6 +41,12 @@ bool Network::send(int src, const NewPacket& p) {
   m.desc.packet_flits = packet_flits;
   m.serial = ni.next_serial++;
   ni.queue.push_back(m);
+  if (spec_.ni.channels > 1) {
+    auto to = std::find_if(ni.queued_to.begin(), ni.queued_to.end(),
+                           [&](const auto& e) { return e.first == p.dest; });
+    if (to == ni.queued_to.end()) ni.queued_to.emplace_back(p.dest, 1);
+    else ++to->second;
+  }
   ni.queued_flits += p.flits;
   outstanding_flits_ += p.flits;
   outstanding_created_sum_ += static_cast<double>(p.flits) * static_cast<double>(p.created);
@@ -93,16 +101,24 @@ void Network::step_ni(int node) {
     }
     return free_vc;
   };
+  // The window: the oldest message to each destination, the first `channels` of them (a later
+  // message to a destination waits for the earlier: it would share its route and only delay
+  // it). The scan ends once it has seen every destination queued.
   const std::size_t channels =
-      std::min<std::size_t>(ni.queue.size(), std::max(1, spec_.ni.channels));
-  std::size_t pick = channels;
+      spec_.ni.channels > 1
+          ? std::min(ni.queued_to.size(), static_cast<std::size_t>(spec_.ni.channels))
+          : std::min<std::size_t>(ni.queue.size(), 1);
+  std::array<int, kMaxNiChannels> window_dest;
+  std::size_t in_window = 0, pick = ni.queue.size();
   std::uint64_t pick_key = 0;
-  auto it = ni.queue.begin();
-  for (std::size_t i = 0; i < channels; ++i, ++it) {
-    const Ni::Message& m = *it;
+  for (std::size_t i = 0; in_window < channels; ++i) {
+    const Ni::Message& m = ni.queue[i];
+    const auto end = window_dest.begin() + static_cast<std::ptrdiff_t>(in_window);
+    if (std::find(window_dest.begin(), end, m.desc.dest) != end) continue;
+    window_dest[in_window++] = m.desc.dest;
     // Round-robin: serials after the last served come first, in order, then the rest.
     const std::uint64_t key = m.serial - ni.last_served - 1;  // wraps for serial <= last_served
-    if (pick < channels && key > pick_key) continue;
+    if (pick < ni.queue.size() && key > pick_key) continue;
     const bool can =
         m.packet >= 0 ? ni.inj[m.vc].credits > 0
                       : m.desc.created <= now_ && (free_vc == -2 ? find_free_vc() : free_vc) >= 0;
@@ -111,7 +127,7 @@ void Network::step_ni(int node) {
       pick_key = key;
     }
   }
-  if (pick < channels) {
+  if (pick < ni.queue.size()) {
     Ni::Message& m = ni.queue[pick];
     if (m.packet < 0) {
       Packet pk;
@@ -148,7 +164,17 @@ void Network::step_ni(int node) {
     if (f.tail()) {
       ni.inj[m.vc].in_use = false;
       m.packet = -1;
-      if (m.desc.flits == 0) ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
+      if (m.desc.flits == 0) {
+        if (spec_.ni.channels > 1) {
+          auto to = std::find_if(ni.queued_to.begin(), ni.queued_to.end(),
+                                 [&](const auto& e) { return e.first == m.desc.dest; });
+          if (--to->second == 0) {
+            *to = ni.queued_to.back();
+            ni.queued_to.pop_back();
+          }
+        }
+        ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
+      }
       if (ni.queue.empty() && source_ && !ni.wake_listed && !sources_stopped_) {
         wakes_.push(now_ + 1, node, now_);
         ni.wake_listed = true;

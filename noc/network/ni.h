@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "noc/network/network.h"
@@ -12,16 +13,20 @@ namespace nocflow::noc {
 
 struct Network::Ni {
   int router = 0, port = 0;
-  // Source side: messages oldest first; the first `channels` of them inject.
+  // Source side: messages oldest first. The oldest message to each destination is its pair's
+  // head; the first `channels` heads inject (a pair's messages leave in order).
   struct Message {
     NewPacket desc;            ///< desc.flits: flits not yet in a started packet
-    std::uint64_t serial = 0;  ///< arrival order, for the round-robin
+    std::uint64_t serial = 0;  ///< arrival order, for the round-robin (0 first)
     std::int64_t packet = -1;  ///< packet being injected
     int next_seq = 0, vc = 0;
   };
   std::deque<Message> queue;
+  /// With several channels: (destination, messages queued to it), one entry per destination.
+  std::vector<std::pair<int, int>> queued_to;
   std::int64_t queued_flits = 0;
-  std::uint64_t next_serial = 0, last_served = 0;
+  /// last_served starts one before serial 0, so that the oldest message sends first.
+  std::uint64_t next_serial = 0, last_served = ~std::uint64_t{0};
   int last_vc = -1;
   std::vector<OutputVc> inj;  ///< injection VCs at the router's local input port
   bool wake_listed = false;

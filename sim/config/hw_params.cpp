@@ -156,10 +156,12 @@ const std::vector<Param>& hw_params() {
       field("ni.channels", &HwSpec::ni, &NiSpec::channels)
           .unit("messages")
           .def(std::int64_t{1})
-          .range(1, 64)
+          .range(1, noc::kMaxNiChannels)
           .doc(
               "messages a source NI injects at once (DMA channels), each a packet at a time on its "
-              "own injection VC, their flits interleaved round-robin; 1 = one after another"),
+              "own injection VC, their flits interleaved round-robin, oldest first; they go to "
+              "distinct destinations, since a message waits for any older one to its destination "
+              "(the pair's messages leave in order); 1 = one after another"),
       // PE
       field("pe.macs_per_cycle", &HwSpec::pe, &PeSpec::macs_per_cycle)
           .unit("MACs/cycle")

@@ -331,11 +331,11 @@ struct MessageArrivals : DeliveryListener {
   }
 };
 
-/// Node 0 of a 1x3 mesh with `channels` NI channels sends `first` (tag 0) then `second`
+/// Node `src` of a 1x3 mesh with `channels` NI channels sends `first` (tag 0) then `second`
 /// (tag 1); node 1's consumer takes a flit every `node1_interval` cycles (0: at once) from a
 /// 2-flit reassembly queue. The cycles at which each message's last packet arrived.
 std::pair<Cycle, Cycle> last_arrivals(int channels, NewPacket first, NewPacket second,
-                                      int node1_interval = 0) {
+                                      int node1_interval = 0, int src = 0) {
   NocSpec spec = booksim_spec(1, 3);
   spec.ni.channels = channels;
   if (node1_interval > 0) spec.ni.ejection_queue_flits = 2;
@@ -345,8 +345,8 @@ std::pair<Cycle, Cycle> last_arrivals(int channels, NewPacket first, NewPacket s
   net.set_listener(&a);
   first.tag = 0;
   second.tag = 1;
-  net.send(0, first);
-  net.send(0, second);
+  net.send(src, first);
+  net.send(src, second);
   net.drain();
   net.verify_drained();
   EXPECT_EQ(net.flits_ejected(), first.flits + second.flits);
@@ -385,6 +385,25 @@ TEST(NetworkInterface, SeveralChannelsInterleaveMessages) {
   EXPECT_GE(second1 - first1, 64);  // the second message starts after the first
   EXPECT_LE(std::abs(second2 - first2), 10);
   EXPECT_LE(std::max(first2, second2), second1 + 2);
+}
+
+TEST(NetworkInterface, SeveralChannelsSendAPairsMessagesInOrder) {
+  // Two 64-flit messages from node 0 to node 1 share one route: interleaving them would only
+  // delay the first. With eight channels they leave one after the other, exactly as with one.
+  const NewPacket a{1, 64, 0, 0, false, 8}, b{1, 64, 0, 0, false, 8};
+  const auto [first1, second1] = last_arrivals(1, a, b);
+  const auto [first8, second8] = last_arrivals(8, a, b);
+  EXPECT_EQ(first8, first1);
+  EXPECT_EQ(second8, second1);
+  EXPECT_GE(second8 - first8, 64);
+}
+
+TEST(NetworkInterface, TheOldestMessageSendsFirst) {
+  // Node 1, the middle of a 1x3 mesh, sends 8 flits west to node 0, then 8 east to node 2:
+  // the same distance. Two channels alternate their flits, the oldest first, so it ends first.
+  const auto [west, east] =
+      last_arrivals(2, NewPacket{0, 8, 0, 0, false, 8}, NewPacket{2, 8, 0, 0, false, 8}, 0, 1);
+  EXPECT_EQ(east - west, 1);
 }
 
 TEST(NetworkInterface, AMessageHeldAtItsDestinationNoLongerHoldsUpTheNextWithTwoChannels) {
