@@ -45,7 +45,23 @@ struct SimulateArgs {
   bool vcd = false, quiet = false;
   noc::Cycle window = 0;
   int stages = 0, micro_batches = 4;  ///< without --plan: solve a pipeline (plan/pipeline.h)
+  bool micro_batches_given = false;   ///< with a pipelined --plan: replay this many instead
 };
+
+/// A pipelined plan replayed with `micro_batches` instead of its own: its predicted cycles
+/// follow (Σ T_s + (M − 1) · max T_s over its stages' predicted cycles, plan/pipeline.h), and
+/// so does the digest it was priced with, unless its file had been edited.
+void set_micro_batches(opt::Plan& plan, int micro_batches) {
+  const bool as_priced = !plan.priced_choices || *plan.priced_choices == opt::choices_digest(plan);
+  double sum = 0, bottleneck = 0;
+  for (const opt::PlanStage& s : plan.stages) {
+    sum += s.cycles;
+    bottleneck = std::max(bottleneck, s.cycles);
+  }
+  plan.micro_batches = micro_batches;
+  plan.pipeline_cycles = sum + (micro_batches - 1) * bottleneck;
+  if (as_priced && plan.priced_choices) plan.priced_choices = opt::choices_digest(plan);
+}
 
 opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const opt::HwDesc& hw,
                             const HwSpec& spec) {
@@ -55,6 +71,9 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     if (training != opt::is_training_graph_name(graph.name()))
       throw InputError(a.plan + ": the plan is for " + plan.network + ", the network loaded is " +
                        graph.name() + (training ? " (add --train)" : " (drop --train)"));
+    if (a.micro_batches_given && !plan.pipelined())
+      throw InputError("--micro-batches: " + a.plan +
+                       " is not a pipelined plan (optimize --stages makes one)");
     return plan;
   }
   opt::Plan plan = [&] {
@@ -180,7 +199,9 @@ int run(const SimulateArgs& a) {
       std::cout << "  note: " << note << "\n";
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
-  const opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
+  opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
+  const int file_micro_batches = plan.micro_batches;
+  if (!a.plan.empty() && a.micro_batches_given) set_micro_batches(plan, a.micro_batches);
   // A pipelined plan runs every micro-batch: the network's layers once per micro-batch.
   const opt::Workload network = opt::build_workload(graph);
   const std::int64_t network_activation_bytes = opt::activation_bytes(network);
@@ -248,6 +269,11 @@ int run(const SimulateArgs& a) {
                  "as it is replayed"
               << std::endl;
   }
+  if (plan.micro_batches != file_micro_batches)
+    std::cout << "  note: the plan's " << file_micro_batches << " micro-batches replayed as "
+              << plan.micro_batches << ", predicted " << fixed(plan.pipeline_cycles, 1)
+              << " cycles from its stages' (their sum + " << plan.micro_batches - 1
+              << " x the bottleneck)" << std::endl;
   if (plan.pipelined() && mode == ExecMode::Barrier) {  // the prediction overlaps the stages
     stale.push_back("mode");
     std::cout << "  note: barrier replay runs the micro-batches one after another, where the "
@@ -323,16 +349,17 @@ void add_simulate_command(CLI::App& app, Action& action) {
                   "calibration.yaml (validate --calibrate) for the cost models: the solve without --plan and "
                   "the predicted column of every table")
       ->type_name("FILE");
-  auto* stages =
-      cmd->add_option("--stages", a->stages,
-                      "without --plan: solve a pipeline of this many stages (optimize --stages)")
-          ->check(at_least(1))
-          ->excludes(plan);
-  cmd->add_option("--micro-batches", a->micro_batches,
-                  "with --stages: micro-batches streamed through the stages")
-      ->capture_default_str()
-      ->check(in_range(1, optimizer::kMaxMicroBatches))
-      ->needs(stages);
+  cmd->add_option("--stages", a->stages,
+                  "without --plan: solve a pipeline of this many stages (optimize --stages)")
+      ->check(at_least(1))
+      ->excludes(plan);
+  auto* micro_batches =
+      cmd->add_option("--micro-batches", a->micro_batches,
+                      "with --stages: micro-batches streamed through the stages; with a "
+                      "pipelined --plan: replay this many instead of the plan's (its predicted "
+                      "cycles follow from its stages')")
+          ->capture_default_str()
+          ->check(in_range(1, optimizer::kMaxMicroBatches));
   cmd->add_option("--mode", a->mode,
                   "dataflow (overlap) | barrier (layer by layer, edges isolated); default: "
                   "the plan's replay_mode, else dataflow")
@@ -357,14 +384,18 @@ void add_simulate_command(CLI::App& app, Action& action) {
           ->type_name("DIR")
           ->excludes(network);
   for (const char* other : {"--batch", "--passes", "--train", "--plan", "--solver", "--cost-model",
-                            "--calibration", "--stages", "--mode", "--placement"})
+                            "--calibration", "--stages", "--micro-batches", "--mode",
+                            "--placement"})
     programs->excludes(cmd->get_option(other));
   programs->excludes(dump);
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
-  cmd->callback([a, window, &action] {
+  cmd->callback([a, window, micro_batches, &action] {
     if (window->count() > 0 && a->trace.empty() && !a->vcd)
       throw CLI::ValidationError("--trace-window", "samples links for --trace or --vcd; give one");
+    a->micro_batches_given = micro_batches->count() > 0;
+    if (a->micro_batches_given && a->stages == 0 && a->plan.empty())
+      throw CLI::ValidationError("--micro-batches", "needs --stages or a pipelined --plan");
     action = [a] { return run(*a); };
   });
 }

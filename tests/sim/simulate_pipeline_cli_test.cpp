@@ -127,11 +127,44 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "one" / "summary.json"))["pipeline"]
                   ["interval_cycles"].is_null());
 
-  // --micro-batches belongs to a pipeline; stages need rows.
+  // The plan replays with other micro-batches as a pipeline solved for them: the same stages
+  // (the split minimises the bottleneck, whatever the count), predicted from them.
+  const CliRun five =
+      run_nocflow("simulate " + hw + "--plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --micro-batches 5 --quiet --out " + (dir / "five").string());
+  ASSERT_EQ(five.exit_code, 0) << five.output;
+  EXPECT_NE(five.output.find("note: the plan's 3 micro-batches replayed as 5, predicted "),
+            std::string::npos)
+      << five.output;
+  const CliRun own5 = run_nocflow("simulate " + hw + "--stages 2 --micro-batches 5 --cost-model "
+                                  "linkload --quiet --out " + (dir / "own5").string());
+  ASSERT_EQ(own5.exit_code, 0) << own5.output;
+  EXPECT_EQ(read_file(dir / "own5" / "layers.csv"), read_file(dir / "five" / "layers.csv"));
+  const auto s5 = nlohmann::json::parse(read_file(dir / "five" / "summary.json"));
+  const auto o5 = nlohmann::json::parse(read_file(dir / "own5" / "summary.json"));
+  EXPECT_NEAR(s5["predicted_total_cycles"].get<double>(), o5["predicted_total_cycles"].get<double>(),
+              1e-6 * o5["predicted_total_cycles"].get<double>());
+  EXPECT_GT(s5["predicted_total_cycles"].get<double>(), plan.predicted_cycles);
+  EXPECT_TRUE(s5["predicted_total_does_not_apply"].empty()) << s5.dump();
+  EXPECT_EQ(s5["pipeline"]["micro_batches"], 5);
+
+  // --micro-batches belongs to a pipeline: --stages or a pipelined plan; stages need rows.
   EXPECT_EQ(
       run_nocflow("simulate " + hw + "--micro-batches 2 --quiet --out " + (dir / "x").string())
           .exit_code,
       2);
+  const CliRun flat = run_nocflow("simulate " + hw + "--plan " + (dir / "one" / "plan.yaml").string() +
+                                  " --micro-batches 2 --quiet --out " + (dir / "x").string());
+  EXPECT_EQ(flat.exit_code, 0) << "a one-micro-batch pipeline is still a pipeline\n" << flat.output;
+  const CliRun own_flat =
+      run_nocflow("simulate " + hw + "--quiet --out " + (dir / "flat").string());
+  ASSERT_EQ(own_flat.exit_code, 0) << own_flat.output;
+  const CliRun not_pipelined =
+      run_nocflow("simulate " + hw + "--plan " + (dir / "flat" / "plan.yaml").string() +
+                  " --micro-batches 2 --quiet --out " + (dir / "x").string());
+  EXPECT_EQ(not_pipelined.exit_code, 2);
+  EXPECT_NE(not_pipelined.output.find("is not a pipelined plan"), std::string::npos)
+      << not_pipelined.output;
   const CliRun too_many =
       run_nocflow("optimize " + hw + "--stages 5 --out " + (dir / "y").string());
   EXPECT_EQ(too_many.exit_code, 2);
