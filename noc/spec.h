@@ -51,7 +51,7 @@ struct NiSpec {
   int injection_queue_flits = 0;  ///< 0 = unbounded source queue
   int ejection_queue_flits = 0;   ///< 0 = the sink always accepts
   int max_packet_flits = 0;       ///< messages are cut into packets of at most this many flits
-  int channels = 1;  ///< messages to distinct destinations a source NI injects at once (DMA channels)
+  int channels = 1;  ///< DMA channels: messages to distinct destinations injected at once
 };
 
 struct NocSpec {

@@ -20,10 +20,11 @@
 // last used (BookSim); each cycle one flit leaves, from the next channel (round-robin, the
 // oldest message first) that can send. With one channel this is BookSim's FIFO of packets;
 // with several, a message held up by a busy link or destination no longer holds up the
-// messages to other destinations queued behind it. Sink NI: per-VC buffers of router.buffer_depth flits; each cycle one flit
-// moves into the reassembly queue (ni.ejection_queue_flits, 0 = unbounded) and its credit
-// returns; a packet is delivered when its tail does. A slow consumer (set_sink_interval)
-// drains the reassembly queue, which back-pressures the network.
+// messages to other destinations queued behind it. Sink NI: per-VC buffers of
+// router.buffer_depth flits; each cycle one flit moves into the reassembly queue
+// (ni.ejection_queue_flits, 0 = unbounded) and its credit returns; a packet is delivered when
+// its tail does. A slow consumer (set_sink_interval) drains the reassembly queue, which
+// back-pressures the network.
 //
 // Self-checks: a flit must reach its destination node, in order within its packet, exactly
 // once; credits never exceed buffer space; verify_drained() checks that an empty network has
