@@ -41,12 +41,7 @@ bool Network::send(int src, const NewPacket& p) {
   m.desc.packet_flits = packet_flits;
   m.serial = ni.next_serial++;
   ni.queue.push_back(m);
-  if (spec_.ni.channels > 1) {
-    auto to = std::find_if(ni.queued_to.begin(), ni.queued_to.end(),
-                           [&](const auto& e) { return e.first == p.dest; });
-    if (to == ni.queued_to.end()) ni.queued_to.emplace_back(p.dest, 1);
-    else ++to->second;
-  }
+  if (spec_.ni.channels > 1) ni.count_queued(p.dest, +1);
   ni.queued_flits += p.flits;
   outstanding_flits_ += p.flits;
   outstanding_created_sum_ += static_cast<double>(p.flits) * static_cast<double>(p.created);
@@ -165,14 +160,7 @@ void Network::step_ni(int node) {
       ni.inj[m.vc].in_use = false;
       m.packet = -1;
       if (m.desc.flits == 0) {
-        if (spec_.ni.channels > 1) {
-          auto to = std::find_if(ni.queued_to.begin(), ni.queued_to.end(),
-                                 [&](const auto& e) { return e.first == m.desc.dest; });
-          if (--to->second == 0) {
-            *to = ni.queued_to.back();
-            ni.queued_to.pop_back();
-          }
-        }
+        if (spec_.ni.channels > 1) ni.count_queued(m.desc.dest, -1);
         ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
       }
       if (ni.queue.empty() && source_ && !ni.wake_listed && !sources_stopped_) {

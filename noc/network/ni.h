@@ -3,6 +3,7 @@
 // network_ni.cpp (queueing, injection, ejection). Private to noc/network.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <utility>
 #include <vector>
@@ -24,6 +25,17 @@ struct Network::Ni {
   std::deque<Message> queue;
   /// With several channels: (destination, messages queued to it), one entry per destination.
   std::vector<std::pair<int, int>> queued_to;
+  /// One more (+1) or one fewer (-1) message queued to `dest`.
+  void count_queued(int dest, int change) {
+    auto to = std::find_if(queued_to.begin(), queued_to.end(),
+                           [&](const auto& e) { return e.first == dest; });
+    if (to == queued_to.end()) {
+      queued_to.emplace_back(dest, change);
+    } else if ((to->second += change) == 0) {
+      *to = queued_to.back();
+      queued_to.pop_back();
+    }
+  }
   std::int64_t queued_flits = 0;
   /// last_served starts one before serial 0, so that the oldest message sends first.
   std::uint64_t next_serial = 0, last_served = ~std::uint64_t{0};

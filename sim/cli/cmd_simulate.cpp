@@ -49,17 +49,14 @@ struct SimulateArgs {
 };
 
 /// A pipelined plan replayed with `micro_batches` instead of its own: its predicted cycles
-/// follow (Σ T_s + (M − 1) · max T_s over its stages' predicted cycles, plan/pipeline.h), and
-/// so does the digest it was priced with, unless its file had been edited.
+/// follow from its stages' (StageSplit::pipeline_cost), and so does the digest it was priced
+/// with, unless its file had been edited.
 void set_micro_batches(opt::Plan& plan, int micro_batches) {
   const bool as_priced = !plan.priced_choices || *plan.priced_choices == opt::choices_digest(plan);
-  double sum = 0, bottleneck = 0;
-  for (const opt::PlanStage& s : plan.stages) {
-    sum += s.cycles;
-    bottleneck = std::max(bottleneck, s.cycles);
-  }
+  opt::StageSplit stages;
+  for (const opt::PlanStage& s : plan.stages) stages.cost.push_back(s.cycles);
   plan.micro_batches = micro_batches;
-  plan.pipeline_cycles = sum + (micro_batches - 1) * bottleneck;
+  plan.pipeline_cycles = stages.pipeline_cost(micro_batches);
   if (as_priced && plan.priced_choices) plan.priced_choices = opt::choices_digest(plan);
 }
 
