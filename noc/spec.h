@@ -36,8 +36,20 @@ struct RouterSpec {
   std::string routing;       ///< routing function name
   std::string vc_allocator;  ///< allocator name
   std::string sw_allocator;  ///< allocator name
-  int alloc_iterations = 0;  ///< iSLIP iterations
+  int alloc_iterations = 0;  ///< iSLIP iterations; 0: by topology (alloc_iterations_for)
 };
+
+/// The iSLIP iterations a router runs: `alloc_iterations` if set, else by topology: one on a
+/// mesh router (5 ports, where more barely change a matching), ⌈log2 ports⌉ on a crossbar
+/// switch, the iterations iSLIP needs to converge on a maximal matching (McKeown 1999; a
+/// single one leaves a 16-port switch's inputs idle that a free output could serve).
+inline int alloc_iterations_for(const RouterSpec& r, const TopologySpec& t) {
+  if (r.alloc_iterations > 0) return r.alloc_iterations;
+  if (t.kind != "crossbar") return 1;
+  int iterations = 1;
+  while ((1 << iterations) < t.ports) ++iterations;
+  return iterations;
+}
 
 struct LinkSpec {
   int width_bytes = 0;  ///< bytes per flit

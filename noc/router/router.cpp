@@ -30,8 +30,10 @@ Router::Router(int id, const Topology& topo, const RoutingFunction& routing,
   }
   single_word_ = ports_ * vcs_ <= 64;
   vc_mask_ = vcs_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << vcs_) - 1;
-  va_ = make_allocator(spec.vc_allocator, ports_ * vcs_, ports_ * vcs_, spec.alloc_iterations);
-  sa_ = make_allocator(spec.sw_allocator, ports_, ports_, spec.alloc_iterations);
+  const int iterations = alloc_iterations_for(
+      spec, topo.is_mesh() ? TopologySpec{"mesh"} : TopologySpec{"crossbar", 0, 0, ports_});
+  va_ = make_allocator(spec.vc_allocator, ports_ * vcs_, ports_ * vcs_, iterations);
+  sa_ = make_allocator(spec.sw_allocator, ports_, ports_, iterations);
   reset();
 }
 

@@ -421,7 +421,10 @@ std::string components_summary(const HwSpec& h, bool with_routing) {
   std::ostringstream s;
   s << "router " << h.router.preset << " (" << pipeline << "-cycle pipeline): " << h.router.vcs
     << " VCs x " << h.router.buffer_depth << " flits, "
-    << (with_routing ? h.router.routing + ", " : "") << h.link.width_bytes << " B/flit, link "
+    << (with_routing ? h.router.routing + ", " : "");
+  if (const int iterations = noc::alloc_iterations_for(h.router, h.topology); iterations > 1)
+    s << iterations << " iSLIP iterations, ";
+  s << h.link.width_bytes << " B/flit, link "
     << h.link.latency << " cycle(s), NI " << h.ni.channels
     << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
     << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";

@@ -117,9 +117,11 @@ const std::vector<Param>& hw_params() {
           .doc("switch allocator: islip, or separable input-first with round-robin arbiters"),
       field("router.alloc_iterations", &HwSpec::router, &RouterSpec::alloc_iterations)
           .unit("iterations")
-          .def(std::int64_t{1})
-          .range(1, 8)
-          .doc("iSLIP iterations per cycle"),
+          .def(std::int64_t{0})
+          .range(0, 8)
+          .doc("iSLIP iterations per cycle; 0 = by topology: 1 on a mesh router, ceil(log2 "
+               "ports) on a crossbar switch (4 for 16 ports), as iSLIP needs to converge on a "
+               "maximal matching"),
       // link
       field("link.width_bytes", &HwSpec::link, &LinkSpec::width_bytes)
           .unit("bytes")
@@ -255,7 +257,8 @@ const std::vector<Preset>& router_presets() {
         {"router.sw_allocator", std::string("islip")},
         {"router.alloc_iterations", std::int64_t{1}}}},
       {"lookahead",
-       "2-stage router: lookahead routing and speculative switch allocation (VA+SA, ST)",
+       "2-stage router: lookahead routing and speculative switch allocation (VA+SA, ST), "
+       "iSLIP iterations by topology",
        {{"router.routing_delay", std::int64_t{1}},
         {"router.vc_alloc_delay", std::int64_t{1}},
         {"router.sw_alloc_delay", std::int64_t{1}},
@@ -264,7 +267,7 @@ const std::vector<Preset>& router_presets() {
         {"router.speculative", true},
         {"router.vc_allocator", std::string("islip")},
         {"router.sw_allocator", std::string("islip")},
-        {"router.alloc_iterations", std::int64_t{1}}}},
+        {"router.alloc_iterations", std::int64_t{0}}}},
   };
   return presets;
 }
