@@ -73,14 +73,15 @@
 //               its ring successor and waits for its predecessor's, the f − 1 reduce-scatter
 //               rounds then adding the chunk (max(1, ⌈chunk elements / adds per cycle⌉)).
 //               Time = 2(f − 1) × max(one chunk streamed + the ring's mean hop latency, the
-//               round's busiest-link drain, slowed as above when calibrated but without the
-//               overlap) + (slowest hop − mean hop) + the adds. A member can only send round
-//               k + 1 after receiving round k, so the rounds advance at the mean latency around
-//               the ring (the cycle mean of that max-plus recurrence); the slowest hop is paid
-//               once more at the start. When rounds share links (strided rings), the members
-//               drift out of step and keep the shared link busy: the rounds then follow one
-//               another at its drain (RingGatherTime::round_transfer; a ring of neighbours,
-//               whose drain is one chunk, is the first case). (The model used to count the
+//               round's busiest-link drain, never slowed by router contention: a round is
+//               one message per member) + (slowest hop − mean hop) + the adds. A member can
+//               only send round k + 1 after receiving round k, so the rounds advance at the
+//               mean latency around the ring (the cycle mean of that max-plus recurrence);
+//               the slowest hop is paid once more at the start. When rounds share links
+//               (strided rings), the members drift out of step and keep the shared link busy:
+//               the rounds then follow one another at its drain
+//               (RingGatherTime::round_transfer; a ring of neighbours, whose drain is one
+//               chunk, is the first case). (The model used to count the
 //               reduction as one transfer of 2(f − 1)/f · block per member, one latency: 36 % MAPE
 //               in validate.)
 //  energy     = MACs × e_MAC + SRAM bytes touched (pe_model.h) × nodes × e_SRAM + Σ whole
@@ -244,6 +245,8 @@ class LinkloadModel : public CostModel {
   /// router-to-router link's times (1 + s · scale) when hw's router_slowdown s is set (see
   /// slowdown_scale).
   static double drain_flits(const LinkLoad& load, const HwDesc& hw);
+  /// The same without router contention (what a ring round drains in, calibrated or not).
+  static double plain_drain_flits(const LinkLoad& load, const HwDesc& hw);
   /// U² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
   /// channel, or as busy and shared by ≥ 2 sources; else 0: the slowdown per unit of s.
   static double slowdown_scale(const LinkLoad& load, int vc_buffer_flits);
