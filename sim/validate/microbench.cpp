@@ -281,10 +281,7 @@ PreparedBench prepare_bench(const HwSpec& hw, const BenchCase& bench) {
   auto ring_terms = [&](const opt::RingGatherTime& t) {
     r.linkload_latency = t.latency;
     r.linkload_links = t.round;
-    r.linkload_rounds = t.rounds;
     r.rings = true;
-    r.ring_mean_hop = t.mean_hop;
-    r.ring_message = t.message;
   };
   if (bench.type == "ALL_REDUCE") {
     const opt::ReductionTime t = linkload.reduction_time(w.layers[0], pair->first);

@@ -91,15 +91,12 @@ struct BenchResult {
   double paper_latency = 0, linkload_latency = 0;
 
   // linkload with router contention s fitted to one case of the machine (fit_router_slowdown):
-  // the busiest link of the edge, or of one ring round (`linkload_rounds` of them) for ALL_REDUCE
-  // and ring all-gathers.
+  // the busiest link of the edge, or of one ring round for ALL_REDUCE and ring all-gathers.
   optimizer::LinkLoad linkload_links;
-  int linkload_rounds = 1;
   /// Ring rounds (ALL_REDUCE; a case whose transfers all run in rings under lowering.all_gather
-  /// ring or auto): a round's transfer given its drain (optimizer::RingGatherTime::round_transfer's
-  /// terms).
+  /// ring or auto): calibrated or not, linkload prices them alike (a round is one message per
+  /// member, never slowed by router contention).
   bool rings = false;
-  double ring_mean_hop = 0, ring_message = 0;
   optimizer::HwDesc linkload_hw;  ///< the machine, as linkload saw it (no slowdown)
   double router_slowdown = 0;     ///< s of this case's machine
   bool slowdown_fitted_here = false;  ///< s was fitted on this case (not a prediction)

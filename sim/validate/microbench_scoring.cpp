@@ -54,17 +54,11 @@ std::string error_csv(int cases, double fraction) {
 }
 
 double BenchResult::linkload_fitted_cycles() const {
+  if (rings) return linkload_cycles;  // a ring round is one message per member: not slowed
   opt::HwDesc hw = linkload_hw;
   hw.router_slowdown = router_slowdown;  // set, even to 0: the contention form
   const double slowed = opt::LinkloadModel::drain_flits(linkload_links, hw);
   const double plain = opt::LinkloadModel::drain_flits(linkload_links, linkload_hw);
-  if (rings) {  // each round drains its busiest link; the latency is the rings' own
-    opt::RingGatherTime round;
-    round.mean_hop = ring_mean_hop;
-    round.message = ring_message;
-    return linkload_cycles +
-           linkload_rounds * (round.round_transfer(slowed) - round.round_transfer(plain));
-  }
   return linkload_cycles + (slowed - plain) -
          opt::LinkloadModel::overlap_cycles(linkload_links, hw);
 }
