@@ -290,7 +290,15 @@ class Loader {
                  "the network's batch is open (input: [batch, ...]): write the leading dimension "
                  "0 (copy), -1 (infer) or batch, not " + std::to_string(a.shape[0]));
         }
-        else if (key == "perm") a.perm = ints(v, kpath);
+        else if (key == "perm") {
+          a.perm = ints(v, kpath);
+          // The open batch must stay leading: shapes after it (a reshape's 0, -1 or `batch`)
+          // and the BATCH split take axis 0 as the batch.
+          if (batch_open_ && !a.perm.empty() && a.perm[0] != 0)
+            fail(v, kpath, "the network's batch is open (input: [batch, ...]): a transpose must "
+                           "keep it leading (perm starting with 0); write the input's batch as a "
+                           "number to move it");
+        }
         else if (key == "min") a.min = scalar<double>(v, kpath);
         else if (key == "max") a.max = scalar<double>(v, kpath);
         else if (key == "alpha") a.alpha = scalar<double>(v, kpath);
