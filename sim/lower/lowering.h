@@ -7,10 +7,13 @@
 //   2. computes its share (optimizer/cost/pe_model.h, as the linkload model does);
 //   3. with INPP > 1, reduces partial sums with its INPP group: ring all-reduce
 //      (reduce-scatter + all-gather), members in INPP order, which the placement keeps adjacent;
-//   4. sends every transfer of every outgoing edge whose source it is; the all-gathers that
-//      lowering.all_gather runs as rings (ring: all; auto: an edge's where linkload prices
-//      them lower, optimizer::LinkloadModel::rings_to_run) run as ring all-gathers instead,
-//      after the layer's direct sends; the consumer then has nothing left to receive from them.
+//   4. sends every transfer of every outgoing edge whose source it is, in ring order from its
+//      successor on the snake, or nearest first when the edge is all-gathers within two or more
+//      groups (the OUTP peers of each spatial block; lowering.cpp, grouped_all_gathers); the
+//      all-gathers that lowering.all_gather runs as rings (ring: all; auto: an edge's where
+//      linkload prices them lower, optimizer::LinkloadModel::rings_to_run) run as ring
+//      all-gathers instead, after the layer's direct sends; the consumer then has nothing left
+//      to receive from them.
 // Dataflow mode is exactly that: a PE starts a layer as soon as its inputs have arrived, and
 // sends overlap later computation. Barrier mode separates phases with global barriers: all
 // compute of a layer, then its reduction, then each outgoing edge alone, so that each

@@ -149,6 +149,64 @@ TEST(Lowering, EachSourceSendsInSnakeOrderStartingWithItsSuccessor) {
   }
 }
 
+// Each PE's sends of edge 0 of tests/sim/data/two_conv.yaml on the 4x4 mesh under `choices`,
+// in program order, and each PE's snake position.
+struct Sends4x4 {
+  opt::PeGrid grid{true, 4, 4};
+  std::vector<int> snake_pos = std::vector<int>(16);
+  std::vector<std::vector<int>> peers = std::vector<std::vector<int>>(16);
+  opt::Graph graph = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
+  explicit Sends4x4(const std::vector<std::string>& choices) {
+    const opt::Workload w = opt::build_workload(graph);
+    opt::Plan plan;
+    plan.pes = 16;
+    plan.topology = "mesh 4x4";
+    for (std::size_t i = 0; i < w.layers.size(); ++i) {
+      const opt::Choice c = opt::parse_choice(choices[i], "test");
+      plan.layers.push_back({w.layers[i].name, w.layers[i].op, c, opt::place(c, grid).pe, 0, 0});
+    }
+    const Lowered low =
+        lower_plan(w, plan, load_hw_config(kDir + "/configs/hw/mesh4x4.yaml"), ExecMode::Dataflow);
+    for (int i = 0; i < 16; ++i) snake_pos[opt::snake_pe(grid, i)] = i;
+    for (int pe = 0; pe < 16; ++pe)
+      for (const Step& s : low.programs.pe[static_cast<std::size_t>(pe)])
+        if (s.kind == StepKind::Send && s.edge == 0) peers[pe].push_back(s.peer);
+  }
+  int ring_distance(int from, int to) const { return (snake_pos[to] - snake_pos[from] + 16) % 16; }
+};
+
+TEST(Lowering, GroupedAllGathersSendNearestFirst) {
+  // OUTP=4,OFMP_H=4 on both sides of the 4x4 mesh: each row block's 4 OUTP peers (one per
+  // mesh row, strided by 4 along the snake, zigzagging between columns c and 3 - c) gather its
+  // channels, 4 groups at once. Each PE sends to its 3 peers fewest hops first, ties in ring
+  // order (ring order alone would start PE 0 on PE 7, 4 hops away, before PE 8, 2 hops).
+  const Sends4x4 grouped({"OUTP=4,OFMP_H=4", "OUTP=4,OFMP_H=4"});
+  int reordered = 0;
+  for (int pe = 0; pe < 16; ++pe) {
+    const std::vector<int>& sent = grouped.peers[pe];
+    ASSERT_EQ(sent.size(), 3u) << "PE " << pe;
+    std::vector<int> expected = sent;
+    std::sort(expected.begin(), expected.end(), [&](int a, int b) {
+      return std::pair{grouped.grid.distance(pe, a), grouped.ring_distance(pe, a)} <
+             std::pair{grouped.grid.distance(pe, b), grouped.ring_distance(pe, b)};
+    });
+    EXPECT_EQ(sent, expected) << "PE " << pe;
+    std::vector<int> ring = sent;
+    std::sort(ring.begin(), ring.end(),
+              [&](int a, int b) { return grouped.ring_distance(pe, a) < grouped.ring_distance(pe, b); });
+    reordered += sent != ring;
+  }
+  EXPECT_GT(reordered, 0);
+  // One all-gather of every PE (OUTP=16 on both sides: each PE needs all channels): ring order,
+  // a permutation at every step.
+  const Sends4x4 whole({"OUTP=16", "OUTP=16"});
+  for (int pe = 0; pe < 16; ++pe) {
+    ASSERT_EQ(whole.peers[pe].size(), 15u) << "PE " << pe;
+    for (std::size_t k = 0; k < 15; ++k)
+      EXPECT_EQ(whole.ring_distance(pe, whole.peers[pe][k]), static_cast<int>(k) + 1) << "PE " << pe;
+  }
+}
+
 TEST(MemoryPlan, AnInppRingAllReduceNeedsOneChunkAndKeepsTheOutputToTheEnd) {
   const TwoConv t({"INPP=4", "SINGLE"});
   const Lowered& low = t.low;

@@ -224,9 +224,10 @@ TEST(ValidateCli, HaloContentionIsTheNiQueueAndGoesWithTwoChannels) {
 
 TEST(ValidateCli, WormholeBlockingShowsAsVcStarvedCyclesOnTheBusiestRouterLink) {
   // 16x16's GROUP_GATHER (OUTP=16,OFMP_H=16: 15 messages per PE, groups split by the snake)
-  // runs at twice its busiest link: flows slowed where others join hold every VC of the links
-  // before, which then idle although packets wait. A 1-D halo between neighbours never waits
-  // for a VC.
+  // runs at 1.85 times its busiest link (3,790 cycles, 2,048 flits; 4,464 cycles, over twice,
+  // in ring order before session 72): flows slowed where others join hold every VC of the
+  // links before, which then idle although packets wait (1,527 cycles). A 1-D halo between
+  // neighbours never waits for a VC.
   const Validation v = validate(
       "validate_vc_starved", "--meshes 16 --crossbar 0 --sizes 256KiB --types GROUP_GATHER,HALO");
   ASSERT_EQ(v.rows.size(), 2u);
@@ -237,7 +238,7 @@ TEST(ValidateCli, WormholeBlockingShowsAsVcStarvedCyclesOnTheBusiestRouterLink) 
     EXPECT_LE(flits + starved, t) << row.at("type");  // a cycle sends or starves, not both
     if (row.at("type") == "GROUP_GATHER") {
       EXPECT_GT(starved, 3 * t / 10);
-      EXPECT_GT(t, 2 * flits);
+      EXPECT_GT(t, 3 * flits / 2);
     } else {
       EXPECT_EQ(starved, 0);
     }
