@@ -17,8 +17,9 @@ range before it is built into the model (optimizer/README.md, "Accuracy of linkl
   fluid FILE --mesh K|RxC       max-min fair sharing of links and PE channels (1 flit/cycle),
         [--channels C]          each source sending C messages at once in file order: the time
                                 bandwidth sharing alone explains
-  phased DIR [--channels C]     per case: each source's sends in file order (the lowering's ring
-        [--type T]              order) cut into rounds of C (the NI channels), the rounds one
+  phased DIR [--channels C]     per case: each source's sends in file order (the lowering's:
+        [--type T]              ring order, nearest first on grouped all-gathers) cut into
+                                rounds of C (the NI channels), the rounds one
                                 after another, each its busiest link (router links and PE
                                 channels): lockstep rounds, against the busiest link of all
 

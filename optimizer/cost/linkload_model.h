@@ -37,7 +37,8 @@
 //               channel, several sources' flows share it, and the routers' head-of-line and VC
 //               blocking keep it only 53-82 % busy (validate: all-to-all-like edges); the same
 //               when it carries as many flits and ≥ 2 sources' flows (2-D halos; one source's
-//               whole traffic on one link, as in a ring round, is not slowed). Its flits
+//               whole traffic on one link is not slowed, nor a ring round whatever the
+//               sources per link: ring_rounds, plain_drain_flits). Its flits
 //               L_R then count (1 + s · U² · m / (m + B)) times: m the edge's mean message
 //               length and B the VC buffer (flits), since a message that fits in one router's
 //               buffer does not hold VCs across routers; U = mean router-to-router link load /

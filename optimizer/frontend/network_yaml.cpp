@@ -290,15 +290,7 @@ class Loader {
                  "the network's batch is open (input: [batch, ...]): write the leading dimension "
                  "0 (copy), -1 (infer) or batch, not " + std::to_string(a.shape[0]));
         }
-        else if (key == "perm") {
-          a.perm = ints(v, kpath);
-          // The open batch must stay leading: shapes after it (a reshape's 0, -1 or `batch`)
-          // and the BATCH split take axis 0 as the batch.
-          if (batch_open_ && !a.perm.empty() && a.perm[0] != 0)
-            fail(v, kpath, "the network's batch is open (input: [batch, ...]): a transpose must "
-                           "keep it leading (perm starting with 0); write the input's batch as a "
-                           "number to move it");
-        }
+        else if (key == "perm") a.perm = ints(v, kpath);
         else if (key == "min") a.min = scalar<double>(v, kpath);
         else if (key == "max") a.max = scalar<double>(v, kpath);
         else if (key == "alpha") a.alpha = scalar<double>(v, kpath);
@@ -324,6 +316,13 @@ class Loader {
     } else if (!keys.required.empty()) {
       fail(layer, path, "operator '" + op_key + "' needs '" + keys.required.front() + "'");
     }
+    // The open batch must stay leading: shapes after it (a reshape's 0, -1 or `batch`) and the
+    // BATCH split take axis 0 as the batch. Without perm a transpose reverses the axes.
+    if (*kind == OpKind::Transpose && batch_open_ && (a.perm.empty() || a.perm[0] != 0))
+      fail(layer.IsMap() && layer["perm"] ? layer["perm"] : layer, path + ".perm",
+           "the network's batch is open (input: [batch, ...]): a transpose must keep it leading "
+           "(perm starting with 0; without perm it reverses the axes); write the input's batch "
+           "as a number to move it");
     if (*kind == OpKind::MaxPool || *kind == OpKind::AvgPool) {
       if (!stride_given) a.stride = a.kernel;
       if (const std::string why = pool_pad_problem(a); !why.empty())

@@ -73,7 +73,7 @@ opt::PlacedLayer place_layer(const opt::Layer& layer, const opt::PlanLayer& pl, 
 /// along the snake starts every member on a message across its row, so lowering sends them
 /// nearest first: 16x16 GROUP_GATHER at 1 and 4 MiB takes 15,324 and 61,454 cycles instead of
 /// 23,058 and 96,863, 8x8's 1-7 % less, 4x4's within 1 %. A whole-machine all-gather keeps
-/// ring order, a permutation at every step: nearest first took 4x4's and 16x16's 23-27 %
+/// ring order, a permutation at every step: nearest first took 4x4's and 16x16's 18-26 %
 /// longer (validate's SCATTER OFMP_W=16 -> OUTP=16 at 4 MiB: 223,066 cycles, not 177,160).
 bool grouped_all_gathers(const opt::Workload& w, const opt::LayerEdge& edge,
                          const opt::PlacedLayer& producer, const opt::PlacedLayer& consumer,

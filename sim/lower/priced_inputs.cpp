@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -36,6 +37,18 @@ bool same_file(const std::string& a, const std::string& b) {
   const auto ca = std::filesystem::weakly_canonical(a, ea),
              cb = std::filesystem::weakly_canonical(b, eb);
   return ea || eb ? a == b : ca == cb;
+}
+
+/// router.alloc_iterations `then` (a calibration file's) runs as many iterations on this machine
+/// as spec's: 1 and 0 (by topology) are one iteration on a mesh router.
+bool same_iterations(const std::string& key, const std::string& then, const HwSpec& spec) {
+  if (key != "router.alloc_iterations" || then.empty() ||
+      !std::all_of(then.begin(), then.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return false;
+  noc::RouterSpec was = spec.router;
+  was.alloc_iterations = std::stoi(then);
+  return noc::alloc_iterations_for(was, spec.topology) ==
+         noc::alloc_iterations_for(spec.router, spec.topology);
 }
 
 }  // namespace
@@ -97,7 +110,8 @@ std::vector<std::string> calibration_notes(const std::string& file, const HwSpec
         then = was.as<std::string>();
       else if (const Param* p = find_param(key))
         then = format_value(p->default_value);
-      if (then != now) changed += (changed.empty() ? "" : ", ") + key + " " + then + " -> " + now;
+      if (then != now && !same_iterations(key, then, spec))
+        changed += (changed.empty() ? "" : ", ") + key + " " + then + " -> " + now;
     }
   if (!changed.empty())
     notes.push_back(file + " was fitted on other hardware (" + changed +

@@ -137,11 +137,15 @@ TEST(Crossbar, AllocatorIterationsFollowTheTopologyUnlessSet) {
     s.router.alloc_iterations = iterations;
     return s;
   };
-  EXPECT_EQ(alloc_iterations_for(spec(booksim_spec(16, 16), 0).router, {"mesh", 16, 16, 0}), 1);
-  EXPECT_EQ(alloc_iterations_for(spec(testing::crossbar_spec(16), 0).router, {"crossbar", 0, 0, 16}), 4);
-  EXPECT_EQ(alloc_iterations_for(spec(testing::crossbar_spec(17), 0).router, {"crossbar", 0, 0, 17}), 5);
-  EXPECT_EQ(alloc_iterations_for(spec(testing::crossbar_spec(2), 0).router, {"crossbar", 0, 0, 2}), 1);
-  EXPECT_EQ(alloc_iterations_for(spec(testing::crossbar_spec(16), 2).router, {"crossbar", 0, 0, 16}), 2);
+  auto runs = [&](const NocSpec& s, int iterations) {
+    return alloc_iterations_for(spec(s, iterations).router, s.topology);
+  };
+  EXPECT_EQ(runs(booksim_spec(16, 16), 0), 1);
+  const std::vector<std::pair<int, int>> ports_iterations = {
+      {2, 1}, {3, 2}, {16, 4}, {17, 5}, {64, 6}};
+  for (const auto& [ports, iterations] : ports_iterations)
+    EXPECT_EQ(runs(testing::crossbar_spec(ports), 0), iterations) << ports << " ports";
+  EXPECT_EQ(runs(testing::crossbar_spec(16), 2), 2);
 
   // The switch runs them: uniform 4-flit packets near a 16-port crossbar's saturation run as
   // with 4 iterations, and a single iteration, whose matchings leave inputs idle that a free
@@ -157,6 +161,11 @@ TEST(Crossbar, AllocatorIterationsFollowTheTopologyUnlessSet) {
   const double by_topology = latency(0), one = latency(1);
   EXPECT_DOUBLE_EQ(by_topology, latency(4));
   EXPECT_GT(one, by_topology * 1.2) << "1 iteration: " << one << ", 4: " << by_topology;
+  // A mesh router runs one.
+  o.rate = 0.3;
+  Network by_topology_mesh(spec(booksim_spec(4, 4), 0)), one_mesh(spec(booksim_spec(4, 4), 1));
+  EXPECT_DOUBLE_EQ(run_plain(by_topology_mesh, o).avg_packet_latency,
+                   run_plain(one_mesh, o).avg_packet_latency);
 }
 
 TEST(Conservation, UndrainedNetworkIsReportedWithRouterPortAndVc) {

@@ -252,23 +252,27 @@ TEST(NetworkYaml, AnInputsLeadingBatchTakesTheBatchGiven) {
       << flat;
   // A transpose that moves the open batch would leave a later reshape's `batch` (or 0) on
   // another axis: refused, wherever the batch goes.
-  for (const std::string perm : {"[1, 0, 2, 3]", "[3, 1, 2, 0]"}) {
+  for (const std::string layer : {"{op: transpose, perm: [1, 0, 2, 3]}",
+                                   "{op: transpose, perm: [3, 1, 2, 0]}", "transpose"}) {
     const auto moved = error_of([&] {
-      parse_network_yaml("input: [batch, 4, 8, 8]\nlayers:\n  - {op: transpose, perm: " + perm +
-                             "}\n  - {op: reshape, shape: [batch, -1]}\n",
+      parse_network_yaml("input: [batch, 4, 8, 8]\nlayers:\n  - " + layer +
+                             "\n  - {op: reshape, shape: [batch, -1]}\n",
                          "net.yaml", 2);
     });
-    EXPECT_NE(moved.find("net.yaml:3:27: layers[0].perm: the network's batch is open (input: [batch, "
-                         "...]): a transpose must keep it leading"),
+    EXPECT_NE(moved.find(std::string("net.yaml:3:") + (layer == "transpose" ? "5" : "27") +
+                         ": layers[0].perm: the network's batch is open (input: [batch, ...]): a "
+                         "transpose must keep it leading"),
               std::string::npos)
         << moved;
   }
   const Graph kept = parse_network_yaml(
       "input: [batch, 4, 8, 8]\nlayers:\n  - {op: transpose, perm: [0, 2, 3, 1]}\n", "net.yaml", 2);
-  EXPECT_EQ(kept.node(kept.outputs().front()).output.shape, (std::vector<std::int64_t>{2, 8, 8, 4}));
+  EXPECT_EQ(kept.node(kept.outputs().front()).output.shape,
+            (std::vector<std::int64_t>{2, 8, 8, 4}));
   const Graph fixed = parse_network_yaml(
       "input: [2, 4, 8, 8]\nlayers:\n  - {op: transpose, perm: [1, 0, 2, 3]}\n", "net.yaml");
-  EXPECT_EQ(fixed.node(fixed.outputs().front()).output.shape, (std::vector<std::int64_t>{4, 2, 8, 8}));
+  EXPECT_EQ(fixed.node(fixed.outputs().front()).output.shape,
+            (std::vector<std::int64_t>{4, 2, 8, 8}));
   const Graph named = parse_network_yaml(
       "input: [batch, 4, 8, 8]\nlayers:\n  - {op: reshape, shape: [batch, -1]}\n", "net.yaml", 4);
   EXPECT_EQ(named.node(named.outputs().front()).output.shape, (std::vector<std::int64_t>{4, 256}));

@@ -192,8 +192,9 @@ TEST(Lowering, GroupedAllGathersSendNearestFirst) {
     });
     EXPECT_EQ(sent, expected) << "PE " << pe;
     std::vector<int> ring = sent;
-    std::sort(ring.begin(), ring.end(),
-              [&](int a, int b) { return grouped.ring_distance(pe, a) < grouped.ring_distance(pe, b); });
+    std::sort(ring.begin(), ring.end(), [&](int a, int b) {
+      return grouped.ring_distance(pe, a) < grouped.ring_distance(pe, b);
+    });
     reordered += sent != ring;
   }
   EXPECT_GT(reordered, 0);
@@ -203,7 +204,8 @@ TEST(Lowering, GroupedAllGathersSendNearestFirst) {
   for (int pe = 0; pe < 16; ++pe) {
     ASSERT_EQ(whole.peers[pe].size(), 15u) << "PE " << pe;
     for (std::size_t k = 0; k < 15; ++k)
-      EXPECT_EQ(whole.ring_distance(pe, whole.peers[pe][k]), static_cast<int>(k) + 1) << "PE " << pe;
+      EXPECT_EQ(whole.ring_distance(pe, whole.peers[pe][k]), static_cast<int>(k) + 1)
+          << "PE " << pe;
   }
 }
 

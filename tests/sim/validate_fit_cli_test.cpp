@@ -100,6 +100,25 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   const CliRun old_same = optimize(dir / "old.yaml", before_key, "linkload");
   EXPECT_EQ(old_same.exit_code, 0) << old_same.output;
   EXPECT_EQ(old_same.output.find("fitted on other hardware"), std::string::npos) << old_same.output;
+  // Files from before router.alloc_iterations 0 (by topology) have 1: on a mesh router that is
+  // the same one iteration, so no note.
+  const std::string iterations = "router.alloc_iterations: 0";
+  ASSERT_NE(cal.find(iterations), std::string::npos) << cal;
+  std::string one_iteration = cal;
+  one_iteration.replace(one_iteration.find(iterations), iterations.size(),
+                        "router.alloc_iterations: 1");
+  const CliRun old_iterations = optimize(dir / "old_iterations.yaml", one_iteration, "linkload");
+  EXPECT_EQ(old_iterations.exit_code, 0) << old_iterations.output;
+  EXPECT_EQ(old_iterations.output.find("fitted on other hardware"), std::string::npos)
+      << old_iterations.output;
+  const CliRun two_iterations = optimize(
+      dir / "two_iterations.yaml",
+      cal.substr(0, cal.find(iterations)) + "router.alloc_iterations: 2" +
+          cal.substr(cal.find(iterations) + iterations.size()),
+      "linkload");
+  EXPECT_NE(two_iterations.output.find("fitted on other hardware (router.alloc_iterations 2 -> 0)"),
+            std::string::npos)
+      << two_iterations.output;
   const CliRun old_ring =
       run_nocflow("optimize " + kHw +
                   " --set lowering.all_gather=ring --network zoo:vgg5 "
