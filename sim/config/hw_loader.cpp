@@ -342,7 +342,11 @@ std::string resolved_yaml(const HwSpec& spec) {
     }
     if (p.applies && !p.applies(spec)) continue;
     out << YAML::Key << p.key() << YAML::Value << format_value(p.get(spec));
-    if (!p.unit.empty()) out << YAML::Comment(p.unit);
+    std::string comment = p.unit;
+    if (p.path == "router.alloc_iterations" && spec.router.alloc_iterations == 0)
+      comment += " (0: by topology, here " +
+                 std::to_string(noc::alloc_iterations_for(spec.router, spec.topology)) + ")";
+    if (!comment.empty()) out << YAML::Comment(comment);
   }
   if (!open_section.empty()) out << YAML::EndMap;
   out << YAML::EndMap;

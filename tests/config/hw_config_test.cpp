@@ -117,6 +117,25 @@ TEST(HwConfig, OverridesBeatTheFile) {
   EXPECT_DOUBLE_EQ(spec.clock.frequency_ghz, 0.5);
 }
 
+TEST(HwConfig, TheResolvedYamlSaysHowManyIterationsZeroRuns) {
+  // router.alloc_iterations 0 (the lookahead preset's) is by topology: the resolved file keeps
+  // the 0 and says what it runs, one on a mesh router, ceil(log2 8) = 3 on an 8-port crossbar.
+  const HwSpec mesh = load_hw_config(kConfigs + "mesh4x4.yaml");
+  ASSERT_EQ(mesh.router.alloc_iterations, 0);
+  EXPECT_NE(resolved_yaml(mesh).find("alloc_iterations: 0  # iterations (0: by topology, here 1)"),
+            std::string::npos)
+      << resolved_yaml(mesh);
+  const HwSpec crossbar =
+      load_hw_config(kConfigs + "mesh4x4.yaml", {"topology.kind=crossbar", "topology.ports=8"});
+  EXPECT_NE(
+      resolved_yaml(crossbar).find("alloc_iterations: 0  # iterations (0: by topology, here 3)"),
+      std::string::npos)
+      << resolved_yaml(crossbar);
+  const HwSpec set = load_hw_config(kConfigs + "crossbar16.yaml", {"router.alloc_iterations=2"});
+  EXPECT_NE(resolved_yaml(set).find("alloc_iterations: 2  # iterations\n"), std::string::npos)
+      << resolved_yaml(set);
+}
+
 TEST(HwConfig, OverridingTheKindDropsTheFilesKeysOfTheOldKind) {
   // A mesh file made a crossbar: its rows and cols no longer apply and are dropped.
   const HwSpec crossbar =
