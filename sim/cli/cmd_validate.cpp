@@ -216,11 +216,16 @@ int run(const ValidateArgs& a) {
   ValidationReport report(a.out);
   const std::size_t total = machines.size() * types.size() * sizes.size();
   std::string topologies;
-  for (const HwSpec& m : machines)
+  for (const HwSpec& m : machines) {
     topologies += (topologies.empty() ? "" : ", ") +
                   (m.topology.kind == "crossbar"
                        ? "crossbar " + std::to_string(m.topology.ports)
                        : std::to_string(m.topology.rows) + "x" + std::to_string(m.topology.cols));
+    // router.alloc_iterations 0 is by topology: say where a machine runs other than the file's.
+    if (const int iterations = noc::alloc_iterations_for(m.router, m.topology);
+        iterations != noc::alloc_iterations_for(base.router, base.topology))
+      topologies += " (" + std::to_string(iterations) + " iSLIP iterations)";
+  }
   auto count = [](std::size_t n, const char* what) {
     return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
   };

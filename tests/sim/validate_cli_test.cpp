@@ -179,6 +179,11 @@ TEST(ValidateCli, LinkloadIsExactWithoutContention) {
                                 "--meshes '2, 2x4,4,1x4' --crossbar 8 "
                                 "--sizes 4KiB,64KiB --types LOCAL,ALL_REDUCE");
   ASSERT_EQ(v.rows.size(), 20u);
+  // The shipped config's routers run one iSLIP iteration, the 8-port crossbar ceil(log2 8).
+  EXPECT_NE(v.run.output.find("on 2x2, 2x4, 4x4, 1x4, crossbar 8 (3 iSLIP iterations); each "
+                              "machine is"),
+            std::string::npos)
+      << v.run.output;
   EXPECT_EQ(v.rows[12].at("topology"), "mesh 1x4");
   EXPECT_EQ(v.rows[4].at("topology"), "mesh 2x4");
   for (const auto& row : v.rows) {
