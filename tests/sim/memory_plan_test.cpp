@@ -60,17 +60,21 @@ HwSpec mesh2x2() {
   return load_hw_config(kDir + "/configs/hw/mesh4x4.yaml", {"topology.rows=2", "topology.cols=2"});
 }
 
-/// A plan for the 2x2 mesh: layer i of `w` under `choices[i]`, placed as optimize places it.
-opt::Plan plan_2x2(const opt::Workload& w, const std::vector<std::string>& choices) {
+/// A plan for a mesh: layer i of `w` under `choices[i]`, placed as optimize places it.
+opt::Plan plan_on(const opt::PeGrid& grid, const opt::Workload& w,
+                  const std::vector<std::string>& choices) {
   opt::Plan plan;
-  plan.pes = 4;
-  plan.topology = "mesh 2x2";
+  plan.pes = grid.num_pes();
+  plan.topology = "mesh " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols);
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     const opt::Choice c = opt::parse_choice(choices[i], "test");
-    plan.layers.push_back(
-        {w.layers[i].name, w.layers[i].op, c, opt::place(c, opt::PeGrid{true, 2, 2}).pe, 0, 0});
+    plan.layers.push_back({w.layers[i].name, w.layers[i].op, c, opt::place(c, grid).pe, 0, 0});
   }
   return plan;
+}
+
+opt::Plan plan_2x2(const opt::Workload& w, const std::vector<std::string>& choices) {
+  return plan_on(opt::PeGrid{true, 2, 2}, w, choices);
 }
 
 /// tests/sim/data/two_conv.yaml under two choices on the 2x2 mesh, lowered for dataflow, and
@@ -158,15 +162,9 @@ struct Sends4x4 {
   opt::Graph graph = opt::load_network(kDir + "/tests/sim/data/two_conv.yaml");
   explicit Sends4x4(const std::vector<std::string>& choices) {
     const opt::Workload w = opt::build_workload(graph);
-    opt::Plan plan;
-    plan.pes = 16;
-    plan.topology = "mesh 4x4";
-    for (std::size_t i = 0; i < w.layers.size(); ++i) {
-      const opt::Choice c = opt::parse_choice(choices[i], "test");
-      plan.layers.push_back({w.layers[i].name, w.layers[i].op, c, opt::place(c, grid).pe, 0, 0});
-    }
-    const Lowered low =
-        lower_plan(w, plan, load_hw_config(kDir + "/configs/hw/mesh4x4.yaml"), ExecMode::Dataflow);
+    const Lowered low = lower_plan(w, plan_on(grid, w, choices),
+                                   load_hw_config(kDir + "/configs/hw/mesh4x4.yaml"),
+                                   ExecMode::Dataflow);
     for (int i = 0; i < 16; ++i) snake_pos[opt::snake_pe(grid, i)] = i;
     for (int pe = 0; pe < 16; ++pe)
       for (const Step& s : low.programs.pe[static_cast<std::size_t>(pe)])
