@@ -15,6 +15,7 @@
 #include "noc/base/format.h"
 #include "noc/base/names.h"
 #include "noc/router/routing.h"
+#include "optimizer/cost/cost_model.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/priced_inputs.h"
@@ -47,6 +48,7 @@ struct ValidateArgs {
   std::string mode = "dataflow";
   int jobs = 1;
   int placements = 4;
+  std::vector<std::string> models = {"paper", "linkload"};  // --rank: the cost models ranked
 };
 
 /// Removes what an earlier validate run wrote into `out` (the microbenchmarks' files and the
@@ -129,12 +131,18 @@ int run_rank(const ValidateArgs& a) {
   o.jobs = a.jobs;
   o.calibration = a.calibration;
   o.placements = a.placements;
+  for (std::size_t i = 0; i < a.models.size(); ++i)
+    if (std::find(a.models.begin(), a.models.begin() + static_cast<std::ptrdiff_t>(i), a.models[i]) !=
+        a.models.begin() + static_cast<std::ptrdiff_t>(i))
+      throw InputError("--cost-models: " + a.models[i] + " is given twice");
+  o.models = a.models;
   // Refused before the banner: a network, or a calibration, that does not load or apply.
   const optimizer::Graph graph = prepare_network(o.network, o.batch, spec, o.passes, o.train);
   optimizer::HwDesc calibrated = hw_desc_of(spec);  // rank_plans calibrates its own
   const std::vector<std::string> notes =
       a.calibration.empty() ? std::vector<std::string>{} : apply_calibration(a.calibration, spec, calibrated, true);
-  std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of each cost model"
+  std::cout << "nocflow validate --rank: " << a.net.network << ", the " << a.k << " best plans of "
+            << (a.models.size() == 1 ? a.models[0] : "each cost model")
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
             << " replay, on " << one_line_summary(spec) << std::endl;
   for (const std::string& note : notes) std::cout << "  note: " << note << "\n";  // --quiet too
@@ -329,6 +337,12 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "resolution")
       ->capture_default_str()
       ->check(at_least(1));
+  cmd->add_option("--cost-models", a->models,
+                  "--rank: the cost models whose plans to rank (paper's replay slowest: its plans "
+                  "move the most data)")
+      ->capture_default_str()
+      ->delimiter(',')
+      ->check(one_of("cost model", optimizer::cost_model_names()));
   cmd->add_option("--calibration", a->calibration,
                   "--rank: calibration.yaml (validate --calibrate) for the cost models, as optimize --calibration")
       ->type_name("FILE");
@@ -344,7 +358,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   CLI::Option* rank = cmd->get_option("--rank");
   for (const char* micro : {"--meshes", "--crossbar", "--sizes", "--types"}) rank->excludes(cmd->get_option(micro));
   for (const char* ranked :
-       {"--network", "--batch", "--passes", "--train", "--k", "--mode", "--placements"})
+       {"--network", "--batch", "--passes", "--train", "--k", "--mode", "--placements", "--cost-models"})
     cmd->get_option(ranked)->needs(rank);
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });
 }

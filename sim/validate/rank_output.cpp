@@ -88,8 +88,8 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
         << tau_text(m.strategy_kendall_tau)
         << std::setw(17) << fixed(m.strategy_predicted_spread_pct, 1) << "%" << std::setw(10)
         << fixed(m.optimize_seconds, 1) << " s\n";
-  out << "  (regret: (simulated cycles of the model's predicted-best plan - the best simulated plan's of any"
-         " model) / the latter;"
+  out << "  (regret: (simulated cycles of the model's predicted-best plan - the best of every plan replayed)"
+         " / the latter;"
          "\n   best error: (predicted − simulated) / simulated cycles of that plan; spread: (max − min) / min cycles"
          " over the model's plans;\n   k: its k best plans; strategies: its best plan under each partition strategy)\n";
   if (report.placements.size() > 1) {

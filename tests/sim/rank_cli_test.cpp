@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -42,6 +43,9 @@ TEST(RankCli, RankWithoutNetworkIsAnInputError) {
       {"--placements 2", "--placements requires --rank"},
       {"--rank --network zoo:vgg5 --placements 0", "--placements: must be at least 1"},
       {"--rank --network zoo:nope", "unknown zoo network 'nope'"},
+      {"--cost-models linkload", "--cost-models requires --rank"},
+      {"--rank --network zoo:vgg5 --cost-models exact", "unknown cost model 'exact'"},
+      {"--rank --network zoo:vgg5 --cost-models linkload,linkload", "--cost-models: linkload is given twice"},
   };
   for (const auto& [args, message] : cases) {
     const CliRun r = run_nocflow("validate " + kHw + " " + args + " --out " + (dir / "o").string());
@@ -184,6 +188,35 @@ TEST(RankCli, Vgg5ThreeBestPlansPerModel) {
       EXPECT_EQ(p.at("placements"), "4") << p.at("model") << " " << p.at("label");
     }
   EXPECT_NE(r.output.find("the simulator's own resolution"), std::string::npos) << r.output;
+}
+
+TEST(RankCli, CostModelsRanksOnlyTheModelsNamed) {
+  // paper's plans are the slow replays (they move the most data): ranking linkload alone skips them.
+  const fs::path dir = fresh_dir("rank_one_model");
+  const CliRun r = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 2 --placements 1 " +
+                               "--cost-models linkload --out " + (dir / "o").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("the 2 best plans of linkload,"), std::string::npos) << r.output;
+  const auto summary = read_csv_rows(dir / "o" / "rank_summary.csv");
+  ASSERT_EQ(summary.size(), 1u);
+  EXPECT_EQ(summary[0].at("model"), "linkload");
+  const auto plans = read_csv_rows(dir / "o" / "rank.csv");
+  ASSERT_FALSE(plans.empty());
+  std::set<std::string> ids;
+  for (const auto& p : plans) {
+    EXPECT_EQ(p.at("model"), "linkload");
+    ids.insert(p.at("plan_id"));
+  }
+  // Only linkload's plans were replayed and written, numbered from 0.
+  EXPECT_TRUE(fs::exists(dir / "o" / "plans" / ("plan_" + std::to_string(ids.size() - 1) + ".yaml")));
+  EXPECT_FALSE(fs::exists(dir / "o" / "plans" / ("plan_" + std::to_string(ids.size()) + ".yaml")));
+  // Regret is against the best plan replayed, here linkload's own.
+  double best = 1e300, picked = 0;
+  for (const auto& p : plans) {
+    best = std::min(best, std::stod(p.at("simulated_cycles")));
+    if (p.at("set") == "kbest" && p.at("k") == "1") picked = std::stod(p.at("simulated_cycles"));
+  }
+  EXPECT_NEAR(std::stod(summary[0].at("regret_pct")), 100 * (picked - best) / best, 1e-9);
 }
 
 TEST(RankCli, APlanRankedInBarrierReplayReplaysSoUnderSimulate) {
