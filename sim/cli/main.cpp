@@ -15,15 +15,27 @@ namespace {
 
 /// CLI11's parse errors in our words: an unknown option named with a guess, a repeated option,
 /// a number that does not convert, a missing command.
+/// "nocflow" or "nocflow COMMAND": where the parse stopped.
+std::string parsed_command(const CLI::App& top) {
+  const std::vector<CLI::App*> parsed = top.get_subcommands();
+  return parsed.empty() ? "nocflow" : "nocflow " + parsed.front()->get_name();
+}
+
 std::string parse_error_message(const CLI::App& top, const CLI::Error& e) {
   const std::string what = e.what();
   const std::vector<CLI::App*> parsed = top.get_subcommands();
   const CLI::App& app = parsed.empty() ? top : *parsed.front();
-  const std::string command = parsed.empty() ? "nocflow" : "nocflow " + app.get_name();
+  const std::string command = parsed_command(top);
+  // An unknown option comes first, whatever CLI11 found: a misspelt required option
+  // (`--netwrk`) is what made `--network` missing.
+  std::vector<std::string> extras;
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {  // "... not expected: b --a" (CLI11 lists them last first)
-    std::vector<std::string> extras;
     std::istringstream words(what.substr(what.find(": ") + 2));
     for (std::string w; words >> w;) extras.insert(extras.begin(), w);
+  } else if (!parsed.empty()) {
+    extras = app.remaining();
+  }
+  if (!extras.empty()) {
     for (const std::string& x : extras)
       if (x.size() > 1 && x[0] == '-') {
         std::vector<std::string> known;
@@ -34,8 +46,9 @@ std::string parse_error_message(const CLI::App& top, const CLI::Error& e) {
         return "unknown option '" + name + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
                " (" + command + " --help lists them)";
       }
-    return "unexpected argument '" + extras.front() + "' (" + command +
-           " takes options only, --name value)";
+    if (dynamic_cast<const CLI::ExtrasError*>(&e))
+      return "unexpected argument '" + extras.front() + "' (" + command +
+             " takes options only, --name value; " + command + " --help lists them)";
   }
   const std::string at_most = ": At Most 1 required but received ";  // "--batch" + this + "2"
   if (const auto at = what.find(at_most); dynamic_cast<const CLI::ArgumentMismatch*>(&e) && at != std::string::npos)
@@ -75,9 +88,13 @@ extern "C" int sc_main(int argc, char** argv) {
   app.name("nocflow");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("nocflow ") + NOCFLOW_VERSION);
-  // CLI11's own parse errors read like ours.
+  // CLI11's own parse errors read like ours, with where to look (once: an unknown option's
+  // message already says it).
   app.failure_message([](const CLI::App* top, const CLI::Error& e) {
-    return "nocflow: error: " + parse_error_message(*top, e) + "\nRun with --help for more information.\n";
+    const std::string message = parse_error_message(*top, e);
+    const bool points_to_help = message.find("--help") != std::string::npos;
+    return "nocflow: error: " + message +
+           (points_to_help ? "" : " (" + parsed_command(*top) + " --help lists the options)") + "\n";
   });
   sim::cli::Action action;
   sim::cli::add_version_command(app, action);

@@ -297,6 +297,19 @@ TEST(Cli, UsageErrorsExitWith2) {
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(r.output.rfind("nocflow: error: " + message, 0), 0u) << args << "\n" << r.output;
   }
+  // Where to look, said once, naming the command.
+  const CliRun missing = run_nocflow("validate --out x");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.output, "nocflow: error: --hw is required (nocflow validate --help lists the options)\n");
+  for (const std::string& args : {optimize + "--solvr greedy --out x", optimize + "greedy --out x"}) {
+    const CliRun r = run_nocflow(args);
+    EXPECT_EQ(r.output.find("--help"), r.output.rfind("--help")) << r.output;
+  }
+  // A misspelt required option is named as unknown, not reported as the option missing.
+  const CliRun misspelt = run_nocflow("optimize --hw x.yaml --netwrk zoo:vgg5 --out x");
+  EXPECT_EQ(misspelt.exit_code, 2);
+  EXPECT_EQ(misspelt.output.rfind("nocflow: error: unknown option '--netwrk'; did you mean '--network'?", 0), 0u)
+      << misspelt.output;
   EXPECT_EQ(run_nocflow("--help").exit_code, 0);
   EXPECT_EQ(run_nocflow("config --help").exit_code, 0);
   const CliRun v = run_nocflow("version");
