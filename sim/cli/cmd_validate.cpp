@@ -21,6 +21,7 @@
 #include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
+#include "sim/run/child_process.h"
 #include "sim/validate/microbench.h"
 #include "sim/validate/microbench_report.h"
 #include "sim/validate/rank.h"
@@ -223,12 +224,13 @@ int run(const ValidateArgs& a) {
 
   ValidationReport report(a.out);
   const std::size_t total = machines.size() * types.size() * sizes.size();
+  auto machine_name = [](const HwSpec& m) {
+    return m.topology.kind == "crossbar" ? "crossbar " + std::to_string(m.topology.ports)
+                                         : std::to_string(m.topology.rows) + "x" + std::to_string(m.topology.cols);
+  };
   std::string topologies;
   for (const HwSpec& m : machines) {
-    topologies += (topologies.empty() ? "" : ", ") +
-                  (m.topology.kind == "crossbar"
-                       ? "crossbar " + std::to_string(m.topology.ports)
-                       : std::to_string(m.topology.rows) + "x" + std::to_string(m.topology.cols));
+    topologies += (topologies.empty() ? "" : ", ") + machine_name(m);
     // router.alloc_iterations 0 is by topology: say where a machine runs other than the file's.
     if (const int iterations = noc::alloc_iterations_for(m.router, m.topology);
         iterations != noc::alloc_iterations_for(base.router, base.topology))
@@ -238,11 +240,23 @@ int run(const ValidateArgs& a) {
     return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
   };
   std::cout << "nocflow validate: " << count(total, "case") << " (" << count(types.size(), "type")
-            << " x " << count(sizes.size(), "size") << ") on " << topologies << "; each machine is "
+            << " x " << count(sizes.size(), "size") << " x " << count(machines.size(), "machine")
+            << ") on " << topologies << "; each machine is "
             << a.hw.file << " with its topology replaced: " << components_summary(base)
             << std::endl;
   const int count_width = static_cast<int>(std::to_string(total).size());
-  std::size_t done = 0;
+  std::size_t done = 0, written_rows = 0, dumped = 0;
+  std::vector<std::string> finished;  // machines whose rows are in validation.csv
+  // What an interrupt (Ctrl-C, a batch system's kill) leaves: rows are written a machine at a
+  // time, once its router contention is fitted.
+  auto interrupt_note = [&] {
+    set_interrupt_note("nocflow validate: interrupted after " + std::to_string(done) + " of " +
+                       std::to_string(total) + " cases; " + a.out + "/validation.csv holds " +
+                       (finished.empty() ? "no case (a machine's rows are written when all its cases have run)"
+                                         : "the " + count(written_rows, "case") + " of " + join(finished)) +
+                       ", and summary.csv is not written\n");
+  };
+  interrupt_note();
   std::map<std::string, double> slowdowns;  // by topology; 0 without a router-bound case
   for (const HwSpec& hw : machines) {
     std::vector<BenchCase> cases;
@@ -250,6 +264,7 @@ int run(const ValidateArgs& a) {
       for (std::int64_t size : sizes) cases.push_back({"", type, size});
     const auto progress = [&](const BenchResult& r) {
       ++done;
+      interrupt_note();
       if (a.quiet) return;
       std::cout << "  [" << std::right << std::setw(count_width) << done << "/" << total << "] "
                 << std::left << std::setw(12) << r.bench.topology << std::setw(kTypeWidth)
@@ -273,9 +288,14 @@ int run(const ValidateArgs& a) {
     if (!machine.empty()) slowdowns[machine.front().bench.topology] = s;
     for (const BenchResult& r : machine) {
       report.add(r);
-      if (a.dump_messages && !r.sends.empty()) write_messages(a.out, hw, r);
+      if (a.dump_messages && !r.sends.empty()) write_messages(a.out, hw, r), ++dumped;
     }
+    report.flush();
+    written_rows += machine.size();
+    finished.push_back(machine_name(hw));
+    interrupt_note();
   }
+  set_interrupt_note("");
   report.finish(std::cout, types);
   std::cout << "\n  router contention s (linkload_fitted), fitted per machine on its router-bound "
                "case with the\n"
@@ -286,7 +306,10 @@ int run(const ValidateArgs& a) {
   for (const auto& [topology, s] : slowdowns) std::cout << "  " << topology << " " << fixed(s, 3);
   std::cout << "\n";
   std::string written = "validation.csv, summary.csv, config.resolved.yaml";
-  if (a.dump_messages) written += ", messages/";
+  if (a.dump_messages)
+    written += dumped > 0 ? ", messages/ (" + count(dumped, "case") + ")"
+                          : " (no message files: ALL_REDUCE, cases run as rings and cases moving "
+                            "nothing are not written)";
   if (a.calibrate) {
     write_calibration(a.out, a.hw.file, base, types, report.results(), slowdowns, std::cout);
     written += ", calibration.yaml";

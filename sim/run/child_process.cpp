@@ -2,6 +2,7 @@
 #include "sim/run/child_process.h"
 
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <vector>
 
 #include "noc/base/error.h"
@@ -51,14 +53,19 @@ void end_children_and_exit(int sig) {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
-/// Installs end_children_and_exit while alive; restores the previous handlers.
+/// Installs end_children_and_exit while alive; restores the previous handlers. A signal the
+/// process was started ignoring stays ignored: `nohup nocflow sweep ...` must outlive a hangup,
+/// and a shell starts a background job ignoring SIGINT.
 class ForwardSignals {
  public:
   ForwardSignals() {
     struct sigaction a {};
     a.sa_handler = end_children_and_exit;
     sigemptyset(&a.sa_mask);
-    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &a, &old_[i]);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) {
+      ::sigaction(kForwarded[i], nullptr, &old_[i]);
+      if (old_[i].sa_handler != SIG_IGN) ::sigaction(kForwarded[i], &a, nullptr);
+    }
   }
   ~ForwardSignals() {
     for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &old_[i], nullptr);
@@ -100,13 +107,21 @@ Child spawn(const std::function<std::string()>& fn) {
   sigemptyset(&forwarded);
   for (int sig : kForwarded) sigaddset(&forwarded, sig);
   ::sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     throw CheckError(std::string("cannot fork: ") + std::strerror(errno));
   }
   if (pid == 0) {  // child: report, then leave without running the parent's destructors
-    for (int sig : kForwarded) ::signal(sig, SIG_DFL);
+    // A parent killed outright (SIGKILL: no handler runs) takes its children with it; one that
+    // died before this line was set has already left the child an orphan.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(1);
+    for (int sig : kForwarded) {  // the parent's handler goes; an ignored signal stays ignored
+      struct sigaction now {};
+      ::sigaction(sig, nullptr, &now);
+      if (now.sa_handler == end_children_and_exit) ::signal(sig, SIG_DFL);
+    }
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     ::close(fds[0]);
     std::string report;
@@ -168,10 +183,16 @@ ChildResult finish(Child& c) {
 }  // namespace
 
 void set_interrupt_note(const std::string& note) {
+  // While a note is set the signals say it, between children too (a command's own work).
+  static std::unique_ptr<ForwardSignals> between;
   g_note_size = 0;  // the handler sees no half-written note
   const std::size_t n = std::min(note.size(), sizeof g_note);
   std::copy_n(note.data(), n, g_note);
   g_note_size = n;
+  if (n == 0)
+    between.reset();
+  else if (!between)
+    between = std::make_unique<ForwardSignals>();
 }
 
 std::string run_in_child(const std::function<std::string()>& fn) {

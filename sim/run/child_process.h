@@ -6,7 +6,8 @@
 // same type and message; any other failure (another exception, a crash, a signal) is a
 // CheckError that says how the child ended. While children run, SIGINT, SIGTERM, SIGHUP and
 // SIGPIPE (output piped into a reader that quit, e.g. `head`) to the parent kill them before
-// ending the parent, so that no orphan keeps simulating.
+// ending the parent, so that no orphan keeps simulating; a parent killed outright (SIGKILL)
+// takes them with it too (Linux's parent-death signal).
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -29,8 +30,10 @@ void run_in_children(std::size_t n, int jobs, const std::function<std::string(st
                      const std::function<void(std::size_t, const ChildResult&)>& done,
                      const std::function<void()>& tick = {});
 
-/// A line written to stderr when one of those signals ends the parent while children run (e.g.
-/// how to resume); "" for none. Kept until replaced.
+/// A line written to stderr when one of those signals ends the parent (e.g. how to resume);
+/// "" for none. Kept until replaced; while one is set, the signals end the process with it
+/// whether or not children run. A signal the process was started ignoring stays ignored
+/// (nohup's SIGHUP, a shell's background job's SIGINT), in the children too.
 void set_interrupt_note(const std::string& note);
 
 }  // namespace nocflow::sim

@@ -25,6 +25,7 @@ ValidationReport::ValidationReport(const std::string& dir)
        << ",busiest_link_kind,busiest_router_link_flits,busiest_endpoint_flits,messages,"
           "linkload_fitted_cycles,linkload_fitted_error,router_slowdown,slowdown_fitted_here,"
           "busiest_endpoint_busy_share,busiest_router_link_vc_starved_cycles\n";
+  csv_.flush();
 }
 
 void ValidationReport::add(const BenchResult& r) {

@@ -25,6 +25,8 @@ class ValidationReport {
   explicit ValidationReport(const std::string& dir);
   /// A case run (a row, and its errors tallied) or skipped (counted for every model).
   void add(const BenchResult& r);
+  /// Writes the rows added so far to validation.csv (an interrupted run keeps them).
+  void flush() { csv_.flush(); }
   /// Closes validation.csv, writes DIR/summary.csv and prints each model's error per type for
   /// `types`: all cases and below saturation, where the simulated time goes, what bounds the edge.
   void finish(std::ostream& out, const std::vector<std::string>& types);

@@ -278,6 +278,11 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
   auto name_of = [&](const Job& j) {
     return first_seen[j.id] + (j.image ? " (" + images[j.image].name + ")" : std::string());
   };
+  auto interrupt_note = [&] {  // the tables need every replay: nothing is written before
+    set_interrupt_note("nocflow validate --rank: interrupted after " + std::to_string(finished) + " of " +
+                       std::to_string(jobs.size()) + " replays; nothing written\n");
+  };
+  interrupt_note();
   run_in_children(
       jobs.size(), o.jobs,
       [&](std::size_t i) {
@@ -294,7 +299,9 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
         progress << "  [" << ++finished << "/" << jobs.size() << "] " << name_of(j) << ": simulated "
                  << out.total_cycles << " cycles, predicted " << fixed(plans[j.id].total_cycles(), 0)
                  << " cycles (" << fixed(out.wall_seconds, 1) << " s simulation)" << std::endl;
+        interrupt_note();
       });
+  set_interrupt_note("");
   for (RankedPlan& r : report.plans) {
     const auto id = static_cast<std::size_t>(r.plan_id);
     r.simulated_cycles = outcome[id][0].total_cycles;

@@ -130,14 +130,21 @@ bool ended(pid_t pid) {
   return false;
 }
 
-// ... and says the note it was given (sweep: how to resume) on its way out.
-TEST(ChildProcess, TerminatingTheParentEndsItsChildren) {
+/// A parent running two long simulations, as `nocflow sweep --jobs 2`, with its interrupt note
+/// set: its pid, its children's, and the read end of its stderr.
+struct Family {
+  pid_t parent = -1;
+  pid_t children[2] = {0, 0};
+  int err = -1;
+};
+
+Family start_family(bool started_ignoring_hangups = false) {
+  Family f;
   int fds[2], err[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  ASSERT_EQ(::pipe(err), 0);
-  const pid_t parent = ::fork();
-  ASSERT_GE(parent, 0);
-  if (parent == 0) {  // a parent running two long simulations, as `nocflow sweep --jobs 2`
+  if (::pipe(fds) != 0 || ::pipe(err) != 0) return f;
+  f.parent = ::fork();
+  if (f.parent == 0) {
+    if (started_ignoring_hangups) ::signal(SIGHUP, SIG_IGN);  // as under nohup
     ::close(fds[0]);
     ::close(err[0]);
     ::dup2(err[1], STDERR_FILENO);
@@ -155,24 +162,58 @@ TEST(ChildProcess, TerminatingTheParentEndsItsChildren) {
   }
   ::close(fds[1]);
   ::close(err[1]);
-  pid_t children[2] = {0, 0};
-  for (pid_t& c : children) ASSERT_EQ(::read(fds[0], &c, sizeof c), static_cast<ssize_t>(sizeof c));
+  f.err = err[0];
+  for (pid_t& c : f.children)
+    if (::read(fds[0], &c, sizeof c) != static_cast<ssize_t>(sizeof c)) c = 0;
   ::close(fds[0]);
-  for (pid_t c : children) {
+  return f;
+}
+
+/// Signals the family's parent, waits for it, and checks that its children ended too; returns
+/// what the parent wrote to stderr.
+std::string end_family(const Family& f, int sig) {
+  for (pid_t c : f.children) {
     const std::string s = state(c);
-    EXPECT_FALSE(s.empty() || s == "Z") << "child " << c << " should be sleeping";
+    EXPECT_FALSE(c == 0 || s.empty() || s == "Z") << "child " << c << " should be sleeping";
   }
-  ::kill(parent, SIGTERM);
+  ::kill(f.parent, sig);
   int status = 0;
-  ASSERT_EQ(::waitpid(parent, &status, 0), parent);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
-  for (pid_t c : children) EXPECT_TRUE(ended(c)) << "child " << c << " outlived its parent";
+  EXPECT_EQ(::waitpid(f.parent, &status, 0), f.parent);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+  for (pid_t c : f.children) EXPECT_TRUE(ended(c)) << "child " << c << " outlived its parent";
   std::string said;
   char buf[256];
-  for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;)
-    said.append(buf, static_cast<std::size_t>(n));
-  ::close(err[0]);
-  EXPECT_EQ(said, "interrupted: resume me\n");
+  for (ssize_t n; (n = ::read(f.err, buf, sizeof buf)) > 0;) said.append(buf, static_cast<std::size_t>(n));
+  ::close(f.err);
+  return said;
+}
+
+// ... and says the note it was given (sweep: how to resume) on its way out.
+TEST(ChildProcess, TerminatingTheParentEndsItsChildren) {
+  const Family f = start_family();
+  ASSERT_GT(f.parent, 0);
+  EXPECT_EQ(end_family(f, SIGTERM), "interrupted: resume me\n");
+}
+
+// Under nohup a hangup must not end a sweep: a signal ignored from the start stays ignored, in
+// the parent and in its children.
+TEST(ChildProcess, ASignalIgnoredFromTheStartStaysIgnored) {
+  const Family f = start_family(true);
+  ASSERT_GT(f.parent, 0);
+  ::kill(f.parent, SIGHUP);
+  for (pid_t c : f.children) ::kill(c, SIGHUP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string parent = state(f.parent);
+  EXPECT_TRUE(parent == "S" || parent == "R") << "the parent should still be running: " << parent;
+  EXPECT_EQ(end_family(f, SIGTERM), "interrupted: resume me\n");
+}
+
+// Killed outright, the parent runs no handler: its children end by the parent-death signal
+// (a batch system's hard kill would otherwise leave them simulating).
+TEST(ChildProcess, KillingTheParentOutrightEndsItsChildren) {
+  const Family f = start_family();
+  ASSERT_GT(f.parent, 0);
+  EXPECT_EQ(end_family(f, SIGKILL), "");
 }
 
 }  // namespace

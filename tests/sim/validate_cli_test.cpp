@@ -372,11 +372,47 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
   }
   EXPECT_EQ(replayed, 4);
   EXPECT_GE(contended, 3);  // the flows interfere: the batch reproduces more than the busiest link
+  EXPECT_NE(v.run.output.find("6 cases (3 types x 1 size x 2 machines)"), std::string::npos) << v.run.output;
+  EXPECT_NE(v.run.output.find("messages/ (4 cases)"), std::string::npos) << v.run.output;
+  // Nothing to write: said so, not a folder named that is not there.
+  const Validation none = validate("validate_dump_none", "--meshes 2 --crossbar 0 --sizes 1KiB "
+                                                         "--types ALL_REDUCE,NONE --dump-messages");
+  EXPECT_FALSE(fs::exists(none.out / "messages"));
+  EXPECT_NE(none.run.output.find("config.resolved.yaml (no message files:"), std::string::npos)
+      << none.run.output;
   EXPECT_EQ(
       run_nocflow("validate " + kHw + " --rank --network zoo:resnet18 --dump-messages --out " +
                   (v.out.parent_path() / "rank").string())
           .exit_code,
       2);
+}
+
+TEST(ValidateCli, AnInterruptedRunKeepsTheRowsOfTheMachinesItFinished) {
+  // A machine's rows are written once all its cases have run (its router contention is fitted
+  // on them); stopped during the next machine (SIGTERM: a shell's background job ignores
+  // SIGINT, and so does nocflow then), it keeps them and says what is there.
+  const fs::path dir = fresh_dir("validate_interrupted"), out = dir / "out";
+  const std::string script =
+      std::string(NOCFLOW_BINARY) + " validate " + kHw +
+      " --meshes 2,16 --crossbar 0 --types SCATTER --sizes 1KiB,4MiB --quiet --out " + out.string() +
+      " > " + (dir / "said.txt").string() + " 2>&1 & pid=$!; i=0; "
+      "while [ \"$(wc -l < " + (out / "validation.csv").string() + " 2>/dev/null || echo 0)\" -lt 3 ] "
+      "&& [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done; kill -TERM $pid; wait $pid; echo $?";
+  FILE* shell = popen(script.c_str(), "r");
+  char status[16] = {};
+  ASSERT_NE(std::fgets(status, sizeof status, shell), nullptr);
+  pclose(shell);
+  EXPECT_EQ(std::string(status), "143\n");  // ended by SIGTERM
+  const auto rows = read_csv_rows(out / "validation.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) EXPECT_EQ(row.at("topology"), "mesh 2x2");
+  EXPECT_FALSE(fs::exists(out / "summary.csv"));
+  const std::string said = read_file(dir / "said.txt");
+  EXPECT_NE(said.find("nocflow validate: interrupted after "), std::string::npos) << said;
+  EXPECT_NE(said.find(" of 4 cases; " + out.string() +
+                      "/validation.csv holds the 2 cases of 2x2, and summary.csv is not written"),
+            std::string::npos)
+      << said;
 }
 
 TEST(ValidateCli, JobsRunTheSimulationsAtOnceAndChangeNoFigure) {
