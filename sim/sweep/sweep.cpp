@@ -228,8 +228,17 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   if (cluster.rank == 0) {
     try {
       const bool had_sweep = fs::exists(dir / "sweep.yaml");
-      if (had_sweep && !o.resume)
-        throw InputError(o.out + " already holds a sweep: use --resume to finish it, or another --out");
+      if (had_sweep && !o.resume) {
+        bool complete = false;  // this very sweep, every point's row in results.csv
+        try {
+          complete = same_yaml(file_text(dir / "sweep.yaml"), spec.text) && fs::exists(dir / "results.csv") &&
+                     finished_rows(dir, head).size() == points.size();
+        } catch (const InputError&) {  // rows of other columns: not this sweep's
+        }
+        throw InputError(complete ? o.out + " already holds this sweep, finished (results.csv has all " +
+                                        std::to_string(points.size()) + " points): give another --out to run it again"
+                                  : o.out + " already holds a sweep: use --resume to finish it, or another --out");
+      }
       if (!had_sweep && fs::is_directory(dir))  // another command's run would mix with this one
         for (const auto& e : fs::directory_iterator(dir)) {
           const std::string name = e.path().filename().string();
@@ -309,30 +318,45 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const bool bar = !o.quiet && cluster.rank == 0 && ::isatty(STDERR_FILENO);
   const auto start = Clock::now();
   std::size_t finished_here = 0;
+  // When each point started: run_in_children starts them in order, the next as one ends.
+  const std::size_t n = mine.size();
+  std::vector<Clock::time_point> started(n);
+  std::vector<bool> ended(n, false);
+  std::size_t next_start = std::min(n, static_cast<std::size_t>(std::max(o.jobs, 1)));
+  std::fill_n(started.begin(), next_start, start);
+  double finished_seconds = 0;  // the finished points' wall time, summed
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  // Time left at the finished points' mean pace: what each running point has still to go, and
+  // the unstarted, shared by the jobs. Sweeps ordered small to large finish later than this.
+  auto time_left = [&] {
+    const double mean = finished_seconds / static_cast<double>(finished_here);
+    double work = mean * static_cast<double>(n - next_start);
+    for (std::size_t i = 0; i < next_start; ++i)
+      if (!ended[i]) work += std::max(0.0, mean - seconds_since(started[i]));
+    return work / std::max(1, std::min(o.jobs, static_cast<int>(n - finished_here)));
+  };
   auto last_line = start;  // without a terminal: a plain line every 30 s between points
   auto draw_bar = [&] {
     if (!bar) {
       if (o.quiet || cluster.rank != 0 || Clock::now() - last_line < std::chrono::seconds(30))
         return;
       last_line = Clock::now();
-      std::cerr << "  ... " << finished_here << " of " << mine.size() << " points done, "
-                << std::min(static_cast<std::size_t>(o.jobs), mine.size() - finished_here)
-                << " running, "
-                << duration(std::chrono::duration<double>(last_line - start).count()) << " elapsed"
-                << std::endl;
+      std::cerr << "  ... " << finished_here << " of " << n << " points done, "
+                << duration(std::chrono::duration<double>(last_line - start).count()) << " elapsed; running: ";
+      const char* separator = "";
+      for (std::size_t i = 0; i < next_start; ++i)
+        if (!ended[i])
+          std::cerr << separator << mine[i]->key << " (" << duration(seconds_since(started[i])) << ")", separator = "; ";
+      std::cerr << std::endl;
       return;
     }
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    const std::size_t n = mine.size();
     const int width = 30;
     const int fill = n ? static_cast<int>(width * finished_here / n) : width;
     std::cerr << "\r  [" << std::string(static_cast<std::size_t>(fill), '#')
               << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << finished_here << "/" << n
               << " points, " << std::min(static_cast<std::size_t>(o.jobs), n - finished_here) << " running, "
-              << duration(elapsed) << " elapsed";
-    if (finished_here > 0 && finished_here < n)
-      std::cerr << ", ~" << duration(elapsed / static_cast<double>(finished_here) * static_cast<double>(n - finished_here))
-                << " left";
+              << duration(seconds_since(start)) << " elapsed";
+    if (finished_here > 0 && finished_here < n) std::cerr << ", ~" << duration(time_left()) << " left at this pace";
     std::cerr << "   " << std::flush;
   };
   // The jobs share the cores: each tabulates on its part of them.
@@ -354,7 +378,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
           row.push_back("ok");
           row.insert(row.end(), fields.begin(), fields.end());
           shown = fields[0] + " cycles = " + fields[1] + " us (predicted " +
-                  fixed(std::stod(fields[5]), 0) + ", " + signed_percent(std::stod(fields[6])) +
+                  fixed(std::stod(fields[5]), 0) + " cycles, error " + signed_percent(std::stod(fields[6])) +
                   "), tabulate + solve " +
                   seconds_text(std::stod(fields[8]) + std::stod(fields[7])) + ", simulation " +
                   seconds_text(std::stod(fields[9]));
@@ -371,6 +395,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         partial << line << "\n" << std::flush;
         new_rows.push_back(line);
         ++finished_here;
+        ended[i] = true;
+        finished_seconds += seconds_since(started[i]);
+        if (next_start < n) started[next_start++] = Clock::now();
         last_line = Clock::now();
         if (!o.quiet) {
           if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r";

@@ -141,10 +141,16 @@ TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
   // Greedy is never better than the optimum under the model it optimises.
   EXPECT_GE(std::stod(rows[2].at("predicted_cycles")), std::stod(rows[3].at("predicted_cycles")));
 
-  // A second run into the same folder needs --resume; with it, nothing is left to run.
+  // Each point's line gives its figures with their units.
+  EXPECT_NE(r.output.find(rows[3].at("total_cycles") + " cycles = "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" cycles, error "), std::string::npos) << r.output;
+  // A second run into the same folder is refused: the sweep there is finished.
   const CliRun again = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "out").string());
   EXPECT_EQ(again.exit_code, 2) << again.output;
-  EXPECT_NE(again.output.find("--resume"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("already holds this sweep, finished (results.csv has all 4 points): give another "
+                              "--out to run it again"),
+            std::string::npos)
+      << again.output;
   const CliRun resumed = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "out").string());
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("4 already done, 0 to run"), std::string::npos) << resumed.output;
@@ -183,6 +189,10 @@ TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
                                                      << a << "\r\n"
                                                      << b.substr(0, b.find(",ok,") + 6);
   }
+  // Without --resume an unfinished sweep is refused, saying how to finish it.
+  const CliRun plain = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "cut").string());
+  EXPECT_EQ(plain.exit_code, 2) << plain.output;
+  EXPECT_NE(plain.output.find("already holds a sweep: use --resume to finish it"), std::string::npos) << plain.output;
   const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "cut").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("1 already done, 3 to run"), std::string::npos) << r.output;
