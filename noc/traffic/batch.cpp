@@ -34,12 +34,17 @@ class BatchListener : public DeliveryListener {
 }  // namespace
 
 std::vector<BatchMessage> read_messages(std::istream& in, const std::string& name, int nodes,
-                                        const NocSpec* spec) {
+                                        const NocSpec* spec, std::string* machine) {
   std::vector<BatchMessage> out;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
     check_text_line(line, name + ":" + std::to_string(number));
+    static const std::string kMachine = "# machine: ";
+    if (machine && line.rfind(kMachine, 0) == 0) {
+      *machine = line.substr(kMachine.size());
+      while (!machine->empty() && (machine->back() == '\r' || machine->back() == ' ')) machine->pop_back();
+    }
     std::istringstream words(line.substr(0, line.find('#')));
     std::vector<std::string> fields;
     for (std::string w; words >> w;) fields.push_back(w);
@@ -59,11 +64,15 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
              "': write whole numbers without a leading zero (it would read as octal)");
       if (i == 2) {  // bytes as the configs write them: 4096, 4KiB
         const std::optional<std::int64_t> bytes = parse_integer(f, true);
+        const bool digits = !f.empty() && f.find_first_not_of("0123456789") == std::string::npos;
+        if (!bytes && digits) fail("bytes must be in 1 .. " + std::to_string(kMaxMessageBytes) + ", got " + f);
         if (!bytes) fail("bytes '" + f + "' is not an integer (KiB, MiB and GiB allowed)");
         v[i] = *bytes;
         continue;
       }
       const auto [end, error] = std::from_chars(f.data(), f.data() + f.size(), v[i]);
+      if (error == std::errc::result_out_of_range && end == f.data() + f.size())
+        fail(std::string(what[i]) + " " + f + " is out of range");
       if (error != std::errc() || end != f.data() + f.size())
         fail(std::string(what[i]) + " '" + f + "' is not an integer");
     }

@@ -34,9 +34,10 @@ struct BatchMessage {
 /// never enters the NoC), bytes < 1, a negative start, trailing fields; and for a file with no
 /// message.
 /// With `spec`, also a message the NI could never send (cut_message: larger than the source
-/// queue).
+/// queue). With `machine`, a comment line `# machine: NAME` (validate --dump-messages writes the
+/// topology it ran on, e.g. `mesh 4x4`) sets *machine to NAME; left as it was without one.
 std::vector<BatchMessage> read_messages(std::istream& in, const std::string& name, int nodes,
-                                        const NocSpec* spec = nullptr);
+                                        const NocSpec* spec = nullptr, std::string* machine = nullptr);
 
 struct BatchResult {
   Cycle cycles = 0;                 ///< first start to the cycle after the last delivery

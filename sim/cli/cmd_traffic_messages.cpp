@@ -28,13 +28,17 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
                      "the file");
   std::ifstream in(a.messages);
   if (!in) throw InputError("--messages " + a.messages + ": cannot open");
+  std::string machine;  // where the file says it was dumped, if it says
   const std::vector<noc::BatchMessage> messages =
-      noc::read_messages(in, a.messages, net.num_nodes(), &net.spec());
+      noc::read_messages(in, a.messages, net.num_nodes(), &net.spec(), &machine);
   prepare_output_dir(a.out, spec, {a.messages});
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);
   report_progress(top, a.quiet);
   std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  " << messages.size()
             << (messages.size() == 1 ? " message" : " messages") << " from " << a.messages << "\n";
+  if (!machine.empty() && machine != spec.topology.name())
+    std::cout << "  note: the file was written on " << machine << " (its '# machine:' line); here it runs on "
+              << spec.topology.name() << ", where its node numbers are other places\n";
   const auto started = Clock::now();
   const noc::BatchResult r = noc::run_batch(net, messages, [&](Cycle c) { top.run_until(c); });
   const double wall = seconds_since(started);

@@ -12,7 +12,16 @@ namespace nocflow::sim {
 void create_folder(const std::filesystem::path& dir, const std::string& what) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError(dir.string() + ": cannot create " + what + ": " + ec.message());
+  if (!ec) return;
+  // "Not a directory" or "File exists" says less than which path is a file.
+  std::string reason = ec.message();
+  std::error_code ignored;
+  for (std::filesystem::path p = dir; !p.empty() && p != p.parent_path(); p = p.parent_path())
+    if (std::filesystem::exists(p, ignored) && !std::filesystem::is_directory(p, ignored)) {
+      reason = (p == dir ? "it" : p.string()) + " is a file, not a folder";
+      break;
+    }
+  throw InputError(dir.string() + ": cannot create " + what + ": " + reason);
 }
 
 void throw_cannot_write(const std::filesystem::path& path, int error) {

@@ -11,9 +11,12 @@ namespace nocflow::sim {
 namespace fs = std::filesystem;
 
 void prepare_program_dump(const std::string& dir, int pes) {
+  try {
+    create_folder(dir, "folder");
+  } catch (const InputError& e) {
+    throw InputError(std::string("--dump-programs ") + e.what());
+  }
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw InputError("--dump-programs " + dir + ": cannot create folder: " + ec.message());
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     if (program_file_pe(name) >= pes)

@@ -216,7 +216,8 @@ void write_messages(const std::string& dir, const HwSpec& hw, const BenchResult&
     << " B: " << r.producer << " -> " << r.consumer << ", simulated " << r.simulated_cycles
     << " cycles\n"
     << "# replay: nocflow traffic --hw " << (folder / (topology + ".yaml")).string()
-    << " --messages " << (folder / name).string() << " --out DIR\n# src dst bytes\n";
+    << " --messages " << (folder / name).string() << " --out DIR\n# machine: " << r.bench.topology
+    << "\n# src dst bytes\n";
   for (const noc::BatchMessage& m : r.sends) f << m.src << " " << m.dst << " " << m.bytes << "\n";
   f.close();
 }

@@ -189,11 +189,13 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
          "  cause of contention: the busiest router link idle with every VC held and a packet\n"
          "  waiting), and each model's mean signed error = its latency term - hop latency + its\n"
          "  load term - serialization - contention\n  "
+      << std::setw(kTypeWidth + 7) << "" << std::right << std::setw(42) << "---- share of the simulated time ----"
+      << std::setw(19) << "" << std::setw(49) << "------- mean signed error and its parts -------" << "\n  "
       << std::left << std::setw(kTypeWidth) << "type" << std::right << std::setw(7) << "cases"
-      << std::setw(9) << "hop" << std::setw(9) << "serial" << std::setw(9) << "content"
+      << std::setw(9) << "hop" << std::setw(9) << "serial" << std::setw(12) << "contention"
       << std::setw(12) << "VC-starved"
       << "   " << std::left << std::setw(16) << "model" << std::right << std::setw(9) << "error"
-      << std::setw(10) << "latency" << std::setw(9) << "load" << std::setw(10) << "content"
+      << std::setw(10) << "latency" << std::setw(9) << "load" << std::setw(12) << "contention"
       << std::setw(9) << "volume"
       << "\n";
   for (const auto& type : types) {
@@ -206,13 +208,13 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
       out << "  " << std::left << std::setw(kTypeWidth) << (first ? type : "") << std::right;
       if (first || m.cases != ti->second)  // scored on fewer cases (linkload_fitted): its own
         out << std::setw(7) << m.cases << std::setw(9) << pct(m.time.hop, m.cases) << std::setw(9)
-            << pct(m.time.serialization, m.cases) << std::setw(9) << pct(m.time.contention, m.cases)
+            << pct(m.time.serialization, m.cases) << std::setw(12) << pct(m.time.contention, m.cases)
             << std::setw(12) << pct(m.time.vc_starved, m.cases);
       else
-        out << std::setw(46) << "";
+        out << std::setw(49) << "";
       out << "   " << std::left << std::setw(16) << model << std::right << std::setw(9)
           << pct(m.error, m.cases) << std::setw(10) << pct(m.latency, m.cases) << std::setw(9)
-          << pct(m.load, m.cases) << std::setw(10) << pct(m.contention, m.cases) << std::setw(9)
+          << pct(m.load, m.cases) << std::setw(12) << pct(m.contention, m.cases) << std::setw(9)
           << pct(m.volume, m.volume_cases) << "\n";
       first = false;
     }

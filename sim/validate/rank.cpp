@@ -258,7 +258,8 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
     std::cout << "  note: this machine and routing have only " << images.size()
               << " equivalent placements (identity included): each k-best plan replays on those, "
                  "not on "
-              << o.placements << " (--placements)" << std::endl;
+              << o.placements << " (--placements" << (o.placements == RankOptions{}.placements ? ", its default" : "")
+              << ")" << std::endl;
   images.resize(std::min(images.size(), static_cast<std::size_t>(std::max(1, o.placements))));
   for (const noc::Symmetry& s : images) report.placements.push_back(s.name);
   struct Job {

@@ -59,7 +59,8 @@ TEST(RankCli, RankWithoutNetworkIsAnInputError) {
   const CliRun file = run_nocflow("validate " + kHw + " --rank --network zoo:vgg5 --k 2 --out " +
                                   (dir / "a_file").string());
   EXPECT_EQ(file.exit_code, 2) << file.output;
-  EXPECT_NE(file.output.find("cannot create output folder"), std::string::npos) << file.output;
+  EXPECT_NE(file.output.find("a_file: cannot create output folder: it is a file, not a folder"), std::string::npos)
+      << file.output;
   EXPECT_EQ(file.output.find("[1/"), std::string::npos) << file.output;
 }
 

@@ -363,6 +363,7 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
         run_nocflow("traffic --hw " + (v.out / "messages" / (topology + ".yaml")).string() +
                     " --messages " + file.string() + " --out " + out.string());
     ASSERT_EQ(r.exit_code, 0) << stem << ": " << r.output;
+    EXPECT_EQ(r.output.find("note: the file was written on"), std::string::npos) << r.output;
     const auto summary = nlohmann::json::parse(read_file(out / "summary.json"));
     EXPECT_EQ(summary["cycles"].get<std::int64_t>(), std::stoll(row.at("simulated_cycles")))
         << stem;
@@ -372,6 +373,16 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
   }
   EXPECT_EQ(replayed, 4);
   EXPECT_GE(contended, 3);  // the flows interfere: the batch reproduces more than the busiest link
+  // On another machine the node numbers are other places: said.
+  const CliRun elsewhere = run_nocflow("traffic --hw " + std::string(NOCFLOW_SOURCE_DIR) +
+                                       "/configs/hw/mesh8x8.yaml --messages " +
+                                       (v.out / "messages" / "mesh_4x4_SCATTER_65536.txt").string() +
+                                       " --out " + (v.out.parent_path() / "elsewhere").string());
+  ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.output;
+  EXPECT_NE(elsewhere.output.find("note: the file was written on mesh 4x4 (its '# machine:' line); here it runs "
+                                  "on mesh 8x8"),
+            std::string::npos)
+      << elsewhere.output;
   EXPECT_NE(v.run.output.find("6 cases (3 types x 1 size x 2 machines)"), std::string::npos) << v.run.output;
   EXPECT_NE(v.run.output.find("messages/ (4 cases)"), std::string::npos) << v.run.output;
   // Nothing to write: said so, not a folder named that is not there.
