@@ -334,7 +334,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       ->delimiter(',');
   cmd->add_option("--types", a->types, "redistribution types (default: all)")->delimiter(',');
   cmd->add_flag("--calibrate", a->calibrate,
-                "fit the paper model's B_NoC and a fixed latency; write them and the router slowdowns to calibration.yaml");
+                "fit the paper model's B_NoC and a fixed latency; write them and the router slowdowns to "
+                "calibration.yaml (not with --rank, which reads one: --calibration)");
   cmd->add_flag("--rank", a->rank,
                 "instead: replay the k best plans of each cost model, rank correlation and regret (needs --network)");
   a->net.add_to(*cmd);

@@ -218,6 +218,15 @@ TEST(RankCli, CostModelsRanksOnlyTheModelsNamed) {
     if (p.at("set") == "kbest" && p.at("k") == "1") picked = std::stod(p.at("simulated_cycles"));
   }
   EXPECT_NEAR(std::stod(summary[0].at("regret_pct")), 100 * (picked - best) / best, 1e-9);
+  // A crossbar has two equivalent placements (the port reversal): the note says that the 4 it
+  // does not reach are the default's, not an option given.
+  const CliRun crossbar = run_nocflow("validate " + kHw + " --set topology.kind=crossbar --rank --network zoo:vgg5 "
+                                      "--k 1 --cost-models linkload --out " + (dir / "x").string());
+  ASSERT_EQ(crossbar.exit_code, 0) << crossbar.output;
+  EXPECT_NE(crossbar.output.find("only 2 equivalent placements (identity included): each k-best plan replays on "
+                                 "those, not on 4 (--placements, its default)"),
+            std::string::npos)
+      << crossbar.output;
 }
 
 TEST(RankCli, APlanRankedInBarrierReplayReplaysSoUnderSimulate) {
