@@ -6,7 +6,9 @@
 
 Writes into DIR (default: the CSV's folder), x axis the PEs of each point (log scale, ticks
 labelled with the mesh shape when the sweep has a `mesh` axis, "xbar" for a crossbar's points,
-read from a topology axis or else from config.resolved.yaml beside the CSV):
+read from a topology axis or else from config.resolved.yaml beside the CSV); when every point
+has as many PEs, x is the first other axis that takes several values (e.g. router.vcs), its
+values evenly spaced, in numeric order when they are numbers:
 
     sweep_cycles.png            total simulated cycles of one inference (or training step)
     sweep_speedup.png           greedy cycles / solver cycles, per non-greedy solver
@@ -86,11 +88,24 @@ class Sweep:
             if any(len(v) > 1 for v in shapes.values()):
                 self.axes.append(ASPECT)
         self.values = {a: self._distinct(a) for a in self.axes}
-        self.group_axes = [a for a in self.axes if a != X_AXIS]
+        # x: the PEs, unless every point has as many (no mesh axis: e.g. router.vcs swept on one
+        # mesh); then the first other axis that takes several values, its values in order.
+        self.x_axis = X_AXIS
+        if len({r["_pes"] for r in self.rows}) == 1:
+            swept = [a for a in self.axes if a not in (X_AXIS, COLOUR_AXIS, STYLE_AXIS) and len(self.values[a]) > 1]
+            if swept:
+                self.x_axis = swept[0]
+                numeric = all(number(v) is not None for v in self.values[self.x_axis])
+                self.x_values = sorted(self.values[self.x_axis], key=number) if numeric else self.values[self.x_axis]
+        for r in self.rows:
+            r["_x"] = r["_pes"] if self.x_axis == X_AXIS else self.x_values.index(r[self.x_axis])
+        self.group_axes = [a for a in self.axes if a not in (X_AXIS, self.x_axis)]
         self.variant_axes = [a for a in self.group_axes
                              if a not in (COLOUR_AXIS, STYLE_AXIS) and len(self.values[a]) > 1]
         self.fixed = [(a, self.values[a][0]) for a in self.axes
                       if a not in (X_AXIS, COLOUR_AXIS, STYLE_AXIS) and len(self.values[a]) == 1]
+        if self.x_axis != X_AXIS and X_AXIS not in self.axes:  # every point's machine: say its PEs
+            self.fixed.insert(0, ("PEs", f"{self.rows[0]['_pes']:g}"))
         self.networks = self.values.get(COLOUR_AXIS, [])
         self.solvers = self.values.get(STYLE_AXIS, [])
         self.variants = sorted({self.variant(r) for r in self.rows}, key=self._first_seen_variant)
@@ -120,7 +135,7 @@ class Sweep:
         for r in rows if rows is not None else self.rows:
             out.setdefault(self.key(r), []).append(r)
         for v in out.values():
-            v.sort(key=lambda r: r["_pes"])
+            v.sort(key=lambda r: r["_x"])
         return out
 
     # How one series looks. Colour: the network, unless there is one network and other axes
@@ -147,7 +162,14 @@ class Sweep:
         return STYLE_AXIS in self.axes and (self.colour_by_variant or not self.variant_axes)
 
     def x_ticks(self, ax, rows):
-        """PEs on a log axis; ticks labelled with the mesh shape (and PEs) when mesh is an axis."""
+        """PEs on a log axis; ticks labelled with the mesh shape (and PEs) when mesh is an axis.
+        With x another axis: its values, evenly spaced."""
+        if self.x_axis != X_AXIS:
+            ax.set_xticks(range(len(self.x_values)))
+            ax.set_xticklabels(self.x_values)
+            ax.set_xlim(-0.5, len(self.x_values) - 0.5)
+            ax.set_xlabel(f"{self.x_axis} (every point on {self.rows[0]['_pes']:g} PEs)")
+            return
         pes = sorted({r["_pes"] for r in rows})
         labels = None
         if X_AXIS in self.axes:
@@ -203,7 +225,7 @@ class Sweep:
                 else:
                     handles.append(Line2D([], [], color="0.35", linestyle="none", marker=MARKERS[i % len(MARKERS)],
                                           markersize=7))
-                labels.append(", ".join(v))
+                labels.append(", ".join(dict.fromkeys(v)))  # a crossbar's aspect repeats its topology
         if extra:
             header("reference")
             for handle, label in extra:
@@ -258,7 +280,7 @@ def draw_series(ax, sweep, series, y_of):
     """Draws each series as y_of(row) over PEs; returns the rows drawn."""
     drawn = []
     for rows in series.values():
-        pts = [(r["_pes"], y_of(r), r) for r in rows]
+        pts = [(r["_x"], y_of(r), r) for r in rows]
         pts = [p for p in pts if p[1] is not None]
         if not pts:
             continue
@@ -300,10 +322,10 @@ def plot_speedup(sweep, out_dir, written):
     base = {}
     for r in sweep.rows:
         if r[STYLE_AXIS] == BASELINE:
-            base[(sweep.key(r, without=(STYLE_AXIS,)), r.get(X_AXIS), r["_pes"])] = r["_total"]
+            base[(sweep.key(r, without=(STYLE_AXIS,)), r.get(X_AXIS), r["_x"])] = r["_total"]
 
     def speedup(r):
-        b = base.get((sweep.key(r, without=(STYLE_AXIS,)), r.get(X_AXIS), r["_pes"]))
+        b = base.get((sweep.key(r, without=(STYLE_AXIS,)), r.get(X_AXIS), r["_x"]))
         return b / r["_total"] if b else None
 
     rows = [r for r in sweep.rows if r[STYLE_AXIS] != BASELINE and speedup(r) is not None]
@@ -359,8 +381,10 @@ def plot_comm_share(sweep, out_dir, written):
 
 
 def plot_prediction_error(sweep, out_dir, written):
+    # Without a cost_model column the sweep ran its default (configs/sweeps/README.md).
+    model = "" if "cost_model" in sweep.axes else " (linkload, the sweep's default)"
     plot_percent(sweep, out_dir, written, "prediction_error", "sweep_prediction_error.png",
-                 "Cost model prediction error (predicted / simulated - 1)",
+                 f"Cost model{model} prediction error (predicted / simulated - 1)",
                  "prediction error (%; < 0: under-predicts)", lambda error, r: 100.0 * error, zero_line=True,
                  symlog_over=100)
 

@@ -61,7 +61,11 @@ struct ValidateArgs {
 void clear_earlier_run(const std::string& out, const std::string& input = "") {
   static const char* const written[] = {"validation.csv",  "summary.csv",      "calibration.yaml",
                                         "messages",        "rank.csv",         "rank_summary.csv",
-                                        "rank_placements.csv", "plans"};
+                                        "rank_placements.csv", "plans",
+                                        // scripts/plot_validation.py's figures of the earlier run
+                                        "validation_error_vs_size.png", "validation_paper_error_vs_size.png",
+                                        "validation_error_vs_mesh.png", "validation_fitted_error_vs_mesh.png",
+                                        "validation_decomposition.png"};
   const fs::path dir(out);
   std::error_code ignored;
   if (!fs::exists(dir / "config.resolved.yaml") ||

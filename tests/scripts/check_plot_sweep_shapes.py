@@ -7,8 +7,9 @@
 
 Writes two small results.csv files into WORK_DIR and checks how plot_sweep groups their rows:
 4x4, 2x8 and 1x16 (16 PEs each) in series of their own, one per rows:cols, beside the square
-meshes; a sweep whose config.resolved.yaml is a crossbar labels its ticks as one; and a point
-that passed its SRAM (fits_sram false) is ringed and counted.
+meshes; a sweep whose config.resolved.yaml is a crossbar labels its ticks as one; a point
+that passed its SRAM (fits_sram false) is ringed and counted; and a sweep of one mesh puts its
+swept axis (router.vcs) on x.
 Exit 0 when every check holds, else 1 with what differed.
 """
 import os
@@ -73,6 +74,25 @@ def main(argv):
                         f"{[list(r.get_xdata()) for r in rings]}; expected 1, one ring at 4 PEs")
     if "1 ringed in red pass their SRAM" not in over.subtitle(2):
         problems.append(f"subtitle '{over.subtitle(2)}' does not count the point over SRAM")
+
+    # No mesh axis (every point on 16 PEs): x is the swept router.vcs, in numeric order.
+    vcs_dir = os.path.join(argv[1], "vcs")
+    os.makedirs(vcs_dir, exist_ok=True)
+    with open(os.path.join(vcs_dir, "results.csv"), "w") as f:
+        f.write("point,router.vcs,solver,pes,status,total_cycles\n")
+        for vcs, cycles in (("8", 900), ("2", 1100), ("16", 880), ("4", 1000)):
+            f.write(f"router.vcs={vcs} solver=dp,{vcs},dp,16,ok,{cycles}\n")
+    vcs = plot_sweep.Sweep(os.path.join(vcs_dir, "results.csv"))
+    fig, ax = plot_sweep.plt.subplots()
+    plot_sweep.draw_series(ax, vcs, vcs.series(), lambda r: r["_total"])
+    vcs.x_ticks(ax, vcs.rows)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    ys = list(ax.get_lines()[0].get_ydata())
+    if vcs.x_axis != "router.vcs" or labels != ["2", "4", "8", "16"] or ys != [1100, 1000, 900, 880]:
+        problems.append(f"without a mesh axis: x {vcs.x_axis}, ticks {labels}, cycles {ys}; expected router.vcs, "
+                        "ticks 2 4 8 16, cycles 1100 1000 900 880")
+    if "PEs=16" not in vcs.subtitle(4):
+        problems.append(f"subtitle '{vcs.subtitle(4)}' does not say every point's PEs")
 
     for p in problems:
         print(f"check_plot_sweep_shapes: {p}", file=sys.stderr)
