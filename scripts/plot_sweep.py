@@ -104,8 +104,10 @@ class Sweep:
                              if a not in (COLOUR_AXIS, STYLE_AXIS) and len(self.values[a]) > 1]
         self.fixed = [(a, self.values[a][0]) for a in self.axes
                       if a not in (X_AXIS, COLOUR_AXIS, STYLE_AXIS) and len(self.values[a]) == 1]
-        if self.x_axis != X_AXIS and X_AXIS not in self.axes:  # every point's machine: say its PEs
+        if self.x_axis != X_AXIS:  # every point's machine: say its PEs (and shape, if an axis gave it)
             self.fixed.insert(0, ("PEs", f"{self.rows[0]['_pes']:g}"))
+            if X_AXIS in self.axes:
+                self.fixed.insert(0, (X_AXIS, self.values[X_AXIS][0]))
         self.networks = self.values.get(COLOUR_AXIS, [])
         self.solvers = self.values.get(STYLE_AXIS, [])
         self.variants = sorted({self.variant(r) for r in self.rows}, key=self._first_seen_variant)

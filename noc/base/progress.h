@@ -6,6 +6,11 @@
 
 namespace nocflow {
 
+/// Wall seconds since t0 (a steady_clock time point: progress lines, run times).
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 class ProgressThrottle {
  public:
   /// Seconds since construction (or restart) if a line is due now (and then none for 2 s), else −1.

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <deque>
 #include <numeric>
+#include <regex>
 #include <sstream>
 
 #include "noc/base/error.h"
@@ -64,15 +65,17 @@ std::vector<BatchMessage> read_messages(std::istream& in, const std::string& nam
              "': write whole numbers without a leading zero (it would read as octal)");
       if (i == 2) {  // bytes as the configs write them: 4096, 4KiB
         const std::optional<std::int64_t> bytes = parse_integer(f, true);
-        const bool digits = !f.empty() && f.find_first_not_of("0123456789") == std::string::npos;
-        if (!bytes && digits) fail("bytes must be in 1 .. " + std::to_string(kMaxMessageBytes) + ", got " + f);
+        static const std::regex count(R"(-?[0-9]+ *(KiB|MiB|GiB)?)");  // one past 64 bits
+        if (!bytes && std::regex_match(f, count))
+          fail("bytes must be in 1 .. " + std::to_string(kMaxMessageBytes) + ", got " + f);
         if (!bytes) fail("bytes '" + f + "' is not an integer (KiB, MiB and GiB allowed)");
         v[i] = *bytes;
         continue;
       }
       const auto [end, error] = std::from_chars(f.data(), f.data() + f.size(), v[i]);
       if (error == std::errc::result_out_of_range && end == f.data() + f.size())
-        fail(std::string(what[i]) + " " + f + " is out of range");
+        fail(i == 3 ? "start_cycle must be in 0 .. " + std::to_string(kMaxCycles) + ", got " + f
+                    : "node " + f + " is outside the machine's 0.." + std::to_string(nodes - 1));
       if (error != std::errc() || end != f.data() + f.size())
         fail(std::string(what[i]) + " '" + f + "' is not an integer");
     }

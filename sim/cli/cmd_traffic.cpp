@@ -24,10 +24,6 @@
 
 namespace nocflow::sim::cli {
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
 void write_links(const std::filesystem::path& path, const std::vector<noc::LinkLoad>& links) {
   OutputFile out(path);
   out << "from,to,flits,utilisation_flits_per_cycle" << noc::kSpanHeader << "\n";

@@ -260,6 +260,7 @@ int run(const ValidateArgs& a) {
                                          : "the " + count(written_rows, "case") + " of " + join(finished)) +
                        ", and summary.csv is not written\n");
   };
+  const InterruptNoteScope note_scope;
   interrupt_note();
   std::map<std::string, double> slowdowns;  // by topology; 0 without a router-bound case
   for (const HwSpec& hw : machines) {
@@ -292,11 +293,14 @@ int run(const ValidateArgs& a) {
     if (!machine.empty()) slowdowns[machine.front().bench.topology] = s;
     for (const BenchResult& r : machine) {
       report.add(r);
-      if (a.dump_messages && !r.sends.empty()) write_messages(a.out, hw, r), ++dumped;
+      if (a.dump_messages && !r.sends.empty()) {
+        write_messages(a.out, hw, r);
+        ++dumped;
+      }
     }
     report.flush();
     written_rows += machine.size();
-    finished.push_back(machine_name(hw));
+    finished.push_back(hw.topology.name());  // as validation.csv names it
     interrupt_note();
   }
   set_interrupt_note("");

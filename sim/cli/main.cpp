@@ -13,14 +13,20 @@
 
 namespace {
 
-/// CLI11's parse errors in our words: an unknown option named with a guess, a repeated option,
-/// a number that does not convert, a missing command.
 /// "nocflow" or "nocflow COMMAND": where the parse stopped.
 std::string parsed_command(const CLI::App& top) {
   const std::vector<CLI::App*> parsed = top.get_subcommands();
   return parsed.empty() ? "nocflow" : "nocflow " + parsed.front()->get_name();
 }
 
+/// An argument that reads as an option's name: `-x` or `--name`, not a number (`-5`) or `--`.
+bool looks_like_option(const std::string& x) {
+  return x.size() > 1 && x[0] == '-' && x != "--" && !std::isdigit(static_cast<unsigned char>(x[1])) &&
+         x[1] != '.';
+}
+
+/// CLI11's parse errors in our words: an unknown option named with a guess, a repeated option,
+/// a number that does not convert, a missing command.
 std::string parse_error_message(const CLI::App& top, const CLI::Error& e) {
   const std::string what = e.what();
   const std::vector<CLI::App*> parsed = top.get_subcommands();
@@ -33,15 +39,19 @@ std::string parse_error_message(const CLI::App& top, const CLI::Error& e) {
     std::istringstream words(what.substr(what.find(": ") + 2));
     for (std::string w; words >> w;) extras.insert(extras.begin(), w);
   } else if (!parsed.empty()) {
-    extras = app.remaining();
+    // Only what precedes `--` can be a misspelt option.
+    for (const std::string& x : app.remaining()) {
+      if (x == "--") break;
+      extras.push_back(x);
+    }
   }
   if (!extras.empty()) {
+    std::vector<std::string> known;
+    for (const CLI::Option* o : app.get_options())
+      for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
     for (const std::string& x : extras)
-      if (x.size() > 1 && x[0] == '-') {
-        std::vector<std::string> known;
-        for (const CLI::Option* o : app.get_options())
-          for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
-        const std::string name = x.substr(0, x.find('='));
+      if (const std::string name = x.substr(0, x.find('='));
+          looks_like_option(x) && std::find(known.begin(), known.end(), name) == known.end()) {
         const std::string guess = nocflow::closest_name(name, known);
         return "unknown option '" + name + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
                " (" + command + " --help lists them)";

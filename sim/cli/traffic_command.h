@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "noc/base/progress.h"
 #include "noc/sc/noc_module.h"
 #include "noc/traffic/traffic.h"
 #include "sim/cli/command.h"
@@ -25,7 +26,6 @@ struct TrafficArgs {
   bool hotspot_options = false;  ///< --hotspot-node or --hotspot-fraction given
 };
 
-double seconds_since(Clock::time_point t0);
 /// links.csv: per link its flits, utilisation over the run and active span.
 void write_links(const std::filesystem::path& path, const std::vector<noc::LinkLoad>& links);
 /// A progress line on stderr every 2 s of wall time (unless quiet), from the kernel's cycles.

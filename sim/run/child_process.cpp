@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
-#include <memory>
 #include <vector>
 
 #include "noc/base/error.h"
@@ -35,46 +35,60 @@ void write_all(int fd, const std::string& data) {
 // Running children, for the signal handler below (a fixed array: async-signal-safe).
 constexpr int kMaxChildren = 256;
 volatile pid_t g_children[kMaxChildren] = {};
-// The interrupt note: a fixed buffer, written by the handler with write(2) (async-signal-safe).
-char g_note[512] = {};
-volatile std::size_t g_note_size = 0;
+// The interrupt note, written by the handler with write(2) (async-signal-safe): two buffers,
+// the one in use named by g_note_index, so that rewriting the note never shows the handler a
+// half-written one.
+constexpr std::size_t kNoteBytes = 512;
+char g_notes[2][kNoteBytes] = {};
+volatile std::sig_atomic_t g_note_sizes[2] = {0, 0};
+volatile std::sig_atomic_t g_note_index = 0;
 
 /// SIGINT, SIGTERM, SIGHUP or SIGPIPE to the parent (Ctrl-C, mpirun stopping a rank, a batch
-/// system's kill, output piped into a reader that quit) ends the children too, then the parent as the signal would have: no orphaned
-/// simulation keeps running.
+/// system's kill, output piped into a reader that quit) ends the children too, then the parent
+/// as the signal would have: no orphaned simulation keeps running.
 void end_children_and_exit(int sig) {
   for (int i = 0; i < kMaxChildren; ++i)
     if (g_children[i] > 0) ::kill(g_children[i], SIGKILL);
-  if (g_note_size > 0) [[maybe_unused]]
-    const auto n = ::write(STDERR_FILENO, g_note, g_note_size);
+  const int at = g_note_index;
+  if (g_note_sizes[at] > 0) [[maybe_unused]]
+    const auto n = ::write(STDERR_FILENO, g_notes[at], static_cast<std::size_t>(g_note_sizes[at]));
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
-/// Installs end_children_and_exit while alive; restores the previous handlers. A signal the
-/// process was started ignoring stays ignored: `nohup nocflow sweep ...` must outlive a hangup,
-/// and a shell starts a background job ignoring SIGINT.
+// Who needs the handler installed (a ForwardSignals, a set note), and the handlers it replaced.
+int g_forwarding_users = 0;
+struct sigaction g_replaced[std::size(kForwarded)] = {};
+
+/// Installs end_children_and_exit while any user holds it (in any order); the first user saves
+/// the handlers it replaces and the last restores them. A signal the process was started
+/// ignoring stays ignored: `nohup nocflow sweep ...` must outlive a hangup, and a shell starts
+/// a background job ignoring SIGINT.
+void hold_forwarding() {
+  if (g_forwarding_users++ > 0) return;
+  struct sigaction a {};
+  a.sa_handler = end_children_and_exit;
+  sigemptyset(&a.sa_mask);
+  for (std::size_t i = 0; i < std::size(kForwarded); ++i) {
+    ::sigaction(kForwarded[i], nullptr, &g_replaced[i]);
+    if (g_replaced[i].sa_handler != SIG_IGN) ::sigaction(kForwarded[i], &a, nullptr);
+  }
+}
+
+void release_forwarding() {
+  if (--g_forwarding_users > 0) return;
+  for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &g_replaced[i], nullptr);
+}
+
+/// Holds the forwarding while alive.
 class ForwardSignals {
  public:
-  ForwardSignals() {
-    struct sigaction a {};
-    a.sa_handler = end_children_and_exit;
-    sigemptyset(&a.sa_mask);
-    for (std::size_t i = 0; i < std::size(kForwarded); ++i) {
-      ::sigaction(kForwarded[i], nullptr, &old_[i]);
-      if (old_[i].sa_handler != SIG_IGN) ::sigaction(kForwarded[i], &a, nullptr);
-    }
-  }
-  ~ForwardSignals() {
-    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &old_[i], nullptr);
-  }
+  ForwardSignals() { hold_forwarding(); }
+  ~ForwardSignals() { release_forwarding(); }
   ForwardSignals(const ForwardSignals&) = delete;
   ForwardSignals& operator=(const ForwardSignals&) = delete;
-
- private:
-  struct sigaction old_[std::size(kForwarded)] {};
 };
 
 void remember(pid_t pid) {
@@ -184,15 +198,16 @@ ChildResult finish(Child& c) {
 
 void set_interrupt_note(const std::string& note) {
   // While a note is set the signals say it, between children too (a command's own work).
-  static std::unique_ptr<ForwardSignals> between;
-  g_note_size = 0;  // the handler sees no half-written note
-  const std::size_t n = std::min(note.size(), sizeof g_note);
-  std::copy_n(note.data(), n, g_note);
-  g_note_size = n;
-  if (n == 0)
-    between.reset();
-  else if (!between)
-    between = std::make_unique<ForwardSignals>();
+  const bool had = g_note_sizes[g_note_index] > 0;
+  const int next = 1 - g_note_index;
+  std::size_t n = std::min(note.size(), kNoteBytes);
+  std::copy_n(note.data(), n, g_notes[next]);
+  if (n == kNoteBytes && note.size() > n && note.back() == '\n') g_notes[next][n - 1] = '\n';  // cut, still a line
+  g_note_sizes[next] = static_cast<std::sig_atomic_t>(n);
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // the buffer before the switch to it
+  g_note_index = next;
+  if (n > 0 && !had) hold_forwarding();
+  if (n == 0 && had) release_forwarding();
 }
 
 std::string run_in_child(const std::function<std::string()>& fn) {
@@ -214,6 +229,16 @@ void run_in_children(std::size_t n, int jobs, const std::function<std::string(st
   const ForwardSignals forward;
   jobs = std::clamp(jobs, 1, kMaxChildren);
   std::vector<Child> running;
+  // A done() that throws leaves children running: they end here, reaped, not left to a signal.
+  struct EndRunning {
+    std::vector<Child>& running;
+    ~EndRunning() {
+      for (Child& c : running) {
+        ::kill(c.pid, SIGKILL);
+        finish(c);
+      }
+    }
+  } end_running{running};
   std::size_t next = 0;
   while (next < n || !running.empty()) {
     while (next < n && static_cast<int>(running.size()) < jobs) {

@@ -36,4 +36,13 @@ void run_in_children(std::size_t n, int jobs, const std::function<std::string(st
 /// (nohup's SIGHUP, a shell's background job's SIGINT), in the children too.
 void set_interrupt_note(const std::string& note);
 
+/// Clears the interrupt note when it goes out of scope: a run that ends by an error leaves no
+/// note of a stage it has left.
+struct InterruptNoteScope {
+  InterruptNoteScope() = default;
+  InterruptNoteScope(const InterruptNoteScope&) = delete;
+  InterruptNoteScope& operator=(const InterruptNoteScope&) = delete;
+  ~InterruptNoteScope() { set_interrupt_note(""); }
+};
+
 }  // namespace nocflow::sim

@@ -18,6 +18,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/progress.h"
 #include "optimizer/partition/workload.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/workload_setup.h"
@@ -325,7 +326,6 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   std::size_t next_start = std::min(n, static_cast<std::size_t>(std::max(o.jobs, 1)));
   std::fill_n(started.begin(), next_start, start);
   double finished_seconds = 0;  // the finished points' wall time, summed
-  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   // Time left at the finished points' mean pace: what each running point has still to go, and
   // the unstarted, shared by the jobs. Sweeps ordered small to large finish later than this.
   auto time_left = [&] {
@@ -336,6 +336,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
     return work / std::max(1, std::min(o.jobs, static_cast<int>(n - finished_here)));
   };
   auto last_line = start;  // without a terminal: a plain line every 30 s between points
+  std::size_t bar_drawn = 0;  // characters of the bar on screen
   auto draw_bar = [&] {
     if (!bar) {
       if (o.quiet || cluster.rank != 0 || Clock::now() - last_line < std::chrono::seconds(30))
@@ -343,24 +344,38 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       last_line = Clock::now();
       std::cerr << "  ... " << finished_here << " of " << n << " points done, "
                 << duration(std::chrono::duration<double>(last_line - start).count()) << " elapsed; running: ";
-      const char* separator = "";
-      for (std::size_t i = 0; i < next_start; ++i)
-        if (!ended[i])
-          std::cerr << separator << mine[i]->key << " (" << duration(seconds_since(started[i])) << ")", separator = "; ";
+      int listed = 0;  // at most 4 named: jobs may be up to 256
+      for (std::size_t i = 0; i < next_start; ++i) {
+        if (ended[i]) continue;
+        if (listed == 4) {
+          std::cerr << "; ...";
+          break;
+        }
+        std::cerr << (listed++ ? "; " : "") << mine[i]->key << " (" << duration(seconds_since(started[i])) << ")";
+      }
       std::cerr << std::endl;
       return;
     }
     const int width = 30;
     const int fill = n ? static_cast<int>(width * finished_here / n) : width;
-    std::cerr << "\r  [" << std::string(static_cast<std::size_t>(fill), '#')
-              << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << finished_here << "/" << n
-              << " points, " << std::min(static_cast<std::size_t>(o.jobs), n - finished_here) << " running, "
-              << duration(seconds_since(start)) << " elapsed";
-    if (finished_here > 0 && finished_here < n) std::cerr << ", ~" << duration(time_left()) << " left at this pace";
-    std::cerr << "   " << std::flush;
+    std::ostringstream line;
+    line << "  [" << std::string(static_cast<std::size_t>(fill), '#')
+         << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << finished_here << "/" << n
+         << " points, " << std::min(static_cast<std::size_t>(o.jobs), n - finished_here) << " running, "
+         << duration(seconds_since(start)) << " elapsed";
+    if (finished_here > 0 && finished_here < n) line << ", ~" << duration(time_left()) << " left at this pace";
+    // Spaces over what a longer line before left.
+    const std::size_t drawn = line.str().size();
+    std::cerr << "\r" << line.str() << std::string(bar_drawn > drawn ? bar_drawn - drawn : 0, ' ') << std::flush;
+    bar_drawn = drawn;
+  };
+  auto clear_bar = [&] {
+    std::cerr << "\r" << std::string(bar_drawn, ' ') << "\r";
+    bar_drawn = 0;
   };
   // The jobs share the cores: each tabulates on its part of them.
   const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(o.jobs, 1));
+  const InterruptNoteScope note_scope;
   set_interrupt_note("\nnocflow sweep: interrupted; the finished points are in " + o.out +
                      "/results.partial-*.csv: `nocflow sweep --spec " + spec.file + " --out " +
                      o.out + " --resume` runs the rest\n");
@@ -400,7 +415,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         if (next_start < n) started[next_start++] = Clock::now();
         last_line = Clock::now();
         if (!o.quiet) {
-          if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r";
+          if (bar) clear_bar();
           std::cout << who << "  [" << finished_here << "/" << mine.size() << "] " << p.key << ": " << shown
                     << std::endl;
         }
@@ -408,7 +423,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       },
       draw_bar);
   set_interrupt_note("");
-  if (bar) std::cerr << "\r" << std::string(100, ' ') << "\r" << std::flush;
+  if (bar) {
+    clear_bar();
+    std::cerr << std::flush;
+  }
   partial.close();
 
   // Gather every rank's new rows on rank 0; it writes results.csv in point order, and keeps its

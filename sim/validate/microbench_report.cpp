@@ -38,7 +38,7 @@ void ValidationReport::add(const BenchResult& r) {
   auto rel = [&](double p) {
     return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
   };
-  csv_ << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer
+  rows_ << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer
        << "\",\"" << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << ","
        << r.linkload_cycles << "," << r.simulated_cycles << "," << rel(r.paper_cycles) << ","
        << rel(r.linkload_cycles) << "," << r.max_link_utilisation << ","
@@ -88,6 +88,7 @@ void ValidationReport::print_target(std::ostream& out, const std::vector<std::st
 }
 
 void ValidationReport::finish(std::ostream& out, const std::vector<std::string>& types) {
+  flush();
   csv_.close();
   OutputFile sum(fs::path(dir_) / "summary.csv");
   sum << "type,model,cases_below_saturation,mape,max_error,cases_near_saturation,mape_all,max_error_all,"

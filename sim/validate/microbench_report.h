@@ -5,6 +5,7 @@
 // and each case's sends (messages/). sim/README.md documents the files' columns.
 #include <map>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -25,8 +26,12 @@ class ValidationReport {
   explicit ValidationReport(const std::string& dir);
   /// A case run (a row, and its errors tallied) or skipped (counted for every model).
   void add(const BenchResult& r);
-  /// Writes the rows added so far to validation.csv (an interrupted run keeps them).
-  void flush() { csv_.flush(); }
+  /// Writes the rows added since the last flush to validation.csv at once (an interrupted run
+  /// keeps whole machines' rows, never part of one's).
+  void flush() {
+    csv_ << rows_.str() << std::flush;
+    rows_.str("");
+  }
   /// Closes validation.csv, writes DIR/summary.csv and prints each model's error per type for
   /// `types`: all cases and below saturation, where the simulated time goes, what bounds the edge.
   void finish(std::ostream& out, const std::vector<std::string>& types);
@@ -40,6 +45,7 @@ class ValidationReport {
 
   std::string dir_;
   OutputFile csv_;
+  std::ostringstream rows_;  ///< rows not yet written
   std::map<std::pair<std::string, std::string>, ErrorStats> by_type_;          ///< (type, model)
   std::map<std::tuple<std::string, std::string, bool>, ErrorStats> by_bound_;  ///< (type, model, router-bound)
   DecompositionSummary decomposition_;                                         ///< below saturation

@@ -15,6 +15,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/progress.h"
 #include "noc/router/symmetry.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/plan/partition_setup.h"
@@ -31,8 +32,6 @@ namespace {
 
 namespace opt = nocflow::optimizer;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 /// 1 + the number of strictly smaller values: the cheapest is 1, ties share the smaller rank.
 std::vector<int> ranks(const std::vector<double>& v) {
@@ -283,6 +282,7 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
     set_interrupt_note("nocflow validate --rank: interrupted after " + std::to_string(finished) + " of " +
                        std::to_string(jobs.size()) + " replays; nothing written\n");
   };
+  const InterruptNoteScope note_scope;
   interrupt_note();
   run_in_children(
       jobs.size(), o.jobs,

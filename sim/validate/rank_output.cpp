@@ -76,7 +76,8 @@ void print_rank_table(std::ostream& out, const RankReport& report) {
       << (report.image_replays ? " (and " + std::to_string(report.image_replays) + " replays on other placements)" : "")
       << " simulated in " << fixed(report.simulate_seconds, 1) << " s\n  " << std::setw(10) << "" << std::right
       << std::setw(78) << "------------------------- its k best plans -------------------------"
-      << std::setw(40) << "------ its strategy plans ------" << "\n  " << std::left << std::setw(10) << "model" << std::right
+      << std::setw(40) << "------ its strategy plans ------" << "\n  " << std::left << std::setw(10) << "model"
+      << std::right
       << std::setw(6) << "k" << std::setw(10) << "tau-b" << std::setw(12) << "regret" << std::setw(14)
       << "best error" << std::setw(18) << "predicted spread" << std::setw(18) << "simulated spread" << std::setw(12)
       << "strategies" << std::setw(10) << "tau-b" << std::setw(18) << "predicted spread" << std::setw(12)

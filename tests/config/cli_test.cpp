@@ -310,6 +310,9 @@ TEST(Cli, UsageErrorsExitWith2) {
   EXPECT_EQ(misspelt.exit_code, 2);
   EXPECT_EQ(misspelt.output.rfind("nocflow: error: unknown option '--netwrk'; did you mean '--network'?", 0), 0u)
       << misspelt.output;
+  // A stray number is not an option: the error CLI11 found stands.
+  const CliRun stray = run_nocflow("traffic --out x --seed 1 -5");
+  EXPECT_EQ(stray.output, "nocflow: error: --hw is required (nocflow traffic --help lists the options)\n");
   EXPECT_EQ(run_nocflow("--help").exit_code, 0);
   EXPECT_EQ(run_nocflow("config --help").exit_code, 0);
   const CliRun v = run_nocflow("version");

@@ -175,7 +175,11 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
       // Past 64 bits: out of range, not "not an integer".
       {"0 1 99999999999999999999\n",
        "messages.txt:1: bytes must be in 1 .. 1099511627776, got 99999999999999999999"},
-      {"0 1 10 99999999999999999999\n", "messages.txt:1: start_cycle 99999999999999999999 is out of range"},
+      {"0 1 99999999999999999999KiB\n",
+       "messages.txt:1: bytes must be in 1 .. 1099511627776, got 99999999999999999999KiB"},
+      {"0 1 10 99999999999999999999\n",
+       "messages.txt:1: start_cycle must be in 0 .. 1000000000000, got 99999999999999999999"},
+      {"99999999999999999999 1 10\n", "messages.txt:1: node 99999999999999999999 is outside the machine's 0..63"},
       {"0 1 10 soon\n", "messages.txt:1: start_cycle 'soon' is not an integer"},
       {"0 1 10.5\n", "messages.txt:1: bytes '10.5' is not an integer (KiB, MiB and GiB allowed)"},
       {"0 1 4KB\n", "messages.txt:1: bytes '4KB' is not an integer (KiB, MiB and GiB allowed)"},

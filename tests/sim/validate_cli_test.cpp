@@ -407,7 +407,7 @@ TEST(ValidateCli, AnInterruptedRunKeepsTheRowsOfTheMachinesItFinished) {
       std::string(NOCFLOW_BINARY) + " validate " + kHw +
       " --meshes 2,16 --crossbar 0 --types SCATTER --sizes 1KiB,4MiB --quiet --out " + out.string() +
       " > " + (dir / "said.txt").string() + " 2>&1 & pid=$!; i=0; "
-      "while [ \"$(wc -l < " + (out / "validation.csv").string() + " 2>/dev/null || echo 0)\" -lt 3 ] "
+      "while [ \"$({ wc -l < " + (out / "validation.csv").string() + "; } 2>/dev/null || echo 0)\" -lt 3 ] "
       "&& [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done; kill -TERM $pid; wait $pid; echo $?";
   FILE* shell = popen(script.c_str(), "r");
   char status[16] = {};
@@ -421,7 +421,7 @@ TEST(ValidateCli, AnInterruptedRunKeepsTheRowsOfTheMachinesItFinished) {
   const std::string said = read_file(dir / "said.txt");
   EXPECT_NE(said.find("nocflow validate: interrupted after "), std::string::npos) << said;
   EXPECT_NE(said.find(" of 4 cases; " + out.string() +
-                      "/validation.csv holds the 2 cases of 2x2, and summary.csv is not written"),
+                      "/validation.csv holds the 2 cases of mesh 2x2, and summary.csv is not written"),
             std::string::npos)
       << said;
 }
