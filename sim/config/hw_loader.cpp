@@ -323,6 +323,20 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
                " PEs, and a crossbar 2 to 64 ports: give --set topology.ports=N");
     spec.topology.ports = static_cast<int>(pes);
   }
+  // And `--set topology.kind=mesh` on a crossbar file keeps its PEs where a square mesh has as
+  // many (16 ports: 4x4); other port counts need the mesh's shape.
+  if (const auto kind = given.find("topology.kind");
+      kind != given.end() && kind->second.origin.from_set && spec.topology.kind == "mesh" &&
+      given.count("topology.ports") && !given.count("topology.rows") && !given.count("topology.cols")) {
+    const int ports = spec.topology.ports;
+    int side = 1;
+    while ((side + 1) * (side + 1) <= ports) ++side;
+    if (side * side != ports)
+      fail(kind->second.origin, "topology.kind",
+           "the crossbar has " + std::to_string(ports) +
+               " ports, no square mesh has as many PEs: give --set topology.rows=R --set topology.cols=C");
+    spec.topology.rows = spec.topology.cols = side;
+  }
   check_consistency(spec, given);
   if (!file.empty()) spec.name = std::filesystem::path(file).stem().string();
   return spec;
@@ -367,7 +381,8 @@ std::string reference_markdown() {
         "file (`--set "
         "topology.kind=crossbar` on a mesh file drops the file's `rows` and `cols` and gives the "
         "crossbar as many ports as the mesh had routers, unless `--set topology.ports=N` is given "
-        "too); commands that "
+        "too, and `--set topology.kind=mesh` on a crossbar file of k x k ports makes a k x k mesh, "
+        "any other port count needing `topology.rows` and `topology.cols`); commands that "
         "write an output folder save the fully resolved config there as `config.resolved.yaml`. "
         "Integer byte sizes accept the suffixes `KiB`, `MiB` and `GiB`. Integers are decimal, "
         "without a leading zero (`010` is refused: YAML 1.1 readers take it as octal 8).\n\n"

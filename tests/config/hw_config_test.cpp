@@ -182,6 +182,29 @@ TEST(HwConfig, AMeshMadeACrossbarKeepsItsPesUnlessPortsAreGiven) {
             32);
 }
 
+TEST(HwConfig, ACrossbarMadeAMeshKeepsItsPesOrAsksForTheShape) {
+  // 16 ports: a 4x4 mesh. 8 ports: no square mesh has 8 PEs, and the default 4x4 would have
+  // silently made 16 of them.
+  const HwSpec mesh = load_hw_config(kConfigs + "crossbar16.yaml", {"topology.kind=mesh"});
+  EXPECT_EQ(mesh.topology.rows, 4);
+  EXPECT_EQ(mesh.topology.cols, 4);
+  const std::filesystem::path eight = testing::scratch_path("crossbar8.yaml");
+  std::ofstream(eight) << "topology:\n  kind: crossbar\n  ports: 8\n";
+  try {
+    load_hw_config(eight.string(), {"topology.kind=mesh"});
+    ADD_FAILURE() << "an 8-port crossbar made a 4x4 mesh";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set topology.kind=mesh: topology.kind: the crossbar has 8 ports, no "
+                                         "square mesh has as many PEs: give --set topology.rows=R --set "
+                                         "topology.cols=C"),
+              std::string::npos)
+        << e.what();
+  }
+  const HwSpec two_by_four =
+      load_hw_config(eight.string(), {"topology.kind=mesh", "topology.rows=2", "topology.cols=4"});
+  EXPECT_EQ(two_by_four.topology.rows * two_by_four.topology.cols, 8);
+}
+
 TEST(HwConfig, WestFirstOnACrossbarIsRefusedWhereItIsWritten) {
   try {
     load_hw_config(kConfigs + "crossbar16.yaml", {"router.routing=west_first"});
