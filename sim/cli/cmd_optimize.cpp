@@ -334,6 +334,7 @@ int run(const OptimizeArgs& a) {
     throw InputError("--export-lp " + a.export_lp + ": cannot write: no folder " + folder.string());
   if (!a.export_lp.empty() && fs::is_directory(a.export_lp, unreadable))
     throw InputError("--export-lp " + a.export_lp + ": cannot write: it is a directory");
+  check_can_create_folder(a.out, "output folder");  // before the tabulation and the solve
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);

@@ -181,6 +181,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
 }
 
 int run(const SimulateArgs& a) {
+  check_can_create_folder(a.out, "output folder");  // before the solve and the replay
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);
   if (a.vcd && spec.topology.num_nodes() > 256)

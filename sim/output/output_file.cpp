@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sim/output/output_file.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <string>
 #include <system_error>
@@ -9,19 +11,35 @@
 
 namespace nocflow::sim {
 
+namespace {
+/// Why `dir` cannot be a folder, from what is there: "" when nothing says so.
+std::string why_not_a_folder(const std::filesystem::path& dir) {
+  std::error_code ignored;
+  for (std::filesystem::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (std::filesystem::exists(p, ignored)) {
+      if (!std::filesystem::is_directory(p, ignored)) return (p == dir ? "it" : p.string()) + " is a file, not a folder";
+      if (p != dir && ::access(p.c_str(), W_OK) != 0)
+        return p.string() + ": " + std::generic_category().message(errno);
+      return "";
+    }
+    if (p == p.parent_path()) break;
+  }
+  return "";
+}
+}  // namespace
+
 void create_folder(const std::filesystem::path& dir, const std::string& what) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (!ec) return;
   // "Not a directory" or "File exists" says less than which path is a file.
-  std::string reason = ec.message();
-  std::error_code ignored;
-  for (std::filesystem::path p = dir; !p.empty() && p != p.parent_path(); p = p.parent_path())
-    if (std::filesystem::exists(p, ignored) && !std::filesystem::is_directory(p, ignored)) {
-      reason = (p == dir ? "it" : p.string()) + " is a file, not a folder";
-      break;
-    }
-  throw InputError(dir.string() + ": cannot create " + what + ": " + reason);
+  const std::string why = why_not_a_folder(dir);
+  throw InputError(dir.string() + ": cannot create " + what + ": " + (why.empty() ? ec.message() : why));
+}
+
+void check_can_create_folder(const std::filesystem::path& dir, const std::string& what) {
+  if (const std::string why = why_not_a_folder(dir); !why.empty())
+    throw InputError(dir.string() + ": cannot create " + what + ": " + why);
 }
 
 void throw_cannot_write(const std::filesystem::path& path, int error) {

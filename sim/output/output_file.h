@@ -14,6 +14,10 @@ namespace nocflow::sim {
 
 /// Creates `dir` and its parents; InputError "DIR: cannot create WHAT: REASON" if it cannot.
 void create_folder(const std::filesystem::path& dir, const std::string& what = "folder");
+/// The same InputError, without creating anything, where it is plain already that `dir` cannot
+/// be made (it or a parent is a file, or the nearest existing folder is not writable): a run
+/// checks its --out before minutes of work.
+void check_can_create_folder(const std::filesystem::path& dir, const std::string& what = "folder");
 
 /// `error`: errno right after the failed call (0: none known). A folder in the file's place,
 /// the usual cause, is named in plain words rather than the C library's.

@@ -28,6 +28,20 @@ TEST(OutputErrorsCli, OptimizeRefusesAPlanYamlThatIsAFolder) {
       (out / "plan.yaml").string() + ": cannot write: it is a directory");
 }
 
+TEST(OutputErrorsCli, AnOutputFolderThatIsAFileIsRefusedBeforeAnyWork) {
+  // Said before the tabulation and the solve (minutes on 16x16), naming the file in the way.
+  const fs::path dir = fresh_dir("output_errors_out_file");
+  std::ofstream(dir / "a_file") << "";
+  for (const char* command : {"optimize", "simulate"})
+    for (const fs::path& out : {dir / "a_file", dir / "a_file" / "sub"}) {
+      const CliRun r = run_nocflow(std::string(command) + " --hw " + NOCFLOW_SOURCE_DIR +
+                                   "/configs/hw/mesh8x8.yaml --network zoo:resnet50 --out " + out.string());
+      expect_refused(r, out.string() + ": cannot create output folder: " +
+                            (out == dir / "a_file" ? "it" : (dir / "a_file").string()) + " is a file, not a folder");
+      EXPECT_EQ(r.output.find("tabulat"), std::string::npos) << command << ": refused after the work\n" << r.output;
+    }
+}
+
 TEST(OutputErrorsCli, OptimizeRefusesAFullDisk) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   const fs::path out = fresh_dir("output_errors_full");
