@@ -12,6 +12,7 @@
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "noc/base/names.h"
+#include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/io/yaml_file.h"
 
@@ -236,6 +237,10 @@ Plan read_plan(const std::string& file) {
   Plan p;
   p.network = get<std::string>(root, "network", file);
   p.cost_model = get<std::string>(root, "cost_model", file);
+  if (const std::vector<std::string> models = cost_model_names();
+      std::find(models.begin(), models.end(), p.cost_model) == models.end())
+    throw InputError(at(file, root["cost_model"]) + ": cost_model: " +
+                     unknown_name_message("cost model", p.cost_model, models));
   p.solver = get<std::string>(root, "solver", file);
   p.pes = get_at_least<int>(root, "pes", 1, file);
   p.topology = get<std::string>(root, "topology", file);

@@ -155,6 +155,7 @@ std::string priced_for_changes(const optimizer::Plan& plan, const HwSpec& spec) 
   const auto here = priced_for(spec);
   std::string changed;
   for (const auto& [key, value] : plan.priced_for) {
+    if (key.rfind("energy.", 0) == 0 || key == "pe.sram_bytes") continue;  // not in the cycles
     const auto it =
         std::find_if(here.begin(), here.end(), [&](const auto& kv) { return kv.first == key; });
     const std::string now = it == here.end() ? "(not set)" : it->second;

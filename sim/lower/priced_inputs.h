@@ -40,7 +40,9 @@ std::vector<std::string> apply_calibration(const std::string& file, const HwSpec
                                            optimizer::HwDesc& hw, bool linkload);
 
 /// The keys of a plan's priced_for whose value `spec` changes, as "key old -> new, ..."; "" when
-/// none does (the plan's prediction applies to this hardware).
+/// none does (the plan's predicted cycles apply to this hardware). Not the keys the predicted
+/// cycles do not read: the energy costs (the plan's energy_pj) and pe.sram_bytes (which plans
+/// fit, not what one costs).
 std::string priced_for_changes(const optimizer::Plan& plan, const HwSpec& spec);
 
 /// The batch size of a network: its first input's leading dimension (a zoo network's --batch, a

@@ -68,6 +68,16 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
               std::string::npos)
         << e.what();
   }
+  // A cost model that does not exist would be printed as the one that priced the plan.
+  text = nocflow::testing::read_file(out / "plan.yaml");
+  text.replace(text.find("cost_model: linkload"), 20, "cost_model: foo");
+  std::ofstream(out / "foo.yaml") << text;
+  try {
+    nocflow::optimizer::read_plan((out / "foo.yaml").string());
+    ADD_FAILURE() << "cost_model: foo was accepted";
+  } catch (const nocflow::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cost_model: unknown cost model 'foo'"), std::string::npos) << e.what();
+  }
   EXPECT_TRUE(fs::exists(out / "config.resolved.yaml"));
   std::map<std::string, double> total;
   std::map<std::string, std::string> optimal;

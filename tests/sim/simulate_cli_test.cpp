@@ -128,6 +128,12 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
                         "16): its predicted total does not apply"),
       std::string::npos)
       << other.output;
+  // Keys the predicted cycles do not read (energy costs, the SRAM size) leave the total applying.
+  const CliRun costs = run_nocflow("simulate " + hw + "--set energy.mac_pj=1 --set pe.sram_bytes=2MiB --plan " +
+                                    (dir / "opt" / "plan.yaml").string() + " --quiet --out " +
+                                   (dir / "costs").string());
+  ASSERT_EQ(costs.exit_code, 0) << costs.output;
+  EXPECT_EQ(costs.output.find("does not apply"), std::string::npos) << costs.output;
   // A plan file whose choices were edited since it was priced: the choices replay, the total no
   // longer applies (its choices_digest says so); an unedited one is not flagged.
   EXPECT_TRUE(replayed["predicted_total_does_not_apply"].empty());
