@@ -75,10 +75,16 @@ nlohmann::ordered_json measured(bool any, double v) {
   return any ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
 }
 
+/// `hotspot`: the hotspot pattern's node as resolved (-1 for another pattern).
 nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a, int routers,
-                                    double wall, bool throughput_short) {
+                                    double wall, bool throughput_short, int hotspot) {
   nlohmann::ordered_json j;
   j["pattern"] = a.traffic.pattern;
+  if (a.traffic.pattern == "uniform") j["exclude_self"] = a.traffic.pattern_options.exclude_self;
+  if (hotspot >= 0) {
+    j["hotspot_node"] = hotspot;
+    j["hotspot_fraction"] = a.traffic.pattern_options.hotspot_fraction;
+  }
   j["offered_flits_per_node_per_cycle"] = r.offered;
   j["packet_flits"] = a.traffic.packet_flits;
   j["seed"] = a.traffic.seed;
@@ -108,7 +114,10 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   j["router_evaluations"] = r.router_steps;
   j["wall_seconds"] = wall;
   j["router_cycles_per_second"] = wall > 0 ? static_cast<double>(routers) * r.cycles / wall : 0;
-  j["units"] = {{"latency", "cycles"},
+  j["units"] = {{"latency", "cycles (packet: creation to tail ejection; network: head injection to tail "
+                            "ejection; flit: each flit's injection to its ejection, averaged over flits)"},
+                {"unstable_latency_estimate", "cycles"},
+                {"hotspot_fraction", "share of packets sent to hotspot_node"},
                 {"accepted/offered", "flits per node per cycle"},
                 {"avg_hops", "routers traversed per packet"},
                 {"cycles", "clock cycles simulated, warm-up and drain included"},
@@ -193,10 +202,13 @@ int run(const TrafficArgs& a) {
   report_progress(top, a.quiet);
   const noc::Advance advance = [&](Cycle c) { top.run_until(c); };
 
+  const int hotspot =
+      a.traffic.pattern == "hotspot" ? noc::hotspot_node(net.topology(), a.traffic.pattern_options) : -1;
   std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  pattern " << a.traffic.pattern;
-  if (a.traffic.pattern == "hotspot")
-    std::cout << " (node " << noc::hotspot_node(net.topology(), a.traffic.pattern_options) << ", "
-              << fixed(100 * a.traffic.pattern_options.hotspot_fraction, 0) << " % of packets)";
+  if (a.traffic.pattern == "uniform" && a.traffic.pattern_options.exclude_self) std::cout << " (no packet to itself)";
+  if (hotspot >= 0)
+    std::cout << " (node " << hotspot << ", " << fixed(100 * a.traffic.pattern_options.hotspot_fraction, 0)
+              << " % of packets)";
   std::cout << ", " << a.traffic.packet_flits << "-flit packets, seed " << a.traffic.seed << "\n";
 
   if (!a.find_saturation) {
@@ -205,7 +217,7 @@ int run(const TrafficArgs& a) {
     const bool from_empty = a.traffic.fixed_cycles > 0 && a.traffic.warmup_cycles <= 0;
     const bool short_of = short_of_offered(r, net.num_nodes(), a.traffic.packet_flits, from_empty);
     write_file(std::filesystem::path(a.out) / "summary.json",
-               summary_json(r, a, routers, wall, short_of).dump(2) + "\n");
+               summary_json(r, a, routers, wall, short_of, hotspot).dump(2) + "\n");
     write_links(std::filesystem::path(a.out) / "links.csv", r.links);
     print_result(r, a, wall, routers, short_of);
     std::cout << "nocflow: wrote " << a.out << "/summary.json, links.csv, config.resolved.yaml\n";

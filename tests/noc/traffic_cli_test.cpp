@@ -234,6 +234,14 @@ TEST(TrafficCli, AHotspotRunNamesItsNode) {
   const CliRun chosen = run_nocflow(traffic(dir / "out3", "--pattern hotspot --hotspot-node 3"));
   EXPECT_NE(chosen.output.find("pattern hotspot (node 3, 20 % of packets)"), std::string::npos)
       << chosen.output;
+  // summary.json records the pattern as run: the node, its share; a uniform run whether it
+  // excluded the source.
+  const auto j = nlohmann::json::parse(read_file(dir / "out" / "summary.json"));
+  EXPECT_EQ(j["hotspot_node"], 10);
+  EXPECT_EQ(j["hotspot_fraction"], 0.5);
+  const CliRun uniform = run_nocflow(traffic(dir / "self", "--exclude-self"));
+  EXPECT_NE(uniform.output.find("pattern uniform (no packet to itself)"), std::string::npos) << uniform.output;
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "self" / "summary.json"))["exclude_self"], true);
 }
 
 TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
