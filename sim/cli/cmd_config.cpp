@@ -17,6 +17,7 @@
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
 #include "sim/output/output_file.h"
+#include "sim/system/program.h"
 
 namespace nocflow::sim::cli {
 
@@ -129,6 +130,17 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
   if (fs::exists(fs::path(dir) / "config.resolved.yaml", ignored)) {
     if (validates(fs::path(dir) / "messages", false)) stale.push_back("messages");
     if (validates(fs::path(dir) / "plans", true)) stale.push_back("plans");
+    // simulate --dump-programs into this folder (pe_N.txt beside names.txt), unless this run
+    // replays them: they would not be this run's programs.
+    const bool replays_here = std::any_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
+      return !in.empty() && fs::equivalent(in, dir, ignored);
+    });
+    if (!replays_here && fs::is_regular_file(fs::path(dir) / "names.txt", ignored)) {
+      stale.push_back("names.txt");
+      for (const auto& e : fs::directory_iterator(dir, ignored))
+        if (e.is_regular_file(ignored) && program_file_pe(e.path().filename().string()) >= 0)
+          stale.push_back(e.path().filename().string());
+    }
   }
   for (const char* name : kWritten) {
     const fs::path p = fs::path(dir) / name;

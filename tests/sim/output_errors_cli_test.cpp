@@ -163,6 +163,11 @@ TEST(OutputErrorsCli, ARunRemovesTheFilesOfAnEarlierRunOfAnotherCommand) {
   EXPECT_EQ(read_file(dump / "plan.yaml"), plan);
   EXPECT_FALSE(fs::exists(dump / "memory.csv"));  // a replay of programs has no memory plan
   EXPECT_TRUE(fs::exists(dump / "summary.json"));
+  EXPECT_TRUE(fs::exists(dump / "pe_0.txt") && fs::exists(dump / "names.txt"));  // replayed: kept
+  // Another run into the folder: the dump is not its programs, and goes.
+  ASSERT_EQ(run_nocflow(sim + " --out " + dump.string()).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dump / "pe_0.txt") || fs::exists(dump / "names.txt"));
+  EXPECT_TRUE(fs::exists(dump / "plan.yaml"));
 }
 
 TEST(OutputErrorsCli, SimulateRefusesAProgramDumpThatIsAFolder) {
