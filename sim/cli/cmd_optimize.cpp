@@ -199,7 +199,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.resident_weights = a.resident_weights;
   opt::check_pipeline_options(graph, hw, a.cost_model, po);  // refused before the banner
   std::cout << "nocflow optimize: " << graph.name() << " on " << one_line_summary(spec) << "\n"
-            << "  pipeline: " << a.stages << " stages over " << opt::pipeline_units(hw)
+            << "  pipeline: " << a.stages << (a.stages == 1 ? " stage" : " stages") << " over "
+            << opt::pipeline_units(hw)
             << (hw.mesh() ? " mesh rows" : " crossbar ports") << ", " << a.solver
             << " inside each band, cost model " << a.cost_model
             << "; pricing every range of layers "
@@ -263,7 +264,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
                 {"solve_seconds", "seconds (wall clock)"}};
   write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
 
-  std::cout << "  " << r.ranges_priced << " (layer range, rows) stage costs solved in "
+  std::cout << "  " << r.ranges_priced << " (layer range, " << (hw.mesh() ? "rows" : "ports")
+            << ") stage costs solved in "
             << fixed(r.seconds, 2) << " s"
             << (r.ranges_stopped ? " (" + std::to_string(r.ranges_stopped) +
                                        " of them stopped once shown too slow to matter)"

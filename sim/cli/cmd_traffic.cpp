@@ -150,7 +150,8 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
     o << "  packet latency     n/a (no packet measured)\n";
   o << "  packets measured   " << r.packets_measured << " over " << r.measured_cycles << " cycles"
     << (r.samples ? " (" + std::to_string(r.samples) + (r.samples == 1 ? " sample" : " samples") +
-                        (r.converged ? ", converged)" : ")")
+                        (r.converged ? ", converged)"
+                                     : ", not converged within " + std::to_string(a.traffic.max_samples) + ")")
                   : "")
     << "\n"
     << "  stable             ";

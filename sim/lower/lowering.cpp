@@ -170,7 +170,8 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   }
   for (const auto& pl : plan.layers)
     if (!network_layers.count(pl.name))
-      throw InputError("plan layer '" + pl.name + "' is not a layer of the network");
+      throw InputError("plan layer '" + pl.name + "' is not a layer of the network simulated (" +
+                       (workload.graph ? workload.graph->name() : "?") + ")" + kSameGraph);
 
   // Every transfer of every edge, with its tag, decided up front.
   const opt::PeGrid grid = grid_of(hw);

@@ -296,6 +296,11 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
   // A plan without conv2.
   const std::string missing = plan.substr(0, plan.find("  - name: conv2")) + "edges: []\n";
   std::ofstream(dir / "missing.yaml") << missing;
+  // A plan with a layer the network does not have (made after other passes).
+  const auto conv2 = plan.find("  - name: conv2"), edges = plan.find("edges:", conv2);
+  std::string block = plan.substr(conv2, edges - conv2);
+  block.replace(block.find("conv2"), 5, "relu9");
+  std::ofstream(dir / "extra.yaml") << plan.substr(0, edges) + block + plan.substr(edges);
   // A layer with a key the reader does not know (a typo, or a plan of another version).
   std::string typo = plan;
   typo.insert(typo.find("    choice:"), "    colour: red\n");
@@ -305,6 +310,9 @@ TEST(SimulateCli, PlansThatDoNotFitAreRejectedWithExitCode2) {
        "missing.yaml: the plan (for network two_conv) has no layer 'conv2' of the network "
        "simulated (two_conv); a plan fits the graph it was optimized for: give the --network, "
        "--passes and --train optimize was given"},
+      {kHw2x2 + " --plan " + (dir / "extra.yaml").string(),
+       "extra.yaml: plan layer 'relu9' is not a layer of the network simulated (two_conv); a plan fits "
+       "the graph it was optimized for"},
       {kHw2x2 + " --plan " + (dir / "typo.yaml").string(),
        "unknown key 'colour' (known: name, op, choice, nodes,"},
       {"--hw " + kSrc + "/configs/hw/mesh4x4.yaml --plan " + (dir / "opt" / "plan.yaml").string(),
