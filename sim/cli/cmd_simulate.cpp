@@ -322,7 +322,9 @@ int run(const SimulateArgs& a) {
   written += write_traces(a, spec, m.run, lowered.programs.layer_names, window);
   print_measured(std::cout, source, plan, spec, m);
   print_transfers_table(std::cout, m.edges);
-  std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
+  std::cout << "nocflow: wrote " << a.out << "/{" << written << "}"
+            << (a.dump_programs.empty() ? "" : ", and the programs to " + a.dump_programs + "/{pe_N.txt, names.txt}")
+            << "\n";
   return 0;
 }
 

@@ -312,7 +312,7 @@ int run(const TrafficArgs& a) {
             << "  saturation (throughput rule): last ok " << accept_lo
             << ", first below 0.95 x offered " << first(accept_hi) << " flits/node/cycle\n"
             << "nocflow: wrote " << a.out << "/saturation.json (" << probes.size() << " probes, "
-            << std::setprecision(1) << wall << " s)\n";
+            << std::setprecision(1) << wall << " s), config.resolved.yaml\n";
   return 0;
 }
 
