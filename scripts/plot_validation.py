@@ -155,7 +155,7 @@ def plot_error_vs_size(v, model, out_dir, name, written, log_y):
         ys = [100 * abs(c.error[model]) for c in v.cases if c.type == t and model in c.error]
         positive = [y for y in ys if y > 0]
         panel_log = log_y and positive and max(positive) / min(positive) >= 10
-        for topo in v.topologies:
+        for k, topo in enumerate(v.topologies):
             pts = sorted((c.size, 100 * abs(c.error[model]), c.near_saturation) for c in v.cases
                          if c.type == t and c.topology == topo and model in c.error)
             if panel_log:
@@ -163,10 +163,13 @@ def plot_error_vs_size(v, model, out_dir, name, written, log_y):
             if not pts:
                 continue
             colour, marker = v.topology_colour(topo), v.topology_marker(topo)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour, linestyle=style, lw=1.6)
+            # Each later machine drawn smaller and on top: a series identical to an earlier one
+            # (LOCAL on 2x4 and 4x4, zero errors) shows as markers nested in its markers.
+            size, width = max(3.0, 8.0 - 1.3 * k), max(0.9, 2.6 - 0.4 * k)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour, linestyle=style, lw=width, zorder=2 + k)
             for x, y, near in pts:
-                ax.plot([x], [y], linestyle="none", marker=marker, markersize=5.5, color=colour,
-                        markerfacecolor="white" if near else colour, markeredgewidth=1.3)
+                ax.plot([x], [y], linestyle="none", marker=marker, markersize=size, color=colour, zorder=2 + k,
+                        markerfacecolor="white" if near else colour, markeredgewidth=1.2)
         ax.grid(True, alpha=0.35)
         zeros = len(ys) - len(positive) if panel_log else 0
         ax.set_title(t + (" (log y" + (f"; {zeros} exact not shown" if zeros else "") + ")" if panel_log else ""),
@@ -188,7 +191,8 @@ def plot_error_vs_size(v, model, out_dir, name, written, log_y):
         axes[j // cols][j % cols].set_visible(False)
     fig.suptitle(f"{model} model: |predicted / simulated - 1| vs tensor size", fontweight="bold",
                  y=0.995)
-    scales = "y scales differ per panel" + ("; log where errors span >= 10x" if log_y else "")
+    scales = "y scales differ per panel" + ("; log where errors span >= 10x" if log_y else "") + \
+        "; each machine drawn smaller than the one before, on top"
     fig.text(0.5, 0.95 if rows > 1 else 0.9, f"{v.source()}{v.left_out()}; {scales}",
              ha="center", fontsize="small", color="0.3")
     handles = [Line2D([], [], color=v.topology_colour(t), linestyle=style, marker=v.topology_marker(t), lw=1.6)
