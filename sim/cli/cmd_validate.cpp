@@ -228,13 +228,12 @@ int run(const ValidateArgs& a) {
 
   ValidationReport report(a.out);
   const std::size_t total = machines.size() * types.size() * sizes.size();
-  auto machine_name = [](const HwSpec& m) {
-    return m.topology.kind == "crossbar" ? "crossbar " + std::to_string(m.topology.ports)
-                                         : std::to_string(m.topology.rows) + "x" + std::to_string(m.topology.cols);
-  };
   std::string topologies;
   for (const HwSpec& m : machines) {
-    topologies += (topologies.empty() ? "" : ", ") + machine_name(m);
+    topologies += (topologies.empty() ? "" : ", ") +
+                  (m.topology.kind == "crossbar"
+                       ? "crossbar " + std::to_string(m.topology.ports)
+                       : std::to_string(m.topology.rows) + "x" + std::to_string(m.topology.cols));
     // router.alloc_iterations 0 is by topology: say where a machine runs other than the file's.
     if (const int iterations = noc::alloc_iterations_for(m.router, m.topology);
         iterations != noc::alloc_iterations_for(base.router, base.topology))

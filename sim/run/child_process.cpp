@@ -225,7 +225,7 @@ std::string run_in_child(const std::function<std::string()>& fn) {
 
 void run_in_children(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,
                      const std::function<void(std::size_t, const ChildResult&)>& done,
-                     const std::function<void()>& tick) {
+                     const std::function<void()>& tick, const std::function<void(std::size_t)>& started) {
   const ForwardSignals forward;
   jobs = std::clamp(jobs, 1, kMaxChildren);
   std::vector<Child> running;
@@ -246,6 +246,7 @@ void run_in_children(std::size_t n, int jobs, const std::function<std::string(st
       Child c = spawn([&task, i] { return task(i); });
       c.task = i;
       running.push_back(std::move(c));
+      if (started) started(i);
     }
     std::vector<pollfd> fds;
     for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});

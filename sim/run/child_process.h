@@ -24,11 +24,13 @@ struct ChildResult {
 };
 
 /// Runs task(0) .. task(n-1), each in its own forked child, at most `jobs` (≤ 256) at a time. In the
-/// parent, done(i, result) is called as each child ends (completion order), and tick() about
-/// once a second while children run (progress display). Errors do not stop the others.
+/// parent, started(i) is called as each child is forked, done(i, result) as each ends (completion
+/// order), and tick() about once a second while children run (progress display). Errors do not
+/// stop the others.
 void run_in_children(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,
                      const std::function<void(std::size_t, const ChildResult&)>& done,
-                     const std::function<void()>& tick = {});
+                     const std::function<void()>& tick = {},
+                     const std::function<void(std::size_t)>& started = {});
 
 /// A line written to stderr when one of those signals ends the parent (e.g. how to resume);
 /// "" for none. Kept until replaced; while one is set, the signals end the process with it

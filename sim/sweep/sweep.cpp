@@ -319,20 +319,15 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const bool bar = !o.quiet && cluster.rank == 0 && ::isatty(STDERR_FILENO);
   const auto start = Clock::now();
   std::size_t finished_here = 0;
-  // When each point started: run_in_children starts them in order, the next as one ends.
   const std::size_t n = mine.size();
-  std::vector<Clock::time_point> started(n);
-  std::vector<bool> ended(n, false);
-  std::size_t next_start = std::min(n, static_cast<std::size_t>(std::max(o.jobs, 1)));
-  std::fill_n(started.begin(), next_start, start);
+  std::map<std::size_t, Clock::time_point> running;  // point index -> when it started
   double finished_seconds = 0;  // the finished points' wall time, summed
   // Time left at the finished points' mean pace: what each running point has still to go, and
   // the unstarted, shared by the jobs. Sweeps ordered small to large finish later than this.
   auto time_left = [&] {
     const double mean = finished_seconds / static_cast<double>(finished_here);
-    double work = mean * static_cast<double>(n - next_start);
-    for (std::size_t i = 0; i < next_start; ++i)
-      if (!ended[i]) work += std::max(0.0, mean - seconds_since(started[i]));
+    double work = mean * static_cast<double>(n - finished_here - running.size());
+    for (const auto& [i, since] : running) work += std::max(0.0, mean - seconds_since(since));
     return work / std::max(1, std::min(o.jobs, static_cast<int>(n - finished_here)));
   };
   auto last_line = start;  // without a terminal: a plain line every 30 s between points
@@ -345,13 +340,12 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       std::cerr << "  ... " << finished_here << " of " << n << " points done, "
                 << duration(std::chrono::duration<double>(last_line - start).count()) << " elapsed; running: ";
       int listed = 0;  // at most 4 named: jobs may be up to 256
-      for (std::size_t i = 0; i < next_start; ++i) {
-        if (ended[i]) continue;
+      for (const auto& [i, since] : running) {
         if (listed == 4) {
           std::cerr << "; ...";
           break;
         }
-        std::cerr << (listed++ ? "; " : "") << mine[i]->key << " (" << duration(seconds_since(started[i])) << ")";
+        std::cerr << (listed++ ? "; " : "") << mine[i]->key << " (" << duration(seconds_since(since)) << ")";
       }
       std::cerr << std::endl;
       return;
@@ -410,9 +404,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         partial << line << "\n" << std::flush;
         new_rows.push_back(line);
         ++finished_here;
-        ended[i] = true;
-        finished_seconds += seconds_since(started[i]);
-        if (next_start < n) started[next_start++] = Clock::now();
+        finished_seconds += seconds_since(running[i]);
+        running.erase(i);
         last_line = Clock::now();
         if (!o.quiet) {
           if (bar) clear_bar();
@@ -421,7 +414,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         }
         draw_bar();
       },
-      draw_bar);
+      draw_bar, [&](std::size_t i) { running[i] = Clock::now(); });
   set_interrupt_note("");
   if (bar) {
     clear_bar();

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <numeric>
 #include <new>
 #include <thread>
 
@@ -67,7 +68,7 @@ TEST(ChildProcess, ManyChildrenRunAtMostJobsAtOnceAndReportEach) {
   // count themselves in a shared page: how many run at once, at most.
   constexpr std::size_t n = 8;
   std::vector<ChildResult> results(n);
-  std::vector<std::size_t> order;
+  std::vector<std::size_t> order, begun;
   void* page = ::mmap(nullptr, 2 * sizeof(std::atomic<int>), PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(page, MAP_FAILED);
@@ -86,9 +87,15 @@ TEST(ChildProcess, ManyChildrenRunAtMostJobsAtOnceAndReportEach) {
         return std::to_string(i) + " " + std::to_string(::getpid());
       },
       [&](std::size_t i, const ChildResult& r) {
+        EXPECT_TRUE(std::find(begun.begin(), begun.end(), i) != begun.end()) << i << " ended before it began";
         results[i] = r;
         order.push_back(i);
-      });
+      },
+      {}, [&](std::size_t i) { begun.push_back(i); });
+  // Each task is said to start once, in order, as its child is forked.
+  std::vector<std::size_t> in_order(n);
+  std::iota(in_order.begin(), in_order.end(), std::size_t{0});
+  EXPECT_EQ(begun, in_order);
   ASSERT_EQ(order.size(), n);
   std::sort(order.begin(), order.end());
   EXPECT_TRUE(std::adjacent_find(order.begin(), order.end()) == order.end()) << "a task reported twice";
