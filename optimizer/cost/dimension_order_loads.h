@@ -142,8 +142,11 @@ class DimensionOrderLoadCounter {
     out.set_counts(router, endpoint, router_flit_hops, 2 * (na_ - 1) * nb_ + 2 * (nb_ - 1) * na_, flits_, messages_);
     if (hw_) out.endpoint_cycles = endpoint_cycles;
     out.max_sent = static_cast<int>(max_sent);
+    // Over a superset of the messages (own pieces too): never false where they have one.
+    out.short_messages = shortest_ <= longest_ / kShortFraction;
     slowest_ejection_ = 0;
     flits_ = messages_ = longest_ = 0;
+    shortest_ = std::numeric_limits<std::int64_t>::max();
     out.max_routers = max_routers_;
     out.max_hops = max_routers_ > 0 ? max_routers_ - 1 : 0;
     max_routers_ = 0;
@@ -174,6 +177,7 @@ class DimensionOrderLoadCounter {
     std::int64_t* const injected = injected_.data();
     std::int64_t* const sent = sent_.data();
     std::int64_t into = 0, stop_up = 0, stop_down = 0, messages = 0, longest = 0;
+    std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
     int routers = 0;
     int lines_lo = std::numeric_limits<int>::max(), lines_hi = -1;
     for (const Piece* p = pieces; p != pieces + k; ++p) {
@@ -187,6 +191,7 @@ class DimensionOrderLoadCounter {
       into += flits;
       ++messages;
       longest = std::max(longest, flits);
+      shortest = std::min(shortest, flits);
       // Run 1 along A in line bs, from as up to (not including) ad; run 2 along B in line ad,
       // from bs to bd, whose stop is common to the destination. Branch-free: the direction is
       // data-dependent and would mispredict; an empty run adds 0. The direction is an offset.
@@ -204,6 +209,7 @@ class DimensionOrderLoadCounter {
     }
     if (into == 0) return;
     longest_ = std::max(longest_, longest);
+    shortest_ = std::min(shortest_, shortest);
     flits_ += into;
     messages_ += messages;
     run_b_line[bd] -= stop_up;
@@ -259,7 +265,7 @@ class DimensionOrderLoadCounter {
     std::int64_t* const injected = injected_.data();
     std::int64_t* const sent = sent_.data();
     std::int64_t* const line = line_flits_.data();  // zero between calls
-    std::int64_t total = 0, longest = 0;
+    std::int64_t total = 0, longest = 0, shortest = std::numeric_limits<std::int64_t>::max();
     int lines_lo = std::numeric_limits<int>::max(), lines_hi = -1;
     int lo_s[2] = {1 << 30, 1 << 30}, hi_s[2] = {-(1 << 30), -(1 << 30)};
     for (std::size_t i = 0; i < k; ++i) {
@@ -272,6 +278,7 @@ class DimensionOrderLoadCounter {
       sent[row + as] += dm;
       total += flits;
       longest = std::max(longest, flits);
+      shortest = std::min(shortest, flits);  // own pieces too: a superset of the messages
       lines_lo = std::min(lines_lo, bs), lines_hi = std::max(lines_hi, bs);
       lo_s[0] = std::min(lo_s[0], as + bs), hi_s[0] = std::max(hi_s[0], as + bs);
       lo_s[1] = std::min(lo_s[1], as - bs), hi_s[1] = std::max(hi_s[1], as - bs);
@@ -320,6 +327,7 @@ class DimensionOrderLoadCounter {
     }
     if (any) {
       longest_ = std::max(longest_, longest);
+      shortest_ = std::min(shortest_, shortest);
       lines_a_.add(Extent{lines_lo, lines_hi});
       sources_.add(Extent{lines_lo * na, lines_hi * na + na - 1});
     }
@@ -341,6 +349,7 @@ class DimensionOrderLoadCounter {
       lines.add(b_[s]);
       total += flits;
       longest_ = std::max(longest_, flits);  // m ≥ 2: every piece goes to another PE
+      shortest_ = std::min(shortest_, flits);
     }
     for (std::size_t d = 0; d < m; ++d) {
       const auto j = static_cast<std::size_t>(dsts[d]);
@@ -454,6 +463,7 @@ class DimensionOrderLoadCounter {
   std::int64_t most_ = 0;      ///< the busiest ejection link so far
   std::int64_t flits_ = 0, messages_ = 0;  ///< so far
   std::int64_t longest_ = 0;               ///< the longest message's flits so far
+  std::int64_t shortest_ = std::numeric_limits<std::int64_t>::max();  ///< the shortest's
   int max_routers_ = 0;
   // add_many's scratch, zero between calls.
   std::vector<std::int64_t> weight_;      ///< flits of the piece from each cell

@@ -4,6 +4,7 @@
 // and route cache (LinkloadModel::Impl) and the route-walking link counter.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -72,6 +73,9 @@ class PathLoadCounter {
         load_(impl.num_links(), 0),
         owner_(impl.num_links(), kNobody),
         shared_(impl.num_links(), 0),
+        first_dst_(impl.num_links(), kNobody),
+        dsts_shared_(impl.num_links(), 0),
+        shortest_(impl.num_links(), 0),
         visits_on_(schedule_ ? impl.num_links() : 0, 0),
         slot_(visits_on_.size(), -1),
         sent_(static_cast<std::size_t>(impl.topo.num_nodes()), 0),
@@ -83,6 +87,7 @@ class PathLoadCounter {
     flits_ += flits;
     ++messages_;
     longest_ = std::max(longest_, flits);
+    shortest_message_ = std::min(shortest_message_, flits);
     max_sent_ = std::max(max_sent_, ++sent_[static_cast<std::size_t>(src)]);
     ++received_[static_cast<std::size_t>(dst)];
     load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
@@ -95,8 +100,10 @@ class PathLoadCounter {
     auto on_link = [&](int link) {
       const auto i = static_cast<std::size_t>(link);
       load_[i] += flits;
-      if (owner_[i] == kNobody) owner_[i] = src;
+      if (owner_[i] == kNobody) owner_[i] = src, first_dst_[i] = dst, shortest_[i] = flits;
       shared_[i] |= owner_[i] != src;
+      dsts_shared_[i] |= first_dst_[i] != dst;
+      shortest_[i] = std::min(shortest_[i], flits);
       ++routers;
       if (record) {
         visits_.push_back({link, routers, static_cast<double>(flits), 0});
@@ -139,10 +146,18 @@ class PathLoadCounter {
     out.set_counts(router, endpoint, router_flit_hops, impl_.router_links, flits_, messages_);
     // Walked, not inferred from the counts: any busiest router link crossed by ≥ 2 sources.
     out.busiest_router_link_shared = false;
-    for (std::size_t i = 0; i < load_.size(); ++i)
-      out.busiest_router_link_shared |= impl_.router_to_router[i] && router > 0 && load_[i] == router && shared_[i];
+    for (std::size_t i = 0; i < load_.size(); ++i) {
+      if (!impl_.router_to_router[i] || router <= 0 || load_[i] != router || !shared_[i]) continue;
+      out.busiest_router_link_shared = true;
+      if (dsts_shared_[i] && shortest_[i] <= longest_ / kShortFraction)  // see short_messages
+        out.busiest_router_link_shortest =
+            out.busiest_router_link_shortest > 0
+                ? std::min(out.busiest_router_link_shortest, static_cast<double>(shortest_[i]))
+                : static_cast<double>(shortest_[i]);
+    }
     out.byte_hops = static_cast<double>(byte_hops_);
     out.max_sent = static_cast<int>(max_sent_);
+    out.short_messages = shortest_message_ <= longest_ / kShortFraction;
     if (schedule_ && max_sent_ == 1) out.scheduled_cycles = scheduled_cycles();  // single_sends
     if (impl_.hw->flow_rate() < 1) {  // each channel at the rate its flows reach
       out.endpoint_cycles = impl_.hw->stream_cycles(static_cast<double>(longest_));  // one flow
@@ -167,8 +182,11 @@ class PathLoadCounter {
     std::fill(load_.begin(), load_.end(), 0);
     std::fill(owner_.begin(), owner_.end(), kNobody);
     std::fill(shared_.begin(), shared_.end(), 0);
+    std::fill(first_dst_.begin(), first_dst_.end(), kNobody);
+    std::fill(dsts_shared_.begin(), dsts_shared_.end(), 0);
     out_ = {};
     byte_hops_ = flits_ = messages_ = longest_ = max_sent_ = 0;
+    shortest_message_ = std::numeric_limits<std::int64_t>::max();
     forget_visits();
     alone_ = 0;
     return out;
@@ -232,6 +250,9 @@ class PathLoadCounter {
   std::vector<std::int64_t> load_;
   std::vector<int> owner_;    ///< per link: the first source whose flits crossed it
   std::vector<char> shared_;  ///< per link: another source's crossed it too
+  std::vector<int> first_dst_;           ///< per link: the first destination whose flits crossed it
+  std::vector<char> dsts_shared_;        ///< per link: another destination's crossed it too
+  std::vector<std::int64_t> shortest_;   ///< per link: its shortest message, flits (once crossed)
   std::vector<int> visits_on_;  ///< per link: visits_ at it
   std::vector<int> slot_;       ///< per link: scheduled_cycles' counting sort; −1 between calls
   std::vector<Visit> by_link_;  ///< scheduled_cycles' sorted visits
@@ -241,6 +262,7 @@ class PathLoadCounter {
   LinkLoad out_;
   std::int64_t byte_hops_ = 0, flits_ = 0, messages_ = 0;
   std::int64_t longest_ = 0;  ///< the longest message's flits
+  std::int64_t shortest_message_ = std::numeric_limits<std::int64_t>::max();  ///< the shortest's
   std::int64_t max_sent_ = 0;
 };
 

@@ -186,8 +186,21 @@ double LinkloadModel::plain_drain_flits(const LinkLoad& l, const HwDesc& hw) {
   return std::max(l.max_router_link_flits / hw.router_link_rate(), l.endpoint_cycles);
 }
 
+double LinkloadModel::channel_contention_scale(const LinkLoad& l, int vc_buffer_flits) {
+  if (router_bound(l) || l.busiest_router_link_shortest <= 0 || l.max_router_link_flits <= 0 ||
+      l.router_links <= 0)
+    return 0;
+  const double mu = l.busiest_router_link_shortest;
+  const double spread = l.router_flit_hops / (l.router_links * l.max_router_link_flits);  // U
+  return spread * spread * mu / (mu + vc_buffer_flits);
+}
+
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
-  if (!hw.router_slowdown || !router_bound(l)) return plain_drain_flits(l, hw);
+  if (!hw.router_slowdown) return plain_drain_flits(l, hw);
+  if (!router_bound(l))  // a shared busiest router link's contention delays the channel that binds
+    return plain_drain_flits(l, hw) + l.max_router_link_flits * *hw.router_slowdown *
+                                          channel_contention_scale(l, hw.vc_buffer_flits) /
+                                          hw.router_link_rate();
   // The busiest channel keeps its own bound: with short buffers a channel of few flows can
   // drain slower than the slowed router link.
   return std::max(l.max_router_link_flits *
@@ -208,8 +221,11 @@ double LinkloadModel::overlap_cycles(const LinkLoad& l, const HwDesc& hw) {
 double LinkloadModel::serialization_cycles(const LinkLoad& l) const { return drain_flits(l, hw_); }
 
 bool LinkloadModel::needs_routes(const LinkLoad& l) const {
-  return single_sends(l, hw_) || (hw_.router_slowdown && l.max_router_link_flits > 0 &&
-                                  l.max_router_link_flits == l.max_endpoint_flits);
+  return single_sends(l, hw_) ||
+         (hw_.router_slowdown && l.max_router_link_flits > 0 &&
+          (l.max_router_link_flits == l.max_endpoint_flits ||
+           (*hw_.router_slowdown > 0 && l.max_router_link_flits < l.max_endpoint_flits &&
+            l.short_messages)));
 }
 
 double LinkloadModel::transfer_cycles(const LinkLoad& l) const {

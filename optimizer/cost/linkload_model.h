@@ -52,6 +52,22 @@
 //               drain. s is a property of the machine (mesh size, router), fitted by `nocflow
 //               validate` on one case per machine; MAPE/max of held-out cases in
 //               optimizer/README.md ("Router contention").
+//               Where a PE channel binds (L_E > L_R) and a busiest router link is shared by ≥ 2
+//               sources and ≥ 2 destinations (2-D halos: the rows and corners several hops
+//               along a column, many flows through its 4 VCs), the cycles that link loses to
+//               contention delay the channels too: its packets, stalled waiting for VCs
+//               downstream, hold the VCs and buffers the channels' other flows need (a halo
+//               packet queued behind a stalled one's tail, at its source or first hop). The
+//               channel's drain then takes L_R · s · U² · μ / (μ + B) cycles longer, μ the
+//               shortest message on that link (a message that fits in a buffer holds no VCs
+//               across routers; the edge's mean m is the big one-hop halos'). Only where the
+//               contended messages are short beside the edge's longest (μ ≤ a quarter of it,
+//               kShortFraction): where they are alike (an all-to-all's pieces and remainders),
+//               the channel's flows are the contended ones, and their slowed drain stays below
+//               the channel's (on 16x16 plans such edges were over-priced by the term). A
+//               gather (one destination) or a scatter (one source) is not slowed either: the
+//               channel that binds is what holds its router links up (optimizer/README.md,
+//               "Router contention": "A PE channel binds behind a contended router link").
 //               One message per PE on a mesh (single_sends: OUTP peers in pairs, a LOCAL move;
 //               buffers covering the credit loop): the heads leave together, so when each
 //               reaches each link is known (its zero-load route up to there). Every link serves
@@ -102,6 +118,13 @@
 
 namespace nocflow::optimizer {
 
+/// A message at most 1 / kShortFraction as long as the edge's longest is short: where such
+/// messages contend on a router link while the long ones bind a PE channel (2-D halos: rows and
+/// corners against the halos), the link's contention delays the channel
+/// (LinkloadModel::channel_contention_scale). Messages within 4x of each other (an all-to-all's
+/// remainder pieces) are the channel's own flows.
+inline constexpr std::int64_t kShortFraction = 4;
+
 struct LinkLoad {
   double max_link_flits = 0;  ///< flits on the busiest link (each transfer cut into flits)
   double max_router_link_flits = 0;  ///< ... on the busiest router-to-router link
@@ -116,6 +139,18 @@ struct LinkLoad {
   /// where the counts imply it (busier than every channel), and edge tables recount an entry
   /// whose busiest router link ties with the busiest channel by walking routes.
   bool busiest_router_link_shared = false;
+  /// Flits of the shortest message on a busiest router-to-router link that ≥ 2 sources and
+  /// ≥ 2 destinations share, when it is at most 1 / kShortFraction of the edge's longest
+  /// message; 0 when there is no such link: set by route walking only (the difference-form
+  /// counter leaves it 0, and edge tables recount the entries that need it, needs_routes).
+  /// Where the PE channels bind, such a link's contention delays them too
+  /// (LinkloadModel::channel_contention_scale).
+  double busiest_router_link_shortest = 0;
+  /// Some message has at most 1 / kShortFraction of the longest's flits (both counters; the
+  /// difference-form one may say true where route walking says false, never the other way).
+  /// Without one, busiest_router_link_shortest is 0, and edge tables need not walk routes to
+  /// learn it.
+  bool short_messages = true;
   /// Flits summed over the router-to-router links (Σ flits × hops of every message), and how
   /// many such links the topology has: their mean load, and the mean route.
   double router_flit_hops = 0;
@@ -231,7 +266,9 @@ class LinkloadModel : public CostModel {
   double overlap_cycles(const LinkLoad& load) const { return overlap_cycles(load, hw_); }
   /// Whether `load`'s time needs its routes walked beyond what the difference-form counts
   /// give: busiest_router_link_shared when calibrated and the busiest router link ties with the
-  /// busiest channel, or scheduled_cycles (single_sends).
+  /// busiest channel, busiest_router_link_shortest when calibrated (s > 0), a channel is
+  /// busier than every router link that carries flits and some message is short, or
+  /// scheduled_cycles (single_sends).
   bool needs_routes(const LinkLoad& load) const;
   /// Whether `hw` prices an edge of one message per PE by its link schedule: a mesh (on a
   /// crossbar the schedule equals the sum form) whose flows stream.
@@ -251,6 +288,12 @@ class LinkloadModel : public CostModel {
   /// U² · m / (m + B) (see the file comment) when a router-to-router link is busier than every
   /// channel, or as busy and shared by ≥ 2 sources; else 0: the slowdown per unit of s.
   static double slowdown_scale(const LinkLoad& load, int vc_buffer_flits);
+  /// U² · μ / (μ + B) when a PE channel is busier than every router-to-router link and a
+  /// busiest router link is shared by ≥ 2 sources and ≥ 2 destinations, μ the shortest message
+  /// on it (LinkLoad::busiest_router_link_shortest); else 0. Calibrated, the channel's drain
+  /// then takes L_R · s · this longer: the cycles that link loses to contention, whose stalled
+  /// packets hold the VCs and buffers the channel's other flows need (see the file comment).
+  static double channel_contention_scale(const LinkLoad& load, int vc_buffer_flits);
   /// (longest route − mean route) / 2, in cycles: what the midpoint route saves.
   static double midpoint_saving(const LinkLoad& load, const HwDesc& hw);
   /// The latency a router-bound drain hides when router_slowdown is set: min(drain − busiest

@@ -187,7 +187,7 @@ TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
   ASSERT_EQ(one, two);
   const LinkloadModel model(hw);
   const PeGrid grid = hw.grid();
-  int shared_ties = 0;
+  int shared_ties = 0, contended_channels = 0;
   for (std::size_t k = 0; k < one.size(); k += 23) {
     const std::size_t i = k / cv.size(), j = k % cv.size();
     const double slow = model.edge_cost(n.w, e, cu[i], cv[j]).cycles;
@@ -196,8 +196,10 @@ TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
         model.route(edge_transfers(n.w, e, {&n.layer(e.src), cu[i], place(cu[i], grid)},
                                    {&n.layer(e.dst), cv[j], place(cv[j], grid)}, grid));
     shared_ties += l.max_router_link_flits == l.max_endpoint_flits && l.busiest_router_link_shared;
+    contended_channels += LinkloadModel::channel_contention_scale(l, hw.vc_buffer_flits) > 0;
   }
   EXPECT_GT(shared_ties, 0);  // the recount is exercised
+  EXPECT_GT(contended_channels, 0);  // so is the channels' (a channel binds, its router link contended)
 }
 
 TEST(LinkloadTable, RowsSplitByColumnsOverThreadsEqualTheTable) {
@@ -313,6 +315,58 @@ TEST(LinkloadModel, RouteWalkingTellsASharedTieFromOneSourcesLink) {
   EXPECT_EQ(slowed.serialization_cycles(twice), model.serialization_cycles(twice));
 }
 
+TEST(LinkloadModel, SharedRouterLinkContentionDelaysTheChannelThatBinds) {
+  // A 4x4 mesh (PEs row-major), xy routing. PE 5 sends 8-flit halos to its four neighbours
+  // (32 flits on its injection channel, 8 on each of its router links); PEs 2 and 3 send
+  // 2-flit messages down column 3, which meet on link 3 -> 7: 10 flits of two sources for
+  // three destinations, the busiest router link, below the channel, its messages a quarter of
+  // the halos' length. HALO_2D on 16x16 at 4 MiB is this at scale (512-flit halos, 32-flit
+  // rows and corners four mesh rows down a column): simulated 1,913 cycles, calibrated
+  // linkload 1,236 without the term, 1,516 with it.
+  HwDesc hw = machine("mesh", 4, 4, "xy");
+  const auto flit = static_cast<std::int64_t>(hw.link_bytes_per_cycle);
+  const LinkloadModel plain(hw);
+  hw.router_slowdown = 1.0;
+  const LinkloadModel calibrated(hw);
+  auto with = [&](std::vector<Transfer> column, int halo_flits, int halos_each) {
+    for (const int n : {1, 4, 6, 9})
+      for (int k = 0; k < halos_each; ++k) column.push_back({5, n, halo_flits * flit});
+    return calibrated.route(column);
+  };
+  const std::vector<Transfer> down = {
+      {3, 11, 2 * flit}, {2, 15, 2 * flit}, {3, 7, 2 * flit}, {2, 11, 2 * flit}, {3, 15, 2 * flit}};
+  const LinkLoad halo = with(down, 8, 1);
+  ASSERT_EQ(halo.max_endpoint_flits, 32);
+  ASSERT_EQ(halo.max_router_link_flits, 10);
+  EXPECT_TRUE(halo.busiest_router_link_shared);
+  EXPECT_TRUE(halo.short_messages);
+  EXPECT_EQ(halo.busiest_router_link_shortest, 2);
+  const double u = halo.router_flit_hops / (halo.router_links * 10.0);
+  const double lost = 10 * 1.0 * u * u * 2 / (2 + hw.vc_buffer_flits);
+  EXPECT_GT(lost, 0);
+  EXPECT_DOUBLE_EQ(plain.transfer_cycles(halo), plain.latency_cycles(halo) + 32);
+  EXPECT_DOUBLE_EQ(calibrated.transfer_cycles(halo), plain.latency_cycles(halo) + 32 + lost);
+  EXPECT_DOUBLE_EQ(calibrated.serialization_cycles(halo), 32 + lost);
+  EXPECT_DOUBLE_EQ(calibrated.overlap_cycles(halo), 0);
+  // A gather down the column (every 2-flit message to PE 15): the link's flows wait for 15's
+  // ejection, not for VCs; not slowed.
+  const LinkLoad gather = with({{3, 15, 2 * flit}, {3, 15, 2 * flit}, {3, 15, 2 * flit},
+                                {2, 15, 2 * flit}, {2, 15, 2 * flit}},
+                               8, 1);
+  ASSERT_EQ(gather.max_router_link_flits, 10);
+  EXPECT_TRUE(gather.busiest_router_link_shared);
+  EXPECT_EQ(gather.busiest_router_link_shortest, 0);
+  EXPECT_DOUBLE_EQ(calibrated.transfer_cycles(gather), plain.transfer_cycles(gather));
+  // Messages within 4x of each other (PE 5's halos 4 flits, two to each neighbour): the
+  // channel's flows are like the contended ones (an all-to-all's pieces); not slowed.
+  const LinkLoad alike = with(down, 4, 2);
+  ASSERT_EQ(alike.max_endpoint_flits, 32);
+  ASSERT_EQ(alike.max_router_link_flits, 10);
+  EXPECT_FALSE(alike.short_messages);
+  EXPECT_EQ(alike.busiest_router_link_shortest, 0);
+  EXPECT_DOUBLE_EQ(calibrated.transfer_cycles(alike), plain.transfer_cycles(alike));
+}
+
 TEST(LinkloadModel, OneMessagePerPeIsScheduledLinkByLink) {
   // A 1x4 mesh, PEs 0..3 left to right; 0, 1 and 2 each send one message to 3. Their heads
   // reach link 2 -> 3 one hop apart (2's first, 0's last), so 2-flit messages never queue and
@@ -412,6 +466,17 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
       120;  // a PE's channel binds: not slowed
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
+  // ... unless its busiest router link carries several sources' and destinations' messages of
+  // mixed lengths (route walking sets the shortest, 8 flits): the link's lost cycles,
+  // 100 · s · U² · 8 / (8 + 8) = 6.25, delay the channel, with no overlap.
+  l.busiest_router_link_shortest = 8;
+  EXPECT_DOUBLE_EQ(LinkloadModel::channel_contention_scale(l, 8), 0.125);
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 126.25);
+  EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
+  desc.router_slowdown.reset();  // uncalibrated: the busiest link
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
+  desc.router_slowdown = 0.5;
+  l.busiest_router_link_shortest = 0;
   // As busy as the busiest channel: slowed when ≥ 2 sources share the link (neighbours' flows
   // in a 2-D halo), not when it carries one source's whole traffic (a ring round).
   l.max_endpoint_flits = l.endpoint_cycles = 100;
