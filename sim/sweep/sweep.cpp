@@ -181,6 +181,18 @@ bool dealt_to(std::size_t i, int rank, int ranks) {
   return (i / n % 2 == 0 ? seat : n - 1 - seat) == static_cast<std::size_t>(rank);
 }
 
+double point_weight(const SweepPoint& point) {
+  const auto pes = static_cast<double>(point.hw.topology.num_nodes());
+  return pes * pes;
+}
+
+std::vector<const SweepPoint*> heaviest_first(std::vector<const SweepPoint*> points) {
+  std::stable_sort(points.begin(), points.end(), [](const SweepPoint* a, const SweepPoint* b) {
+    return point_weight(*a) > point_weight(*b);
+  });
+  return points;
+}
+
 const std::vector<std::string>& sweep_result_columns() {
   static const std::vector<std::string> c = {
       "pes",           "status",           "total_cycles",
@@ -289,6 +301,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   std::vector<const SweepPoint*> pending;
   for (const SweepPoint& p : points)
     if (!done.count(p.key)) pending.push_back(&p);
+  pending = heaviest_first(std::move(pending));  // every rank sorts the same: dealt the same
   std::vector<const SweepPoint*> mine;
   for (std::size_t i = 0; i < pending.size(); ++i)
     if (dealt_to(i, cluster.rank, cluster.size)) mine.push_back(pending[i]);
@@ -321,13 +334,16 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   std::size_t finished_here = 0;
   const std::size_t n = mine.size();
   std::map<std::size_t, Clock::time_point> running;  // point index -> when it started
-  double finished_seconds = 0;  // the finished points' wall time, summed
-  // Time left at the finished points' mean pace: what each running point has still to go, and
-  // the unstarted, shared by the jobs. Sweeps ordered small to large finish later than this.
+  double finished_seconds = 0, finished_weight = 0;  // the finished points' wall time and weight
+  double unstarted_weight = 0;
+  for (const SweepPoint* p : mine) unstarted_weight += point_weight(*p);
+  // Time left at the finished points' pace per unit of weight (point_weight): what each
+  // running point has still to go, and the unstarted, shared by the jobs.
   auto time_left = [&] {
-    const double mean = finished_seconds / static_cast<double>(finished_here);
-    double work = mean * static_cast<double>(n - finished_here - running.size());
-    for (const auto& [i, since] : running) work += std::max(0.0, mean - seconds_since(since));
+    const double pace = finished_seconds / finished_weight;
+    double work = pace * unstarted_weight;
+    for (const auto& [i, since] : running)
+      work += std::max(0.0, pace * point_weight(*mine[i]) - seconds_since(since));
     return work / std::max(1, std::min(o.jobs, static_cast<int>(n - finished_here)));
   };
   auto last_line = start;  // without a terminal: a plain line every 30 s between points
@@ -405,6 +421,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         new_rows.push_back(line);
         ++finished_here;
         finished_seconds += seconds_since(running[i]);
+        finished_weight += point_weight(p);
         running.erase(i);
         last_line = Clock::now();
         if (!o.quiet) {
@@ -414,7 +431,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         }
         draw_bar();
       },
-      draw_bar, [&](std::size_t i) { running[i] = Clock::now(); });
+      draw_bar, [&](std::size_t i) {
+        running[i] = Clock::now();
+        unstarted_weight -= point_weight(*mine[i]);
+      });
   set_interrupt_note("");
   if (bar) {
     clear_bar();

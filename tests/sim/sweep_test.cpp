@@ -54,6 +54,23 @@ std::vector<SweepPoint> points_of_spec(const std::string& name, const std::strin
   return sweep_points(load_sweep_spec(file.string()));
 }
 
+TEST(Sweep, PointsRunHeaviestFirstTiesInPointOrder) {
+  const auto points = points_of_spec("sweep_heaviest_first", "mesh4x4.yaml",
+                                     "  network: zoo:vgg5\n  mesh: [2x2, 8x8, 4x4]\n  solver: [greedy, dp]\n");
+  ASSERT_EQ(points.size(), 6u);
+  std::vector<const SweepPoint*> all;
+  for (const SweepPoint& p : points) all.push_back(&p);
+  std::vector<std::string> order;
+  for (const SweepPoint* p : heaviest_first(all)) order.push_back(p->key);
+  EXPECT_EQ(order, (std::vector<std::string>{
+                       "network=zoo:vgg5 mesh=8x8 solver=greedy", "network=zoo:vgg5 mesh=8x8 solver=dp",
+                       "network=zoo:vgg5 mesh=4x4 solver=greedy", "network=zoo:vgg5 mesh=4x4 solver=dp",
+                       "network=zoo:vgg5 mesh=2x2 solver=greedy", "network=zoo:vgg5 mesh=2x2 solver=dp"}));
+  // A point's weight is its PEs squared: 8x8 counts 16 times 2x2.
+  EXPECT_DOUBLE_EQ(point_weight(points[2]), 4096);
+  EXPECT_DOUBLE_EQ(point_weight(points[2]) / point_weight(points[0]), 256);
+}
+
 TEST(SweepSpec, APointIsCheckedOnItsOwnMachine) {
   // 32 VCs are too many for the 16-port crossbar the base config is, not for the 2x2 mesh the
   // points run on; array rows of 0 only load beside array columns of 0.
