@@ -293,6 +293,9 @@ class LinkloadModel : public CostModel {
   /// on it (LinkLoad::busiest_router_link_shortest); else 0. Calibrated, the channel's drain
   /// then takes L_R · s · this longer: the cycles that link loses to contention, whose stalled
   /// packets hold the VCs and buffers the channel's other flows need (see the file comment).
+  /// "Busier" counts flits, as router_bound does: with VC buffers so short that a router link
+  /// drains below one flit per cycle (no shipped config), that link may bind in cycles while
+  /// the term still applies.
   static double channel_contention_scale(const LinkLoad& load, int vc_buffer_flits);
   /// (longest route − mean route) / 2, in cycles: what the midpoint route saves.
   static double midpoint_saving(const LinkLoad& load, const HwDesc& hw);

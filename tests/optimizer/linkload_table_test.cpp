@@ -131,6 +131,9 @@ TEST(LinkloadTable, DimensionOrderCountsEqualRouteWalking) {
               slowed_channels += slow.endpoint_cycles > slow.max_endpoint_flits;
               ASSERT_EQ(fast.flits, slow.flits) << what;
               ASSERT_EQ(fast.messages, slow.messages) << what;
+              // Short messages: the counter may say so where routes do not, never the other
+              // way (needs_routes recounts on its word).
+              ASSERT_TRUE(!slow.short_messages || fast.short_messages) << what;
               // Sharing: route walking finds it on every link busier than every channel (it
               // carries ≥ 2 sources), as the difference form infers; the counter infers
               // nothing at a tie, which tables recount.
@@ -341,7 +344,11 @@ TEST(LinkloadModel, SharedRouterLinkContentionDelaysTheChannelThatBinds) {
   EXPECT_TRUE(halo.busiest_router_link_shared);
   EXPECT_TRUE(halo.short_messages);
   EXPECT_EQ(halo.busiest_router_link_shortest, 2);
-  const double u = halo.router_flit_hops / (halo.router_links * 10.0);
+  // U = 58 flit-hops (the halos' 32, the column's 26) over 48 links × 10 flits: the term is
+  // small here (0.03 cycles), exact all the same.
+  ASSERT_EQ(halo.router_flit_hops, 58);
+  ASSERT_EQ(halo.router_links, 48);
+  const double u = 58 / 480.0;
   const double lost = 10 * 1.0 * u * u * 2 / (2 + hw.vc_buffer_flits);
   EXPECT_GT(lost, 0);
   EXPECT_DOUBLE_EQ(plain.transfer_cycles(halo), plain.latency_cycles(halo) + 32);

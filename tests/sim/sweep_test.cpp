@@ -55,20 +55,24 @@ std::vector<SweepPoint> points_of_spec(const std::string& name, const std::strin
 }
 
 TEST(Sweep, PointsRunHeaviestFirstTiesInPointOrder) {
-  const auto points = points_of_spec("sweep_heaviest_first", "mesh4x4.yaml",
-                                     "  network: zoo:vgg5\n  mesh: [2x2, 8x8, 4x4]\n  solver: [greedy, dp]\n");
-  ASSERT_EQ(points.size(), 6u);
+  // 18 points: more than std::sort insertion-sorts, so an unstable sort would show.
+  const auto points =
+      points_of_spec("sweep_heaviest_first", "mesh4x4.yaml",
+                     "  network: zoo:vgg5\n  mesh: [2x2, 8x8, 4x4]\n  solver: [greedy, dp]\n"
+                     "  router.vcs: [2, 4, 8]\n");
+  ASSERT_EQ(points.size(), 18u);
   std::vector<const SweepPoint*> all;
   for (const SweepPoint& p : points) all.push_back(&p);
-  std::vector<std::string> order;
-  for (const SweepPoint* p : heaviest_first(all)) order.push_back(p->key);
-  EXPECT_EQ(order, (std::vector<std::string>{
-                       "network=zoo:vgg5 mesh=8x8 solver=greedy", "network=zoo:vgg5 mesh=8x8 solver=dp",
-                       "network=zoo:vgg5 mesh=4x4 solver=greedy", "network=zoo:vgg5 mesh=4x4 solver=dp",
-                       "network=zoo:vgg5 mesh=2x2 solver=greedy", "network=zoo:vgg5 mesh=2x2 solver=dp"}));
-  // A point's weight is its PEs squared: 8x8 counts 16 times 2x2.
-  EXPECT_DOUBLE_EQ(point_weight(points[2]), 4096);
-  EXPECT_DOUBLE_EQ(point_weight(points[2]) / point_weight(points[0]), 256);
+  const std::vector<const SweepPoint*> order = heaviest_first(all);
+  ASSERT_EQ(order.size(), 18u);
+  // 8x8's six points (indices 6-11), then 4x4's (12-17), then 2x2's (0-5), each in point order.
+  std::vector<std::size_t> indices;
+  for (const SweepPoint* p : order) indices.push_back(p->index);
+  EXPECT_EQ(indices, (std::vector<std::size_t>{6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(order.front()->key, "network=zoo:vgg5 mesh=8x8 solver=greedy router.vcs=2");
+  // A point's weight is its PEs squared: 8x8 (64 PEs) counts 256 times 2x2 (4 PEs).
+  EXPECT_DOUBLE_EQ(point_weight(points[6]), 4096);
+  EXPECT_DOUBLE_EQ(point_weight(points[6]) / point_weight(points[0]), 256);
 }
 
 TEST(SweepSpec, APointIsCheckedOnItsOwnMachine) {
