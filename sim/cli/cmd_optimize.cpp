@@ -32,8 +32,6 @@
 namespace nocflow::sim::cli {
 namespace {
 
-
-
 namespace opt = nocflow::optimizer;
 namespace fs = std::filesystem;
 
@@ -70,6 +68,8 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
                                     const opt::SolveResult& r, const opt::Plan& plan) {
   nlohmann::ordered_json j;
   j["network"] = plan.network;
+  j["batch"] = plan.batch;
+  j["train"] = plan.train ? nlohmann::ordered_json(*plan.train) : nlohmann::ordered_json();  // null: inference
   j["solver"] = a.solver;
   j["cost_model"] = a.cost_model;
   j["placement"] = a.placement;
@@ -198,7 +198,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
   po.resident_weights = a.resident_weights;
   opt::check_pipeline_options(graph, hw, a.cost_model, po);  // refused before the banner
-  std::cout << "nocflow optimize: " << graph.name() << " on " << one_line_summary(spec) << "\n"
+  std::cout << "nocflow optimize: " << graph.name() << training_note(training_optimizer(graph))
+            << " on " << one_line_summary(spec) << "\n"
             << "  pipeline: " << a.stages << (a.stages == 1 ? " stage" : " stages") << " over "
             << opt::pipeline_units(hw)
             << (hw.mesh() ? " mesh rows" : " crossbar ports") << ", " << a.solver
@@ -230,6 +231,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   const double whole = r.whole_machine_cycles * a.micro_batches;
   nlohmann::ordered_json j;
   j["network"] = plan.network;
+  j["batch"] = plan.batch;
+  j["train"] = plan.train ? nlohmann::ordered_json(*plan.train) : nlohmann::ordered_json();  // null: inference
   j["solver"] = plan.solver;
   j["cost_model"] = a.cost_model;
   j["placement"] = a.placement;
@@ -366,7 +369,8 @@ int run(const OptimizeArgs& a) {
   write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan).dump(2) + "\n");
 
   std::cout
-      << "nocflow optimize: " << plan.network << " on " << one_line_summary(spec) << "\n"
+      << "nocflow optimize: " << plan.network << training_note(training_optimizer(graph))
+      << " on " << one_line_summary(spec) << "\n"
       << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
       << ", choices " << s.choices_before
       << (edge_tables == opt::EdgeTables::Full

@@ -241,7 +241,9 @@ int run(const SimulateArgs& a) {
                                        std::to_string(plan.micro_batches) + " micro-batches in " +
                                        std::to_string(plan.stages.size()) + " pipeline stages"
                                  : std::to_string(workload.layers.size()) + " layers")
-            << ", batch " << batch << ", plan "
+            << ", batch " << batch
+            << (training_optimizer(graph).empty() ? "" : ", training with " + training_optimizer(graph))
+            << ", plan "
             << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << mode_name
             << ") on " << one_line_summary(spec) << std::endl;
   if (a.mode.empty() && plan.replay_mode == "barrier")
@@ -293,7 +295,8 @@ int run(const SimulateArgs& a) {
   RunResult r = system.run();
 
   const Measured m = measure(std::move(r), workload, lowered, replay.plan, hw, spec);
-  const ReplaySource source{mode_name, a.plan, a.solver + " / " + a.cost_model, a.calibration};
+  const ReplaySource source{mode_name, a.plan, a.solver + " / " + a.cost_model, a.calibration, batch,
+                            training_optimizer(graph)};
   write_file(fs::path(a.out) / "summary.json",
              summary_json(source, graph.name(), plan, stale, spec, m).dump(2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn; but not

@@ -47,6 +47,11 @@ struct NetworkOptions {
   CLI::Option* add_to(CLI::App& cmd);
 };
 
+/// " (training with sgd)" for `--train sgd`, "" for inference: what banners add to the network.
+inline std::string training_note(const std::string& train) {
+  return train.empty() ? "" : " (training with " + train + ")";
+}
+
 /// Create `dir` (and parents), remove from it every plain file that optimize, simulate,
 /// traffic or validate writes (by name: an earlier run's, of any of them; not a calibration.yaml,
 /// which other runs read) but this run's own inputs (`inputs`, paths) and the names in `keep`,

@@ -183,6 +183,16 @@ TEST(ReadBackCli, ASavedGraphOptimizesAndReplaysAsTheNetworkItWasSavedFrom) {
   ASSERT_EQ(a.exit_code, 0) << a.output;
   ASSERT_EQ(b.exit_code, 0) << b.output;
   EXPECT_EQ(summary_without_timing(dir / "a"), summary_without_timing(dir / "b"));
+  // Both name the weight updates' optimizer, the saved graph's from its update layers; so do
+  // the banners and optimize's summary.
+  for (const char* run : {"a", "b", "zoo", "file"}) {
+    const auto summary = nlohmann::json::parse(read_file(dir / run / "summary.json"));
+    EXPECT_EQ(summary["train"], "sgd") << run;
+    EXPECT_EQ(summary["batch"], 1) << run;
+  }
+  EXPECT_NE(b.output.find("batch 1, training with sgd, plan"), std::string::npos) << b.output;
+  EXPECT_NE(from_file.output.find("vgg5.train (training with sgd) on mesh 4x4"), std::string::npos)
+      << from_file.output;
   EXPECT_EQ(b.output.find("does not apply"), std::string::npos) << b.output;
   // Saved with 4-byte elements, the graph replays the 2-byte plan's choices with a note.
   const fs::path wide = dir / "vgg5.train.4B.yaml";

@@ -133,6 +133,8 @@ TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
                                "--solver dp --cost-model paper --quiet --out " + (dir / "sim").string());
   ASSERT_EQ(s.exit_code, 0) << s.output;
   const auto summary = nlohmann::json::parse(read_file(dir / "sim/summary.json"));
+  EXPECT_EQ(summary["batch"], 1);
+  EXPECT_TRUE(summary["train"].is_null());  // inference
   EXPECT_EQ(rows[3].at("total_cycles"), std::to_string(summary["total_cycles"].get<long long>()));
   EXPECT_EQ(rows[3].at("communication_cycles"),
             std::to_string(summary["communication_cycles"].get<long long>()));
