@@ -23,6 +23,12 @@ Needs Debian's python3-torch, python3-torchvision and python3-onnx
     /usr/bin/python3 scripts/export_onnx.py --models resnet50 --keep-weights --out /tmp/onnx
     /usr/bin/python3 scripts/export_onnx.py --models vit_b_32 --dynamic-batch --out /tmp/onnx
     /usr/bin/python3 scripts/export_onnx.py --models gpt2_lm --out /tmp/onnx
+    /usr/bin/python3 scripts/export_onnx.py --models resnet18 --batchnorm --out /tmp/onnx
+
+By default the models are exported for inference (eval mode), where PyTorch folds every batch
+norm into the convolution before it: `nocflow ... --train` then trains a network without batch
+norms. --batchnorm exports in training mode instead, which keeps them (and exports Dropout
+with its mask), as nocflow's zoo networks have them.
 """
 import argparse
 import io
@@ -346,17 +352,21 @@ def duplicate_centring(model):
 
 
 def export(name, module, example, out_dir, opset, keep_weights, keep_elements,
-           dynamic_batch=False):
+           dynamic_batch=False, batchnorm=False):
     path = os.path.join(out_dir, name + ".onnx")
     module.eval()
+    # Training mode keeps batch norms (their running statistics become unread outputs);
+    # PyTorch advises against constant folding there.
+    mode = torch.onnx.TrainingMode.TRAINING if batchnorm else torch.onnx.TrainingMode.EVAL
     # The encoder keeps its shape arithmetic (Shape/Gather/Concat → Reshape) for nocflow's
     # constant folding; the CNNs are folded by PyTorch (batch norm into conv).
     with torch.set_grad_enabled(name in WITH_GRAD):
         # A dynamic batch: nocflow then takes the batch from --batch N.
         batch = {"input": {0: "batch"}, "output": {0: "batch"}} if dynamic_batch else None
         torch.onnx.export(module, example, path, opset_version=opset, input_names=["input"],
-                          output_names=["output"], do_constant_folding=name != "encoder",
-                          dynamic_axes=batch)
+                          output_names=["output"],
+                          do_constant_folding=name != "encoder" and not batchnorm,
+                          dynamic_axes=batch, training=mode)
     model = onnx.load(path)
     if name == "encoder":
         duplicate_centring(model)
@@ -368,18 +378,25 @@ def export(name, module, example, out_dir, opset, keep_weights, keep_elements,
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    class Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+        pass
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=Formatter)
     ap.add_argument("--out", default="onnx", help="output folder")
     everything = list(TORCHVISION) + ["encoder", "gpt2_lm", "resize"]
     ap.add_argument("--models", default=",".join(m for m in everything if m not in NOT_BY_DEFAULT),
-                    help="comma-separated: " + ", ".join(everything) +
-                    " (resize: resize_reference.json, which rows each output row reads)")
-    ap.add_argument("--opset", type=int, default=13)
+                    help="comma-separated, of: " + ", ".join(everything) +
+                    " (resize: resize_reference.json, which rows each output row reads); some "
+                    "take minutes")
+    ap.add_argument("--opset", type=int, default=13, help="ONNX opset to export")
     ap.add_argument("--keep-weights", action="store_true", help="keep weight values (large files)")
     ap.add_argument("--keep-elements", type=int, default=64,
                     help="initializers with at most this many elements stay inline")
     ap.add_argument("--dynamic-batch", action="store_true",
                     help="export the batch as a dynamic axis (nocflow's --batch N sets it)")
+    ap.add_argument("--batchnorm", action="store_true",
+                    help="export in training mode, keeping batch norms (eval mode folds them into "
+                    "the convolutions), for `nocflow ... --train`")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(0)
@@ -393,7 +410,7 @@ def main():
             make, size = TORCHVISION[name]
             module, example = make(), torch.randn(1, 3, size, size)
             export(name, module, example, args.out, args.opset, args.keep_weights,
-                   args.keep_elements, args.dynamic_batch)
+                   args.keep_elements, args.dynamic_batch, args.batchnorm)
             refs[name] = reference(module, example)
             with open(ref_path, "w") as f:
                 json.dump(refs, f, indent=1, sort_keys=True)
@@ -406,10 +423,10 @@ def main():
             print(f"{path}: {len(RESIZE_CASES)} cases")
         elif name == "encoder":
             export("encoder", Encoder(), torch.randn(1, 64, 256), args.out, args.opset,
-                   args.keep_weights, args.keep_elements, args.dynamic_batch)
+                   args.keep_weights, args.keep_elements, args.dynamic_batch, args.batchnorm)
         elif name == "gpt2_lm":  # 64 token ids
             export("gpt2_lm", GptLm(), torch.randint(0, 50257, (1, 64)), args.out, args.opset,
-                   args.keep_weights, args.keep_elements, args.dynamic_batch)
+                   args.keep_weights, args.keep_elements, args.dynamic_batch, args.batchnorm)
         else:
             sys.exit(f"export_onnx: unknown model '{name}'")
 

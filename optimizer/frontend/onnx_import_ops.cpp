@@ -324,7 +324,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
         fail(n, "min/max must be constant scalars");
     emit(n, OpKind::Clip, a, {0});
   } else if (op == "BatchNormalization") {
-    if (n.output_size() > 1) fail(n, "training-mode outputs are not supported");
+    // An export in training mode (PyTorch's TrainingMode.TRAINING, scripts/export_onnx.py
+    // --batchnorm) adds the running mean and variance as outputs: nothing reads them, and a
+    // reader is refused, as every output of a node that is not imported (value()). The
+    // normalisation is priced alike either way.
     a.epsilon = attr_float(n, "epsilon", 1e-5);
     const ConstInfo& scale = need_constant(n, 1, "scale");
     if (scale.dims.size() != 1)

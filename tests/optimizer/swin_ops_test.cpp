@@ -259,6 +259,25 @@ TEST(OnnxSwin, ADropoutsUnreadMaskOutputIsLeftOut) {
              "tensor 'mask' used by node 'cast' is an output of node 'dropout'");
 }
 
+TEST(OnnxSwin, ABatchNormsUnreadTrainingOutputsAreLeftOut) {
+  // A training-mode export (PyTorch's TrainingMode.TRAINING keeps batch norms, which eval mode
+  // folds into the convolutions) gives BatchNormalization its running mean and variance as
+  // outputs (opset 13: four more).
+  auto model = [](Model& m, const char* out) {
+    for (const char* p : {"s", "b", "mean", "var"}) m.weight(p, {4});
+    auto* bn = m.node("BatchNormalization", {"x", "s", "b", "mean", "var"}, out, "bn");
+    for (const char* o : {"running_mean", "running_var", "saved_mean", "saved_var"}) bn->add_output(o);
+  };
+  Model m({1, 4, 8, 8});
+  model(m, "y");
+  EXPECT_EQ(count_kind(m.load("bn_training.onnx"), OpKind::BatchNorm), 1);
+  Model read({1, 4, 8, 8});
+  model(read, "d");
+  read.node("Relu", {"running_mean"}, "y", "reads_stats");
+  EXPECT_HAS(read.import("bn_training_read.onnx"),
+             "tensor 'running_mean' used by node 'reads_stats' is an output of node 'bn'");
+}
+
 TEST(OnnxSwin, TorchvisionsSwinDesignLoadsWithPyTorchsMacs) {
   // scripts/export_onnx.py's swin_tiny: torchvision's SwinTransformer at 56 x 56, embedding 16,
   // depths [2, 2], heads [1, 2], 7 x 7 windows: a shifted block with its mask, patch merging
