@@ -100,6 +100,12 @@ void prepare_simulate_output(const SimulateArgs& a, const HwSpec& spec) {
   prepare_output_dir(a.out, spec, {a.plan, a.calibration, a.net.network, a.programs},
                      into_programs ? std::vector<std::string>{"plan.yaml", "plan.dot"}
                                    : std::vector<std::string>{});
+  // What the run writes, refused now rather than after the simulation.
+  std::vector<std::string> writes = {"summary.json", "layers.csv", "transfers.csv", "links.csv"};
+  if (a.programs.empty()) writes.insert(writes.end(), {"plan.yaml", "plan.dot", "memory.csv"});
+  if (!a.trace.empty()) writes.push_back("trace.json");
+  if (a.vcd) writes.push_back("trace.vcd");
+  check_not_folders(a.out, writes);
 }
 
 /// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led.

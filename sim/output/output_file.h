@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nocflow::sim {
 
@@ -22,6 +23,9 @@ void check_can_create_folder(const std::filesystem::path& dir, const std::string
 /// `error`: errno right after the failed call (0: none known). A folder in the file's place,
 /// the usual cause, is named in plain words rather than the C library's.
 [[noreturn]] void throw_cannot_write(const std::filesystem::path& path, int error);
+/// Before a long run: throws as writing would (throw_cannot_write) when one of `names` in `dir`
+/// is a folder, so that the run does not end on it.
+void check_not_folders(const std::filesystem::path& dir, const std::vector<std::string>& names);
 
 /// A filebuf that keeps the errno of its first failed write: by the time a stream's badbit is
 /// looked at, other calls may have overwritten errno.
