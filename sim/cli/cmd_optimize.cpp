@@ -209,6 +209,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
     std::cout << "  " << note << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
+  if (!training_optimizer(graph).empty()) std::cout << "  note: " << kPipelinedTrainingNote << "\n";
   if (!a.quiet) report_pipeline_progress(po, a.cost_model, hw.mesh());
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec, {a.net.network, a.calibration, a.export_lp});

@@ -280,6 +280,8 @@ int run(const SimulateArgs& a) {
               << plan.micro_batches << ", predicted " << fixed(plan.pipeline_cycles, 1)
               << " cycles from its stages' (their sum + " << plan.micro_batches - 1
               << " x the bottleneck)" << std::endl;
+  if (plan.pipelined() && !training_optimizer(graph).empty())
+    std::cout << "  note: " << kPipelinedTrainingNote << std::endl;
   if (plan.pipelined() && mode == ExecMode::Barrier) {  // the prediction overlaps the stages
     stale.push_back("mode");
     std::cout << "  note: barrier replay runs the micro-batches one after another, where the "

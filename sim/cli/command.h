@@ -52,6 +52,12 @@ inline std::string training_note(const std::string& train) {
   return train.empty() ? "" : " (training with " + train + ")";
 }
 
+/// What a pipeline of a training graph does not model, noted by optimize and simulate.
+inline constexpr const char* kPipelinedTrainingNote =
+    "a pipeline of a training graph takes its layers in topological order, forward and backward "
+    "alike: most backward layers run in another stage than their forward, saved activations "
+    "cross the stages, and every micro-batch updates the weights (no gradient accumulation)";
+
 /// Create `dir` (and parents), remove from it every plain file that optimize, simulate,
 /// traffic or validate writes (by name: an earlier run's, of any of them; not a calibration.yaml,
 /// which other runs read) but this run's own inputs (`inputs`, paths) and the names in `keep`,

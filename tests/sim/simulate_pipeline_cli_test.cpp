@@ -174,6 +174,26 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   EXPECT_EQ(too_many.output.rfind("nocflow: error: ", 0), 0u) << "refused before the banner\n" << too_many.output;
 }
 
+// A pipeline of a training graph runs, and says what it does not model (backward layers in
+// other stages than their forward, no gradient accumulation); an inference pipeline does not.
+TEST(SimulateCli, APipelinedTrainingGraphSaysWhatItDoesNotModel) {
+  const fs::path dir = fresh_dir("simulate_train_pipeline");
+  const std::string net = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 --stages 2 ";
+  const std::string note = "note: a pipeline of a training graph takes its layers in topological order";
+  const CliRun opt = run_nocflow("optimize " + net + "--train sgd --out " + (dir / "opt").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.output;
+  EXPECT_NE(opt.output.find(note), std::string::npos) << opt.output;
+  const CliRun sim = run_nocflow("simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 --train sgd "
+                                 "--quiet --plan " + (dir / "opt" / "plan.yaml").string() + " --out " +
+                                 (dir / "sim").string());
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  EXPECT_NE(sim.output.find(note), std::string::npos) << sim.output;
+  EXPECT_NE(sim.output.find("no gradient accumulation"), std::string::npos) << sim.output;
+  const CliRun inference = run_nocflow("optimize " + net + "--out " + (dir / "inference").string());
+  ASSERT_EQ(inference.exit_code, 0) << inference.output;
+  EXPECT_EQ(inference.output.find(note), std::string::npos) << inference.output;
+}
+
 // The training graph (--train, autodiff) replays its backward pass and weight updates: every
 // layer of inspect's training graph runs, barrier replay lands near the prediction, and a saved
 // activation's transfer is timed to its arrival, not to the backward layer that reads it much
