@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <map>
 #include <set>
+#include <regex>
 #include <sstream>
 
 #include "noc/base/error.h"
@@ -204,6 +205,8 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
   }
   EXPECT_EQ(spans, 4);
   EXPECT_GT(counters, 0);
+  // Times in µs are whole cycles at 1 GHz, printed as such (0.576, not 0.5760000000000001).
+  EXPECT_FALSE(std::regex_search(trace.str(), std::regex(R"(\.\d{4,})"))) << trace.str();
   // 4 flits (64 bytes / 16) cross injection, 2 router outputs: 3 link traversals each.
   EXPECT_EQ(counted_flits, 4 * 3);
 
