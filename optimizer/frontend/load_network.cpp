@@ -26,13 +26,11 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
   const std::string ext = extension(spec);
   // As every other input file says it: a folder or a missing file by name, not by what the
   // parser makes of it.
-  if (ext == ".yaml" || ext == ".yml" || ext == ".onnx") {
-    std::error_code ec;
-    if (std::filesystem::is_directory(spec, ec))
-      throw InputError(spec + ": cannot read the network: it is a directory");
-    if (!std::filesystem::exists(spec, ec))
-      throw InputError(spec + ": cannot read the network: no such file");
-  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(spec, ec))  // whatever its name
+    throw InputError(spec + ": cannot read the network: it is a directory");
+  if ((ext == ".yaml" || ext == ".yml" || ext == ".onnx") && !std::filesystem::exists(spec, ec))
+    throw InputError(spec + ": cannot read the network: no such file");
   Graph g = ext == ".yaml" || ext == ".yml" ? load_network_yaml(spec, zoo_options.batch)
             : ext == ".onnx"
                 ? import_onnx(spec, zoo_options.batch, zoo_options.onnx_float_bytes)

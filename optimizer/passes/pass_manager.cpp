@@ -39,7 +39,8 @@ std::vector<std::string> default_pass_names() { return pass_names(); }
 std::unique_ptr<Pass> make_pass(std::string_view name) {
   for (const auto& p : kPasses)
     if (p.name == name) return p.make();
-  throw InputError(unknown_name_message("pass", name, pass_names()));
+  throw InputError(unknown_name_message("pass", name, pass_names()) +
+                   (name == "autodiff" ? "; autodiff runs with --train OPTIMIZER" : ""));
 }
 
 std::vector<std::string> parse_pass_list(const std::string& text) {

@@ -87,7 +87,8 @@ class DpSolver : public Solver {
         std::to_string(elim->node_steps) + " node, " + std::to_string(elim->edge_steps) + " edge" +
         (elim->factor_layers
              ? "; bucket elimination of the other " + std::to_string(elim->factor_layers) +
-                   " layers (largest table " + std::to_string(elim->largest_table) + " entries)"
+                   " layers (largest table " + std::to_string(elim->largest_table) +
+                   (elim->largest_table == 1 ? " entry)" : " entries)")
              : std::string()));
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;

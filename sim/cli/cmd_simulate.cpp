@@ -246,7 +246,8 @@ int run(const SimulateArgs& a) {
             << (plan.pipelined() ? std::to_string(plan.layers.size()) + " layers x " +
                                        std::to_string(plan.micro_batches) + " micro-batches in " +
                                        std::to_string(plan.stages.size()) + " pipeline stages"
-                                 : std::to_string(workload.layers.size()) + " layers")
+                                 : std::to_string(workload.layers.size()) +
+                                       (workload.layers.size() == 1 ? " layer" : " layers"))
             << ", batch " << batch
             << (training_optimizer(graph).empty() ? "" : ", training with " + training_optimizer(graph))
             << ", plan "

@@ -398,7 +398,7 @@ TEST(Onnx, UnreadableAndMissingFilesAreInputErrors) {
                 .find("vgg5.onnx: cannot read the network: no such file"),
             std::string::npos);
   // A folder is named as one (it used to fail as a file with no 'layers' or no protobuf).
-  for (const char* name : {"folder.yaml", "folder.onnx"}) {
+  for (const char* name : {"folder.yaml", "folder.onnx", "folder"}) {  // whatever its name
     const std::filesystem::path dir = nocflow::testing::scratch_path(name);
     std::filesystem::create_directories(dir);
     EXPECT_NE(error_of([&] { load_network(dir.string()); })
