@@ -250,9 +250,9 @@ class PathLoadCounter {
   std::vector<std::int64_t> load_;
   std::vector<int> owner_;    ///< per link: the first source whose flits crossed it
   std::vector<char> shared_;  ///< per link: another source's crossed it too
-  std::vector<int> first_dst_;           ///< per link: the first destination whose flits crossed it
-  std::vector<char> dsts_shared_;        ///< per link: another destination's crossed it too
-  std::vector<std::int64_t> shortest_;   ///< per link: its shortest message, flits (once crossed)
+  std::vector<int> first_dst_;          ///< per link: the first destination whose flits crossed it
+  std::vector<char> dsts_shared_;       ///< per link: another destination's crossed it too
+  std::vector<std::int64_t> shortest_;  ///< per link: its shortest message, flits (once crossed)
   std::vector<int> visits_on_;  ///< per link: visits_ at it
   std::vector<int> slot_;       ///< per link: scheduled_cycles' counting sort; −1 between calls
   std::vector<Visit> by_link_;  ///< scheduled_cycles' sorted visits

@@ -213,7 +213,8 @@ void Importer::add_input(const onnx::ValueInfoProto& in) {
         path_ + ": input '" + in.name() + "' dimension " + std::to_string(a.shape.size());
     if (!d.has_dim_value())
       throw InputError(
-          where + " is dynamic (" + (d.dim_param().empty() ? "unnamed" : "'" + d.dim_param() + "'") +
+          where + " is dynamic (" +
+          (d.dim_param().empty() ? "unnamed" : "'" + d.dim_param() + "'") +
           "); export it with a static shape" +
           (a.shape.empty() ? " or give the batch (--batch N; in a sweep, a batch axis)" : ""));
     if (d.dim_value() <= 0)

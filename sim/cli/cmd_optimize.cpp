@@ -69,7 +69,8 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
   nlohmann::ordered_json j;
   j["network"] = plan.network;
   j["batch"] = plan.batch;
-  j["train"] = plan.train ? nlohmann::ordered_json(*plan.train) : nlohmann::ordered_json();  // null: inference
+  j["train"] = plan.train ? nlohmann::ordered_json(*plan.train)
+                          : nlohmann::ordered_json();  // null: inference
   j["solver"] = a.solver;
   j["cost_model"] = a.cost_model;
   j["placement"] = a.placement;
@@ -201,9 +202,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   std::cout << "nocflow optimize: " << graph.name() << training_note(training_optimizer(graph))
             << " on " << one_line_summary(spec) << "\n"
             << "  pipeline: " << a.stages << (a.stages == 1 ? " stage" : " stages") << " over "
-            << opt::pipeline_units(hw)
-            << (hw.mesh() ? " mesh rows" : " crossbar ports") << ", " << a.solver
-            << " inside each band, cost model " << a.cost_model
+            << opt::pipeline_units(hw) << (hw.mesh() ? " mesh rows" : " crossbar ports") << ", "
+            << a.solver << " inside each band, cost model " << a.cost_model
             << "; pricing every range of layers "
             << "on every band ..." << std::endl;
   if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
@@ -233,7 +233,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   nlohmann::ordered_json j;
   j["network"] = plan.network;
   j["batch"] = plan.batch;
-  j["train"] = plan.train ? nlohmann::ordered_json(*plan.train) : nlohmann::ordered_json();  // null: inference
+  j["train"] = plan.train ? nlohmann::ordered_json(*plan.train)
+                          : nlohmann::ordered_json();  // null: inference
   j["solver"] = plan.solver;
   j["cost_model"] = a.cost_model;
   j["placement"] = a.placement;
@@ -370,8 +371,8 @@ int run(const OptimizeArgs& a) {
   write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan).dump(2) + "\n");
 
   std::cout
-      << "nocflow optimize: " << plan.network << training_note(training_optimizer(graph))
-      << " on " << one_line_summary(spec) << "\n"
+      << "nocflow optimize: " << plan.network << training_note(training_optimizer(graph)) << " on "
+      << one_line_summary(spec) << "\n"
       << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
       << ", choices " << s.choices_before
       << (edge_tables == opt::EdgeTables::Full

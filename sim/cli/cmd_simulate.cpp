@@ -210,6 +210,7 @@ int run(const SimulateArgs& a) {
   const opt::Workload network = opt::build_workload(graph);
   const std::int64_t network_activation_bytes = opt::activation_bytes(network);
   const std::int64_t batch = network_batch(graph);
+  const std::string train = training_optimizer(graph);  // "" for inference
   const MicroBatched replay = [&] {
     if (!plan.pipelined()) return MicroBatched{network, plan};
     try {
@@ -248,9 +249,7 @@ int run(const SimulateArgs& a) {
                                        std::to_string(plan.stages.size()) + " pipeline stages"
                                  : std::to_string(workload.layers.size()) +
                                        (workload.layers.size() == 1 ? " layer" : " layers"))
-            << ", batch " << batch
-            << (training_optimizer(graph).empty() ? "" : ", training with " + training_optimizer(graph))
-            << ", plan "
+            << ", batch " << batch << (train.empty() ? "" : ", training with " + train) << ", plan "
             << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << mode_name
             << ") on " << one_line_summary(spec) << std::endl;
   if (a.mode.empty() && plan.replay_mode == "barrier")
@@ -281,7 +280,7 @@ int run(const SimulateArgs& a) {
               << plan.micro_batches << ", predicted " << fixed(plan.pipeline_cycles, 1)
               << " cycles from its stages' (their sum + " << plan.micro_batches - 1
               << " x the bottleneck)" << std::endl;
-  if (plan.pipelined() && !training_optimizer(graph).empty())
+  if (plan.pipelined() && !train.empty())
     std::cout << "  note: " << kPipelinedTrainingNote << std::endl;
   if (plan.pipelined() && mode == ExecMode::Barrier) {  // the prediction overlaps the stages
     stale.push_back("mode");
@@ -304,8 +303,8 @@ int run(const SimulateArgs& a) {
   RunResult r = system.run();
 
   const Measured m = measure(std::move(r), workload, lowered, replay.plan, hw, spec);
-  const ReplaySource source{mode_name, a.plan, a.solver + " / " + a.cost_model, a.calibration, batch,
-                            training_optimizer(graph)};
+  const std::string solved_by = a.solver + " / " + a.cost_model;
+  const ReplaySource source{mode_name, a.plan, solved_by, a.calibration, batch, train};
   write_file(fs::path(a.out) / "summary.json",
              summary_json(source, graph.name(), plan, stale, spec, m).dump(2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn; but not

@@ -60,13 +60,16 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("sweep", "run a design-space sweep (YAML spec of axes); mpirun shares the points");
   auto a = std::make_shared<SweepArgs>();
   cmd->add_option("--spec", a->spec, "sweep spec YAML (see configs/sweeps/README.md)")->required()->type_name("FILE");
-  cmd->add_option("--jobs", a->options.jobs, "points run at once on this machine (per MPI rank), those with the most PEs first")
+  cmd->add_option(
+         "--jobs", a->options.jobs,
+         "points run at once on this machine (per MPI rank), those with the most PEs first")
       ->capture_default_str()
       ->check(in_range(1, 256));  // run_in_children's limit, as validate's
   cmd->add_option("--out", a->options.out, "output folder (required unless --list)")
       ->type_name("DIR");
   cmd->add_flag("--resume", a->options.resume, "finish a sweep in --out: skip points already there");
-  cmd->add_flag("--list", a->list, "print the points in point order (results.csv's) and exit (runs nothing)")
+  cmd->add_flag("--list", a->list,
+                "print the points in point order (results.csv's) and exit (runs nothing)")
       ->excludes("--resume", "--jobs", "--out");
   cmd->add_flag("--quiet", a->options.quiet, "no progress output (notes and the wrote line stay)");
   cmd->callback([a, &action] { action = [a] { return run(*a); }; });

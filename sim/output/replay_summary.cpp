@@ -73,7 +73,8 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
   nlohmann::ordered_json j;
   j["network"] = network;
   j["batch"] = a.batch;
-  j["train"] = a.train.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.train);  // null: inference
+  j["train"] = a.train.empty() ? nlohmann::ordered_json()
+                               : nlohmann::ordered_json(a.train);  // null: inference
   j["mode"] = a.mode;
   j["plan"] = a.plan_file.empty() ? "solved: " + a.solved_by : a.plan_file;
   j["total_cycles"] = r.total_cycles;

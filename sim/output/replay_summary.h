@@ -24,7 +24,7 @@ struct ReplaySource {
   std::string solved_by;    ///< "SOLVER / COST_MODEL" when solved for the run
   std::string calibration;  ///< of the predictions; "" for none
   std::int64_t batch = 1;   ///< of the network replayed
-  std::string train;        ///< its weight updates' optimizer (training_optimizer); "" for inference
+  std::string train;        ///< the weight updates' optimizer; "" for inference
 };
 
 /// What a plan's replay measured, as summary.json and the console give it.

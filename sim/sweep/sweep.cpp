@@ -431,7 +431,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         }
         draw_bar();
       },
-      draw_bar, [&](std::size_t i) {
+      draw_bar,
+      [&](std::size_t i) {
         running[i] = Clock::now();
         unstarted_weight -= point_weight(*mine[i]);
       });

@@ -185,8 +185,10 @@ TEST(Inspect, UnknownZooNameAndPass) {
   // autodiff, which --print-pass-stats lists, is --train's.
   const CliRun autodiff = run_nocflow("inspect --network zoo:vgg5 --passes autodiff");
   EXPECT_EQ(autodiff.exit_code, 2);
-  EXPECT_NE(autodiff.output.find("unknown pass 'autodiff' (known: "), std::string::npos) << autodiff.output;
-  EXPECT_NE(autodiff.output.find("; autodiff runs with --train OPTIMIZER"), std::string::npos) << autodiff.output;
+  EXPECT_NE(autodiff.output.find("unknown pass 'autodiff' (known: "), std::string::npos)
+      << autodiff.output;
+  EXPECT_NE(autodiff.output.find("; autodiff runs with --train OPTIMIZER"), std::string::npos)
+      << autodiff.output;
   // none and default mean the whole list: in a list they were "unknown passes".
   const CliRun mixed = run_nocflow("inspect --network zoo:vgg5 --passes none,fuse");
   EXPECT_EQ(mixed.exit_code, 2);

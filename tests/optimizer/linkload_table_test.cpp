@@ -202,7 +202,8 @@ TEST(LinkloadTable, TiesAreRecountedTheSameOnEveryThread) {
     contended_channels += LinkloadModel::channel_contention_scale(l, hw.vc_buffer_flits) > 0;
   }
   EXPECT_GT(shared_ties, 0);  // the recount is exercised
-  EXPECT_GT(contended_channels, 0);  // so is the channels' (a channel binds, its router link contended)
+  EXPECT_GT(contended_channels,
+            0);  // so is the channels' (a channel binds, its router link contended)
 }
 
 TEST(LinkloadTable, RowsSplitByColumnsOverThreadsEqualTheTable) {
@@ -357,8 +358,11 @@ TEST(LinkloadModel, SharedRouterLinkContentionDelaysTheChannelThatBinds) {
   EXPECT_DOUBLE_EQ(calibrated.overlap_cycles(halo), 0);
   // A gather down the column (every 2-flit message to PE 15): the link's flows wait for 15's
   // ejection, not for VCs; not slowed.
-  const LinkLoad gather = with({{3, 15, 2 * flit}, {3, 15, 2 * flit}, {3, 15, 2 * flit},
-                                {2, 15, 2 * flit}, {2, 15, 2 * flit}},
+  const LinkLoad gather = with({{3, 15, 2 * flit},
+                                {3, 15, 2 * flit},
+                                {3, 15, 2 * flit},
+                                {2, 15, 2 * flit},
+                                {2, 15, 2 * flit}},
                                8, 1);
   ASSERT_EQ(gather.max_router_link_flits, 10);
   EXPECT_TRUE(gather.busiest_router_link_shared);

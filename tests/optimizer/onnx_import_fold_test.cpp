@@ -206,7 +206,12 @@ TEST(OnnxFold, ABatchExportedAsADynamicAxisIsTheOneAskedFor) {
   const Graph g = load_network(path, ZooOptions{4});
   EXPECT_EQ(g.node(*g.find("conv")).output.shape, (Shape{4, 4, 6, 6}));
   // An unnamed dynamic axis is said to be one (it printed as '').
-  m.g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->clear_dim_param();
+  m.g->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->clear_dim_param();
   const std::string unnamed = m.write("fold_dynamic_unnamed.onnx", "y");
   EXPECT_HAS(nocflow::testing::error_of([&] { load_network(unnamed); }),
              "input 'x' dimension 0 is dynamic (unnamed); export it with a static shape");

@@ -266,7 +266,8 @@ TEST(OnnxSwin, ABatchNormsUnreadTrainingOutputsAreLeftOut) {
   auto model = [](Model& m, const char* out) {
     for (const char* p : {"s", "b", "mean", "var"}) m.weight(p, {4});
     auto* bn = m.node("BatchNormalization", {"x", "s", "b", "mean", "var"}, out, "bn");
-    for (const char* o : {"running_mean", "running_var", "saved_mean", "saved_var"}) bn->add_output(o);
+    for (const char* o : {"running_mean", "running_var", "saved_mean", "saved_var"})
+      bn->add_output(o);
   };
   Model m({1, 4, 8, 8});
   model(m, "y");

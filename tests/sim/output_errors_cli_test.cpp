@@ -78,13 +78,16 @@ TEST(OutputErrorsCli, SimulateRefusesATraceFileThatIsAFolderBeforeRunning) {
   // and ended on the trace.
   const fs::path out = fresh_dir("output_errors_trace");
   fs::create_directories(out / "trace.json");
-  const CliRun r = run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --trace perfetto --out " +
-                               out.string());
+  const CliRun r = run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv +
+                               " --trace perfetto --out " + out.string());
   expect_refused(r, (out / "trace.json").string() + ": cannot write: it is a directory");
   EXPECT_FALSE(fs::exists(out / "summary.json")) << r.output;
   EXPECT_FALSE(fs::exists(out / "layers.csv")) << r.output;
   // Without --trace a folder of that name is no business of the run's.
-  EXPECT_EQ(run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --out " + out.string()).exit_code, 0);
+  EXPECT_EQ(
+      run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --out " + out.string())
+          .exit_code,
+      0);
 }
 
 // Files an earlier run left that this one does not write are removed first, but for this run's

@@ -178,14 +178,18 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
 // other stages than their forward, no gradient accumulation); an inference pipeline does not.
 TEST(SimulateCli, APipelinedTrainingGraphSaysWhatItDoesNotModel) {
   const fs::path dir = fresh_dir("simulate_train_pipeline");
-  const std::string net = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 --stages 2 ";
-  const std::string note = "note: a pipeline of a training graph takes its layers in topological order";
+  const std::string net =
+      "--hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 --stages 2 ";
+  const std::string note =
+      "note: a pipeline of a training graph takes its layers in topological order";
   const CliRun opt = run_nocflow("optimize " + net + "--train sgd --out " + (dir / "opt").string());
   ASSERT_EQ(opt.exit_code, 0) << opt.output;
   EXPECT_NE(opt.output.find(note), std::string::npos) << opt.output;
-  const CliRun sim = run_nocflow("simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 --train sgd "
-                                 "--quiet --plan " + (dir / "opt" / "plan.yaml").string() + " --out " +
-                                 (dir / "sim").string());
+  const CliRun sim =
+      run_nocflow("simulate --hw " + kSrc +
+                  "/configs/hw/mesh4x4.yaml --network zoo:vgg5 --train sgd "
+                  "--quiet --plan " +
+                  (dir / "opt" / "plan.yaml").string() + " --out " + (dir / "sim").string());
   ASSERT_EQ(sim.exit_code, 0) << sim.output;
   EXPECT_NE(sim.output.find(note), std::string::npos) << sim.output;
   EXPECT_NE(sim.output.find("no gradient accumulation"), std::string::npos) << sim.output;

@@ -173,11 +173,14 @@ TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
 TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
   const fs::path dir = fresh_dir("sweep_resume");
   const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
-  const CliRun full = run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "full").string());
+  const CliRun full =
+      run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "full").string());
   ASSERT_EQ(full.exit_code, 0) << full.output;
   // One job runs the 4x4 points first (heaviest first), and results.csv keeps point order.
-  EXPECT_NE(full.output.find("[1/4] mesh=4x4 network=zoo:vgg5 solver=greedy"), std::string::npos) << full.output;
-  EXPECT_NE(full.output.find("[3/4] mesh=2x2 network=zoo:vgg5 solver=greedy"), std::string::npos) << full.output;
+  EXPECT_NE(full.output.find("[1/4] mesh=4x4 network=zoo:vgg5 solver=greedy"), std::string::npos)
+      << full.output;
+  EXPECT_NE(full.output.find("[3/4] mesh=2x2 network=zoo:vgg5 solver=greedy"), std::string::npos)
+      << full.output;
   // An interrupted run leaves the spec and a partial file with the points finished so far
   // (here two, the second one cut short mid-line as a kill might leave it: past its status, in
   // its cycles, with no line end; lines ended CRLF as an editor on another system would save

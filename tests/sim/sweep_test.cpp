@@ -68,7 +68,8 @@ TEST(Sweep, PointsRunHeaviestFirstTiesInPointOrder) {
   // 8x8's six points (indices 6-11), then 4x4's (12-17), then 2x2's (0-5), each in point order.
   std::vector<std::size_t> indices;
   for (const SweepPoint* p : order) indices.push_back(p->index);
-  EXPECT_EQ(indices, (std::vector<std::size_t>{6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(indices, (std::vector<std::size_t>{6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2,
+                                               3, 4, 5}));
   EXPECT_EQ(order.front()->key, "network=zoo:vgg5 mesh=8x8 solver=greedy router.vcs=2");
   // A point's weight is its PEs squared: 8x8 (64 PEs) counts 256 times 2x2 (4 PEs).
   EXPECT_DOUBLE_EQ(point_weight(points[6]), 4096);
