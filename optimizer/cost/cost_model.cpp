@@ -67,7 +67,8 @@ LayerShares layer_shares(const Layer& l, const Choice& c) {
 
 double layer_memory_bytes(const Layer& l, const Choice& c) {
   const LayerShares s = layer_shares(l, c);
-  return s.weights + s.input + s.output;
+  // A weight update writes the new weights over the old ones, in place: no output of its own.
+  return s.weights + s.input + (l.weights_like_output ? 0 : s.output);
 }
 
 }  // namespace nocflow::optimizer

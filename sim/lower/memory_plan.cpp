@@ -151,11 +151,11 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       } else if (!has_producer[l]) {  // no graph: every input of a first layer is the network's
         hold_input(-1L - li, bytes_of(shares.input));
       }
-      // A network output stays to the end (but updated weights, written back in place as the
-      // weights are read in place: they count at their step only, as the weights do); any
-      // other block until its last use here.
-      const bool update = layer.weights_like_output;  // a WeightUpdate (workload.h)
-      int last = consumers[l].empty() ? (update ? at : end) : std::max(at, last_use[l]);
+      // A weight update (workload.h) writes the new weights over the old ones, in place: no
+      // buffer of its own. A network output stays to the end; any other block until its last
+      // use here.
+      if (layer.weights_like_output) continue;
+      int last = consumers[l].empty() ? end : std::max(at, last_use[l]);
       for (int m : consumers[l]) last = std::max(last, read_until(m));
       plan.buffers.push_back({BufferKind::Output, li, -1, bytes_of(shares.output), at, last});
     }

@@ -280,8 +280,8 @@ TEST(MemoryPlan, ANetworkInputReadByTwoLayersIsOneBuffer) {
 }
 
 // A training step: the weight gradient of the first convolution reads the network input X, so
-// X stays until it has computed; an update writes the weights back in place, so its output
-// lives at its own step only.
+// X stays until it has computed; an update writes the new weights over the old ones, in place:
+// it holds its weights (and state) at its step and no output buffer.
 TEST(MemoryPlan, ATrainingStepKeepsTheInputForItsWeightGradientAndWritesUpdatesBack) {
   const HwSpec hw = mesh2x2();
   const opt::Graph g = prepare_network("zoo:vgg5", 1, hw, "default", "sgd");
@@ -295,7 +295,7 @@ TEST(MemoryPlan, ATrainingStepKeepsTheInputForItsWeightGradientAndWritesUpdatesB
   }
   ASSERT_GE(wgrad, 0);
   ASSERT_EQ(updates, 5);
-  int checked = 0, update_buffers = 0;
+  int checked = 0, update_outputs = 0, update_weights = 0;
   const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
   for (std::size_t p = 0; p < memory.size(); ++p) {
     const Program& prog = low.programs.pe[p];
@@ -307,15 +307,27 @@ TEST(MemoryPlan, ATrainingStepKeepsTheInputForItsWeightGradientAndWritesUpdatesB
         return b.kind == BufferKind::Input && b.first == 0 && b.last >= i;
       })) << "PE " << p << " step " << i;
     }
-    for (const Buffer& b : memory[p].buffers)
-      if (b.kind == BufferKind::Output &&
-          g.node(w.layers[static_cast<std::size_t>(b.layer)].id).kind == opt::OpKind::WeightUpdate) {
-        ++update_buffers;
-        EXPECT_EQ(b.first, b.last) << "PE " << p << " " << w.layers[static_cast<std::size_t>(b.layer)].name;
-      }
+    for (const Buffer& b : memory[p].buffers) {
+      if (g.node(w.layers[static_cast<std::size_t>(b.layer)].id).kind != opt::OpKind::WeightUpdate)
+        continue;
+      update_outputs += b.kind == BufferKind::Output;
+      if (b.kind != BufferKind::Weights) continue;
+      ++update_weights;
+      EXPECT_EQ(b.first, b.last) << "PE " << p << " " << w.layers[static_cast<std::size_t>(b.layer)].name;
+    }
   }
   EXPECT_GT(checked, 0);
-  EXPECT_GT(update_buffers, 0);
+  EXPECT_EQ(update_outputs, 0);
+  EXPECT_GT(update_weights, 0);
+  // The SRAM check counts the same: an update's weights and input (its gradient), not its output.
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    if (!w.layers[l].weights_like_output) continue;
+    const opt::Choice& c = low.layers[l].choice;
+    const opt::LayerShares shares = opt::layer_shares(w.layers[l], c);
+    EXPECT_GT(shares.output, 0) << w.layers[l].name;
+    EXPECT_DOUBLE_EQ(opt::layer_memory_bytes(w.layers[l], c), shares.weights + shares.input)
+        << w.layers[l].name;
+  }
 }
 
 TEST(MemoryPlan, NoTwoLiveBuffersShareAnAddressOnResnet18) {
