@@ -42,6 +42,13 @@ inline std::string shortest(double v) {
   return std::string(buf, r.ptr);
 }
 
+/// A count and its noun, singular for one: counted(1, "layer") == "1 layer", counted(3, "layer")
+/// == "3 layers", counted(2, "micro-batch") == "2 micro-batches".
+inline std::string counted(std::int64_t n, const std::string& noun) {
+  const bool es = !noun.empty() && (noun.back() == 'h' || noun.back() == 's' || noun.back() == 'x');
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : es ? "es" : "s");
+}
+
 /// A fraction as a signed percentage: signed_percent(0.0043) == "+0.4%", signed_percent(-0.71)
 /// == "-71.0%"; one that rounds to zero has no sign ("0.0%").
 inline std::string signed_percent(double fraction, int digits = 1) {

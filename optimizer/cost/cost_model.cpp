@@ -65,10 +65,14 @@ LayerShares layer_shares(const Layer& l, const Choice& c) {
   return {weights + fixed, input, static_cast<double>(l.output_bytes) / (n * k * h * w)};
 }
 
+double activation_share(const Layer& l, const LayerShares& s) {
+  // A weight update writes the new weights over the old ones, in place: no output of its own.
+  return s.input + (l.weights_like_output ? 0 : s.output);
+}
+
 double layer_memory_bytes(const Layer& l, const Choice& c) {
   const LayerShares s = layer_shares(l, c);
-  // A weight update writes the new weights over the old ones, in place: no output of its own.
-  return s.weights + s.input + (l.weights_like_output ? 0 : s.output);
+  return s.weights + activation_share(l, s);
 }
 
 }  // namespace nocflow::optimizer

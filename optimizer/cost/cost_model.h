@@ -55,8 +55,11 @@ LayerShares layer_shares(const Layer& layer, const Choice& choice);
 /// One PE's share of input slot `input` (bytes, halos not counted).
 double input_share(const Layer& layer, int input, const Choice& choice);
 
-/// Per-PE bytes a layer holds under a choice (for the SRAM constraint): the sum of its shares,
-/// but for a weight update's output, written in place over its weights.
+/// What a layer holds beside its weights (`shares` its layer_shares): its input and output
+/// shares, but for a weight update's output, written in place over its weights.
+double activation_share(const Layer& layer, const LayerShares& shares);
+/// Per-PE bytes a layer holds under a choice (for the SRAM constraint): its weights and
+/// activation_share.
 double layer_memory_bytes(const Layer& layer, const Choice& choice);
 
 }  // namespace nocflow::optimizer

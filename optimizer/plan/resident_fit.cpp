@@ -63,7 +63,7 @@ double StagePricer::stage_bytes(const PartitionSetup& s, const std::vector<int>&
     const LayerShares sh =
         layer_shares(s.workload.layers[l], s.choices[l][static_cast<std::size_t>(choice[l])]);
     weights += sh.weights;
-    activations = std::max(activations, sh.input + sh.output);
+    activations = std::max(activations, activation_share(s.workload.layers[l], sh));
   }
   return weights + activations;
 }
@@ -83,9 +83,10 @@ StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, Solv
   for (std::size_t l = 0; l < layers; ++l) {
     for (const Choice& c : s.choices[l]) {
       const LayerShares sh = layer_shares(s.workload.layers[l], c);
+      const double peak = activation_share(s.workload.layers[l], sh);
       memory.summed[l].push_back(sh.weights);
-      memory.peak[l].push_back(sh.input + sh.output);
-      options.push_back({sh.input + sh.output, sh.weights, l});
+      memory.peak[l].push_back(peak);
+      options.push_back({peak, sh.weights, l});
     }
     heaviest += weights[l][static_cast<std::size_t>(r.choice[l])];
     lightest += *std::min_element(weights[l].begin(), weights[l].end());

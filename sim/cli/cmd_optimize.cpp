@@ -64,13 +64,18 @@ struct CompareRow {
   std::string failure;  ///< why the solver gave no solution (time limit), "" when it did
 };
 
+/// summary.json's `train`: the weight updates' optimizer, null for inference.
+nlohmann::ordered_json train_json(const opt::Plan& plan) {
+  const std::string train = plan.train.value_or("");
+  return train.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(train);
+}
+
 nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionSetup& s,
                                     const opt::SolveResult& r, const opt::Plan& plan) {
   nlohmann::ordered_json j;
   j["network"] = plan.network;
   j["batch"] = plan.batch;
-  j["train"] = plan.train ? nlohmann::ordered_json(*plan.train)
-                          : nlohmann::ordered_json();  // null: inference
+  j["train"] = train_json(plan);
   j["solver"] = a.solver;
   j["cost_model"] = a.cost_model;
   j["placement"] = a.placement;
@@ -233,8 +238,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   nlohmann::ordered_json j;
   j["network"] = plan.network;
   j["batch"] = plan.batch;
-  j["train"] = plan.train ? nlohmann::ordered_json(*plan.train)
-                          : nlohmann::ordered_json();  // null: inference
+  j["train"] = train_json(plan);
   j["solver"] = plan.solver;
   j["cost_model"] = a.cost_model;
   j["placement"] = a.placement;
@@ -342,6 +346,8 @@ int run(const OptimizeArgs& a) {
   if (!a.export_lp.empty() && fs::is_directory(a.export_lp, unreadable))
     throw InputError("--export-lp " + a.export_lp + ": cannot write: it is a directory");
   check_can_create_folder(a.out, "output folder");  // before the tabulation and the solve
+  check_not_folders(a.out, {"plan.yaml", "plan.dot", "summary.json",
+                            a.stages > 0 ? "stages.csv" : "", a.compare ? "compare.csv" : ""});
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);

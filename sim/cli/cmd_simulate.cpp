@@ -136,8 +136,10 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   for (const Program& p : programs.pe) steps += p.size();
   check_messages_fit(spec.noc(), programs);  // before any output
   prepare_simulate_output(a, spec);
-  std::cout << "nocflow simulate: programs " << a.programs << " (" << steps << " steps, "
-            << programs.layer_names.size() << " layers) on " << one_line_summary(spec) << std::endl;
+  std::cout << "nocflow simulate: programs " << a.programs << " ("
+            << counted(static_cast<std::int64_t>(steps), "step") << ", "
+            << counted(static_cast<std::int64_t>(programs.layer_names.size()), "layer") << ") on "
+            << one_line_summary(spec) << std::endl;
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
   System system("system", spec, programs);
   if (!a.trace.empty() || a.vcd) system.sample_links(window);
@@ -244,11 +246,11 @@ int run(const SimulateArgs& a) {
   }
 
   std::cout << "nocflow simulate: " << graph.name() << " ("
-            << (plan.pipelined() ? std::to_string(plan.layers.size()) + " layers x " +
-                                       std::to_string(plan.micro_batches) + " micro-batches in " +
-                                       std::to_string(plan.stages.size()) + " pipeline stages"
-                                 : std::to_string(workload.layers.size()) +
-                                       (workload.layers.size() == 1 ? " layer" : " layers"))
+            << (plan.pipelined()
+                    ? counted(static_cast<std::int64_t>(plan.layers.size()), "layer") + " x " +
+                          counted(plan.micro_batches, "micro-batch") + " in " +
+                          counted(static_cast<std::int64_t>(plan.stages.size()), "pipeline stage")
+                    : counted(static_cast<std::int64_t>(workload.layers.size()), "layer"))
             << ", batch " << batch << (train.empty() ? "" : ", training with " + train) << ", plan "
             << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << mode_name
             << ") on " << one_line_summary(spec) << std::endl;

@@ -152,9 +152,9 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
         hold_input(-1L - li, bytes_of(shares.input));
       }
       // A weight update (workload.h) writes the new weights over the old ones, in place: no
-      // buffer of its own. A network output stays to the end; any other block until its last
-      // use here.
-      if (layer.weights_like_output) continue;
+      // buffer of its own, unless a layer reads them (only a hand-edited graph file has one).
+      // A network output stays to the end; any other block until its last use here.
+      if (layer.weights_like_output && consumers[l].empty()) continue;
       int last = consumers[l].empty() ? end : std::max(at, last_use[l]);
       for (int m : consumers[l]) last = std::max(last, read_until(m));
       plan.buffers.push_back({BufferKind::Output, li, -1, bytes_of(shares.output), at, last});

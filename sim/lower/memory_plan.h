@@ -13,8 +13,8 @@
 //   output   of layer l: its block, from l's compute to its last use on p: the last send or
 //            reduction step of l, or the compute of the last consumer of l on p (which may
 //            read its own part of the block in place: a conservative end); a network output
-//            to the end of the program, but a weight update's (the weights written back in
-//            place, as the weights are counted only while read) at its step only;
+//            to the end of the program; none for a weight update, which writes the new weights
+//            over the old ones in place (unless a layer reads them: a hand-edited graph);
 //   received of edge e into layer m: all of e's messages to p in one buffer, from the first
 //            receive step to m's compute (in dataflow replay a message may arrive before its
 //            receive step and wait in the NI meanwhile: not counted here);
@@ -23,12 +23,12 @@
 //            output block in place).
 // Buffers of no bytes (a pooling layer's weights) are left out.
 // The lowering's SRAM check (each layer alone, optimizer::layer_memory_bytes) counts a layer's
-// shares of weights, input and output; the plan counts what the PE holds at once: its own
-// blocks, what it receives (halos included) and the buffers still live for later layers.
-// Packing: buffers by decreasing size (ties: earlier start), each at the lowest offset where it
-// overlaps no placed buffer that is live at the same time (first fit; the 2-D packing of seed
-// 003 with time fixed). The planned peak is at least the live peak, the most bytes live at
-// one step, and at most the sum of all buffers (no reuse).
+// shares of weights, input and output (a weight update's output written in place); the plan counts
+// what the PE holds at once: its own blocks, what it receives (halos included) and the buffers
+// still live for later layers. Packing: buffers by decreasing size (ties: earlier start), each at
+// the lowest offset where it overlaps no placed buffer that is live at the same time (first fit;
+// the 2-D packing of seed 003 with time fixed). The planned peak is at least the live peak, the
+// most bytes live at one step, and at most the sum of all buffers (no reuse).
 #include <cstdint>
 #include <ostream>
 #include <string>

@@ -55,7 +55,8 @@ void throw_cannot_write(const std::filesystem::path& path, int error) {
 void check_not_folders(const std::filesystem::path& dir, const std::vector<std::string>& names) {
   std::error_code ec;
   for (const std::string& name : names)
-    if (std::filesystem::is_directory(dir / name, ec)) throw_cannot_write(dir / name, 0);
+    if (!name.empty() && std::filesystem::is_directory(dir / name, ec))
+      throw_cannot_write(dir / name, 0);
 }
 
 ErrnoFilebuf::int_type ErrnoFilebuf::overflow(int_type c) {

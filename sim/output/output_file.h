@@ -24,7 +24,7 @@ void check_can_create_folder(const std::filesystem::path& dir, const std::string
 /// the usual cause, is named in plain words rather than the C library's.
 [[noreturn]] void throw_cannot_write(const std::filesystem::path& path, int error);
 /// Before a long run: throws as writing would (throw_cannot_write) when one of `names` in `dir`
-/// is a folder, so that the run does not end on it.
+/// is a folder, so that the run does not end on it. Empty names are skipped.
 void check_not_folders(const std::filesystem::path& dir, const std::vector<std::string>& names);
 
 /// A filebuf that keeps the errno of its first failed write: by the time a stream's badbit is

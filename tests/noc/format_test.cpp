@@ -18,6 +18,14 @@ TEST(Format, FixedRoundsAndAZeroHasNoSign) {
   EXPECT_EQ(fixed(-3, 0), "-3");
 }
 
+TEST(Format, CountedNounsAreSingularForOne) {
+  EXPECT_EQ(counted(1, "layer"), "1 layer");
+  EXPECT_EQ(counted(0, "layer"), "0 layers");
+  EXPECT_EQ(counted(3, "micro-batch"), "3 micro-batches");
+  EXPECT_EQ(counted(1, "micro-batch"), "1 micro-batch");
+  EXPECT_EQ(counted(2, "pipeline stage"), "2 pipeline stages");
+}
+
 TEST(Format, SignedPercentShowsTheSignOfEveryErrorButZero) {
   EXPECT_EQ(signed_percent(0.0043), "+0.4%");
   EXPECT_EQ(signed_percent(-0.7133), "-71.3%");

@@ -38,7 +38,10 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
                           "compute_cycles", "redistribution_cycles", "solve_seconds", "energy_pj"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["solver"], "dp");
-  // The table's solve seconds read tables tabulated once: the footer gives that time, as summary.json does.
+  EXPECT_EQ(j["batch"], 1);
+  EXPECT_TRUE(j["train"].is_null()) << j["train"];  // inference
+  // The table's solve seconds read tables tabulated once: the footer gives that time, as
+  // summary.json does.
   EXPECT_NE(r.output.find("tabulated once for all, in " + nocflow::fixed(j["tabulate_seconds"].get<double>(), 4) +
                           " s"),
             std::string::npos)

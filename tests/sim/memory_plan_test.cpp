@@ -327,6 +327,7 @@ TEST(MemoryPlan, ATrainingStepKeepsTheInputForItsWeightGradientAndWritesUpdatesB
     EXPECT_GT(shares.output, 0) << w.layers[l].name;
     EXPECT_DOUBLE_EQ(opt::layer_memory_bytes(w.layers[l], c), shares.weights + shares.input)
         << w.layers[l].name;
+    EXPECT_DOUBLE_EQ(opt::activation_share(w.layers[l], shares), shares.input) << w.layers[l].name;
   }
 }
 

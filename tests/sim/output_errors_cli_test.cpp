@@ -26,6 +26,13 @@ TEST(OutputErrorsCli, OptimizeRefusesAPlanYamlThatIsAFolder) {
   expect_refused(
       run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --out " + out.string()),
       (out / "plan.yaml").string() + ": cannot write: it is a directory");
+  // The last file it writes too, before the solve: no plan.yaml is left beside it.
+  const fs::path last = fresh_dir("output_errors_optimize_summary");
+  fs::create_directories(last / "summary.json");
+  expect_refused(
+      run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --out " + last.string()),
+      (last / "summary.json").string() + ": cannot write: it is a directory");
+  EXPECT_FALSE(fs::exists(last / "plan.yaml"));
 }
 
 TEST(OutputErrorsCli, AnOutputFolderThatIsAFileIsRefusedBeforeAnyWork) {
@@ -88,6 +95,13 @@ TEST(OutputErrorsCli, SimulateRefusesATraceFileThatIsAFolderBeforeRunning) {
       run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --out " + out.string())
           .exit_code,
       0);
+  // The same for the VCD.
+  const fs::path vcd = fresh_dir("output_errors_vcd");
+  fs::create_directories(vcd / "trace.vcd");
+  const CliRun v =
+      run_nocflow("simulate " + kHw2x2 + "--network " + kTwoConv + " --vcd --out " + vcd.string());
+  expect_refused(v, (vcd / "trace.vcd").string() + ": cannot write: it is a directory");
+  EXPECT_FALSE(fs::exists(vcd / "summary.json")) << v.output;
 }
 
 // Files an earlier run left that this one does not write are removed first, but for this run's

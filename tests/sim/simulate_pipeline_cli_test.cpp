@@ -196,6 +196,10 @@ TEST(SimulateCli, APipelinedTrainingGraphSaysWhatItDoesNotModel) {
   const CliRun inference = run_nocflow("optimize " + net + "--out " + (dir / "inference").string());
   ASSERT_EQ(inference.exit_code, 0) << inference.output;
   EXPECT_EQ(inference.output.find(note), std::string::npos) << inference.output;
+  // A pipeline's summary.json names the optimizer too, null for inference.
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "opt" / "summary.json"))["train"], "sgd");
+  EXPECT_TRUE(
+      nlohmann::json::parse(read_file(dir / "inference" / "summary.json"))["train"].is_null());
 }
 
 // The training graph (--train, autodiff) replays its backward pass and weight updates: every

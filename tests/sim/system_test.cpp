@@ -205,8 +205,16 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
   }
   EXPECT_EQ(spans, 4);
   EXPECT_GT(counters, 0);
-  // Times in µs are whole cycles at 1 GHz, printed as such (0.576, not 0.5760000000000001).
+  // Times in µs are whole cycles at 1 GHz, printed as such: a compute from cycle 576 to 1,152
+  // (576 × 1e-3 printed 0.5760000000000001).
   EXPECT_FALSE(std::regex_search(trace.str(), std::regex(R"(\.\d{4,})"))) << trace.str();
+  RunResult cut;
+  cut.total_cycles = 1152;
+  cut.pe_finish = {1152};
+  cut.spans.push_back(Span{0, StepKind::Compute, 0, 576, 1152});
+  std::ostringstream exact;
+  EXPECT_EQ(write_chrome_trace(exact, cut, {"conv"}, 1.0, 10), 1u);
+  EXPECT_NE(exact.str().find(R"("ts":0.576,"dur":0.576)"), std::string::npos) << exact.str();
   // 4 flits (64 bytes / 16) cross injection, 2 router outputs: 3 link traversals each.
   EXPECT_EQ(counted_flits, 4 * 3);
 
