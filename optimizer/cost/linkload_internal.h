@@ -146,15 +146,15 @@ class PathLoadCounter {
     out.set_counts(router, endpoint, router_flit_hops, impl_.router_links, flits_, messages_);
     // Walked, not inferred from the counts: any busiest router link crossed by ≥ 2 sources.
     out.busiest_router_link_shared = false;
+    std::int64_t shortest = std::numeric_limits<std::int64_t>::max();  // on such a link, if any
     for (std::size_t i = 0; i < load_.size(); ++i) {
       if (!impl_.router_to_router[i] || router <= 0 || load_[i] != router || !shared_[i]) continue;
       out.busiest_router_link_shared = true;
       if (dsts_shared_[i] && shortest_[i] <= longest_ / kShortFraction)  // see short_messages
-        out.busiest_router_link_shortest =
-            out.busiest_router_link_shortest > 0
-                ? std::min(out.busiest_router_link_shortest, static_cast<double>(shortest_[i]))
-                : static_cast<double>(shortest_[i]);
+        shortest = std::min(shortest, shortest_[i]);
     }
+    if (shortest != std::numeric_limits<std::int64_t>::max())
+      out.busiest_router_link_shortest = static_cast<double>(shortest);
     out.byte_hops = static_cast<double>(byte_hops_);
     out.max_sent = static_cast<int>(max_sent_);
     out.short_messages = shortest_message_ <= longest_ / kShortFraction;

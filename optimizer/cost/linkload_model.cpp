@@ -172,13 +172,17 @@ double hidden_latency(const LinkLoad& l, const HwDesc& hw, double drain) {
   if (!hw.router_slowdown || !router_bound(l)) return 0;
   return std::max(0.0, std::min(drain - l.endpoint_cycles, LinkloadModel::midpoint_saving(l, hw)));
 }
+
+/// U² · m / (m + B): U the mean router-to-router link's load over the busiest's, `message` the
+/// flits of the messages that hold VCs, B the VC buffer. `l` has a busy router link.
+double contention_scale(const LinkLoad& l, double message, int vc_buffer_flits) {
+  const double spread = l.router_flit_hops / (l.router_links * l.max_router_link_flits);  // U
+  return spread * spread * message / (message + vc_buffer_flits);
+}
 }  // namespace
 
 double LinkloadModel::slowdown_scale(const LinkLoad& l, int vc_buffer_flits) {
-  if (!router_bound(l)) return 0;
-  const double m = l.flits / l.messages;
-  const double spread = l.router_flit_hops / (l.router_links * l.max_router_link_flits);  // U
-  return spread * spread * m / (m + vc_buffer_flits);
+  return router_bound(l) ? contention_scale(l, l.flits / l.messages, vc_buffer_flits) : 0;
 }
 
 double LinkloadModel::plain_drain_flits(const LinkLoad& l, const HwDesc& hw) {
@@ -187,12 +191,9 @@ double LinkloadModel::plain_drain_flits(const LinkLoad& l, const HwDesc& hw) {
 }
 
 double LinkloadModel::channel_contention_scale(const LinkLoad& l, int vc_buffer_flits) {
-  if (router_bound(l) || l.busiest_router_link_shortest <= 0 || l.max_router_link_flits <= 0 ||
-      l.router_links <= 0)
-    return 0;
-  const double mu = l.busiest_router_link_shortest;
-  const double spread = l.router_flit_hops / (l.router_links * l.max_router_link_flits);  // U
-  return spread * spread * mu / (mu + vc_buffer_flits);
+  // A shortest message is only set on a busiest router link that carries flits.
+  if (router_bound(l) || l.busiest_router_link_shortest <= 0) return 0;
+  return contention_scale(l, l.busiest_router_link_shortest, vc_buffer_flits);
 }
 
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {

@@ -64,6 +64,10 @@ Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lo
   return m;
 }
 
+nlohmann::ordered_json train_json(const std::string& train) {
+  return train.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(train);
+}
+
 /// summary.json. `stale`: why the plan's predicted total does not apply to this run.
 nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& network,
                                     const opt::Plan& plan, const std::vector<std::string>& stale,
@@ -73,8 +77,7 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
   nlohmann::ordered_json j;
   j["network"] = network;
   j["batch"] = a.batch;
-  j["train"] = a.train.empty() ? nlohmann::ordered_json()
-                               : nlohmann::ordered_json(a.train);  // null: inference
+  j["train"] = train_json(a.train);
   j["mode"] = a.mode;
   j["plan"] = a.plan_file.empty() ? "solved: " + a.solved_by : a.plan_file;
   j["total_cycles"] = r.total_cycles;

@@ -47,6 +47,10 @@ struct Measured {
 Measured measure(RunResult run, const optimizer::Workload& workload, const Lowered& lowered,
                  const optimizer::Plan& replayed, const optimizer::HwDesc& hw, const HwSpec& spec);
 
+/// summary.json's `train` (optimize's and simulate's): the weight updates' optimizer, null for
+/// inference ("").
+nlohmann::ordered_json train_json(const std::string& train);
+
 /// summary.json. `stale`: why the plan's predicted total does not apply to this run.
 nlohmann::ordered_json summary_json(const ReplaySource& source, const std::string& network,
                                     const optimizer::Plan& plan, const std::vector<std::string>& stale,

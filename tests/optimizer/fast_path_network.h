@@ -42,6 +42,16 @@ inline HwDesc machine(const std::string& kind, int rows, int cols, const std::st
   return hw;
 }
 
+/// `hw` with VC buffers shorter than the credit loop: flows of 2/7 flit per cycle, 2 VCs, one
+/// NI channel, so every channel's rate depends on how many messages cross it.
+inline HwDesc shallow(HwDesc hw) {
+  hw.vc_buffer_flits = 2;
+  hw.credit_loop_cycles = 7;
+  hw.vcs = 2;
+  hw.ni_channels = 1;
+  return hw;
+}
+
 /// Every choice, with the PLACE=ROWS twins `optimize --placement search` adds.
 inline std::vector<Choice> all_choices(const Layer& l, const HwDesc& hw) {
   return with_rows_placements(enumerate_choices(l, {hw.num_pes(), false, hw.balanced_splits}),

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// `nocflow optimize --stages K`: the network cut into K pipeline stages, each on its own band of
+// mesh rows (or crossbar ports), with stages.csv and the stages' table.
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "noc/base/format.h"
+#include "optimizer/plan/pipeline.h"
+#include "sim/cli/optimize_command.h"
+#include "sim/config/hw_loader.h"
+#include "sim/lower/priced_inputs.h"
+#include "sim/lower/workload_setup.h"
+#include "sim/output/output_file.h"
+#include "sim/output/replay_summary.h"
+
+namespace nocflow::sim::cli {
+
+namespace opt = nocflow::optimizer;
+namespace fs = std::filesystem;
+
+int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& hw,
+                 const opt::Graph& graph) {
+  opt::PipelineOptions po;
+  po.stages = a.stages;
+  po.micro_batches = a.micro_batches;
+  po.solver = a.solver;
+  po.solve = {a.time_limit, a.formulation, "", false};
+  po.setup = {a.exact, a.memory_limit, !a.no_prune, a.placement == "search"};
+  po.resident_weights = a.resident_weights;
+  opt::check_pipeline_options(graph, hw, a.cost_model, po);  // refused before the banner
+  std::cout << "nocflow optimize: " << graph.name() << training_note(training_optimizer(graph))
+            << " on " << one_line_summary(spec) << "\n"
+            << "  pipeline: " << counted(a.stages, "stage") << " over " << opt::pipeline_units(hw)
+            << (hw.mesh() ? " mesh rows" : " crossbar ports") << ", " << a.solver
+            << " inside each band, cost model " << a.cost_model
+            << "; pricing every range of layers "
+            << "on every band ..." << std::endl;
+  if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
+    std::cout << "  " << note << "\n";
+  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
+  if (!training_optimizer(graph).empty()) std::cout << "  note: " << kPipelinedTrainingNote << "\n";
+  if (!a.quiet) report_pipeline_progress(po, a.cost_model, hw.mesh());
+  const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
+  prepare_output_dir(a.out, spec, {a.net.network, a.calibration, a.export_lp});
+  opt::Plan plan = r.plan;
+  record_priced_inputs(plan, spec, graph);
+  plan.calibration = a.calibration;
+  write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
+  write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
+  write_file(fs::path(a.out) / "stages.csv", [&](std::ostream& csv) {
+    csv << "stage,first_layer,last_layer,layers,units,first_pe,pes,cycles_per_micro_batch,"
+           "resident_bytes_per_pe\n";
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+      const opt::PlanStage& st = plan.stages[s];
+      csv << s << "," << st.first << "," << st.last << ","
+          << r.split.begin[s + 1] - r.split.begin[s] << "," << st.units << "," << st.first_pe << ","
+          << st.pes << "," << std::setprecision(12) << st.cycles << "," << r.resident_bytes[s]
+          << "\n";
+    }
+  });
+  const double whole = r.whole_machine_cycles * a.micro_batches;
+  nlohmann::ordered_json j;
+  j["network"] = plan.network;
+  j["batch"] = plan.batch;
+  j["train"] = train_json(plan.train.value_or(""));
+  j["solver"] = plan.solver;
+  j["cost_model"] = a.cost_model;
+  j["placement"] = a.placement;
+  j["stages"] = plan.stages.size();
+  j["micro_batches"] = a.micro_batches;
+  j["pipeline_cycles"] = plan.pipeline_cycles;
+  j["bottleneck_cycles"] = r.split.bottleneck();
+  j["imbalance"] = r.split.imbalance();
+  j["efficiency"] = r.split.efficiency();
+  if (std::isfinite(whole)) j["whole_machine_cycles"] = whole;
+  const double baseline = r.balanced.pipeline_cost(a.micro_batches);
+  if (std::isfinite(baseline)) {
+    j["balanced_baseline_cycles"] = baseline;
+    j["balanced_baseline_bottleneck_cycles"] = r.balanced.bottleneck();
+  }
+  j["compute_cycles"] = plan.compute_cycles;
+  j["redistribution_cycles"] = plan.redistribution_cycles;
+  j["energy_pj"] = plan.energy_pj;
+  j["ranges_priced"] = r.ranges_priced;
+  j["ranges_stopped"] = r.ranges_stopped;
+  j["notes"] = r.notes;
+  j["solve_seconds"] = r.seconds;
+  j["pes"] = plan.pes;
+  j["topology"] = plan.topology;
+  j["units"] = {{"*_cycles",
+                 "clock cycles; pipeline, whole_machine and balanced_baseline: all "
+                 "micro-batches; bottleneck: per micro-batch; the rest per micro-batch summed "
+                 "over the stages"},
+                {"imbalance", "slowest / fastest stage"},
+                {"efficiency", "mean / slowest stage"},
+                {"energy_pj", "picojoules per micro-batch"},
+                {"solve_seconds", "seconds (wall clock)"}};
+  write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
+
+  std::cout << "  " << r.ranges_priced << " (layer range, " << (hw.mesh() ? "rows" : "ports")
+            << ") stage costs solved in "
+            << fixed(r.seconds, 2) << " s"
+            << (r.ranges_stopped ? " (" + std::to_string(r.ranges_stopped) +
+                                       " of them stopped once shown too slow to matter)"
+                                 : std::string())
+            << "\n"
+            << "    stage  " << std::left << std::setw(44) << "layers" << std::right << std::setw(7)
+            << "layers" << std::setw(6) << (hw.mesh() ? "rows" : "ports") << std::setw(10) << "PEs"
+            << std::setw(14) << "cycles/mb" << std::setw(16) << "resident B/PE"
+            << "\n";
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const opt::PlanStage& st = plan.stages[s];
+    const std::string span = st.first == st.last ? st.first : st.first + " .. " + st.last;
+    std::cout << "    " << std::setw(5) << s << "  " << std::left << std::setw(44)
+              << span.substr(0, 43) << std::right << std::setw(7)
+              << r.split.begin[s + 1] - r.split.begin[s] << std::setw(6) << st.units
+              << std::setw(10) << st.pe_range() << std::setw(14) << fixed(st.cycles, 1)
+              << std::setw(16) << fixed(r.resident_bytes[s], 0) << "\n";
+  }
+  std::cout << "  (resident: every layer's weights plus the largest layer's activations, per PE; "
+            << (a.resident_weights ? "bounded by" : "not bounded, --resident-weights bounds it by")
+            << " the SRAM, " << spec.pe.sram_bytes << " bytes)\n";
+  // One decimal, as stages.csv and the plan have them: the sums below then add up as printed.
+  std::cout << "  bottleneck " << fixed(r.split.bottleneck(), 1)
+            << " cycles per micro-batch; imbalance " << fixed(r.split.imbalance(), 2)
+            << " (slowest / fastest stage), efficiency " << fixed(100 * r.split.efficiency(), 1)
+            << " % (mean / slowest)\n"
+            << "  " << a.micro_batches << " micro-batches of batch " << plan.batch << ": "
+            << fixed(plan.pipeline_cycles, 1) << " cycles predicted (the stages' sum "
+            << fixed(plan.pipeline_cycles - (a.micro_batches - 1) * r.split.bottleneck(), 1)
+            << " + " << a.micro_batches - 1 << " x the bottleneck)";
+  if (std::isfinite(whole))
+    std::cout << "; the whole machine layer by layer: " << a.micro_batches << " x "
+              << fixed(r.whole_machine_cycles, 1) << " = " << fixed(whole, 1) << " cycles ("
+              << fixed(whole / plan.pipeline_cycles, 2) << "x the pipeline's time)";
+  // Seed 004's comparison: what its balanced split (even rows) would give.
+  std::cout << "\n  seed 004's balanced baseline (even " << (hw.mesh() ? "rows" : "ports")
+            << ", layers cut at equal shares of their cheapest cycles): ";
+  if (std::isfinite(baseline)) {
+    std::cout << "bottleneck " << fixed(r.balanced.bottleneck(), 1) << ", " << fixed(baseline, 1)
+              << " cycles predicted (" << fixed(baseline / plan.pipeline_cycles, 2)
+              << "x the pipeline's time); stages of";
+    for (int s = 0; s < r.balanced.stages(); ++s)
+      std::cout << (s ? "," : "") << " " << r.balanced.begin[s + 1] - r.balanced.begin[s];
+    std::cout << " layers";
+  } else {
+    std::cout << "a stage does not fit";
+  }
+  std::cout << "\n";
+  for (const std::string& note : r.notes) std::cout << "  note: " << note << "\n";
+  const opt::Workload network = opt::build_workload(graph);
+  if (const std::string note = single_pe_note(network, plan, spec); !note.empty())
+    std::cout << "  note: " << note << "\n";
+  if (!a.memory_limit) warn_if_over_sram(network, plan, spec.pe.sram_bytes);
+  std::cout << "nocflow: wrote " << a.out
+            << "/plan.yaml, plan.dot, stages.csv, summary.json, config.resolved.yaml\n";
+  return 0;
+}
+
+}  // namespace nocflow::sim::cli
