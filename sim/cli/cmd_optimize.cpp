@@ -35,6 +35,17 @@ namespace nocflow::sim::cli {
 namespace opt = nocflow::optimizer;
 namespace fs = std::filesystem;
 
+nlohmann::ordered_json summary_head(const OptimizeArgs& a, const opt::Plan& plan) {
+  nlohmann::ordered_json j;
+  j["network"] = plan.network;
+  j["batch"] = plan.batch;
+  j["train"] = train_json(plan.train.value_or(""));
+  j["solver"] = plan.solver;
+  j["cost_model"] = a.cost_model;
+  j["placement"] = a.placement;
+  return j;
+}
+
 void warn_if_over_sram(const opt::Workload& w, const opt::Plan& plan, std::int64_t sram_bytes) {
   int over = 0;
   std::size_t worst = 0;
@@ -65,13 +76,7 @@ struct CompareRow {
 
 nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionSetup& s,
                                     const opt::SolveResult& r, const opt::Plan& plan) {
-  nlohmann::ordered_json j;
-  j["network"] = plan.network;
-  j["batch"] = plan.batch;
-  j["train"] = train_json(plan.train.value_or(""));
-  j["solver"] = a.solver;
-  j["cost_model"] = a.cost_model;
-  j["placement"] = a.placement;
+  nlohmann::ordered_json j = summary_head(a, plan);
   j["total_cost_cycles"] = plan.total_cycles();
   j["compute_cycles"] = plan.compute_cycles;
   j["redistribution_cycles"] = plan.redistribution_cycles;

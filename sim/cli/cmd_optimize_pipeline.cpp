@@ -14,7 +14,6 @@
 #include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
 #include "sim/output/output_file.h"
-#include "sim/output/replay_summary.h"
 
 namespace nocflow::sim::cli {
 
@@ -62,13 +61,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
     }
   });
   const double whole = r.whole_machine_cycles * a.micro_batches;
-  nlohmann::ordered_json j;
-  j["network"] = plan.network;
-  j["batch"] = plan.batch;
-  j["train"] = train_json(plan.train.value_or(""));
-  j["solver"] = plan.solver;
-  j["cost_model"] = a.cost_model;
-  j["placement"] = a.placement;
+  nlohmann::ordered_json j = summary_head(a, plan);
   j["stages"] = plan.stages.size();
   j["micro_batches"] = a.micro_batches;
   j["pipeline_cycles"] = plan.pipeline_cycles;

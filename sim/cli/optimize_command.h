@@ -3,6 +3,7 @@
 // `nocflow optimize`'s options and the pieces its two modes share: one plan over the whole
 // machine (cmd_optimize.cpp) and pipeline stages, --stages (cmd_optimize_pipeline.cpp).
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "optimizer/graph/graph.h"
@@ -33,6 +34,9 @@ struct OptimizeArgs {
   bool resident_weights = false;
   bool quiet = false;  // no progress lines
 };
+
+/// summary.json's first keys, for both modes: network, batch, train, solver, cost model, placement.
+nlohmann::ordered_json summary_head(const OptimizeArgs& a, const optimizer::Plan& plan);
 
 /// Without --memory-limit: a warning when a layer of `plan` (its layers the workload's, in its
 /// order) needs more than a PE's SRAM, which simulate would refuse.
