@@ -226,6 +226,20 @@ std::string run_in_child(const std::function<std::string()>& fn) {
 void run_in_children(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,
                      const std::function<void(std::size_t, const ChildResult&)>& done,
                      const std::function<void()>& tick, const std::function<void(std::size_t)>& started) {
+  std::size_t next = 0;
+  run_claimed_in_children(
+      [&]() -> std::optional<std::size_t> {
+        if (next == n) return std::nullopt;
+        return next++;
+      },
+      jobs, task, done, tick, started);
+}
+
+void run_claimed_in_children(const std::function<std::optional<std::size_t>()>& claim, int jobs,
+                             const std::function<std::string(std::size_t)>& task,
+                             const std::function<void(std::size_t, const ChildResult&)>& done,
+                             const std::function<void()>& tick,
+                             const std::function<void(std::size_t)>& started) {
   const ForwardSignals forward;
   jobs = std::clamp(jobs, 1, kMaxChildren);
   std::vector<Child> running;
@@ -239,10 +253,15 @@ void run_in_children(std::size_t n, int jobs, const std::function<std::string(st
       }
     }
   } end_running{running};
-  std::size_t next = 0;
-  while (next < n || !running.empty()) {
-    while (next < n && static_cast<int>(running.size()) < jobs) {
-      const std::size_t i = next++;
+  bool more = true;  // claim() has not yet said none is left
+  while (more || !running.empty()) {
+    while (more && static_cast<int>(running.size()) < jobs) {
+      const std::optional<std::size_t> claimed = claim();
+      if (!claimed) {
+        more = false;
+        break;
+      }
+      const std::size_t i = *claimed;
       Child c = spawn([&task, i] { return task(i); });
       c.task = i;
       running.push_back(std::move(c));

@@ -10,6 +10,7 @@
 // takes them with it too (Linux's parent-death signal).
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace nocflow::sim {
@@ -31,6 +32,15 @@ void run_in_children(std::size_t n, int jobs, const std::function<std::string(st
                      const std::function<void(std::size_t, const ChildResult&)>& done,
                      const std::function<void()>& tick = {},
                      const std::function<void(std::size_t)>& started = {});
+
+/// As run_in_children, for tasks handed out one at a time (shared with other processes: the
+/// ranks of an MPI sweep): claim() gives the next task to start, or nullopt when none is left.
+/// It is called only when a job is free, and not again once it has said none is left.
+void run_claimed_in_children(const std::function<std::optional<std::size_t>()>& claim, int jobs,
+                             const std::function<std::string(std::size_t)>& task,
+                             const std::function<void(std::size_t, const ChildResult&)>& done,
+                             const std::function<void()>& tick = {},
+                             const std::function<void(std::size_t)>& started = {});
 
 /// A line written to stderr when one of those signals ends the parent (e.g. how to resume);
 /// "" for none. Kept until replaced; while one is set, the signals end the process with it

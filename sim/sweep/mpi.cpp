@@ -7,16 +7,12 @@
 #include <filesystem>
 
 #include "noc/base/error.h"
+#include "sim/sweep/mpi_table.h"
 
 namespace nocflow::sim {
 namespace {
 
-using GatherFn = std::vector<std::string> (*)(const std::string&);
-using BroadcastFn = std::string (*)(const std::string&);
-using FinalizeFn = void (*)();
-using OpenFn = int (*)(int*, int*, GatherFn*, BroadcastFn*, FinalizeFn*);
-
-FinalizeFn g_finalize = nullptr;
+void (*g_finalize)() = nullptr;
 
 }  // namespace
 
@@ -34,15 +30,19 @@ Cluster mpi_cluster() {
   if (!handle)
     throw InputError("started under MPI, but " + module + " cannot be loaded (" + ::dlerror() +
                      "); build nocflow with libopenmpi-dev installed");
-  auto open = reinterpret_cast<OpenFn>(::dlsym(handle, "nocflow_mpi_open"));
+  auto open = reinterpret_cast<decltype(&nocflow_mpi_open)>(::dlsym(handle, "nocflow_mpi_open"));
   if (!open) throw InputError(module + ": no nocflow_mpi_open");
-  Cluster c;
-  GatherFn gather = nullptr;
-  BroadcastFn broadcast = nullptr;
-  if (open(&c.rank, &c.size, &gather, &broadcast, &g_finalize) != 0) throw CheckError("MPI_Init failed");
+  MpiTable t;
+  if (open(&t) != 0) throw CheckError("MPI_Init failed");
+  g_finalize = t.finalize;
   std::atexit([] { g_finalize(); });
-  c.gather = gather;
-  c.broadcast = broadcast;
+  Cluster c;
+  c.rank = t.rank;
+  c.size = t.size;
+  c.gather = t.gather;
+  c.broadcast = t.broadcast;
+  c.claim = [claim = t.claim] { return static_cast<std::size_t>(claim()); };
+  c.progress = t.progress;
   return c;
 }
 

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
-// libnocflow_mpi.so: the few collectives a sweep needs, behind a plain function table
-// (sim/sweep/mpi.cpp loads it with dlopen). Strings travel as bytes; lengths first.
+// libnocflow_mpi.so: the few MPI calls a sweep needs, behind a plain function table
+// (sim/sweep/mpi_table.h). Strings travel as bytes, lengths first; the points are claimed from
+// a counter in rank 0's window.
 #include <mpi.h>
 
-#include <cstdint>
-#include <string>
-#include <vector>
+#include "sim/sweep/mpi_table.h"
 
 namespace {
+
+MPI_Win g_window = MPI_WIN_NULL;  // rank 0 holds the sweep's one counter
 
 std::vector<std::string> gather(const std::string& s) {
   int rank = 0, size = 1;
@@ -41,24 +42,54 @@ std::string broadcast(const std::string& s) {
   return out;
 }
 
+/// The counter's value before this rank's atomic increment.
+std::int64_t claim() {
+  const std::int64_t one = 1;
+  std::int64_t before = 0;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, g_window);
+  MPI_Fetch_and_op(&one, &before, MPI_INT64_T, 0, 0, MPI_SUM, g_window);
+  MPI_Win_unlock(0, g_window);
+  return before;
+}
+
+/// Without an asynchronous progress thread, another node's claim on rank 0's counter (over
+/// TCP) completes only while rank 0 is inside MPI: this call is such a visit.
+void progress() {
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+
 void finalize() {
   int done = 0;
   MPI_Finalized(&done);
-  if (!done) MPI_Finalize();
+  if (done) return;
+  if (g_window != MPI_WIN_NULL) MPI_Win_free(&g_window);
+  MPI_Finalize();
 }
 
 }  // namespace
 
-/// Initialises MPI; fills rank, size and the collectives. Returns 0 on success.
-extern "C" int nocflow_mpi_open(int* rank, int* size, std::vector<std::string> (**gather_fn)(const std::string&),
-                                std::string (**broadcast_fn)(const std::string&), void (**finalize_fn)()) {
+extern "C" int nocflow_mpi_open(nocflow::sim::MpiTable* t) {
   int argc = 0;
   char** argv = nullptr;
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, rank);
-  MPI_Comm_size(MPI_COMM_WORLD, size);
-  *gather_fn = gather;
-  *broadcast_fn = broadcast;
-  *finalize_fn = finalize;
+  MPI_Comm_rank(MPI_COMM_WORLD, &t->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &t->size);
+  std::int64_t* counter = nullptr;
+  const MPI_Aint bytes = t->rank == 0 ? sizeof(std::int64_t) : 0;
+  if (MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &counter,
+                       &g_window) != MPI_SUCCESS)
+    return 1;
+  if (t->rank == 0) {  // zeroed before any rank claims (the barrier)
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, g_window);
+    *counter = 0;
+    MPI_Win_unlock(0, g_window);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  t->gather = gather;
+  t->broadcast = broadcast;
+  t->claim = claim;
+  t->progress = progress;
+  t->finalize = finalize;
   return 0;
 }

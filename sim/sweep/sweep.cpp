@@ -12,6 +12,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -176,11 +177,6 @@ bool same_yaml(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-bool dealt_to(std::size_t i, int rank, int ranks) {
-  const auto n = static_cast<std::size_t>(ranks), seat = i % n;
-  return (i / n % 2 == 0 ? seat : n - 1 - seat) == static_cast<std::size_t>(rank);
-}
-
 double point_weight(const SweepPoint& point) {
   const auto pes = static_cast<double>(point.hw.topology.num_nodes());
   return pes * pes;
@@ -301,19 +297,28 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   std::vector<const SweepPoint*> pending;
   for (const SweepPoint& p : points)
     if (!done.count(p.key)) pending.push_back(&p);
-  pending = heaviest_first(std::move(pending));  // every rank sorts the same: dealt the same
-  std::vector<const SweepPoint*> mine;
-  for (std::size_t i = 0; i < pending.size(); ++i)
-    if (dealt_to(i, cluster.rank, cluster.size)) mine.push_back(pending[i]);
+  // Every rank sorts the same, and claims the next of them whenever one of its jobs is free.
+  pending = heaviest_first(std::move(pending));
+  const std::size_t n = pending.size();
+  std::vector<double> weight_from(n + 1, 0);  // the weight of pending[i], pending[i + 1], ...
+  for (std::size_t i = n; i-- > 0;) weight_from[i] = weight_from[i + 1] + point_weight(*pending[i]);
+  std::size_t claimed = 0;  // pending[0 .. claimed) are claimed, here or by other ranks
+  auto claim = [&]() -> std::optional<std::size_t> {
+    const std::size_t i = cluster.claim();
+    claimed = std::min(i + 1, n);
+    if (i >= n) return std::nullopt;
+    return i;
+  };
 
-  const std::string who = cluster.size > 1 ? "[rank " + std::to_string(cluster.rank) + "] " : "";
+  const bool ranks = cluster.size > 1;
+  const std::string who = ranks ? "[rank " + std::to_string(cluster.rank) + "] " : "";
   if (!o.quiet)
-    std::cout << who << "nocflow sweep: " << points.size() << " points, " << done.size() << " already done, "
-              << mine.size() << " to run here with " << o.jobs << " job(s)"
-              << (cluster.size > 1 ? " (" + std::to_string(pending.size()) + " among " +
-                                         std::to_string(cluster.size) + " ranks)"
-                                   : "")
-              << std::endl;
+    std::cout << who << "nocflow sweep: " << points.size() << " points, " << done.size()
+              << " already done, " << n << " to run"
+              << (ranks ? " among " + std::to_string(cluster.size) +
+                              " ranks (each takes the next point when one of its jobs is free)"
+                        : "")
+              << " with " << o.jobs << " job(s)" << (ranks ? " per rank" : "") << std::endl;
 
   create_folder(dir);
   // A row cut short by a hard kill stays a line of its own (finished_rows skips it): the next
@@ -332,19 +337,25 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const bool bar = !o.quiet && cluster.rank == 0 && ::isatty(STDERR_FILENO);
   const auto start = Clock::now();
   std::size_t finished_here = 0;
-  const std::size_t n = mine.size();
   std::map<std::size_t, Clock::time_point> running;  // point index -> when it started
-  double finished_seconds = 0, finished_weight = 0;  // the finished points' wall time and weight
-  double unstarted_weight = 0;
-  for (const SweepPoint* p : mine) unstarted_weight += point_weight(*p);
-  // Time left at the finished points' pace per unit of weight (point_weight): what each
-  // running point has still to go, and the unstarted, shared by the jobs.
+  // This rank's finished points: their wall time and weight.
+  double finished_seconds = 0, finished_weight = 0;
+  // Time left at this rank's pace per unit of weight (point_weight): what each of its running
+  // points has still to go, and the unclaimed points, shared by every rank's jobs.
   auto time_left = [&] {
     const double pace = finished_seconds / finished_weight;
-    double work = pace * unstarted_weight;
+    double work = pace * weight_from[claimed];
     for (const auto& [i, since] : running)
-      work += std::max(0.0, pace * point_weight(*mine[i]) - seconds_since(since));
-    return work / std::max(1, std::min(o.jobs, static_cast<int>(n - finished_here)));
+      work += std::max(0.0, pace * point_weight(*pending[i]) - seconds_since(since));
+    const std::size_t left = n - claimed + running.size();  // at least: others' running unknown
+    return work / static_cast<double>(std::max<std::size_t>(
+                      1, std::min(static_cast<std::size_t>(o.jobs * cluster.size), left)));
+  };
+  // "5/42 points"; under MPI the points started on every rank, as far as this rank knows.
+  auto count_text = [&] {
+    if (!ranks) return std::to_string(finished_here) + "/" + std::to_string(n) + " points";
+    return std::to_string(claimed) + "/" + std::to_string(n) + " points started on " +
+           std::to_string(cluster.size) + " ranks, " + std::to_string(finished_here) + " done here";
   };
   auto last_line = start;  // without a terminal: a plain line every 30 s between points
   std::size_t bar_drawn = 0;  // characters of the bar on screen
@@ -353,27 +364,30 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       if (o.quiet || cluster.rank != 0 || Clock::now() - last_line < std::chrono::seconds(30))
         return;
       last_line = Clock::now();
-      std::cerr << "  ... " << finished_here << " of " << n << " points done, "
-                << duration(std::chrono::duration<double>(last_line - start).count()) << " elapsed; running: ";
+      std::cerr << "  ... " << count_text() << ", "
+                << duration(std::chrono::duration<double>(last_line - start).count())
+                << " elapsed; running" << (ranks ? " here: " : ": ");
       int listed = 0;  // at most 4 named: jobs may be up to 256
       for (const auto& [i, since] : running) {
         if (listed == 4) {
           std::cerr << "; ...";
           break;
         }
-        std::cerr << (listed++ ? "; " : "") << mine[i]->key << " (" << duration(seconds_since(since)) << ")";
+        std::cerr << (listed++ ? "; " : "") << pending[i]->key << " ("
+                  << duration(seconds_since(since)) << ")";
       }
       std::cerr << std::endl;
       return;
     }
     const int width = 30;
-    const int fill = n ? static_cast<int>(width * finished_here / n) : width;
+    const int fill = n ? static_cast<int>(width * (ranks ? claimed : finished_here) / n) : width;
     std::ostringstream line;
     line << "  [" << std::string(static_cast<std::size_t>(fill), '#')
-         << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << finished_here << "/" << n
-         << " points, " << std::min(static_cast<std::size_t>(o.jobs), n - finished_here) << " running, "
+         << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << count_text() << ", "
+         << running.size() << " running" << (ranks ? " here, " : ", ")
          << duration(seconds_since(start)) << " elapsed";
-    if (finished_here > 0 && finished_here < n) line << ", ~" << duration(time_left()) << " left at this pace";
+    if (finished_here > 0 && (claimed < n || !running.empty()))
+      line << ", ~" << duration(time_left()) << " left at this pace";
     // Spaces over what a longer line before left.
     const std::size_t drawn = line.str().size();
     std::cerr << "\r" << line.str() << std::string(bar_drawn > drawn ? bar_drawn - drawn : 0, ' ') << std::flush;
@@ -389,11 +403,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   set_interrupt_note("\nnocflow sweep: interrupted; the finished points are in " + o.out +
                      "/results.partial-*.csv: `nocflow sweep --spec " + spec.file + " --out " +
                      o.out + " --resume` runs the rest\n");
-  run_in_children(
-      mine.size(), o.jobs,
-      [&](std::size_t i) { return csv_line(run_sweep_point(*mine[i], threads)); },
+  run_claimed_in_children(
+      claim, o.jobs, [&](std::size_t i) { return csv_line(run_sweep_point(*pending[i], threads)); },
       [&](std::size_t i, const ChildResult& r) {
-        const SweepPoint& p = *mine[i];
+        const SweepPoint& p = *pending[i];
         std::vector<std::string> row{p.key};
         row.insert(row.end(), p.values.begin(), p.values.end());
         row.push_back(std::to_string(p.hw.topology.num_nodes()));
@@ -426,16 +439,17 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         last_line = Clock::now();
         if (!o.quiet) {
           if (bar) clear_bar();
-          std::cout << who << "  [" << finished_here << "/" << mine.size() << "] " << p.key << ": " << shown
-                    << std::endl;
+          std::cout << who << "  [" << finished_here
+                    << (ranks ? " done here" : "/" + std::to_string(n)) << "] " << p.key << ": "
+                    << shown << std::endl;
         }
         draw_bar();
       },
-      draw_bar,
-      [&](std::size_t i) {
-        running[i] = Clock::now();
-        unstarted_weight -= point_weight(*mine[i]);
-      });
+      [&] {
+        cluster.progress();
+        draw_bar();
+      },
+      [&](std::size_t i) { running[i] = Clock::now(); });
   set_interrupt_note("");
   if (bar) {
     clear_bar();

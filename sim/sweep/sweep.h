@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Running a sweep: every point solved (optimizer) and replayed (cycle-level system) in its own
-// child process, `jobs` at a time, shared among MPI ranks when launched under mpirun.
+// child process, `jobs` at a time, shared among MPI ranks when launched under mpirun (each rank
+// claims the next point, heaviest first, whenever one of its jobs is free).
 //
 // Output folder: sweep.yaml (the spec, verbatim), config.resolved.yaml (the base config),
 // results.csv (one row per point, in point order; written at the end). While running, each
@@ -9,6 +10,7 @@
 // points in flight; --resume skips every point already in results.csv or a partial file whose
 // status is ok or infeasible (failed points run again).
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,15 @@ struct Cluster {
   };
   /// Rank 0's string, on every rank.
   std::function<std::string(const std::string&)> broadcast = [](const std::string& s) { return s; };
+  /// The next value of a counter the ranks share, from 0: each value goes to exactly one rank.
+  /// A rank claims the next point to run whenever one of its jobs is free, so that ranks whose
+  /// points run faster take more of them.
+  std::function<std::size_t()> claim = [next = std::make_shared<std::size_t>(0)] {
+    return (*next)++;
+  };
+  /// Called about once a second while this rank waits for its points: under MPI, lets rank 0
+  /// serve the others' claims (sim/sweep/mpi_module.cpp).
+  std::function<void()> progress = [] {};
 };
 
 struct SweepOptions {
@@ -33,12 +44,6 @@ struct SweepOptions {
   bool resume = false;
   bool quiet = false;  ///< no per-point lines or progress bar
 };
-
-/// Whether the i-th of the points still to run is `rank`'s: dealt like cards, each round in the
-/// other direction (0 1 1 0 0 1 ... for two ranks). Plain round robin would give every rank one
-/// value of the fastest axis when it has as many values as there are ranks (all greedy points
-/// to one rank, all dp points to the other).
-bool dealt_to(std::size_t i, int rank, int ranks);
 
 /// A point's expected share of a sweep's time, relative to the others: its PEs squared (the
 /// optimizer's edge tables and the simulation both grow about so: mesh_sizes.yaml's points

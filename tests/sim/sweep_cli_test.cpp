@@ -273,9 +273,14 @@ TEST(SweepCli, ResumeRefusesAConfigOrNetworkFileThatChanged) {
   EXPECT_NE(network.output.find("net.yaml"), std::string::npos) << network.output;
 }
 
-TEST(SweepCli, MpiRanksShareThePointsAndGatherOneResult) {
+TEST(SweepCli, MpiRanksClaimPointsAsTheyFreeAJobAndGatherOneResult) {
   const fs::path dir = fresh_dir("sweep_mpi");
-  const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
+  // One point takes seconds, three take a fraction of one: the rank that claims the heavy
+  // point runs it alone while the other claims the three (dealt in turn, each would run two).
+  const fs::path spec = write_spec(dir, "hw: " + kHw +
+                                            "\nset: {pe.sram_bytes: 67108864}\naxes:\n"
+                                            "  mesh: [12x12, 1x2, 2x1, 2x2]\n  network: zoo:vgg5\n"
+                                            "  solver: greedy\n  cost_model: paper\n");
   ASSERT_EQ(run_nocflow("sweep --spec " + spec.string() + " --jobs 2 --out " + (dir / "local").string()).exit_code, 0);
   // Root may run mpirun only when it says so; two ranks on however many cores there are. Open
   // MPI's own allocations outlive MPI_Finalize, which LeakSanitizer (asan preset) would report.
@@ -287,8 +292,10 @@ TEST(SweepCli, MpiRanksShareThePointsAndGatherOneResult) {
   char buf[4096];
   while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
   ASSERT_EQ(pclose(pipe), 0) << out;
-  EXPECT_NE(out.find("[rank 1]"), std::string::npos) << out;
-  EXPECT_NE(out.find("2 to run here"), std::string::npos) << out;
+  EXPECT_NE(out.find("4 to run among 2 ranks"), std::string::npos) << out;
+  EXPECT_NE(out.find("   [1 done here] mesh=12x12"), std::string::npos) << out;
+  EXPECT_NE(out.find("   [3 done here] mesh="), std::string::npos) << out;
+  EXPECT_EQ(out.find("   [2 done here] mesh=12x12"), std::string::npos) << out;
   EXPECT_EQ(deterministic(dir / "mpi/results.csv"), deterministic(dir / "local/results.csv"));
 }
 
