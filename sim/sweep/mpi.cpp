@@ -42,7 +42,7 @@ Cluster mpi_cluster() {
   c.gather = t.gather;
   c.broadcast = t.broadcast;
   c.claim = [claim = t.claim] { return static_cast<std::size_t>(claim()); };
-  c.progress = t.progress;
+  c.claimed = [claimed = t.claimed] { return static_cast<std::size_t>(claimed()); };
   return c;
 }
 

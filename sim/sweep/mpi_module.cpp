@@ -52,11 +52,14 @@ std::int64_t claim() {
   return before;
 }
 
-/// Without an asynchronous progress thread, another node's claim on rank 0's counter (over
-/// TCP) completes only while rank 0 is inside MPI: this call is such a visit.
-void progress() {
-  int flag = 0;
-  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+/// The counter's value. Without an asynchronous progress thread, another node's claim on rank
+/// 0's counter (over TCP) may complete only while rank 0 is inside MPI: this call is a visit.
+std::int64_t claimed() {
+  std::int64_t value = 0;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, g_window);
+  MPI_Fetch_and_op(nullptr, &value, MPI_INT64_T, 0, 0, MPI_NO_OP, g_window);
+  MPI_Win_unlock(0, g_window);
+  return value;
 }
 
 void finalize() {
@@ -89,7 +92,7 @@ extern "C" int nocflow_mpi_open(nocflow::sim::MpiTable* t) {
   t->gather = gather;
   t->broadcast = broadcast;
   t->claim = claim;
-  t->progress = progress;
+  t->claimed = claimed;
   t->finalize = finalize;
   return 0;
 }

@@ -13,7 +13,7 @@ struct MpiTable {
   std::vector<std::string> (*gather)(const std::string&) = nullptr;  ///< see Cluster::gather
   std::string (*broadcast)(const std::string&) = nullptr;            ///< see Cluster::broadcast
   std::int64_t (*claim)() = nullptr;                                 ///< see Cluster::claim
-  void (*progress)() = nullptr;                                      ///< see Cluster::progress
+  std::int64_t (*claimed)() = nullptr;                               ///< see Cluster::claimed
   void (*finalize)() = nullptr;
 };
 

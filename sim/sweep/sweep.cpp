@@ -302,7 +302,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const std::size_t n = pending.size();
   std::vector<double> weight_from(n + 1, 0);  // the weight of pending[i], pending[i + 1], ...
   for (std::size_t i = n; i-- > 0;) weight_from[i] = weight_from[i + 1] + point_weight(*pending[i]);
-  std::size_t claimed = 0;  // pending[0 .. claimed) are claimed, here or by other ranks
+  std::size_t claimed = 0;  // pending[0 .. claimed) are claimed, here or by other ranks (as known)
   auto claim = [&]() -> std::optional<std::size_t> {
     const std::size_t i = cluster.claim();
     claimed = std::min(i + 1, n);
@@ -446,7 +446,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         draw_bar();
       },
       [&] {
-        cluster.progress();
+        claimed = std::max(claimed, std::min(cluster.claimed(), n));
         draw_bar();
       },
       [&](std::size_t i) { running[i] = Clock::now(); });

@@ -30,12 +30,18 @@ struct Cluster {
   /// The next value of a counter the ranks share, from 0: each value goes to exactly one rank.
   /// A rank claims the next point to run whenever one of its jobs is free, so that ranks whose
   /// points run faster take more of them.
-  std::function<std::size_t()> claim = [next = std::make_shared<std::size_t>(0)] {
-    return (*next)++;
-  };
-  /// Called about once a second while this rank waits for its points: under MPI, lets rank 0
-  /// serve the others' claims (sim/sweep/mpi_module.cpp).
-  std::function<void()> progress = [] {};
+  std::function<std::size_t()> claim;
+  /// How many values claim() has given out, on every rank (for progress). Called about once a
+  /// second while this rank waits for its points: under MPI that also lets rank 0 serve the
+  /// others' claims (sim/sweep/mpi_module.cpp).
+  std::function<std::size_t()> claimed;
+
+  /// One process: a counter of its own.
+  Cluster() {
+    auto next = std::make_shared<std::size_t>(0);
+    claim = [next] { return (*next)++; };
+    claimed = [next] { return *next; };
+  }
 };
 
 struct SweepOptions {
