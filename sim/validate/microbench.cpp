@@ -19,6 +19,7 @@
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/paper_model.h"
+#include "optimizer/cost/round_robin_fluid.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/partition/choice.h"
 #include "optimizer/partition/placement.h"
@@ -160,6 +161,7 @@ struct Simulated {
   std::int64_t busiest_endpoint = 0;     ///< flits on the busiest injection or ejection channel
   double endpoint_busy_share = 0;        ///< ... over its first to last flit (noc::busiest_links)
   std::int64_t router_vc_starved = 0;    ///< the busiest router link's VC-starved cycles
+  double round_robin_fluid = -1;         ///< round_robin_fluid_cycles of its sends (-1: none)
   std::int64_t busiest_link() const { return std::max(busiest_router_link, busiest_endpoint); }
 };
 
@@ -186,9 +188,26 @@ std::string simulate_in_child(const HwSpec& hw, const ProgramSet& programs,
 
 Simulated read_simulated(const std::string& text) {
   Simulated r;
-  std::istringstream(text) >> r.cycles >> r.flits >> r.busiest_router_link >> r.busiest_endpoint >>
+  std::istringstream in(text);
+  in >> r.cycles >> r.flits >> r.busiest_router_link >> r.busiest_endpoint >>
       r.endpoint_busy_share >> r.router_vc_starved;
+  if (!(in >> r.round_robin_fluid)) r.round_robin_fluid = -1;
   return r;
+}
+
+/// The round-robin fluid run of a case's sends (optimizer/cost/round_robin_fluid.h), as text
+/// for read_simulated; "" where it does not apply: no sends (ring rounds), not an xy mesh.
+std::string round_robin_fluid_text(const BenchResult& r, const HwSpec& hw) {
+  if (r.sends.empty() || hw.topology.kind != "mesh" || hw.router.routing != "xy") return "";
+  std::vector<opt::FluidMessage> messages;
+  messages.reserve(r.sends.size());
+  const std::int64_t width = hw.link.width_bytes;
+  for (const noc::BatchMessage& m : r.sends)
+    messages.push_back({m.src, m.dst, std::max<std::int64_t>(1, (m.bytes + width - 1) / width)});
+  std::ostringstream o;
+  o << std::setprecision(17)
+    << opt::round_robin_fluid_cycles(messages, hw.topology.rows, hw.topology.cols, hw.ni.channels);
+  return " " + o.str();
 }
 
 /// A case priced by the models and lowered, waiting for its two simulations: as is, and with
@@ -212,6 +231,7 @@ void record_runs(BenchResult& r, const Simulated& all, const Simulated* solo) {
   r.busiest_endpoint_flits = all.busiest_endpoint;
   r.busiest_endpoint_busy_share = all.endpoint_busy_share;
   r.busiest_router_link_vc_starved = all.router_vc_starved;
+  if (all.round_robin_fluid >= 0) r.round_robin_cycles = r.linkload_latency + all.round_robin_fluid;
   r.solo_cycles = solo ? solo->cycles : 0;
 }
 
@@ -360,7 +380,8 @@ std::vector<BenchResult> run_benches(const HwSpec& hw, const std::vector<BenchCa
       [&](std::size_t k) {
         if (failed) return std::string();  // forked after a failure: nothing more to learn
         const PreparedBench& p = prepared[runs[k].bench];
-        return simulate_in_child(p.hw, runs[k].solo ? p.solo : p.all, p.measured);
+        if (runs[k].solo) return simulate_in_child(p.hw, p.solo, p.measured);
+        return simulate_in_child(p.hw, p.all, p.measured) + round_robin_fluid_text(p.result, p.hw);
       },
       [&](std::size_t k, const ChildResult& result) {
         if (failed) return;

@@ -101,13 +101,23 @@ struct BenchResult {
   double router_slowdown = 0;     ///< s of this case's machine
   bool slowdown_fitted_here = false;  ///< s was fitted on this case (not a prediction)
   double linkload_fitted_cycles() const;
+  /// The round-robin fluid run of the sends (optimizer/cost/round_robin_fluid.h) plus linkload's
+  /// latency term (the longest route's): an estimate beside the models, not one the optimizer
+  /// uses; -1 where it does not apply (ring rounds, a crossbar, routing other than xy).
+  double round_robin_cycles = -1;
 
   /// A model's (bench_models()) prediction, latency term and load term (the rest), in cycles.
   double predicted(const std::string& model) const;
-  double latency(const std::string& model) const { return model == "paper" ? paper_latency : linkload_latency; }
+  double latency(const std::string& model) const {
+    return model == "paper" ? paper_latency : linkload_latency;
+  }
   double load(const std::string& model) const { return predicted(model) - latency(model); }
-  /// Whether the case scores `model`: linkload_fitted is not scored on the case it was fitted on.
-  bool scores(const std::string& model) const { return !(model == "linkload_fitted" && slowdown_fitted_here); }
+  /// Whether the case scores `model`: linkload_fitted is not scored on the case it was fitted
+  /// on, round_robin only where it applies.
+  bool scores(const std::string& model) const {
+    if (model == "round_robin") return round_robin_cycles >= 0;
+    return !(model == "linkload_fitted" && slowdown_fitted_here);
+  }
 };
 
 /// The machine's router contention s: fitted on its router-bound case (a router-to-router link
@@ -186,8 +196,9 @@ std::string error_percent(int cases, double fraction);
 /// The same in summary.csv: the fraction, or an empty cell over no case.
 std::string error_csv(int cases, double fraction);
 
-/// The models validate compares: paper, linkload, and linkload_fitted (linkload with the
-/// machine's router slowdown, scored only on the cases it was not fitted on).
+/// The models validate compares: paper, linkload, linkload_fitted (linkload with the machine's
+/// router slowdown, scored only on the cases it was not fitted on), and round_robin (the fluid
+/// run of the sends, BenchResult::round_robin_cycles; only where it applies).
 const std::vector<std::string>& bench_models();
 
 /// The type names, in the seed's order, plus HALO, HALO_2D and GROUP_GATHER.

@@ -24,7 +24,8 @@ ValidationReport::ValidationReport(const std::string& dir)
        << decomposition_csv_header()
        << ",busiest_link_kind,busiest_router_link_flits,busiest_endpoint_flits,messages,"
           "linkload_fitted_cycles,linkload_fitted_error,router_slowdown,slowdown_fitted_here,"
-          "busiest_endpoint_busy_share,busiest_router_link_vc_starved_cycles\n";
+          "busiest_endpoint_busy_share,busiest_router_link_vc_starved_cycles,round_robin_cycles,"
+          "round_robin_error\n";
   csv_.flush();
 }
 
@@ -39,14 +40,19 @@ void ValidationReport::add(const BenchResult& r) {
     return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
   };
   rows_ << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer
-       << "\",\"" << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << ","
-       << r.linkload_cycles << "," << r.simulated_cycles << "," << rel(r.paper_cycles) << ","
-       << rel(r.linkload_cycles) << "," << r.max_link_utilisation << ","
-       << decomposition_csv_columns(r) << "," << (r.router_bound() ? "router" : "endpoint") << ","
-       << r.busiest_router_link_flits << "," << r.busiest_endpoint_flits << "," << r.messages
-       << "," << fitted << "," << rel(fitted) << "," << r.router_slowdown << ","
-       << (r.slowdown_fitted_here ? 1 : 0) << "," << r.busiest_endpoint_busy_share << ","
-       << r.busiest_router_link_vc_starved << "\n";
+        << "\",\"" << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << ","
+        << r.linkload_cycles << "," << r.simulated_cycles << "," << rel(r.paper_cycles) << ","
+        << rel(r.linkload_cycles) << "," << r.max_link_utilisation << ","
+        << decomposition_csv_columns(r) << "," << (r.router_bound() ? "router" : "endpoint") << ","
+        << r.busiest_router_link_flits << "," << r.busiest_endpoint_flits << "," << r.messages
+        << "," << fitted << "," << rel(fitted) << "," << r.router_slowdown << ","
+        << (r.slowdown_fitted_here ? 1 : 0) << "," << r.busiest_endpoint_busy_share << ","
+        << r.busiest_router_link_vc_starved << ",";
+  if (r.round_robin_cycles >= 0)
+    rows_ << r.round_robin_cycles << "," << rel(r.round_robin_cycles);
+  else
+    rows_ << ",";
+  rows_ << "\n";
   results_.push_back(r);
   const bool near = r.max_link_utilisation >= kNearSaturation;
   if (!near) decomposition_.add(r);

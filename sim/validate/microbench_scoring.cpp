@@ -64,9 +64,10 @@ double BenchResult::linkload_fitted_cycles() const {
 }
 
 double BenchResult::predicted(const std::string& model) const {
-  return model == "paper"      ? paper_cycles
-         : model == "linkload" ? linkload_cycles
-                               : linkload_fitted_cycles();
+  return model == "paper"         ? paper_cycles
+         : model == "linkload"    ? linkload_cycles
+         : model == "round_robin" ? round_robin_cycles
+                                  : linkload_fitted_cycles();
 }
 
 double fit_router_slowdown(std::vector<BenchResult>& machine) {
@@ -222,7 +223,8 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
 }
 
 const std::vector<std::string>& bench_models() {
-  static const std::vector<std::string> models = {"paper", "linkload", "linkload_fitted"};
+  static const std::vector<std::string> models = {"paper", "linkload", "linkload_fitted",
+                                                  "round_robin"};
   return models;
 }
 

@@ -147,7 +147,7 @@ TEST(ValidateCli, DecompositionAddsUpAndSeparatesContention) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 9);  // 3 types x (paper, linkload, linkload_fitted)
+  EXPECT_EQ(checked, 12);  // 3 types x (paper, linkload, linkload_fitted, round_robin)
   EXPECT_NE(v.run.output.find("where the simulated time goes"), std::string::npos) << v.run.output;
 }
 
@@ -397,6 +397,42 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
                   (v.out.parent_path() / "rank").string())
           .exit_code,
       2);
+}
+
+TEST(ValidateCli, TheRoundRobinRunPricesAMeshsSendsNoFasterThanTheirBusiestLink) {
+  // The fluid run (optimizer/cost/round_robin_fluid.h) of each mesh case's sends: at most a
+  // flit per cycle through any output, so never under the busiest link's flits (plus the
+  // latency term it shares with linkload). Not for the crossbar, nor ring rounds.
+  const Validation v = validate("validate_round_robin",
+                                "--meshes 4 --crossbar 8 --sizes 64KiB "
+                                "--types SCATTER,HALO_2D,ALL_REDUCE");
+  ASSERT_EQ(v.rows.size(), 6u);
+  int priced = 0;
+  for (const auto& row : v.rows) {
+    const std::string what = row.at("topology") + " " + row.at("type");
+    const std::string& cell = row.at("round_robin_cycles");
+    if (row.at("topology") != "mesh 4x4" || row.at("type") == "ALL_REDUCE") {
+      EXPECT_EQ(cell, "") << what;
+      EXPECT_EQ(row.at("round_robin_error"), "") << what;
+      continue;
+    }
+    ASSERT_NE(cell, "") << what;
+    const double cycles = std::stod(cell), simulated = std::stod(row.at("simulated_cycles"));
+    const double busiest = std::max(std::stod(row.at("busiest_router_link_flits")),
+                                    std::stod(row.at("busiest_endpoint_flits")));
+    EXPECT_GE(cycles, std::stod(row.at("linkload_latency_cycles")) + busiest - 1e-6) << what;
+    EXPECT_NEAR(std::stod(row.at("round_robin_error")), (cycles - simulated) / simulated, 1e-5)
+        << what;  // both printed to 6 digits
+    ++priced;
+  }
+  EXPECT_EQ(priced, 2);
+  int summarized = 0;
+  for (const auto& row : read_csv_rows(v.out / "summary.csv"))
+    if (row.at("model") == "round_robin" && row.at("type") != "ALL_REDUCE")
+      summarized +=
+          std::stoi(row.at("cases_below_saturation")) + std::stoi(row.at("cases_near_saturation"));
+  EXPECT_EQ(summarized, 2);
+  EXPECT_NE(v.run.output.find("round_robin"), std::string::npos) << v.run.output;
 }
 
 TEST(ValidateCli, JobsRunTheSimulationsAtOnceAndChangeNoFigure) {

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A fluid run of a mesh's round-robin arbitration: the parking-lot effect that link loads do
+// not see (optimizer/README.md, "Router contention"). Flits flow as fluids; every router output
+// shares its flit per cycle among its input ports (local, and the four directions) max-min by
+// what each offers, and a port's messages keep their proportions (their flits arrive mixed).
+// Each source offers 1 flit per cycle, split evenly over the messages it has in flight: the
+// first `channels` of its messages in the order given, each next one starting as one ends (the
+// NI's channels). The outputs are taken in the order of xy routing's channel dependencies (x
+// links along their direction, then y links, then ejection), so a rate only falls downstream:
+// what a slowed message leaves unused upstream is not given to others. It ignores the routers'
+// pipeline latency and the VCs; it is scripts/linkload_offline.py's `round_robin_fluid`, in C++.
+// Validate reports it beside the cost models (an estimate, not a model the optimizer uses).
+#include <cstdint>
+#include <vector>
+
+namespace nocflow::optimizer {
+
+struct FluidMessage {
+  int src = 0, dst = 0;    ///< PEs, row-major on the mesh
+  std::int64_t flits = 0;  ///< at least 1
+};
+
+/// Cycles until the last of `messages` is delivered (0 when none leaves its PE) on a rows x cols
+/// mesh routed xy, each source's messages in the order given, `channels` of them at once.
+double round_robin_fluid_cycles(const std::vector<FluidMessage>& messages, int rows, int cols,
+                                int channels);
+
+}  // namespace nocflow::optimizer

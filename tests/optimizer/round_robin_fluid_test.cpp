@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// The round-robin fluid run (optimizer/cost/round_robin_fluid.h): flows that do not meet take
+// their own flits; an output shared by its input ports, not by its flows; the NI's window.
+#include "optimizer/cost/round_robin_fluid.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace nocflow::optimizer {
+namespace {
+
+TEST(RoundRobinFluid, AMessageAloneTakesItsFlitsWhateverItsRoute) {
+  EXPECT_DOUBLE_EQ(round_robin_fluid_cycles({{0, 15, 100}}, 4, 4, 8), 100);
+  EXPECT_DOUBLE_EQ(round_robin_fluid_cycles({{5, 6, 7}}, 4, 4, 8), 7);
+  // To itself a message leaves nothing to the network.
+  EXPECT_DOUBLE_EQ(round_robin_fluid_cycles({{3, 3, 50}}, 4, 4, 8), 0);
+  // Disjoint routes do not slow each other.
+  EXPECT_DOUBLE_EQ(round_robin_fluid_cycles({{0, 1, 40}, {2, 3, 60}}, 1, 4, 8), 60);
+}
+
+TEST(RoundRobinFluid, AnInjectionOrEjectionChannelCarriesOneFlitPerCycle) {
+  // One source, four destinations: its flit per cycle is split, in flight at once or not.
+  const std::vector<FluidMessage> out{{5, 0, 30}, {5, 3, 30}, {5, 12, 30}, {5, 15, 30}};
+  EXPECT_DOUBLE_EQ(round_robin_fluid_cycles(out, 4, 4, 8), 120);
+  EXPECT_DOUBLE_EQ(round_robin_fluid_cycles(out, 4, 4, 1), 120);
+  // Three sources into one PE, from three sides.
+  EXPECT_NEAR(round_robin_fluid_cycles({{4, 5, 50}, {1, 5, 50}, {7, 5, 50}}, 4, 4, 8), 150, 1e-9);
+}
+
+TEST(RoundRobinFluid, AnOutputIsSharedByItsInputPortsNotItsFlows) {
+  // 1 x 3 line: PE 0 sends 40 flits to PE 2, PE 1 sends 40 to PE 2 and 40 to PE 0. Router 1's
+  // east output takes PE 0's flow (west port) and PE 1's (local port, half of PE 1's flit per
+  // cycle): half each. PE 1's westward message runs at 1/2 alongside. All three end at 80.
+  EXPECT_NEAR(round_robin_fluid_cycles({{0, 2, 40}, {1, 2, 40}, {1, 0, 40}}, 1, 3, 8), 80, 1e-9);
+  // Two flows arrive by one port, one by another: the port of two gets half, not two thirds.
+  // 1 x 4 line, PEs 0 and 1 send 60 flits each to PE 3 (by router 2's west port, a quarter of
+  // its east output each) and PE 2 sends 60 to PE 3 (its local port: half), then, one message
+  // at a time, 60 to PE 1. PE 2's first message ends at 120, its second at 180; PEs 0 and 1
+  // have sent 30 each by 120 and share the output for the rest: 180. With a third each per
+  // flow, PE 2's first message would end at 180 and its second at 240.
+  const std::vector<FluidMessage> lot{{0, 3, 60}, {1, 3, 60}, {2, 3, 60}, {2, 1, 60}};
+  EXPECT_NEAR(round_robin_fluid_cycles(lot, 1, 4, 1), 180, 1e-9);
+}
+
+TEST(RoundRobinFluid, FarFlowsFallBehindOnALine) {
+  // 1 x 16 line, every PE sends 512 flits to every other, in ring order (PE i to i+1, i+2, ...,
+  // as lowering sends an all-to-all): the busiest link carries 32,768 flits, yet round-robin
+  // arbitration leaves it idle at the end while far sources catch up. The figures are those
+  // of scripts/linkload_offline.py's round_robin_fluid, an independent implementation
+  // (optimizer/README.md, "Router contention": simulated 50,411, 56,291 and 52,211 cycles).
+  std::vector<FluidMessage> ring, ascending;
+  for (int s = 0; s < 16; ++s)
+    for (int k = 1; k < 16; ++k) ring.push_back({s, (s + k) % 16, 512});
+  for (int s = 0; s < 16; ++s)
+    for (int d = 0; d < 16; ++d)
+      if (d != s) ascending.push_back({s, d, 512});
+  EXPECT_NEAR(round_robin_fluid_cycles(ring, 1, 16, 8), 47830.5, 0.1);
+  EXPECT_NEAR(round_robin_fluid_cycles(ascending, 1, 16, 8), 53880.1, 0.1);
+  EXPECT_NEAR(round_robin_fluid_cycles(ring, 1, 16, 1), 53005.5, 0.1);
+  EXPECT_GT(round_robin_fluid_cycles(ring, 1, 16, 8), 32768);
+}
+
+}  // namespace
+}  // namespace nocflow::optimizer
