@@ -6,11 +6,13 @@
 // what each offers, and a port's messages keep their proportions (their flits arrive mixed).
 // Each source offers 1 flit per cycle, split evenly over the messages it has in flight: the
 // first `channels` of its messages in the order given, each next one starting as one ends (the
-// NI's channels). The outputs are taken in the order of xy routing's channel dependencies (x
-// links along their direction, then y links, then ejection), so a rate only falls downstream:
-// what a slowed message leaves unused upstream is not given to others. It ignores the routers'
-// pipeline latency and the VCs; it is scripts/linkload_offline.py's `round_robin_fluid`, in C++.
-// Validate reports it beside the cost models (an estimate, not a model the optimizer uses).
+// NI's channels; not the NI's rule that a message waits for an older one to its destination).
+// The outputs are taken in the order of xy routing's channel dependencies (x links along their
+// direction, then y links, then ejection), so a rate only falls downstream (iterating the
+// shares to their fixed point gave the same figures on validate's cases). It ignores the
+// routers' pipeline latency and the VCs; it is scripts/linkload_offline.py's
+// `round_robin_fluid`, in C++. Validate reports it beside the cost models (an estimate, not a
+// model the optimizer uses).
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +25,7 @@ struct FluidMessage {
 
 /// Cycles until the last of `messages` is delivered (0 when none leaves its PE) on a rows x cols
 /// mesh routed xy, each source's messages in the order given, `channels` of them at once.
+/// Throws std::invalid_argument for a PE off the mesh or fewer than one row, column or channel.
 double round_robin_fluid_cycles(const std::vector<FluidMessage>& messages, int rows, int cols,
                                 int channels);
 

@@ -33,7 +33,9 @@ Cluster mpi_cluster() {
   auto open = reinterpret_cast<decltype(&nocflow_mpi_open)>(::dlsym(handle, "nocflow_mpi_open"));
   if (!open) throw InputError(module + ": no nocflow_mpi_open");
   MpiTable t;
-  if (open(&t) != 0) throw CheckError("MPI_Init failed");
+  if (const int failed = open(&t))
+    throw CheckError(failed == 1 ? "MPI_Init failed"
+                                 : "MPI_Win_allocate failed (the ranks' shared point counter)");
   g_finalize = t.finalize;
   std::atexit([] { g_finalize(); });
   Cluster c;

@@ -8,7 +8,9 @@
 
 namespace {
 
-MPI_Win g_window = MPI_WIN_NULL;  // rank 0 holds the sweep's one counter
+// The window of the sweep's one counter, held by rank 0: MPI's state is the process's, and so
+// is this (a process runs one sweep).
+MPI_Win g_window = MPI_WIN_NULL;
 
 std::vector<std::string> gather(const std::string& s) {
   int rank = 0, size = 1;
@@ -81,8 +83,10 @@ extern "C" int nocflow_mpi_open(nocflow::sim::MpiTable* t) {
   std::int64_t* counter = nullptr;
   const MPI_Aint bytes = t->rank == 0 ? sizeof(std::int64_t) : 0;
   if (MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &counter,
-                       &g_window) != MPI_SUCCESS)
-    return 1;
+                       &g_window) != MPI_SUCCESS) {
+    MPI_Finalize();
+    return 2;
+  }
   if (t->rank == 0) {  // zeroed before any rank claims (the barrier)
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, g_window);
     *counter = 0;

@@ -19,5 +19,6 @@ struct MpiTable {
 
 }  // namespace nocflow::sim
 
-/// Initialises MPI and fills the table; returns 0 on success. Collective.
+/// Initialises MPI and fills the table; returns 0 on success, 1 when MPI_Init fails, 2 when the
+/// counter's window cannot be allocated. Collective.
 extern "C" int nocflow_mpi_open(nocflow::sim::MpiTable* table);

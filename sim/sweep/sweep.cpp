@@ -225,80 +225,15 @@ std::vector<std::string> run_sweep_point(const SweepPoint& p, int threads) {
           note};
 }
 
-int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepOptions& o,
-              const Cluster& cluster) {
-  const fs::path dir = o.out;
-  const std::string head = csv_line(header(spec));
+namespace {
 
-  // Rank 0 decides what is finished; every rank gets the same list.
-  std::string finished_keys;
-  std::map<std::string, std::string> finished;
-  std::string setup_error;
-  if (cluster.rank == 0) {
-    try {
-      const bool had_sweep = fs::exists(dir / "sweep.yaml");
-      if (had_sweep && !o.resume) {
-        bool complete = false;  // this very sweep, every point's row in results.csv
-        try {
-          complete = same_yaml(file_text(dir / "sweep.yaml"), spec.text) && fs::exists(dir / "results.csv") &&
-                     finished_rows(dir, head).size() == points.size();
-        } catch (const InputError&) {  // rows of other columns: not this sweep's
-        }
-        throw InputError(complete ? o.out + " already holds this sweep, finished (results.csv has all " +
-                                        std::to_string(points.size()) + " points): give another --out to run it again"
-                                  : o.out + " already holds a sweep: use --resume to finish it, or another --out");
-      }
-      if (!had_sweep && fs::is_directory(dir))  // another command's run would mix with this one
-        for (const auto& e : fs::directory_iterator(dir)) {
-          const std::string name = e.path().filename().string();
-          if (name != "results.csv" && name != "config.resolved.yaml" && name != "inputs.txt" &&
-              !is_partial_file(e.path()))
-            throw InputError(o.out + " holds " + name +
-                             ", which a sweep does not write: give a new or empty folder");
-        }
-      const std::string config = resolved_yaml(load_hw_config(spec.hw, spec.overrides));
-      const std::string networks = network_digests(spec, points);
-      if (had_sweep) {
-        if (!same_yaml(file_text(dir / "sweep.yaml"), spec.text))
-          throw InputError("--resume: " + (dir / "sweep.yaml").string() + " differs from " + spec.file +
-                           "; a changed spec needs another --out");
-        // The rows already there were run on these inputs: a changed file would mix two machines.
-        // (A folder from before session 61 has no inputs.txt: not checked.)
-        auto unchanged = [&](const char* name, const std::string& now, const std::string& what) {
-          if (!fs::exists(dir / name)) return;
-          const std::string then = file_text(dir / name);
-          if (then != now)
-            throw InputError("--resume: " + what + " (" + (dir / name).string() + ", " +
-                             first_difference(then, now) + "); a changed input needs another --out");
-        };
-        unchanged("config.resolved.yaml", config, spec.hw + " resolves to another machine than the sweep's");
-        unchanged("inputs.txt", networks, "a network file changed since the sweep started");
-        finished = finished_rows(dir, head);
-      }
-      if (o.resume && !had_sweep)  // a mistyped --out would otherwise rerun everything unsaid
-        std::cout << "nocflow sweep: note: --resume: " << o.out << " holds no sweep; running every point"
-                  << std::endl;
-      create_folder(dir, "output folder");
-      write_file(dir / "sweep.yaml", spec.text);
-      write_file(dir / "config.resolved.yaml", config);
-      write_file(dir / "inputs.txt", networks);
-      for (const auto& [key, row] : finished) finished_keys += key + "\n";
-    } catch (const std::exception& e) {
-      setup_error = std::string("E") + e.what();
-    }
-  }
-  const std::string shared = cluster.broadcast(setup_error.empty() ? "K" + finished_keys : setup_error);
-  if (shared[0] == 'E') throw InputError(shared.substr(1));
-  std::set<std::string> done;
-  {
-    std::istringstream in(shared.substr(1));
-    for (std::string k; std::getline(in, k);) done.insert(k);
-  }
-  std::vector<const SweepPoint*> pending;
-  for (const SweepPoint& p : points)
-    if (!done.count(p.key)) pending.push_back(&p);
-  // Every rank sorts the same, and claims the next of them whenever one of its jobs is free.
-  pending = heaviest_first(std::move(pending));
+/// Runs the points of `pending` (heaviest first) that this rank claims, `o.jobs` at a time:
+/// each finished row goes to the rank's partial file and to `rows`. Returns how many failed.
+/// `total`: the sweep's points, of which those not pending were done before.
+int run_claimed_points(const std::vector<const SweepPoint*>& pending, const SweepSpec& spec,
+                       const SweepOptions& o, const Cluster& cluster, const std::string& head,
+                       std::size_t total, std::vector<std::string>& rows) {
+  const fs::path dir = o.out;
   const std::size_t n = pending.size();
   std::vector<double> weight_from(n + 1, 0);  // the weight of pending[i], pending[i + 1], ...
   for (std::size_t i = n; i-- > 0;) weight_from[i] = weight_from[i + 1] + point_weight(*pending[i]);
@@ -312,9 +247,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
 
   const bool ranks = cluster.size > 1;
   const std::string who = ranks ? "[rank " + std::to_string(cluster.rank) + "] " : "";
-  if (!o.quiet)
-    std::cout << who << "nocflow sweep: " << points.size() << " points, " << done.size()
-              << " already done, " << n << " to run"
+  if (!o.quiet && cluster.rank == 0)
+    std::cout << who << "nocflow sweep: " << total << " points, " << total - n << " already done, "
+              << n << " to run"
               << (ranks ? " among " + std::to_string(cluster.size) +
                               " ranks (each takes the next point when one of its jobs is free)"
                         : "")
@@ -332,9 +267,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   OutputFile partial(dir / partial_name(cluster.rank), std::ios::app);
   if (partial.tellp() == 0) partial << head << "\n" << std::flush;
   if (cut) partial << "\n" << std::flush;
-  std::vector<std::string> new_rows;
   int failures = 0;
-  const bool bar = !o.quiet && cluster.rank == 0 && ::isatty(STDERR_FILENO);
+  // Under mpirun a rank's stderr is a pipe and the ranks' lines interleave: no bar, only the
+  // line every 30 s.
+  const bool bar = !o.quiet && !ranks && ::isatty(STDERR_FILENO);
   const auto start = Clock::now();
   std::size_t finished_here = 0;
   std::map<std::size_t, Clock::time_point> running;  // point index -> when it started
@@ -431,7 +367,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         }
         const std::string line = csv_line(row);
         partial << line << "\n" << std::flush;
-        new_rows.push_back(line);
+        rows.push_back(line);
         ++finished_here;
         finished_seconds += seconds_since(running[i]);
         finished_weight += point_weight(p);
@@ -446,7 +382,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         draw_bar();
       },
       [&] {
-        claimed = std::max(claimed, std::min(cluster.claimed(), n));
+        if (ranks && cluster.rank == 0) claimed = std::max(claimed, std::min(cluster.claimed(), n));
         draw_bar();
       },
       [&](std::size_t i) { running[i] = Clock::now(); });
@@ -456,26 +392,34 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
     std::cerr << std::flush;
   }
   partial.close();
+  if (ranks && cluster.rank == 0 && !o.quiet)
+    std::cout << who << "nocflow sweep: " << counted(finished_here, "point")
+              << " done here; waiting for the other ranks" << std::endl;
+  return failures;
+}
 
-  // Gather every rank's new rows on rank 0; it writes results.csv in point order, and keeps its
-  // partial file until then, so that --resume finds the rows if results.csv cannot be written.
-  std::string mine_text;
-  for (const auto& r : new_rows) mine_text += r + "\n";
-  const std::vector<std::string> all = cluster.gather(mine_text);
-  std::error_code ignored;
-  if (cluster.rank != 0) {
-    fs::remove(dir / partial_name(cluster.rank), ignored);
-    return failures ? 3 : 0;
-  }
+/// Where a rank's gathered text has its error (after a '!' at a line's start), or npos.
+std::size_t error_at(const std::string& text) {
+  if (text.rfind('!', 0) == 0) return 0;
+  const std::size_t at = text.find("\n!");
+  return at == std::string::npos ? at : at + 1;
+}
 
+/// Rank 0: results.csv, the rows done before and every rank's new ones, in point order; the
+/// partial files go. Returns how many points failed.
+int write_results(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                  const std::map<std::string, std::string>& finished,
+                  const std::vector<std::string>& all, const std::string& head,
+                  const SweepOptions& o, Clock::time_point start) {
+  const fs::path dir = o.out;
   std::map<std::string, std::size_t> index;
   for (const SweepPoint& p : points) index[p.key] = p.index;
   std::vector<std::string> rows(points.size());
   for (const auto& [key, row] : finished)
-    if (index.count(key)) rows[index[key]] = row;
+    if (index.count(key)) rows[index.at(key)] = row;
   int failed_total = 0;
   for (const std::string& text : all) {
-    std::istringstream in(text);
+    std::istringstream in(text.substr(0, error_at(text)));
     for (std::string line; std::getline(in, line);) {
       const auto fields = parse_csv_line(line);
       rows[index.at(fields[0])] = line;
@@ -493,12 +437,147 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
     results << r << "\n";
   }
   results.close();
+  std::error_code ignored;
   for (const auto& e : fs::directory_iterator(dir))
     if (is_partial_file(e.path())) fs::remove(e.path(), ignored);
   std::cout << "nocflow: wrote " << o.out << "/results.csv (" << points.size() - missing << " of " << points.size()
               << " points" << (failed_total ? ", " + std::to_string(failed_total) + " failed" : "") << "), sweep.yaml, "
               << "config.resolved.yaml, inputs.txt in " << fixed(std::chrono::duration<double>(Clock::now() - start).count(), 1)
               << " s" << std::endl;
+  return failed_total;
+}
+
+}  // namespace
+
+int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepOptions& o,
+              const Cluster& cluster) {
+  const fs::path dir = o.out;
+  const std::string head = csv_line(header(spec));
+
+  // Rank 0 decides what is finished; every rank gets the same list.
+  std::string finished_keys;
+  std::map<std::string, std::string> finished;
+  std::string setup_error;
+  if (cluster.rank == 0) {
+    try {
+      const bool had_sweep = fs::exists(dir / "sweep.yaml");
+      if (had_sweep && !o.resume) {
+        bool complete = false;  // this very sweep, every point's row in results.csv
+        try {
+          complete = same_yaml(file_text(dir / "sweep.yaml"), spec.text) &&
+                     fs::exists(dir / "results.csv") &&
+                     finished_rows(dir, head).size() == points.size();
+        } catch (const InputError&) {  // rows of other columns: not this sweep's
+        }
+        throw InputError(
+            complete
+                ? o.out + " already holds this sweep, finished (results.csv has all " +
+                      std::to_string(points.size()) + " points): give another --out to run it again"
+                : o.out + " already holds a sweep: use --resume to finish it, or another --out");
+      }
+      if (!had_sweep && fs::is_directory(dir))  // another command's run would mix with this one
+        for (const auto& e : fs::directory_iterator(dir)) {
+          const std::string name = e.path().filename().string();
+          if (name != "results.csv" && name != "config.resolved.yaml" && name != "inputs.txt" &&
+              !is_partial_file(e.path()))
+            throw InputError(o.out + " holds " + name +
+                             ", which a sweep does not write: give a new or empty folder");
+        }
+      const std::string config = resolved_yaml(load_hw_config(spec.hw, spec.overrides));
+      const std::string networks = network_digests(spec, points);
+      if (had_sweep) {
+        if (!same_yaml(file_text(dir / "sweep.yaml"), spec.text))
+          throw InputError("--resume: " + (dir / "sweep.yaml").string() + " differs from " +
+                           spec.file + "; a changed spec needs another --out");
+        // The rows already there were run on these inputs: a changed file would mix two machines.
+        // (A folder from before session 61 has no inputs.txt: not checked.)
+        auto unchanged = [&](const char* name, const std::string& now, const std::string& what) {
+          if (!fs::exists(dir / name)) return;
+          const std::string then = file_text(dir / name);
+          if (then != now)
+            throw InputError("--resume: " + what + " (" + (dir / name).string() + ", " +
+                             first_difference(then, now) +
+                             "); a changed input needs another --out");
+        };
+        unchanged("config.resolved.yaml", config,
+                  spec.hw + " resolves to another machine than the sweep's");
+        unchanged("inputs.txt", networks, "a network file changed since the sweep started");
+        finished = finished_rows(dir, head);
+      }
+      if (o.resume && !had_sweep)  // a mistyped --out would otherwise rerun everything unsaid
+        std::cout << "nocflow sweep: note: --resume: " << o.out
+                  << " holds no sweep; running every point" << std::endl;
+      create_folder(dir, "output folder");
+      write_file(dir / "sweep.yaml", spec.text);
+      write_file(dir / "config.resolved.yaml", config);
+      write_file(dir / "inputs.txt", networks);
+      for (const auto& [key, row] : finished) finished_keys += key + "\n";
+    } catch (const std::exception& e) {
+      setup_error = std::string("E") + e.what();
+    }
+  }
+  const std::string shared =
+      cluster.broadcast(setup_error.empty() ? "K" + finished_keys : setup_error);
+  if (shared[0] == 'E') throw InputError(shared.substr(1));
+  std::set<std::string> done;
+  {
+    std::istringstream in(shared.substr(1));
+    for (std::string k; std::getline(in, k);) done.insert(k);
+  }
+  std::vector<const SweepPoint*> pending;
+  for (const SweepPoint& p : points)
+    if (!done.count(p.key)) pending.push_back(&p);
+  // Every rank sorts the same, and claims the next of them whenever one of its jobs is free.
+  // An error here (this rank's folder or file, a child it cannot start) still reaches the
+  // gather below, so that no rank waits there for one that has left.
+  const auto start = Clock::now();
+  std::vector<std::string> new_rows;
+  int failures = 0;
+  std::string error;  // this rank's: 'I' (input) or 'C' (check), then the message
+  try {
+    failures = run_claimed_points(heaviest_first(std::move(pending)), spec, o, cluster, head,
+                                  points.size(), new_rows);
+  } catch (const InputError& e) {
+    error = std::string("I") + e.what();
+  } catch (const std::exception& e) {
+    error = std::string("C") + e.what();
+  }
+
+  // Gather every rank's new rows on rank 0, and its error after a '!'; rank 0 writes
+  // results.csv in point order, and every rank keeps its partial file until then, so that
+  // --resume finds the rows if results.csv cannot be written.
+  std::string mine_text;
+  for (const auto& r : new_rows) mine_text += r + "\n";
+  if (!error.empty()) mine_text += "!" + error;
+  const std::vector<std::string> all = cluster.gather(mine_text);
+  // Rank 0's word to every rank: "ok", or why results.csv is not written ('I' or 'C' first).
+  std::string written = "ok";
+  int failed_total = 0;
+  if (cluster.rank == 0) {
+    try {
+      failed_total = write_results(spec, points, finished, all, head, o, start);
+    } catch (const InputError& e) {
+      written = std::string("I") + e.what();
+    } catch (const std::exception& e) {
+      written = std::string("C") + e.what();
+    }
+  }
+  written = cluster.broadcast(written);
+  const auto rethrow = [](const std::string& e) {
+    if (e[0] == 'I') throw InputError(e.substr(1));
+    throw CheckError(e.substr(1));
+  };
+  if (!error.empty()) rethrow(error);
+  if (cluster.rank != 0) {
+    std::error_code ignored;
+    if (written == "ok") fs::remove(dir / partial_name(cluster.rank), ignored);
+    return failures ? 3 : 0;
+  }
+  for (std::size_t r = 0; r < all.size(); ++r)  // another rank's error, its rows written
+    if (const std::size_t at = error_at(all[r]); at != std::string::npos)
+      rethrow(all[r].substr(at + 1, 1) + "rank " + std::to_string(r) + ": " +
+              all[r].substr(at + 2));
+  if (written != "ok") rethrow(written);
   return failed_total ? 3 : 0;
 }
 

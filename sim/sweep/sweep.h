@@ -36,7 +36,7 @@ struct Cluster {
   /// others' claims (sim/sweep/mpi_module.cpp).
   std::function<std::size_t()> claimed;
 
-  /// One process: a counter of its own.
+  /// One process: a counter of its own. A cluster runs one sweep (its counter is not reset).
   Cluster() {
     auto next = std::make_shared<std::size_t>(0);
     claim = [next] { return (*next)++; };

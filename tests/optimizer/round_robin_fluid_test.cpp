@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <vector>
 
 namespace nocflow::optimizer {
@@ -41,6 +42,27 @@ TEST(RoundRobinFluid, AnOutputIsSharedByItsInputPortsNotItsFlows) {
   // flow, PE 2's first message would end at 180 and its second at 240.
   const std::vector<FluidMessage> lot{{0, 3, 60}, {1, 3, 60}, {2, 3, 60}, {2, 1, 60}};
   EXPECT_NEAR(round_robin_fluid_cycles(lot, 1, 4, 1), 180, 1e-9);
+}
+
+TEST(RoundRobinFluid, TwoDimensionalRoutesTurnFromRowToColumn) {
+  // All-to-all in ring order, message sizes varied, on a 4x4 and a 3x5 mesh: each message's
+  // x hops, its turn onto a column (arriving by an x port) and its y hops; the figures are
+  // scripts/linkload_offline.py's round_robin_fluid, an independent implementation.
+  auto ring = [](int pes) {
+    std::vector<FluidMessage> m;
+    for (int s = 0; s < pes; ++s)
+      for (int k = 1; k < pes; ++k) m.push_back({s, (s + k) % pes, 8 + (s * k) % 13});
+    return m;
+  };
+  EXPECT_NEAR(round_robin_fluid_cycles(ring(16), 4, 4, 8), 277.50833067717593, 1e-6);
+  EXPECT_NEAR(round_robin_fluid_cycles(ring(16), 4, 4, 2), 348.00729354842383, 1e-6);
+  EXPECT_NEAR(round_robin_fluid_cycles(ring(15), 3, 5, 4), 297.80619387589206, 1e-6);
+}
+
+TEST(RoundRobinFluid, APeOffTheMeshOrNoChannelIsRefused) {
+  EXPECT_THROW(round_robin_fluid_cycles({{0, 16, 1}}, 4, 4, 8), std::invalid_argument);
+  EXPECT_THROW(round_robin_fluid_cycles({{-1, 3, 1}}, 4, 4, 8), std::invalid_argument);
+  EXPECT_THROW(round_robin_fluid_cycles({{0, 3, 1}}, 4, 4, 0), std::invalid_argument);
 }
 
 TEST(RoundRobinFluid, FarFlowsFallBehindOnALine) {

@@ -120,6 +120,32 @@ TEST(ChildProcess, ManyChildrenRunAtMostJobsAtOnceAndReportEach) {
   ::munmap(page, 2 * sizeof(std::atomic<int>));
 }
 
+TEST(ChildProcess, ClaimedTasksAreAskedForOnlyWhenAJobIsFree) {
+  // Tasks 7, 3, 9 claimed in that order, two jobs: the third claim waits for a child to end,
+  // the fourth (none left) for another, and claim is not asked again after it.
+  const std::vector<std::size_t> tasks{7, 3, 9};
+  std::size_t claims = 0, ended = 0;
+  std::vector<std::size_t> ended_at_claim, done;
+  run_claimed_in_children(
+      [&]() -> std::optional<std::size_t> {
+        ended_at_claim.push_back(ended);
+        return claims < tasks.size() ? std::optional<std::size_t>(tasks[claims++]) : std::nullopt;
+      },
+      2, [](std::size_t i) { return std::to_string(i * 10); },
+      [&](std::size_t i, const ChildResult& r) {
+        EXPECT_EQ(r.text, std::to_string(i * 10));
+        done.push_back(i);
+        ++ended;
+      });
+  ASSERT_EQ(ended_at_claim.size(), 4u);  // three tasks and the one "none left"
+  EXPECT_EQ(ended_at_claim[0], 0u);
+  EXPECT_EQ(ended_at_claim[1], 0u);
+  EXPECT_GE(ended_at_claim[2], 1u);  // a job had to free
+  EXPECT_GE(ended_at_claim[3], 2u);
+  std::sort(done.begin(), done.end());
+  EXPECT_EQ(done, (std::vector<std::size_t>{3, 7, 9}));
+}
+
 /// A process's state letter from /proc ("" when it is gone; "Z": ended, not yet reaped).
 std::string state(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -197,32 +223,6 @@ std::string end_family(const Family& f, int sig) {
 }
 
 // ... and says the note it was given (sweep: how to resume) on its way out.
-TEST(ChildProcess, ClaimedTasksAreAskedForOnlyWhenAJobIsFree) {
-  // Tasks 7, 3, 9 claimed in that order, two jobs: the third claim waits for a child to end,
-  // the fourth (none left) for another, and claim is not asked again after it.
-  const std::vector<std::size_t> tasks{7, 3, 9};
-  std::size_t claims = 0, ended = 0;
-  std::vector<std::size_t> ended_at_claim, done;
-  run_claimed_in_children(
-      [&]() -> std::optional<std::size_t> {
-        ended_at_claim.push_back(ended);
-        return claims < tasks.size() ? std::optional<std::size_t>(tasks[claims++]) : std::nullopt;
-      },
-      2, [](std::size_t i) { return std::to_string(i * 10); },
-      [&](std::size_t i, const ChildResult& r) {
-        EXPECT_EQ(r.text, std::to_string(i * 10));
-        done.push_back(i);
-        ++ended;
-      });
-  ASSERT_EQ(ended_at_claim.size(), 4u);  // three tasks and the one "none left"
-  EXPECT_EQ(ended_at_claim[0], 0u);
-  EXPECT_EQ(ended_at_claim[1], 0u);
-  EXPECT_GE(ended_at_claim[2], 1u);  // a job had to free
-  EXPECT_GE(ended_at_claim[3], 2u);
-  std::sort(done.begin(), done.end());
-  EXPECT_EQ(done, (std::vector<std::size_t>{3, 7, 9}));
-}
-
 TEST(ChildProcess, TerminatingTheParentEndsItsChildren) {
   const Family f = start_family();
   ASSERT_GT(f.parent, 0);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// How a sweep shares its points among MPI ranks (sim/sweep/sweep.h), and how a spec's points
-// are checked, each on its own machine (sim/sweep/spec.h).
+// How a sweep orders and shares its points among MPI ranks (sim/sweep/sweep.h), and how a
+// spec's points are checked, each on its own machine (sim/sweep/spec.h).
 #include "sim/sweep/sweep.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "noc/base/error.h"
 #include "sim/sweep/spec.h"
@@ -15,6 +17,7 @@
 namespace nocflow::sim {
 namespace {
 
+namespace fs = std::filesystem;
 using testing::error_of;
 using testing::fresh_dir;
 
@@ -44,6 +47,39 @@ TEST(Sweep, PointsRunHeaviestFirstTiesInPointOrder) {
   // A point's weight is its PEs squared: 8x8 (64 PEs) counts 256 times 2x2 (4 PEs).
   EXPECT_DOUBLE_EQ(point_weight(points[6]), 4096);
   EXPECT_DOUBLE_EQ(point_weight(points[6]) / point_weight(points[0]), 256);
+}
+
+TEST(Sweep, ARankRunsThePointsItClaimsAndRankZeroReportsAnotherRanksError) {
+  // Rank 0 of two, in one process: the shared counter gives it the first and third points to
+  // run (the other rank took the second, the fourth is left over), and the other rank's rows
+  // end with its error. Rank 0 still writes the rows every rank finished, then reports it.
+  const fs::path dir = fresh_dir("sweep_claims");
+  std::ofstream(dir / "spec.yaml") << "hw: " << NOCFLOW_SOURCE_DIR << "/configs/hw/mesh4x4.yaml\n"
+                                   << "set: {pe.sram_bytes: 67108864}\naxes:\n"
+                                   << "  network: zoo:vgg5\n  mesh: [2x2, 1x2, 2x1]\n"
+                                   << "  solver: greedy\n  cost_model: paper\n";
+  const SweepSpec spec = load_sweep_spec((dir / "spec.yaml").string());
+  const std::vector<SweepPoint> points = sweep_points(spec);
+  Cluster two;
+  two.size = 2;
+  const std::vector<std::size_t> handed{0, 2, 3};  // heaviest first: 2x2, then 1x2, 2x1
+  auto next = std::make_shared<std::size_t>(0);
+  two.claim = [handed, next] { return handed.at((*next)++); };
+  two.gather = [](const std::string& mine) {
+    return std::vector<std::string>{mine, "!Ithe other rank's folder is not writable"};
+  };
+  SweepOptions o;
+  o.out = (dir / "out").string();
+  o.quiet = true;
+  const std::string error = error_of([&] { run_sweep(spec, points, o, two); });
+  EXPECT_EQ(error, "rank 1: the other rank's folder is not writable");
+  EXPECT_EQ(*next, 3u);  // asked once more after the last, not again
+  std::ifstream results(dir / "out" / "results.csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(results, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u);  // header, 2x2 (pending[0]) and 2x1 (pending[2])
+  EXPECT_EQ(lines[1].rfind("network=zoo:vgg5 mesh=2x2 ", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind("network=zoo:vgg5 mesh=2x1 ", 0), 0u) << lines[2];
 }
 
 TEST(SweepSpec, APointIsCheckedOnItsOwnMachine) {
