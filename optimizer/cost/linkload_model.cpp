@@ -9,6 +9,7 @@
 #include <limits>
 #include <thread>
 
+#include "noc/base/cores.h"
 #include "noc/base/error.h"
 #include "noc/router/routing.h"
 #include "noc/topology/topology.h"
@@ -126,7 +127,7 @@ RingGatherTime ring_rounds(const LinkloadModel::Impl& impl, const HwDesc& hw,
 LinkloadModel::LinkloadModel(HwDesc hw, Options options)
     : hw_(std::move(hw)), options_(options), impl_(std::make_unique<Impl>()) {
   if (!hw_.router_slowdown_missing.empty()) throw InputError(hw_.router_slowdown_missing);
-  if (options_.threads <= 0) options_.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (options_.threads <= 0) options_.threads = usable_cores();
   impl_->topo = noc::Topology::build(hw_.topology);
   impl_->routing = noc::make_routing(hw_.routing);
   impl_->paths.resize(static_cast<std::size_t>(impl_->topo.num_nodes()) * impl_->topo.num_nodes());

@@ -108,7 +108,7 @@
 // Tabulating edge tables (edge_cycles_table) does not build transfer lists: consumer needs and
 // producer layouts are computed once per choice (transfers.h), equal needs are grouped, and
 // with dimension-order routing (xy, yx) the loads are counted in difference form instead of
-// walking routes, on all hardware threads; tests/optimizer/transfers_test.cpp checks every
+// walking routes, on every core it may use; tests/optimizer/transfers_test.cpp checks every
 // entry against edge_cost.
 #include <algorithm>
 #include <cstdint>
@@ -212,7 +212,7 @@ class LinkloadModel : public CostModel {
  public:
   /// How edge tables are computed; the numbers never depend on these.
   struct Options {
-    int threads = 0;            ///< threads for edge_cycles_table; 0 = one per hardware thread
+    int threads = 0;  ///< threads for edge_cycles_table; 0 = one per core it may use (usable_cores)
     bool always_group = false;  ///< tests: take the grouped path for every group of ≥ 2 destinations
     /// Entries × PEs from which edge_cycles_table shares its work out to `threads` (dimension-
     /// order routing only); smaller tables run on the caller's thread.

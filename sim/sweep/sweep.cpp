@@ -15,8 +15,8 @@
 #include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
 
+#include "noc/base/cores.h"
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "noc/base/progress.h"
@@ -255,6 +255,15 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
                         : "")
               << " with " << o.jobs << " job(s)" << (ranks ? " per rank" : "") << std::endl;
 
+  // mpirun binds each of up to two ranks to one core by default, and so their jobs.
+  const int cores = usable_cores();
+  if (!o.quiet && o.jobs > cores)
+    std::cout << who << "nocflow sweep: note: " << o.jobs << " jobs share "
+              << counted(cores, "core")
+              << " this process may use (its CPU affinity: taskset, a batch system's cpuset, or "
+                 "mpirun's binding, which `mpirun --bind-to none` or `--map-by node:PE=N` lifts)"
+              << std::endl;
+
   create_folder(dir);
   // A row cut short by a hard kill stays a line of its own (finished_rows skips it): the next
   // row starts on a new line rather than completing the cut one.
@@ -333,8 +342,8 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
     std::cerr << "\r" << std::string(bar_drawn, ' ') << "\r";
     bar_drawn = 0;
   };
-  // The jobs share the cores: each tabulates on its part of them.
-  const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(o.jobs, 1));
+  // The jobs share the cores this process may use: each tabulates on its part of them.
+  const int threads = std::max(1, cores / std::max(o.jobs, 1));
   const InterruptNoteScope note_scope;
   set_interrupt_note("\nnocflow sweep: interrupted; the finished points are in " + o.out +
                      "/results.partial-*.csv: `nocflow sweep --spec " + spec.file + " --out " +

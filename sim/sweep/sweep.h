@@ -69,8 +69,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
               const Cluster& cluster);
 
 /// One point, in this process: solve, replay, and the CSV fields of sweep_result_columns()
-/// after `status`. `threads` for tabulating the cost model (0: one per hardware thread).
-/// Elaborates SystemC: call in a child.
+/// after `status`. `threads` for tabulating the cost model (0: one per core it may use,
+/// usable_cores). Elaborates SystemC: call in a child.
 std::vector<std::string> run_sweep_point(const SweepPoint& point, int threads = 0);
 
 }  // namespace nocflow::sim

@@ -170,6 +170,25 @@ TEST(SweepCli, PointsMatchSimulateAndRunInParallel) {
       << fresh.output;
 }
 
+TEST(SweepCli, MoreJobsThanTheCoresItMayUseIsNoted) {
+  // Confined to one core (as mpirun binds a rank), two jobs share it: said, with the way out.
+  const fs::path dir = fresh_dir("sweep_cores");
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
+  const std::string cmd = "taskset -c 0 " + std::string(NOCFLOW_BINARY) + " sweep --spec " +
+                          spec.string() + " --jobs 2 --out " + (dir / "one").string() + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  ASSERT_EQ(pclose(pipe), 0) << out;
+  EXPECT_NE(out.find("note: 2 jobs share 1 core this process may use"), std::string::npos) << out;
+  EXPECT_NE(out.find("mpirun --bind-to none"), std::string::npos) << out;
+  const CliRun one_job =
+      run_nocflow("sweep --spec " + spec.string() + " --out " + (dir / "alone").string());
+  ASSERT_EQ(one_job.exit_code, 0) << one_job.output;
+  EXPECT_EQ(one_job.output.find("jobs share"), std::string::npos) << one_job.output;
+}
+
 TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
   const fs::path dir = fresh_dir("sweep_resume");
   const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
