@@ -22,14 +22,18 @@ struct CliRun {
   std::string output;  ///< stdout and stderr
 };
 
-inline CliRun run_nocflow(const std::string& args) {
-  const std::string cmd = std::string(NOCFLOW_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
+/// A shell command line's exit code and output (stdout and stderr).
+inline CliRun run_shell(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
   std::string out;
   char buf[4096];
   while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+inline CliRun run_nocflow(const std::string& args) {
+  return run_shell(std::string(NOCFLOW_BINARY) + " " + args);
 }
 
 inline std::string read_file(const std::filesystem::path& path) {

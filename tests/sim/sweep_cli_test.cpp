@@ -174,13 +174,11 @@ TEST(SweepCli, MoreJobsThanTheCoresItMayUseIsNoted) {
   // Confined to one core (as mpirun binds a rank), two jobs share it: said, with the way out.
   const fs::path dir = fresh_dir("sweep_cores");
   const fs::path spec = write_spec(dir, "hw: " + kHw + "\n" + kSmall);
-  const std::string cmd = "taskset -c 0 " + std::string(NOCFLOW_BINARY) + " sweep --spec " +
-                          spec.string() + " --jobs 2 --out " + (dir / "one").string() + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  ASSERT_EQ(pclose(pipe), 0) << out;
+  const CliRun confined =
+      run_shell("taskset -c 0 " + std::string(NOCFLOW_BINARY) + " sweep --spec " + spec.string() +
+                " --jobs 2 --out " + (dir / "one").string());
+  ASSERT_EQ(confined.exit_code, 0) << confined.output;
+  const std::string& out = confined.output;
   EXPECT_NE(out.find("note: 2 jobs share 1 core this process may use"), std::string::npos) << out;
   EXPECT_NE(out.find("mpirun --bind-to none"), std::string::npos) << out;
   const CliRun one_job =
@@ -303,14 +301,12 @@ TEST(SweepCli, MpiRanksClaimPointsAsTheyFreeAJobAndGatherOneResult) {
   ASSERT_EQ(run_nocflow("sweep --spec " + spec.string() + " --jobs 2 --out " + (dir / "local").string()).exit_code, 0);
   // Root may run mpirun only when it says so; two ranks on however many cores there are. Open
   // MPI's own allocations outlive MPI_Finalize, which LeakSanitizer (asan preset) would report.
-  const std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " + std::string(NOCFLOW_MPIEXEC) +
-                          " --oversubscribe -np 2 " + NOCFLOW_BINARY + " sweep --spec " + spec.string() +
-                          " --out " + (dir / "mpi").string() + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  ASSERT_EQ(pclose(pipe), 0) << out;
+  const CliRun mpi = run_shell(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " +
+      std::string(NOCFLOW_MPIEXEC) + " --oversubscribe -np 2 " + NOCFLOW_BINARY + " sweep --spec " +
+      spec.string() + " --out " + (dir / "mpi").string());
+  ASSERT_EQ(mpi.exit_code, 0) << mpi.output;
+  const std::string& out = mpi.output;
   EXPECT_NE(out.find("4 to run among 2 ranks"), std::string::npos) << out;
   EXPECT_NE(out.find("   [1 done here] mesh=12x12"), std::string::npos) << out;
   EXPECT_NE(out.find("   [3 done here] mesh="), std::string::npos) << out;
