@@ -67,6 +67,13 @@ std::vector<std::string> parse_pass_list(const std::string& text) {
   return out;
 }
 
+std::string canonical_pass_list(const std::string& spec) {
+  const std::vector<std::string> names = parse_pass_list(spec);
+  if (names.empty()) return "none";
+  // parse_pass_list read it: a list never names "default", so a spec that has it is the word.
+  return spec.find("default") != std::string::npos ? "default" : join(names, ",");
+}
+
 std::vector<std::string> parse_passes_option(const std::string& spec) {
   try {
     return parse_pass_list(spec);

@@ -23,6 +23,10 @@ struct PassStat {
 std::vector<std::string> parse_pass_list(const std::string& spec);
 /// parse_pass_list for the --passes option: its errors start "--passes: ".
 std::vector<std::string> parse_passes_option(const std::string& spec);
+/// `spec` written one way, as plans record it: "default", "none", or its passes joined by commas
+/// ("dce,cse" for " dce, cse"). "default" stays a word: with --train it leaves bnfold out, where a
+/// list naming bnfold is refused. Throws as parse_pass_list.
+std::string canonical_pass_list(const std::string& spec);
 
 class PassManager {
  public:

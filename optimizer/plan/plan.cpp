@@ -15,6 +15,7 @@
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/io/yaml_file.h"
+#include "optimizer/passes/pass_manager.h"
 
 namespace nocflow::optimizer {
 
@@ -134,6 +135,7 @@ std::string plan_yaml(const Plan& p) {
   }
   if (p.calibration) y << YAML::Key << "calibration" << YAML::Value << *p.calibration;
   if (p.train) y << YAML::Key << "train" << YAML::Value << *p.train;
+  if (p.passes) y << YAML::Key << "passes" << YAML::Value << *p.passes;
   if (p.replay_mode) y << YAML::Key << "replay_mode" << YAML::Value << *p.replay_mode;
   if (p.activation_bytes > 0)
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
@@ -228,12 +230,11 @@ T get_at_least(const YAML::Node& n, const std::string& key, T least, const std::
 
 Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
-  only_keys(
-      root,
-      {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware", "priced_for",
-       "calibration", "train", "replay_mode", "activation_bytes", "choices_digest", "totals", "pipeline",
-       "layers", "edges"},
-      file);
+  only_keys(root,
+            {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware",
+             "priced_for", "calibration", "train", "passes", "replay_mode", "activation_bytes",
+             "choices_digest", "totals", "pipeline", "layers", "edges"},
+            file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
   p.cost_model = get<std::string>(root, "cost_model", file);
@@ -258,6 +259,14 @@ Plan read_plan(const std::string& file) {
   }
   if (root["calibration"]) p.calibration = get<std::string>(root, "calibration", file);
   if (root["train"]) p.train = get<std::string>(root, "train", file);
+  if (root["passes"]) {
+    const std::string passes = get<std::string>(root, "passes", file);
+    try {
+      p.passes = canonical_pass_list(passes);
+    } catch (const InputError& e) {
+      throw InputError(at(file, root["passes"]) + ": passes: " + e.what());
+    }
+  }
   if (root["replay_mode"]) {
     p.replay_mode = get<std::string>(root, "replay_mode", file);
     if (*p.replay_mode != "dataflow" && *p.replay_mode != "barrier")

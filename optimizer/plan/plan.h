@@ -6,8 +6,8 @@
 //
 // plan.yaml layout (all costs in cycles, energy in pJ, bytes in bytes):
 //   network, cost_model, solver, pes, topology, batch, hardware, priced_for: {config key:
-//   value}, calibration, train, activation_bytes (the last six: what it was priced for;
-//   optional)
+//   value}, calibration, train, passes, activation_bytes (the last seven: what it was priced
+//   for; optional)
 //   totals: {total_cycles, compute_cycles, redistribution_cycles, energy_pj}
 //   layers: - {name, op, choice: "OUTP=4,OFMP_H=4", nodes, pes: [..], compute_cycles}
 //   edges:  - {src, dst, input, type, bytes, cycles}
@@ -82,6 +82,10 @@ struct Plan {
   /// The optimizer of a training graph's weight updates ("" for inference; unset in plans that
   /// do not say): their cost depends on it.
   std::optional<std::string> train;
+  /// The graph passes the network was prepared with (canonical_pass_list of `--passes`:
+  /// "default", "none" or a list; unset in plans that do not say): they decide its layers, so
+  /// `simulate --plan` prepares the network with them.
+  std::optional<std::string> passes;
   /// "barrier" when its simulated cycles were measured in barrier replay (`validate --rank
   /// --mode barrier`, `simulate --mode barrier`; unset: dataflow, the default): `simulate --plan`
   /// replays in it unless `--mode` says otherwise, so that a rank.csv row can be reproduced.

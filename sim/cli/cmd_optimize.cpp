@@ -207,7 +207,7 @@ int run(const OptimizeArgs& a) {
   const opt::SolveResult r = solver->solve(s.problem, so);
   prepare_output_dir(a.out, spec, {a.net.network, a.calibration, a.export_lp});
   opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
-  record_priced_inputs(plan, spec, graph);
+  record_priced_inputs(plan, spec, graph, a.net.passes);
   plan.calibration = a.calibration;
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));

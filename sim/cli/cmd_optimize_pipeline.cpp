@@ -45,7 +45,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   const opt::PipelineResult r = opt::solve_pipeline(graph, hw, a.cost_model, po);
   prepare_output_dir(a.out, spec, {a.net.network, a.calibration, a.export_lp});
   opt::Plan plan = r.plan;
-  record_priced_inputs(plan, spec, graph);
+  record_priced_inputs(plan, spec, graph, a.net.passes);
   plan.calibration = a.calibration;
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
@@ -15,6 +16,7 @@
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/passes/autodiff.h"
+#include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/pipeline.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solver/solver.h"
@@ -46,6 +48,7 @@ struct SimulateArgs {
   noc::Cycle window = 0;
   int stages = 0, micro_batches = 4;  ///< without --plan: solve a pipeline (plan/pipeline.h)
   bool micro_batches_given = false;   ///< with a pipelined --plan: replay this many instead
+  bool passes_given = false;          ///< --passes given: else a --plan's own, if it records them
 };
 
 /// A pipelined plan replayed with `micro_batches` instead of its own: its predicted cycles
@@ -60,10 +63,29 @@ void set_micro_batches(opt::Plan& plan, int micro_batches) {
   if (as_priced && plan.priced_choices) plan.priced_choices = opt::choices_digest(plan);
 }
 
-opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, const opt::HwDesc& hw,
-                            const HwSpec& spec) {
-  if (!a.plan.empty()) {
-    opt::Plan plan = opt::read_plan(a.plan);
+/// The graph passes that prepare the network, and whether they are a --plan's.
+struct RunPasses {
+  std::string spec;
+  bool from_plan = false;
+};
+
+/// --passes, or, when it is not given, those the --plan `plan` records. A --passes other than
+/// the plan's is refused: the plan's layers are the graph its passes made.
+RunPasses passes_of_run(const SimulateArgs& a, const std::optional<opt::Plan>& plan) {
+  if (!plan || !plan->passes) return {a.net.passes};  // no plan, or one from before `passes`
+  if (!a.passes_given) return {*plan->passes, true};
+  if (opt::parse_passes_option(a.net.passes) != opt::parse_pass_list(*plan->passes))
+    throw InputError("--passes " + a.net.passes + ": " + a.plan + " was optimized with --passes " +
+                     *plan->passes + " (leave --passes out to replay it with the plan's)");
+  return {a.net.passes};
+}
+
+/// `file_plan` (--plan, read) checked against the network, or a plan solved here.
+opt::Plan make_or_read_plan(const SimulateArgs& a, std::optional<opt::Plan> file_plan,
+                            const opt::Graph& graph, const opt::HwDesc& hw, const HwSpec& spec,
+                            const std::string& passes) {
+  if (file_plan) {
+    opt::Plan plan = std::move(*file_plan);
     const bool training = opt::is_training_graph_name(plan.network);
     if (training != opt::is_training_graph_name(graph.name()))
       throw InputError(a.plan + ": the plan is for " + plan.network + ", the network loaded is " +
@@ -87,7 +109,7 @@ opt::Plan make_or_read_plan(const SimulateArgs& a, const opt::Graph& graph, cons
     if (!a.quiet) report_pipeline_progress(po, a.cost_model, hw.mesh());
     return opt::solve_pipeline(graph, hw, a.cost_model, po).plan;
   }();
-  record_priced_inputs(plan, spec, graph);  // as optimize records
+  record_priced_inputs(plan, spec, graph, passes);  // as optimize records
   plan.calibration = a.calibration;
   return plan;
 }
@@ -203,9 +225,13 @@ int run(const SimulateArgs& a) {
   if (!a.calibration.empty())
     for (const std::string& note : apply_calibration(a.calibration, spec, hw, true))
       std::cout << "  note: " << note << "\n";
+  // A --plan is read before the network, which is prepared with the passes it records.
+  std::optional<opt::Plan> file_plan;
+  if (!a.plan.empty()) file_plan = opt::read_plan(a.plan);
+  const RunPasses passes = passes_of_run(a, file_plan);
   const opt::Graph graph =
-      prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
-  opt::Plan plan = make_or_read_plan(a, graph, hw, spec);
+      prepare_network(a.net.network, a.net.batch, spec, passes.spec, a.net.train);
+  opt::Plan plan = make_or_read_plan(a, std::move(file_plan), graph, hw, spec, passes.spec);
   const int file_micro_batches = plan.micro_batches;
   if (!a.plan.empty() && a.micro_batches_given) set_micro_batches(plan, a.micro_batches);
   // A pipelined plan runs every micro-batch: the network's layers once per micro-batch.
@@ -254,6 +280,9 @@ int run(const SimulateArgs& a) {
             << ", batch " << batch << (train.empty() ? "" : ", training with " + train) << ", plan "
             << (a.plan.empty() ? a.solver + " / " + a.cost_model : a.plan) << ", " << mode_name
             << ") on " << one_line_summary(spec) << std::endl;
+  if (passes.from_plan && passes.spec != "default")
+    std::cout << "  note: graph passes " << passes.spec << ", as the plan's passes say"
+              << std::endl;
   if (a.mode.empty() && plan.replay_mode == "barrier")
     std::cout << "  note: " << mode_name << " replay, as the plan's replay_mode says (--mode "
               << "to change it)" << std::endl;
@@ -403,7 +432,8 @@ void add_simulate_command(CLI::App& app, Action& action) {
   programs->excludes(dump);
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->add_option("--out", a->out, "output folder")->required()->type_name("DIR");
-  cmd->callback([a, window, micro_batches, &action] {
+  cmd->callback([a, cmd, window, micro_batches, &action] {
+    a->passes_given = cmd->get_option("--passes")->count() > 0;
     if (window->count() > 0 && a->trace.empty() && !a->vcd)
       throw CLI::ValidationError("--trace-window", "samples links for --trace or --vcd; give one");
     a->micro_batches_given = micro_batches->count() > 0;

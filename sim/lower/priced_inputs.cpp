@@ -12,6 +12,7 @@
 #include "noc/base/error.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/passes/pass_manager.h"
 #include "sim/config/hw_loader.h"
 #include "sim/config/param.h"
 
@@ -164,12 +165,13 @@ std::string priced_for_changes(const optimizer::Plan& plan, const HwSpec& spec) 
   return changed;
 }
 
-void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec,
-                          const optimizer::Graph& graph) {
+void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, const optimizer::Graph& graph,
+                          const std::string& passes) {
   plan.batch = static_cast<int>(network_batch(graph));
   plan.hardware = one_line_summary(spec);
   plan.priced_for = priced_for(spec);
   plan.train = training_optimizer(graph);
+  plan.passes = optimizer::canonical_pass_list(passes);
 }
 
 std::vector<std::pair<std::string, std::string>> plan_mismatches(const optimizer::Plan& plan,

@@ -52,9 +52,11 @@ std::int64_t network_batch(const optimizer::Graph& graph);
 /// The optimizer of a training graph's weight updates (sgd, momentum, adam); "" for inference.
 std::string training_optimizer(const optimizer::Graph& graph);
 
-/// Records in `plan` what it was priced for: the batch, the hardware in one line, priced_for
-/// and the training optimizer.
-void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, const optimizer::Graph& graph);
+/// Records in `plan` what it was priced for: the batch, the hardware in one line, priced_for,
+/// the training optimizer and the graph passes (`passes`, as --passes gave them) that made
+/// `graph`'s layers.
+void record_priced_inputs(optimizer::Plan& plan, const HwSpec& spec, const optimizer::Graph& graph,
+                          const std::string& passes);
 
 /// Why `plan`'s predicted total does not apply to a run of `graph` (whose layers output
 /// `activation_bytes`) on `spec`, as (reason, what the plan was priced for) pairs; reasons:

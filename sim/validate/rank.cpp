@@ -170,7 +170,8 @@ RankReport rank_plans(const HwSpec& spec, const opt::Graph& graph, const RankOpt
     std::string same_as;  // when add() finds the plan in the set already: that row's label
     auto add = [&](const std::vector<int>& choice, const std::string& set, const std::string& label, int k) {
       opt::Plan plan = opt::make_plan(setup, choice, hw, *model, set == "kbest" ? "dp k-best" : "dp " + label);
-      record_priced_inputs(plan, spec, graph);  // as optimize records, for simulate --plan
+      // As optimize records, for simulate --plan.
+      record_priced_inputs(plan, spec, graph, o.passes);
       plan.calibration = o.calibration;
       const auto known = ids.find(key_of(plan));
       if (known != ids.end())  // a strategy whose best plan another strategy already gave: one row

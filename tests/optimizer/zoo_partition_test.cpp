@@ -101,6 +101,11 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
   EXPECT_EQ(back.layers[2].choice, pb.layers[2].choice);
   EXPECT_EQ(back.layers[2].pes, pb.layers[2].pes);
   EXPECT_NEAR(back.redistribution_cycles, pb.redistribution_cycles, 1e-6);
+  EXPECT_FALSE(back.passes);  // a plan that does not say
+  Plan with_passes = pb;
+  with_passes.passes = "dce,cse";
+  { std::ofstream(path) << plan_yaml(with_passes); }
+  EXPECT_EQ(read_plan(path).passes, "dce,cse");
   // An edited choice is refused at its line and column.
   std::string text = plan_yaml(pb);
   const std::size_t first = text.find("choice: ");
@@ -123,6 +128,7 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
   for (const auto& [from, to, message] : std::vector<std::array<std::string, 3>>{
            {"\npes: 16", "\npes: 0", "pes must be at least 1, got 0"},
            {"\npes: 16", "\npes: 16\nbatch: -4", "batch must be at least 1, got -4"},
+           {"\npes: 16", "\npes: 16\npasses: dce, dcee", "passes: unknown pass 'dcee'"},
            {"  compute_cycles: ", "  compute_cycles: -1e9 #", "totals: compute_cycles must be at least 0"},
            {"  energy_pj: ", "  energy_pj: .nan #", "totals: energy_pj must be at least 0, got nan"},
            {"    nodes: 16", "    nodes: abc", "layers: key 'nodes' has the wrong type"},

@@ -237,6 +237,59 @@ TEST(SimulateCli, ATrainingPlanRecordsItsOptimizer) {
             nlohmann::json::array({"train"}));
 }
 
+// A plan records the graph passes its network was prepared with, and a replay without --passes
+// prepares the network with them; another --passes is refused, naming the plan's. A plan from
+// before the key replays with --passes as given (the default), as it did.
+TEST(SimulateCli, APlanRecordsItsPassesAndReplaysWithThem) {
+  const fs::path dir = fresh_dir("simulate_plan_passes");
+  const std::string network = kSrc + "/tests/sim/data/conv_residual.yaml";
+  ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + "--network " + network +
+                        " --passes none --quiet --out " + (dir / "opt").string())
+                .exit_code,
+            0);
+  const std::string plan_text = read_file(dir / "opt" / "plan.yaml");
+  EXPECT_NE(plan_text.find("\npasses: none\n"), std::string::npos) << plan_text;
+  EXPECT_NE(plan_text.find("name: relu1"), std::string::npos);  // unfused: its own layer
+  const std::string replay = "simulate " + kHw2x2 + "--network " + network + " --quiet --plan ";
+  const std::string plan = (dir / "opt" / "plan.yaml").string();
+
+  const CliRun same = run_nocflow(replay + plan + " --out " + (dir / "same").string());
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("note: graph passes none, as the plan's passes say"),
+            std::string::npos)
+      << same.output;
+  EXPECT_NE(same.output.find("(5 layers"), std::string::npos) << same.output;
+  EXPECT_TRUE(nlohmann::json::parse(
+                  read_file(dir / "same" / "summary.json"))["predicted_total_does_not_apply"]
+                  .empty());
+  EXPECT_EQ(
+      run_nocflow(replay + plan + " --passes none --out " + (dir / "given").string()).exit_code, 0);
+
+  const CliRun other =
+      run_nocflow(replay + plan + " --passes default --out " + (dir / "other").string());
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("--passes default: " + plan +
+                              " was optimized with --passes none (leave --passes out to "
+                              "replay it with the plan's)"),
+            std::string::npos)
+      << other.output;
+
+  std::string old_text = plan_text;
+  old_text.erase(old_text.find("passes: none\n"), std::string("passes: none\n").size());
+  const fs::path old_plan = dir / "old.yaml";
+  std::ofstream(old_plan) << old_text;
+  const CliRun old_default =
+      run_nocflow(replay + old_plan.string() + " --out " + (dir / "old_default").string());
+  EXPECT_EQ(old_default.exit_code, 2) << old_default.output;
+  EXPECT_NE(old_default.output.find("plan layer 'relu1' is not a layer of the network"),
+            std::string::npos)
+      << old_default.output;
+  EXPECT_EQ(run_nocflow(replay + old_plan.string() + " --passes none --out " +
+                        (dir / "old_none").string())
+                .exit_code,
+            0);
+}
+
 // A plan whose BATCH split does not fit this run's batch is refused, and the message says the
 // plan's batch and how to give it.
 TEST(SimulateCli, APlanForAnotherBatchSaysWhichAndHow) {
