@@ -132,6 +132,11 @@ Importer::Importer(std::string path, onnx::ModelProto& model, int float_bytes)
       float_bytes_(float_bytes) {
   for (const auto& op : model_.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
+  if (opset_ > kNewestOnnxOpset)
+    graph_.add_note(path_ + " imports opset " + std::to_string(opset_) +
+                    " of the default ONNX domain, newer than nocflow knows: its operators are "
+                    "read with the semantics of opset " +
+                    std::to_string(kNewestOnnxOpset));
 }
 
 int Importer::elem_bytes(int dtype) const {

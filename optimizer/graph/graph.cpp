@@ -68,6 +68,7 @@ Graph::Graph(const Graph& other) : name_(other.name_), impl_(std::make_unique<Im
     boost::add_edge(me.vertex[o.id_of(boost::source(*it, o.g))],
                     me.vertex[o.id_of(boost::target(*it, o.g))], o.g[*it], me.g);
   outputs_ = other.outputs_;
+  notes_ = other.notes_;
 }
 
 Graph& Graph::operator=(const Graph& other) {

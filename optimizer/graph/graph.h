@@ -39,6 +39,12 @@ class Graph {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
+  /// What the front end noted while reading the network that a run should say, one line each
+  /// without "note: " (an ONNX opset newer than the importer reads): facts, not errors. Passes
+  /// and autodiff keep them; commands print them.
+  const std::vector<std::string>& notes() const { return notes_; }
+  void add_note(std::string note) { notes_.push_back(std::move(note)); }
+
   /// Adds a node reading `inputs` in order. Throws InputError if the name is taken or an input
   /// does not exist.
   NodeId add_node(Node node, const std::vector<NodeId>& inputs = {});
@@ -93,6 +99,7 @@ class Graph {
   std::string name_;
   std::unique_ptr<Impl> impl_;
   std::vector<NodeId> outputs_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace nocflow::optimizer

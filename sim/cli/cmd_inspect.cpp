@@ -101,6 +101,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
           wrote += (wrote.empty() ? "" : ", ") + file;
         }
       std::cout << layer_table(graph);
+      for (const std::string& note : graph.notes()) std::cout << "note: " << note << "\n";
       if (opts->pass_stats) {
         using ms = std::chrono::duration<double, std::milli>;
         std::cout << "\npasses: " << (names.empty() ? "none" : opts->passes) << "\n"

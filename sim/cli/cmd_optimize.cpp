@@ -248,6 +248,7 @@ int run(const OptimizeArgs& a) {
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   if (const std::string note = single_pe_note(s.workload, plan, spec); !note.empty())
     std::cout << "  note: " << note << "\n";
+  for (const std::string& note : graph.notes()) std::cout << "  note: " << note << "\n";
   if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
     std::cout << "  " << note << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";

@@ -37,6 +37,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
             << " inside each band, cost model " << a.cost_model
             << "; pricing every range of layers "
             << "on every band ..." << std::endl;
+  for (const std::string& note : graph.notes()) std::cout << "  note: " << note << "\n";
   if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
     std::cout << "  " << note << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";

@@ -319,6 +319,7 @@ int run(const SimulateArgs& a) {
                  "plan's pipeline overlaps its stages: its predicted total does not apply"
               << std::endl;
   }
+  for (const std::string& note : graph.notes()) std::cout << "  note: " << note << std::endl;
   if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
     std::cout << "  " << note << std::endl;
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << std::endl;

@@ -32,17 +32,21 @@ int run(const SweepArgs& a) {
       std::cout << "note: point " << p.index << " (" << p.key << ") runs the same as point "
                 << *p.same_run_as << " (" << points[*p.same_run_as].key
                 << "): both run, with the same results" << std::endl;
-  // A network file keeps its own element size, as in `simulate`: say so once per file and size.
+  // A network file keeps its own element size, as in `simulate`: say so once per file and size;
+  // what its front end noted (an ONNX opset newer than nocflow knows), once per file.
   std::set<std::tuple<std::string, int, int>> noted;
-  for (const SweepPoint& p : points)
-    if (p.network_file() &&
-        noted.insert({p.network, p.hw.data.width_bytes, p.hw.data.onnx_float_bytes()}).second)
-      if (const std::string note = element_size_note(
-              optimizer::load_network(p.network, optimizer::ZooOptions{0, p.hw.data.width_bytes,
-                                                                       p.hw.data.onnx_float_bytes()}),
-              p.hw, p.network);
-          !note.empty())
-        std::cout << "note: " << p.network << ": " << note.substr(note.find(':') + 2) << std::endl;
+  std::set<std::string> read;
+  for (const SweepPoint& p : points) {
+    if (!p.network_file() ||
+        !noted.insert({p.network, p.hw.data.width_bytes, p.hw.data.onnx_float_bytes()}).second)
+      continue;
+    const optimizer::Graph graph = optimizer::load_network(
+        p.network, optimizer::ZooOptions{0, p.hw.data.width_bytes, p.hw.data.onnx_float_bytes()});
+    if (read.insert(p.network).second)
+      for (const std::string& note : graph.notes()) std::cout << "note: " << note << std::endl;
+    if (const std::string note = element_size_note(graph, p.hw, p.network); !note.empty())
+      std::cout << "note: " << p.network << ": " << note.substr(note.find(':') + 2) << std::endl;
+  }
   if (a.list) {
     for (const auto& p : points)
       std::cout << p.index << "  " << p.key << "  (" << p.hw.topology.num_nodes() << " PEs)\n";

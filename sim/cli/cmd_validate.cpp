@@ -150,6 +150,7 @@ int run_rank(const ValidateArgs& a) {
             << (a.models.size() == 1 ? a.models[0] : "each cost model")
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
             << " replay, on " << one_line_summary(spec) << std::endl;
+  for (const std::string& note : graph.notes()) std::cout << "  note: " << note << "\n";
   for (const std::string& note : notes) std::cout << "  note: " << note << "\n";  // --quiet too
   // The folder before the replays (minutes for resnet50): one that cannot be made fails now.
   clear_earlier_run(a.out, a.calibration);

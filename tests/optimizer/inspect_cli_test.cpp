@@ -246,6 +246,28 @@ TEST(Inspect, ANetworkFileTakesOnlyItsOwnBatchAndNoElementSize) {
   EXPECT_EQ(run_nocflow("inspect --network zoo:vgg5 --batch 3 --elem-bytes 2").exit_code, 0);
 }
 
+// An ONNX model of an opset nocflow does not know is read as one of the newest it knows, and
+// inspect says so; a known opset gets no note.
+TEST(Inspect, AnOnnxOpsetNewerThanNocflowKnowsGetsANote) {
+  for (const int opset : {21, 99}) {
+    onnx::ModelProto m = onnx_with_input("future");
+    m.mutable_opset_import(0)->set_version(opset);
+    auto* relu = m.mutable_graph()->add_node();
+    relu->set_op_type("Relu");
+    relu->add_input("x");
+    relu->add_output("y");
+    m.mutable_graph()->add_output()->set_name("y");
+    const auto file = temp_file("opset" + std::to_string(opset) + ".onnx", m.SerializeAsString());
+    const CliRun r = run_nocflow("inspect --network " + file.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string note = "note: " + file.string() + " imports opset 99 of the default ONNX " +
+                             "domain, newer than nocflow knows: its operators are read with the " +
+                             "semantics of opset 21\n";
+    EXPECT_EQ(r.output.find(note) != std::string::npos, opset == 99) << r.output;
+    EXPECT_EQ(r.output.find("note:") != std::string::npos, opset == 99) << r.output;
+  }
+}
+
 // An ONNX model's floats take --elem-bytes, as data.onnx_floats: width makes them take the
 // hardware's: an fp32 export inspected as fp16 holds half the weight bytes.
 TEST(Inspect, AnOnnxModelsFloatsTakeTheElementSizeGiven) {

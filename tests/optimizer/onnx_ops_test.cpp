@@ -12,6 +12,7 @@
 
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/frontend/onnx_import.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/region.h"
 #include "optimizer/partition/workload.h"
@@ -352,6 +353,32 @@ TEST(OnnxImport, AnUnsupportedOperatorIsRefusedPointingToTheListOfSupportedOnes)
                "unsupported ONNX operator 'com.microsoft.FusedConv' (supported operators: "
                "configs/networks/README.md)");
   }
+}
+
+// A model of an opset newer than the importer reads imports as one of its newest, with a note
+// saying which; the passes and autodiff keep the note. A known opset imports without one.
+TEST(OnnxImport, AnOpsetNewerThanTheImporterKnowsImportsWithANote) {
+  auto conv = [](std::int64_t opset) {
+    Model m({1, 3, 8, 8});
+    m.m.mutable_opset_import(0)->set_version(opset);
+    m.weight("w", {4, 3, 1, 1});
+    m.node("Conv", {"x", "w"}, "y", "conv");
+    return m;
+  };
+  ASSERT_EQ(kNewestOnnxOpset, 21);
+  Model newest = conv(kNewestOnnxOpset);
+  EXPECT_TRUE(newest.load("opset_newest.onnx").notes().empty());
+  Model future = conv(99);
+  const std::string path = future.write("opset_99.onnx", "y");
+  Graph g = load_network(path);
+  ASSERT_EQ(g.notes().size(), 1u);
+  EXPECT_EQ(g.notes()[0], path +
+                              " imports opset 99 of the default ONNX domain, newer than nocflow "
+                              "knows: its operators are read with the semantics of opset 21");
+  EXPECT_EQ(count_kind(g, OpKind::Conv), 1);
+  const TrainingOptions sgd{"sgd"};
+  run_passes(g, "default", &sgd);
+  EXPECT_EQ(g.notes().size(), 1u);
 }
 
 // An fp32 export run as fp16 (data.onnx_floats: width): every floating-point tensor takes 2
