@@ -3,6 +3,7 @@
 // optionally write JSON and Graphviz (front end, issue 4).
 #include <chrono>
 #include <iostream>
+#include <set>
 
 #include "noc/base/error.h"
 #include "noc/base/limits.h"
@@ -15,6 +16,26 @@
 #include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
+
+namespace {
+
+/// --elem-bytes for a network file, which has its own element size: InputError unless every
+/// input of `graph` (read from `network`) has `bytes`-byte elements, when it changes nothing.
+void check_own_element_size(const optimizer::Graph& graph, const std::string& network, int bytes) {
+  std::set<int> sizes;
+  for (optimizer::NodeId id : graph.node_ids())
+    if (graph.node(id).kind == optimizer::OpKind::Input)
+      sizes.insert(graph.node(id).output.elem_bytes);
+  if (sizes == std::set<int>{bytes}) return;
+  std::string own;
+  for (const int b : sizes) own += (own.empty() ? ": " : ", ") + std::to_string(b);
+  throw InputError(
+      std::string("--elem-bytes: only zoo networks (and an ONNX model's floats) take ") +
+      "an element size; " + network + " has its own (a YAML network's elem_bytes" + own +
+      "), which --elem-bytes may only repeat");
+}
+
+}  // namespace
 
 void add_inspect_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("inspect", "load a network, run graph passes, print its layers");
@@ -52,7 +73,7 @@ void add_inspect_command(CLI::App& app, Action& action) {
       cmd->add_option("--elem-bytes", opts->elem_bytes,
                       "bytes per element of a zoo network, or of an ONNX model's floating-point "
                       "tensors (as data.onnx_floats: width; its integers keep their size); a YAML "
-                      "network has its own")
+                      "network has its own, which it may only repeat")
           ->capture_default_str()
           ->check(in_range(1, 64));
   cmd->add_option("--train", opts->train,
@@ -78,16 +99,17 @@ void add_inspect_command(CLI::App& app, Action& action) {
                                                           outs[i].first + " does: give each its own file");
     }
     const bool onnx_floats = elem_bytes->count() > 0 && optimizer::is_onnx_file(opts->network);
-    if (elem_bytes->count() > 0 && opts->network.rfind("zoo:", 0) != 0 && !onnx_floats)
-      throw CLI::ValidationError("--elem-bytes", "only zoo networks (and an ONNX model's floats) "
-                                                 "take an element size; " + opts->network +
-                                                 " has its own (a YAML network's elem_bytes)");
-    action = [opts, onnx_floats] {
+    // A network file has its own element size: --elem-bytes may only repeat it (checked once
+    // the file is read), as --batch may only repeat its batch.
+    const bool own_size =
+        elem_bytes->count() > 0 && opts->network.rfind("zoo:", 0) != 0 && !onnx_floats;
+    action = [opts, onnx_floats, own_size] {
       using namespace optimizer;
       const auto names = parse_passes_option(opts->passes);
       const auto t0 = std::chrono::steady_clock::now();
       Graph graph = load_network(opts->network, ZooOptions{opts->batch, opts->elem_bytes,
                                                            onnx_floats ? opts->elem_bytes : 0});
+      if (own_size) check_own_element_size(graph, opts->network, opts->elem_bytes);
       const auto t1 = std::chrono::steady_clock::now();
       const TrainingOptions train{opts->train};
       const auto stats = run_passes(graph, opts->passes, opts->train.empty() ? nullptr : &train);

@@ -225,7 +225,7 @@ TEST(Inspect, OutputFilesAreCheckedBeforeTheTable) {
 
 // A network file fixes its batch and element size: --batch may repeat its own batch, anything
 // else (1 included, which is the zoo networks' default) and any --elem-bytes are refused.
-TEST(Inspect, ANetworkFileTakesOnlyItsOwnBatchAndNoElementSize) {
+TEST(Inspect, ANetworkFileTakesOnlyItsOwnBatchAndNoOtherElementSize) {
   const auto file = temp_file("batch2.yaml", "input: [2, 4]\nlayers:\n  - {op: relu}\n");
   const std::string inspect = "inspect --network " + file.string();
   EXPECT_EQ(run_nocflow(inspect).exit_code, 0);
@@ -244,6 +244,35 @@ TEST(Inspect, ANetworkFileTakesOnlyItsOwnBatchAndNoElementSize) {
             std::string::npos)
       << r.output;
   EXPECT_EQ(run_nocflow("inspect --network zoo:vgg5 --batch 3 --elem-bytes 2").exit_code, 0);
+}
+
+// --elem-bytes equal to a YAML network's own elem_bytes changes nothing and is taken (written
+// or the default 4); another is refused, naming the file's.
+TEST(Inspect, ANetworkFileTakesItsOwnElementSizeRepeated) {
+  const auto four =
+      temp_file("elem4.yaml", "elem_bytes: 4\ninput: [1, 8]\nlayers:\n  - {op: relu}\n");
+  const auto two =
+      temp_file("elem2.yaml", "elem_bytes: 2\ninput: [1, 8]\nlayers:\n  - {op: relu}\n");
+  const CliRun same = run_nocflow("inspect --network " + four.string() + " --elem-bytes 4");
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_EQ(run_nocflow("inspect --network " + four.string()).output, same.output);
+  const auto json = temp_file("elem4.json", "");
+  ASSERT_EQ(
+      run_nocflow("inspect --network " + four.string() + " --elem-bytes 4 --json " + json.string())
+          .exit_code,
+      0);
+  EXPECT_EQ(nlohmann::json::parse(nocflow::testing::read_file(json))["total_activation_bytes"],
+            32);  // 8 elements of 4 bytes
+  EXPECT_EQ(run_nocflow("inspect --network " + two.string() + " --elem-bytes 2").exit_code, 0);
+  const CliRun other = run_nocflow("inspect --network " + two.string() + " --elem-bytes 4");
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("--elem-bytes: only zoo networks (and an ONNX model's floats) take "
+                              "an element size; " +
+                              two.string() +
+                              " has its own (a YAML network's elem_bytes: 2), which --elem-bytes "
+                              "may only repeat"),
+            std::string::npos)
+      << other.output;
 }
 
 // An ONNX model of an opset nocflow does not know is read as one of the newest it knows, and
