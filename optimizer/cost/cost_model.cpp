@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/cost/cost_model.h"
 
+#include <algorithm>
+
 #include "noc/base/error.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/linkload_model.h"
@@ -40,6 +42,16 @@ double input_parts(const Layer& l, const Layer::Input& in, const Choice& c) {
   return parts;
 }
 
+/// The largest node's part of `bytes` of `elem_bytes`-byte elements that `dims` split, in whole
+/// elements: ⌈elements / parts⌉ × elem_bytes.
+std::int64_t whole_elements(std::int64_t bytes, int elem_bytes, const Layer& l, const Choice& c,
+                            PartDimSet dims) {
+  const std::int64_t size = std::max(1, elem_bytes);
+  return largest_node_part((bytes + size - 1) / size, l, c, dims) * size;
+}
+
+constexpr PartDimSet kOutputDims = {PartDim::Batch, PartDim::Outp, PartDim::OfmpH, PartDim::OfmpW};
+
 }  // namespace
 
 double input_share(const Layer& l, int input, const Choice& c) {
@@ -65,13 +77,34 @@ LayerShares layer_shares(const Layer& l, const Choice& c) {
   return {weights + fixed, input, static_cast<double>(l.output_bytes) / (n * k * h * w)};
 }
 
+LayerShares held_shares(const Layer& l, const Choice& c) {
+  std::int64_t input = 0, fixed = 0;
+  for (const Layer::Input& in : l.inputs) {
+    input += whole_elements(in.bytes, in.elem_bytes, l, c, in.splits);
+    fixed += whole_elements(in.held_bytes, in.elem_bytes, l, c, in.splits);
+  }
+  const std::int64_t weights =
+      l.weights_like_output
+          ? whole_elements(l.weight_bytes, l.elem_bytes, l, c, kOutputDims)
+          : whole_elements(l.weight_bytes - l.tail_weight_bytes, l.elem_bytes, l, c,
+                           {PartDim::Outp, PartDim::Inpp}) +
+                whole_elements(l.tail_weight_bytes, l.elem_bytes, l, c, {PartDim::Outp});
+  return {static_cast<double>(weights + fixed), static_cast<double>(input),
+          static_cast<double>(whole_elements(l.output_bytes, l.elem_bytes, l, c, kOutputDims))};
+}
+
+std::int64_t held_input_share(const Layer& l, int input, const Choice& c) {
+  const Layer::Input& in = l.inputs[static_cast<std::size_t>(input)];
+  return whole_elements(in.bytes, in.elem_bytes, l, c, in.splits);
+}
+
 double activation_share(const Layer& l, const LayerShares& s) {
   // A weight update writes the new weights over the old ones, in place: no output of its own.
   return s.input + (l.weights_like_output ? 0 : s.output);
 }
 
 double layer_memory_bytes(const Layer& l, const Choice& c) {
-  const LayerShares s = layer_shares(l, c);
+  const LayerShares s = held_shares(l, c);
   return s.weights + activation_share(l, s);
 }
 

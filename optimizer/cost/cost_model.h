@@ -43,7 +43,8 @@ class CostModel {
 std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc& hw, int threads = 0);
 std::vector<std::string> cost_model_names();
 
-/// What one PE of a layer holds under a choice, in bytes: its weight share (split by OUTP and
+/// What one PE of a layer holds under a choice, in bytes spread evenly over the parts (fractions
+/// of an element; held_shares counts whole ones): its weight share (split by OUTP and
 /// INPP, a fused tail's by OUTP only; a weight update's like its output; and the part of each
 /// fixed constant it reads, split as an input is, Layer::Input::held_bytes), its input shares (each
 /// input split by the dimensions that split it, Layer::Input) and its output block (split by BATCH,
@@ -55,11 +56,21 @@ LayerShares layer_shares(const Layer& layer, const Choice& choice);
 /// One PE's share of input slot `input` (bytes, halos not counted).
 double input_share(const Layer& layer, int input, const Choice& choice);
 
-/// What a layer holds beside its weights (`shares` its layer_shares): its input and output
-/// shares, but for a weight update's output, written in place over its weights.
+/// layer_shares as a PE holds them in SRAM: each share a whole number of elements, ⌈elements /
+/// parts⌉ times their size (a weight's Layer::elem_bytes, an input's Layer::Input::elem_bytes),
+/// where layer_shares spreads the bytes evenly (in fractions of an element: a convolution's
+/// 10 weights of 2 bytes under OUTP=2,INPP=2 hold 5 bytes there, 6 here). What the SRAM
+/// check (layer_memory_bytes), --resident-weights and the memory plan (memory.csv) count; the PE
+/// model's SRAM traffic reads layer_shares.
+LayerShares held_shares(const Layer& layer, const Choice& choice);
+/// held_shares' part of input slot `input`: input_share in whole elements.
+std::int64_t held_input_share(const Layer& layer, int input, const Choice& choice);
+
+/// What a layer holds beside its weights (`shares` its layer_shares or held_shares): its input
+/// and output shares, but for a weight update's output, written in place over its weights.
 double activation_share(const Layer& layer, const LayerShares& shares);
-/// Per-PE bytes a layer holds under a choice (for the SRAM constraint): its weights and
-/// activation_share.
+/// Per-PE bytes a layer holds under a choice (for the SRAM constraint): its held_shares' weights
+/// and activation_share.
 double layer_memory_bytes(const Layer& layer, const Choice& choice);
 
 }  // namespace nocflow::optimizer

@@ -90,12 +90,18 @@ double effective_parts(const Layer& l, const Choice& c, PartDim d) {
 }
 
 std::int64_t largest_node_part(std::int64_t total, const Layer& l, const Choice& c) {
+  return largest_node_part(
+      total, l, c, {PartDim::Batch, PartDim::Outp, PartDim::OfmpH, PartDim::OfmpW, PartDim::Inpp});
+}
+
+std::int64_t largest_node_part(std::int64_t total, const Layer& l, const Choice& c,
+                               PartDimSet dims) {
   // Exact integers: Π ⌈size / f⌉ and Π size stay below 2^63 for any real layer, and their
   // product with the total is taken in 128 bits.
   __extension__ using Wide = __int128;
   Wide num = total, den = 1;
   for (PartDim d : kAllPartDims) {
-    if (c.factor(d) <= 1) continue;
+    if (c.factor(d) <= 1 || !dims.contains(d)) continue;
     const auto [size, largest] = size_and_largest_block(l, c, d);
     num *= largest;
     den *= size;

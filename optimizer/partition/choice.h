@@ -61,5 +61,9 @@ double effective_parts(const Layer& layer, const Choice& choice, PartDim d);
 /// elements and reduction: ⌈total × Π_d ⌈size_d / f_d⌉ / size_d⌉, which is ⌈total / p⌉ when
 /// every factor divides its dimension.
 std::int64_t largest_node_part(std::int64_t total, const Layer& layer, const Choice& choice);
+/// largest_node_part over the dimensions `dims` only, those that split the quantity (a weight's
+/// OUTP and INPP): ⌈total × Π_{d in dims} ⌈size_d / f_d⌉ / size_d⌉.
+std::int64_t largest_node_part(std::int64_t total, const Layer& layer, const Choice& choice,
+                               PartDimSet dims);
 
 }  // namespace nocflow::optimizer

@@ -103,6 +103,7 @@ std::vector<Layer::Input> layer_inputs(const Graph& g, NodeId id, const Dims4& o
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Node& src = g.node(inputs[i]);
     Layer::Input& in = result[i];
+    in.elem_bytes = src.output.elem_bytes;
     if (holds_fixed_data(g, id, static_cast<int>(i)))
       in.held_bytes = src.output.bytes();  // its slice per PE, as an activation's
     else if (src.kind == OpKind::Constant)

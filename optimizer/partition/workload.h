@@ -42,6 +42,7 @@ struct Layer {
     /// A fixed constant's bytes (holds_fixed_data: a mask), split as an input is but held with
     /// the weights: preloaded, never sent (layer_shares).
     std::int64_t held_bytes = 0;
+    int elem_bytes = 4;  ///< of the tensor read: bytes and held_bytes are whole elements of it
   };
   std::vector<Input> inputs;  ///< by input slot
   /// Activations read from other layers and network inputs.

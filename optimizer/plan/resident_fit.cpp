@@ -61,7 +61,7 @@ double StagePricer::stage_bytes(const PartitionSetup& s, const std::vector<int>&
   double weights = 0, activations = 0;
   for (std::size_t l = 0; l < s.workload.layers.size(); ++l) {
     const LayerShares sh =
-        layer_shares(s.workload.layers[l], s.choices[l][static_cast<std::size_t>(choice[l])]);
+        held_shares(s.workload.layers[l], s.choices[l][static_cast<std::size_t>(choice[l])]);
     weights += sh.weights;
     activations = std::max(activations, activation_share(s.workload.layers[l], sh));
   }
@@ -82,7 +82,7 @@ StagePricer::ResidentFit StagePricer::fit_resident(const PartitionSetup& s, Solv
   std::vector<Option> options;  // every layer's choices, by activations
   for (std::size_t l = 0; l < layers; ++l) {
     for (const Choice& c : s.choices[l]) {
-      const LayerShares sh = layer_shares(s.workload.layers[l], c);
+      const LayerShares sh = held_shares(s.workload.layers[l], c);
       const double peak = activation_share(s.workload.layers[l], sh);
       memory.summed[l].push_back(sh.weights);
       memory.peak[l].push_back(peak);

@@ -2,7 +2,6 @@
 #include "sim/lower/memory_plan.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -16,9 +15,9 @@ namespace {
 
 namespace opt = optimizer;
 
-/// Whole bytes of a share (optimizer::layer_shares), rounded up.
+/// Bytes of a share of optimizer::held_shares (whole elements: a whole number already).
 std::int64_t bytes_of(double share) {
-  return static_cast<std::int64_t>(std::ceil(share));
+  return static_cast<std::int64_t>(share);
 }
 
 }  // namespace
@@ -129,7 +128,7 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       const int at = compute_at[l];
       if (at < 0) continue;
       const opt::Layer& layer = workload.layers[l];
-      const opt::LayerShares shares = opt::layer_shares(layer, lowered.layers[l].choice);
+      const opt::LayerShares shares = opt::held_shares(layer, lowered.layers[l].choice);
       const int li = static_cast<int>(l);
       plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), at, at});
       // One buffer per network input, as large as its largest share, from the start to its
@@ -147,7 +146,7 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
         for (std::size_t slot = 0; slot < ins.size(); ++slot)
           if (workload.graph->node(ins[slot]).kind == opt::OpKind::Input)
             hold_input(static_cast<long>(ins[slot]),
-                       bytes_of(opt::input_share(layer, static_cast<int>(slot), choice)));
+                       opt::held_input_share(layer, static_cast<int>(slot), choice));
       } else if (!has_producer[l]) {  // no graph: every input of a first layer is the network's
         hold_input(-1L - li, bytes_of(shares.input));
       }

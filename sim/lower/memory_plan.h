@@ -4,7 +4,8 @@
 // PE's program needs gets an SRAM offset, so that buffers whose lifetimes do not overlap share
 // memory. Time is the PE's step index; a buffer lives from its first to its last step.
 //
-// Buffers of PE p (bytes as the SRAM check counts them, optimizer::layer_shares):
+// Buffers of PE p (bytes as the SRAM check counts them, optimizer::held_shares: whole elements,
+// ⌈elements / parts⌉ × bytes per element):
 //   weights  of layer l: its share (and of a fixed constant it reads, a mask, the part its
 //            block reads), during l's compute step (streamed in per layer);
 //   input    a network input: one buffer, the largest share its readers on p take (the first

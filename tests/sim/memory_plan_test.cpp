@@ -8,7 +8,9 @@
 
 #include <algorithm>
 
+#include "optimizer/cost/cost_model.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/frontend/network_yaml.h"
 #include "optimizer/partition/placement.h"
 #include "optimizer/passes/pass_manager.h"
 #include "sim/config/hw_loader.h"
@@ -125,6 +127,43 @@ TEST(MemoryPlan, AnOutpPairHoldsItsBlockUntilTheConsumerHasComputed) {
     EXPECT_EQ(pe.live_peak_bytes, std::max(at0, at7));
     EXPECT_EQ(pe.no_reuse_bytes, at0 + got.bytes + w2.bytes + out2.bytes);
     EXPECT_GE(pe.peak_bytes, pe.live_peak_bytes);
+  }
+}
+
+// A PE holds whole elements: a convolution's 10 weights of 2 bytes (8 and a bias of 2) under
+// OUTP=2,INPP=2 are 2.5 elements per node, spread evenly (layer_shares, the PE model's SRAM
+// traffic: 5 bytes), but 3 held (6 bytes), in the memory plan and the SRAM check alike.
+TEST(MemoryPlan, AWeightsShareIsWholeElementsAsTheSramCheckCountsIt) {
+  const opt::Graph g = opt::parse_network_yaml(
+      "name: odd\nelem_bytes: 2\ninput: [1, 4, 8, 8]\n"
+      "layers:\n  - {name: conv, op: conv, out: 2, kernel: 1}\n",
+      "odd.yaml");
+  const opt::Workload w = opt::build_workload(g);
+  ASSERT_EQ(w.layers.size(), 1u);
+  const opt::Layer& conv = w.layers[0];
+  ASSERT_EQ(conv.weight_bytes, 20);
+  const opt::Choice c = opt::parse_choice("OUTP=2,INPP=2", "test");
+  EXPECT_EQ(opt::layer_shares(conv, c).weights, 5.0);
+  const opt::LayerShares held = opt::held_shares(conv, c);
+  EXPECT_EQ(held.weights, 6.0);
+  EXPECT_EQ(held.input, 256.0);   // 4 channels of 8x8 in two halves, INPP's
+  EXPECT_EQ(held.output, 128.0);  // 2 channels of 8x8, one per OUTP node
+  EXPECT_EQ(opt::held_input_share(conv, 0, c), 256);
+  EXPECT_EQ(opt::layer_memory_bytes(conv, c), 6 + 256 + 128);
+  const Lowered low = lower_plan(w, plan_2x2(w, {"OUTP=2,INPP=2"}), mesh2x2(), ExecMode::Dataflow);
+  const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
+  ASSERT_EQ(memory.size(), 4u);
+  for (const PeMemoryPlan& pe : memory) {
+    std::int64_t held_at_compute = 0;
+    for (const Buffer& b : pe.buffers) {
+      if (b.kind == BufferKind::Weights) {
+        EXPECT_EQ(b.bytes, 6);
+      }
+      if (b.kind == BufferKind::Weights || b.kind == BufferKind::Input ||
+          b.kind == BufferKind::Output)
+        held_at_compute += b.bytes;
+    }
+    EXPECT_EQ(held_at_compute, opt::layer_memory_bytes(conv, c));
   }
 }
 
