@@ -41,7 +41,9 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
                      ->required()
                      ->type_name("X");
   cmd.add_option("--batch", batch, kBatchHelp)->check(in_range(1, kMaxBatch));
-  cmd.add_option("--passes", passes, "graph passes before partitioning: default | none | a,b (see inspect)")
+  cmd.add_option("--passes", passes,
+                 "graph passes before partitioning: default | none | a,b (see inspect); a replay "
+                 "of a plan (--plan) takes the plan's")
       ->capture_default_str();
   cmd.add_option("--train", train,
                  "partition the training graph (forward, autodiff's backward, weight updates by "
