@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "noc/router/routing.h"
 #include "noc/topology/topology.h"
 #include "optimizer/cost/dimension_order_loads.h"
 #include "optimizer/cost/linkload_model.h"
+#include "optimizer/cost/round_robin_fluid.h"
 
 namespace nocflow::optimizer {
 
@@ -70,6 +72,7 @@ class PathLoadCounter {
         cached_(routes == Routes::Cached),
         schedule_(schedule == OneMessageSchedule::On &&
                   LinkloadModel::schedules_single_sends(*impl.hw)),
+        arbitration_(impl.hw->topology.kind == "mesh" && impl.hw->routing == "xy"),
         load_(impl.num_links(), 0),
         owner_(impl.num_links(), kNobody),
         shared_(impl.num_links(), 0),
@@ -91,6 +94,7 @@ class PathLoadCounter {
     max_sent_ = std::max(max_sent_, ++sent_[static_cast<std::size_t>(src)]);
     ++received_[static_cast<std::size_t>(dst)];
     load_[static_cast<std::size_t>(impl_.injection_link(src))] += flits;
+    if (arbitration_) sends_.push_back({src, dst, flits});
     // The schedule's visits, while every source has sent one message (none of the injection
     // channel, which carries this message only).
     const bool record = schedule_ && max_sent_ == 1;
@@ -153,8 +157,11 @@ class PathLoadCounter {
       if (dsts_shared_[i] && shortest_[i] <= longest_ / kShortFraction)  // see short_messages
         shortest = std::min(shortest, shortest_[i]);
     }
-    if (shortest != std::numeric_limits<std::int64_t>::max())
+    if (shortest != std::numeric_limits<std::int64_t>::max()) {
       out.busiest_router_link_shortest = static_cast<double>(shortest);
+      if (arbitration_ && router < endpoint)
+        out.short_messages_arbitration_cycles = arbitration_cycles();
+    }
     out.byte_hops = static_cast<double>(byte_hops_);
     out.max_sent = static_cast<int>(max_sent_);
     out.short_messages = shortest_message_ <= longest_ / kShortFraction;
@@ -185,6 +192,7 @@ class PathLoadCounter {
     std::fill(first_dst_.begin(), first_dst_.end(), kNobody);
     std::fill(dsts_shared_.begin(), dsts_shared_.end(), 0);
     out_ = {};
+    sends_.clear();
     byte_hops_ = flits_ = messages_ = longest_ = max_sent_ = 0;
     shortest_message_ = std::numeric_limits<std::int64_t>::max();
     forget_visits();
@@ -238,6 +246,29 @@ class PathLoadCounter {
     }
     return latest;
   }
+  /// LinkLoad::short_messages_arbitration_cycles: the round-robin fluid run of the short sends
+  /// (in order of source and destination, whatever order they were added in) less the busiest
+  /// link they load.
+  double arbitration_cycles() {
+    std::vector<FluidMessage> short_sends;
+    for (const FluidMessage& m : sends_)
+      if (m.flits <= longest_ / kShortFraction) short_sends.push_back(m);
+    std::sort(short_sends.begin(), short_sends.end(),
+              [](const FluidMessage& a, const FluidMessage& b) {
+                return std::tie(a.src, a.dst, a.flits) < std::tie(b.src, b.dst, b.flits);
+              });
+    std::vector<std::int64_t> load(load_.size(), 0);
+    std::int64_t busiest = 0;
+    for (const FluidMessage& m : short_sends) {
+      auto add_to = [&](std::size_t link) { busiest = std::max(busiest, load[link] += m.flits); };
+      add_to(static_cast<std::size_t>(impl_.injection_link(m.src)));
+      impl_.walk(m.src, m.dst, [&](int link) { add_to(static_cast<std::size_t>(link)); });
+    }
+    const noc::TopologySpec& mesh = impl_.hw->topology;
+    return std::max(
+        0.0, round_robin_fluid_cycles(short_sends, mesh.rows, mesh.cols, impl_.hw->ni_channels) -
+                 static_cast<double>(busiest));
+  }
   void forget_visits() {
     for (const Visit& v : visits_) visits_on_[static_cast<std::size_t>(v.link)] = 0;
     visits_.clear();
@@ -247,6 +278,8 @@ class PathLoadCounter {
   const LinkloadModel::Impl& impl_;
   bool cached_;
   bool schedule_;
+  bool arbitration_;                 ///< short_messages_arbitration_cycles applies: an xy mesh
+  std::vector<FluidMessage> sends_;  ///< with arbitration_: every message added
   std::vector<std::int64_t> load_;
   std::vector<int> owner_;    ///< per link: the first source whose flits crossed it
   std::vector<char> shared_;  ///< per link: another source's crossed it too

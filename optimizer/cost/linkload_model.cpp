@@ -197,12 +197,18 @@ double LinkloadModel::channel_contention_scale(const LinkLoad& l, int vc_buffer_
   return contention_scale(l, l.busiest_router_link_shortest, vc_buffer_flits);
 }
 
+double LinkloadModel::channel_contention_cycles(const LinkLoad& l, const HwDesc& hw) {
+  const double scale = channel_contention_scale(l, hw.vc_buffer_flits);
+  if (!hw.router_slowdown || *hw.router_slowdown <= 0 || scale <= 0) return 0;
+  const double mu = l.busiest_router_link_shortest;
+  return std::max(l.max_router_link_flits * *hw.router_slowdown * scale / hw.router_link_rate(),
+                  mu / (mu + hw.vc_buffer_flits) * l.short_messages_arbitration_cycles);
+}
+
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {
   if (!hw.router_slowdown) return plain_drain_flits(l, hw);
   if (!router_bound(l))  // a shared busiest router link's contention delays the channel that binds
-    return plain_drain_flits(l, hw) + l.max_router_link_flits * *hw.router_slowdown *
-                                          channel_contention_scale(l, hw.vc_buffer_flits) /
-                                          hw.router_link_rate();
+    return plain_drain_flits(l, hw) + channel_contention_cycles(l, hw);
   // The busiest channel keeps its own bound: with short buffers a channel of few flows can
   // drain slower than the slowed router link.
   return std::max(l.max_router_link_flits *

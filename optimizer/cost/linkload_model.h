@@ -60,7 +60,14 @@
 //               packet queued behind a stalled one's tail, at its source or first hop). The
 //               channel's drain then takes L_R · s · U² · μ / (μ + B) cycles longer, μ the
 //               shortest message on that link (a message that fits in a buffer holds no VCs
-//               across routers; the edge's mean m is the big one-hop halos'). Only where the
+//               across routers; the edge's mean m is the big one-hop halos'), or μ / (μ + B)
+//               times what the routers' round-robin arbitration costs the short messages, if
+//               that is more: a fluid run of them alone (round_robin_fluid.h) less their
+//               busiest link (LinkLoad::short_messages_arbitration_cycles; on xy meshes, where
+//               s > 0). s, fitted on all-to-alls, prices VC blocking; down a long column the
+//               arbitration starves the rows from far up where local ones join them (the
+//               parking-lot effect: 16x16 2-D halos lose 2.5x their column link's flits where
+//               s allows 1.3x; optimizer/README.md, "Round-robin starvation"). Only where the
 //               contended messages are short beside the edge's longest (μ ≤ a quarter of it,
 //               kShortFraction): where they are alike (an all-to-all's pieces and remainders),
 //               the channel's flows are the contended ones, and their slowed drain stays below
@@ -146,6 +153,14 @@ struct LinkLoad {
   /// Where the PE channels bind, such a link's contention delays them too
   /// (LinkloadModel::channel_contention_scale).
   double busiest_router_link_shortest = 0;
+  /// Where busiest_router_link_shortest is set and a PE channel binds, on an xy mesh: the
+  /// cycles a round-robin fluid run of the edge's short messages alone (round_robin_fluid.h)
+  /// takes beyond the busiest link they load, router link or PE channel; 0 otherwise. Set by
+  /// route walking only, calibrated or not (validate calibrates afterwards); only calibrated
+  /// linkload with s > 0 uses it (LinkloadModel::channel_contention_cycles). The routers'
+  /// arbitration starves flows that come from far down a column where local ones join them
+  /// (the parking-lot effect), which s, fitted on all-to-alls, does not see.
+  double short_messages_arbitration_cycles = 0;
   /// Some message has at most 1 / kShortFraction of the longest's flits (both counters; the
   /// difference-form one may say true where route walking says false, never the other way).
   /// Without one, busiest_router_link_shortest is 0, and edge tables need not walk routes to
@@ -297,6 +312,14 @@ class LinkloadModel : public CostModel {
   /// drains below one flit per cycle (no shipped config), that link may bind in cycles while
   /// the term still applies.
   static double channel_contention_scale(const LinkLoad& load, int vc_buffer_flits);
+  /// What a PE channel that binds waits, calibrated, for a contended busiest router link (see
+  /// channel_contention_scale), in cycles: the larger of L_R · s · channel_contention_scale
+  /// (VC blocking, as the all-to-alls s is fitted on show it) and μ / (μ + B) ·
+  /// LinkLoad::short_messages_arbitration_cycles (the short messages' round-robin starvation
+  /// down a column, of which a message that fits in a buffer holds up no VCs behind it). 0
+  /// uncalibrated, with s = 0 (no router contention on the machine), or where the term does
+  /// not apply.
+  static double channel_contention_cycles(const LinkLoad& load, const HwDesc& hw);
   /// (longest route − mean route) / 2, in cycles: what the midpoint route saves.
   static double midpoint_saving(const LinkLoad& load, const HwDesc& hw);
   /// The latency a router-bound drain hides when router_slowdown is set: min(drain − busiest

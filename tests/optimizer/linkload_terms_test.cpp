@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "optimizer/cost/linkload_model.h"
+#include "optimizer/cost/round_robin_fluid.h"
 #include "optimizer/frontend/graph_builder.h"
 #include "optimizer/partition/transfers.h"
 #include "tests/optimizer/fast_path_network.h"
@@ -248,6 +249,14 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
   EXPECT_DOUBLE_EQ(LinkloadModel::channel_contention_scale(l, 8), 0.125);
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 126.25);
   EXPECT_DOUBLE_EQ(LinkloadModel::overlap_cycles(l, desc), 0);
+  // Where the short messages' round-robin starvation loses more (route walking sets it, 40
+  // cycles), the channel waits that, times the 8-flit messages' 8 / (8 + 8) share: 20 cycles.
+  l.short_messages_arbitration_cycles = 40;
+  EXPECT_DOUBLE_EQ(LinkloadModel::channel_contention_cycles(l, desc), 20);
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 140);
+  desc.router_slowdown = 0;  // calibrated to no router contention: neither
+  EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
+  l.short_messages_arbitration_cycles = 0;
   desc.router_slowdown.reset();  // uncalibrated: the busiest link
   EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, desc), 120);
   desc.router_slowdown = 0.5;
@@ -289,6 +298,49 @@ TEST(LinkloadModel, RouterSlowdownOnlyWhereARouterLinkBinds) {
       slowed.latency_cycles(a2a) + slowed.serialization_cycles(a2a) - slowed.overlap_cycles(a2a));
   const Choice one = make({});
   EXPECT_EQ(slowed.edge_cost(n.w, e, outp, one).cycles, plain.edge_cost(n.w, e, outp, one).cycles);
+}
+
+// A column of 8 PEs, a 2-D halo's shape: every PE sends 64-flit halos to both neighbours, which
+// bind its channels (136 flits), and PEs 0-4 send 8-flit rows three hops down, which share the
+// busiest column links (88 flits) with the halos. Route walking runs the rows alone through the
+// round-robin fluid: where local rows join the ones from upstream, those are starved, and the
+// rows take longer than their busiest link's 24 flits. The halos are left out, in any order
+// the transfers come.
+TEST(LinkloadModel, RouteWalkingRunsTheShortMessagesThroughTheRoundRobinFluid) {
+  HwDesc hw = machine("mesh", 8, 1, "xy");
+  const auto flit = static_cast<std::int64_t>(hw.link_bytes_per_cycle);
+  std::vector<Transfer> sends;
+  std::vector<FluidMessage> rows;
+  for (int pe = 0; pe < 8; ++pe) {
+    if (pe > 0) sends.push_back({pe, pe - 1, 64 * flit});
+    if (pe < 7) sends.push_back({pe, pe + 1, 64 * flit});
+    if (pe <= 4) sends.push_back({pe, pe + 3, 8 * flit}), rows.push_back({pe, pe + 3, 8});
+  }
+  const LinkloadModel plain(hw);
+  const LinkLoad l = plain.route(sends);
+  ASSERT_EQ(l.max_endpoint_flits, 136);
+  ASSERT_EQ(l.max_router_link_flits, 88);
+  ASSERT_EQ(l.busiest_router_link_shortest, 8);
+  const double arbitration = round_robin_fluid_cycles(rows, 8, 1, hw.ni_channels) - 24;
+  EXPECT_GT(arbitration, 1);
+  EXPECT_NEAR(l.short_messages_arbitration_cycles, arbitration, 1e-9);
+  std::reverse(sends.begin(), sends.end());
+  EXPECT_EQ(plain.route(sends).short_messages_arbitration_cycles,
+            l.short_messages_arbitration_cycles);
+
+  // Calibrated, the channels wait the larger of the two losses: the starvation's with a small
+  // s, VC blocking with a large one.
+  const double starved = arbitration * 8 / (8 + hw.vc_buffer_flits);
+  const double per_s = 88 * LinkloadModel::channel_contention_scale(l, hw.vc_buffer_flits);
+  for (const double s : {0.1, 0.5}) {
+    hw.router_slowdown = s;
+    EXPECT_DOUBLE_EQ(LinkloadModel::drain_flits(l, hw), 136 + std::max(starved, per_s * s)) << s;
+  }
+  ASSERT_LT(per_s * 0.1, starved);
+  ASSERT_GT(per_s * 0.5, starved);
+  // The fluid run routes xy: a yx mesh keeps only the VC-blocking term.
+  EXPECT_EQ(
+      LinkloadModel(machine("mesh", 8, 1, "yx")).route(sends).short_messages_arbitration_cycles, 0);
 }
 
 }  // namespace
