@@ -71,16 +71,27 @@ std::string network_digests(const SweepSpec& spec, const std::vector<SweepPoint>
   return out;
 }
 
-/// The first line where `now` differs from `then`, for the --resume refusal.
-std::string first_difference(const std::string& then, const std::string& now) {
+}  // namespace
+
+std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
+  return spec.text + "\n# the machine\n" + resolved_yaml(load_hw_config(spec.hw, spec.overrides)) +
+         network_digests(spec, points);
+}
+
+namespace {
+
+/// The first line where `now` differs from `then`, for the --resume and rank refusals.
+std::string first_difference(const std::string& then, const std::string& now,
+                             const std::string& then_name = "then",
+                             const std::string& now_name = "now") {
   std::istringstream a(then), b(now);
   std::string x, y;
   for (int line = 1;; ++line) {
     const bool more_a = static_cast<bool>(std::getline(a, x)), more_b = static_cast<bool>(std::getline(b, y));
     if (!more_a && !more_b) return "";
     if (!more_a || !more_b || x != y)
-      return "line " + std::to_string(line) + ": " + (more_a ? "'" + x + "'" : "(none)") + " then, " +
-             (more_b ? "'" + y + "'" : "(none)") + " now";
+      return "line " + std::to_string(line) + ": " + (more_a ? "'" + x + "'" : "(none)") + " " +
+             then_name + ", " + (more_b ? "'" + y + "'" : "(none)") + " " + now_name;
   }
 }
 
@@ -343,6 +354,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   std::string finished_keys;
   std::map<std::string, std::string> finished;
   std::string setup_error;
+  std::string inputs;  // sweep_inputs, on rank 0 when there are others to check theirs
   if (cluster.rank == 0) {
     try {
       const bool had_sweep = fs::exists(dir / "sweep.yaml");
@@ -397,13 +409,27 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       write_file(dir / "config.resolved.yaml", config);
       write_file(dir / "inputs.txt", networks);
       for (const auto& [key, row] : finished) finished_keys += key + "\n";
+      if (cluster.size > 1) inputs = sweep_inputs(spec, points);
     } catch (const std::exception& e) {
       setup_error = std::string("E") + e.what();
     }
   }
+  const std::string rank0_inputs = cluster.size > 1 ? cluster.broadcast(inputs) : inputs;
   const std::string shared =
       cluster.broadcast(setup_error.empty() ? "K" + finished_keys : setup_error);
   if (shared[0] == 'E') throw InputError(shared.substr(1));
+  std::string error;        // this rank's: 'I' (input) or 'C' (check), then the message
+  if (cluster.rank != 0) {  // each rank read the spec and what it names itself
+    try {
+      inputs = sweep_inputs(spec, points);
+      if (inputs != rank0_inputs)
+        error = "Iit read other inputs than rank 0 (" + spec.file + " and what it names, " +
+                first_difference(rank0_inputs, inputs, "on rank 0", "here") +
+                "): every rank must read the same spec, machine and network files";
+    } catch (const std::exception& e) {
+      error = std::string("I") + e.what();
+    }
+  }
   std::set<std::string> done;
   {
     std::istringstream in(shared.substr(1));
@@ -418,14 +444,15 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const auto start = Clock::now();
   std::vector<std::string> new_rows;
   int failures = 0;
-  std::string error;  // this rank's: 'I' (input) or 'C' (check), then the message
-  try {
-    failures = run_claimed_points(heaviest_first(std::move(pending)), spec, o, cluster, head,
-                                  points.size(), new_rows);
-  } catch (const InputError& e) {
-    error = std::string("I") + e.what();
-  } catch (const std::exception& e) {
-    error = std::string("C") + e.what();
+  if (error.empty()) {
+    try {
+      failures = run_claimed_points(heaviest_first(std::move(pending)), spec, o, cluster, head,
+                                    points.size(), new_rows);
+    } catch (const InputError& e) {
+      error = std::string("I") + e.what();
+    } catch (const std::exception& e) {
+      error = std::string("C") + e.what();
+    }
   }
 
   // Gather every rank's new rows on rank 0, and its error after a '!'; rank 0 writes

@@ -82,6 +82,56 @@ TEST(Sweep, ARankRunsThePointsItClaimsAndRankZeroReportsAnotherRanksError) {
   EXPECT_EQ(lines[2].rfind("network=zoo:vgg5 mesh=2x1 ", 0), 0u) << lines[2];
 }
 
+TEST(Sweep, ARankThatReadsOtherInputsThanRankZeroRunsNothingAndSaysWhere) {
+  // Rank 1 of two, in one process, whose spec says pe.sram_bytes 64 MiB where rank 0's said
+  // 32 MiB: it claims no point and its error, the first line that differs, goes to rank 0 with
+  // the gather (which rank 0 then reports as "rank 1: ...").
+  const fs::path dir = fresh_dir("sweep_rank_inputs");
+  auto spec_text = [](const char* sram) {
+    return std::string("hw: ") + NOCFLOW_SOURCE_DIR +
+           "/configs/hw/mesh4x4.yaml\nset: {pe.sram_bytes: " + sram +
+           "}\naxes:\n  network: zoo:vgg5\n  mesh: [2x2, 1x2]\n";
+  };
+  std::ofstream(dir / "rank0.yaml") << spec_text("33554432");
+  std::ofstream(dir / "spec.yaml") << spec_text("67108864");
+  const SweepSpec rank0 = load_sweep_spec((dir / "rank0.yaml").string());
+  const SweepSpec spec = load_sweep_spec((dir / "spec.yaml").string());
+  const std::vector<SweepPoint> points = sweep_points(spec);
+  const std::string rank0_inputs = sweep_inputs(rank0, sweep_points(rank0));  // its broadcast
+  Cluster two;
+  two.rank = 1, two.size = 2;
+  int broadcasts = 0;
+  two.broadcast = [&](const std::string&) {
+    return std::vector<std::string>{rank0_inputs, "K", "ok"}.at(broadcasts++);
+  };
+  bool claimed = false;
+  two.claim = [&] { return claimed = true, std::size_t{0}; };
+  std::string sent;
+  two.gather = [&](const std::string& mine) { return sent = mine, std::vector<std::string>{}; };
+  SweepOptions o;
+  o.out = (dir / "out").string();
+  o.quiet = true;
+  const std::string error = error_of([&] { run_sweep(spec, points, o, two); });
+  EXPECT_FALSE(claimed);
+  EXPECT_EQ(broadcasts, 3);
+  EXPECT_HAS(
+      error,
+      "it read other inputs than rank 0 (" + spec.file +
+          " and what it names, line 2: "
+          "'set: {pe.sram_bytes: 33554432}' on rank 0, 'set: {pe.sram_bytes: 67108864}' here)");
+  EXPECT_EQ(sent, "!I" + error);
+
+  // The same inputs: it claims points (the first is out of range here, and ends its run).
+  broadcasts = 0;
+  two.broadcast = [&](const std::string&) {
+    return std::vector<std::string>{sweep_inputs(spec, points), "K", "ok"}.at(broadcasts++);
+  };
+  two.claim = [&] { return claimed = true, points.size(); };
+  EXPECT_EQ(run_sweep(spec, points, o, two), 0);
+  EXPECT_TRUE(claimed);
+  EXPECT_EQ(sent, "");
+}
+
 TEST(SweepSpec, APointIsCheckedOnItsOwnMachine) {
   // 32 VCs are too many for the 16-port crossbar the base config is, not for the 2x2 mesh the
   // points run on; array rows of 0 only load beside array columns of 0.
