@@ -72,7 +72,9 @@ class PathLoadCounter {
         cached_(routes == Routes::Cached),
         schedule_(schedule == OneMessageSchedule::On &&
                   LinkloadModel::schedules_single_sends(*impl.hw)),
-        arbitration_(impl.hw->topology.kind == "mesh" && impl.hw->routing == "xy"),
+        // (ring rounds, priced by their plain drain, never use the short messages' fluid run)
+        arbitration_(schedule == OneMessageSchedule::On && impl.hw->topology.kind == "mesh" &&
+                     impl.hw->routing == "xy"),
         load_(impl.num_links(), 0),
         owner_(impl.num_links(), kNobody),
         shared_(impl.num_links(), 0),
@@ -278,7 +280,7 @@ class PathLoadCounter {
   const LinkloadModel::Impl& impl_;
   bool cached_;
   bool schedule_;
-  bool arbitration_;                 ///< short_messages_arbitration_cycles applies: an xy mesh
+  bool arbitration_;  ///< short_messages_arbitration_cycles applies: an xy mesh, not ring rounds
   std::vector<FluidMessage> sends_;  ///< with arbitration_: every message added
   std::vector<std::int64_t> load_;
   std::vector<int> owner_;    ///< per link: the first source whose flits crossed it

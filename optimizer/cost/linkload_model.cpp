@@ -201,8 +201,10 @@ double LinkloadModel::channel_contention_cycles(const LinkLoad& l, const HwDesc&
   const double scale = channel_contention_scale(l, hw.vc_buffer_flits);
   if (!hw.router_slowdown || *hw.router_slowdown <= 0 || scale <= 0) return 0;
   const double mu = l.busiest_router_link_shortest;
-  return std::max(l.max_router_link_flits * *hw.router_slowdown * scale / hw.router_link_rate(),
-                  mu / (mu + hw.vc_buffer_flits) * l.short_messages_arbitration_cycles);
+  // The fluid run's links carry a flit per cycle: in cycles of the router links' drain rate.
+  return std::max(l.max_router_link_flits * *hw.router_slowdown * scale,
+                  mu / (mu + hw.vc_buffer_flits) * l.short_messages_arbitration_cycles) /
+         hw.router_link_rate();
 }
 
 double LinkloadModel::drain_flits(const LinkLoad& l, const HwDesc& hw) {

@@ -318,7 +318,8 @@ class LinkloadModel : public CostModel {
   /// LinkLoad::short_messages_arbitration_cycles (the short messages' round-robin starvation
   /// down a column, of which a message that fits in a buffer holds up no VCs behind it). 0
   /// uncalibrated, with s = 0 (no router contention on the machine), or where the term does
-  /// not apply.
+  /// not apply. Over the router links' drain rate (HwDesc::router_link_rate, 1 when the
+  /// buffers cover the credit loop): the fluid run's links carry a flit per cycle.
   static double channel_contention_cycles(const LinkLoad& load, const HwDesc& hw);
   /// (longest route − mean route) / 2, in cycles: what the midpoint route saves.
   static double midpoint_saving(const LinkLoad& load, const HwDesc& hw);

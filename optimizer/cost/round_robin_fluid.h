@@ -12,8 +12,9 @@
 // shares to their fixed point gave the same figures on validate's cases). It ignores the
 // routers' pipeline latency and the VCs; it is scripts/linkload_offline.py's
 // `round_robin_fluid`, in C++. Validate reports it over every message beside the cost models;
-// calibrated linkload runs it over an edge's short messages where a PE channel binds behind a
-// contended column (LinkLoad::short_messages_arbitration_cycles). An event recomputes only the
+// linkload's route walking runs it over an edge's short messages where a PE channel binds
+// behind a contended column, and calibrated linkload uses that
+// (LinkLoad::short_messages_arbitration_cycles). An event recomputes only the
 // outputs whose messages or arriving rates changed: the same figures to the bit, about 4x
 // faster (a 16x16 all-to-all of 65,280 messages in 0.9 s).
 #include <cstdint>

@@ -73,9 +73,18 @@ std::string network_digests(const SweepSpec& spec, const std::vector<SweepPoint>
 
 }  // namespace
 
+namespace {
+/// sweep_inputs, of a machine and network digests already read.
+std::string inputs_text(const SweepSpec& spec, const std::string& config,
+                        const std::string& networks) {
+  return std::string("# nocflow ") + NOCFLOW_VERSION + "\n" + spec.text + "\n# the machine\n" +
+         config + networks;
+}
+}  // namespace
+
 std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
-  return spec.text + "\n# the machine\n" + resolved_yaml(load_hw_config(spec.hw, spec.overrides)) +
-         network_digests(spec, points);
+  return inputs_text(spec, resolved_yaml(load_hw_config(spec.hw, spec.overrides)),
+                     network_digests(spec, points));
 }
 
 namespace {
@@ -409,7 +418,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       write_file(dir / "config.resolved.yaml", config);
       write_file(dir / "inputs.txt", networks);
       for (const auto& [key, row] : finished) finished_keys += key + "\n";
-      if (cluster.size > 1) inputs = sweep_inputs(spec, points);
+      if (cluster.size > 1) inputs = inputs_text(spec, config, networks);
     } catch (const std::exception& e) {
       setup_error = std::string("E") + e.what();
     }
@@ -429,6 +438,20 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
     } catch (const std::exception& e) {
       error = std::string("I") + e.what();
     }
+  }
+  const auto rethrow = [](const std::string& e) {
+    if (e[0] == 'I') throw InputError(e.substr(1));
+    throw CheckError(e.substr(1));
+  };
+  if (cluster.size > 1) {  // such a rank stops every rank now, not after the points (hours)
+    const std::vector<std::string> verdicts = cluster.gather(error);
+    std::string stop;
+    for (std::size_t r = 1; r < verdicts.size() && stop.empty(); ++r)
+      if (!verdicts[r].empty())
+        stop =
+            verdicts[r].substr(0, 1) + "rank " + std::to_string(r) + ": " + verdicts[r].substr(1);
+    stop = cluster.broadcast(stop);
+    if (!stop.empty()) rethrow(stop);
   }
   std::set<std::string> done;
   {
@@ -475,10 +498,6 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
     }
   }
   written = cluster.broadcast(written);
-  const auto rethrow = [](const std::string& e) {
-    if (e[0] == 'I') throw InputError(e.substr(1));
-    throw CheckError(e.substr(1));
-  };
   if (!error.empty()) rethrow(error);
   if (cluster.rank != 0) {
     std::error_code ignored;

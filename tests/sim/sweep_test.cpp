@@ -65,7 +65,9 @@ TEST(Sweep, ARankRunsThePointsItClaimsAndRankZeroReportsAnotherRanksError) {
   const std::vector<std::size_t> handed{0, 2, 3};  // heaviest first: 2x2, then 1x2, 2x1
   auto next = std::make_shared<std::size_t>(0);
   two.claim = [handed, next] { return handed.at((*next)++); };
-  two.gather = [](const std::string& mine) {
+  int gathers = 0;
+  two.gather = [&gathers](const std::string& mine) {
+    if (gathers++ == 0) return std::vector<std::string>{mine, ""};  // both read the same inputs
     return std::vector<std::string>{mine, "!Ithe other rank's folder is not writable"};
   };
   SweepOptions o;
@@ -82,10 +84,10 @@ TEST(Sweep, ARankRunsThePointsItClaimsAndRankZeroReportsAnotherRanksError) {
   EXPECT_EQ(lines[2].rfind("network=zoo:vgg5 mesh=2x1 ", 0), 0u) << lines[2];
 }
 
-TEST(Sweep, ARankThatReadsOtherInputsThanRankZeroRunsNothingAndSaysWhere) {
-  // Rank 1 of two, in one process, whose spec says pe.sram_bytes 64 MiB where rank 0's said
-  // 32 MiB: it claims no point and its error, the first line that differs, goes to rank 0 with
-  // the gather (which rank 0 then reports as "rank 1: ...").
+TEST(Sweep, ARankThatReadsOtherInputsThanRankZeroStopsEveryRankBeforeAnyPoint) {
+  // Two ranks in one process: rank 1's spec says pe.sram_bytes 64 MiB where rank 0's said 32
+  // MiB. Each rank's word on its inputs is gathered before any point runs, and rank 0's verdict
+  // goes to every rank: no rank claims a point.
   const fs::path dir = fresh_dir("sweep_rank_inputs");
   auto spec_text = [](const char* sram) {
     return std::string("hw: ") + NOCFLOW_SOURCE_DIR +
@@ -97,39 +99,70 @@ TEST(Sweep, ARankThatReadsOtherInputsThanRankZeroRunsNothingAndSaysWhere) {
   const SweepSpec rank0 = load_sweep_spec((dir / "rank0.yaml").string());
   const SweepSpec spec = load_sweep_spec((dir / "spec.yaml").string());
   const std::vector<SweepPoint> points = sweep_points(spec);
-  const std::string rank0_inputs = sweep_inputs(rank0, sweep_points(rank0));  // its broadcast
-  Cluster two;
-  two.rank = 1, two.size = 2;
-  int broadcasts = 0;
-  two.broadcast = [&](const std::string&) {
-    return std::vector<std::string>{rank0_inputs, "K", "ok"}.at(broadcasts++);
-  };
-  bool claimed = false;
-  two.claim = [&] { return claimed = true, std::size_t{0}; };
-  std::string sent;
-  two.gather = [&](const std::string& mine) { return sent = mine, std::vector<std::string>{}; };
   SweepOptions o;
   o.out = (dir / "out").string();
   o.quiet = true;
-  const std::string error = error_of([&] { run_sweep(spec, points, o, two); });
-  EXPECT_FALSE(claimed);
-  EXPECT_EQ(broadcasts, 3);
-  EXPECT_HAS(
-      error,
-      "it read other inputs than rank 0 (" + spec.file +
-          " and what it names, line 2: "
-          "'set: {pe.sram_bytes: 33554432}' on rank 0, 'set: {pe.sram_bytes: 67108864}' here)");
-  EXPECT_EQ(sent, "!I" + error);
-
-  // The same inputs: it claims points (the first is out of range here, and ends its run).
-  broadcasts = 0;
-  two.broadcast = [&](const std::string&) {
-    return std::vector<std::string>{sweep_inputs(spec, points), "K", "ok"}.at(broadcasts++);
+  bool claimed = false;
+  std::vector<std::string> broadcast, gathered;  // what this rank sent
+  // Rank `rank` of two, rank 0's broadcasts (rank 0's are its own) and the gathers' results
+  // given.
+  auto rank_of_two = [&](int rank, std::vector<std::string> from_rank0,
+                         std::vector<std::vector<std::string>> gathers) {
+    Cluster two;
+    two.rank = rank, two.size = 2;
+    broadcast.clear(), gathered.clear(), claimed = false;
+    two.broadcast = [&broadcast, from_rank0, rank](const std::string& mine) {
+      broadcast.push_back(mine);
+      return rank == 0 ? mine : from_rank0.at(broadcast.size() - 1);
+    };
+    two.gather = [&gathered, gathers](const std::string& mine) {
+      gathered.push_back(mine);
+      return gathers.at(gathered.size() - 1);
+    };
+    two.claim = [&claimed, &points] { return claimed = true, points.size(); };  // none left
+    return two;
   };
-  two.claim = [&] { return claimed = true, points.size(); };
-  EXPECT_EQ(run_sweep(spec, points, o, two), 0);
+
+  // Rank 1 sends its word, the first line that differs, and stops with rank 0's verdict.
+  const std::string rank0_inputs = sweep_inputs(rank0, sweep_points(rank0));  // its broadcast
+  std::string error = error_of([&] {
+    run_sweep(spec, points, o, rank_of_two(1, {rank0_inputs, "K", "Irank 1: its word"}, {{}}));
+  });
+  EXPECT_EQ(error, "rank 1: its word");
+  EXPECT_FALSE(claimed);
+  ASSERT_EQ(gathered.size(), 1u);
+  EXPECT_EQ(gathered[0], "Iit read other inputs than rank 0 (" + spec.file +
+                             " and what it names, line 3: 'set: {pe.sram_bytes: 33554432}' on "
+                             "rank 0, 'set: {pe.sram_bytes: 67108864}' here): every rank must "
+                             "read the same spec, machine and network files");
+
+  // Rank 0 gathers that word and tells every rank to stop, naming the rank.
+  const std::string word = gathered[0];
+  error = error_of([&] {
+    run_sweep(rank0, sweep_points(rank0), o, rank_of_two(0, {}, {{"", word}}));
+  });
+  EXPECT_EQ(error, "rank 1: " + word.substr(1));
+  EXPECT_EQ(gathered, (std::vector<std::string>{""}));  // its own word: its inputs are rank 0's
+  EXPECT_FALSE(claimed);
+  ASSERT_EQ(broadcast.size(), 3u);  // its inputs, the finished points, the verdict
+  EXPECT_EQ(broadcast[0], rank0_inputs);
+  EXPECT_EQ(broadcast[2], "I" + error);
+
+  // Rank 0's own setup failed: the others stop after its word, before any check or gather.
+  error = error_of([&] {
+    run_sweep(spec, points, o, rank_of_two(1, {"", "Eout holds a sweep already"}, {}));
+  });
+  EXPECT_EQ(error, "out holds a sweep already");
+  EXPECT_EQ(broadcast.size(), 2u);
+  EXPECT_TRUE(gathered.empty());
+  EXPECT_FALSE(claimed);
+
+  // The same inputs: it claims points (none is left here) and sends its rows, none.
+  EXPECT_EQ(run_sweep(spec, points, o,
+                      rank_of_two(1, {sweep_inputs(spec, points), "K", "", "ok"}, {{}, {}})),
+            0);
   EXPECT_TRUE(claimed);
-  EXPECT_EQ(sent, "");
+  EXPECT_EQ(gathered, (std::vector<std::string>{"", ""}));
 }
 
 TEST(SweepSpec, APointIsCheckedOnItsOwnMachine) {
