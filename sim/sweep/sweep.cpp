@@ -2,7 +2,6 @@
 #include "sim/sweep/sweep.h"
 
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +26,7 @@
 #include "sim/run/child_process.h"
 #include "sim/run/replay.h"
 #include "sim/sweep/results_file.h"
+#include "sim/sweep/sweep_inputs.h"
 
 namespace nocflow::sim {
 namespace {
@@ -46,79 +46,6 @@ std::string duration(double s) {
 
 /// "12 ms", "3.4 s"
 std::string seconds_text(double s) { return s < 1 ? fixed(1000 * s, 1) + " ms" : fixed(s, 1) + " s"; }
-
-std::string file_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// What the points read besides the spec, as --resume compares it: each network file's size and
-/// FNV-1a digest, one line per file as the spec names it (so that a resume from another folder
-/// compares the same lines; the base config is compared as config.resolved.yaml).
-std::string network_digests(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
-  std::map<std::string, std::string> files;  // as the spec names it -> the file read
-  for (std::size_t a = 0; a < spec.axes.size(); ++a)
-    if (spec.axes[a].name == "network")
-      for (const SweepPoint& p : points)
-        if (p.network_file()) files.emplace(p.values[a], p.network);
-  std::string out = "# network files the sweep read (size, FNV-1a 64): --resume checks them\n";
-  for (const auto& [f, path] : files) {
-    const std::string bytes = file_text(path);
-    out += f + " " + std::to_string(bytes.size()) + " " + fnv1a_hex(bytes) + "\n";
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
-/// sweep_inputs, of a machine and network digests already read.
-std::string inputs_text(const SweepSpec& spec, const std::string& config,
-                        const std::string& networks) {
-  return std::string("# nocflow ") + NOCFLOW_VERSION + "\n" + spec.text + "\n# the machine\n" +
-         config + networks;
-}
-}  // namespace
-
-std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
-  return inputs_text(spec, resolved_yaml(load_hw_config(spec.hw, spec.overrides)),
-                     network_digests(spec, points));
-}
-
-namespace {
-
-/// The first line where `now` differs from `then`, for the --resume and rank refusals.
-std::string first_difference(const std::string& then, const std::string& now,
-                             const std::string& then_name = "then",
-                             const std::string& now_name = "now") {
-  std::istringstream a(then), b(now);
-  std::string x, y;
-  for (int line = 1;; ++line) {
-    const bool more_a = static_cast<bool>(std::getline(a, x)), more_b = static_cast<bool>(std::getline(b, y));
-    if (!more_a && !more_b) return "";
-    if (!more_a || !more_b || x != y)
-      return "line " + std::to_string(line) + ": " + (more_a ? "'" + x + "'" : "(none)") + " " +
-             then_name + ", " + (more_b ? "'" + y + "'" : "(none)") + " " + now_name;
-  }
-}
-
-/// Whether two spec texts say the same: comments, layout and quoting aside (YAML's parse of
-/// each, emitted the same way). A text that does not parse equals only itself.
-bool same_yaml(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  try {
-    auto normal = [](const std::string& text) {
-      YAML::Emitter out;
-      out << YAML::Load(text);
-      return std::string(out.c_str());
-    };
-    return normal(a) == normal(b);
-  } catch (const YAML::Exception&) {
-    return false;
-  }
-}
 
 }  // namespace
 

@@ -64,12 +64,6 @@ std::vector<const SweepPoint*> heaviest_first(std::vector<const SweepPoint*> poi
 /// The columns of results.csv after the point and axis columns.
 const std::vector<std::string>& sweep_result_columns();
 
-/// What a sweep's points are made of, as one rank reads them: the nocflow version, the spec's
-/// text, the machine it resolves to and its network files' digests. Under MPI every rank reads
-/// its own; where one's differ from rank 0's, every rank stops before any point runs, and the
-/// error names that rank and the first line that differs.
-std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& points);
-
 /// Runs the points this rank owns; returns the exit code (0, or 3 when a point failed a check).
 int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepOptions& options,
               const Cluster& cluster);

@@ -11,6 +11,7 @@
 
 #include "noc/base/error.h"
 #include "sim/sweep/spec.h"
+#include "sim/sweep/sweep_inputs.h"
 #include "tests/input_error.h"
 #include "tests/scratch.h"
 
