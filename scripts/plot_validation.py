@@ -39,7 +39,7 @@ import matplotlib.ticker as ticker  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 NEAR_SATURATION = 0.8  # flits per cycle on the busiest link (sim/cli/cmd_validate.cpp)
-TYPES = ["NONE", "LOCAL", "ALL_GATHER", "SCATTER", "ALL_TO_ALL", "ALL_REDUCE", "HALO", "HALO_2D", "GROUP_GATHER"]
+TYPES = ["NONE", "LOCAL", "ALL_GATHER", "SCATTER", "ALL_TO_ALL", "ALL_REDUCE", "AFTER_REDUCE", "HALO", "HALO_2D", "GROUP_GATHER"]
 MODELS = ["linkload", "linkload_fitted", "paper"]
 # The simulated time's parts (nocflow validate; sim/README.md), in stacking order. The models'
 # own terms (paper_latency_cycles, linkload_load_cycles, ...) are predictions, not parts of it.

@@ -213,16 +213,21 @@ int run(const ValidateArgs& a) {
     machines.push_back(x);
   }
   if (a.calibrate) {  // checked before anything runs: the fit needs two cases paper prices
-    // paper prices NONE, halos and OUTP-peer all-gathers (its NONE or LOCAL) at no volume.
-    const std::vector<std::string> free = {"NONE", "HALO", "HALO_2D", "GROUP_GATHER"};
+    // paper prices NONE, halos and OUTP-peer all-gathers (its NONE or LOCAL) at no volume, and
+    // the edge after a reduction within ALL_REDUCE.
+    const std::vector<std::string> free = {"NONE", "HALO", "HALO_2D", "GROUP_GATHER",
+                                           "AFTER_REDUCE"};
     const auto priced = std::count_if(types.begin(), types.end(), [&](const std::string& t) {
       return std::find(free.begin(), free.end(), t) == free.end();
     });
     const auto cases = static_cast<std::size_t>(priced) * sizes.size() * machines.size();
     if (cases < 2)
-      throw InputError("--calibrate: fits the paper model on at least two cases it gives a volume "
-                       "(not NONE, HALO, HALO_2D or GROUP_GATHER, which it calls free); these "
-                       "--types, --sizes and machines give " + std::to_string(cases));
+      throw InputError(
+          "--calibrate: fits the paper model on at least two cases it gives a volume "
+          "(not NONE, HALO, HALO_2D or GROUP_GATHER, which it calls free, nor "
+          "AFTER_REDUCE, which it prices within ALL_REDUCE); these "
+          "--types, --sizes and machines give " +
+          std::to_string(cases));
   }
   clear_earlier_run(a.out);
   prepare_output_dir(a.out, base);
@@ -340,7 +345,9 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "tensor sizes, 64 B .. 64 MiB, e.g. 1KiB,64KiB,4MiB (a bare number: bytes)")
       ->capture_default_str()
       ->delimiter(',');
-  cmd->add_option("--types", a->types, "redistribution types (default: all)")->delimiter(',');
+  cmd->add_option("--types", a->types,
+                  "redistribution types: " + join(bench_types()) + " (default: all)")
+      ->delimiter(',');
   cmd->add_flag("--calibrate", a->calibrate,
                 "fit the paper model's B_NoC and a fixed latency; write them and the router slowdowns to "
                 "calibration.yaml (not with --rank, which reads one: --calibration)");

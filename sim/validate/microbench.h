@@ -38,7 +38,7 @@ namespace nocflow::sim {
 
 struct BenchCase {
   std::string topology;  ///< "mesh 4x4", "crossbar 16"
-  std::string type;      ///< NONE, LOCAL, ALL_GATHER, SCATTER, ALL_TO_ALL, ALL_REDUCE, HALO, HALO_2D, GROUP_GATHER
+  std::string type;      ///< bench_types(): NONE, LOCAL, ..., ALL_REDUCE, AFTER_REDUCE, HALO, ...
   std::int64_t tensor_bytes = 0;
 };
 
@@ -113,9 +113,11 @@ struct BenchResult {
   }
   double load(const std::string& model) const { return predicted(model) - latency(model); }
   /// Whether the case scores `model`: linkload_fitted is not scored on the case it was fitted
-  /// on, round_robin only where it applies.
+  /// on, round_robin only where it applies, paper not on AFTER_REDUCE (which it prices within
+  /// ALL_REDUCE).
   bool scores(const std::string& model) const {
     if (model == "round_robin") return round_robin_cycles >= 0;
+    if (model == "paper") return bench.type != "AFTER_REDUCE";  // priced in ALL_REDUCE's row
     return !(model == "linkload_fitted" && slowdown_fitted_here);
   }
 };
@@ -201,7 +203,9 @@ std::string error_csv(int cases, double fraction);
 /// run of the sends, BenchResult::round_robin_cycles; only where it applies).
 const std::vector<std::string>& bench_models();
 
-/// The type names, in the seed's order, plus HALO, HALO_2D and GROUP_GATHER.
+/// The type names, in the seed's order, plus AFTER_REDUCE (after ALL_REDUCE: the edge that takes
+/// an INPP producer's reduced output to the consumer, ALL_REDUCE's row being the reduction),
+/// HALO, HALO_2D and GROUP_GATHER.
 const std::vector<std::string>& bench_types();
 /// Column width of a type name in the printed tables (the longest name and two spaces).
 inline constexpr int kTypeWidth = 14;

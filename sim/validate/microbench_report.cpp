@@ -40,9 +40,12 @@ void ValidationReport::add(const BenchResult& r) {
     return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
   };
   rows_ << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer
-        << "\",\"" << r.consumer << "\"," << r.bytes_moved << "," << r.paper_cycles << ","
-        << r.linkload_cycles << "," << r.simulated_cycles << "," << rel(r.paper_cycles) << ","
-        << rel(r.linkload_cycles) << "," << r.max_link_utilisation << ","
+        << "\",\"" << r.consumer << "\"," << r.bytes_moved << ",";
+  const bool paper = r.scores("paper");  // else empty cells: paper prices no such edge apart
+  if (paper) rows_ << r.paper_cycles;
+  rows_ << "," << r.linkload_cycles << "," << r.simulated_cycles << ",";
+  if (paper) rows_ << rel(r.paper_cycles);
+  rows_ << "," << rel(r.linkload_cycles) << "," << r.max_link_utilisation << ","
         << decomposition_csv_columns(r) << "," << (r.router_bound() ? "router" : "endpoint") << ","
         << r.busiest_router_link_flits << "," << r.busiest_endpoint_flits << "," << r.messages
         << "," << fitted << "," << rel(fitted) << "," << r.router_slowdown << ","
@@ -162,11 +165,14 @@ void write_calibration(const std::string& dir, const std::string& hw_file, const
   // paper predicted V * h_avg / B0 with B0 one link's bytes per cycle and no latency.
   const double b0 = base.link.width_bytes;
   std::vector<optimizer::CalibrationPoint> points;
-  for (const auto& r : results) points.push_back({r.paper_cycles * b0, static_cast<double>(r.simulated_cycles)});
+  for (const auto& r : results)
+    if (r.scores("paper"))
+      points.push_back({r.paper_cycles * b0, static_cast<double>(r.simulated_cycles)});
   const optimizer::PaperCalibration c = optimizer::fit_paper_calibration(points);
   std::map<std::string, std::pair<ErrorStats, ErrorStats>> before_after;
   ErrorStats all_before, all_after;
   for (const auto& r : results) {
+    if (!r.scores("paper")) continue;
     const double after = r.paper_cycles > 0 ? r.paper_cycles * b0 / c.bnoc_bytes_per_cycle + c.latency_cycles : 0;
     before_after[r.bench.type].first.add(r.paper_cycles, static_cast<double>(r.simulated_cycles), false);
     before_after[r.bench.type].second.add(after, static_cast<double>(r.simulated_cycles), false);

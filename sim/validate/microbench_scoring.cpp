@@ -205,7 +205,8 @@ void DecompositionSummary::print(std::ostream& out, const std::vector<std::strin
     bool first = true;
     for (const std::string& model : bench_models()) {
       const auto pi = parts_.find({type, model});
-      const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
+      if (pi == parts_.end() || pi->second.cases == 0) continue;  // paper on AFTER_REDUCE, ...
+      const ModelParts& m = pi->second;
       out << "  " << std::left << std::setw(kTypeWidth) << (first ? type : "") << std::right;
       if (first || m.cases != ti->second)  // scored on fewer cases (linkload_fitted): its own
         out << std::setw(7) << m.cases << std::setw(9) << pct(m.time.hop, m.cases) << std::setw(9)

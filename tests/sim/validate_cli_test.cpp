@@ -324,6 +324,56 @@ TEST(ValidateCli, DumpedMessagesReplayInTheSimulatedCycles) {
       2);
 }
 
+TEST(ValidateCli, AfterReduceIsTheEdgeThatTakesTheReducedOutputOn) {
+  // An INPP producer's edge is two redistributions: the ring that reduces its partial sums
+  // (ALL_REDUCE's row) and the messages that take the sums on to the consumer (AFTER_REDUCE's),
+  // which the seed prices as one, in ALL_REDUCE's row. Its messages replay in its cycles.
+  const Validation v = validate("validate_after_reduce",
+                                "--meshes 4 --crossbar 0 --sizes 4KiB,64KiB "
+                                "--types ALL_REDUCE,AFTER_REDUCE --dump-messages");
+  ASSERT_EQ(v.rows.size(), 4u);
+  std::map<std::string, std::map<std::string, std::string>> reduction;  // by size
+  for (const auto& row : v.rows)
+    if (row.at("type") == "ALL_REDUCE") reduction[row.at("tensor_bytes")] = row;
+  int after = 0;
+  for (const auto& row : v.rows) {
+    if (row.at("type") != "AFTER_REDUCE") continue;
+    ++after;
+    const std::string size = row.at("tensor_bytes");
+    const auto& ring = reduction.at(size);
+    EXPECT_EQ(row.at("producer"), ring.at("producer")) << size;  // one edge, two parts
+    EXPECT_EQ(row.at("consumer"), ring.at("consumer")) << size;
+    EXPECT_NE(row.at("producer").find("INPP="), std::string::npos) << size;
+    EXPECT_GT(std::stoll(row.at("bytes_moved")), 0) << size;
+    EXPECT_NE(row.at("bytes_moved"), ring.at("bytes_moved")) << size;
+    EXPECT_EQ(row.at("paper_cycles"), "") << size;
+    EXPECT_EQ(row.at("paper_error"), "") << size;
+    EXPECT_LT(std::abs(std::stod(row.at("linkload_error"))), 0.05) << size;
+    const std::string stem = "mesh_4x4_AFTER_REDUCE_" + size;
+    const fs::path out = v.out.parent_path() / stem;
+    const CliRun r = run_nocflow("traffic --hw " + (v.out / "messages" / "mesh_4x4.yaml").string() +
+                                 " --messages " + (v.out / "messages" / (stem + ".txt")).string() +
+                                 " --out " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << stem << ": " << r.output;
+    const auto summary = nlohmann::json::parse(read_file(out / "summary.json"));
+    EXPECT_EQ(summary["cycles"].get<std::int64_t>(), std::stoll(row.at("simulated_cycles")))
+        << stem;
+  }
+  EXPECT_EQ(after, 2);
+  for (const auto& row : read_csv_rows(v.out / "summary.csv"))
+    if (row.at("type") == "AFTER_REDUCE" && row.at("model") == "paper") {
+      EXPECT_EQ(row.at("cases_below_saturation"), "0");
+      EXPECT_EQ(row.at("mape"), "");
+    }
+  // paper has nothing to fit on it.
+  const CliRun alone = run_nocflow("validate " + kHw + " --types AFTER_REDUCE --calibrate --out " +
+                                   (v.out.parent_path() / "alone").string());
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.output.find("nor AFTER_REDUCE, which it prices within ALL_REDUCE"),
+            std::string::npos)
+      << alone.output;
+}
+
 TEST(ValidateCli, JobsRunTheSimulationsAtOnceAndChangeNoFigure) {
   const std::string cases =
       "--meshes 4 --crossbar 8 --sizes 1KiB,64KiB --types LOCAL,SCATTER,ALL_REDUCE,HALO_2D --calibrate";
