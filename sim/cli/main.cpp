@@ -146,6 +146,10 @@ extern "C" int sc_main(int argc, char** argv) {
           }
   try {
     return action ? action() : 0;
+  } catch (const QuietInputError&) {  // an MPI rank whose error rank 0 prints
+    return 2;
+  } catch (const QuietCheckError&) {
+    return 3;
   } catch (const InputError& e) {
     std::cerr << "nocflow: error: " << e.what() << "\n";
     return 2;

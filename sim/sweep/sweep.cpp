@@ -353,7 +353,11 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const std::string rank0_inputs = cluster.size > 1 ? cluster.broadcast(inputs) : inputs;
   const std::string shared =
       cluster.broadcast(setup_error.empty() ? "K" + finished_keys : setup_error);
-  if (shared[0] == 'E') throw InputError(shared.substr(1));
+  // Every rank stops on rank 0's word, which rank 0 prints: the others exit with its code alone.
+  if (shared[0] == 'E') {
+    if (cluster.rank != 0) throw QuietInputError(shared.substr(1));
+    throw InputError(shared.substr(1));
+  }
   std::string error;        // this rank's: 'I' (input) or 'C' (check), then the message
   if (cluster.rank != 0) {  // each rank read the spec and what it names itself
     try {
@@ -378,6 +382,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         stop =
             verdicts[r].substr(0, 1) + "rank " + std::to_string(r) + ": " + verdicts[r].substr(1);
     stop = cluster.broadcast(stop);
+    if (!stop.empty() && cluster.rank != 0) {  // rank 0 prints it
+      if (stop[0] == 'I') throw QuietInputError(stop.substr(1));
+      throw QuietCheckError(stop.substr(1));
+    }
     if (!stop.empty()) rethrow(stop);
   }
   std::set<std::string> done;
