@@ -214,11 +214,10 @@ int run(const ValidateArgs& a) {
   }
   if (a.calibrate) {  // checked before anything runs: the fit needs two cases paper prices
     // paper prices NONE, halos and OUTP-peer all-gathers (its NONE or LOCAL) at no volume, and
-    // the edge after a reduction within ALL_REDUCE.
-    const std::vector<std::string> free = {"NONE", "HALO", "HALO_2D", "GROUP_GATHER",
-                                           "AFTER_REDUCE"};
+    // is not scored where it prices the edge within another type's row.
+    const std::vector<std::string> free = {"NONE", "HALO", "HALO_2D", "GROUP_GATHER"};
     const auto priced = std::count_if(types.begin(), types.end(), [&](const std::string& t) {
-      return std::find(free.begin(), free.end(), t) == free.end();
+      return paper_scores(t) && std::find(free.begin(), free.end(), t) == free.end();
     });
     const auto cases = static_cast<std::size_t>(priced) * sizes.size() * machines.size();
     if (cases < 2)

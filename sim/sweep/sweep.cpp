@@ -353,11 +353,17 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const std::string rank0_inputs = cluster.size > 1 ? cluster.broadcast(inputs) : inputs;
   const std::string shared =
       cluster.broadcast(setup_error.empty() ? "K" + finished_keys : setup_error);
-  // Every rank stops on rank 0's word, which rank 0 prints: the others exit with its code alone.
-  if (shared[0] == 'E') {
-    if (cluster.rank != 0) throw QuietInputError(shared.substr(1));
-    throw InputError(shared.substr(1));
-  }
+  const auto rethrow = [](const std::string& e) {
+    if (e[0] == 'I') throw InputError(e.substr(1));
+    throw CheckError(e.substr(1));
+  };
+  // A verdict every rank stops on: rank 0 prints it, the others exit with its code alone.
+  const auto stop_every_rank = [&](const std::string& e) {
+    if (cluster.rank == 0) rethrow(e);
+    if (e[0] == 'I') throw QuietInputError(e.substr(1));
+    throw QuietCheckError(e.substr(1));
+  };
+  if (shared[0] == 'E') stop_every_rank("I" + shared.substr(1));
   std::string error;        // this rank's: 'I' (input) or 'C' (check), then the message
   if (cluster.rank != 0) {  // each rank read the spec and what it names itself
     try {
@@ -370,10 +376,6 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       error = std::string("I") + e.what();
     }
   }
-  const auto rethrow = [](const std::string& e) {
-    if (e[0] == 'I') throw InputError(e.substr(1));
-    throw CheckError(e.substr(1));
-  };
   if (cluster.size > 1) {  // such a rank stops every rank now, not after the points (hours)
     const std::vector<std::string> verdicts = cluster.gather(error);
     std::string stop;
@@ -382,11 +384,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         stop =
             verdicts[r].substr(0, 1) + "rank " + std::to_string(r) + ": " + verdicts[r].substr(1);
     stop = cluster.broadcast(stop);
-    if (!stop.empty() && cluster.rank != 0) {  // rank 0 prints it
-      if (stop[0] == 'I') throw QuietInputError(stop.substr(1));
-      throw QuietCheckError(stop.substr(1));
-    }
-    if (!stop.empty()) rethrow(stop);
+    if (!stop.empty()) stop_every_rank(stop);
   }
   std::set<std::string> done;
   {
@@ -402,15 +400,13 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   const auto start = Clock::now();
   std::vector<std::string> new_rows;
   int failures = 0;
-  if (error.empty()) {
-    try {
-      failures = run_claimed_points(heaviest_first(std::move(pending)), spec, o, cluster, head,
-                                    points.size(), new_rows);
-    } catch (const InputError& e) {
-      error = std::string("I") + e.what();
-    } catch (const std::exception& e) {
-      error = std::string("C") + e.what();
-    }
+  try {  // (a rank's error on its inputs stopped every rank above)
+    failures = run_claimed_points(heaviest_first(std::move(pending)), spec, o, cluster, head,
+                                  points.size(), new_rows);
+  } catch (const InputError& e) {
+    error = std::string("I") + e.what();
+  } catch (const std::exception& e) {
+    error = std::string("C") + e.what();
   }
 
   // Gather every rank's new rows on rank 0, and its error after a '!'; rank 0 writes

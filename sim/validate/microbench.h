@@ -42,6 +42,12 @@ struct BenchCase {
   std::int64_t tensor_bytes = 0;
 };
 
+/// Whether validate scores `paper` on a type: not on AFTER_REDUCE, which the seed prices within
+/// ALL_REDUCE's row (the reduction and the edge after it as one ALL_REDUCE edge).
+inline bool paper_scores(const std::string& type) {
+  return type != "AFTER_REDUCE";
+}
+
 struct BenchResult {
   BenchCase bench;
   bool run = false;            ///< false: no choice pair of that type at this size
@@ -117,7 +123,7 @@ struct BenchResult {
   /// ALL_REDUCE).
   bool scores(const std::string& model) const {
     if (model == "round_robin") return round_robin_cycles >= 0;
-    if (model == "paper") return bench.type != "AFTER_REDUCE";  // priced in ALL_REDUCE's row
+    if (model == "paper") return paper_scores(bench.type);
     return !(model == "linkload_fitted" && slowdown_fitted_here);
   }
 };
