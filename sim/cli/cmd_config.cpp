@@ -9,13 +9,14 @@
 #include <memory>
 
 #include "noc/base/error.h"
-#include "noc/base/names.h"
 #include "noc/base/format.h"
 #include "noc/base/limits.h"
+#include "noc/base/names.h"
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/passes/autodiff.h"
 #include "sim/cli/command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/output/build_id.h"
 #include "sim/output/output_file.h"
 #include "sim/system/program.h"
 
@@ -243,10 +244,11 @@ CLI::Validator one_of(const std::string& what, const std::vector<std::string>& k
 }
 
 void add_version_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("version", "print the nocflow version");
+  auto* cmd =
+      app.add_subcommand("version", "print the nocflow version and the commit it was built from");
   cmd->callback([&action] {
     action = [] {
-      std::cout << "nocflow " << NOCFLOW_VERSION << "\n";
+      std::cout << "nocflow " << nocflow_build() << "\n";
       return 0;
     };
   });

@@ -27,6 +27,7 @@
 #include "sim/config/hw_loader.h"
 #include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
+#include "sim/output/build_id.h"
 #include "sim/output/output_file.h"
 #include "sim/output/replay_summary.h"
 
@@ -37,6 +38,7 @@ namespace fs = std::filesystem;
 
 nlohmann::ordered_json summary_head(const OptimizeArgs& a, const opt::Plan& plan) {
   nlohmann::ordered_json j;
+  j["nocflow"] = nocflow_build();  // the version and commit that wrote it
   j["network"] = plan.network;
   j["batch"] = plan.batch;
   j["train"] = train_json(plan.train.value_or(""));

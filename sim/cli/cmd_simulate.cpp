@@ -25,6 +25,7 @@
 #include "sim/lower/lowering.h"
 #include "sim/lower/priced_inputs.h"
 #include "sim/lower/workload_setup.h"
+#include "sim/output/build_id.h"
 #include "sim/output/layer_stats.h"
 #include "sim/output/output_file.h"
 #include "sim/output/program_dump.h"
@@ -174,6 +175,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   const double noc_pj = noc_energy_pj(r, spec);
 
   nlohmann::ordered_json j;
+  j["nocflow"] = nocflow_build();  // the version and commit that wrote it
   j["programs"] = a.programs;
   j["total_cycles"] = r.total_cycles;
   j["total_seconds"] = seconds;

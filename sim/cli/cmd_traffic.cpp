@@ -20,6 +20,7 @@
 #include "sim/cli/command.h"
 #include "sim/cli/traffic_command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/output/build_id.h"
 #include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
@@ -79,6 +80,7 @@ nlohmann::ordered_json measured(bool any, double v) {
 nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a, int routers,
                                     double wall, bool throughput_short, int hotspot) {
   nlohmann::ordered_json j;
+  j["nocflow"] = nocflow_build();  // the version and commit that wrote it
   j["pattern"] = a.traffic.pattern;
   if (a.traffic.pattern == "uniform") j["exclude_self"] = a.traffic.pattern_options.exclude_self;
   if (hotspot >= 0) {
@@ -270,6 +272,7 @@ int run(const TrafficArgs& a) {
   });
   const double wall = seconds_since(started);
   nlohmann::ordered_json j;
+  j["nocflow"] = nocflow_build();  // the version and commit that wrote it
   j["pattern"] = a.traffic.pattern;
   j["packet_flits"] = a.traffic.packet_flits;
   auto rate_or_null = [](std::optional<double> r) {

@@ -11,6 +11,7 @@
 #include "noc/traffic/batch.h"
 #include "sim/cli/traffic_command.h"
 #include "sim/config/hw_loader.h"
+#include "sim/output/build_id.h"
 #include "sim/output/output_file.h"
 
 namespace nocflow::sim::cli {
@@ -68,6 +69,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
                       *ejection = busiest.ejection;
   const noc::LinkLoad& endpoint = busiest.endpoint();
   nlohmann::ordered_json j;
+  j["nocflow"] = nocflow_build();  // the version and commit that wrote it
   j["messages_file"] = a.messages;
   j["messages"] = messages.size();
   j["bytes"] = bytes;

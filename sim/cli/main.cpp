@@ -10,6 +10,7 @@
 #include "noc/base/error.h"
 #include "noc/base/names.h"
 #include "sim/cli/command.h"
+#include "sim/output/build_id.h"
 
 namespace {
 
@@ -97,7 +98,7 @@ extern "C" int sc_main(int argc, char** argv) {
                "network-on-chip, with a partition optimizer"};
   app.name("nocflow");
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("nocflow ") + NOCFLOW_VERSION);
+  app.set_version_flag("--version", "nocflow " + sim::nocflow_build());
   // CLI11's own parse errors read like ours, with where to look (once: an unknown option's
   // message already says it).
   app.failure_message([](const CLI::App* top, const CLI::Error& e) {

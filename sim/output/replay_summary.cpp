@@ -6,6 +6,7 @@
 #include <iomanip>
 
 #include "noc/base/format.h"
+#include "sim/output/build_id.h"
 
 namespace nocflow::sim {
 
@@ -75,6 +76,7 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
   const RunResult& r = m.run;
   const PeMemoryPlan& fullest = m.fullest();
   nlohmann::ordered_json j;
+  j["nocflow"] = nocflow_build();  // the version and commit that wrote it
   j["network"] = network;
   j["batch"] = a.batch;
   j["train"] = train_json(a.train);

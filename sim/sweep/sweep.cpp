@@ -368,7 +368,15 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   if (cluster.rank != 0) {  // each rank read the spec and what it names itself
     try {
       inputs = sweep_inputs(spec, points);
-      if (inputs != rank0_inputs)
+      // The first line names the build (nocflow_build): a rank built from another commit may
+      // price and simulate otherwise.
+      const auto build = [](const std::string& text) {
+        return text.substr(2, text.find('\n') - 2);
+      };
+      if (build(inputs) != build(rank0_inputs))
+        error = "Iit runs another nocflow than rank 0 ('" + build(rank0_inputs) + "' on rank 0, '" +
+                build(inputs) + "' here): every rank must run the same build";
+      else if (inputs != rank0_inputs)
         error = "Iit read other inputs than rank 0 (" + spec.file + " and what it names, " +
                 first_difference(rank0_inputs, inputs, "on rank 0", "here") +
                 "): every rank must read the same spec, machine and network files";

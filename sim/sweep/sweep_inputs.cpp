@@ -9,6 +9,7 @@
 
 #include "noc/base/format.h"
 #include "sim/config/hw_loader.h"
+#include "sim/output/build_id.h"
 
 namespace nocflow::sim {
 
@@ -35,8 +36,8 @@ std::string network_digests(const SweepSpec& spec, const std::vector<SweepPoint>
 
 std::string inputs_text(const SweepSpec& spec, const std::string& config,
                         const std::string& networks) {
-  return std::string("# nocflow ") + NOCFLOW_VERSION + "\n" + spec.text + "\n# the machine\n" +
-         config + networks;
+  return "# nocflow " + nocflow_build() + "\n" + spec.text + "\n# the machine\n" + config +
+         networks;
 }
 
 std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& points) {

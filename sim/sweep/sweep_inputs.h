@@ -22,10 +22,11 @@ std::string network_digests(const SweepSpec& spec, const std::vector<SweepPoint>
 std::string inputs_text(const SweepSpec& spec, const std::string& config,
                         const std::string& networks);
 
-/// What a sweep's points are made of, as one rank reads them: the nocflow version, the spec's
-/// text, the machine it resolves to and its network files' digests. Under MPI every rank reads
-/// its own; where one's differ from rank 0's, every rank stops before any point runs, and the
-/// error names that rank and the first line that differs.
+/// What a sweep's points are made of, as one rank reads them: "# nocflow " and the build
+/// (nocflow_build: version and commit) on the first line, the spec's text, the machine it
+/// resolves to and its network files' digests. Under MPI every rank reads its own; where one's
+/// differ from rank 0's, every rank stops before any point runs, and the error names that rank
+/// and the builds, or the first line that differs.
 std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& points);
 
 /// The first line where `now` differs from `then` ("line N: 'x' then, 'y' now", the names

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <regex>
 
 #include "tests/cli_runner.h"
 
@@ -318,6 +319,13 @@ TEST(Cli, UsageErrorsExitWith2) {
   const CliRun v = run_nocflow("version");
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_NE(v.output.find("nocflow " NOCFLOW_VERSION), std::string::npos);
+  // ... and the commit it was built from: 12 hex digits, "+modified" when built from changed
+  // files, "unknown" outside a git checkout.
+  EXPECT_TRUE(std::regex_match(v.output,
+                               std::regex("nocflow " NOCFLOW_VERSION
+                                          R"( \(commit ([0-9a-f]{12}(\+modified)?|unknown)\)\n)")))
+      << v.output;
+  EXPECT_EQ(run_nocflow("--version").output, v.output);
 }
 
 // "(default 1)" read as every network's default, but an ONNX model exported with a dynamic batch

@@ -113,6 +113,10 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
                    optimized["total_cost_cycles"].get<double>());
   EXPECT_EQ(replayed["total_cycles"],
             nlohmann::json::parse(read_file(dir / "own" / "summary.json"))["total_cycles"]);
+  // Each summary names the build that wrote it, as `nocflow version` prints it.
+  const std::string version = run_nocflow("version").output;
+  EXPECT_EQ("nocflow " + optimized["nocflow"].get<std::string>() + "\n", version);
+  EXPECT_EQ("nocflow " + replayed["nocflow"].get<std::string>() + "\n", version);
   // The plan records what it was priced for: on its own inputs no note, on others a note per
   // difference (the choices still replay).
   EXPECT_EQ(plan.output.find("note: the plan was priced"), std::string::npos) << plan.output;

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "noc/base/error.h"
+#include "sim/output/build_id.h"
 #include "sim/sweep/spec.h"
 #include "sim/sweep/sweep_inputs.h"
 #include "tests/input_error.h"
@@ -169,6 +170,20 @@ TEST(Sweep, ARankThatReadsOtherInputsThanRankZeroStopsEveryRankBeforeAnyPoint) {
   EXPECT_EQ(error, "out holds a sweep already");
   EXPECT_EQ(broadcast.size(), 2u);
   EXPECT_TRUE(gathered.empty());
+  EXPECT_FALSE(claimed);
+
+  // Rank 0 runs another build (its first line names it): rank 1 says so, whatever else matches.
+  const std::string own = sweep_inputs(spec, points);
+  ASSERT_EQ(own.rfind("# nocflow " + nocflow_build() + "\n", 0), 0u) << own;
+  const std::string other_build =
+      "# nocflow " NOCFLOW_VERSION " (commit 0123456789ab)" + own.substr(own.find('\n'));
+  error = quiet_error([&] {
+    run_sweep(spec, points, o, rank_of_two(1, {other_build, "K", "Irank 1: its word"}, {{}}));
+  });
+  ASSERT_EQ(gathered.size(), 1u);
+  EXPECT_EQ(gathered[0], "Iit runs another nocflow than rank 0 ('nocflow " NOCFLOW_VERSION
+                         " (commit 0123456789ab)' on rank 0, 'nocflow " +
+                             nocflow_build() + "' here): every rank must run the same build");
   EXPECT_FALSE(claimed);
 
   // The same inputs: it claims points (none is left here) and sends its rows, none.
