@@ -54,6 +54,26 @@ double point_weight(const SweepPoint& point) {
   return pes * pes;
 }
 
+void SweepPace::finished(const SweepPoint& point, double seconds) {
+  for (Sum* sum : {&all_, &solvers_[point.solver]}) {
+    sum->seconds += seconds;
+    sum->weight += point_weight(point);
+  }
+}
+
+double SweepPace::seconds(const SweepPoint& point) const {
+  const auto solver = solvers_.find(point.solver);
+  const auto running = running_.find(point.solver);
+  return std::max((solver != solvers_.end() ? solver->second : all_).pace(),
+                  running != running_.end() ? running->second : 0.0) *
+         point_weight(point);
+}
+
+void SweepPace::run(const SweepPoint& point, double seconds) {
+  double& slowest = running_[point.solver];
+  slowest = std::max(slowest, seconds / point_weight(point));
+}
+
 std::vector<const SweepPoint*> heaviest_first(std::vector<const SweepPoint*> points) {
   std::stable_sort(points.begin(), points.end(), [](const SweepPoint* a, const SweepPoint* b) {
     return point_weight(*a) > point_weight(*b);
@@ -107,8 +127,6 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
                        std::size_t total, std::vector<std::string>& rows) {
   const fs::path dir = o.out;
   const std::size_t n = pending.size();
-  std::vector<double> weight_from(n + 1, 0);  // the weight of pending[i], pending[i + 1], ...
-  for (std::size_t i = n; i-- > 0;) weight_from[i] = weight_from[i + 1] + point_weight(*pending[i]);
   std::size_t claimed = 0;  // pending[0 .. claimed) are claimed, here or by other ranks (as known)
   auto claim = [&]() -> std::optional<std::size_t> {
     const std::size_t i = cluster.claim();
@@ -155,15 +173,16 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
   const auto start = Clock::now();
   std::size_t finished_here = 0;
   std::map<std::size_t, Clock::time_point> running;  // point index -> when it started
-  // This rank's finished points: their wall time and weight.
-  double finished_seconds = 0, finished_weight = 0;
-  // Time left at this rank's pace per unit of weight (point_weight): what each of its running
-  // points has still to go, and the unclaimed points, shared by every rank's jobs.
+  SweepPace pace;                                    // of this rank's finished points
+  // Time left at this rank's pace: what each of its running points has still to go, and the
+  // unclaimed points, shared by every rank's jobs.
   auto time_left = [&] {
-    const double pace = finished_seconds / finished_weight;
-    double work = pace * weight_from[claimed];
+    pace.forget_running();
+    for (const auto& [i, since] : running) pace.run(*pending[i], seconds_since(since));
+    double work = 0;
+    for (std::size_t i = claimed; i < n; ++i) work += pace.seconds(*pending[i]);
     for (const auto& [i, since] : running)
-      work += std::max(0.0, pace * point_weight(*pending[i]) - seconds_since(since));
+      work += std::max(0.0, pace.seconds(*pending[i]) - seconds_since(since));
     const std::size_t left = n - claimed + running.size();  // at least: others' running unknown
     return work / static_cast<double>(std::max<std::size_t>(
                       1, std::min(static_cast<std::size_t>(o.jobs * cluster.size), left)));
@@ -250,8 +269,7 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
         partial << line << "\n" << std::flush;
         rows.push_back(line);
         ++finished_here;
-        finished_seconds += seconds_since(running[i]);
-        finished_weight += point_weight(p);
+        pace.finished(p, seconds_since(running[i]));
         running.erase(i);
         last_line = Clock::now();
         if (!o.quiet) {
@@ -370,8 +388,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       inputs = sweep_inputs(spec, points);
       // The first line names the build (nocflow_build): a rank built from another commit may
       // price and simulate otherwise.
-      const auto build = [](const std::string& text) {
-        return text.substr(2, text.find('\n') - 2);
+      const auto build = [](const std::string& text) {  // "nocflow 0.1.0 (commit ...)"
+        const std::string line = text.substr(0, text.find('\n'));
+        return line.rfind("# ", 0) == 0 ? line.substr(2) : line;
       };
       if (build(inputs) != build(rank0_inputs))
         error = "Iit runs another nocflow than rank 0 ('" + build(rank0_inputs) + "' on rank 0, '" +

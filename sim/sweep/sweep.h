@@ -10,6 +10,7 @@
 // points in flight; --resume skips every point already in results.csv or a partial file whose
 // status is ok or infeasible (failed points run again).
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,12 +52,36 @@ struct SweepOptions {
   bool quiet = false;  ///< no per-point lines or progress bar
 };
 
-/// A point's expected share of a sweep's time, relative to the others: its PEs squared (the
-/// optimizer's edge tables and the simulation both grow about so: mesh_sizes.yaml's points
-/// took 0.3, 3.8 and 62 s for resnet50's dp on 4x4, 8x8 and 16x16). The sweep runs its points
-/// heaviest first, so that a big point does not start last and run alone, and its time left
-/// weighs the points still to run by this.
+/// A point's expected share of a sweep's time, relative to the others of its solver: its PEs
+/// squared (the optimizer's edge tables and the simulation both grow about so: mesh_sizes.yaml's
+/// points took 0.3, 3.8 and 62 s for resnet50's dp on 4x4, 8x8 and 16x16). The sweep runs its
+/// points heaviest first, so that a big point does not start last and run alone, and its time
+/// left weighs the points still to run by this (SweepPace).
 double point_weight(const SweepPoint& point);
+
+/// A sweep's pace so far, for its time left: the seconds its finished points took per unit of
+/// point_weight, per solver (dp took up to 48x greedy's time on the same mesh: mobilenet_v2 on
+/// 16x16), and over every solver for a point whose solver has no finished point yet; never
+/// faster than a running point of that solver has already gone (its seconds so far per weight).
+class SweepPace {
+ public:
+  void finished(const SweepPoint& point, double seconds);
+  /// Seconds `point` should take at this pace (0 before any point finished or ran).
+  double seconds(const SweepPoint& point) const;
+  /// What the running points have taken so far, for seconds(): `run(point, seconds)` for each,
+  /// after forget_running().
+  void run(const SweepPoint& point, double seconds);
+  void forget_running() { running_.clear(); }
+
+ private:
+  struct Sum {
+    double seconds = 0, weight = 0;
+    double pace() const { return weight > 0 ? seconds / weight : 0; }
+  };
+  Sum all_;
+  std::map<std::string, Sum> solvers_;
+  std::map<std::string, double> running_;  ///< per solver: the slowest running point's pace
+};
 
 /// `points` in the order to run them: heaviest first (point_weight), ties in point order.
 std::vector<const SweepPoint*> heaviest_first(std::vector<const SweepPoint*> points);

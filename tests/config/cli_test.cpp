@@ -319,11 +319,11 @@ TEST(Cli, UsageErrorsExitWith2) {
   const CliRun v = run_nocflow("version");
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_NE(v.output.find("nocflow " NOCFLOW_VERSION), std::string::npos);
-  // ... and the commit it was built from: 12 hex digits, "+modified" when built from changed
-  // files, "unknown" outside a git checkout.
-  EXPECT_TRUE(std::regex_match(v.output,
-                               std::regex("nocflow " NOCFLOW_VERSION
-                                          R"( \(commit ([0-9a-f]{12}(\+modified)?|unknown)\)\n)")))
+  // ... and the commit it was built from: 12 hex digits, "+modified-" and 8 more when built
+  // from changed files, "unknown" outside a git checkout.
+  EXPECT_TRUE(std::regex_match(
+      v.output, std::regex("nocflow " NOCFLOW_VERSION
+                           R"( \(commit ([0-9a-f]{12}(\+modified-[0-9a-f]{8})?|unknown)\)\n)")))
       << v.output;
   EXPECT_EQ(run_nocflow("--version").output, v.output);
 }

@@ -51,6 +51,32 @@ TEST(Sweep, PointsRunHeaviestFirstTiesInPointOrder) {
   EXPECT_DOUBLE_EQ(point_weight(points[6]) / point_weight(points[0]), 256);
 }
 
+TEST(Sweep, TimeLeftIsAtThePaceOfThePointsSolver) {
+  const auto points = points_of_spec("sweep_pace", "mesh4x4.yaml",
+                                     "  network: zoo:vgg5\n  mesh: [2x2, 4x4]\n"
+                                     "  solver: [greedy, dp, ilp]\n");
+  ASSERT_EQ(points.size(), 6u);  // 2x2 greedy, dp, ilp; then 4x4's
+  SweepPace pace;
+  EXPECT_EQ(pace.seconds(points[4]), 0);  // nothing finished: no pace yet
+  // 2x2 (weight 16): greedy took 1 s, dp 8 s. 4x4 (weight 256) at its solver's pace: greedy
+  // 16 s, dp 128 s; ilp, none of whose points finished, at every solver's: 9 s per 32 weight.
+  pace.finished(points[0], 1);
+  pace.finished(points[1], 8);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[3]), 16);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[4]), 128);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[5]), 72);
+  // A dp point running for 200 s on 4x4 (of 128 expected): dp is at least that slow, 200 / 256
+  // s per unit of weight, so a 2x2 dp point should take 12.5 s; greedy is not slowed.
+  pace.run(points[4], 200);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[4]), 200);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[1]), 12.5);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[3]), 16);
+  pace.forget_running();
+  EXPECT_DOUBLE_EQ(pace.seconds(points[4]), 128);
+  pace.finished(points[2], 3);  // ilp's own pace from now on
+  EXPECT_DOUBLE_EQ(pace.seconds(points[5]), 48);
+}
+
 TEST(Sweep, ARankRunsThePointsItClaimsAndRankZeroReportsAnotherRanksError) {
   // Rank 0 of two, in one process: the shared counter gives it the first and third points to
   // run (the other rank took the second, the fourth is left over), and the other rank's rows
@@ -180,6 +206,7 @@ TEST(Sweep, ARankThatReadsOtherInputsThanRankZeroStopsEveryRankBeforeAnyPoint) {
   error = quiet_error([&] {
     run_sweep(spec, points, o, rank_of_two(1, {other_build, "K", "Irank 1: its word"}, {{}}));
   });
+  EXPECT_EQ(error, "rank 1: its word");
   ASSERT_EQ(gathered.size(), 1u);
   EXPECT_EQ(gathered[0], "Iit runs another nocflow than rank 0 ('nocflow " NOCFLOW_VERSION
                          " (commit 0123456789ab)' on rank 0, 'nocflow " +
