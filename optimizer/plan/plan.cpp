@@ -134,6 +134,7 @@ std::string plan_yaml(const Plan& p) {
     y << YAML::EndMap;
   }
   if (p.calibration) y << YAML::Key << "calibration" << YAML::Value << *p.calibration;
+  if (p.bnoc) y << YAML::Key << "bnoc_bytes_per_cycle" << YAML::Value << *p.bnoc;
   if (p.train) y << YAML::Key << "train" << YAML::Value << *p.train;
   if (p.passes) y << YAML::Key << "passes" << YAML::Value << *p.passes;
   if (p.replay_mode) y << YAML::Key << "replay_mode" << YAML::Value << *p.replay_mode;
@@ -232,8 +233,8 @@ Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
   only_keys(root,
             {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware",
-             "priced_for", "calibration", "train", "passes", "replay_mode", "activation_bytes",
-             "choices_digest", "totals", "pipeline", "layers", "edges"},
+             "priced_for", "calibration", "bnoc_bytes_per_cycle", "train", "passes", "replay_mode",
+             "activation_bytes", "choices_digest", "totals", "pipeline", "layers", "edges"},
             file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -258,6 +259,8 @@ Plan read_plan(const std::string& file) {
     }
   }
   if (root["calibration"]) p.calibration = get<std::string>(root, "calibration", file);
+  if (root["bnoc_bytes_per_cycle"])
+    p.bnoc = get_at_least<double>(root, "bnoc_bytes_per_cycle", 0.0, file);
   if (root["train"]) p.train = get<std::string>(root, "train", file);
   if (root["passes"]) {
     const std::string passes = get<std::string>(root, "passes", file);

@@ -6,8 +6,8 @@
 //
 // plan.yaml layout (all costs in cycles, energy in pJ, bytes in bytes):
 //   network, cost_model, solver, pes, topology, batch, hardware, priced_for: {config key:
-//   value}, calibration, train, passes, activation_bytes (the last seven: what it was priced
-//   for; optional)
+//   value}, calibration, bnoc_bytes_per_cycle, train, passes, activation_bytes (the last eight:
+//   what it was priced for; optional)
 //   totals: {total_cycles, compute_cycles, redistribution_cycles, energy_pj}
 //   layers: - {name, op, choice: "OUTP=4,OFMP_H=4", nodes, pes: [..], compute_cycles}
 //   edges:  - {src, dst, input, type, bytes, cycles}
@@ -79,6 +79,9 @@ struct Plan {
   /// plans that do not say): a replay
   /// pricing its edges with another says so.
   std::optional<std::string> calibration;
+  /// The paper model's B_NoC given with `--bnoc`, bytes/cycle (unset without it): a replay,
+  /// which prices with a calibration or one link, says so.
+  std::optional<double> bnoc;
   /// The optimizer of a training graph's weight updates ("" for inference; unset in plans that
   /// do not say): their cost depends on it.
   std::optional<std::string> train;

@@ -45,10 +45,20 @@ nlohmann::ordered_json summary_head(const OptimizeArgs& a, const opt::Plan& plan
   j["solver"] = plan.solver;
   j["cost_model"] = a.cost_model;
   j["placement"] = a.placement;
+  // What else the solve was given: a plan's cycles depend on every one of them.
+  j["calibration"] = a.calibration;  // "" for none
+  j["bnoc_bytes_per_cycle"] =
+      a.bnoc > 0 ? nlohmann::ordered_json(a.bnoc) : nlohmann::ordered_json();
+  j["memory_limit"] = a.memory_limit;
+  j["exact_nodes"] = a.exact;
+  j["pruned"] = !a.no_prune;
+  j["time_limit_seconds"] = a.time_limit;
   return j;
 }
 
-void warn_if_over_sram(const opt::Workload& w, const opt::Plan& plan, std::int64_t sram_bytes) {
+namespace {
+
+std::string sram_warning(const opt::Workload& w, const opt::Plan& plan, std::int64_t sram_bytes) {
   int over = 0;
   std::size_t worst = 0;
   double worst_bytes = 0;
@@ -58,13 +68,34 @@ void warn_if_over_sram(const opt::Workload& w, const opt::Plan& plan, std::int64
     ++over;
     if (bytes > worst_bytes) worst = l, worst_bytes = bytes;
   }
-  if (over == 0) return;
-  std::cout << "  warning: " << over << " layer" << (over == 1 ? "" : "s")
-            << " of this plan need more than a PE's " << sram_bytes
-            << " bytes of SRAM (pe.sram_bytes; most: '" << w.layers[worst].name << "', "
-            << static_cast<std::int64_t>(worst_bytes)
-            << " bytes per PE), so simulate will refuse it; without --no-memory-limit every layer "
-               "stays within SRAM\n";
+  if (over == 0) return "";
+  return "warning: " + counted(over, "layer") + " of this plan need more than a PE's " +
+         std::to_string(sram_bytes) + " bytes of SRAM (pe.sram_bytes; most: '" +
+         w.layers[worst].name + "', " + std::to_string(static_cast<std::int64_t>(worst_bytes)) +
+         " bytes per PE), so simulate will refuse it; without --no-memory-limit every layer "
+         "stays within SRAM";
+}
+
+}  // namespace
+
+std::vector<std::string> plan_notes(const OptimizeArgs& a, const HwSpec& spec,
+                                    const opt::Graph& graph, const opt::Workload& w,
+                                    const opt::Plan& plan) {
+  std::vector<std::string> out;
+  auto add = [&out](std::string note) {  // without the console's "note: "
+    if (note.rfind("note: ", 0) == 0) note.erase(0, 6);
+    if (!note.empty()) out.push_back(std::move(note));
+  };
+  add(single_pe_note(w, plan, spec));
+  add(element_size_note(graph, spec, a.net.network));
+  for (const std::string& note : hw_notes(spec)) add(note);
+  if (!a.memory_limit) add(sram_warning(w, plan, spec.pe.sram_bytes));
+  return out;
+}
+
+void print_notes(const std::vector<std::string>& notes) {
+  for (const std::string& note : notes)
+    std::cout << "  " << (note.rfind("warning: ", 0) == 0 ? "" : "note: ") << note << "\n";
 }
 
 namespace {
@@ -76,8 +107,10 @@ struct CompareRow {
   std::string failure;  ///< why the solver gave no solution (time limit), "" when it did
 };
 
+/// `notes`: every note and warning the console prints (the solver's first).
 nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionSetup& s,
-                                    const opt::SolveResult& r, const opt::Plan& plan) {
+                                    const opt::SolveResult& r, const opt::Plan& plan,
+                                    const std::vector<std::string>& notes) {
   nlohmann::ordered_json j = summary_head(a, plan);
   j["total_cost_cycles"] = plan.total_cycles();
   j["compute_cycles"] = plan.compute_cycles;
@@ -105,7 +138,7 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
                 {"gap", r.ilp->gap},
                 {"optimal", r.ilp->optimal}};
   }
-  j["notes"] = r.notes;
+  j["notes"] = notes;
   j["units"] = {{"*_cycles", "clock cycles"}, {"energy_pj", "picojoules"},
                 {"*_seconds", "seconds (wall clock)"}};
   if (r.ilp) {
@@ -211,9 +244,15 @@ int run(const OptimizeArgs& a) {
   opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
   record_priced_inputs(plan, spec, graph, a.net.passes);
   plan.calibration = a.calibration;
+  if (a.bnoc > 0) plan.bnoc = a.bnoc;
+  // Every note and warning, as the console prints them and summary.json lists them.
+  std::vector<std::string> notes = r.notes;
+  for (const std::string& note : graph.notes()) notes.push_back(note);
+  for (const std::string& note : plan_notes(a, spec, graph, s.workload, plan))
+    notes.push_back(note);
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
-  write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan).dump(2) + "\n");
+  write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan, notes).dump(2) + "\n");
 
   std::cout
       << "nocflow optimize: " << plan.network << training_note(training_optimizer(graph)) << " on "
@@ -247,14 +286,7 @@ int run(const OptimizeArgs& a) {
                                            : "not solved in time")
               << ", gap " << fixed(100 * r.ilp->gap, 2) << " %"
               << (r.ilp->optimal ? ", optimal" : "") << "\n";
-  for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
-  if (const std::string note = single_pe_note(s.workload, plan, spec); !note.empty())
-    std::cout << "  note: " << note << "\n";
-  for (const std::string& note : graph.notes()) std::cout << "  note: " << note << "\n";
-  if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
-    std::cout << "  " << note << "\n";
-  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
-  if (!a.memory_limit) warn_if_over_sram(s.workload, plan, spec.pe.sram_bytes);
+  print_notes(notes);
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, summary.json, config.resolved.yaml"

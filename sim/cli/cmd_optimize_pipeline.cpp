@@ -48,6 +48,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   opt::Plan plan = r.plan;
   record_priced_inputs(plan, spec, graph, a.net.passes);
   plan.calibration = a.calibration;
+  if (a.bnoc > 0) plan.bnoc = a.bnoc;
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
   write_file(fs::path(a.out) / "stages.csv", [&](std::ostream& csv) {
@@ -62,6 +63,9 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
     }
   });
   const double whole = r.whole_machine_cycles * a.micro_batches;
+  const opt::Workload network = opt::build_workload(graph);
+  std::vector<std::string> notes = r.notes;  // printed below; the graph's were printed first
+  for (const std::string& note : plan_notes(a, spec, graph, network, plan)) notes.push_back(note);
   nlohmann::ordered_json j = summary_head(a, plan);
   j["stages"] = plan.stages.size();
   j["micro_batches"] = a.micro_batches;
@@ -80,7 +84,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["energy_pj"] = plan.energy_pj;
   j["ranges_priced"] = r.ranges_priced;
   j["ranges_stopped"] = r.ranges_stopped;
-  j["notes"] = r.notes;
+  j["notes"] = graph.notes();
+  for (const std::string& note : notes) j["notes"].push_back(note);
   j["solve_seconds"] = r.seconds;
   j["pes"] = plan.pes;
   j["topology"] = plan.topology;
@@ -144,11 +149,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
     std::cout << "a stage does not fit";
   }
   std::cout << "\n";
-  for (const std::string& note : r.notes) std::cout << "  note: " << note << "\n";
-  const opt::Workload network = opt::build_workload(graph);
-  if (const std::string note = single_pe_note(network, plan, spec); !note.empty())
-    std::cout << "  note: " << note << "\n";
-  if (!a.memory_limit) warn_if_over_sram(network, plan, spec.pe.sram_bytes);
+  print_notes(notes);
   std::cout << "nocflow: wrote " << a.out
             << "/plan.yaml, plan.dot, stages.csv, summary.json, config.resolved.yaml\n";
   return 0;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "optimizer/graph/graph.h"
 #include "optimizer/partition/workload.h"
@@ -38,10 +39,15 @@ struct OptimizeArgs {
 /// summary.json's first keys, for both modes: network, batch, train, solver, cost model, placement.
 nlohmann::ordered_json summary_head(const OptimizeArgs& a, const optimizer::Plan& plan);
 
-/// Without --memory-limit: a warning when a layer of `plan` (its layers the workload's, in its
-/// order) needs more than a PE's SRAM, which simulate would refuse.
-void warn_if_over_sram(const optimizer::Workload& w, const optimizer::Plan& plan,
-                       std::int64_t sram_bytes);
+/// The notes on a solved plan (its layers the workload's, in its order) beside the solver's and
+/// the graph's: layers on one PE, the element size, the machine's notes and, without
+/// --memory-limit, a warning ("warning: ...") when a layer needs more than a PE's SRAM, which
+/// simulate would refuse. summary.json's `notes` lists them all, as the console prints them.
+std::vector<std::string> plan_notes(const OptimizeArgs& a, const HwSpec& spec,
+                                    const optimizer::Graph& graph, const optimizer::Workload& w,
+                                    const optimizer::Plan& plan);
+/// Prints notes as "  note: ...", warnings as "  warning: ...".
+void print_notes(const std::vector<std::string>& notes);
 
 /// --stages: cut the network into pipeline stages, each on its own band of rows.
 int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const optimizer::HwDesc& hw,

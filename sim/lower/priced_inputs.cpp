@@ -221,12 +221,19 @@ std::string batch_hint(const optimizer::Plan& plan, const optimizer::Graph& grap
 }
 
 std::string calibration_mismatch(const optimizer::Plan& plan, const std::string& calibration) {
-  if (!plan.calibration || same_file(*plan.calibration, calibration)) return "";
-  return "the plan was priced " +
-         (plan.calibration->empty() ? std::string("uncalibrated")
-                                    : "with --calibration " + *plan.calibration) +
-         ", this run prices its edges " +
-         (calibration.empty() ? std::string("uncalibrated") : "with --calibration " + calibration) +
+  auto priced = [](const std::string& file) {
+    return file.empty() ? std::string("uncalibrated") : "with --calibration " + file;
+  };
+  std::string then;
+  if (plan.bnoc) {  // optimize --bnoc, which simulate does not take
+    std::ostringstream bnoc;
+    bnoc << *plan.bnoc;
+    then = "with --bnoc " + bnoc.str() + " (the paper model's B_NoC, bytes/cycle)";
+  } else if (plan.calibration && !same_file(*plan.calibration, calibration)) {
+    then = priced(*plan.calibration);
+  }
+  if (then.empty()) return "";
+  return "the plan was priced " + then + ", this run prices its edges " + priced(calibration) +
          ": the predicted total is the plan's, the edge table this run's";
 }
 

@@ -74,7 +74,8 @@ std::string batch_hint(const optimizer::Plan& plan, const optimizer::Graph& grap
                        const std::string& network);
 
 /// "" when `plan` was priced with the calibration file `calibration` ("" for none) or does not
-/// say; otherwise a note naming both.
+/// say; otherwise a note naming both. A plan priced with optimize's `--bnoc`, which simulate
+/// does not take, always gets the note.
 std::string calibration_mismatch(const optimizer::Plan& plan, const std::string& calibration);
 
 }  // namespace nocflow::sim

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
@@ -192,19 +193,60 @@ TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
     const CliRun sim =
         run_nocflow("simulate " + machine + "--quiet --plan " +
                     (dir / "opt" / "plan.yaml").string() + " --out " + (dir / "sim").string());
-    return std::pair{opt, sim};
+    return std::tuple{opt, sim, dir};
   };
   for (const std::string stages : {"", "--stages 2 "}) {
     const std::string pipeline = stages.empty() ? "" : "_stages";
-    const auto [over, refused] =
+    const auto [over, refused, over_dir] =
         optimize_then_replay("loose" + pipeline, "--no-memory-limit " + stages);
     EXPECT_NE(over.output.find("need more than a PE's 131072 bytes of SRAM"), std::string::npos)
         << over.output;
     EXPECT_EQ(refused.exit_code, 2) << refused.output;
-    const auto [within, accepted] = optimize_then_replay("tight" + pipeline, stages);
+    // summary.json lists the warning among its notes, and says the limit was off.
+    const auto summary = nlohmann::json::parse(std::ifstream(over_dir / "opt" / "summary.json"));
+    EXPECT_FALSE(summary["memory_limit"].get<bool>());
+    const auto& notes = summary["notes"];
+    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const nlohmann::json& n) {
+      return n.get<std::string>().rfind("warning: ", 0) == 0 &&
+             n.get<std::string>().find("need more than a PE's 131072 bytes of SRAM") !=
+                 std::string::npos;
+    })) << notes;
+    const auto [within, accepted, within_dir] = optimize_then_replay("tight" + pipeline, stages);
     EXPECT_EQ(within.output.find("warning"), std::string::npos) << within.output;
     EXPECT_EQ(accepted.exit_code, 0) << accepted.output;
   }
+}
+
+// --bnoc prices the paper model with another B_NoC: the plan and summary.json record it, and a
+// replay, which prices with a calibration file or one link, says its edge table is not the plan's.
+TEST(OptimizeCli, BnocIsRecordedAndAReplayNotesItPricesOtherwise) {
+  const std::string machine = "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 ";
+  const fs::path dir = out_dir("bnoc");
+  const CliRun opt = run_nocflow("optimize " + machine + "--cost-model paper --bnoc 64 --out " +
+                                 (dir / "opt").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.output;
+  const auto summary = nlohmann::json::parse(std::ifstream(dir / "opt" / "summary.json"));
+  EXPECT_EQ(summary["bnoc_bytes_per_cycle"].get<double>(), 64);
+  const auto plan = nocflow::optimizer::read_plan((dir / "opt" / "plan.yaml").string());
+  ASSERT_TRUE(plan.bnoc.has_value());
+  EXPECT_EQ(*plan.bnoc, 64);
+  const CliRun sim =
+      run_nocflow("simulate " + machine + "--quiet --plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --out " + (dir / "sim").string());
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  EXPECT_NE(sim.output.find("note: the plan was priced with --bnoc 64 (the paper model's B_NoC, "
+                            "bytes/cycle), this run prices its edges uncalibrated"),
+            std::string::npos)
+      << sim.output;
+  // Without --bnoc: null in summary.json, nothing in the plan, no note.
+  const CliRun plain =
+      run_nocflow("optimize " + machine + "--cost-model paper --out " + (dir / "plain").string());
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_TRUE(
+      nlohmann::json::parse(std::ifstream(dir / "plain" / "summary.json"))["bnoc_bytes_per_cycle"]
+          .is_null());
+  EXPECT_FALSE(
+      nocflow::optimizer::read_plan((dir / "plain" / "plan.yaml").string()).bnoc.has_value());
 }
 
 // The refusal named only the first layer that did not fit: raising pe.sram_bytes to its
