@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 
 namespace nocflow::optimizer {
 namespace {
@@ -288,10 +289,12 @@ StagePrice StagePricer::cost(int first, int end, int units, double cutoff) {
       if (bytes > static_cast<double>(hw.sram_bytes)) {
         if (why.empty())
           why = "layers " + w.layers[static_cast<std::size_t>(first)].name + " .. " +
-                w.layers[static_cast<std::size_t>(end - 1)].name + " on " + std::to_string(units) +
-                " units hold " + std::to_string(static_cast<std::int64_t>(bytes)) +
+                w.layers[static_cast<std::size_t>(end - 1)].name + " on " +
+                counted(units, hw.mesh() ? "mesh row" : "crossbar port") + " hold " +
+                std::to_string(static_cast<std::int64_t>(bytes)) +
                 " bytes per PE (weights of every layer, activations of the largest), the SRAM " +
-                std::to_string(hw.sram_bytes);
+                std::to_string(hw.sram_bytes) +
+                " (raise pe.sram_bytes, use fewer --stages, or leave out --resident-weights)";
         return kInf;
       }
     }

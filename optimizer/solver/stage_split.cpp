@@ -238,7 +238,7 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     throw InputError("no split of " + std::to_string(layers) + " layers into " +
                      std::to_string(stages) +
                      " stages fits (every split has a stage that does "
-                     "not: too little SRAM or no valid choice on its units)");
+                     "not: too little SRAM or no valid choice on its band)");
   StageSplit s;
   s.begin.assign(static_cast<std::size_t>(stages) + 1, 0);
   s.units.assign(static_cast<std::size_t>(stages), 0);

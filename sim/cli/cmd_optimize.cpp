@@ -154,7 +154,7 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
   auto run = [&](const std::string& label, const std::string& solver, const std::string& form) {
     opt::SolveOptions so{a.time_limit, form, "", true};
     if (solver == "ilp" && !a.quiet)  // the one that can take long: say so before it starts
-      std::cout << "  compare: solving " << label << " (time limit " << fixed(a.time_limit, 0)
+      std::cout << "  compare: solving " << label << " (time limit " << shortest(a.time_limit)
                 << " s) ..." << std::endl;
     const auto t0 = std::chrono::steady_clock::now();
     try {
@@ -238,7 +238,7 @@ int run(const OptimizeArgs& a) {
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
   if (a.solver == "ilp" && !a.quiet)
     std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "
-              << fixed(a.time_limit, 0) << " s) ..." << std::endl;
+              << shortest(a.time_limit) << " s) ..." << std::endl;
   const opt::SolveResult r = solver->solve(s.problem, so);
   prepare_output_dir(a.out, spec, {a.net.network, a.calibration, a.export_lp});
   opt::Plan plan = opt::make_plan(s, r.choice, hw, *model, a.solver);
@@ -259,7 +259,9 @@ int run(const OptimizeArgs& a) {
       << one_line_summary(spec) << "\n"
       << "  layers " << s.workload.layers.size() << ", edges " << s.workload.edges.size()
       << ", choices " << s.choices_before
-      << (edge_tables == opt::EdgeTables::Full
+      << (edge_tables == opt::EdgeTables::Full && a.no_prune
+              ? " (tabulated in " + fixed(s.tabulate_seconds, 3) + " s; not pruned: --no-prune)"
+          : edge_tables == opt::EdgeTables::Full
               ? " -> " + std::to_string(s.choices_after) +
                     " after dominance pruning (tabulated in " + fixed(s.tabulate_seconds, 3) +
                     " s, pruned in " + fixed(s.prune_seconds, 3) + " s)"

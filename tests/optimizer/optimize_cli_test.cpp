@@ -249,6 +249,33 @@ TEST(OptimizeCli, BnocIsRecordedAndAReplayNotesItPricesOtherwise) {
       nocflow::optimizer::read_plan((dir / "plain" / "plan.yaml").string()).bnoc.has_value());
 }
 
+// The console says what was done as asked: no pruning under --no-prune (it said "1143 -> 1143
+// after dominance pruning"), a time limit under a second as given (it printed "0 s"), and a
+// pipeline whose stages' resident weights do not fit in mesh rows and what to change.
+TEST(OptimizeCli, ConsoleSaysWhatWasAsked) {
+  const std::string machine = "--hw " + hw("mesh4x4.yaml") + " --network zoo:vgg5 ";
+  const CliRun unpruned =
+      run_nocflow("optimize " + machine + "--no-prune --out " + out_dir("said_np").string());
+  ASSERT_EQ(unpruned.exit_code, 0) << unpruned.output;
+  EXPECT_NE(unpruned.output.find("s; not pruned: --no-prune)"), std::string::npos)
+      << unpruned.output;
+  EXPECT_EQ(unpruned.output.find("after dominance pruning"), std::string::npos) << unpruned.output;
+  const CliRun ilp = run_nocflow("optimize " + machine + "--solver ilp --time-limit 0.5 --out " +
+                                 out_dir("said_tl").string());
+  ASSERT_EQ(ilp.exit_code, 0) << ilp.output;
+  EXPECT_NE(ilp.output.find("time limit 0.5 s"), std::string::npos) << ilp.output;
+  const CliRun tight = run_nocflow("optimize " + machine +
+                                   "--stages 2 --resident-weights --set pe.sram_bytes=100KiB "
+                                   "--out " +
+                                   out_dir("said_rw").string());
+  EXPECT_EQ(tight.exit_code, 2) << tight.output;
+  EXPECT_NE(tight.output.find(" on 2 mesh rows hold "), std::string::npos) << tight.output;
+  EXPECT_NE(tight.output.find("(raise pe.sram_bytes, use fewer --stages, or leave out "
+                              "--resident-weights)"),
+            std::string::npos)
+      << tight.output;
+}
+
 // The refusal named only the first layer that did not fit: raising pe.sram_bytes to its
 // footprint was refused again for the next one. Every command that solves says what the whole
 // network needs, so that one raise is enough.
