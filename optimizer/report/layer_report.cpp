@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
 
 #include "noc/base/format.h"
 #include "optimizer/graph/op_cost.h"
@@ -113,10 +114,21 @@ std::string graph_json(const Graph& g) {
   }
   json outputs = json::array();
   for (NodeId o : g.outputs()) outputs.push_back(g.node(o).name);
-  json j = {{"network", g.name()},       {"total_macs", t.macs},
-            {"total_params", t.params},  {"total_weight_bytes", t.weight_bytes},
-            {"total_activation_bytes", t.activation_bytes}, {"total_fixed_bytes", t.fixed_bytes},
-            {"num_layers", t.layers},    {"layers", layers},
+  // The inputs' element size(s), in bytes: the byte totals and columns follow from them.
+  std::set<int> sizes;
+  for (NodeId id : g.node_ids())
+    if (g.node(id).kind == OpKind::Input) sizes.insert(g.node(id).output.elem_bytes);
+  const json elem_bytes =
+      sizes.size() == 1 ? json(*sizes.begin()) : json(std::vector<int>(sizes.begin(), sizes.end()));
+  json j = {{"network", g.name()},
+            {"elem_bytes", elem_bytes},
+            {"total_macs", t.macs},
+            {"total_params", t.params},
+            {"total_weight_bytes", t.weight_bytes},
+            {"total_activation_bytes", t.activation_bytes},
+            {"total_fixed_bytes", t.fixed_bytes},
+            {"num_layers", t.layers},
+            {"layers", layers},
             {"outputs", outputs}};
   return j.dump(2) + "\n";
 }

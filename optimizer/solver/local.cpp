@@ -84,7 +84,7 @@ class LocalDpSolver : public Solver {
     r.notes.push_back(
         "greedy-layout " + fixed(start) + " cycles, then " +
         count(accepted, "improving window", "improving windows") + " of " +
-        std::to_string(kWindow) + " layers in " + count(passes, "pass", "passes") +
+        std::to_string(std::min(n, kWindow)) + " layers in " + count(passes, "pass", "passes") +
         (skipped ? " (" + count(skipped, "window", "windows") + " too wide for dp, skipped)" : "") +
         (n <= kWindow && !skipped ? "; one window holds every layer: optimal"
          : improved && n > kWindow

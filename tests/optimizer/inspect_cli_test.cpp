@@ -44,6 +44,19 @@ TEST(Inspect, JsonHasTotalsAndLayers) {
   // 7x7 conv, 3 -> 64 channels, 112x112 outputs: 64 x 112 x 112 x 3 x 7 x 7.
   EXPECT_EQ(first["macs"].get<std::int64_t>(), 64 * 112 * 112 * 3 * 7 * 7);
   EXPECT_NE(r.output.find("total:"), std::string::npos);
+  // The element size the byte figures follow from: inspect's default, 4 bytes, and 2 asked for.
+  EXPECT_EQ(j["elem_bytes"], 4);
+  EXPECT_EQ(first["output_bytes"].get<std::int64_t>(), 64 * 112 * 112 * 4);
+  const auto half_path = temp_file("resnet50_2.json", "");
+  ASSERT_EQ(run_nocflow("inspect --network zoo:resnet50 --passes none --elem-bytes 2 --json " +
+                        half_path.string())
+                .exit_code,
+            0);
+  std::ifstream half_in(half_path);
+  const auto half = nlohmann::json::parse(half_in);
+  EXPECT_EQ(half["elem_bytes"], 2);
+  EXPECT_EQ(half["total_activation_bytes"].get<double>(),
+            j["total_activation_bytes"].get<double>() / 2);
 }
 
 TEST(Inspect, PassStatsAndDotFromOnnx) {

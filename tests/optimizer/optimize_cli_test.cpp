@@ -166,9 +166,9 @@ TEST(OptimizeCli, GreedyLayoutOnRowsPlansAsOnFullTables) {
 // read higher (resnet18 on 8x8 relaxes to the optimum plus rounding noise: 133891.25 + 1e-11,
 // which once printed as 133891.3 after a total of 133891.2).
 TEST(OptimizeCli, PrintedLpRelaxationIsNotAboveTheOptimum) {
-  const CliRun r =
-      run_nocflow("optimize --hw " + hw("mesh8x8.yaml") +
-                  " --network zoo:resnet18 --solver ilp --out " + out_dir("r18").string());
+  const fs::path out = out_dir("r18");
+  const CliRun r = run_nocflow("optimize --hw " + hw("mesh8x8.yaml") +
+                               " --network zoo:resnet18 --solver ilp --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto number_after = [&](const std::string& key) {
     const std::size_t at = r.output.find(key);
@@ -177,6 +177,10 @@ TEST(OptimizeCli, PrintedLpRelaxationIsNotAboveTheOptimum) {
   };
   ASSERT_NE(r.output.find(", optimal"), std::string::npos) << r.output;
   EXPECT_LE(number_after("LP relaxation "), number_after(": total ")) << r.output;
+  // summary.json's bounds alike, unrounded.
+  const auto j = nlohmann::json::parse(std::ifstream(out / "summary.json"));
+  EXPECT_LE(j["ilp"]["lp_relaxation"].get<double>(), j["total_cost_cycles"].get<double>());
+  EXPECT_LE(j["ilp"]["lower_bound_cycles"].get<double>(), j["total_cost_cycles"].get<double>());
 }
 
 // A plan that overflows a PE's SRAM (--no-memory-limit; 128 KiB PEs) is written, with a warning,
