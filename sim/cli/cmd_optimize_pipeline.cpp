@@ -122,7 +122,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   std::cout << "  (resident: every layer's weights plus the largest layer's activations, per PE; "
             << (a.resident_weights ? "bounded by" : "not bounded, --resident-weights bounds it by")
             << " the SRAM, " << spec.pe.sram_bytes << " bytes)\n";
-  // One decimal, as stages.csv and the plan have them: the sums below then add up as printed.
+  // One decimal, as the table's rows: the sum below is of the unrounded stages (stages.csv has
+  // them), so it may differ from the printed rows' sum by their rounding (a tenth or two).
   std::cout << "  bottleneck " << fixed(r.split.bottleneck(), 1)
             << " cycles per micro-batch; imbalance " << fixed(r.split.imbalance(), 2)
             << " (slowest / fastest stage), efficiency " << fixed(100 * r.split.efficiency(), 1)
