@@ -36,7 +36,9 @@ struct OptimizeArgs {
   bool quiet = false;  // no progress lines
 };
 
-/// summary.json's first keys, for both modes: network, batch, train, solver, cost model, placement.
+/// summary.json's first keys, for both modes: the build, network, batch, train, solver, cost
+/// model, placement, and what else the solve was given (calibration, --bnoc, memory limit,
+/// exact nodes, pruning, time limit).
 nlohmann::ordered_json summary_head(const OptimizeArgs& a, const optimizer::Plan& plan);
 
 /// The notes on a solved plan (its layers the workload's, in its order) beside the solver's and
