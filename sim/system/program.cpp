@@ -434,6 +434,16 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
       throw InputError(e.recv_at.str() + ": receives " + std::to_string(e.recv->bytes) +
                        " bytes of a message of " + std::to_string(e.send->bytes) + " (" +
                        e.send_at.str() + ")");
+    // The tables count a message once, under its edge: both ends must name the same one.
+    if (e.send->edge != e.recv->edge) {
+      auto edge = [&](int id) {
+        return id < 0 ? std::string("no edge")
+                      : "edge=" + word(out.edge_names[static_cast<std::size_t>(id)]);
+      };
+      throw InputError(e.recv_at.str() + ": receives as " + edge(e.recv->edge) +
+                       " a message sent as " + edge(e.send->edge) + " (" + e.send_at.str() +
+                       "): both ends of a message name the same edge");
+    }
   }
   check_waits_resolve(out.programs, where);
   return out;

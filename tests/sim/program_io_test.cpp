@@ -205,6 +205,14 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
       {"pio_bytes",
        {send, "recv from=PE0 bytes=32 tag=3\n"},
        "pe_1.txt:1: receives 32 bytes of a message of 64"},
+      // Both ends of a message under one edge: the tables counted it under the send's edge with
+      // 0 cycles and added a row for the receive's.
+      {"pio_edge",
+       {"send to=PE1 bytes=64 tag=3 edge=\"a b->c\"\n", "recv from=PE0 bytes=64 tag=3 edge=x->y\n"},
+       "pe_1.txt:1: receives as edge=x->y a message sent as edge=\"a b->c\" ("},
+      {"pio_no_edge",
+       {"send to=PE1 bytes=64 tag=3 edge=a->c\n", recv},
+       "pe_1.txt:1: receives as no edge a message sent as edge=a->c"},
       {"pio_dup", {send + send, recv}, "pe_0.txt:2: a second send of tag 3 to PE1 (the first: "},
       {"pio_order",
        {"barrier id=2\n", "barrier id=2\n"},
