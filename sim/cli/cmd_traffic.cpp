@@ -60,8 +60,11 @@ constexpr double kAcceptedShare = 0.95;
 /// than chance: 4 standard deviations of the flits its `nodes` offer in the window (Bernoulli
 /// packet starts of `packet_flits` flits), so that a short window at a low rate is not called
 /// saturated for the packets it happened not to start. A window that starts on an empty network
-/// (`from_empty`: no warm-up) can eject only what was injected a flit latency before its end.
-bool short_of_offered(const TrafficResult& r, int nodes, int packet_flits, bool from_empty) {
+/// (`from_empty`: no warm-up) can eject only what was injected a flit latency before its end;
+/// with no packet measured that latency is unknown, and so is the verdict (nullopt).
+std::optional<bool> short_of_offered(const TrafficResult& r, int nodes, int packet_flits,
+                                     bool from_empty) {
+  if (from_empty && r.packets_measured == 0 && r.offered > 0) return std::nullopt;
   const double window = static_cast<double>(r.measured_cycles);
   const double due =
       r.offered * (from_empty ? std::max(0.0, 1 - r.avg_flit_latency / std::max(window, 1.0)) : 1.0);
@@ -78,7 +81,8 @@ nlohmann::ordered_json measured(bool any, double v) {
 
 /// `hotspot`: the hotspot pattern's node as resolved (-1 for another pattern).
 nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a, int routers,
-                                    double wall, bool throughput_short, int hotspot) {
+                                    double wall, std::optional<bool> throughput_short,
+                                    int hotspot) {
   nlohmann::ordered_json j;
   j["nocflow"] = nocflow_build();  // the version and commit that wrote it
   j["pattern"] = a.traffic.pattern;
@@ -104,13 +108,16 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   j["cycles"] = r.cycles;
   j["measured_cycles"] = r.measured_cycles;
   j["samples"] = r.samples;
-  j["converged"] = r.converged;
+  // A fixed window (--cycles) is measured once, not run until it converges.
+  j["converged"] =
+      a.traffic.fixed_cycles > 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(r.converged);
   j["stable"] = packets || !r.stable ? nlohmann::ordered_json(r.stable) : nlohmann::ordered_json();
   if (!r.stable) j["unstable_latency_estimate"] = r.unstable_latency;
   // The throughput rule, beside BookSim's latency rule: a short window can keep the latency
   // under 500 cycles while the source queues grow.
-  j["saturated_by_throughput"] = window && r.offered > 0 ? nlohmann::ordered_json(throughput_short)
-                                                          : nlohmann::ordered_json();
+  j["saturated_by_throughput"] = window && r.offered > 0 && throughput_short
+                                     ? nlohmann::ordered_json(*throughput_short)
+                                     : nlohmann::ordered_json();
   j["flits_injected"] = r.flits_injected;
   j["flits_ejected"] = r.flits_ejected;
   j["router_evaluations"] = r.router_steps;
@@ -130,9 +137,8 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   return j;
 }
 
-
 void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int routers,
-                  bool throughput_short) {
+                  std::optional<bool> throughput_short) {
   auto& o = std::cout;
   o << std::fixed << std::setprecision(2);
   o << "  offered            " << std::setprecision(4) << r.offered << " flits/node/cycle\n";
@@ -151,15 +157,17 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
   else
     o << "  packet latency     n/a (no packet measured)\n";
   o << "  packets measured   " << r.packets_measured << " over " << r.measured_cycles << " cycles"
-    << (r.samples ? " (" + std::to_string(r.samples) + (r.samples == 1 ? " sample" : " samples") +
-                        (r.converged ? ", converged)"
-                                     : ", not converged within " + std::to_string(a.traffic.max_samples) + ")")
-                  : "")
+    << (a.traffic.fixed_cycles > 0 ? std::string(" (a fixed window: --cycles)")
+        : r.samples ? " (" + std::to_string(r.samples) + (r.samples == 1 ? " sample" : " samples") +
+                          (r.converged ? ", converged)"
+                                       : ", not converged within " +
+                                             std::to_string(a.traffic.max_samples) + ")")
+                    : "")
     << "\n"
     << "  stable             ";
   if (!r.stable)
     o << "NO (saturated: latency estimate " << fixed(r.unstable_latency, 2) << " cycles)\n";
-  else if (r.packets_measured > 0 && throughput_short)
+  else if (r.packets_measured > 0 && throughput_short.value_or(false))
     o << "yes by the latency rule (mean at most 500 cycles); NO by the throughput rule: "
       << fixed(100 * r.accepted / r.offered, 1)
       << " % of the offered load accepted (under 95 %), so the source queues grow and a longer "
@@ -168,6 +176,11 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
     o << "yes\n";
   else if (r.offered == 0)
     o << "n/a (nothing offered)\n";
+  else if (a.traffic.fixed_cycles > 0 && a.traffic.warmup_cycles <= 0 &&
+           static_cast<double>(r.measured_cycles) * r.offered >= a.traffic.packet_flits)
+    // Each node started a packet or more, on an empty network: none has finished its trip yet.
+    o << "n/a: no packet finished in the " << r.measured_cycles
+      << "-cycle window, which starts on an empty network; give --warmup or more --cycles\n";
   else  // nothing to judge by: say how long a run would have to be
     o << "n/a: at this rate a node starts a packet every "
       << fixed(a.traffic.packet_flits / r.offered, 0)
@@ -181,7 +194,6 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
     << "  conservation       ok: " << r.flits_injected
     << " flits injected, all ejected once, credits restored\n";
 }
-
 
 int run(const TrafficArgs& a) {
   const HwSpec spec = a.hw.load();
@@ -210,15 +222,16 @@ int run(const TrafficArgs& a) {
   std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  pattern " << a.traffic.pattern;
   if (a.traffic.pattern == "uniform" && a.traffic.pattern_options.exclude_self) std::cout << " (no packet to itself)";
   if (hotspot >= 0)
-    std::cout << " (node " << hotspot << ", " << fixed(100 * a.traffic.pattern_options.hotspot_fraction, 0)
-              << " % of packets)";
+    std::cout << " (node " << hotspot << ", " << std::defaultfloat << std::setprecision(6)
+              << 100 * a.traffic.pattern_options.hotspot_fraction << " % of packets)";
   std::cout << ", " << a.traffic.packet_flits << "-flit packets, seed " << a.traffic.seed << "\n";
 
   if (!a.find_saturation) {
     const TrafficResult r = noc::run_traffic(net, a.traffic, advance);
     const double wall = seconds_since(started);
     const bool from_empty = a.traffic.fixed_cycles > 0 && a.traffic.warmup_cycles <= 0;
-    const bool short_of = short_of_offered(r, net.num_nodes(), a.traffic.packet_flits, from_empty);
+    const std::optional<bool> short_of =
+        short_of_offered(r, net.num_nodes(), a.traffic.packet_flits, from_empty);
     write_file(std::filesystem::path(a.out) / "summary.json",
                summary_json(r, a, routers, wall, short_of, hotspot).dump(2) + "\n");
     write_links(std::filesystem::path(a.out) / "links.csv", r.links);
@@ -273,8 +286,15 @@ int run(const TrafficArgs& a) {
   const double wall = seconds_since(started);
   nlohmann::ordered_json j;
   j["nocflow"] = nocflow_build();  // the version and commit that wrote it
-  j["pattern"] = a.traffic.pattern;
+  j["pattern"] = a.traffic.pattern;  // and how the probes ran, as summary.json says it
+  if (a.traffic.pattern == "uniform") j["exclude_self"] = a.traffic.pattern_options.exclude_self;
+  if (hotspot >= 0) {
+    j["hotspot_node"] = hotspot;
+    j["hotspot_fraction"] = a.traffic.pattern_options.hotspot_fraction;
+  }
   j["packet_flits"] = a.traffic.packet_flits;
+  j["seed"] = a.traffic.seed;
+  j["sample_period_cycles"] = a.traffic.sample_period;
   auto rate_or_null = [](std::optional<double> r) {
     return r ? nlohmann::ordered_json(*r) : nlohmann::ordered_json();
   };

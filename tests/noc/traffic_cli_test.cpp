@@ -146,6 +146,21 @@ TEST(TrafficCli, ARunThatMeasuresNoPacketDoesNotCallItselfStable) {
                           std::to_string(flits * per_flit) + " cycles"),
             std::string::npos)
       << r.output;
+  // A window too short for a packet's trip, at a rate that starts about two per node in it:
+  // no verdict by either rule (it said saturated by the throughput rule), and the hint is the
+  // warm-up, not a higher rate.
+  const CliRun brief = run_nocflow("traffic --hw " + kHw + " --rate 0.3 --cycles 6 --out " +
+                                   (dir / "brief").string());
+  ASSERT_EQ(brief.exit_code, 0) << brief.output;
+  const nlohmann::json b = nlohmann::json::parse(read_file(dir / "brief" / "summary.json"));
+  EXPECT_TRUE(b["stable"].is_null()) << b.dump();
+  EXPECT_TRUE(b["saturated_by_throughput"].is_null()) << b.dump();
+  EXPECT_TRUE(b["converged"].is_null()) << b.dump();  // a fixed window does not converge
+  EXPECT_NE(brief.output.find("no packet finished in the 6-cycle window, which starts on an "
+                              "empty network; give --warmup or more --cycles"),
+            std::string::npos)
+      << brief.output;
+  EXPECT_NE(brief.output.find("(a fixed window: --cycles)"), std::string::npos) << brief.output;
 }
 
 // Eight one-flit messages into node 0 of a crossbar whose VC allocator grants all 3 VCs of
