@@ -285,7 +285,7 @@ int run(const TrafficArgs& a) {
   });
   const double wall = seconds_since(started);
   nlohmann::ordered_json j;
-  j["nocflow"] = nocflow_build();  // the version and commit that wrote it
+  j["nocflow"] = nocflow_build();    // the version and commit that wrote it
   j["pattern"] = a.traffic.pattern;  // and how the probes ran, as summary.json says it
   if (a.traffic.pattern == "uniform") j["exclude_self"] = a.traffic.pattern_options.exclude_self;
   if (hotspot >= 0) {
