@@ -306,4 +306,11 @@ std::vector<NodeId> Graph::topological_order() const {
                    "': " + cycle);
 }
 
+std::set<int> input_element_sizes(const Graph& graph) {
+  std::set<int> sizes;
+  for (NodeId id : graph.node_ids())
+    if (graph.node(id).kind == OpKind::Input) sizes.insert(graph.node(id).output.elem_bytes);
+  return sizes;
+}
+
 }  // namespace nocflow::optimizer

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,5 +102,8 @@ class Graph {
   std::vector<NodeId> outputs_;
   std::vector<std::string> notes_;
 };
+
+/// The element sizes (bytes) of the graph's inputs: what its byte figures follow from.
+std::set<int> input_element_sizes(const Graph& graph);
 
 }  // namespace nocflow::optimizer

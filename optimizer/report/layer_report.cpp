@@ -115,9 +115,7 @@ std::string graph_json(const Graph& g) {
   json outputs = json::array();
   for (NodeId o : g.outputs()) outputs.push_back(g.node(o).name);
   // The inputs' element size(s), in bytes: the byte totals and columns follow from them.
-  std::set<int> sizes;
-  for (NodeId id : g.node_ids())
-    if (g.node(id).kind == OpKind::Input) sizes.insert(g.node(id).output.elem_bytes);
+  const std::set<int> sizes = input_element_sizes(g);
   const json elem_bytes =
       sizes.size() == 1 ? json(*sizes.begin()) : json(std::vector<int>(sizes.begin(), sizes.end()));
   json j = {{"network", g.name()},

@@ -22,10 +22,7 @@ namespace {
 /// --elem-bytes for a network file, which has its own element size: InputError unless every
 /// input of `graph` (read from `network`) has `bytes`-byte elements, when it changes nothing.
 void check_own_element_size(const optimizer::Graph& graph, const std::string& network, int bytes) {
-  std::set<int> sizes;
-  for (optimizer::NodeId id : graph.node_ids())
-    if (graph.node(id).kind == optimizer::OpKind::Input)
-      sizes.insert(graph.node(id).output.elem_bytes);
+  const std::set<int> sizes = optimizer::input_element_sizes(graph);
   if (sizes == std::set<int>{bytes}) return;
   std::string own;
   for (const int b : sizes) own += (own.empty() ? ": " : ", ") + std::to_string(b);

@@ -73,10 +73,9 @@ std::optional<bool> short_of_offered(const TrafficResult& r, int nodes, int pack
   return (due - r.accepted) * node_cycles > 4 * std::sqrt(r.offered * node_cycles * packet_flits);
 }
 
-/// A figure of a run: null where nothing was measured (a run unstable before its window, or no
-/// load), not a zero.
-nlohmann::ordered_json measured(bool any, double v) {
-  return any ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+/// A --cycles window without --warmup: it starts on an empty network.
+bool window_from_empty(const TrafficArgs& a) {
+  return a.traffic.fixed_cycles > 0 && a.traffic.warmup_cycles <= 0;
 }
 
 /// `hotspot`: the hotspot pattern's node as resolved (-1 for another pattern).
@@ -176,7 +175,7 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
     o << "yes\n";
   else if (r.offered == 0)
     o << "n/a (nothing offered)\n";
-  else if (a.traffic.fixed_cycles > 0 && a.traffic.warmup_cycles <= 0 &&
+  else if (window_from_empty(a) &&
            static_cast<double>(r.measured_cycles) * r.offered >= a.traffic.packet_flits)
     // Each node started a packet or more, on an empty network: none has finished its trip yet.
     o << "n/a: no packet finished in the " << r.measured_cycles
@@ -229,9 +228,8 @@ int run(const TrafficArgs& a) {
   if (!a.find_saturation) {
     const TrafficResult r = noc::run_traffic(net, a.traffic, advance);
     const double wall = seconds_since(started);
-    const bool from_empty = a.traffic.fixed_cycles > 0 && a.traffic.warmup_cycles <= 0;
     const std::optional<bool> short_of =
-        short_of_offered(r, net.num_nodes(), a.traffic.packet_flits, from_empty);
+        short_of_offered(r, net.num_nodes(), a.traffic.packet_flits, window_from_empty(a));
     write_file(std::filesystem::path(a.out) / "summary.json",
                summary_json(r, a, routers, wall, short_of, hotspot).dump(2) + "\n");
     write_links(std::filesystem::path(a.out) / "links.csv", r.links);

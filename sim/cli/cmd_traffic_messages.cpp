@@ -84,14 +84,10 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   j["busiest_injection_busy_share"] = injection->busy_share();
   // No router link carried a flit (a crossbar has none): its figures are null, not zeros.
   const bool routed = router->flits > 0;
-  auto of_router = [routed](double v) {
-    return routed ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
-  };
-  j["busiest_router_link_busy_share"] = of_router(router->busy_share());
+  j["busiest_router_link_busy_share"] = measured(routed, router->busy_share());
   j["busiest_ejection_busy_share"] = ejection->busy_share();
-  j["busiest_router_link_vc_starved_cycles"] = of_router(static_cast<double>(router->vc_starved));
-  j["busiest_router_link_credit_stalled_cycles"] =
-      of_router(static_cast<double>(router->credit_stalled));
+  j["busiest_router_link_vc_starved_cycles"] = measured(routed, router->vc_starved);
+  j["busiest_router_link_credit_stalled_cycles"] = measured(routed, router->credit_stalled);
   j["router_evaluations"] = r.router_steps;
   j["wall_seconds"] = wall;
   j["units"] = {

@@ -4,6 +4,7 @@
 // (cmd_traffic.cpp) and the replay of a batch of messages (cmd_traffic_messages.cpp).
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ struct TrafficArgs {
   bool quiet = false;
   bool hotspot_options = false;  ///< --hotspot-node or --hotspot-fraction given
 };
+
+/// A figure of a run: null where nothing was measured (a run unstable before its window, no
+/// load, a router link a crossbar does not have), not a zero.
+template <class T>
+nlohmann::ordered_json measured(bool any, T v) {
+  return any ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+}
 
 /// links.csv: per link its flits, utilisation over the run and active span.
 void write_links(const std::filesystem::path& path, const std::vector<noc::LinkLoad>& links);

@@ -53,10 +53,7 @@ optimizer::HwDesc hw_desc_of(const HwSpec& s, double bnoc) {
 std::string element_size_note(const optimizer::Graph& graph, const HwSpec& spec,
                               const std::string& network) {
   if (spec.data.onnx_float_bytes() > 0 && optimizer::is_onnx_file(network)) return "";
-  std::set<int> sizes;
-  for (optimizer::NodeId id : graph.node_ids())
-    if (graph.node(id).kind == optimizer::OpKind::Input)
-      sizes.insert(graph.node(id).output.elem_bytes);
+  const std::set<int> sizes = optimizer::input_element_sizes(graph);
   if (sizes.empty() || (sizes.size() == 1 && *sizes.begin() == spec.data.width_bytes)) return "";
   std::string list;
   for (int b : sizes) list += (list.empty() ? "" : ", ") + std::to_string(b);

@@ -386,15 +386,11 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
   if (cluster.rank != 0) {  // each rank read the spec and what it names itself
     try {
       inputs = sweep_inputs(spec, points);
-      // The first line names the build (nocflow_build): a rank built from another commit may
-      // price and simulate otherwise.
-      const auto build = [](const std::string& text) {  // "nocflow 0.1.0 (commit ...)"
-        const std::string line = text.substr(0, text.find('\n'));
-        return line.rfind("# ", 0) == 0 ? line.substr(2) : line;
-      };
-      if (build(inputs) != build(rank0_inputs))
-        error = "Iit runs another nocflow than rank 0 ('" + build(rank0_inputs) + "' on rank 0, '" +
-                build(inputs) + "' here): every rank must run the same build";
+      // A rank built from another commit may price and simulate otherwise.
+      if (inputs_build(inputs) != inputs_build(rank0_inputs))
+        error = "Iit runs another nocflow than rank 0 ('" + inputs_build(rank0_inputs) +
+                "' on rank 0, '" + inputs_build(inputs) +
+                "' here): every rank must run the same build";
       else if (inputs != rank0_inputs)
         error = "Iit read other inputs than rank 0 (" + spec.file + " and what it names, " +
                 first_difference(rank0_inputs, inputs, "on rank 0", "here") +

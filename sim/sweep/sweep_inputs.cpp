@@ -40,6 +40,11 @@ std::string inputs_text(const SweepSpec& spec, const std::string& config,
          networks;
 }
 
+std::string inputs_build(const std::string& inputs) {
+  const std::string line = inputs.substr(0, inputs.find('\n'));
+  return line.rfind("# ", 0) == 0 ? line.substr(2) : line;
+}
+
 std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
   return inputs_text(spec, resolved_yaml(load_hw_config(spec.hw, spec.overrides)),
                      network_digests(spec, points));

@@ -29,6 +29,9 @@ std::string inputs_text(const SweepSpec& spec, const std::string& config,
 /// and the builds, or the first line that differs.
 std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& points);
 
+/// The build a sweep_inputs text names on its first line: "nocflow 0.1.0 (commit ...)".
+std::string inputs_build(const std::string& inputs);
+
 /// The first line where `now` differs from `then` ("line N: 'x' then, 'y' now", the names
 /// given), for the --resume and rank refusals; "" when none does.
 std::string first_difference(const std::string& then, const std::string& now,

@@ -58,23 +58,26 @@ TEST(Sweep, TimeLeftIsAtThePaceOfThePointsSolver) {
   ASSERT_EQ(points.size(), 6u);  // 2x2 greedy, dp, ilp; then 4x4's
   SweepPace pace;
   EXPECT_EQ(pace.seconds(points[4]), 0);  // nothing finished: no pace yet
-  // 2x2 (weight 16): greedy took 1 s, dp 8 s. 4x4 (weight 256) at its solver's pace: greedy
-  // 16 s, dp 128 s; ilp, none of whose points finished, at every solver's: 9 s per 32 weight.
+  // 2x2 (weight 16): greedy took 1 s, dp 8 s. 4x4 (weight 256) at its solver's pace; ilp, none
+  // of whose points finished, at every solver's: 9 s per 32 weight.
+  const double small = point_weight(points[0]), large = point_weight(points[3]);
+  ASSERT_EQ(small, 16);
+  ASSERT_EQ(large, 256);
   pace.finished(points[0], 1);
   pace.finished(points[1], 8);
-  EXPECT_DOUBLE_EQ(pace.seconds(points[3]), 16);
-  EXPECT_DOUBLE_EQ(pace.seconds(points[4]), 128);
-  EXPECT_DOUBLE_EQ(pace.seconds(points[5]), 72);
-  // A dp point running for 200 s on 4x4 (of 128 expected): dp is at least that slow, 200 / 256
-  // s per unit of weight, so a 2x2 dp point should take 12.5 s; greedy is not slowed.
+  EXPECT_DOUBLE_EQ(pace.seconds(points[3]), 1 / small * large);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[4]), 8 / small * large);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[5]), (1 + 8) / (2 * small) * large);
+  // A dp point running for 200 s on 4x4 (of 128 expected): dp is at least that slow, 200 s per
+  // 256 weight, so a 2x2 dp point should take 200 / 256 x 16 s; greedy is not slowed.
   pace.run(points[4], 200);
   EXPECT_DOUBLE_EQ(pace.seconds(points[4]), 200);
-  EXPECT_DOUBLE_EQ(pace.seconds(points[1]), 12.5);
-  EXPECT_DOUBLE_EQ(pace.seconds(points[3]), 16);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[1]), 200 / large * small);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[3]), 1 / small * large);
   pace.forget_running();
-  EXPECT_DOUBLE_EQ(pace.seconds(points[4]), 128);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[4]), 8 / small * large);
   pace.finished(points[2], 3);  // ilp's own pace from now on
-  EXPECT_DOUBLE_EQ(pace.seconds(points[5]), 48);
+  EXPECT_DOUBLE_EQ(pace.seconds(points[5]), 3 / small * large);
 }
 
 TEST(Sweep, ARankRunsThePointsItClaimsAndRankZeroReportsAnotherRanksError) {
