@@ -424,7 +424,7 @@ std::string topology_summary(const HwSpec& h) {
   return (h.topology.kind == "crossbar"
               ? "crossbar " + std::to_string(h.topology.ports) + " ports"
               : "mesh " + std::to_string(h.topology.rows) + "x" + std::to_string(h.topology.cols)) +
-         " (" + std::to_string(h.topology.num_nodes()) + " PEs)";
+         " (" + std::to_string(h.topology.num_nodes()) + (h.topology.num_nodes() == 1 ? " PE)" : " PEs)");
 }
 
 std::string one_line_summary(const HwSpec& h) {

@@ -115,6 +115,24 @@ TEST(OptimizeCli, AnIlpWhoseBoundMeetsItsCostIsOptimalWhateverItsTimeLimit) {
   EXPECT_EQ(r.output.find("not proven optimal"), std::string::npos) << r.output;
 }
 
+// On one PE every layer has one choice: greedy's plan is the optimum the exact solvers prove,
+// and --compare says so (it called greedy "not proven optimal").
+TEST(OptimizeCli, ACompareOnOnePeCallsEveryPlanOptimal) {
+  const fs::path out = out_dir("one_pe");
+  const CliRun r = run_nocflow("optimize --hw " + hw("mesh4x4.yaml") +
+                               " --set topology.rows=1 --set topology.cols=1 --network zoo:vgg5 "
+                               "--compare --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mesh 1x1 (1 PE)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("not proven optimal"), std::string::npos) << r.output;
+  const auto rows = nocflow::testing::read_csv_rows(out / "compare.csv");
+  ASSERT_EQ(rows.size(), 6u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("optimal"), "1") << row.at("method");
+    EXPECT_EQ(row.at("total_cycles"), rows.front().at("total_cycles")) << row.at("method");
+  }
+}
+
 TEST(OptimizeCli, LinkloadIlpAgreesWithDpAndExportsItsModel) {
   const fs::path lp = nocflow::testing::fresh_path("optimize_vgg5.lp");
   const std::string args =
