@@ -251,7 +251,7 @@ TEST(SimulateCli, AOnePeMeshRunsEveryLayerWholeAndMovesNothing) {
                                "--set topology.cols=1 --set pe.sram_bytes=64MiB --network zoo:vgg5 --quiet --out " +
                                dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("on mesh 1x1 (1 PEs)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("on mesh 1x1 (1 PE)"), std::string::npos) << r.output;
   const auto s = nlohmann::json::parse(read_file(dir / "summary.json"));
   EXPECT_EQ(s["messages"].get<long long>(), 0);
   EXPECT_EQ(s["energy_pj"]["noc"].get<double>(), 0);
