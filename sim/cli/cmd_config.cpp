@@ -300,8 +300,6 @@ void add_config_command(CLI::App& app, Action& action) {
                   << one_line_summary(spec) << "\n";
       // With --print stdout is the YAML alone (to redirect into a file): the rest to stderr.
       std::ostream& say = opts->print ? std::cerr : std::cout;
-      if (!opts->hw.file.empty() && sets_no_key(opts->hw.file))
-        say << "note: " << opts->hw.file << " sets no key: every value is its default\n";
       for (const std::string& note : hw_notes(spec)) say << "note: " << note << "\n";
       if (!opts->out.empty()) say << "nocflow: wrote " << opts->out << "/config.resolved.yaml\n";
       return 0;

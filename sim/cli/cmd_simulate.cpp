@@ -163,6 +163,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
             << counted(static_cast<std::int64_t>(steps), "step") << ", "
             << counted(static_cast<std::int64_t>(programs.layer_names.size()), "layer") << ") on "
             << one_line_summary(spec) << std::endl;
+  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
   System system("system", spec, programs);
   if (!a.trace.empty() || a.vcd) system.sample_links(window);

@@ -224,6 +224,7 @@ int run(const TrafficArgs& a) {
     std::cout << " (node " << hotspot << ", " << std::defaultfloat << std::setprecision(6)
               << 100 * a.traffic.pattern_options.hotspot_fraction << " % of packets)";
   std::cout << ", " << a.traffic.packet_flits << "-flit packets, seed " << a.traffic.seed << "\n";
+  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
 
   if (!a.find_saturation) {
     const TrafficResult r = noc::run_traffic(net, a.traffic, advance);

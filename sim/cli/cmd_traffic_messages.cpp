@@ -37,6 +37,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   report_progress(top, a.quiet);
   std::cout << "nocflow traffic: " << one_line_summary(spec) << "\n  " << messages.size()
             << (messages.size() == 1 ? " message" : " messages") << " from " << a.messages << "\n";
+  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
   if (!machine.empty() && machine != spec.topology.name())
     std::cout << "  note: the file was written on " << machine << " (its '# machine:' line); here it runs on "
               << spec.topology.name() << ", where its node numbers are other places\n";

@@ -151,6 +151,7 @@ int run_rank(const ValidateArgs& a) {
             << (a.calibration.empty() ? "" : " (calibrated by " + a.calibration + ")") << ", " << a.mode
             << " replay, on " << one_line_summary(spec) << std::endl;
   for (const std::string& note : graph.notes()) std::cout << "  note: " << note << "\n";
+  for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
   for (const std::string& note : notes) std::cout << "  note: " << note << "\n";  // --quiet too
   // The folder before the replays (minutes for resnet50): one that cannot be made fails now.
   clear_earlier_run(a.out, a.calibration);
@@ -252,6 +253,7 @@ int run(const ValidateArgs& a) {
             << ") on " << topologies << "; each machine is "
             << a.hw.file << " with its topology replaced: " << components_summary(base)
             << std::endl;
+  for (const std::string& note : hw_notes(base)) std::cout << "  note: " << note << "\n";
   const int count_width = static_cast<int>(std::to_string(total).size());
   std::size_t done = 0, written_rows = 0, dumped = 0;
   std::vector<std::string> finished;  // machines whose rows are in validation.csv

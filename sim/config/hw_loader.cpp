@@ -242,11 +242,6 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
 
 }  // namespace
 
-bool sets_no_key(const std::string& file) {
-  const YAML::Node root = YAML::LoadFile(file);
-  return !root || root.IsNull() || (root.IsMap() && root.size() == 0);
-}
-
 HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides) {
   std::map<std::string, RawValue> given;
   if (!file.empty()) {
@@ -271,6 +266,7 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
       fail(origin_of(file, docs[1]), "", "a second YAML document (after '---'): give one per file");
     flatten(file, docs.empty() ? YAML::Node() : docs[0], given);
   }
+  const bool file_sets_no_key = !file.empty() && given.empty();
   for (const std::string& o : overrides) {
     const Origin at{"--set " + o, true};
     const auto eq = o.find('=');
@@ -339,6 +335,7 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
   }
   check_consistency(spec, given);
   if (!file.empty()) spec.name = std::filesystem::path(file).stem().string();
+  if (file_sets_no_key) spec.file_setting_no_key = file;
   return spec;
 }
 
@@ -454,6 +451,9 @@ std::string components_summary(const HwSpec& h, bool with_routing) {
 
 std::vector<std::string> hw_notes(const HwSpec& h) {
   std::vector<std::string> notes;
+  if (!h.file_setting_no_key.empty())
+    notes.push_back(h.file_setting_no_key +
+                    " sets no key: every value not given by --set is its default (configs/README.md)");
   if (h.pe.array_rows > 0 && h.pe.array_rows * h.pe.array_cols != h.pe.macs_per_cycle)
     notes.push_back(
         "pe.array_rows x pe.array_cols = " + std::to_string(h.pe.array_rows * h.pe.array_cols) +

@@ -33,10 +33,9 @@ std::string topology_summary(const HwSpec& spec);
 /// The same without the topology: "router lookahead ... SRAM/PE" (the routing is left out when
 /// `with_routing` is false, as a crossbar's is).
 std::string components_summary(const HwSpec& spec, bool with_routing = true);
-/// Notes on a config that loads but may not mean what it says: an array shape whose MACs differ
-/// from pe.macs_per_cycle. Printed by config --check, optimize and simulate.
+/// Notes on a config that loads but may not mean what it says: a file that sets no key, an
+/// array shape whose MACs differ from pe.macs_per_cycle. Printed by config --check, optimize,
+/// simulate, traffic and validate.
 std::vector<std::string> hw_notes(const HwSpec& spec);
-/// Whether `file` (a config that loads) sets no key at all: empty, or comments only.
-bool sets_no_key(const std::string& file);
 
 }  // namespace nocflow::sim

@@ -53,6 +53,8 @@ struct RunSpec {
 
 struct HwSpec {
   std::string name;
+  /// The config file when it sets no key (empty, or comments only; hw_notes says so).
+  std::string file_setting_no_key;
   ClockSpec clock;
   DataSpec data;
   noc::TopologySpec topology;

@@ -245,16 +245,21 @@ TEST(Cli, CheckPrintsOneLineSummary) {
   EXPECT_NE(r.output.find("mesh 8x8 (64 PEs)"), std::string::npos) << r.output;
 }
 
-// A file that sets nothing loads as the defaults; the check says so (a file the user meant to
-// fill, or the wrong one), and a file that sets a key gets no such note.
+// A file that sets nothing loads as the defaults; the check and the commands that run it say
+// so (a file the user meant to fill, or the wrong one), and a file that sets a key gets no such
+// note.
 TEST(Cli, CheckNotesAFileThatSetsNoKey) {
   const fs::path dir = temp_dir("empty_config");
   { std::ofstream(dir / "empty.yaml") << "# to be written\n"; }
   const CliRun empty = run_nocflow("config --check " + (dir / "empty.yaml").string());
   EXPECT_EQ(empty.exit_code, 0) << empty.output;
-  EXPECT_NE(empty.output.find("empty.yaml sets no key: every value is its default"),
-            std::string::npos)
-      << empty.output;
+  const std::string note = "empty.yaml sets no key: every value not given by --set is its default";
+  EXPECT_NE(empty.output.find(note), std::string::npos) << empty.output;
+  // The commands that run the machine say it too (they ran the defaults without a word).
+  const CliRun traffic = run_nocflow("traffic --hw " + (dir / "empty.yaml").string() +
+                                     " --cycles 100 --quiet --out " + (dir / "traffic").string());
+  EXPECT_EQ(traffic.exit_code, 0) << traffic.output;
+  EXPECT_NE(traffic.output.find(note), std::string::npos) << traffic.output;
   const CliRun set = run_nocflow(std::string("config --check ") + NOCFLOW_SOURCE_DIR +
                                  "/configs/hw/mesh8x8.yaml");
   EXPECT_EQ(set.output.find("sets no key"), std::string::npos) << set.output;
