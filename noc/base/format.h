@@ -56,6 +56,23 @@ inline std::string signed_percent(double fraction, int digits = 1) {
   return (s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s) + "%";
 }
 
+/// The unit to print an energy of `pj` picojoules in: the largest of uJ, nJ and pJ in which it
+/// is at least 1 (pJ below), as {picojoules per unit, name}: energy_unit(7.3e7) == {1e6, "uJ"},
+/// energy_unit(2048) == {1e3, "nJ"}, energy_unit(736) == {1, "pJ"} (a 2-flit message's NoC
+/// energy, which printed as "0.000 uJ").
+inline std::pair<double, const char*> energy_unit(double pj) {
+  if (pj >= 1e6) return {1e6, "uJ"};
+  if (pj >= 1e3) return {1e3, "nJ"};
+  return {1, "pJ"};
+}
+
+/// An energy with 3 decimals in its energy_unit: energy_text(7.2233e7) == "72.233 uJ",
+/// energy_text(736) == "736.000 pJ".
+inline std::string energy_text(double pj) {
+  const auto [per, unit] = energy_unit(pj);
+  return fixed(pj / per, 3) + " " + unit;
+}
+
 /// A byte count in the largest binary unit that divides it: "1 MiB", "512 KiB", "1000 B".
 inline std::string binary_size(std::int64_t bytes) {
   for (const auto& [unit, size] :

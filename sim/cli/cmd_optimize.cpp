@@ -280,8 +280,8 @@ int run(const OptimizeArgs& a) {
       << "  solver " << a.solver << (r.ilp ? " (" + r.ilp->formulation + ")" : "")
       << ", cost model " << a.cost_model << ": total " << fixed(plan.total_cycles())
       << " cycles = compute " << fixed(plan.compute_cycles) << " + redistribution "
-      << fixed(plan.redistribution_cycles) << ", energy " << fixed(plan.energy_pj / 1e6, 3)
-      << " uJ, solved in " << fixed(r.seconds, 4) << " s\n";
+      << fixed(plan.redistribution_cycles) << ", energy " << energy_text(plan.energy_pj)
+      << ", solved in " << fixed(r.seconds, 4) << " s\n";
   if (r.ilp)
     std::cout << "  ilp: " << r.ilp->choices_within_bound << " of " << r.ilp->choices
               << " choices can be optimal (tree bound: the optimum is "

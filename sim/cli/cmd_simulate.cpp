@@ -207,7 +207,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
             << " us\n"
             << "  critical PE      " << totals.compute << " cycles computing, "
             << totals.communication << " cycles waiting for data or at barriers\n"
-            << "  energy           " << fixed(noc_pj / 1e6, 3) << " uJ in the NoC\n";
+            << "  energy           " << energy_text(noc_pj) << " in the NoC\n";
   print_traffic(std::cout, r);
   std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
   return 0;

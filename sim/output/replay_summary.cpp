@@ -14,9 +14,9 @@ namespace opt = nocflow::optimizer;
 
 /// The console's traffic and simulation lines.
 void print_traffic(std::ostream& out, const RunResult& r) {
-  out << "  traffic          " << r.messages << " messages, " << r.packets << " packets, "
-      << r.flits << " flits, " << r.bytes
-      << " bytes; every message received once, network drained\n"
+  out << "  traffic          " << counted(r.messages, "message") << ", "
+      << counted(r.packets, "packet") << ", " << counted(r.flits, "flit") << ", "
+      << counted(r.bytes, "byte") << "; every message received once, network drained\n"
       << "  simulation       " << fixed(r.wall_seconds, 3) << " s wall, "
       << fixed(r.wall_seconds > 0 ? r.flits / r.wall_seconds / 1e6 : 0, 2) << " M flits/s\n";
 }
@@ -161,15 +161,16 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
                     const HwSpec& spec, const Measured& m) {
   const RunResult& r = m.run;
   const PeMemoryPlan& fullest = m.fullest();
+  const auto [per, unit] = energy_unit(m.energy.total());  // the parts in the total's unit
   out << "  total            " << r.total_cycles << " cycles = " << fixed(m.seconds * 1e6, 3)
       << " us"
       << " (predicted by " << plan.cost_model << (a.plan_file.empty() ? "" : " in the plan file")
       << ": " << fixed(plan.predicted_cycles()) << " cycles)\n"
       << "  critical PE      " << m.totals.compute << " cycles computing, "
       << m.totals.communication << " cycles waiting for data or at barriers\n"
-      << "  energy           " << fixed(m.energy.total() / 1e6, 3) << " uJ (MAC "
-      << fixed(m.energy.mac_pj / 1e6, 3) << ", SRAM " << fixed(m.energy.sram_pj / 1e6, 3)
-      << ", NoC " << fixed(m.energy.noc_pj / 1e6, 3) << " uJ)\n"
+      << "  energy           " << fixed(m.energy.total() / per, 3) << " " << unit << " (MAC "
+      << fixed(m.energy.mac_pj / per, 3) << ", SRAM " << fixed(m.energy.sram_pj / per, 3)
+      << ", NoC " << fixed(m.energy.noc_pj / per, 3) << " " << unit << ")\n"
       << "  memory plan      " << fullest.peak_bytes << " bytes of SRAM at most (PE "
       << m.fullest_pe << "; " << fullest.live_peak_bytes << " bytes live at once, "
       << fullest.no_reuse_bytes << " bytes without reuse; the PE holds " << spec.pe.sram_bytes

@@ -34,6 +34,18 @@ TEST(Format, SignedPercentShowsTheSignOfEveryErrorButZero) {
   EXPECT_EQ(signed_percent(0.0), "0.0%");
 }
 
+// An energy prints in the largest unit in which it is at least 1: a 2-flit message's NoC energy
+// printed as "0.000 uJ".
+TEST(Format, EnergyTextKeepsSmallEnergiesReadable) {
+  EXPECT_EQ(energy_text(7.2233e7), "72.233 uJ");
+  EXPECT_EQ(energy_text(1e6), "1.000 uJ");
+  EXPECT_EQ(energy_text(999999), "999.999 nJ");
+  EXPECT_EQ(energy_text(2048), "2.048 nJ");
+  EXPECT_EQ(energy_text(736), "736.000 pJ");
+  EXPECT_EQ(energy_text(0), "0.000 pJ");
+  EXPECT_EQ(energy_unit(5e3).second, std::string("nJ"));
+}
+
 TEST(Format, CsvFieldsAndDotStringsAreQuotedOnlyWhereNeeded) {
   EXPECT_EQ(csv_field("conv1"), "conv1");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "noc/base/format.h"
 #include "tests/cli_runner.h"
 
 namespace nocflow::testing {
@@ -72,6 +73,20 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
     return nlohmann::json::parse(read_file(d / "summary.json"))["total_cycles"].get<std::int64_t>();
   };
   EXPECT_EQ(cycles(dir / "shifted"), cycles(dir / "dataflow") + 100000);
+  // One 64-byte message: its NoC energy prints in pJ (it printed "0.000 uJ"), its count singular.
+  const fs::path tiny = dir / "tiny";
+  fs::create_directories(tiny);
+  for (int pe = 2; pe < 16; ++pe) std::ofstream(tiny / ("pe_" + std::to_string(pe) + ".txt"));
+  std::ofstream(tiny / "pe_0.txt") << "send to=PE1 bytes=64 tag=1 edge=a->b\n";
+  std::ofstream(tiny / "pe_1.txt") << "recv from=PE0 bytes=64 tag=1 edge=a->b\n";
+  const CliRun one = run_nocflow("simulate " + hw + "--programs " + tiny.string() + " --quiet --out " +
+                                 (dir / "tiny_run").string());
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("1 message, 1 packet, 2 flits, 64 bytes;"), std::string::npos) << one.output;
+  const double noc_pj = nlohmann::json::parse(read_file(dir / "tiny_run" / "summary.json"))["energy_pj"]["noc"].get<double>();
+  ASSERT_GT(noc_pj, 0);
+  ASSERT_LT(noc_pj, 1000);
+  EXPECT_NE(one.output.find(fixed(noc_pj, 3) + " pJ in the NoC"), std::string::npos) << one.output;
 
   // A receive deleted: the send it served is named, nothing is written.
   std::string pe1 = read_file(programs / "pe_1.txt");
