@@ -213,6 +213,8 @@ int run(const ValidateArgs& a) {
                        "; add --crossbar 0 to run the meshes only");
     machines.push_back(x);
   }
+  for (const HwSpec& m : machines)  // a size that is no tensor's is refused before any case runs
+    for (const std::int64_t bytes : sizes) tensor_shape(bytes, m.topology.num_nodes());
   if (a.calibrate) {  // checked before anything runs: the fit needs two cases paper prices
     // paper prices NONE, halos and OUTP-peer all-gathers (its NONE or LOCAL) at no volume, and
     // is not scored where it prices the edge within another type's row.

@@ -32,19 +32,22 @@
 #include "sim/system/system.h"
 
 namespace nocflow::sim {
-namespace {
-
-namespace opt = optimizer;
-namespace fs = std::filesystem;
-
-/// C x H x W with 2-byte elements and C*H*W*2 == bytes: H = W as large as the mesh's side
-/// allows divisibility (a power of two), C the rest.
 std::array<std::int64_t, 3> tensor_shape(std::int64_t bytes, int pes) {
   const std::int64_t elements = bytes / 2;
   std::int64_t side = 1;
   while (side * side * 4 <= elements && side < 64 && side < 4 * pes) side *= 2;
+  if (bytes % (2 * side * side) != 0)  // it ran a smaller tensor under this size's name
+    throw InputError("--sizes: " + std::to_string(bytes) + " B is not C x " + std::to_string(side) +
+                     " x " + std::to_string(side) + " elements of 2 bytes, the shape it takes on " +
+                     std::to_string(pes) + " PEs: give a multiple of " +
+                     std::to_string(2 * side * side) + " B (powers of two always fit)");
   return {elements / (side * side), side, side};
 }
+
+namespace {
+
+namespace opt = optimizer;
+namespace fs = std::filesystem;
 
 opt::Graph bench_graph(const std::array<std::int64_t, 3>& s, bool halo) {
   const fs::path file =

@@ -22,6 +22,7 @@
 // widths differ, it calls LOCAL.
 // The pair runs in barrier mode, so the edge is alone between two barriers, in its own child
 // process. A case with no such pair is skipped and reported.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -41,6 +42,11 @@ struct BenchCase {
   std::string type;      ///< bench_types(): NONE, LOCAL, ..., ALL_REDUCE, AFTER_REDUCE, HALO, ...
   std::int64_t tensor_bytes = 0;
 };
+
+/// A case's tensor on `pes` PEs: C x H x W of 2-byte elements with C*H*W*2 == bytes, H = W a
+/// power of two (the largest with H*W ≤ elements, at most 64 and bounded by the PEs), C the
+/// rest. Throws InputError when `bytes` has no such shape (1000 B on 16 PEs: not C x 16 x 16).
+std::array<std::int64_t, 3> tensor_shape(std::int64_t bytes, int pes);
 
 /// Whether validate scores `paper` on a type: not on AFTER_REDUCE, which the seed prices within
 /// ALL_REDUCE's row (the reduction and the edge after it as one ALL_REDUCE edge).

@@ -409,6 +409,10 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       {"--sizes 0", "--sizes: 0 is outside 64 B .. 64 MiB"},
       {"--sizes=-1KiB", "--sizes: -1KiB is outside 64 B .. 64 MiB"},
       {"--sizes 4KB", "--sizes: cannot read '4KB'"},
+      // 1000 B ran as a 512 B tensor (C = 500 / 16 x 16 truncated) under its own name.
+      {"--meshes 4 --crossbar 0 --sizes 1000",
+       "--sizes: 1000 B is not C x 16 x 16 elements of 2 bytes, the shape it takes on 16 PEs: "
+       "give a multiple of 512 B"},
       {"--types LOCAL,LOCAL", "--types: LOCAL given twice"},
       {"--sizes 1KiB 1024B", "--sizes: 1024 given twice"},
       {"--sizes \"1 KiB\" \"1024 B\"", "--sizes: 1024 given twice"},  // spaced as --set allows
