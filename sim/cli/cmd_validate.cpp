@@ -283,9 +283,11 @@ int run(const ValidateArgs& a) {
                 << std::left << std::setw(12) << r.bench.topology << std::setw(kTypeWidth)
                 << r.bench.type << std::right << std::setw(9) << r.bench.tensor_bytes << " B: ";
       if (r.run)
+        // paper prices AFTER_REDUCE within ALL_REDUCE: no figure of its own (it printed 0)
         std::cout << "simulated " << std::setw(8) << r.simulated_cycles << ", paper "
-                  << std::setw(10) << fixed(r.paper_cycles, 0) << ", linkload " << std::setw(8)
-                  << fixed(r.linkload_cycles, 0) << " cycles" << std::endl;
+                  << std::setw(10) << (r.scores("paper") ? fixed(r.paper_cycles, 1) : "n/a")
+                  << ", linkload " << std::setw(10) << fixed(r.linkload_cycles, 1) << " cycles"
+                  << std::endl;
       else
         std::cout << "no choice pair of this type, skipped" << std::endl;
     };

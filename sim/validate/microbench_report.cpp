@@ -36,23 +36,25 @@ void ValidationReport::add(const BenchResult& r) {
     return;
   }
   const double fitted = r.linkload_fitted_cycles();
+  // Every double as the shortest text that reads back exact (6 digits wrote 1572875 as
+  // 1.57288e+06).
   auto rel = [&](double p) {
-    return r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0;
+    return shortest(r.simulated_cycles > 0 ? (p - r.simulated_cycles) / r.simulated_cycles : 0.0);
   };
   rows_ << r.bench.topology << "," << type << "," << r.bench.tensor_bytes << ",\"" << r.producer
         << "\",\"" << r.consumer << "\"," << r.bytes_moved << ",";
   const bool paper = r.scores("paper");  // else empty cells: paper prices no such edge apart
-  if (paper) rows_ << r.paper_cycles;
-  rows_ << "," << r.linkload_cycles << "," << r.simulated_cycles << ",";
+  if (paper) rows_ << shortest(r.paper_cycles);
+  rows_ << "," << shortest(r.linkload_cycles) << "," << r.simulated_cycles << ",";
   if (paper) rows_ << rel(r.paper_cycles);
-  rows_ << "," << rel(r.linkload_cycles) << "," << r.max_link_utilisation << ","
+  rows_ << "," << rel(r.linkload_cycles) << "," << shortest(r.max_link_utilisation) << ","
         << decomposition_csv_columns(r) << "," << (r.router_bound() ? "router" : "endpoint") << ","
         << r.busiest_router_link_flits << "," << r.busiest_endpoint_flits << "," << r.messages
-        << "," << fitted << "," << rel(fitted) << "," << r.router_slowdown << ","
-        << (r.slowdown_fitted_here ? 1 : 0) << "," << r.busiest_endpoint_busy_share << ","
-        << r.busiest_router_link_vc_starved << ",";
+        << "," << shortest(fitted) << "," << rel(fitted) << "," << shortest(r.router_slowdown)
+        << "," << (r.slowdown_fitted_here ? 1 : 0) << "," << shortest(r.busiest_endpoint_busy_share)
+        << "," << r.busiest_router_link_vc_starved << ",";
   if (r.round_robin_cycles >= 0)
-    rows_ << r.round_robin_cycles << "," << rel(r.round_robin_cycles);
+    rows_ << shortest(r.round_robin_cycles) << "," << rel(r.round_robin_cycles);
   else
     rows_ << ",";
   rows_ << "\n";

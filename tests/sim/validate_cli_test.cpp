@@ -59,16 +59,24 @@ TEST(ValidateCli, TextbookPatternsMoveTheirExactBytes) {
     }
   }
   EXPECT_EQ(rows, 8);
-  // Both ALL_GATHER cases appear in the summary, below or near saturation.
+  // Both ALL_GATHER cases appear in the summary, below or near saturation; both NONE cases move
+  // nothing under every model (round_robin, which has no run without sends, counted none).
   bool found = false;
-  for (const auto& row : read_csv_rows(dir / "out" / "summary.csv"))
+  int still = 0;
+  for (const auto& row : read_csv_rows(dir / "out" / "summary.csv")) {
     if (row.at("type") == "ALL_GATHER" && row.at("model") == "linkload") {
       found = true;
       EXPECT_EQ(
           std::stoi(row.at("cases_below_saturation")) + std::stoi(row.at("cases_near_saturation")),
           2);
     }
+    if (row.at("type") == "NONE") {
+      EXPECT_EQ(row.at("cases_moving_nothing"), "2") << row.at("model");
+      ++still;
+    }
+  }
   EXPECT_TRUE(found);
+  EXPECT_EQ(still, 4);  // paper, linkload, linkload_fitted, round_robin
 }
 
 
@@ -360,6 +368,15 @@ TEST(ValidateCli, AfterReduceIsTheEdgeThatTakesTheReducedOutputOn) {
         << stem;
   }
   EXPECT_EQ(after, 2);
+  // Nor a figure on the progress lines (they printed "paper 0").
+  std::istringstream lines(v.run.output);
+  int progress = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("AFTER_REDUCE") != std::string::npos && line.find(" B: simulated ") != std::string::npos) {
+      ++progress;
+      EXPECT_NE(line.find(", paper        n/a, linkload "), std::string::npos) << line;
+    }
+  EXPECT_EQ(progress, 2) << v.run.output;
   for (const auto& row : read_csv_rows(v.out / "summary.csv"))
     if (row.at("type") == "AFTER_REDUCE" && row.at("model") == "paper") {
       EXPECT_EQ(row.at("cases_below_saturation"), "0");

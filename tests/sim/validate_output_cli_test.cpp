@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `nocflow validate`'s output folder: what an interrupted run leaves in it, and that a run into
-// a folder of an earlier run leaves none of that run's files.
+// `nocflow validate`'s output folder: what an interrupted run leaves in it, that a run into a
+// folder of an earlier run leaves none of that run's files, and that its figures keep their digits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +14,25 @@ namespace nocflow::testing {
 namespace {
 
 namespace fs = std::filesystem;
+
+// validation.csv's cycle columns read back as the console's figures: 6 significant digits wrote
+// linkload's 1,572,875 cycles (a 64 MiB LOCAL move on 2x2) as 1.57288e+06.
+TEST(ValidateCli, ValidationCsvKeepsEveryDigit) {
+  const Validation v =
+      validate("validate_digits", "--meshes 2 --sizes 64MiB --crossbar 0 --types LOCAL");
+  ASSERT_EQ(v.run.exit_code, 0) << v.run.output;
+  ASSERT_EQ(v.rows.size(), 1u);
+  const auto& row = v.rows.front();
+  const std::int64_t simulated = std::stoll(row.at("simulated_cycles"));
+  ASSERT_GT(simulated, 1000000);
+  for (const char* column : {"linkload_cycles", "linkload_fitted_cycles", "round_robin_cycles", "paper_cycles"}) {
+    EXPECT_EQ(row.at(column).find('e'), std::string::npos) << column << " " << row.at(column);
+    const double cycles = std::stod(row.at(column));
+    // The error column is computed from the exact figure: it recomputes from the written one.
+    const std::string error = std::string(column).replace(std::string(column).find("cycles"), 6, "error");
+    EXPECT_DOUBLE_EQ(std::stod(row.at(error)), (cycles - simulated) / simulated) << column;
+  }
+}
 
 TEST(ValidateCli, AnInterruptedRunKeepsTheRowsOfTheMachinesItFinished) {
   // A machine's rows are written once all its cases have run (its router contention is fitted
