@@ -128,6 +128,12 @@ class Sweep:
     def variant(self, row):
         return tuple(row[a] for a in self.variant_axes)
 
+    def variant_values(self, variant):
+        """A variant's values in its axes' order, each axis's own (batch 2 and clock 2 are '2, 2'),
+        but for a crossbar's aspect, which repeats its topology."""
+        return [value for axis, value in zip(self.variant_axes, variant)
+                if not (axis == ASPECT and value == "crossbar" and "topology" in self.variant_axes)]
+
     def key(self, row, without=()):
         return tuple(row[a] for a in self.group_axes if a not in without)
 
@@ -227,7 +233,7 @@ class Sweep:
                 else:
                     handles.append(Line2D([], [], color="0.35", linestyle="none", marker=MARKERS[i % len(MARKERS)],
                                           markersize=7))
-                labels.append(", ".join(dict.fromkeys(v)))  # a crossbar's aspect repeats its topology
+                labels.append(", ".join(self.variant_values(v)))
         if extra:
             header("reference")
             for handle, label in extra:

@@ -254,7 +254,9 @@ def plot_error_vs_mesh(v, out_dir, written, model, name):
         ax.set_title(title, fontsize="small")
         ax.set_xlabel("topology (meshes by size" + (", then crossbar: hollow markers)" if others else ")"))
         ax.grid(True, alpha=0.35)
-        ax.set_ylim(bottom=0)
+    # After both panels: the axis is shared, and a limit set after the first froze its top there,
+    # cutting off the second panel's larger errors.
+    axes[0].set_ylim(bottom=0)
     axes[0].set_ylabel(f"mean |{model} error| (%)")
     fig.suptitle(f"{model} model: mean |predicted / simulated - 1| per redistribution type vs mesh size",
                  fontweight="bold")
@@ -305,7 +307,8 @@ def plot_decomposition(v, out_dir, written):
                label="not attributed")
     ax.axhline(100, color="black", lw=1)
     ax.set_xticks(list(x))
-    ax.set_xticklabels(types, fontsize="small")
+    # Slanted: ten type names side by side ran into each other ("ALL_REDUCEAFTER_REDUCE").
+    ax.set_xticklabels(types, fontsize="small", rotation=30, ha="right", rotation_mode="anchor")
     ax.set_ylabel("share of simulated cycles (%; mean over cases)")
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", alpha=0.35)

@@ -8,8 +8,8 @@
 Writes two small results.csv files into WORK_DIR and checks how plot_sweep groups their rows:
 4x4, 2x8 and 1x16 (16 PEs each) in series of their own, one per rows:cols, beside the square
 meshes; a sweep whose config.resolved.yaml is a crossbar labels its ticks as one; a point
-that passed its SRAM (fits_sram false) is ringed and counted; and a sweep of one mesh puts its
-swept axis (router.vcs) on x.
+that passed its SRAM (fits_sram false) is ringed and counted; a sweep of one mesh puts its
+swept axis (router.vcs) on x; and two swept axes with a value in common keep both in the legend.
 Exit 0 when every check holds, else 1 with what differed.
 """
 import os
@@ -93,6 +93,22 @@ def main(argv):
                         "ticks 2 4 8 16, cycles 1100 1000 900 880")
     if "PEs=16" not in vcs.subtitle(4):
         problems.append(f"subtitle '{vcs.subtitle(4)}' does not say every point's PEs")
+
+    # Two swept axes that share a value: each legend entry names both (batch 2 at 2 GHz read "2").
+    two_dir = os.path.join(argv[1], "two")
+    os.makedirs(two_dir, exist_ok=True)
+    with open(os.path.join(two_dir, "results.csv"), "w") as f:
+        f.write("point,mesh,batch,clock.frequency_ghz,pes,status,total_cycles\n")
+        for batch in ("1", "2"):
+            for ghz in ("1", "2"):
+                for shape, pes in (("2x2", 4), ("4x4", 16)):
+                    f.write(f"p,{shape},{batch},{ghz},{pes},ok,{1000 * int(batch) // pes}\n")
+    two = plot_sweep.Sweep(os.path.join(two_dir, "results.csv"))
+    fig, ax = plot_sweep.plt.subplots()
+    leg = two.legend(ax)
+    entries = [t.get_text() for t in leg.get_texts()] if leg is not None else []
+    if entries != ["batch, clock.frequency_ghz", "1, 1", "1, 2", "2, 1", "2, 2"]:
+        problems.append(f"legend {entries}, expected the header and 1, 1 .. 2, 2")
 
     for p in problems:
         print(f"check_plot_sweep_shapes: {p}", file=sys.stderr)
