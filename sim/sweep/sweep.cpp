@@ -238,7 +238,8 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
   const InterruptNoteScope note_scope;
   set_interrupt_note("\nnocflow sweep: interrupted; the finished points are in " + o.out +
                      "/results.partial-*.csv: `nocflow sweep --spec " + spec.file + " --out " +
-                     o.out + " --resume` runs the rest\n");
+                     o.out + (o.jobs > 1 ? " --jobs " + std::to_string(o.jobs) : "") +
+                     " --resume` runs the rest\n");
   run_claimed_in_children(
       claim, o.jobs, [&](std::size_t i) { return csv_line(run_sweep_point(*pending[i], threads)); },
       [&](std::size_t i, const ChildResult& r) {
