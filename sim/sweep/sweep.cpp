@@ -8,10 +8,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <queue>
 #include <set>
 #include <sstream>
 
@@ -72,6 +74,22 @@ double SweepPace::seconds(const SweepPoint& point) const {
 void SweepPace::run(const SweepPoint& point, double seconds) {
   double& slowest = running_[point.solver];
   slowest = std::max(slowest, seconds / point_weight(point));
+}
+
+double seconds_left(std::vector<double> running, const std::vector<double>& queued, int workers) {
+  // Min-heap of the times the workers come free; the running points hold some of them.
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (double r : running) free_at.push(r);
+  for (int w = static_cast<int>(running.size()); w < workers; ++w) free_at.push(0);
+  double end = 0;
+  for (double r : running) end = std::max(end, r);
+  for (double q : queued) {
+    const double start = free_at.top();
+    free_at.pop();
+    free_at.push(start + q);
+    end = std::max(end, start + q);
+  }
+  return end;
 }
 
 std::vector<const SweepPoint*> heaviest_first(std::vector<const SweepPoint*> points) {
@@ -179,13 +197,12 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
   auto time_left = [&] {
     pace.forget_running();
     for (const auto& [i, since] : running) pace.run(*pending[i], seconds_since(since));
-    double work = 0;
-    for (std::size_t i = claimed; i < n; ++i) work += pace.seconds(*pending[i]);
+    std::vector<double> to_go, queued;
     for (const auto& [i, since] : running)
-      work += std::max(0.0, pace.seconds(*pending[i]) - seconds_since(since));
-    const std::size_t left = n - claimed + running.size();  // at least: others' running unknown
-    return work / static_cast<double>(std::max<std::size_t>(
-                      1, std::min(static_cast<std::size_t>(o.jobs * cluster.size), left)));
+      to_go.push_back(std::max(0.0, pace.seconds(*pending[i]) - seconds_since(since)));
+    for (std::size_t i = claimed; i < n; ++i) queued.push_back(pace.seconds(*pending[i]));
+    // Every rank's jobs take the unclaimed points; the other ranks' running ones are unknown.
+    return seconds_left(to_go, queued, o.jobs * cluster.size);
   };
   // "5/42 points"; under MPI the points started on every rank, as far as this rank knows.
   auto count_text = [&] {
@@ -222,8 +239,12 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
          << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << count_text() << ", "
          << running.size() << " running" << (ranks ? " here, " : ", ")
          << duration(seconds_since(start)) << " elapsed";
-    if (finished_here > 0 && (claimed < n || !running.empty()))
-      line << ", ~" << duration(time_left()) << " left at this pace";
+    if (finished_here > 0 && (claimed < n || !running.empty())) {
+      // Under a second to go while points still run: they are slower than the pace says.
+      const double left = time_left();
+      line << (left >= 1 || claimed < n ? ", ~" + duration(left) + " left at this pace"
+                                        : ", the last points running past this pace");
+    }
     // Spaces over what a longer line before left.
     const std::size_t drawn = line.str().size();
     std::cerr << "\r" << line.str() << std::string(bar_drawn > drawn ? bar_drawn - drawn : 0, ' ') << std::flush;

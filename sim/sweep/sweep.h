@@ -83,6 +83,12 @@ class SweepPace {
   std::map<std::string, double> running_;  ///< per solver: the slowest running point's pace
 };
 
+/// Seconds until the last point ends when `workers` run them: the running points' seconds still
+/// to go, each on a worker of its own, then the queued ones in order, each on the worker free
+/// first. A running point cannot be shared: one long point and one short one queued take the
+/// long one's time, not their mean over two workers (which showed "~0s left" with 4 s to go).
+double seconds_left(std::vector<double> running, const std::vector<double>& queued, int workers);
+
 /// `points` in the order to run them: heaviest first (point_weight), ties in point order.
 std::vector<const SweepPoint*> heaviest_first(std::vector<const SweepPoint*> points);
 

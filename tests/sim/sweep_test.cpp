@@ -80,6 +80,22 @@ TEST(Sweep, TimeLeftIsAtThePaceOfThePointsSolver) {
   EXPECT_DOUBLE_EQ(pace.seconds(points[5]), 3 / small * large);
 }
 
+// Time left is when the last point ends with the jobs given, not the work left over the jobs:
+// a running point cannot be shared between them.
+TEST(Sweep, TimeLeftWaitsForTheLongestPointAJobCannotShare) {
+  // One point with 8 s to go and one of 1 s queued, two jobs: 8 s (the mean over two said 4.5).
+  EXPECT_DOUBLE_EQ(seconds_left({8}, {1}, 2), 8);
+  // Queued points go to the job free first: 3 s running, then 4 and 4 queued: 4 on the idle
+  // job, the other 4 after the 3 s point: 7 s.
+  EXPECT_DOUBLE_EQ(seconds_left({3}, {4, 4}, 2), 7);
+  // One job runs everything in turn.
+  EXPECT_DOUBLE_EQ(seconds_left({2}, {1, 1, 1}, 1), 5);
+  // Nothing left.
+  EXPECT_DOUBLE_EQ(seconds_left({}, {}, 4), 0);
+  // Work that divides evenly takes its share: 4 points of 2 s on 4 jobs, 2 s.
+  EXPECT_DOUBLE_EQ(seconds_left({}, {2, 2, 2, 2}, 4), 2);
+}
+
 TEST(Sweep, ARankRunsThePointsItClaimsAndRankZeroReportsAnotherRanksError) {
   // Rank 0 of two, in one process: the shared counter gives it the first and third points to
   // run (the other rank took the second, the fourth is left over), and the other rank's rows
