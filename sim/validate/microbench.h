@@ -218,8 +218,9 @@ std::string error_csv(int cases, double fraction);
 const std::vector<std::string>& bench_models();
 
 /// The type names, in the seed's order, plus AFTER_REDUCE (after ALL_REDUCE: the edge that takes
-/// an INPP producer's reduced output to the consumer, ALL_REDUCE's row being the reduction),
-/// HALO, HALO_2D and GROUP_GATHER.
+/// an INPP producer's reduced output to the consumer, ALL_REDUCE's row being the reduction; its
+/// pair is ALL_REDUCE's where that edge moves bytes, else the next by ALL_REDUCE's rule that
+/// does), HALO, HALO_2D and GROUP_GATHER.
 const std::vector<std::string>& bench_types();
 /// Column width of a type name in the printed tables (the longest name and two spaces).
 inline constexpr int kTypeWidth = 14;
