@@ -24,6 +24,7 @@
 #include "optimizer/partition/workload.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/workload_setup.h"
+#include "sim/output/build_id.h"
 #include "sim/output/output_file.h"
 #include "sim/run/child_process.h"
 #include "sim/run/replay.h"
@@ -358,24 +359,38 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         }
       const std::string config = resolved_yaml(load_hw_config(spec.hw, spec.overrides));
       const std::string networks = network_digests(spec, points);
+      std::string started_by;  // the build that started the sweep in the folder, if it says
       if (had_sweep) {
         if (!same_yaml(file_text(dir / "sweep.yaml"), spec.text))
           throw InputError("--resume: " + (dir / "sweep.yaml").string() + " differs from " +
                            spec.file + "; a changed spec needs another --out");
         // The rows already there were run on these inputs: a changed file would mix two machines.
         // (A folder from before session 61 has no inputs.txt: not checked.)
-        auto unchanged = [&](const char* name, const std::string& now, const std::string& what) {
-          if (!fs::exists(dir / name)) return;
-          const std::string then = file_text(dir / name);
+        auto unchanged = [&](const char* name, const std::string& then, const std::string& now,
+                             const std::string& what) {
           if (then != now)
             throw InputError("--resume: " + what + " (" + (dir / name).string() + ", " +
                              first_difference(then, now) +
                              "); a changed input needs another --out");
         };
-        unchanged("config.resolved.yaml", config,
-                  spec.hw + " resolves to another machine than the sweep's");
-        unchanged("inputs.txt", networks, "a network file changed since the sweep started");
+        if (fs::exists(dir / "config.resolved.yaml"))
+          unchanged("config.resolved.yaml", file_text(dir / "config.resolved.yaml"), config,
+                    spec.hw + " resolves to another machine than the sweep's");
+        if (fs::exists(dir / "inputs.txt")) {
+          // Since session 79 its first line is the build that started the sweep. Another build
+          // may resume (that is how a fix reaches the points left); it is noted.
+          std::string then = file_text(dir / "inputs.txt");
+          if (then.rfind("# nocflow ", 0) == 0) {
+            started_by = inputs_build(then).substr(std::string("nocflow ").size());
+            then.erase(0, then.find('\n') + 1);
+          }
+          unchanged("inputs.txt", then, networks, "a network file changed since the sweep started");
+        }
         finished = finished_rows(dir, head);
+        if (!started_by.empty() && started_by != nocflow_build() && !finished.empty())
+          std::cout << "nocflow sweep: note: --resume: the sweep started on nocflow " << started_by
+                    << ", this run is nocflow " << nocflow_build() << ": a change between the two may show in "
+                    << "the rows of the " << finished.size() << " already done" << std::endl;
       }
       if (o.resume && !had_sweep)  // a mistyped --out would otherwise rerun everything unsaid
         std::cout << "nocflow sweep: note: --resume: " << o.out
@@ -383,7 +398,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       create_folder(dir, "output folder");
       write_file(dir / "sweep.yaml", spec.text);
       write_file(dir / "config.resolved.yaml", config);
-      write_file(dir / "inputs.txt", networks);
+      // The build that started the sweep: a resume by another keeps it.
+      write_file(dir / "inputs.txt",
+                 "# nocflow " + (started_by.empty() ? nocflow_build() : started_by) + "\n" + networks);
       for (const auto& [key, row] : finished) finished_keys += key + "\n";
       if (cluster.size > 1) inputs = inputs_text(spec, config, networks);
     } catch (const std::exception& e) {

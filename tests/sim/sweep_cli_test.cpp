@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
@@ -235,6 +236,36 @@ TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
   const CliRun changed = run_nocflow("sweep --spec " + spec.string() + " --resume --out " + (dir / "cut").string());
   EXPECT_EQ(changed.exit_code, 2) << changed.output;
   EXPECT_NE(changed.output.find("differs from"), std::string::npos) << changed.output;
+}
+
+// inputs.txt names the build that started the sweep; a resume by another build runs, and says
+// so (it did not), keeping the first build's name; a folder from before that line resumes as
+// it did.
+TEST(SweepCli, AResumeByAnotherBuildIsNoted) {
+  const fs::path dir = fresh_dir("sweep_resume_build");
+  const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n  mesh: 2x2\n");
+  const std::string run = "sweep --spec " + spec.string() + " --out " + (dir / "out").string();
+  ASSERT_EQ(run_nocflow(run).exit_code, 0);
+  const CliRun version = run_nocflow("version");
+  const std::string inputs = read_file(dir / "out/inputs.txt");
+  ASSERT_EQ(inputs.rfind("# " + version.output.substr(0, version.output.find('\n')) + "\n", 0), 0u) << inputs;
+  const std::string digests = inputs.substr(inputs.find('\n') + 1);
+  const CliRun same = run_nocflow(run + " --resume");
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_EQ(same.output.find("the sweep started on"), std::string::npos) << same.output;
+  std::ofstream(dir / "out/inputs.txt") << "# nocflow 0.1.0 (commit 0123456789ab)\n" << digests;
+  const CliRun other = run_nocflow(run + " --resume");
+  EXPECT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(other.output.find("note: --resume: the sweep started on nocflow 0.1.0 (commit 0123456789ab), "
+                              "this run is " + version.output.substr(0, version.output.find('\n')) +
+                              ": a change between the two may show in the rows of the 1 already done"),
+            std::string::npos)
+      << other.output;
+  EXPECT_EQ(read_file(dir / "out/inputs.txt"), "# nocflow 0.1.0 (commit 0123456789ab)\n" + digests);
+  std::ofstream(dir / "out/inputs.txt") << digests;  // as written before session 79
+  const CliRun old = run_nocflow(run + " --resume");
+  EXPECT_EQ(old.exit_code, 0) << old.output;
+  EXPECT_EQ(old.output.find("the sweep started on"), std::string::npos) << old.output;
 }
 
 TEST(SweepCli, ResumeRefusesAConfigOrNetworkFileThatChanged) {
