@@ -244,6 +244,7 @@ int run(const TrafficArgs& a) {
   // fixed-length runs (warm-up 3, measurement 2 sample periods), which keep running past
   // saturation.
   std::map<std::pair<long, bool>, TrafficResult> probes;  // (rate in 1e-5 units, fixed length)
+  std::map<std::pair<long, bool>, int> run_order;           // the probe's number, from 1
   auto probe = [&](double rate, bool fixed) -> const TrafficResult& {
     const auto key = std::pair{std::lround(rate * 1e5), fixed};
     auto it = probes.find(key);
@@ -265,6 +266,7 @@ int run(const TrafficArgs& a) {
       std::cout << (r.stable ? "stable,   latency " : "unstable, latency ") << std::setprecision(2)
                 << (r.stable ? r.avg_packet_latency : r.unstable_latency) << " cycles\n";
     std::cout.flush();
+    run_order[key] = static_cast<int>(probes.size()) + 1;
     return probes.emplace(key, r).first->second;
   };
   // (last rate that passes, first that fails; none if 1.0 passes: without that probe the
@@ -309,16 +311,24 @@ int run(const TrafficArgs& a) {
                            "fixed-length run"}};
   j["resolution_flits_per_node_per_cycle"] = 0.005;
   j["probes"] = nlohmann::ordered_json::array();
-  for (const auto& [key, r] : probes)
-    j["probes"].push_back({{"offered", r.offered},
-                           {"run", key.second ? "fixed length" : "converging"},
-                           {"stable", r.stable},
-                           {"avg_packet_latency", measured(r.packets_measured > 0, r.avg_packet_latency)},
-                           {"accepted", measured(r.measured_cycles > 0, r.accepted)}});
+  for (const auto& [key, r] : probes) {  // by rate; "order" is the console's probe number
+    nlohmann::ordered_json p = {{"offered", r.offered},
+                                {"run", key.second ? "fixed length" : "converging"},
+                                {"order", run_order.at(key)},
+                                {"stable", r.stable},
+                                {"avg_packet_latency", measured(r.packets_measured > 0, r.avg_packet_latency)},
+                                {"accepted", measured(r.measured_cycles > 0, r.accepted)}};
+    // What the console prints for an unstable converging probe (its packets' mean latency
+    // covers only those delivered).
+    if (!key.second && !r.stable) p["unstable_latency_estimate"] = r.unstable_latency;
+    j["probes"].push_back(p);
+  }
   j["wall_seconds"] = wall;
   j["units"] = {{"last_stable / first_unstable / last_ok / first_saturated / offered / accepted",
                  "flits per node per cycle (null: none found below 1)"},
                 {"avg_packet_latency", "cycles, creation to the cycle after the tail arrived"},
+                {"unstable_latency_estimate",
+                 "cycles, BookSim's estimate over delivered and in-flight flits (unstable probes)"},
                 {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
   write_file(std::filesystem::path(a.out) / "saturation.json", j.dump(2) + "\n");
   auto first = [](std::optional<double> r) {

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iomanip>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -229,14 +231,33 @@ TEST(TrafficCli, AProbeThatMeasuredNothingHasNoLatency) {
                                (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json j = nlohmann::json::parse(read_file(dir / "out" / "saturation.json"));
-  int empty = 0;
+  int empty = 0, unstable = 0;
+  std::set<int> order;
   for (const auto& p : j["probes"]) {
     EXPECT_TRUE(p["avg_packet_latency"].is_null() || p["avg_packet_latency"].get<double>() > 0)
         << p.dump();
     EXPECT_TRUE(p["accepted"].is_null() || p["accepted"].get<double>() > 0) << p.dump();
     empty += p["avg_packet_latency"].is_null();
+    // Each probe says when it ran, as the console numbers it, and an unstable converging one
+    // gives the latency estimate the console prints (BookSim's: over 500 cycles).
+    const int n = p["order"].get<int>();
+    order.insert(n);
+    std::ostringstream line;
+    line << "probe " << n << " of at most 18: " << std::fixed << std::setprecision(4)
+         << p["offered"].get<double>() << " flits/node/cycle offered";
+    EXPECT_NE(r.output.find(line.str()), std::string::npos) << line.str() << "\n" << r.output;
+    const bool estimated = p.contains("unstable_latency_estimate");
+    EXPECT_EQ(estimated, p["run"] == "converging" && !p["stable"].get<bool>()) << p.dump();
+    if (estimated) {
+      ++unstable;
+      EXPECT_GT(p["unstable_latency_estimate"].get<double>(), 500) << p.dump();
+    }
   }
   EXPECT_GT(empty, 0) << j.dump();
+  EXPECT_GT(unstable, 0) << j.dump();
+  EXPECT_EQ(order.size(), j["probes"].size());
+  EXPECT_EQ(*order.begin(), 1);
+  EXPECT_EQ(*order.rbegin(), static_cast<int>(j["probes"].size()));
 }
 
 // The hotspot the run chose is named: by default the centre, on a 4x4 mesh node 2 x 4 + 2 = 10.
