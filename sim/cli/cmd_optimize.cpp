@@ -178,7 +178,8 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
   // 1x1 mesh, where every layer has one choice).
   double proven = std::numeric_limits<double>::infinity();
   for (const CompareRow& row : rows)
-    if (row.failure.empty() && row.result.optimal) proven = std::min(proven, row.plan.total_cycles());
+    if (row.failure.empty() && row.result.optimal)
+      proven = std::min(proven, row.plan.total_cycles());
   OutputFile csv(fs::path(a.out) / "compare.csv");
   csv << "method,total_cycles,compute_cycles,redistribution_cycles,energy_pj,"
          "improvement_total_pct,improvement_redistribution_pct,solve_seconds,optimal\n";

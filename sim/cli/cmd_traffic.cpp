@@ -244,7 +244,7 @@ int run(const TrafficArgs& a) {
   // fixed-length runs (warm-up 3, measurement 2 sample periods), which keep running past
   // saturation.
   std::map<std::pair<long, bool>, TrafficResult> probes;  // (rate in 1e-5 units, fixed length)
-  std::map<std::pair<long, bool>, int> run_order;           // the probe's number, from 1
+  std::map<std::pair<long, bool>, int> run_order;         // the probe's number, from 1
   auto probe = [&](double rate, bool fixed) -> const TrafficResult& {
     const auto key = std::pair{std::lround(rate * 1e5), fixed};
     auto it = probes.find(key);
@@ -312,12 +312,13 @@ int run(const TrafficArgs& a) {
   j["resolution_flits_per_node_per_cycle"] = 0.005;
   j["probes"] = nlohmann::ordered_json::array();
   for (const auto& [key, r] : probes) {  // by rate; "order" is the console's probe number
-    nlohmann::ordered_json p = {{"offered", r.offered},
-                                {"run", key.second ? "fixed length" : "converging"},
-                                {"order", run_order.at(key)},
-                                {"stable", r.stable},
-                                {"avg_packet_latency", measured(r.packets_measured > 0, r.avg_packet_latency)},
-                                {"accepted", measured(r.measured_cycles > 0, r.accepted)}};
+    nlohmann::ordered_json p = {
+        {"offered", r.offered},
+        {"run", key.second ? "fixed length" : "converging"},
+        {"order", run_order.at(key)},
+        {"stable", r.stable},
+        {"avg_packet_latency", measured(r.packets_measured > 0, r.avg_packet_latency)},
+        {"accepted", measured(r.measured_cycles > 0, r.accepted)}};
     // What the console prints for an unstable converging probe (its packets' mean latency
     // covers only those delivered).
     if (!key.second && !r.stable) p["unstable_latency_estimate"] = r.unstable_latency;

@@ -421,7 +421,8 @@ std::string topology_summary(const HwSpec& h) {
   return (h.topology.kind == "crossbar"
               ? "crossbar " + std::to_string(h.topology.ports) + " ports"
               : "mesh " + std::to_string(h.topology.rows) + "x" + std::to_string(h.topology.cols)) +
-         " (" + std::to_string(h.topology.num_nodes()) + (h.topology.num_nodes() == 1 ? " PE)" : " PEs)");
+         " (" + std::to_string(h.topology.num_nodes()) +
+         (h.topology.num_nodes() == 1 ? " PE)" : " PEs)");
 }
 
 std::string one_line_summary(const HwSpec& h) {
@@ -452,8 +453,9 @@ std::string components_summary(const HwSpec& h, bool with_routing) {
 std::vector<std::string> hw_notes(const HwSpec& h) {
   std::vector<std::string> notes;
   if (!h.file_setting_no_key.empty())
-    notes.push_back(h.file_setting_no_key +
-                    " sets no key: every value not given by --set is its default (configs/README.md)");
+    notes.push_back(
+        h.file_setting_no_key +
+        " sets no key: every value not given by --set is its default (configs/README.md)");
   if (h.pe.array_rows > 0 && h.pe.array_rows * h.pe.array_cols != h.pe.macs_per_cycle)
     notes.push_back(
         "pe.array_rows x pe.array_cols = " + std::to_string(h.pe.array_rows * h.pe.array_cols) +

@@ -339,7 +339,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         finished = finished_rows(dir, head);
         if (!started_by.empty() && started_by != nocflow_build() && !finished.empty())
           std::cout << "nocflow sweep: note: --resume: the sweep started on nocflow " << started_by
-                    << ", this run is nocflow " << nocflow_build() << ": a change between the two may show in "
+                    << ", this run is nocflow " << nocflow_build()
+                    << ": a change between the two may show in "
                     << "the rows of the " << finished.size() << " already done" << std::endl;
       }
       if (o.resume && !had_sweep)  // a mistyped --out would otherwise rerun everything unsaid
@@ -349,8 +350,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       write_file(dir / "sweep.yaml", spec.text);
       write_file(dir / "config.resolved.yaml", config);
       // The build that started the sweep: a resume by another keeps it.
-      write_file(dir / "inputs.txt",
-                 "# nocflow " + (started_by.empty() ? nocflow_build() : started_by) + "\n" + networks);
+      write_file(
+          dir / "inputs.txt",
+          "# nocflow " + (started_by.empty() ? nocflow_build() : started_by) + "\n" + networks);
       for (const auto& [key, row] : finished) finished_keys += key + "\n";
       if (cluster.size > 1) inputs = inputs_text(spec, config, networks);
     } catch (const std::exception& e) {

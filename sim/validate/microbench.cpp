@@ -80,7 +80,8 @@ std::optional<std::pair<opt::Choice, opt::Choice>> pick_pair(const opt::Workload
   // 15 of 35 AFTER_REDUCE cases measured nothing).
   const bool after = type == "AFTER_REDUCE";
   const std::string seed_type = after ? "ALL_REDUCE" : type;
-  // The bytes the pair's transfers move: its edge's, and its INPP reduction's for ALL_REDUCE's rule.
+  // The bytes the pair's transfers move: its edge's, and its INPP reduction's for ALL_REDUCE's
+  // rule.
   auto moved = [&](const opt::Choice& ci, const opt::Choice& cj, bool reduction) {
     const opt::PlacedLayer a{&w.layers[0], ci, opt::place(ci, grid)},
         b{&w.layers[1], cj, opt::place(cj, grid)};

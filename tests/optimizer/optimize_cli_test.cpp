@@ -121,7 +121,8 @@ TEST(OptimizeCli, ACompareOnOnePeCallsEveryPlanOptimal) {
   const fs::path out = out_dir("one_pe");
   const CliRun r = run_nocflow("optimize --hw " + hw("mesh4x4.yaml") +
                                " --set topology.rows=1 --set topology.cols=1 --network zoo:vgg5 "
-                               "--compare --out " + out.string());
+                               "--compare --out " +
+                               out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("mesh 1x1 (1 PE)"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("not proven optimal"), std::string::npos) << r.output;

@@ -79,11 +79,14 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
   for (int pe = 2; pe < 16; ++pe) std::ofstream(tiny / ("pe_" + std::to_string(pe) + ".txt"));
   std::ofstream(tiny / "pe_0.txt") << "send to=PE1 bytes=64 tag=1 edge=a->b\n";
   std::ofstream(tiny / "pe_1.txt") << "recv from=PE0 bytes=64 tag=1 edge=a->b\n";
-  const CliRun one = run_nocflow("simulate " + hw + "--programs " + tiny.string() + " --quiet --out " +
-                                 (dir / "tiny_run").string());
+  const CliRun one = run_nocflow("simulate " + hw + "--programs " + tiny.string() +
+                                 " --quiet --out " + (dir / "tiny_run").string());
   ASSERT_EQ(one.exit_code, 0) << one.output;
-  EXPECT_NE(one.output.find("1 message, 1 packet, 2 flits, 64 bytes;"), std::string::npos) << one.output;
-  const double noc_pj = nlohmann::json::parse(read_file(dir / "tiny_run" / "summary.json"))["energy_pj"]["noc"].get<double>();
+  EXPECT_NE(one.output.find("1 message, 1 packet, 2 flits, 64 bytes;"), std::string::npos)
+      << one.output;
+  const double noc_pj =
+      nlohmann::json::parse(read_file(dir / "tiny_run" / "summary.json"))["energy_pj"]["noc"]
+          .get<double>();
   ASSERT_GT(noc_pj, 0);
   ASSERT_LT(noc_pj, 1000);
   EXPECT_NE(one.output.find(fixed(noc_pj, 3) + " pJ in the NoC"), std::string::npos) << one.output;

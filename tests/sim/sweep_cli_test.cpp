@@ -243,12 +243,14 @@ TEST(SweepCli, ResumeRunsOnlyTheMissingPoints) {
 // it did.
 TEST(SweepCli, AResumeByAnotherBuildIsNoted) {
   const fs::path dir = fresh_dir("sweep_resume_build");
-  const fs::path spec = write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n  mesh: 2x2\n");
+  const fs::path spec =
+      write_spec(dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n  mesh: 2x2\n");
   const std::string run = "sweep --spec " + spec.string() + " --out " + (dir / "out").string();
   ASSERT_EQ(run_nocflow(run).exit_code, 0);
   const CliRun version = run_nocflow("version");
   const std::string inputs = read_file(dir / "out/inputs.txt");
-  ASSERT_EQ(inputs.rfind("# " + version.output.substr(0, version.output.find('\n')) + "\n", 0), 0u) << inputs;
+  ASSERT_EQ(inputs.rfind("# " + version.output.substr(0, version.output.find('\n')) + "\n", 0), 0u)
+      << inputs;
   const std::string digests = inputs.substr(inputs.find('\n') + 1);
   const CliRun same = run_nocflow(run + " --resume");
   EXPECT_EQ(same.exit_code, 0) << same.output;
@@ -256,10 +258,12 @@ TEST(SweepCli, AResumeByAnotherBuildIsNoted) {
   std::ofstream(dir / "out/inputs.txt") << "# nocflow 0.1.0 (commit 0123456789ab)\n" << digests;
   const CliRun other = run_nocflow(run + " --resume");
   EXPECT_EQ(other.exit_code, 0) << other.output;
-  EXPECT_NE(other.output.find("note: --resume: the sweep started on nocflow 0.1.0 (commit 0123456789ab), "
-                              "this run is " + version.output.substr(0, version.output.find('\n')) +
-                              ": a change between the two may show in the rows of the 1 already done"),
-            std::string::npos)
+  EXPECT_NE(
+      other.output.find("note: --resume: the sweep started on nocflow 0.1.0 (commit 0123456789ab), "
+                        "this run is " +
+                        version.output.substr(0, version.output.find('\n')) +
+                        ": a change between the two may show in the rows of the 1 already done"),
+      std::string::npos)
       << other.output;
   EXPECT_EQ(read_file(dir / "out/inputs.txt"), "# nocflow 0.1.0 (commit 0123456789ab)\n" + digests);
   std::ofstream(dir / "out/inputs.txt") << digests;  // as written before session 79

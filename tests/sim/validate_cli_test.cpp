@@ -379,7 +379,8 @@ TEST(ValidateCli, AfterReduceIsTheEdgeThatTakesTheReducedOutputOn) {
   std::istringstream lines(v.run.output);
   int progress = 0;
   for (std::string line; std::getline(lines, line);)
-    if (line.find("AFTER_REDUCE") != std::string::npos && line.find(" B: simulated ") != std::string::npos) {
+    if (line.find("AFTER_REDUCE") != std::string::npos &&
+        line.find(" B: simulated ") != std::string::npos) {
       ++progress;
       EXPECT_NE(line.find(", paper        n/a, linkload "), std::string::npos) << line;
     }

@@ -25,11 +25,13 @@ TEST(ValidateCli, ValidationCsvKeepsEveryDigit) {
   const auto& row = v.rows.front();
   const std::int64_t simulated = std::stoll(row.at("simulated_cycles"));
   ASSERT_GT(simulated, 1000000);
-  for (const char* column : {"linkload_cycles", "linkload_fitted_cycles", "round_robin_cycles", "paper_cycles"}) {
+  for (const char* column :
+       {"linkload_cycles", "linkload_fitted_cycles", "round_robin_cycles", "paper_cycles"}) {
     EXPECT_EQ(row.at(column).find('e'), std::string::npos) << column << " " << row.at(column);
     const double cycles = std::stod(row.at(column));
     // The error column is computed from the exact figure: it recomputes from the written one.
-    const std::string error = std::string(column).replace(std::string(column).find("cycles"), 6, "error");
+    const std::string error =
+        std::string(column).replace(std::string(column).find("cycles"), 6, "error");
     EXPECT_DOUBLE_EQ(std::stod(row.at(error)), (cycles - simulated) / simulated) << column;
   }
 }
