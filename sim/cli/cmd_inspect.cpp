@@ -84,10 +84,15 @@ void add_inspect_command(CLI::App& app, Action& action) {
         !opts->save.empty() && ext != ".yaml" && ext != ".yml")
       throw CLI::ValidationError("--save", "writes a graph file, which --network reads back by "
                                            "its name: give FILE.yaml, not " + opts->save);
-    {  // two outputs into one file: the second would overwrite the first
+    {  // two outputs into one file, or one into the network's: it would be overwritten
       namespace fs = std::filesystem;
       const std::pair<const char*, const std::string*> outs[] = {
           {"--dot", &opts->dot}, {"--json", &opts->json}, {"--save", &opts->save}};
+      if (opts->network.rfind("zoo:", 0) != 0)
+        for (const auto& [option, file] : outs)
+          if (!file->empty() && fs::weakly_canonical(*file) == fs::weakly_canonical(opts->network))
+            throw CLI::ValidationError(option, "writes " + *file + ", the network --network reads, "
+                                               "which it would overwrite: give another file");
       for (std::size_t i = 0; i < 3; ++i)
         for (std::size_t j = i + 1; j < 3; ++j)
           if (!outs[i].second->empty() && !outs[j].second->empty() &&

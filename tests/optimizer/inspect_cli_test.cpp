@@ -234,6 +234,17 @@ TEST(Inspect, OutputFilesAreCheckedBeforeTheTable) {
   EXPECT_NE(twice.output.find("--json: writes " + both.string()), std::string::npos) << twice.output;
   EXPECT_NE(twice.output.find("as --dot does: give each its own file"), std::string::npos)
       << twice.output;
+  // An output onto the network it reads replaced the user's network with a graph or JSON file.
+  const std::string network = nocflow::testing::read_file(saved);
+  for (const char* option : {"--save", "--json", "--dot"}) {
+    const CliRun onto = run_nocflow("inspect --network " + saved.string() + " " + option + " " +
+                                    (saved.parent_path() / "." / "saved.yaml").string());
+    EXPECT_EQ(onto.exit_code, 2) << option << ": " << onto.output;
+    EXPECT_NE(onto.output.find(std::string(option) + ": writes "), std::string::npos) << onto.output;
+    EXPECT_NE(onto.output.find("the network --network reads, which it would overwrite"), std::string::npos)
+        << onto.output;
+    EXPECT_EQ(nocflow::testing::read_file(saved), network) << option;
+  }
 }
 
 // A network file fixes its batch and element size: --batch may repeat its own batch, anything
