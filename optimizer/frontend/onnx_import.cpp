@@ -420,10 +420,13 @@ void Importer::check_against_onnx(const Graph& graph) const {
       onnx_shape.push_back(d.dim_value());
     }
     const Node& n = graph.node(it->second);
+    // Most often the model's: a stale value_info, or an attribute its opset does not read.
     if (vi.type().tensor_type().has_shape() && n.output.shape != onnx_shape)
-      throw std::logic_error(path_ + ": tensor '" + vi.name() + "': nocflow infers " +
-                             shape_str(n.output.shape) + ", ONNX shape inference " +
-                             shape_str(onnx_shape));
+      throw InputError(path_ + ": tensor '" + vi.name() + "': nocflow infers " +
+                       shape_str(n.output.shape) + ", ONNX shape inference (and the model's " +
+                       "value_info) " + shape_str(onnx_shape) +
+                       ": re-export the model or rerun onnx.shape_inference on it (if it is "
+                       "valid as it is, nocflow misreads it: please report it)");
   };
   for (const auto& vi : model_.graph().value_info()) check(vi);
   for (const auto& vi : model_.graph().output()) check(vi);

@@ -347,6 +347,9 @@ void Importer::import_node(const onnx::NodeProto& n) {
     else
       emit(n, OpKind::Softmax, a, {0});
   } else if (op == "ReduceMean") {
+    if (attr(n, "axes") && opset_ >= 18)  // an input from opset 18 on
+      fail(n, "has the attribute 'axes', which opset " + std::to_string(opset_) +
+                  " (the model's) does not have: from opset 18 the axes are input 2");
     a.axes = attr_ints(n, "axes");
     if (n.input_size() > 1 && !n.input(1).empty()) {  // opset 18: the axes are an input
       const ConstInfo* c = constant(n, 1);

@@ -134,6 +134,49 @@ TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
   EXPECT_HAS(split({}, 2, "split_equal_axis.onnx", -5), "axis -5 is out of range for [1,6,4,4]");
 }
 
+// An attribute the model's opset no longer has is refused, naming it: ONNX's shape inference
+// ignores it, so the import and the check against that inference disagreed, reported as an
+// internal error (Split's sizes) or read as if it were there (ReduceMean's axes at opset 18).
+TEST(OnnxSplit, AnAttributeTheModelsOpsetDoesNotHaveIsRefused) {
+  {
+    Model m({1, 6, 4, 4});
+    m.m.mutable_opset_import(0)->set_version(13);
+    onnx::NodeProto* split = m.node("Split", {"x"}, "a", "split");
+    Model::ints(split, "split", {2, 4});
+    split->add_output("b");
+    Model::int1(m.node("Concat", {"b", "a"}, "y", "join"), "axis", 1);
+    EXPECT_HAS(m.import("split_attr13.onnx"),
+               "node 'split' (Split): has the attribute 'split', which opset 13 (the model's) "
+               "does not have: from opset 13 the sizes are input 1");
+  }
+  {
+    Model m({1, 6, 4, 4});
+    m.m.mutable_opset_import(0)->set_version(18);
+    Model::ints(m.node("ReduceMean", {"x"}, "y", "mean"), "axes", {1});
+    EXPECT_HAS(m.import("mean_attr18.onnx"),
+               "node 'mean' (ReduceMean): has the attribute 'axes', which opset 18 (the model's) "
+               "does not have: from opset 18 the axes are input 2");
+  }
+  {  // A stale value_info: an input error naming the tensor, not an internal one. The Reshape's
+     // shape is a Concat, which ONNX's inference does not evaluate: it takes the value_info.
+    Model m({1, 6, 4, 4});
+    m.int64s("head", {1});
+    m.int64s("tail", {6, 16});
+    Model::int1(m.node("Concat", {"head", "tail"}, "shape", "shape"), "axis", 0);
+    m.node("Reshape", {"x", "shape"}, "r", "flat");
+    m.node("Relu", {"r"}, "y", "relu");
+    auto* vi = m.m.mutable_graph()->add_value_info();
+    vi->set_name("r");
+    auto* tensor = vi->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    for (const std::int64_t d : {1, 6, 8}) tensor->mutable_shape()->add_dim()->set_dim_value(d);
+    const std::string error = m.import("stale_value_info.onnx");
+    EXPECT_HAS(error, "tensor 'r': nocflow infers [1,6,16], ONNX shape inference (and the model's "
+                      "value_info) [1,6,8]");
+    EXPECT_HAS(error, "re-export the model or rerun onnx.shape_inference on it");
+  }
+}
+
 TEST(OnnxSplit, EveryOutputOfANodeIsAssignedOnce) {
   {  // a later node's second output
     Model m({1, 6, 4, 4});
