@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/graph/op_cost.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -290,10 +291,15 @@ std::string parameter_key(const Node& n) {
 NodeId parameter_owner(const Graph& g, NodeId id) {
   const std::string key = parameter_key(g.node(id));
   if (key.empty()) return id;
-  for (NodeId other : g.node_ids()) {  // in node order
-    if (other == id) return id;
-    if (parameter_key(g.node(other)) == key) return other;
-  }
+  const std::vector<NodeId> ids = g.node_ids();
+  if (std::none_of(ids.begin(), ids.end(), [&](NodeId other) {
+        return other != id && parameter_key(g.node(other)) == key;
+      }))
+    return id;  // not shared (the common case: no ordering needed)
+  // The first in topological order: node order is not, once a pass replaced a layer by a new
+  // node (fusion's Gemm+Relu took the next id and handed the params to the later reader).
+  for (NodeId other : g.topological_order())
+    if (other == id || parameter_key(g.node(other)) == key) return other;
   return id;
 }
 

@@ -39,7 +39,8 @@ OpCost op_cost(const Graph& graph, NodeId id);
 OpCost own_cost(const Graph& graph, NodeId id);
 /// The layer that holds `id`'s own parameters: where an ONNX model applies one module twice,
 /// layers of one kind read the same initializers (their `weights`), and the first of them in
-/// node order counts them (op_cost's params, graph_totals, one WeightUpdate in training).
+/// topological order counts them (op_cost's params, one WeightUpdate in training; graph_totals
+/// counts them once).
 /// `id` itself for any other node.
 NodeId parameter_owner(const Graph& graph, NodeId id);
 /// Cost of one operator given its input tensors and output (used for fused parts too).

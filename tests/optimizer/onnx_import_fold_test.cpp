@@ -191,6 +191,11 @@ TEST(OnnxFold, AModuleAppliedTwiceHoldsItsParametersOnce) {
   Graph fused = r.load("tied_fused.onnx");
   PassManager(parse_pass_list("default")).run(fused);
   EXPECT_EQ(graph_totals(fused).params, 148);
+  // ... and counted at the first of them, the fused conv1, though fusion gave it the newest node
+  // id (the params moved to conv2).
+  EXPECT_EQ(op_cost(fused, *fused.find("conv1")).params, 148);
+  EXPECT_EQ(op_cost(fused, *fused.find("conv2")).params, 0);
+  EXPECT_EQ(parameter_owner(fused, *fused.find("conv2")), *fused.find("conv1"));
 }
 
 TEST(OnnxFold, ABatchExportedAsADynamicAxisIsTheOneAskedFor) {
