@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 #include "noc/base/error.h"
@@ -454,9 +455,14 @@ Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& i
     fail("output " + shape_str(t.shape) + " is " + count_str(elements * t.elem_bytes) +
          " bytes, more than 2^53");
   const OpCost cost = op_cost(kind, a, in, t);
-  if (const double ops = static_cast<double>(std::max(cost.macs, cost.vector_ops)); ops > kMaxCount)
-    fail("needs " + count_str(ops) +
-         " operations (multiply-accumulates or element-wise), more than 2^53");
+  // op_cost's counts saturate at int64's maximum: a count there is only known to be at least it
+  // (it printed 9.22e+18 for 1.6e+20).
+  if (const std::int64_t ops = std::max(cost.macs, cost.vector_ops); static_cast<double>(ops) > kMaxCount)
+    fail("needs " +
+         (ops == std::numeric_limits<std::int64_t>::max()
+              ? std::string("more than 2^63 operations (multiply-accumulates or element-wise)")
+              : count_str(static_cast<double>(ops)) +
+                    " operations (multiply-accumulates or element-wise), more than 2^53"));
   return t;
 }
 

@@ -289,6 +289,11 @@ TEST(Robustness, TensorsAndLayersPastTwoToThe53AreRefusedNotWrapped) {
              "net.yaml:3:5: node 'conv1' (Conv): needs 4.05e+16 operations");
   EXPECT_HAS(load("input: [1048576, 1048576]\nlayers:\n  - {op: fc, out: 1048576}\n"),
              "node 'gemm1' (Gemm): needs 1.15e+18 operations");
+  // 1.6e+20 MACs pass int64, where the count stops: it is not 9.22e+18 (as it printed).
+  EXPECT_HAS(load("input: [1, 65536, 65536, 65536]\nlayers:\n  - {op: conv, out: 65536, kernel: 3, "
+                  "pad: 1}\n"),
+             "node 'conv1' (Conv): needs more than 2^63 operations (multiply-accumulates or "
+             "element-wise)");
   // Pads that would wrap the window arithmetic.
   EXPECT_HAS(load("input: [1, 3, 8, 8]\nlayers:\n  - {op: conv, out: 4, kernel: 3, pad: "
                   "4611686018427387904}\n"),
