@@ -176,7 +176,7 @@ class Loader {
         later != named_.end()
             ? "'" + name + "' is layers[" + std::to_string(later->second) +
                   "], not defined yet: a layer reads only the inputs and layers before it"
-            : unknown_name_message("input name", name, known);
+            : unknown_name_message(key == "outputs" ? "output name" : "input name", name, known);
     if (at) fail(*at, key, msg);
     throw InputError(origin_ + ": " + key + ": " + msg);
   }
@@ -350,8 +350,13 @@ class Loader {
         fail(layer["inputs"], path + ".inputs", "operator '" + op_key + "' reads no inputs");
       inputs.clear();
     }
-    if (name.empty()) name = std::string(info.key) + std::to_string(++counts_[std::string(info.key)]);
-    if (graph_.find(name)) fail(layer.IsMap() && layer["name"] ? layer["name"] : layer, path + ".name", "duplicate layer name '" + name + "'");
+    const bool named = !name.empty();
+    if (!named) name = std::string(info.key) + std::to_string(++counts_[std::string(info.key)]);
+    if (graph_.find(name))  // a generated name may meet a given one: say which it is
+      fail(named && layer.IsMap() ? layer["name"] : layer, path + ".name",
+           "duplicate layer name '" + name + "'" +
+               (named ? "" : ", the name generated for this unnamed '" + op_key +
+                                 "' layer: give it a name: of its own"));
     last_ = graph_.add_node(Node{name, *kind, a, {}}, inputs);
     marks_.emplace_back(name, layer.Mark());
   }

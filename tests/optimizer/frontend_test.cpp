@@ -149,9 +149,18 @@ TEST(NetworkYaml, ErrorsNameFileLineAndKey) {
   {
     const auto msg =
         error_of([&] { load("input: [1, 4]\nlayers:\n  - {op: fc, out: 2}\noutputs: [fc1]\n"); });
-    EXPECT_NE(msg.find("net.yaml:4:10: outputs: unknown input name 'fc1'"), std::string::npos)
+    EXPECT_NE(msg.find("net.yaml:4:10: outputs: unknown output name 'fc1'"), std::string::npos)
         << msg;
     EXPECT_NE(msg.find("gemm1"), std::string::npos) << msg;  // named by the canonical operator
+  }
+  {  // A generated name that meets a given one: the layer without a name is told to take one.
+    const auto msg = error_of([&] {
+      load("input: [1, 4]\nlayers:\n  - {name: relu2, op: sigmoid}\n  - relu\n  - relu\n");
+    });
+    EXPECT_NE(msg.find("net.yaml:5:5: layers[2].name: duplicate layer name 'relu2', the name "
+                       "generated for this unnamed 'relu' layer: give it a name: of its own"),
+              std::string::npos)
+        << msg;
   }
   // Values no operator can take, a network without outputs, a reshape without a shape: used
   // to load.
