@@ -232,8 +232,24 @@ int run(const SimulateArgs& a) {
   std::optional<opt::Plan> file_plan;
   if (!a.plan.empty()) file_plan = opt::read_plan(a.plan);
   const RunPasses passes = passes_of_run(a, file_plan);
-  const opt::Graph graph =
-      prepare_network(a.net.network, a.net.batch, spec, passes.spec, a.net.train);
+  std::string batch_note;
+  const opt::Graph graph = [&] {
+    try {
+      return prepare_network(a.net.network, a.net.batch, spec, passes.spec, a.net.train);
+    } catch (const InputError&) {
+      // A network that leaves its batch open (an ONNX model's dynamic axis) needs one: without
+      // --batch, the plan's. If that does not load either, the first error stands.
+      if (a.net.batch != 0 || !file_plan || file_plan->batch <= 0) throw;
+      try {
+        opt::Graph g = prepare_network(a.net.network, file_plan->batch, spec, passes.spec, a.net.train);
+        batch_note = a.net.network + " leaves its batch open: it runs at the plan's, " +
+                     std::to_string(file_plan->batch) + " (--batch N for another)";
+        return g;
+      } catch (const InputError&) {
+      }
+      throw;
+    }
+  }();
   opt::Plan plan = make_or_read_plan(a, std::move(file_plan), graph, hw, spec, passes.spec);
   const int file_micro_batches = plan.micro_batches;
   if (!a.plan.empty() && a.micro_batches_given) set_micro_batches(plan, a.micro_batches);
@@ -326,6 +342,7 @@ int run(const SimulateArgs& a) {
   if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
     std::cout << "  " << note << std::endl;
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << std::endl;
+  if (!batch_note.empty()) std::cout << "  note: " << batch_note << std::endl;
   if (const std::string note = single_pe_note(network, plan, spec); !note.empty())
     std::cout << "  note: " << note << std::endl;
   if (const std::string note = calibration_mismatch(plan, a.calibration); !note.empty())

@@ -323,6 +323,42 @@ TEST(Inspect, AnOnnxOpsetNewerThanNocflowKnowsGetsANote) {
 
 // An ONNX model's floats take --elem-bytes, as data.onnx_floats: width makes them take the
 // hardware's: an fp32 export inspected as fp16 holds half the weight bytes.
+// A plan of a model exported with a dynamic batch replays at the plan's batch when --batch is
+// not given (it was refused: "dimension 0 is dynamic ... give the batch"), with a note.
+TEST(Inspect, APlanOfADynamicBatchModelReplaysAtItsBatch) {
+  onnx::ModelProto m = onnx_with_input("dyn");
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_param("B");
+  auto* relu = m.mutable_graph()->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("act");
+  relu->add_input("x");
+  relu->add_output("y");
+  m.mutable_graph()->add_output()->set_name("y");
+  const auto model = temp_file("dyn_batch.onnx", m.SerializeAsString());
+  const std::string hw = " --hw " + std::string(NOCFLOW_SOURCE_DIR) +
+                         "/configs/hw/mesh4x4.yaml --set topology.rows=1 --set topology.cols=2 ";
+  const fs::path out = nocflow::testing::scratch_path("inspect") / "dyn_batch_plan";
+  for (const char* run : {"", "_sim", "_plain"}) fs::remove_all(out.string() + run);
+  const CliRun solved = run_nocflow("optimize" + hw + "--network " + model.string() +
+                                    " --batch 2 --quiet --out " + out.string());
+  ASSERT_EQ(solved.exit_code, 0) << solved.output;
+  const std::string replay = "simulate" + hw + "--network " + model.string() + " --plan " +
+                             (out / "plan.yaml").string() + " --quiet --out ";
+  const CliRun r = run_nocflow(replay + (out.string() + "_sim"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(1 layer, batch 2,"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("note: " + model.string() + " leaves its batch open: it runs at the "
+                          "plan's, 2 (--batch N for another)"),
+            std::string::npos)
+      << r.output;
+  // Without a plan the batch is still asked for.
+  const CliRun plain = run_nocflow("simulate" + hw + "--network " + model.string() + " --quiet --out " +
+                                   out.string() + "_plain");
+  EXPECT_EQ(plain.exit_code, 2) << plain.output;
+  EXPECT_NE(plain.output.find("dimension 0 is dynamic ('B')"), std::string::npos) << plain.output;
+}
+
 TEST(Inspect, AnOnnxModelsFloatsTakeTheElementSizeGiven) {
   const std::string inspect = "inspect --network " + std::string(NOCFLOW_SOURCE_DIR) +
                               "/tests/optimizer/data/tiny_unet.onnx --json ";
