@@ -22,6 +22,10 @@ NodeId Importer::int_constant(const std::string& name, std::int64_t v) {
   return graph_.add_node(Node{graph_.unique_name(name), OpKind::Constant, c, {}});
 }
 
+std::string Importer::split_part_name(const onnx::NodeProto& n, int i) {
+  return n.name().empty() ? n.output(i) : n.name() + "_" + std::to_string(i);
+}
+
 void Importer::import_split(const onnx::NodeProto& n) {
   const std::int64_t axis = attr_int(n, "axis", 0);
   // Before opset 13 the sizes are an attribute, from 13 on input 1: an attribute there is
@@ -58,7 +62,7 @@ void Importer::import_split(const onnx::NodeProto& n) {
   for (int i = 0; i < n.output_size(); ++i) {
     const std::int64_t end = start + sizes[static_cast<std::size_t>(i)];
     if (!n.output(i).empty()) {
-      const std::string name = label(n) + "_" + std::to_string(i);
+      const std::string name = split_part_name(n, i);
       const std::vector<NodeId> ins{x, int_constant(name + "_start", start),
                                     int_constant(name + "_end", end),
                                     int_constant(name + "_axis", axis)};
@@ -257,7 +261,8 @@ void Importer::import_equal_split(const onnx::NodeProto& n, std::int64_t axis) {
     const std::string name = std::to_string(i);
     const NodeId start = add(name + "_start", OpKind::Mul, {}, {chunk, scalar(name + "_i", i)});
     const NodeId end = add(name + "_end", OpKind::Mul, {}, {chunk, scalar(name + "_i1", i + 1)});
-    values_[n.output(i)] = add(name, OpKind::Slice, {}, {x, start, end, axes});
+    values_[n.output(i)] = graph_.add_node(
+        Node{graph_.unique_name(split_part_name(n, i)), OpKind::Slice, {}, {}}, {x, start, end, axes});
   }
   splits_.push_back(Split{base, x, axis, 0, parts, attr(n, "num_outputs") != nullptr});
 }

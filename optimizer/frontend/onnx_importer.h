@@ -62,6 +62,9 @@ class Importer {
  private:
   [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const;
   static std::string label(const onnx::NodeProto& n);
+  /// The layer of a Split's output `i`: "NAME_i" for a named node, else the output tensor's own
+  /// name (an unnamed Split into a and b gave layers a_0 and a_1: b named none).
+  static std::string split_part_name(const onnx::NodeProto& n, int i);
 
   void add_input(const onnx::ValueInfoProto& in);
   /// The node producing tensor `name`, materialising a constant as a Constant node.

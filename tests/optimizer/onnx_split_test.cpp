@@ -48,6 +48,29 @@ TEST(OnnxSplit, BecomesOneFoldedSlicePerOutput) {
   }
 }
 
+// An unnamed Split's parts are the layers of its output tensors' names (they were a_0 and a_1
+// for outputs a and b), with sizes or into equal parts.
+TEST(OnnxSplit, AnUnnamedSplitsPartsTakeTheirTensorsNames) {
+  for (const bool sized : {true, false}) {
+    Model m({1, 6, 4, 4});
+    onnx::NodeProto* split = m.node("Split", {"x"}, "left");
+    if (sized) {
+      m.int64s("sizes", {2, 4});
+      split->add_input("sizes");
+    }
+    split->add_output("right");
+    Model::int1(split, "axis", 1);
+    Model::int1(m.node("Concat", {"right", "left"}, "y", "join"), "axis", 1);
+    Graph g = m.load(sized ? "split_unnamed.onnx" : "split_unnamed_equal.onnx");
+    run_passes(g, "default");
+    for (const char* part : {"left", "right"}) {
+      ASSERT_TRUE(g.find(part)) << sized << " " << part;
+      EXPECT_EQ(g.node(*g.find(part)).kind, OpKind::Slice) << part;
+    }
+    EXPECT_EQ(g.node(*g.find("right")).output.shape, (Shape{1, sized ? 4 : 3, 4, 4})) << sized;
+  }
+}
+
 TEST(OnnxSplit, IntoEqualPartsCutsTheLengthItsInputTurnsOutToHave) {
   // Opset 13 without sizes: parts of length / 3. Opset 18's num_outputs: ⌈length / n⌉ each,
   // the last smaller (7 into 2, 2, 2, 1).
