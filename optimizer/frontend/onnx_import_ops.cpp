@@ -8,6 +8,8 @@
 #include <string>
 #include <unordered_set>
 
+#include <onnx/defs/schema.h>
+
 #include "noc/base/error.h"
 #include "optimizer/frontend/onnx_importer.h"
 #include "optimizer/graph/shape_inference.h"
@@ -228,6 +230,18 @@ void Importer::import_node(const onnx::NodeProto& n) {
                   "' is already produced by an earlier node, an initializer "
                   "or this node");
   const std::string& op = n.op_type();
+  // An operator newer than the model's opset (LayerNormalization, opset 17, in an opset-13
+  // model) is another opset's: ONNX's shape inference skips it, and it imported silently. Only
+  // operators the ONNX library knows are checked (Debian's 1.12 knows opsets up to 17; Gelu is
+  // opset 20's).
+  if (onnx::OpSchemaRegistry::Schema(op, std::numeric_limits<int>::max(), "") &&
+      !onnx::OpSchemaRegistry::Schema(op, static_cast<int>(opset_), "")) {
+    int since = static_cast<int>(opset_) + 1;
+    while (!onnx::OpSchemaRegistry::Schema(op, since, "")) ++since;
+    fail(n, "is an operator of opset " + std::to_string(since) + " on, and the model declares opset " +
+                std::to_string(opset_) + ": re-export it with opset " + std::to_string(since) +
+                " or later");
+  }
   OpAttrs a;
   if (op == "Constant") {
     const auto* v = attr(n, "value");

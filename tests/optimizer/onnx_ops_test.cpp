@@ -250,6 +250,7 @@ TEST(OnnxSlice, StepsAreTakenSeveralAxesAndNegativeStepsRefused) {
 
 TEST(OnnxActivations, HardSigmoidHardSwishAndLeakyReluKeepTheirParameters) {
   Model m({1, 4, 2, 2});
+  m.m.mutable_opset_import(0)->set_version(14);  // HardSwish's first
   attr_float(m.node("HardSigmoid", {"x"}, "a", "hs"), "alpha", 0.25f);
   m.node("HardSwish", {"a"}, "b", "hsw");
   m.node("LeakyRelu", {"b"}, "c", "lr1");

@@ -161,6 +161,14 @@ TEST(OnnxSplit, WhatItCannotSplitIsRefusedSayingWhy) {
 // ignores it, so the import and the check against that inference disagreed, reported as an
 // internal error (Split's sizes) or read as if it were there (ReduceMean's axes at opset 18).
 TEST(OnnxSplit, AnAttributeTheModelsOpsetDoesNotHaveIsRefused) {
+  {  // An operator newer than the model's opset is another opset's too (it imported).
+    Model m({1, 6, 4, 4});
+    m.weight("scale", {4});
+    m.node("LayerNormalization", {"x", "scale"}, "y", "ln");
+    EXPECT_HAS(m.import("ln_opset13.onnx"),
+               "node 'ln' (LayerNormalization): is an operator of opset 17 on, and the model "
+               "declares opset 13: re-export it with opset 17 or later");
+  }
   {
     Model m({1, 6, 4, 4});
     m.m.mutable_opset_import(0)->set_version(13);
@@ -220,6 +228,7 @@ TEST(OnnxSplit, EveryOutputOfANodeIsAssignedOnce) {
   }
   for (const bool again : {false, true}) {  // an output the importer does not take
     Model m({1, 6, 4, 4});
+    m.m.mutable_opset_import(0)->set_version(17);  // LayerNormalization's first
     m.weight("scale", {4});
     m.node("LayerNormalization", {"x", "scale"}, "n", "ln")->add_output("mean");
     if (again) m.node("Relu", {"x"}, "mean", "relu");
