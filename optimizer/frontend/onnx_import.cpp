@@ -434,6 +434,29 @@ void Importer::check_against_onnx(const Graph& graph) const {
 
 }  // namespace onnx_import_detail
 
+namespace {
+
+/// A Reshape whose constant shape starts with a number where its input had the batch given for
+/// a dynamic axis (`x.view(1, -1, 16)` exported with a dynamic batch): the batch is folded into
+/// the other dimensions from there on, which a network YAML refuses; a model may mean it (a
+/// [B*T, D] before a Gemm), so it is a note.
+void note_batch_folding_reshapes(Graph& graph, std::int64_t batch) {
+  for (const NodeId id : graph.topological_order()) {
+    const Node& n = graph.node(id);
+    if (n.kind != OpKind::Reshape || n.attrs.shape.empty() || n.attrs.shape[0] <= 0) continue;
+    const Shape& in = graph.node(graph.input(id, 0)).output.shape;
+    if (in.empty() || in[0] != batch || n.output.shape.empty() || n.output.shape[0] == batch) continue;
+    graph.add_note("node '" + n.name + "' (Reshape) gives " + shape_str(n.output.shape) + " from " +
+                   shape_str(in) + ": its shape " + shape_str(n.attrs.shape) +
+                   " starts with a number where the batch (--batch " + std::to_string(batch) +
+                   ") was, so from there on the batch is folded into the other dimensions (a "
+                   "view(" + std::to_string(n.attrs.shape[0]) +
+                   ", ...) exported with a dynamic batch?); BATCH cannot split it");
+  }
+}
+
+}  // namespace
+
 Graph import_onnx(const std::string& path, std::int64_t batch, int float_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open");
@@ -441,18 +464,22 @@ Graph import_onnx(const std::string& path, std::int64_t batch, int float_bytes) 
   if (!model.ParseFromIstream(&in) || !model.has_graph())
     throw InputError(path + ": not a readable ONNX model");
   // A batch exported as a dynamic axis takes the one asked for (ONNX's inference sees it too).
+  bool dynamic_batch = false;
   if (batch > 0)
     for (auto& input : *model.mutable_graph()->mutable_input())
       if (auto* type = input.mutable_type()->mutable_tensor_type(); type->has_shape()) {
         auto* shape = type->mutable_shape();
-        if (shape->dim_size() > 0 && !shape->dim(0).has_dim_value())
+        if (shape->dim_size() > 0 && !shape->dim(0).has_dim_value()) {
           shape->mutable_dim(0)->set_dim_value(batch);
+          dynamic_batch = true;
+        }
       }
   // nocflow's import and shape inference run first: they check every operator they accept,
   // which ONNX's inference assumes (its Conv rule divides by the strides and indexes the
   // input's shape by the weight's rank unchecked, in onnx 1.12 at least).
   onnx_import_detail::Importer importer(path, model, float_bytes);
   Graph graph = importer.build();
+  if (dynamic_batch && batch > 1) note_batch_folding_reshapes(graph, batch);
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {

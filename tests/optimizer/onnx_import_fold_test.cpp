@@ -222,6 +222,30 @@ TEST(OnnxFold, ABatchExportedAsADynamicAxisIsTheOneAskedFor) {
              "input 'x' dimension 0 is dynamic (unnamed); export it with a static shape");
 }
 
+// x.view(1, -1, 16) exported with a dynamic batch folds the batch given into the features: a
+// note names the Reshape (it passed silently); view(0, ...) or view(-1, ...) keep it.
+TEST(OnnxFold, AReshapeThatFoldsTheBatchGivenIsNoted) {
+  for (const std::int64_t lead : {1, 0}) {
+    Model m({1, 4, 4, 4});
+    m.g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)
+        ->set_dim_param("batch");
+    m.int64s("shape", {lead, -1, 16});
+    m.node("Reshape", {"x", "shape"}, "y", "view");
+    const std::string path = m.write("fold_view_" + std::to_string(lead) + ".onnx", "y");
+    const Graph g = load_network(path, ZooOptions{4});
+    std::string notes;
+    for (const std::string& note : g.notes()) notes += note + "\n";
+    if (lead == 1) {
+      EXPECT_EQ(g.node(*g.find("view")).output.shape, (Shape{1, 16, 16}));
+      EXPECT_HAS(notes, "node 'view' (Reshape) gives [1,16,16] from [4,4,4,4]: its shape [1,-1,16] "
+                        "starts with a number where the batch (--batch 4) was");
+    } else {
+      EXPECT_EQ(g.node(*g.find("view")).output.shape, (Shape{4, 4, 16}));
+      EXPECT_EQ(notes.find("Reshape"), std::string::npos) << notes;
+    }
+  }
+}
+
 TEST(OnnxFold, ASoftmaxBeforeOpset13NormalisesOverEveryAxisFromItsOwn) {
   // Opset 11's Softmax over axis 1 of [2, 3, 4, 5] normalises each sample's 60 values together:
   // a Reshape to [2, 60], the Softmax over its 60 (only BATCH splits it), a Reshape back that
