@@ -152,8 +152,17 @@ class Autodiff {
     std::vector<int> wanted;
     for (std::size_t i = 0; i < in.size(); ++i)
       if (needs_grad_[in[i]]) wanted.push_back(static_cast<int>(i));
+    // NAME.grad for an input's gradient, NAME.wgrad for a weight's (a trainable Constant
+    // operand: a MatMul's weight matrix, a PReLU's slope), as for Conv and Gemm; the operand's
+    // index follows where more than one of its kind is wanted.
+    auto is_weight = [&](int i) {
+      const Node& x = node(in[static_cast<std::size_t>(i)]);
+      return x.kind == OpKind::Constant && x.attrs.trainable;
+    };
     auto name = [&](int i) {
-      return n.name + (wanted.size() > 1 ? ".grad" + std::to_string(i) : ".grad");
+      const auto alike = std::count_if(wanted.begin(), wanted.end(),
+                                       [&](int j) { return is_weight(j) == is_weight(i); });
+      return n.name + (is_weight(i) ? ".wgrad" : ".grad") + (alike > 1 ? std::to_string(i) : "");
     };
     auto wants = [&](int i) { return std::find(wanted.begin(), wanted.end(), i) != wanted.end(); };
     // An element-wise binary operator: each wanted operand's Grad, reading `reads0` or `reads1`.

@@ -132,11 +132,11 @@ TEST(Autodiff, AMatMulWithASharedWeightGetsItsGradientOverEveryRow) {
   const Graph t = training_graph(g);
   const std::int64_t forward = op_cost(g, *g.find("y")).macs;
   EXPECT_EQ(forward, 2 * 8 * 16 * 4);
-  EXPECT_EQ(t.node(*t.find("y.grad1")).output.shape, (Shape{16, 4}));
-  EXPECT_EQ(op_cost(t, *t.find("y.grad1")).macs, forward);
-  EXPECT_EQ(t.node(*t.find("y.grad0")).output.shape, (Shape{2, 8, 16}));
-  EXPECT_EQ(op_cost(t, *t.find("y.grad0")).macs, forward);
-  EXPECT_EQ(t.input(*t.find("w.update"), 0), *t.find("y.grad1"));
+  EXPECT_EQ(t.node(*t.find("y.wgrad")).output.shape, (Shape{16, 4}));
+  EXPECT_EQ(op_cost(t, *t.find("y.wgrad")).macs, forward);
+  EXPECT_EQ(t.node(*t.find("y.grad")).output.shape, (Shape{2, 8, 16}));
+  EXPECT_EQ(op_cost(t, *t.find("y.grad")).macs, forward);
+  EXPECT_EQ(t.input(*t.find("w.update"), 0), *t.find("y.wgrad"));
   EXPECT_EQ(t.node(*t.find("w.update")).attrs.params, 16 * 4);
 }
 
@@ -244,7 +244,7 @@ TEST(Autodiff, AnEmbeddingsGradientAddsEachTokensRowOntoItsTableRow) {
   const NodeId rows = b.op(OpKind::Gather, along_rows, {table, ids}, "rows");
   const Graph g = b.finish({b.gemm(rows, 16, true, "proj")});
   const Graph t = training_graph(g);
-  const NodeId dtable = *t.find("rows.grad");
+  const NodeId dtable = *t.find("rows.wgrad");  // the table is a weight
   EXPECT_EQ(t.node(dtable).attrs.grad_of, OpKind::Gather);
   EXPECT_EQ(t.node(dtable).output.shape, (Shape{100, 32}));
   EXPECT_EQ(t.node(t.input(dtable, 1)).name, "ids");

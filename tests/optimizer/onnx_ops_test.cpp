@@ -297,7 +297,7 @@ TEST(OnnxActivations, PReluReadsItsSlopesAsTrainedParametersAndFusesAfterAConv) 
   // Training: x's gradient selects dY or slope·dY; the slopes' sums dY·x where x < 0.
   const TrainingOptions sgd;
   run_passes(g, "default", &sgd);
-  const NodeId dslope = *g.find("prelu.grad1");  // summed over N, H, W (then reshaped)
+  const NodeId dslope = *g.find("prelu.wgrad");  // summed over N, H, W (then reshaped)
   EXPECT_EQ(g.node(dslope).output.shape, (Shape{1, 4, 1, 1}));
   EXPECT_EQ(op_cost(g, dslope).vector_ops, 2 * 4 * 6 * 6);
   // Slopes must broadcast to x, not x to them.
