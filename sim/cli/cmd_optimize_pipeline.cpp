@@ -106,8 +106,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
                                        " of them stopped once shown too slow to matter)"
                                  : std::string())
             << "\n"
-            << "    stage  " << std::left << std::setw(44) << "layers" << std::right << std::setw(7)
-            << "layers" << std::setw(6) << (hw.mesh() ? "rows" : "ports") << std::setw(10) << "PEs"
+            << "    stage  " << std::left << std::setw(44) << "first .. last layer" << std::right
+            << std::setw(7) << "layers" << std::setw(6) << (hw.mesh() ? "rows" : "ports") << std::setw(10) << "PEs"
             << std::setw(14) << "cycles/mb" << std::setw(16) << "resident B/PE"
             << "\n";
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {

@@ -354,7 +354,7 @@ int run(const SimulateArgs& a) {
     system.on_progress = [](noc::Cycle c) { std::cerr << "  ... cycle " << c << std::endl; };
   RunResult r = system.run();
 
-  const Measured m = measure(std::move(r), workload, lowered, replay.plan, hw, spec);
+  const Measured m = measure(std::move(r), workload, lowered, replay.plan, hw, spec, mode);
   const std::string solved_by = a.solver + " / " + a.cost_model;
   const ReplaySource source{mode_name, a.plan, solved_by, a.calibration, batch, train};
   write_file(fs::path(a.out) / "summary.json",

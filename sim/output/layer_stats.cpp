@@ -57,24 +57,27 @@ RunTotals run_totals(const RunResult& run) {
   return t;
 }
 
-PipelineRun pipeline_run(const optimizer::Plan& replayed, const std::vector<LayerStats>& layers) {
+PipelineRun pipeline_run(const optimizer::Plan& replayed, const std::vector<LayerStats>& layers,
+                         bool barrier) {
   const int mbs = replayed.micro_batches;
   const std::size_t n = replayed.layers.size() / static_cast<std::size_t>(mbs);
   const std::size_t stages = replayed.stages.size();
-  // [micro-batch][stage]: last end of its layers.
+  // [micro-batch][stage]: last end of its layers, and their spans summed.
   std::vector<std::vector<noc::Cycle>> end(mbs, std::vector<noc::Cycle>(stages, 0));
+  std::vector<std::vector<noc::Cycle>> spans(mbs, std::vector<noc::Cycle>(stages, 0));
   for (std::size_t i = 0; i < replayed.layers.size(); ++i) {
     const int stage = replayed.layers[i].stage;
     if (stage < 0) continue;
     const std::size_t m = i / n, st = static_cast<std::size_t>(stage);
     end[m][st] = std::max(end[m][st], layers[i].end);
+    spans[m][st] += layers[i].end - layers[i].start;
   }
   PipelineRun out;
   for (std::size_t st = 0; st < stages; ++st) {
     double sum = 0;
     for (int m = 0; m < mbs; ++m) {
       const noc::Cycle free = m > 0 ? end[m - 1][st] : 0, fed = st > 0 ? end[m][st - 1] : 0;
-      sum += static_cast<double>(end[m][st] - std::max(free, fed));
+      sum += static_cast<double>(barrier ? spans[m][st] : end[m][st] - std::max(free, fed));
     }
     out.stage_cycles.push_back(sum / mbs);
   }

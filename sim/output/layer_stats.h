@@ -30,12 +30,16 @@ RunTotals run_totals(const RunResult& run);
 /// A pipelined replay seen per stage (micro-batch m's copy of network layer l is layer
 /// m·n + l of the replay).
 struct PipelineRun {
-  /// Per stage, mean over micro-batches of its service time: from when it could start (its
-  /// previous micro-batch done and the previous stage done with this one) to its last end.
+  /// Per stage, mean over micro-batches of its service time. Dataflow replay: from when it
+  /// could start (its previous micro-batch done and the previous stage done with this one) to
+  /// its last end. Barrier replay, where every layer runs alone between barriers: its layers'
+  /// spans summed (from when it could start counted the other stages' turns in between).
   std::vector<double> stage_cycles;
   double interval = 0;  ///< cycles between micro-batches leaving the last stage (mean)
 };
-/// `replayed`: the pipelined plan as replayed (every micro-batch's layers); `layers` its stats.
-PipelineRun pipeline_run(const optimizer::Plan& replayed, const std::vector<LayerStats>& layers);
+/// `replayed`: the pipelined plan as replayed (every micro-batch's layers); `layers` its stats;
+/// `barrier`: replayed in barrier mode.
+PipelineRun pipeline_run(const optimizer::Plan& replayed, const std::vector<LayerStats>& layers,
+                         bool barrier);
 
 }  // namespace nocflow::sim

@@ -45,7 +45,7 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
 }
 
 Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lowered,
-                 const opt::Plan& replayed, const opt::HwDesc& hw, const HwSpec& spec) {
+                 const opt::Plan& replayed, const opt::HwDesc& hw, const HwSpec& spec, ExecMode mode) {
   Measured m;
   m.layers = layer_stats(run, lowered.programs.layer_names);
   m.totals = run_totals(run);
@@ -60,7 +60,7 @@ Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lo
                                                 }) -
                                m.memory.begin());
   m.in_use = run_memory(m.memory, lowered.programs, run.spans);
-  if (replayed.pipelined()) m.pipeline = pipeline_run(replayed, m.layers);
+  if (replayed.pipelined()) m.pipeline = pipeline_run(replayed, m.layers, mode == ExecMode::Barrier);
   m.run = std::move(run);
   return m;
 }
@@ -137,7 +137,8 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
       {"pipeline",
        "cycles per micro-batch and stage: predicted, and simulated as the mean over micro-batches "
        "from when the stage could start (its previous micro-batch done, the previous stage done "
-       "with this one) to the end of its last layer; interval_cycles: mean cycles between "
+       "with this one) to the end of its last layer, in barrier replay its layers' spans summed; "
+       "interval_cycles: mean cycles between "
        "micro-batches leaving the last stage (null with one micro-batch)"},
       {"memory_plan",
        "bytes of SRAM on the PE whose static memory plan peaks highest (memory.csv): planned "
@@ -191,8 +192,8 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
   if (plan.pipelined()) {
     double bottleneck = 0;
     for (const auto& st : plan.stages) bottleneck = std::max(bottleneck, st.cycles);
-    out << "  pipeline         " << plan.stages.size() << " stages, " << plan.micro_batches
-        << " micro-batches";
+    out << "  pipeline         " << counted(static_cast<std::int64_t>(plan.stages.size()), "stage")
+        << ", " << counted(plan.micro_batches, "micro-batch");
     if (plan.micro_batches > 1 && m.pipeline.interval > 0) {
       out << ": one left the last stage every " << fixed(m.pipeline.interval, 0) << " cycles";
       if (a.mode == "barrier")  // one micro-batch after another: no stage overlaps, no bottleneck
@@ -204,7 +205,8 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
     out << "\n    stage  " << std::setw(12) << "PEs" << std::setw(14) << "predicted"
         << std::setw(14) << "simulated"
         << "   (cycles per micro-batch; simulated: mean "
-        << "from when it could start to its end)\n";
+        << (a.mode == "barrier" ? "of its layers' spans summed)\n"
+                                : "from when it could start to its end)\n");
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
       const opt::PlanStage& st = plan.stages[s];
       out << "    " << std::setw(5) << s << "  " << std::setw(12) << st.pe_range() << std::setw(14)

@@ -43,9 +43,10 @@ struct Measured {
 };
 
 /// `run` with its layers, totals, edges, energy, memory plan and (for a pipelined `replayed`)
-/// stages worked out.
+/// stages worked out; `mode` the replay's.
 Measured measure(RunResult run, const optimizer::Workload& workload, const Lowered& lowered,
-                 const optimizer::Plan& replayed, const optimizer::HwDesc& hw, const HwSpec& spec);
+                 const optimizer::Plan& replayed, const optimizer::HwDesc& hw, const HwSpec& spec,
+                 ExecMode mode);
 
 /// summary.json's `train` (optimize's and simulate's): the weight updates' optimizer, null for
 /// inference ("").
