@@ -199,6 +199,14 @@ void print_transfers_table(std::ostream& out, const std::vector<EdgeReport>& edg
     out << "  transfers        none (no layer reads another's output, no INPP reduction)\n";
     return;
   }
+  // One PE, or a plan that keeps every layer where its input is: a table of zeros says nothing.
+  if (std::all_of(edges.begin(), edges.end(),
+                  [](const EdgeReport& e) { return e.bytes == 0 && e.simulated_cycles == 0; })) {
+    out << "  transfers        " << edges.size()
+        << (edges.size() == 1 ? " edge moves" : " edges move")
+        << " nothing: every layer's input is where it runs (transfers.csv lists them)\n";
+    return;
+  }
   std::vector<const EdgeReport*> shown;
   for (const auto& e : edges) shown.push_back(&e);
   std::stable_sort(shown.begin(), shown.end(),

@@ -7,6 +7,8 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
+#include "sim/output/build_id.h"
+
 namespace nocflow::sim {
 
 std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
@@ -19,10 +21,15 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "PEs"}}}});
   events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 2}, {"args", {{"name", "links"}}}});
-  for (std::size_t p = 0; p < run.pe_finish.size(); ++p)
+  for (std::size_t p = 0; p < run.pe_finish.size(); ++p) {
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", p},
                       {"args", {{"name", "PE " + std::to_string(p)}}}});
+    // In PE order (by name a viewer puts PE 10 before PE 2).
+    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", p},
+                      {"args", {{"sort_index", p}}}});
+  }
   std::size_t spans = 0;
+  std::vector<int> barriers(run.pe_finish.size(), 0);  // per PE: every PE joins every barrier
   for (const Span& s : run.spans) {
     const std::string layer = s.layer >= 0 && s.layer < static_cast<int>(layer_names.size())
                                   ? layer_names[s.layer] : "";
@@ -31,7 +38,13 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
       args["peer_pe"] = s.peer;
       args["bytes"] = s.bytes;
     }
-    events.push_back({{"name", std::string(step_name(s.kind)) + (layer.empty() ? "" : " " + layer)},
+    std::string suffix = layer.empty() ? "" : " " + layer;
+    if (s.kind == StepKind::Barrier && layer.empty()) {  // a barrier belongs to no layer: its number
+      const int k = ++barriers[static_cast<std::size_t>(s.pe)];
+      args["barrier"] = k;
+      suffix = " " + std::to_string(k);
+    }
+    events.push_back({{"name", std::string(step_name(s.kind)) + suffix},
                       {"cat", step_name(s.kind)},
                       {"ph", "X"},
                       {"ts", us(s.start)},
@@ -82,14 +95,15 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
     return s;
   };
   const double ps_per_cycle = 1000 / clock_ghz;
-  out << "$timescale 1ps $end\n$comment clock " << clock_ghz << " GHz: one cycle is "
+  out << "$version nocflow " << nocflow_build() << " $end\n$timescale 1ps $end\n$comment clock " << clock_ghz << " GHz: one cycle is "
       << ps_per_cycle
       << " ps $end\n$comment pe_N_state: 0 idle, 1 compute, 2 reduce, 3 send, 4 recv, 5 barrier; "
          "links: flits per "
       << window << "-cycle window (the last one ends with the run, at cycle " << run.total_cycles
       << ") $end\n";
   out << "$scope module pes $end\n";
-  for (int p = 0; p < num_pes; ++p) out << "$var integer 8 " << code(p) << " pe_" << p << "_state $end\n";
+  // An 8-bit vector (a VCD integer is 32 bits whatever its declared size).
+  for (int p = 0; p < num_pes; ++p) out << "$var wire 8 " << code(p) << " pe_" << p << "_state $end\n";
   out << "$upscope $end\n$scope module links $end\n";
   for (std::size_t i = 0; i < run.links.size(); ++i) {
     std::string name = run.links[i].from + "_to_" + run.links[i].to;

@@ -60,8 +60,17 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   const auto trace = nlohmann::json::parse(read_file(dir / "a" / "trace.json"));
   std::int64_t spans = 0, link_flits = 0, injected = 0;
   std::map<std::string, std::int64_t> last_sample;  // per link counter track
+  std::map<int, int> barriers, sort_index;           // per PE: its barrier spans, its sort index
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] == "X") ++spans;
+    // A barrier belongs to no layer: it is named by its number on its PE ("barrier 3"; it was
+    // "barrier" with layer "", 960 alike on resnet18), and the PEs sort by number.
+    if (e["ph"] == "X" && e["cat"] == "barrier") {
+      const int k = ++barriers[e["tid"].get<int>()];
+      EXPECT_EQ(e["name"], "barrier " + std::to_string(k)) << e.dump();
+      EXPECT_EQ(e["args"]["barrier"], k) << e.dump();
+    }
+    if (e["name"] == "thread_sort_index") sort_index[e["tid"].get<int>()] = e["args"]["sort_index"].get<int>();
     if (e["ph"] == "C")
       for (const auto& [k, v] : e["args"].items()) {
         link_flits += v.get<std::int64_t>();
@@ -71,6 +80,11 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   // A counter keeps its last sample: every link's track returns to 0 once the link goes idle.
   EXPECT_FALSE(last_sample.empty());
   for (const auto& [link, flits] : last_sample) EXPECT_EQ(flits, 0) << link;
+  EXPECT_EQ(barriers.size(), 16u);
+  EXPECT_GT(barriers.begin()->second, 1);
+  for (const auto& [pe, count] : barriers) EXPECT_EQ(count, barriers.begin()->second) << pe;
+  EXPECT_EQ(sort_index.size(), 16u);
+  for (const auto& [pe, index] : sort_index) EXPECT_EQ(index, pe);
   EXPECT_EQ(spans, s["steps"].get<std::int64_t>());
   for (const auto& row : read_csv_rows(dir / "a" / "links.csv"))
     if (row.at("from").rfind("node", 0) == 0) injected += std::stoll(row.at("flits"));
@@ -252,6 +266,10 @@ TEST(SimulateCli, AOnePeMeshRunsEveryLayerWholeAndMovesNothing) {
                                dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("on mesh 1x1 (1 PE)"), std::string::npos) << r.output;
+  // No table of zeros (it listed "the 6 longest" at 0 bytes, 0 cycles).
+  EXPECT_NE(r.output.find("transfers        6 edges move nothing: every layer's input is where it runs"),
+            std::string::npos)
+      << r.output;
   const auto s = nlohmann::json::parse(read_file(dir / "summary.json"));
   EXPECT_EQ(s["messages"].get<long long>(), 0);
   EXPECT_EQ(s["energy_pj"]["noc"].get<double>(), 0);

@@ -221,7 +221,8 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
   std::ostringstream vcd;
   write_vcd(vcd, r, 2, 10, 0.5);  // at 0.5 GHz a cycle is 2 ns, in real time as trace.json
   EXPECT_NE(vcd.str().find("$timescale 1ps $end"), std::string::npos);
-  EXPECT_NE(vcd.str().find("$var integer 8 ! pe_0_state $end"), std::string::npos);
+  EXPECT_EQ(vcd.str().rfind("$version nocflow 0.1.0 (commit ", 0), 0u) << "the build that wrote it";
+  EXPECT_NE(vcd.str().find("$var wire 8 ! pe_0_state $end"), std::string::npos);
   EXPECT_NE(vcd.str().find("#200000\nb0 !"), std::string::npos)
       << "PE 0 idle after its 100-cycle compute";
   const std::size_t last = vcd.str().rfind("\n#");
