@@ -152,6 +152,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "--set router.bufer_depth=3",
                   {"--set router.bufer_depth=3: router.bufer_depth: unknown key",
                    "did you mean 'router.buffer_depth'"}},
+        // Too far to spell alike: the key holding both its words is named (there was no hint).
+        BadConfig{"set_words_of_a_key",
+                  kHeader,
+                  "--set clock_ghz=1.5",
+                  {"--set clock_ghz=1.5: clock_ghz: unknown key; did you mean 'clock.frequency_ghz'?"}},
         BadConfig{"set_out_of_range",
                   kHeader,
                   "--set link.latency=0",
