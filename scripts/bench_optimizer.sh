@@ -17,10 +17,13 @@
 #                           "ilp vars" shows the stage costs solved)
 #   resnet50 4 st. resident 8x8, `--stages 4 --resident-weights` (not run by default: CASES=10):
 #                           the search for stages whose weights fit the 1 MiB SRAM
+#   (resnet50 greedy-layout, case 8, is not run by default either: CASES="1 2 3 4 5 6 7 8 9")
 # Compare two builds side by side on one machine with NOCFLOW_BASE=path/to/other/nocflow
 # (wall-clock figures are noisy; ratios within one run are not). CASES="1 3" runs some only.
+# Settings (environment): NOCFLOW (the binary), NOCFLOW_BASE, CASES, NOCFLOW_OUT (output
+# folder, default out/bench_optimizer), RUNS (runs per case, default 3).
 set -euo pipefail
-source "$(dirname "$0")/script_setup.sh" bench_optimizer
+source "$(dirname "$0")/script_setup.sh" bench_optimizer "$@"
 binaries=("$nocflow")
 [[ -n ${NOCFLOW_BASE:-} ]] && binaries=("$NOCFLOW_BASE" "$nocflow")
 big=(--set topology.rows=16 --set topology.cols=16 --set pe.sram_bytes=67108864)
@@ -56,7 +59,8 @@ for k in ${CASES:-1 2 3 4 5 6 7 9}; do
 import json, sys
 j = json.load(open(sys.argv[1]))
 if "stages" in j:  # a pipeline: tabulation inside its solve seconds
-    print("-", "-", 0, j["solve_seconds"], f"{j['ranges_priced']}st", j["pipeline_cycles"])
+    print("-", "-", "-", j["solve_seconds"], f"{j['ranges_priced']}st",
+          f"{j['pipeline_cycles']}/{j['micro_batches']}mb")
 else:
     print(j["choices_before_pruning"], j["choices_after_pruning"], j["tabulate_seconds"],
           j["solve_seconds"], j.get("ilp", {}).get("variables", "-"), j["total_cost_cycles"])
@@ -64,7 +68,8 @@ PY
 )"
       tabs+=("$tab"); solves+=("$solve")
     done
-    med() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "$@"; }
+    # "-": not measured apart (a pipeline tabulates within its solve).
+    med() { python3 -c "import statistics, sys; a = sys.argv[1:]; print('-' if '-' in a else f'{statistics.median(map(float, a)):.2f}')" "$@"; }
     printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" "$label" "$name" "$choices" "$pruned" \
       "$(med "${tabs[@]}")" "$(med "${solves[@]}")" "$vars" "$total"
   done

@@ -7,7 +7,7 @@
 # weights) fits on no fewer than 256 PEs, and nocflow holds all of a layer's data on chip.
 # Prints one line per run; outputs in out/replay_matrix/. Takes several minutes.
 set -euo pipefail
-source "$(dirname "$0")/script_setup.sh" replay_matrix
+source "$(dirname "$0")/script_setup.sh" replay_matrix "$@"
 printf "%-14s %-11s %-9s %14s %14s %12s %10s %10s\n" network hardware mode "total cycles" "predicted" flits "wall s" "Mflits/s"
 for net in vgg16 resnet50 mobilenet_v2; do
   for hw in mesh4x4 mesh8x8 mesh16x16 crossbar16; do
