@@ -423,8 +423,8 @@ void Importer::check_against_onnx(const Graph& graph) const {
     // Most often the model's: a stale value_info, or an attribute its opset does not read.
     if (vi.type().tensor_type().has_shape() && n.output.shape != onnx_shape)
       throw InputError(path_ + ": tensor '" + vi.name() + "': nocflow infers " +
-                       shape_str(n.output.shape) + ", ONNX shape inference (and the model's " +
-                       "value_info) " + shape_str(onnx_shape) +
+                       shape_str(n.output.shape) + ", ONNX shape inference (which keeps a " +
+                       "value_info the model gives) " + shape_str(onnx_shape) +
                        ": re-export the model or rerun onnx.shape_inference on it (if it is "
                        "valid as it is, nocflow misreads it: please report it)");
   };
@@ -448,7 +448,7 @@ void note_batch_folding_reshapes(Graph& graph, std::int64_t batch) {
     if (in.empty() || in[0] != batch || n.output.shape.empty() || n.output.shape[0] == batch) continue;
     graph.add_note("node '" + n.name + "' (Reshape) gives " + shape_str(n.output.shape) + " from " +
                    shape_str(in) + ": its shape " + shape_str(n.attrs.shape) +
-                   " starts with a number where the batch (--batch " + std::to_string(batch) +
+                   " starts with a number where the batch (" + std::to_string(batch) +
                    ") was, so from there on the batch is folded into the other dimensions (a "
                    "view(" + std::to_string(n.attrs.shape[0]) +
                    ", ...) exported with a dynamic batch?); BATCH cannot split it");

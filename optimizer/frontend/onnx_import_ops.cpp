@@ -234,14 +234,46 @@ void Importer::import_node(const onnx::NodeProto& n) {
   // model) is another opset's: ONNX's shape inference skips it, and it imported silently. Only
   // operators the ONNX library knows are checked (Debian's 1.12 knows opsets up to 17; Gelu is
   // opset 20's).
-  if (onnx::OpSchemaRegistry::Schema(op, std::numeric_limits<int>::max(), "") &&
-      !onnx::OpSchemaRegistry::Schema(op, static_cast<int>(opset_), "")) {
-    int since = static_cast<int>(opset_) + 1;
-    while (!onnx::OpSchemaRegistry::Schema(op, since, "")) ++since;
-    fail(n, "is an operator of opset " + std::to_string(since) + " on, and the model declares opset " +
-                std::to_string(opset_) + ": re-export it with opset " + std::to_string(since) +
-                " or later");
+  if (const onnx::OpSchema* first =
+          onnx::OpSchemaRegistry::Schema(op, std::numeric_limits<int>::max(), "")) {
+    // Back through its versions to the first (a handful; no walk over opset numbers, which a
+    // model may declare as 2^31).
+    while (first->SinceVersion() > 1)
+      if (const onnx::OpSchema* older = onnx::OpSchemaRegistry::Schema(op, first->SinceVersion() - 1, ""))
+        first = older;
+      else
+        break;
+    if (opset_ < first->SinceVersion())
+      fail(n, "is an operator of opset " + std::to_string(first->SinceVersion()) +
+                  " on, and the model declares opset " + std::to_string(opset_) +
+                  ": re-export it with opset " + std::to_string(first->SinceVersion()) + " or later");
   }
+  // An attribute that became an input at some opset is another opset's in a newer model: ONNX's
+  // shape inference ignores it, and the import read it as if it counted (or failed later with
+  // an internal-looking error).
+  struct Moved {
+    const char* op;
+    const char* attribute;
+    int opset;           ///< the first opset without it
+    const char* input;   ///< what took its place
+  };
+  static const Moved moved[] = {
+      {"Split", "split", 13, "the sizes are its second input"},
+      {"Squeeze", "axes", 13, "the axes are its second input"},
+      {"Unsqueeze", "axes", 13, "the axes are its second input"},
+      {"ReduceMean", "axes", 18, "the axes are its second input"},
+      {"Pad", "pads", 11, "the pads are its second input"},
+      {"Pad", "value", 11, "the value is its third input"},
+      {"Clip", "min", 11, "min and max are its second and third inputs"},
+      {"Clip", "max", 11, "min and max are its second and third inputs"},
+      {"Slice", "starts", 10, "starts, ends and axes are inputs"},
+      {"Slice", "ends", 10, "starts, ends and axes are inputs"},
+      {"Slice", "axes", 10, "starts, ends and axes are inputs"}};
+  for (const Moved& m : moved)
+    if (op == m.op && opset_ >= m.opset && attr(n, m.attribute))
+      fail(n, "has the attribute '" + std::string(m.attribute) + "', which opset " +
+                  std::to_string(opset_) + " (the model's) does not have: from opset " +
+                  std::to_string(m.opset) + " " + m.input);
   OpAttrs a;
   if (op == "Constant") {
     const auto* v = attr(n, "value");
@@ -361,9 +393,6 @@ void Importer::import_node(const onnx::NodeProto& n) {
     else
       emit(n, OpKind::Softmax, a, {0});
   } else if (op == "ReduceMean") {
-    if (attr(n, "axes") && opset_ >= 18)  // an input from opset 18 on
-      fail(n, "has the attribute 'axes', which opset " + std::to_string(opset_) +
-                  " (the model's) does not have: from opset 18 the axes are input 2");
     a.axes = attr_ints(n, "axes");
     if (n.input_size() > 1 && !n.input(1).empty()) {  // opset 18: the axes are an input
       const ConstInfo* c = constant(n, 1);

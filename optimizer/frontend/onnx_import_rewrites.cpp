@@ -28,11 +28,6 @@ std::string Importer::split_part_name(const onnx::NodeProto& n, int i) {
 
 void Importer::import_split(const onnx::NodeProto& n) {
   const std::int64_t axis = attr_int(n, "axis", 0);
-  // Before opset 13 the sizes are an attribute, from 13 on input 1: an attribute there is
-  // another opset's, which ONNX's shape inference ignores.
-  if (attr(n, "split") && opset_ >= 13)
-    fail(n, "has the attribute 'split', which opset " + std::to_string(opset_) +
-                " (the model's) does not have: from opset 13 the sizes are input 1");
   std::vector<std::int64_t> sizes = attr_ints(n, "split");
   if (n.input_size() > 1 && !n.input(1).empty()) {
     const ConstInfo& c = need_constant(n, 1, "split");

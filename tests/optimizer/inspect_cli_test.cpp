@@ -321,10 +321,9 @@ TEST(Inspect, AnOnnxOpsetNewerThanNocflowKnowsGetsANote) {
   }
 }
 
-// An ONNX model's floats take --elem-bytes, as data.onnx_floats: width makes them take the
-// hardware's: an fp32 export inspected as fp16 holds half the weight bytes.
 // A plan of a model exported with a dynamic batch replays at the plan's batch when --batch is
-// not given (it was refused: "dimension 0 is dynamic ... give the batch"), with a note.
+// not given (it was refused: "dimension 0 is dynamic ... give the batch"), with a note. (Here
+// beside inspect's tests, which write ONNX models with the protobuf API.)
 TEST(Inspect, APlanOfADynamicBatchModelReplaysAtItsBatch) {
   onnx::ModelProto m = onnx_with_input("dyn");
   auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
@@ -359,6 +358,8 @@ TEST(Inspect, APlanOfADynamicBatchModelReplaysAtItsBatch) {
   EXPECT_NE(plain.output.find("dimension 0 is dynamic ('B')"), std::string::npos) << plain.output;
 }
 
+// An ONNX model's floats take --elem-bytes, as data.onnx_floats: width makes them take the
+// hardware's: an fp32 export inspected as fp16 holds half the weight bytes.
 TEST(Inspect, AnOnnxModelsFloatsTakeTheElementSizeGiven) {
   const std::string inspect = "inspect --network " + std::string(NOCFLOW_SOURCE_DIR) +
                               "/tests/optimizer/data/tiny_unet.onnx --json ";

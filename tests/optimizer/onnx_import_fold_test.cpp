@@ -238,7 +238,7 @@ TEST(OnnxFold, AReshapeThatFoldsTheBatchGivenIsNoted) {
     if (lead == 1) {
       EXPECT_EQ(g.node(*g.find("view")).output.shape, (Shape{1, 16, 16}));
       EXPECT_HAS(notes, "node 'view' (Reshape) gives [1,16,16] from [4,4,4,4]: its shape [1,-1,16] "
-                        "starts with a number where the batch (--batch 4) was");
+                        "starts with a number where the batch (4) was");
     } else {
       EXPECT_EQ(g.node(*g.find("view")).output.shape, (Shape{4, 4, 16}));
       EXPECT_EQ(notes.find("Reshape"), std::string::npos) << notes;
