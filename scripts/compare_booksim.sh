@@ -4,7 +4,8 @@
 # 8x8 mesh, XY, 4 VCs x 4 flits, iSLIP, uniform traffic, seed 0. Takes ~2 minutes.
 #   scripts/compare_booksim.sh [--quick]    (--quick: fewer points, no saturation search)
 set -euo pipefail
-source "$(dirname "$0")/script_setup.sh" compare_booksim
+script_flags=(--quick)
+source "$(dirname "$0")/script_setup.sh" compare_booksim "$@"
 quick=${1:-}
 
 # BookSim2 reference (packet latency in cycles) at each offered load, flits/node/cycle.

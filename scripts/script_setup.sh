@@ -2,20 +2,23 @@
 # Sourced by the benchmark and replay scripts (`source "$(dirname "$0")/script_setup.sh" NAME`):
 # runs from the repository root with the built binary in $nocflow (NOCFLOW, default
 # build/release/sim/nocflow), the output folder $out (NOCFLOW_OUT, default out/NAME, created)
-# and the repeat count $runs (RUNS, default 3) for medians. A script that takes no arguments
-# passes its own after NAME: --help prints its header comment, anything else is refused.
-if (($# > 1)); then
-  case $2 in
+# and the repeat count $runs (RUNS, default 3) for medians. A script passes its arguments after
+# NAME: --help prints its header comment, and any other is refused unless the script listed it
+# in script_flags before sourcing this.
+for arg in "${@:2}"; do
+  case $arg in
     -h | --help)
       sed -n '3,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
       exit 0
       ;;
     *)
-      echo "$1: unknown argument '$2': settings are environment variables (--help lists them)" >&2
-      exit 2
+      if [[ " ${script_flags[*]:-} " != *" $arg "* ]]; then
+        echo "$1: unknown argument '$arg': settings are environment variables (--help lists them)" >&2
+        exit 2
+      fi
       ;;
   esac
-fi
+done
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 nocflow=${NOCFLOW:-build/release/sim/nocflow}
 [[ -x $nocflow ]] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 1; }
