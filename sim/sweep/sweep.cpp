@@ -145,6 +145,7 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
   SweepPace pace;                                    // of this rank's finished points
   // Time left at this rank's pace: what each of its running points has still to go, and the
   // unclaimed points, shared by every rank's jobs.
+  // (seconds, whether every running point has gone past its pace: its time to go is then 0)
   auto time_left = [&] {
     pace.forget_running();
     for (const auto& [i, since] : running) pace.run(*pending[i], seconds_since(since));
@@ -152,8 +153,10 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
     for (const auto& [i, since] : running)
       to_go.push_back(std::max(0.0, pace.seconds(*pending[i]) - seconds_since(since)));
     for (std::size_t i = claimed; i < n; ++i) queued.push_back(pace.seconds(*pending[i]));
+    const bool overdue = !to_go.empty() && queued.empty() &&
+                         std::all_of(to_go.begin(), to_go.end(), [](double s) { return s <= 0; });
     // Every rank's jobs take the unclaimed points; the other ranks' running ones are unknown.
-    return seconds_left(to_go, queued, o.jobs * cluster.size);
+    return std::pair{seconds_left(to_go, queued, o.jobs * cluster.size), overdue};
   };
   // "5/42 points"; under MPI the points started on every rank, as far as this rank knows.
   auto count_text = [&] {
@@ -191,10 +194,9 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
          << running.size() << " running" << (ranks ? " here, " : ", ")
          << duration(seconds_since(start)) << " elapsed";
     if (finished_here > 0 && (claimed < n || !running.empty())) {
-      // Under a second to go while points still run: they are slower than the pace says.
-      const double left = time_left();
-      line << (left >= 1 || claimed < n ? ", ~" + duration(left) + " left at this pace"
-                                        : ", the last points running past this pace");
+      const auto [left, overdue] = time_left();
+      line << (overdue ? ", the last points running past this pace"
+                       : ", ~" + duration(left) + " left at this pace");
     }
     // Spaces over what a longer line before left.
     const std::size_t drawn = line.str().size();
@@ -349,10 +351,13 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       create_folder(dir, "output folder");
       write_file(dir / "sweep.yaml", spec.text);
       write_file(dir / "config.resolved.yaml", config);
-      // The build that started the sweep: a resume by another keeps it.
-      write_file(
-          dir / "inputs.txt",
-          "# nocflow " + (started_by.empty() ? nocflow_build() : started_by) + "\n" + networks);
+      // The build that started the sweep: a resume by another keeps it, and one of a folder
+      // that does not say (written before session 79) does not claim it.
+      write_file(dir / "inputs.txt",
+                 (!started_by.empty() ? "# nocflow " + started_by + "\n"
+                  : had_sweep         ? std::string()
+                                      : "# nocflow " + nocflow_build() + "\n") +
+                     networks);
       for (const auto& [key, row] : finished) finished_keys += key + "\n";
       if (cluster.size > 1) inputs = inputs_text(spec, config, networks);
     } catch (const std::exception& e) {
