@@ -445,7 +445,7 @@ GraphTotals graph_totals(const Graph& g) {
     const OpCost c = own_cost(g, id);  // a trainable Constant counted once, not per reader
     t.macs += c.macs;
     t.vector_ops += c.vector_ops;
-    const std::string key = parameter_key(g.node(id));  // node order: the owner comes first
+    const std::string key = parameter_key(g.node(id));  // counted once, whichever reader owns it
     if (key.empty() || owners.insert(key).second) {  // parameters shared by layers counted once
       t.params += c.params;
       t.weight_bytes += c.weight_bytes;

@@ -209,9 +209,11 @@ Simulated read_simulated(const std::string& text) {
 }
 
 /// The round-robin fluid run of a case's sends (optimizer/cost/round_robin_fluid.h), as text
-/// for read_simulated; "" where it does not apply: no sends (ring rounds), not an xy mesh.
+/// for read_simulated; "" where it does not apply: not an xy mesh, no sends of a case that moves
+/// bytes (ring rounds). A case that moves nothing takes no time (it counts as moving nothing).
 std::string round_robin_fluid_text(const BenchResult& r, const HwSpec& hw) {
-  if (r.sends.empty() || hw.topology.kind != "mesh" || hw.router.routing != "xy") return "";
+  if (hw.topology.kind != "mesh" || hw.router.routing != "xy") return "";
+  if (r.sends.empty()) return r.bytes_moved == 0 ? " 0" : "";
   std::vector<opt::FluidMessage> messages;
   messages.reserve(r.sends.size());
   const std::int64_t width = hw.link.width_bytes;

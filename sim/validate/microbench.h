@@ -128,9 +128,7 @@ struct BenchResult {
   /// on, round_robin only where it applies, paper not on AFTER_REDUCE (which it prices within
   /// ALL_REDUCE).
   bool scores(const std::string& model) const {
-    // round_robin has no run where nothing is sent: a case that moves nothing still counts
-    // as moving nothing for it, as for the others; ring rounds are not its.
-    if (model == "round_robin") return round_robin_cycles >= 0 || simulated_cycles == 0;
+    if (model == "round_robin") return round_robin_cycles >= 0;
     if (model == "paper") return paper_scores(bench.type);
     return !(model == "linkload_fitted" && slowdown_fitted_here);
   }

@@ -125,11 +125,11 @@ std::string decomposition_csv_header() {
 
 std::string decomposition_csv_columns(const BenchResult& r) {
   std::ostringstream o;
-  o << std::setprecision(12);
   o << r.flits_moved << "," << r.busiest_sender << "," << r.busiest_sender_bytes << ","
     << r.solo_cycles << "," << r.hop_latency_cycles << "," << r.serialization_cycles() << ","
-    << r.contention_cycles() << "," << r.paper_bytes << "," << r.paper_latency << ","
-    << r.load("paper") << "," << r.linkload_latency << "," << r.load("linkload");
+    << r.contention_cycles() << "," << shortest(r.paper_bytes) << "," << shortest(r.paper_latency)
+    << "," << shortest(r.load("paper")) << "," << shortest(r.linkload_latency) << ","
+    << shortest(r.load("linkload"));
   return o.str();
 }
 
