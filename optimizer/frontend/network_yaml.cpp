@@ -355,8 +355,9 @@ class Loader {
     if (graph_.find(name))  // a generated name may meet a given one: say which it is
       fail(named && layer.IsMap() ? layer["name"] : layer, path + ".name",
            "duplicate layer name '" + name + "'" +
-               (named ? "" : ", the name generated for this unnamed '" + op_key +
-                                 "' layer: give it a name: of its own"));
+               (named ? ""
+                      : ", the name generated for this unnamed '" + op_key +
+                            "' layer: give it a name: of its own"));
     last_ = graph_.add_node(Node{name, *kind, a, {}}, inputs);
     marks_.emplace_back(name, layer.Mark());
   }

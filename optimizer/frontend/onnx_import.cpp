@@ -445,12 +445,14 @@ void note_batch_folding_reshapes(Graph& graph, std::int64_t batch) {
     const Node& n = graph.node(id);
     if (n.kind != OpKind::Reshape || n.attrs.shape.empty() || n.attrs.shape[0] <= 0) continue;
     const Shape& in = graph.node(graph.input(id, 0)).output.shape;
-    if (in.empty() || in[0] != batch || n.output.shape.empty() || n.output.shape[0] == batch) continue;
+    if (in.empty() || in[0] != batch || n.output.shape.empty() || n.output.shape[0] == batch)
+      continue;
     graph.add_note("node '" + n.name + "' (Reshape) gives " + shape_str(n.output.shape) + " from " +
                    shape_str(in) + ": its shape " + shape_str(n.attrs.shape) +
                    " starts with a number where the batch (" + std::to_string(batch) +
                    ") was, so from there on the batch is folded into the other dimensions (a "
-                   "view(" + std::to_string(n.attrs.shape[0]) +
+                   "view(" +
+                   std::to_string(n.attrs.shape[0]) +
                    ", ...) exported with a dynamic batch?); BATCH cannot split it");
   }
 }

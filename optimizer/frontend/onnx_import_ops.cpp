@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // ONNX import: one rule per ONNX operator (onnx_importer.h); the operators imported as several
 // nodes are in onnx_import_rewrites.cpp.
+#include <onnx/defs/schema.h>
+
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
 #include <string>
 #include <unordered_set>
-
-#include <onnx/defs/schema.h>
 
 #include "noc/base/error.h"
 #include "optimizer/frontend/onnx_importer.h"
@@ -239,14 +239,16 @@ void Importer::import_node(const onnx::NodeProto& n) {
     // Back through its versions to the first (a handful; no walk over opset numbers, which a
     // model may declare as 2^31).
     while (first->SinceVersion() > 1)
-      if (const onnx::OpSchema* older = onnx::OpSchemaRegistry::Schema(op, first->SinceVersion() - 1, ""))
+      if (const onnx::OpSchema* older =
+              onnx::OpSchemaRegistry::Schema(op, first->SinceVersion() - 1, ""))
         first = older;
       else
         break;
     if (opset_ < first->SinceVersion())
       fail(n, "is an operator of opset " + std::to_string(first->SinceVersion()) +
                   " on, and the model declares opset " + std::to_string(opset_) +
-                  ": re-export it with opset " + std::to_string(first->SinceVersion()) + " or later");
+                  ": re-export it with opset " + std::to_string(first->SinceVersion()) +
+                  " or later");
   }
   // An attribute that became an input at some opset is another opset's in a newer model: ONNX's
   // shape inference ignores it, and the import read it as if it counted (or failed later with
@@ -254,21 +256,20 @@ void Importer::import_node(const onnx::NodeProto& n) {
   struct Moved {
     const char* op;
     const char* attribute;
-    int opset;           ///< the first opset without it
-    const char* input;   ///< what took its place
+    int opset;          ///< the first opset without it
+    const char* input;  ///< what took its place
   };
-  static const Moved moved[] = {
-      {"Split", "split", 13, "the sizes are its second input"},
-      {"Squeeze", "axes", 13, "the axes are its second input"},
-      {"Unsqueeze", "axes", 13, "the axes are its second input"},
-      {"ReduceMean", "axes", 18, "the axes are its second input"},
-      {"Pad", "pads", 11, "the pads are its second input"},
-      {"Pad", "value", 11, "the value is its third input"},
-      {"Clip", "min", 11, "min and max are its second and third inputs"},
-      {"Clip", "max", 11, "min and max are its second and third inputs"},
-      {"Slice", "starts", 10, "starts, ends and axes are inputs"},
-      {"Slice", "ends", 10, "starts, ends and axes are inputs"},
-      {"Slice", "axes", 10, "starts, ends and axes are inputs"}};
+  static const Moved moved[] = {{"Split", "split", 13, "the sizes are its second input"},
+                                {"Squeeze", "axes", 13, "the axes are its second input"},
+                                {"Unsqueeze", "axes", 13, "the axes are its second input"},
+                                {"ReduceMean", "axes", 18, "the axes are its second input"},
+                                {"Pad", "pads", 11, "the pads are its second input"},
+                                {"Pad", "value", 11, "the value is its third input"},
+                                {"Clip", "min", 11, "min and max are its second and third inputs"},
+                                {"Clip", "max", 11, "min and max are its second and third inputs"},
+                                {"Slice", "starts", 10, "starts, ends and axes are inputs"},
+                                {"Slice", "ends", 10, "starts, ends and axes are inputs"},
+                                {"Slice", "axes", 10, "starts, ends and axes are inputs"}};
   for (const Moved& m : moved)
     if (op == m.op && opset_ >= m.opset && attr(n, m.attribute))
       fail(n, "has the attribute '" + std::string(m.attribute) + "', which opset " +

@@ -256,8 +256,9 @@ void Importer::import_equal_split(const onnx::NodeProto& n, std::int64_t axis) {
     const std::string name = std::to_string(i);
     const NodeId start = add(name + "_start", OpKind::Mul, {}, {chunk, scalar(name + "_i", i)});
     const NodeId end = add(name + "_end", OpKind::Mul, {}, {chunk, scalar(name + "_i1", i + 1)});
-    values_[n.output(i)] = graph_.add_node(
-        Node{graph_.unique_name(split_part_name(n, i)), OpKind::Slice, {}, {}}, {x, start, end, axes});
+    values_[n.output(i)] =
+        graph_.add_node(Node{graph_.unique_name(split_part_name(n, i)), OpKind::Slice, {}, {}},
+                        {x, start, end, axes});
   }
   splits_.push_back(Split{base, x, axis, 0, parts, attr(n, "num_outputs") != nullptr});
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One shape rule per operator kind (see shape_inference.h for the contract).
+#include "optimizer/graph/shape_rules.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +11,6 @@
 #include "noc/base/error.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_inference.h"
-#include "optimizer/graph/shape_rules.h"
 
 namespace nocflow::optimizer::shape_rules {
 
@@ -457,7 +458,8 @@ Tensor infer_output(OpKind kind, OpAttrs& a, const std::vector<const Tensor*>& i
   const OpCost cost = op_cost(kind, a, in, t);
   // op_cost's counts saturate at int64's maximum: a count there is only known to be at least it
   // (it printed 9.22e+18 for 1.6e+20).
-  if (const std::int64_t ops = std::max(cost.macs, cost.vector_ops); static_cast<double>(ops) > kMaxCount)
+  if (const std::int64_t ops = std::max(cost.macs, cost.vector_ops);
+      static_cast<double>(ops) > kMaxCount)
     fail("needs " +
          (ops == std::numeric_limits<std::int64_t>::max()
               ? std::string("more than 2^63 operations (multiply-accumulates or element-wise)")

@@ -91,8 +91,9 @@ void add_inspect_command(CLI::App& app, Action& action) {
       if (opts->network.rfind("zoo:", 0) != 0)
         for (const auto& [option, file] : outs)
           if (!file->empty() && fs::weakly_canonical(*file) == fs::weakly_canonical(opts->network))
-            throw CLI::ValidationError(option, "writes " + *file + ", the network --network reads, "
-                                               "which it would overwrite: give another file");
+            throw CLI::ValidationError(option, "writes " + *file +
+                                                   ", the network --network reads, "
+                                                   "which it would overwrite: give another file");
       for (std::size_t i = 0; i < 3; ++i)
         for (std::size_t j = i + 1; j < 3; ++j)
           if (!outs[i].second->empty() && !outs[j].second->empty() &&

@@ -100,15 +100,15 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
 
   std::cout << "  " << r.ranges_priced << " (layer range, " << (hw.mesh() ? "rows" : "ports")
-            << ") stage costs solved in "
-            << fixed(r.seconds, 2) << " s"
+            << ") stage costs solved in " << fixed(r.seconds, 2) << " s"
             << (r.ranges_stopped ? " (" + std::to_string(r.ranges_stopped) +
                                        " of them stopped once shown too slow to matter)"
                                  : std::string())
             << "\n"
             << "    stage  " << std::left << std::setw(44) << "first .. last layer" << std::right
-            << std::setw(7) << "layers" << std::setw(6) << (hw.mesh() ? "rows" : "ports") << std::setw(10) << "PEs"
-            << std::setw(14) << "cycles/mb" << std::setw(16) << "resident B/PE"
+            << std::setw(7) << "layers" << std::setw(6) << (hw.mesh() ? "rows" : "ports")
+            << std::setw(10) << "PEs" << std::setw(14) << "cycles/mb" << std::setw(16)
+            << "resident B/PE"
             << "\n";
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const opt::PlanStage& st = plan.stages[s];

@@ -241,7 +241,8 @@ int run(const SimulateArgs& a) {
       // --batch, the plan's. If that does not load either, the first error stands.
       if (a.net.batch != 0 || !file_plan || file_plan->batch <= 0) throw;
       try {
-        opt::Graph g = prepare_network(a.net.network, file_plan->batch, spec, passes.spec, a.net.train);
+        opt::Graph g =
+            prepare_network(a.net.network, file_plan->batch, spec, passes.spec, a.net.train);
         batch_note = a.net.network + " leaves its batch open: it runs at the plan's, " +
                      std::to_string(file_plan->batch) + " (--batch N for another)";
         return g;

@@ -87,7 +87,8 @@ std::string unknown_key(const std::string& path) {
             return key.find(w) != std::string::npos;
           }))
         holding.push_back("'" + key + "'");
-    if (!holding.empty() && holding.size() <= 3) msg += "; did you mean " + join(holding, " or ") + "?";
+    if (!holding.empty() && holding.size() <= 3)
+      msg += "; did you mean " + join(holding, " or ") + "?";
   }
   msg += " (see configs/README.md)";
   return msg;

@@ -45,7 +45,8 @@ void add_traffic(nlohmann::ordered_json& j, const RunResult& r) {
 }
 
 Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lowered,
-                 const opt::Plan& replayed, const opt::HwDesc& hw, const HwSpec& spec, ExecMode mode) {
+                 const opt::Plan& replayed, const opt::HwDesc& hw, const HwSpec& spec,
+                 ExecMode mode) {
   Measured m;
   m.layers = layer_stats(run, lowered.programs.layer_names);
   m.totals = run_totals(run);
@@ -60,7 +61,8 @@ Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lo
                                                 }) -
                                m.memory.begin());
   m.in_use = run_memory(m.memory, lowered.programs, run.spans);
-  if (replayed.pipelined()) m.pipeline = pipeline_run(replayed, m.layers, mode == ExecMode::Barrier);
+  if (replayed.pipelined())
+    m.pipeline = pipeline_run(replayed, m.layers, mode == ExecMode::Barrier);
   m.run = std::move(run);
   return m;
 }
@@ -152,7 +154,8 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
        "reduction round's, before its own); early_message_peak_bytes: the most bytes of early "
        "messages at once on one PE; fits_sram: peak_bytes is within pe.sram_bytes"},
       {"compute_cycles / communication_cycles",
-       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"}};
+       "on the PE that finished last: busy computing / blocked receiving or at barriers "
+       "(exposed)"}};
   add_traffic_units(j["units"]);
   return j;
 }

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "sim/output/build_id.h"
 
@@ -25,7 +25,10 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", p},
                       {"args", {{"name", "PE " + std::to_string(p)}}}});
     // In PE order (by name a viewer puts PE 10 before PE 2).
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", p},
+    events.push_back({{"name", "thread_sort_index"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", p},
                       {"args", {{"sort_index", p}}}});
   }
   std::size_t spans = 0;
@@ -39,7 +42,8 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
       args["bytes"] = s.bytes;
     }
     std::string suffix = layer.empty() ? "" : " " + layer;
-    if (s.kind == StepKind::Barrier && layer.empty()) {  // a barrier belongs to no layer: its number
+    if (s.kind == StepKind::Barrier &&
+        layer.empty()) {  // a barrier belongs to no layer: its number
       const int k = ++barriers[static_cast<std::size_t>(s.pe)];
       args["barrier"] = k;
       suffix = " " + std::to_string(k);
@@ -95,15 +99,16 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
     return s;
   };
   const double ps_per_cycle = 1000 / clock_ghz;
-  out << "$version nocflow " << nocflow_build() << " $end\n$timescale 1ps $end\n$comment clock " << clock_ghz << " GHz: one cycle is "
-      << ps_per_cycle
+  out << "$version nocflow " << nocflow_build() << " $end\n$timescale 1ps $end\n$comment clock "
+      << clock_ghz << " GHz: one cycle is " << ps_per_cycle
       << " ps $end\n$comment pe_N_state: 0 idle, 1 compute, 2 reduce, 3 send, 4 recv, 5 barrier; "
          "links: flits per "
       << window << "-cycle window (the last one ends with the run, at cycle " << run.total_cycles
       << ") $end\n";
   out << "$scope module pes $end\n";
   // An 8-bit vector (a VCD integer is 32 bits whatever its declared size).
-  for (int p = 0; p < num_pes; ++p) out << "$var wire 8 " << code(p) << " pe_" << p << "_state $end\n";
+  for (int p = 0; p < num_pes; ++p)
+    out << "$var wire 8 " << code(p) << " pe_" << p << "_state $end\n";
   out << "$upscope $end\n$scope module links $end\n";
   for (std::size_t i = 0; i < run.links.size(); ++i) {
     std::string name = run.links[i].from + "_to_" + run.links[i].to;

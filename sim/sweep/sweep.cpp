@@ -353,11 +353,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
       write_file(dir / "config.resolved.yaml", config);
       // The build that started the sweep: a resume by another keeps it, and one of a folder
       // that does not say (written before session 79) does not claim it.
-      write_file(dir / "inputs.txt",
-                 (!started_by.empty() ? "# nocflow " + started_by + "\n"
-                  : had_sweep         ? std::string()
-                                      : "# nocflow " + nocflow_build() + "\n") +
-                     networks);
+      write_file(dir / "inputs.txt", (!started_by.empty() ? "# nocflow " + started_by + "\n"
+                                      : had_sweep         ? std::string()
+                                                          : "# nocflow " + nocflow_build() + "\n") +
+                                         networks);
       for (const auto& [key, row] : finished) finished_keys += key + "\n";
       if (cluster.size > 1) inputs = inputs_text(spec, config, networks);
     } catch (const std::exception& e) {

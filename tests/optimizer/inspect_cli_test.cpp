@@ -240,8 +240,10 @@ TEST(Inspect, OutputFilesAreCheckedBeforeTheTable) {
     const CliRun onto = run_nocflow("inspect --network " + saved.string() + " " + option + " " +
                                     (saved.parent_path() / "." / "saved.yaml").string());
     EXPECT_EQ(onto.exit_code, 2) << option << ": " << onto.output;
-    EXPECT_NE(onto.output.find(std::string(option) + ": writes "), std::string::npos) << onto.output;
-    EXPECT_NE(onto.output.find("the network --network reads, which it would overwrite"), std::string::npos)
+    EXPECT_NE(onto.output.find(std::string(option) + ": writes "), std::string::npos)
+        << onto.output;
+    EXPECT_NE(onto.output.find("the network --network reads, which it would overwrite"),
+              std::string::npos)
         << onto.output;
     EXPECT_EQ(nocflow::testing::read_file(saved), network) << option;
   }
@@ -326,7 +328,8 @@ TEST(Inspect, AnOnnxOpsetNewerThanNocflowKnowsGetsANote) {
 // beside inspect's tests, which write ONNX models with the protobuf API.)
 TEST(Inspect, APlanOfADynamicBatchModelReplaysAtItsBatch) {
   onnx::ModelProto m = onnx_with_input("dyn");
-  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  auto* dims =
+      m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   dims->mutable_dim(0)->set_dim_param("B");
   auto* relu = m.mutable_graph()->add_node();
   relu->set_op_type("Relu");
@@ -347,13 +350,14 @@ TEST(Inspect, APlanOfADynamicBatchModelReplaysAtItsBatch) {
   const CliRun r = run_nocflow(replay + (out.string() + "_sim"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("(1 layer, batch 2,"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("note: " + model.string() + " leaves its batch open: it runs at the "
+  EXPECT_NE(r.output.find("note: " + model.string() +
+                          " leaves its batch open: it runs at the "
                           "plan's, 2 (--batch N for another)"),
             std::string::npos)
       << r.output;
   // Without a plan the batch is still asked for.
-  const CliRun plain = run_nocflow("simulate" + hw + "--network " + model.string() + " --quiet --out " +
-                                   out.string() + "_plain");
+  const CliRun plain = run_nocflow("simulate" + hw + "--network " + model.string() +
+                                   " --quiet --out " + out.string() + "_plain");
   EXPECT_EQ(plain.exit_code, 2) << plain.output;
   EXPECT_NE(plain.output.find("dimension 0 is dynamic ('B')"), std::string::npos) << plain.output;
 }

@@ -227,7 +227,11 @@ TEST(OnnxFold, ABatchExportedAsADynamicAxisIsTheOneAskedFor) {
 TEST(OnnxFold, AReshapeThatFoldsTheBatchGivenIsNoted) {
   for (const std::int64_t lead : {1, 0}) {
     Model m({1, 4, 4, 4});
-    m.g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)
+    m.g->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(0)
         ->set_dim_param("batch");
     m.int64s("shape", {lead, -1, 16});
     m.node("Reshape", {"x", "shape"}, "y", "view");
@@ -237,8 +241,9 @@ TEST(OnnxFold, AReshapeThatFoldsTheBatchGivenIsNoted) {
     for (const std::string& note : g.notes()) notes += note + "\n";
     if (lead == 1) {
       EXPECT_EQ(g.node(*g.find("view")).output.shape, (Shape{1, 16, 16}));
-      EXPECT_HAS(notes, "node 'view' (Reshape) gives [1,16,16] from [4,4,4,4]: its shape [1,-1,16] "
-                        "starts with a number where the batch (4) was");
+      EXPECT_HAS(notes,
+                 "node 'view' (Reshape) gives [1,16,16] from [4,4,4,4]: its shape [1,-1,16] "
+                 "starts with a number where the batch (4) was");
     } else {
       EXPECT_EQ(g.node(*g.find("view")).output.shape, (Shape{4, 4, 16}));
       EXPECT_EQ(notes.find("Reshape"), std::string::npos) << notes;

@@ -215,8 +215,9 @@ TEST(OnnxSplit, AnAttributeTheModelsOpsetDoesNotHaveIsRefused) {
     tensor->set_elem_type(onnx::TensorProto::FLOAT);
     for (const std::int64_t d : {1, 6, 8}) tensor->mutable_shape()->add_dim()->set_dim_value(d);
     const std::string error = m.import("stale_value_info.onnx");
-    EXPECT_HAS(error, "tensor 'r': nocflow infers [1,6,16], ONNX shape inference (which keeps a "
-                      "value_info the model gives) [1,6,8]");
+    EXPECT_HAS(error,
+               "tensor 'r': nocflow infers [1,6,16], ONNX shape inference (which keeps a "
+               "value_info the model gives) [1,6,8]");
     EXPECT_HAS(error, "re-export the model or rerun onnx.shape_inference on it");
   }
 }

@@ -60,7 +60,7 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
   const auto trace = nlohmann::json::parse(read_file(dir / "a" / "trace.json"));
   std::int64_t spans = 0, link_flits = 0, injected = 0;
   std::map<std::string, std::int64_t> last_sample;  // per link counter track
-  std::map<int, int> barriers, sort_index;           // per PE: its barrier spans, its sort index
+  std::map<int, int> barriers, sort_index;          // per PE: its barrier spans, its sort index
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] == "X") ++spans;
     // A barrier belongs to no layer: it is named by its number on its PE ("barrier 3"; it was
@@ -70,7 +70,8 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSumm
       EXPECT_EQ(e["name"], "barrier " + std::to_string(k)) << e.dump();
       EXPECT_EQ(e["args"]["barrier"], k) << e.dump();
     }
-    if (e["name"] == "thread_sort_index") sort_index[e["tid"].get<int>()] = e["args"]["sort_index"].get<int>();
+    if (e["name"] == "thread_sort_index")
+      sort_index[e["tid"].get<int>()] = e["args"]["sort_index"].get<int>();
     if (e["ph"] == "C")
       for (const auto& [k, v] : e["args"].items()) {
         link_flits += v.get<std::int64_t>();
@@ -267,8 +268,9 @@ TEST(SimulateCli, AOnePeMeshRunsEveryLayerWholeAndMovesNothing) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("on mesh 1x1 (1 PE)"), std::string::npos) << r.output;
   // No table of zeros (it listed "the 6 longest" at 0 bytes, 0 cycles).
-  EXPECT_NE(r.output.find("transfers        6 edges move nothing: every layer's input is where it runs"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("transfers        6 edges move nothing: every layer's input is where it runs"),
+      std::string::npos)
       << r.output;
   const auto s = nlohmann::json::parse(read_file(dir / "summary.json"));
   EXPECT_EQ(s["messages"].get<long long>(), 0);

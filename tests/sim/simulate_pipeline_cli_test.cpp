@@ -126,7 +126,8 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   // run's time per micro-batch.
   double per_mb = 0;
   for (const auto& st : b["pipeline"]["stages"]) {
-    const double predicted = st["predicted_cycles"].get<double>(), simulated = st["simulated_cycles"].get<double>();
+    const double predicted = st["predicted_cycles"].get<double>(),
+                 simulated = st["simulated_cycles"].get<double>();
     EXPECT_NEAR(simulated, predicted, 0.05 * predicted) << st.dump();
     per_mb += simulated;
   }

@@ -270,7 +270,8 @@ TEST(SweepCli, AResumeByAnotherBuildIsNoted) {
   const CliRun old = run_nocflow(run + " --resume");
   EXPECT_EQ(old.exit_code, 0) << old.output;
   EXPECT_EQ(old.output.find("the sweep started on"), std::string::npos) << old.output;
-  EXPECT_EQ(read_file(dir / "out/inputs.txt"), digests) << "a build that did not start it is not named";
+  EXPECT_EQ(read_file(dir / "out/inputs.txt"), digests)
+      << "a build that did not start it is not named";
 }
 
 TEST(SweepCli, ResumeRefusesAConfigOrNetworkFileThatChanged) {
