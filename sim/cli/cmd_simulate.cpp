@@ -233,16 +233,18 @@ int run(const SimulateArgs& a) {
   if (!a.plan.empty()) file_plan = opt::read_plan(a.plan);
   const RunPasses passes = passes_of_run(a, file_plan);
   std::string batch_note;
+  auto load = [&](std::int64_t batch) {
+    return prepare_network(a.net.network, batch, spec, passes.spec, a.net.train);
+  };
   const opt::Graph graph = [&] {
     try {
-      return prepare_network(a.net.network, a.net.batch, spec, passes.spec, a.net.train);
+      return load(a.net.batch);
     } catch (const InputError&) {
       // A network that leaves its batch open (an ONNX model's dynamic axis) needs one: without
       // --batch, the plan's. If that does not load either, the first error stands.
       if (a.net.batch != 0 || !file_plan || file_plan->batch <= 0) throw;
       try {
-        opt::Graph g =
-            prepare_network(a.net.network, file_plan->batch, spec, passes.spec, a.net.train);
+        opt::Graph g = load(file_plan->batch);
         batch_note = a.net.network + " leaves its batch open: it runs at the plan's, " +
                      std::to_string(file_plan->batch) + " (--batch N for another)";
         return g;

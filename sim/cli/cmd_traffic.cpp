@@ -243,12 +243,15 @@ int run(const TrafficArgs& a) {
   // BookSim's latency rule on its converging runs, and accepted >= 0.95 x offered measured in
   // fixed-length runs (warm-up 3, measurement 2 sample periods), which keep running past
   // saturation.
-  std::map<std::pair<long, bool>, TrafficResult> probes;  // (rate in 1e-5 units, fixed length)
-  std::map<std::pair<long, bool>, int> run_order;         // the probe's number, from 1
+  struct Probe {
+    TrafficResult result;
+    int order;  ///< the console's probe number, from 1
+  };
+  std::map<std::pair<long, bool>, Probe> probes;  // (rate in 1e-5 units, fixed length)
   auto probe = [&](double rate, bool fixed) -> const TrafficResult& {
     const auto key = std::pair{std::lround(rate * 1e5), fixed};
     auto it = probes.find(key);
-    if (it != probes.end()) return it->second;
+    if (it != probes.end()) return it->second.result;
     TrafficOptions o = a.traffic;
     o.rate = rate;
     if (fixed) {
@@ -266,8 +269,8 @@ int run(const TrafficArgs& a) {
       std::cout << (r.stable ? "stable,   latency " : "unstable, latency ") << std::setprecision(2)
                 << (r.stable ? r.avg_packet_latency : r.unstable_latency) << " cycles\n";
     std::cout.flush();
-    run_order[key] = static_cast<int>(probes.size()) + 1;
-    return probes.emplace(key, r).first->second;
+    const int order = static_cast<int>(probes.size()) + 1;
+    return probes.emplace(key, Probe{r, order}).first->second.result;
   };
   // (last rate that passes, first that fails; none if 1.0 passes: without that probe the
   // bisection would report a network that never saturates as saturating at 1.0).
@@ -311,11 +314,12 @@ int run(const TrafficArgs& a) {
                            "fixed-length run"}};
   j["resolution_flits_per_node_per_cycle"] = 0.005;
   j["probes"] = nlohmann::ordered_json::array();
-  for (const auto& [key, r] : probes) {  // by rate; "order" is the console's probe number
+  for (const auto& [key, run] : probes) {  // by rate; "order" is the console's probe number
+    const TrafficResult& r = run.result;
     nlohmann::ordered_json p = {
         {"offered", r.offered},
         {"run", key.second ? "fixed length" : "converging"},
-        {"order", run_order.at(key)},
+        {"order", run.order},
         {"stable", r.stable},
         {"avg_packet_latency", measured(r.packets_measured > 0, r.avg_packet_latency)},
         {"accepted", measured(r.measured_cycles > 0, r.accepted)}};

@@ -74,19 +74,20 @@ std::string unknown_key(const std::string& path) {
     const auto dot = path.find('.');
     if (dot == std::string::npos) guess = closest_name(path, all_sections());
   }
-  if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
-  if (guess.empty()) {  // too far to spell alike: the keys holding every word of it (clock_ghz)
+  if (!guess.empty()) {
+    msg += "; did you mean '" + guess + "'?";
+  } else {  // too far to spell alike: the keys holding each of its words (clock_ghz)
     std::vector<std::string> words, holding;
     for (std::size_t at = 0; at < path.size();) {
       const std::size_t end = std::min(path.find_first_of("._", at), path.size());
       if (end > at) words.push_back(path.substr(at, end - at));
       at = end + 1;
     }
-    for (const std::string& key : all_paths())
-      if (words.size() > 1 && std::all_of(words.begin(), words.end(), [&](const std::string& w) {
-            return key.find(w) != std::string::npos;
-          }))
-        holding.push_back("'" + key + "'");
+    if (words.size() > 1)
+      for (const std::string& key : all_paths())
+        if (std::all_of(words.begin(), words.end(),
+                        [&](const std::string& w) { return key.find(w) != std::string::npos; }))
+          holding.push_back("'" + key + "'");
     if (!holding.empty() && holding.size() <= 3)
       msg += "; did you mean " + join(holding, " or ") + "?";
   }
