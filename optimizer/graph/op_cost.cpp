@@ -288,25 +288,31 @@ std::string parameter_key(const Node& n) {
 
 }  // namespace
 
-NodeId parameter_owner(const Graph& g, NodeId id) {
-  const std::string key = parameter_key(g.node(id));
-  if (key.empty()) return id;
-  const std::vector<NodeId> ids = g.node_ids();
-  if (std::none_of(ids.begin(), ids.end(), [&](NodeId other) {
-        return other != id && parameter_key(g.node(other)) == key;
-      }))
-    return id;  // not shared (the common case: no ordering needed)
+ParameterOwners::ParameterOwners(const Graph& g) {
   // The first in topological order: node order is not, once a pass replaced a layer by a new
   // node (fusion's Gemm+Relu took the next id and handed the params to the later reader).
-  for (NodeId other : g.topological_order())
-    if (other == id || parameter_key(g.node(other)) == key) return other;
-  return id;
+  std::unordered_map<std::string, NodeId> first;
+  for (NodeId id : g.topological_order()) {
+    const std::string key = parameter_key(g.node(id));
+    if (key.empty()) continue;
+    const auto [at, added] = first.emplace(key, id);
+    if (!added) owner_.emplace(id, at->second);
+  }
+}
+
+NodeId ParameterOwners::operator()(NodeId id) const {
+  const auto found = owner_.find(id);
+  return found == owner_.end() ? id : found->second;
 }
 
 OpCost op_cost(const Graph& g, NodeId id) {
+  return is_layer(g.node(id)) ? op_cost(g, id, ParameterOwners(g)) : own_cost(g, id);
+}
+
+OpCost op_cost(const Graph& g, NodeId id, const ParameterOwners& owners) {
   OpCost c = own_cost(g, id);
   if (!is_layer(g.node(id))) return c;
-  if (parameter_owner(g, id) != id) c.params = 0;  // counted at the owner; its copy still held
+  if (owners(id) != id) c.params = 0;  // counted at the owner; its copy still held
   for (NodeId in : g.inputs(id))
     if (const Node& k = g.node(in); k.kind == OpKind::Constant && k.attrs.trainable) {
       c.weight_bytes += k.output.bytes();
@@ -440,7 +446,7 @@ bool holds_fixed_data(const Graph& g, NodeId reader, int input) {
 
 GraphTotals graph_totals(const Graph& g) {
   GraphTotals t;
-  std::unordered_set<std::string> owners;  // parameter keys counted (parameter_owner)
+  std::unordered_set<std::string> owners;  // parameter keys counted (ParameterOwners)
   for (NodeId id : g.node_ids()) {
     const OpCost c = own_cost(g, id);  // a trainable Constant counted once, not per reader
     t.macs += c.macs;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "optimizer/graph/graph.h"
@@ -28,21 +29,34 @@ struct OpCost {
   std::int64_t output_bytes = 0;  ///< the output tensor
 };
 
+/// The layer that holds each node's own parameters: where an ONNX model applies one module
+/// twice, layers of one kind read the same initializers (their `weights`), and the first of them
+/// in topological order counts them (op_cost's params, one WeightUpdate in training;
+/// graph_totals counts them once). Built once per graph (one pass), so that a loop over the
+/// graph's layers stays linear; stale once the graph's layers change.
+class ParameterOwners {
+ public:
+  explicit ParameterOwners(const Graph& graph);
+  /// The owner of `id`'s parameters: `id` itself when no earlier layer shares them, or for a
+  /// node without parameters of its own (or added after this was built).
+  NodeId operator()(NodeId id) const;
+
+ private:
+  std::unordered_map<NodeId, NodeId> owner_;  // only the nodes that share another's
+};
+
 /// Cost of a node of a shape-inferred graph. A layer holds the trainable Constant tensors it
 /// reads (an imported bias or scale applied by Add or Mul, a MatMul's weight matrix): they
 /// count in every reader's weight bytes, since each reader's PEs keep them, and in the params
 /// of the first reader only (the forward operator), so that the params column sums to the total;
-/// so do parameters a layer shares with its parameter_owner.
+/// so do parameters a layer shares with its owner (ParameterOwners).
+OpCost op_cost(const Graph& graph, NodeId id, const ParameterOwners& owners);
+/// The same for one node; builds the owners (a pass over the graph): in a loop over the layers,
+/// build ParameterOwners once and pass it.
 OpCost op_cost(const Graph& graph, NodeId id);
 /// The same without held Constants: what the node brings itself (a trainable Constant its own
 /// tensor), so that summed over a graph every parameter counts once (graph_totals).
 OpCost own_cost(const Graph& graph, NodeId id);
-/// The layer that holds `id`'s own parameters: where an ONNX model applies one module twice,
-/// layers of one kind read the same initializers (their `weights`), and the first of them in
-/// topological order counts them (op_cost's params, one WeightUpdate in training; graph_totals
-/// counts them once).
-/// `id` itself for any other node.
-NodeId parameter_owner(const Graph& graph, NodeId id);
 /// Cost of one operator given its input tensors and output (used for fused parts too).
 OpCost op_cost(OpKind kind, const OpAttrs& attrs, const std::vector<const Tensor*>& inputs,
                const Tensor& output);

@@ -134,6 +134,7 @@ Workload build_workload(const Graph& g) {
   Workload w;
   w.graph = &g;
   std::unordered_map<NodeId, int> index;
+  const ParameterOwners owners(g);
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (!is_layer(n)) continue;
@@ -142,7 +143,7 @@ Workload build_workload(const Graph& g) {
     l.name = n.name;
     l.op = n.op_label();
     l.out = view4(n.output.shape);
-    const OpCost c = op_cost(g, id);
+    const OpCost c = op_cost(g, id, owners);
     l.macs = c.macs;
     l.vector_ops = c.vector_ops;
     l.weight_bytes = c.weight_bytes;

@@ -41,7 +41,8 @@ Shape keep_axes(const Shape& shape, std::size_t from, std::size_t to) {
 
 class Autodiff {
  public:
-  Autodiff(const Graph& forward, const TrainingOptions& o) : g_(forward), options_(o) {}
+  Autodiff(const Graph& forward, const TrainingOptions& o)
+      : g_(forward), options_(o), owners_(forward) {}
 
   Graph run() {
     const std::vector<NodeId> order = g_.topological_order();
@@ -54,7 +55,7 @@ class Autodiff {
       any_params = any_params || needs;
       for (NodeId in : g_.inputs(id)) needs = needs || needs_grad_[in];
       needs_grad_[id] = needs && !n.output.value;  // shape arithmetic has no gradient
-      if (has_own_params(n)) ++sharers_[parameter_owner(g_, id)];
+      if (has_own_params(n)) ++sharers_[owners_(id)];
     }
     if (!any_params)
       throw InputError("autodiff: network '" + g_.name() + "' has no learned parameters to train");
@@ -107,7 +108,7 @@ class Autodiff {
 
   /// The update of `fwd`'s parameters by `dw`, or its share of one if other layers hold them too.
   void update(NodeId fwd, NodeId dw) {
-    const NodeId owner = parameter_owner(g_, fwd);
+    const NodeId owner = owners_(fwd);
     if (sharers_[owner] > 1)
       shared_dw_[owner].push_back(dw);
     else
@@ -377,6 +378,7 @@ class Autodiff {
 
   Graph g_;
   TrainingOptions options_;
+  const ParameterOwners owners_;  ///< of the forward graph's layers, all update() asks of
   std::unordered_map<NodeId, bool> needs_grad_;
   std::unordered_map<NodeId, std::vector<NodeId>> grads_;
   std::vector<NodeId> updates_;

@@ -91,12 +91,17 @@ class Fusion final : public Pass {
     bool changed = false;
     for (NodeId id : g.topological_order())
       if (g.node(id).kind == OpKind::Add) changed = take_bias(g, id) || changed;
+    // Computed once: a fused node takes its last member's place, which keeps the order
+    // topological (only the last member has readers outside the group; every member's other
+    // producers come before it).
+    std::vector<std::size_t> ts = topological_timestamps(g);
     for (NodeId anchor : g.topological_order()) {
       if (!g.contains(anchor) || !is_anchor(g.node(anchor).kind)) continue;
-      const auto ts = topological_timestamps(g);
       std::vector<NodeId> group = grow(g, anchor, ts);
       if (group.size() < 2) continue;
-      contract(g, group);
+      const NodeId fused = contract(g, group);
+      if (fused >= ts.size()) ts.resize(fused + 1);
+      ts[fused] = ts[group.back()];
       changed = true;
     }
     return changed;
@@ -163,8 +168,8 @@ class Fusion final : public Pass {
     return group;
   }
 
-  /// Replaces the chain `group` by one Fused node named after the anchor.
-  static void contract(Graph& g, const std::vector<NodeId>& group) {
+  /// Replaces the chain `group` by one Fused node named after the anchor; returns its id.
+  static NodeId contract(Graph& g, const std::vector<NodeId>& group) {
     Node fused;
     fused.kind = OpKind::Fused;
     std::vector<NodeId> inputs;
@@ -192,6 +197,7 @@ class Fusion final : public Pass {
     g.replace_all_uses(group.back(), id);
     for (NodeId m : group) g.remove_node(m);
     g.rename(id, anchor_name);
+    return id;
   }
 };
 

@@ -53,10 +53,11 @@ std::string layer_table(const Graph& g) {
   std::vector<std::array<std::string, 9>> rows = {
       {"layer", "op", "input shape", "output shape", "MACs", "params", "weights", "output",
        "partition dims"}};
+  const ParameterOwners owners(g);
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (!is_layer(n)) continue;
-    const OpCost c = op_cost(g, id);
+    const OpCost c = op_cost(g, id, owners);
     rows.push_back({n.name, n.op_label(), input_shapes(g, id), shape_str(n.output.shape), si(c.macs),
                     si(c.params), bytes(c.weight_bytes + fixed_input_bytes(g, id)), bytes(c.output_bytes),
                     legal_part_dims(g, id).str()});
@@ -93,10 +94,11 @@ std::string graph_json(const Graph& g) {
   using nlohmann::json;
   const GraphTotals t = graph_totals(g);
   json layers = json::array();
+  const ParameterOwners owners(g);
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (!is_layer(n)) continue;
-    const OpCost c = op_cost(g, id);
+    const OpCost c = op_cost(g, id, owners);
     json inputs = json::array(), shapes = json::array(), dims = json::array();
     for (NodeId in : g.inputs(id)) {
       inputs.push_back(g.node(in).name);

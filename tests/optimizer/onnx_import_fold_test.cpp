@@ -171,8 +171,9 @@ TEST(OnnxFold, AModuleAppliedTwiceHoldsItsParametersOnce) {
   EXPECT_EQ(op_cost(g, *g.find("conv1")).params, 148);
   EXPECT_EQ(op_cost(g, *g.find("conv2")).params, 0);  // counted at conv1 ...
   EXPECT_EQ(op_cost(g, *g.find("conv2")).weight_bytes, 148 * 4);  // ... and held by both
-  EXPECT_EQ(parameter_owner(g, *g.find("fc3")), *g.find("fc2"));
-  EXPECT_EQ(parameter_owner(g, *g.find("fc1")), *g.find("fc1"));
+  const ParameterOwners owners(g);
+  EXPECT_EQ(owners(*g.find("fc3")), *g.find("fc2"));
+  EXPECT_EQ(owners(*g.find("fc1")), *g.find("fc1"));
   // Trained: one update per parameter set, of the summed gradients.
   const Graph train = training_graph(g, {});
   std::vector<std::string> updates;
@@ -195,7 +196,7 @@ TEST(OnnxFold, AModuleAppliedTwiceHoldsItsParametersOnce) {
   // id (the params moved to conv2).
   EXPECT_EQ(op_cost(fused, *fused.find("conv1")).params, 148);
   EXPECT_EQ(op_cost(fused, *fused.find("conv2")).params, 0);
-  EXPECT_EQ(parameter_owner(fused, *fused.find("conv2")), *fused.find("conv1"));
+  EXPECT_EQ(ParameterOwners(fused)(*fused.find("conv2")), *fused.find("conv1"));
 }
 
 TEST(OnnxFold, ABatchExportedAsADynamicAxisIsTheOneAskedFor) {
