@@ -287,14 +287,21 @@ def new_figure(title, sweep, shown):
 def draw_series(ax, sweep, series, y_of):
     """Draws each series as y_of(row) over PEs; returns the rows drawn."""
     drawn = []
+    equal_before = {}  # a series' points: how many drawn series had them already
     for rows in series.values():
         pts = [(r["_x"], y_of(r), r) for r in rows]
         pts = [p for p in pts if p[1] is not None]
         if not pts:
             continue
         first = pts[0][2]
+        # A series equal to one drawn already would hide under it: its markers ring the earlier
+        # ones, hollow and larger for each more equal series (a 1x4 mesh under 4x1).
+        shape = tuple((p[0], p[1]) for p in pts)
+        hidden = equal_before.get(shape, 0)
+        equal_before[shape] = hidden + 1
         ax.plot([p[0] for p in pts], [p[1] for p in pts], color=sweep.colour(first),
-                linestyle=sweep.linestyle(first), marker=sweep.marker(first), markersize=6, lw=1.8, alpha=0.85)
+                linestyle=sweep.linestyle(first), marker=sweep.marker(first) or ("o" if hidden else None),
+                markersize=6 + 5 * hidden, markerfacecolor="none" if hidden else None, lw=1.8, alpha=0.85)
         drawn += [p[2] for p in pts]
         # A point that passed its SRAM (fits_sram false) ran as if it fitted: ring it.
         over = [p for p in pts if p[2].get("fits_sram") == "false"]

@@ -9,7 +9,8 @@ Writes two small results.csv files into WORK_DIR and checks how plot_sweep group
 4x4, 2x8 and 1x16 (16 PEs each) in series of their own, one per rows:cols, beside the square
 meshes; a sweep whose config.resolved.yaml is a crossbar labels its ticks as one; a point
 that passed its SRAM (fits_sram false) is ringed and counted; a sweep of one mesh puts its
-swept axis (router.vcs) on x; and two swept axes with a value in common keep both in the legend.
+swept axis (router.vcs) on x; two swept axes with a value in common keep both in the legend; and a series
+equal to one drawn before rings its markers.
 Exit 0 when every check holds, else 1 with what differed.
 """
 import os
@@ -109,6 +110,13 @@ def main(argv):
     entries = [t.get_text() for t in leg.get_texts()] if leg is not None else []
     if entries != ["batch, clock.frequency_ghz", "1, 1", "1, 2", "2, 1", "2, 2"]:
         problems.append(f"legend {entries}, expected the header and 1, 1 .. 2, 2")
+    # Their cycles do not depend on the clock: each 2 GHz series equals its 1 GHz one, and rings
+    # its markers instead of hiding under it.
+    plot_sweep.draw_series(ax, two, two.series(), lambda r: r["_total"])
+    hollow = [line for line in ax.get_lines() if line.get_markerfacecolor() == "none"]
+    if len(ax.get_lines()) != 4 or len(hollow) != 2 or any(line.get_markersize() <= 6 for line in hollow):
+        problems.append(f"{len(hollow)} of {len(ax.get_lines())} series drawn hollow; expected the 2 that "
+                        "equal another, with markers larger than 6")
 
     for p in problems:
         print(f"check_plot_sweep_shapes: {p}", file=sys.stderr)
