@@ -57,27 +57,42 @@ RunTotals run_totals(const RunResult& run) {
   return t;
 }
 
-PipelineRun pipeline_run(const optimizer::Plan& replayed, const std::vector<LayerStats>& layers,
-                         bool barrier) {
+PipelineRun pipeline_run(const optimizer::Plan& replayed, const optimizer::Workload& workload,
+                         const std::vector<LayerStats>& layers, bool barrier) {
   const int mbs = replayed.micro_batches;
   const std::size_t n = replayed.layers.size() / static_cast<std::size_t>(mbs);
   const std::size_t stages = replayed.stages.size();
-  // [micro-batch][stage]: last end of its layers, and their spans summed.
+  const auto stage_of = [&](std::size_t layer) { return replayed.layers[layer].stage; };
+  // Per layer: the last end of its producers in other stages, and whether it has one in its
+  // own (then it is not among the stage's first layers).
+  std::vector<noc::Cycle> inputs_there(layers.size(), 0);
+  std::vector<bool> fed_within(layers.size(), false);
+  for (const optimizer::LayerEdge& e : workload.edges) {
+    const auto src = static_cast<std::size_t>(e.src), dst = static_cast<std::size_t>(e.dst);
+    if (stage_of(src) == stage_of(dst))
+      fed_within[dst] = true;
+    else
+      inputs_there[dst] = std::max(inputs_there[dst], layers[src].end);
+  }
+  // [micro-batch][stage]: last end of its layers, their spans summed, and when the inputs of
+  // its first layers were there (the earliest of them).
   std::vector<std::vector<noc::Cycle>> end(mbs, std::vector<noc::Cycle>(stages, 0));
   std::vector<std::vector<noc::Cycle>> spans(mbs, std::vector<noc::Cycle>(stages, 0));
+  std::vector<std::vector<noc::Cycle>> fed(mbs, std::vector<noc::Cycle>(stages, noc::kNever));
   for (std::size_t i = 0; i < replayed.layers.size(); ++i) {
-    const int stage = replayed.layers[i].stage;
+    const int stage = stage_of(i);
     if (stage < 0) continue;
     const std::size_t m = i / n, st = static_cast<std::size_t>(stage);
     end[m][st] = std::max(end[m][st], layers[i].end);
     spans[m][st] += layers[i].end - layers[i].start;
+    if (!fed_within[i]) fed[m][st] = std::min(fed[m][st], inputs_there[i]);
   }
   PipelineRun out;
   for (std::size_t st = 0; st < stages; ++st) {
     double sum = 0;
     for (int m = 0; m < mbs; ++m) {
-      const noc::Cycle free = m > 0 ? end[m - 1][st] : 0, fed = st > 0 ? end[m][st - 1] : 0;
-      sum += static_cast<double>(barrier ? spans[m][st] : end[m][st] - std::max(free, fed));
+      const noc::Cycle free = m > 0 ? end[m - 1][st] : 0;
+      sum += static_cast<double>(barrier ? spans[m][st] : end[m][st] - std::max(free, fed[m][st]));
     }
     out.stage_cycles.push_back(sum / mbs);
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "optimizer/partition/workload.h"
 #include "optimizer/plan/plan.h"
 #include "sim/system/system.h"
 
@@ -31,15 +32,19 @@ RunTotals run_totals(const RunResult& run);
 /// m·n + l of the replay).
 struct PipelineRun {
   /// Per stage, mean over micro-batches of its service time. Dataflow replay: from when it
-  /// could start (its previous micro-batch done and the previous stage done with this one) to
-  /// its last end. Barrier replay, where every layer runs alone between barriers: its layers'
-  /// spans summed (from when it could start counted the other stages' turns in between).
+  /// could start to its last end: its previous micro-batch done, and the inputs of one of its
+  /// first layers (those reading only other stages' outputs) all there. In a training graph's
+  /// pipeline that can be before the previous stage ends: a weight gradient reads the
+  /// forward's output long before that stage's last backward layer is done. Barrier replay,
+  /// where every layer runs alone between barriers: its layers' spans summed (from when it
+  /// could start counted the other stages' turns in between).
   std::vector<double> stage_cycles;
   double interval = 0;  ///< cycles between micro-batches leaving the last stage (mean)
 };
-/// `replayed`: the pipelined plan as replayed (every micro-batch's layers); `layers` its stats;
+/// `replayed`: the pipelined plan as replayed (every micro-batch's layers), `workload` its
+/// workload (micro_batched; its edges give each layer's producers); `layers` their stats;
 /// `barrier`: replayed in barrier mode.
-PipelineRun pipeline_run(const optimizer::Plan& replayed, const std::vector<LayerStats>& layers,
-                         bool barrier);
+PipelineRun pipeline_run(const optimizer::Plan& replayed, const optimizer::Workload& workload,
+                         const std::vector<LayerStats>& layers, bool barrier);
 
 }  // namespace nocflow::sim

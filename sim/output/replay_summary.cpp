@@ -62,7 +62,7 @@ Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lo
                                m.memory.begin());
   m.in_use = run_memory(m.memory, lowered.programs, run.spans);
   if (replayed.pipelined())
-    m.pipeline = pipeline_run(replayed, m.layers, mode == ExecMode::Barrier);
+    m.pipeline = pipeline_run(replayed, workload, m.layers, mode == ExecMode::Barrier);
   m.run = std::move(run);
   return m;
 }
@@ -138,8 +138,9 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
       {"energy_pj", "picojoules"},
       {"pipeline",
        "cycles per micro-batch and stage: predicted, and simulated as the mean over micro-batches "
-       "from when the stage could start (its previous micro-batch done, the previous stage done "
-       "with this one) to the end of its last layer, in barrier replay its layers' spans summed; "
+       "from when the stage could start (its previous micro-batch done, and the inputs from other "
+       "stages of one of its first layers there) to the end of its last layer, in barrier replay "
+       "its layers' spans summed; "
        "interval_cycles: mean cycles between "
        "micro-batches leaving the last stage (null with one micro-batch)"},
       {"memory_plan",

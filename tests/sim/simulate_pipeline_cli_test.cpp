@@ -205,6 +205,23 @@ TEST(SimulateCli, APipelinedTrainingGraphSaysWhatItDoesNotModel) {
   ASSERT_EQ(sim.exit_code, 0) << sim.output;
   EXPECT_NE(sim.output.find(note), std::string::npos) << sim.output;
   EXPECT_NE(sim.output.find("no gradient accumulation"), std::string::npos) << sim.output;
+  // A stage's PEs run its layers one after another, so a micro-batch takes them at least their
+  // compute. Stage 1's first layer (conv4.wgrad) reads stage 0's forward output and starts
+  // before stage 0's last backward layer ends; timed from that end, stage 1 took less than
+  // its compute (65,750 cycles for 81,384).
+  const auto summary = nlohmann::json::parse(read_file(dir / "sim" / "summary.json"));
+  const auto& stages = summary["pipeline"]["stages"];
+  ASSERT_EQ(stages.size(), 2u);
+  std::vector<double> compute(2, 0);
+  bool in_stage1 = false;
+  for (const auto& row : read_csv_rows(dir / "sim" / "layers.csv")) {
+    const std::string name = row.at("layer");
+    if (name.substr(name.find('@') + 1) != "0") continue;  // micro-batch 0
+    in_stage1 = in_stage1 || name == stages[1]["first"].get<std::string>() + "@0";
+    compute[in_stage1 ? 1 : 0] += std::stod(row.at("compute_cycles"));
+  }
+  for (std::size_t s = 0; s < 2; ++s)
+    EXPECT_GE(stages[s]["simulated_cycles"].get<double>(), compute[s]) << "stage " << s;
   const CliRun inference = run_nocflow("optimize " + net + "--out " + (dir / "inference").string());
   ASSERT_EQ(inference.exit_code, 0) << inference.output;
   EXPECT_EQ(inference.output.find(note), std::string::npos) << inference.output;
