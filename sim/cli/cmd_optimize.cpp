@@ -212,6 +212,26 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
                "within its solve time)\n";
 }
 
+/// --export-lp may not name a file this run reads or writes: it would be overwritten (an input,
+/// exit 0) or lost (an output written after the LP).
+void check_export_lp(const OptimizeArgs& a) {
+  if (a.export_lp.empty()) return;
+  const fs::path lp = fs::weakly_canonical(a.export_lp);
+  const std::pair<const char*, std::string> inputs[] = {
+      {"--hw", a.hw.file},
+      {"--network", a.net.network.rfind("zoo:", 0) == 0 ? "" : a.net.network},
+      {"--calibration", a.calibration}};
+  for (const auto& [option, file] : inputs)
+    if (!file.empty() && fs::weakly_canonical(file) == lp)
+      throw InputError("--export-lp " + a.export_lp + ": the file " + option +
+                       " reads, which it would overwrite: give another file");
+  for (const char* name : {"plan.yaml", "plan.dot", "summary.json", "stages.csv", "compare.csv",
+                           "config.resolved.yaml"})
+    if (fs::weakly_canonical(fs::path(a.out) / name) == lp)
+      throw InputError("--export-lp " + a.export_lp + ": this run writes its " + name +
+                       " there, over the LP: give another file");
+}
+
 int run(const OptimizeArgs& a) {
   // Validate every name before any work or output.
   const std::unique_ptr<opt::Solver> solver = opt::make_solver(a.solver);
@@ -224,6 +244,7 @@ int run(const OptimizeArgs& a) {
     throw InputError("--export-lp " + a.export_lp + ": cannot write: no folder " + folder.string());
   if (!a.export_lp.empty() && fs::is_directory(a.export_lp, unreadable))
     throw InputError("--export-lp " + a.export_lp + ": cannot write: it is a directory");
+  check_export_lp(a);
   check_can_create_folder(a.out, "output folder");  // before the tabulation and the solve
   check_not_folders(a.out, {"plan.yaml", "plan.dot", "summary.json",
                             a.stages > 0 ? "stages.csv" : "", a.compare ? "compare.csv" : ""});
