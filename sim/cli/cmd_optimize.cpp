@@ -144,7 +144,10 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
                 {"*_seconds", "seconds (wall clock)"}};
   if (r.ilp) {
     j["units"]["ilp.lp_relaxation"] = "clock cycles (the LP relaxation's optimum)";
-    j["units"]["ilp.gap"] = "fraction of the solution's cycles (0.01 = 1 %) above the lower bound";
+    j["units"]["ilp.gap"] =
+        "fraction of the solution's cycles (0.01 = 1 %) above lower_bound_cycles while not proven "
+        "optimal; 0 once branch and bound proves it optimal (the bounds then stay below the "
+        "optimum: they alone do not prove it)";
   }
   return j;
 }
@@ -251,13 +254,15 @@ int run(const OptimizeArgs& a) {
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
-  if (!a.calibration.empty())
-    for (const std::string& note : apply_calibration(a.calibration, spec, hw, a.cost_model == "linkload"))
-      std::cout << "  note: " << note << "\n";
+  // Printed after the banner and listed in summary.json, with the run's other notes.
+  const std::vector<std::string> calibration_notes =
+      a.calibration.empty()
+          ? std::vector<std::string>{}
+          : apply_calibration(a.calibration, spec, hw, a.cost_model == "linkload");
   const auto model = opt::make_cost_model(a.cost_model, hw);
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);
-  if (a.stages > 0) return run_pipeline(a, spec, hw, graph);
+  if (a.stages > 0) return run_pipeline(a, spec, hw, graph, calibration_notes);
   const opt::EdgeTables edge_tables = a.compare ? opt::EdgeTables::Full : solver->edge_tables();
   const opt::PartitionSetup s = opt::setup_partition(
       graph, hw, *model,
@@ -274,7 +279,8 @@ int run(const OptimizeArgs& a) {
   plan.calibration = a.calibration;
   if (a.bnoc > 0) plan.bnoc = a.bnoc;
   // Every note and warning, as the console prints them and summary.json lists them.
-  std::vector<std::string> notes = r.notes;
+  std::vector<std::string> notes = calibration_notes;
+  for (const std::string& note : r.notes) notes.push_back(note);
   for (const std::string& note : graph.notes()) notes.push_back(note);
   for (const std::string& note : plan_notes(a, spec, graph, s.workload, plan))
     notes.push_back(note);
@@ -314,8 +320,9 @@ int run(const OptimizeArgs& a) {
               << " constraints, LP relaxation "
               << (r.ilp->has_lp_relaxation ? fixed(r.ilp->lp_relaxation) + " cycles"
                                            : "not solved in time")
-              << ", gap " << fixed(100 * r.ilp->gap, 2) << " %"
-              << (r.ilp->optimal ? ", optimal" : "") << "\n";
+              // digits enough to show a gap that is not 0 (0.003 % printed "0.00 %")
+              << ", gap " << fixed(100 * r.ilp->gap, r.ilp->gap > 0 && r.ilp->gap < 1e-4 ? 4 : 2)
+              << " %" << (r.ilp->optimal ? ", optimal" : "") << "\n";
   print_notes(notes);
   if (a.compare) compare(a, s, hw, *model);
   std::cout << "nocflow: wrote " << a.out

@@ -21,7 +21,7 @@ namespace opt = nocflow::optimizer;
 namespace fs = std::filesystem;
 
 int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& hw,
-                 const opt::Graph& graph) {
+                 const opt::Graph& graph, const std::vector<std::string>& calibration_notes) {
   opt::PipelineOptions po;
   po.stages = a.stages;
   po.micro_batches = a.micro_batches;
@@ -37,6 +37,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
             << " inside each band, cost model " << a.cost_model
             << "; pricing every range of layers "
             << "on every band ..." << std::endl;
+  for (const std::string& note : calibration_notes) std::cout << "  note: " << note << "\n";
   for (const std::string& note : graph.notes()) std::cout << "  note: " << note << "\n";
   if (const std::string note = element_size_note(graph, spec, a.net.network); !note.empty())
     std::cout << "  " << note << "\n";
@@ -84,7 +85,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["energy_pj"] = plan.energy_pj;
   j["ranges_priced"] = r.ranges_priced;
   j["ranges_stopped"] = r.ranges_stopped;
-  j["notes"] = graph.notes();
+  j["notes"] = calibration_notes;
+  for (const std::string& note : graph.notes()) j["notes"].push_back(note);
   for (const std::string& note : notes) j["notes"].push_back(note);
   j["solve_seconds"] = r.seconds;
   j["pes"] = plan.pes;

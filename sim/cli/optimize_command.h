@@ -52,7 +52,9 @@ std::vector<std::string> plan_notes(const OptimizeArgs& a, const HwSpec& spec,
 void print_notes(const std::vector<std::string>& notes);
 
 /// --stages: cut the network into pipeline stages, each on its own band of rows.
+/// `calibration_notes` (apply_calibration's) are printed after its banner and listed in
+/// summary.json.
 int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const optimizer::HwDesc& hw,
-                 const optimizer::Graph& graph);
+                 const optimizer::Graph& graph, const std::vector<std::string>& calibration_notes);
 
 }  // namespace nocflow::sim::cli

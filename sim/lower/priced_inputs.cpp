@@ -134,7 +134,13 @@ std::vector<std::string> apply_calibration(const std::string& file, const HwSpec
                                            optimizer::HwDesc& hw, bool linkload) {
   optimizer::apply_calibration_file(file, hw);
   if (linkload && !hw.router_slowdown_missing.empty()) throw InputError(hw.router_slowdown_missing);
-  return calibration_notes(file, spec);
+  std::vector<std::string> notes;
+  if (linkload && !hw.router_slowdown)  // a paper-only file: it changed nothing linkload prices
+    notes.push_back(file +
+                    " has no linkload section: linkload prices without router "
+                    "contention, as uncalibrated (nocflow validate --calibrate writes one)");
+  for (std::string& note : calibration_notes(file, spec)) notes.push_back(std::move(note));
+  return notes;
 }
 
 std::string training_optimizer(const optimizer::Graph& graph) {

@@ -35,7 +35,7 @@ std::vector<std::string> calibration_notes(const std::string& file, const HwSpec
 /// optimizer::apply_calibration_file, then calibration_notes for the caller to print (after its
 /// banner). With `linkload` (the run prices with it), InputError first when the file has no
 /// router contention for this machine (HwDesc::router_slowdown_missing): refused before any
-/// output, not when the model is built.
+/// output, not when the model is built; and a note when the file has no linkload section at all.
 std::vector<std::string> apply_calibration(const std::string& file, const HwSpec& spec,
                                            optimizer::HwDesc& hw, bool linkload);
 

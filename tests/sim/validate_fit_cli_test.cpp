@@ -92,6 +92,20 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
       << other_router.output;
   EXPECT_NE(read_file(dir / "o_vcs2" / "plan.yaml").find("calibration: " + (dir / "v").string()),
             std::string::npos);
+  // summary.json lists every note the console printed, these too (it had only the solver's).
+  EXPECT_NE(read_file(dir / "o_vcs2" / "summary.json")
+                .find("fitted on other hardware (router.vcs 4 -> 2)"),
+            std::string::npos);
+  // A file with only the paper fit: linkload priced the plan as uncalibrated, and said nothing.
+  const CliRun paper_only =
+      optimize(dir / "paper_only.yaml", "paper: {bnoc_bytes_per_cycle: 32, latency_cycles: 3}\n",
+               "linkload");
+  EXPECT_EQ(paper_only.exit_code, 0) << paper_only.output;
+  EXPECT_NE(
+      paper_only.output.find("paper_only.yaml has no linkload section: linkload prices without "
+                             "router contention"),
+      std::string::npos)
+      << paper_only.output;
   // A file from before lowering.all_gather named no such key: it was at its default, direct.
   const std::string key = ", lowering.all_gather: direct";
   ASSERT_NE(cal.find(key), std::string::npos) << cal;
