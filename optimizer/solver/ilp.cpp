@@ -33,6 +33,14 @@ class IlpSolver : public Solver {
     stats.upper_bound = bound.upper;
     stats.variables = static_cast<int>(m.lp.vars().size());
     stats.constraints = static_cast<int>(m.lp.rows().size());
+    // The time limit is branch and bound's, with the relaxation solved apart if need be: the
+    // bound's pruning before it is not limited (stopped early, it left lp_solve a model of
+    // millions of variables to build, and a worse answer in the same time).
+    const auto t_bb = std::chrono::steady_clock::now();
+    const auto left = [&] {
+      return o.time_limit_s -
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t_bb).count();
+    };
     const LpSolution s = solve_lp(m.lp, {o.time_limit_s, false, o.export_lp});
     if (s.status == LpStatus::Infeasible)
       throw InputError("ILP infeasible: no assignment of choices satisfies the constraints "
@@ -48,8 +56,8 @@ class IlpSolver : public Solver {
     // which has the same optimum.
     stats.has_lp_relaxation = s.has_root_relaxation;
     stats.lp_relaxation = s.root_relaxation;
-    if (o.lp_relaxation && !s.has_root_relaxation && s.status == LpStatus::Optimal)
-      if (const LpSolution relaxed = solve_lp(m.lp, {o.time_limit_s, true, ""});
+    if (o.lp_relaxation && !s.has_root_relaxation && s.status == LpStatus::Optimal && left() > 0)
+      if (const LpSolution relaxed = solve_lp(m.lp, {left(), true, ""});
           relaxed.status == LpStatus::Optimal)
         stats.lp_relaxation = relaxed.objective, stats.has_lp_relaxation = true;
     stats.lower_bound =

@@ -362,10 +362,12 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_flag("--no-prune", a->no_prune, "keep dominated choices");
   add_placement_option(*cmd, a->placement);
   auto* time_limit =
-      cmd->add_option("--time-limit", a->time_limit,
-                      "ilp time limit, seconds (also dp's, on a graph it hands to the ilp)")
-      ->capture_default_str()
-      ->check(in_range(0.001, 1e6));
+      cmd->add_option(
+             "--time-limit", a->time_limit,
+             "ilp: branch and bound's time limit, seconds (the tree bound's pruning before "
+             "it is not limited; also dp's, on a graph it hands to the ilp)")
+          ->capture_default_str()
+          ->check(in_range(0.001, 1e6));
   auto* bnoc = cmd->add_option("--bnoc", a->bnoc, "paper model B_NoC, bytes/cycle (0: one link)")
                    ->capture_default_str()
                    ->check(at_least(0));
