@@ -94,18 +94,21 @@ void refuse_sweep_folder(const std::string& dir) {
 
 }  // namespace
 
+namespace {
+// Every plain file an output-writing command writes besides config.resolved.yaml. Not
+// validate's calibration.yaml, which later runs and plans read (validate removes its own).
+const char* const kRunOutputs[] = {
+    "summary.json", "plan.yaml",        "plan.dot",           "stages.csv",     "compare.csv",
+    "layers.csv",   "transfers.csv",    "links.csv",          "memory.csv",     "trace.json",
+    "trace.vcd",    "messages.csv",     "saturation.json",    "validation.csv", "summary.csv",
+    "rank.csv",     "rank_summary.csv", "rank_placements.csv"};
+}  // namespace
+
 void prepare_output_dir(const std::string& dir, const HwSpec& spec,
                         const std::vector<std::string>& inputs,
                         const std::vector<std::string>& keep) {
   namespace fs = std::filesystem;
   refuse_sweep_folder(dir);
-  // Every plain file an output-writing command writes besides config.resolved.yaml. Not
-  // validate's calibration.yaml, which later runs and plans read (validate removes its own).
-  static const char* const kWritten[] = {
-      "summary.json",    "plan.yaml",      "plan.dot",       "stages.csv",       "compare.csv",
-      "layers.csv",      "transfers.csv",  "links.csv",      "memory.csv",       "trace.json",
-      "trace.vcd",       "messages.csv",   "saturation.json", "validation.csv",  "summary.csv",
-      "rank.csv",        "rank_summary.csv", "rank_placements.csv"};
   create_folder(dir, "output folder");
   std::error_code ignored;
   // Whether this run reads `p`, or a file inside it.
@@ -145,7 +148,7 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
           stale.push_back(e.path().filename().string());
     }
   }
-  for (const char* name : kWritten) {
+  for (const char* name : kRunOutputs) {
     const fs::path p = fs::path(dir) / name;
     // Only a plain file: a folder or a link of that name is the user's (writing to it fails,
     // or writes through it, as it would have).
@@ -160,6 +163,13 @@ void prepare_output_dir(const std::string& dir, const HwSpec& spec,
 
 void write_resolved_config(const std::string& dir, const HwSpec& spec) {
   refuse_sweep_folder(dir);
+  // Beside another command's outputs its config.resolved.yaml says what they ran on: replaced,
+  // the folder would contradict itself (a plan priced for 4 VCs, its config saying 2).
+  std::error_code ignored;
+  for (const char* name : kRunOutputs)
+    if (std::filesystem::exists(std::filesystem::path(dir) / name, ignored))
+      throw InputError("--out " + dir + " holds another run's outputs (" + name +
+                       "): its config.resolved.yaml is theirs; give another folder");
   create_folder(dir, "output folder");
   write_file(std::filesystem::path(dir) / "config.resolved.yaml", resolved_yaml(spec));
 }

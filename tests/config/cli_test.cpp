@@ -213,6 +213,14 @@ TEST(Cli, ConfigWithoutAFileShowsTheDefaults) {
   EXPECT_NE(out.output.find("nocflow: wrote " + (dir / "o").string() + "/config.resolved.yaml"), std::string::npos)
       << out.output;
   EXPECT_TRUE(fs::exists(dir / "o" / "config.resolved.yaml"));
+  // Into another run's folder it replaced the config that run's plan and summary were made on.
+  std::ofstream(dir / "o" / "plan.yaml") << "a plan\n";
+  const std::string before = nocflow::testing::read_file(dir / "o" / "config.resolved.yaml");
+  const CliRun onto_run = run_nocflow("config --set router.vcs=2 --out " + (dir / "o").string());
+  EXPECT_EQ(onto_run.exit_code, 2) << onto_run.output;
+  EXPECT_NE(onto_run.output.find("holds another run's outputs (plan.yaml)"), std::string::npos)
+      << onto_run.output;
+  EXPECT_EQ(nocflow::testing::read_file(dir / "o" / "config.resolved.yaml"), before);
   const CliRun nothing = run_nocflow("config");
   EXPECT_EQ(nothing.exit_code, 2);
   EXPECT_NE(nothing.output.find("config: give --check FILE, --set, --print, --out or --reference"), std::string::npos)
