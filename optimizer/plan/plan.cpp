@@ -208,9 +208,18 @@ T get(const YAML::Node& n, const std::string& key, const std::string& file,
   const YAML::Node v = n[key];
   if (!v) throw InputError(at(file, n) + ": " + in + "missing key '" + key + "'");
   if (const std::optional<T> read = yaml_as<T>(v)) return *read;
-  constexpr bool whole = kWholeNumber<T> || WholeNumbers<T>::value;
-  throw InputError(at(file, v) + ": " + in + "key '" + key + "' has the wrong type" +
-                   (whole ? " (expected a whole number in decimal)" : ""));
+  constexpr bool list = WholeNumbers<T>::value;  // of whole numbers
+  const std::string expected = kWholeNumber<T>               ? "a whole number in decimal"
+                               : list                        ? "a list of whole numbers in decimal"
+                               : std::is_floating_point_v<T> ? "a number"
+                                                             : "text";
+  const std::string got = v.IsNull()     ? "nothing"
+                          : v.IsScalar() ? "'" + v.Scalar() + "'"
+                          : v.IsMap()    ? "a map"
+                          : list         ? "an entry that is not one"
+                                         : "a list";
+  throw InputError(at(file, v) + ": " + in + "key '" + key + "' has the wrong type: expected " +
+                   expected + ", got " + got);
 }
 
 /// get, and at least `least`: a count, a size or a cost (finite) that a plan cannot have below it.
@@ -318,13 +327,14 @@ Plan read_plan(const std::string& file) {
               file);  // nodes: derived
     PlanLayer l;
     l.name = get<std::string>(n, "name", file, "layers");
-    l.op = get<std::string>(n, "op", file, "layers");
-    l.choice = parse_choice(get<std::string>(n, "choice", file, "layers"),
+    const std::string layer = "layers: " + l.name;
+    l.op = get<std::string>(n, "op", file, layer);
+    l.choice = parse_choice(get<std::string>(n, "choice", file, layer),
                             at(file, n["choice"]) + ": layer '" + l.name + "'");
-    l.pes = get<std::vector<int>>(n, "pes", file, "layers");
-    l.compute_cycles = get_at_least<double>(n, "compute_cycles", 0, file, "layers");
-    if (n["stage"]) l.stage = get<int>(n, "stage", file, "layers");
-    if (n["nodes"] && get<int>(n, "nodes", file, "layers") != l.choice.nodes())  // derived
+    l.pes = get<std::vector<int>>(n, "pes", file, layer);
+    l.compute_cycles = get_at_least<double>(n, "compute_cycles", 0, file, layer);
+    if (n["stage"]) l.stage = get<int>(n, "stage", file, layer);
+    if (n["nodes"] && get<int>(n, "nodes", file, layer) != l.choice.nodes())  // derived
       throw InputError(at(file, n["nodes"]) + ": layer '" + l.name + "': nodes " +
                        n["nodes"].as<std::string>() + ", but choice " + l.choice.str() + " has " +
                        std::to_string(l.choice.nodes()));

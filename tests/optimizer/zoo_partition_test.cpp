@@ -129,13 +129,26 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
            {"\npes: 16", "\npes: 0", "pes must be at least 1, got 0"},
            {"\npes: 16", "\npes: 16\nbatch: -4", "batch must be at least 1, got -4"},
            {"\npes: 16", "\npes: 16\npasses: dce, dcee", "passes: unknown pass 'dcee'"},
-           {"  compute_cycles: ", "  compute_cycles: -1e9 #", "totals: compute_cycles must be at least 0"},
-           {"  energy_pj: ", "  energy_pj: .nan #", "totals: energy_pj must be at least 0, got nan"},
-           {"    nodes: 16", "    nodes: abc", "layers: key 'nodes' has the wrong type"},
+           {"  compute_cycles: ", "  compute_cycles: -1e9 #",
+            "totals: compute_cycles must be at least 0"},
+           {"  energy_pj: ", "  energy_pj: .nan #",
+            "totals: energy_pj must be at least 0, got nan"},
+           {"    nodes: 16", "    nodes: abc",
+            "layers: " + pb.layers[0].name +
+                ": key 'nodes' has the wrong type: expected a whole "
+                "number in decimal, got 'abc'"},
            {"    nodes: 16", "    nodes: 020",  // octal 16 to yaml-cpp
-            "layers: key 'nodes' has the wrong type (expected a whole number in decimal)"},
-           {"pes: [0, ", "pes: [00, ", "layers: key 'pes' has the wrong type (expected a whole number"},
-           {"    nodes: 16", "    nodes: 3", "nodes 3, but choice " + pb.layers[0].choice.str() + " has 16"},
+            "key 'nodes' has the wrong type: expected a whole number in decimal, got '020'"},
+           {"pes: [0, ", "pes: [00, ",
+            "key 'pes' has the wrong type: expected a list of whole numbers in decimal, got an "
+            "entry that is not one"},
+           // A truncated file: the message named neither the layer nor what was wrong.
+           {"    compute_cycles: ", "    compute_cycles: #",
+            "layers: " + pb.layers[0].name +
+                ": key 'compute_cycles' has the wrong type: expected "
+                "a number, got nothing"},
+           {"    nodes: 16", "    nodes: 3",
+            "nodes 3, but choice " + pb.layers[0].choice.str() + " has 16"},
            {"input: 0, type", "input: -1, type", "edges: input must be at least 0, got -1"}}) {
     std::string edited = plan_yaml(pb);
     const std::size_t at = edited.find(from);
