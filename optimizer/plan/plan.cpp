@@ -296,6 +296,17 @@ Plan read_plan(const std::string& file) {
   p.redistribution_cycles =
       get_at_least<double>(totals, "redistribution_cycles", 0, file, "totals");
   p.energy_pj = get_at_least<double>(totals, "energy_pj", 0, file, "totals");
+  // Derived, so an edit of it alone changed nothing, while a replay still printed the prediction
+  // as the plan file's.
+  if (totals["total_cycles"]) {
+    const double total = get<double>(totals, "total_cycles", file, "totals");
+    if (std::abs(total - p.total_cycles()) > 1e-9 * std::max(1.0, std::abs(p.total_cycles())))
+      throw InputError(at(file, totals["total_cycles"]) + ": totals: total_cycles " +
+                       totals["total_cycles"].Scalar() +
+                       " is not compute_cycles + "
+                       "redistribution_cycles (" +
+                       shortest(p.total_cycles()) + "): edit those, or leave it out");
+  }
   if (const YAML::Node pipe = root["pipeline"]) {
     only_keys(pipe, {"micro_batches", "predicted_cycles", "stages"}, file);
     p.micro_batches = get<int>(pipe, "micro_batches", file, "pipeline");
