@@ -133,6 +133,9 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
             "totals: compute_cycles must be at least 0"},
            {"  energy_pj: ", "  energy_pj: .nan #",
             "totals: energy_pj must be at least 0, got nan"},
+           // Derived: edited alone it changed nothing, and a replay printed it as the file's.
+           {"  total_cycles: ", "  total_cycles: 1 #",
+            "totals: total_cycles 1 is not compute_cycles + redistribution_cycles"},
            {"    nodes: 16", "    nodes: abc",
             "layers: " + pb.layers[0].name +
                 ": key 'nodes' has the wrong type: expected a whole "
