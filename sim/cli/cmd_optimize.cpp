@@ -255,10 +255,21 @@ int run(const OptimizeArgs& a) {
   check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
   // Printed after the banner and listed in summary.json, with the run's other notes.
-  const std::vector<std::string> calibration_notes =
-      a.calibration.empty()
-          ? std::vector<std::string>{}
-          : apply_calibration(a.calibration, spec, hw, a.cost_model == "linkload");
+  std::vector<std::string> calibration_notes;
+  if (!a.calibration.empty()) {
+    calibration_notes = apply_calibration(a.calibration, spec, hw, a.cost_model == "linkload");
+    // What the model read from it (the console named only the file).
+    if (a.cost_model == "paper")
+      calibration_notes.insert(calibration_notes.begin(),
+                               "calibrated paper: B_NoC " + fixed(hw.bnoc_bytes_per_cycle, 2) +
+                                   " bytes/cycle, latency " + fixed(hw.paper_latency_cycles, 2) +
+                                   " cycles (" + a.calibration + ")");
+    else if (a.cost_model == "linkload" && hw.router_slowdown)
+      calibration_notes.insert(calibration_notes.begin(),
+                               "calibrated linkload: router contention s " +
+                                   fixed(*hw.router_slowdown, 3) + " on " + spec.topology.name() +
+                                   " (" + a.calibration + ")");
+  }
   const auto model = opt::make_cost_model(a.cost_model, hw);
   const opt::Graph graph =
       prepare_network(a.net.network, a.net.batch, spec, a.net.passes, a.net.train);

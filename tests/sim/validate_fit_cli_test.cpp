@@ -41,6 +41,8 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   };
   const CliRun o = optimize(dir / "v" / "calibration.yaml");
   EXPECT_EQ(o.exit_code, 0) << o.output;
+  // The values the model read are shown, not only the file's name.
+  EXPECT_NE(o.output.find("note: calibrated paper: B_NoC "), std::string::npos) << o.output;
   const CliRun bad = optimize(dir / "bad.yaml", "paper: {latency_cycles: 3}\n");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("paper.bnoc_bytes_per_cycle"), std::string::npos) << bad.output;
@@ -71,6 +73,8 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   EXPECT_NE(cal.find("\"mesh 2x2\": 0\n"), std::string::npos) << cal;  // no router-bound case: s = 0
   const CliRun l = optimize(dir / "v" / "calibration.yaml", "", "linkload");
   EXPECT_EQ(l.exit_code, 0) << l.output;
+  EXPECT_NE(l.output.find("note: calibrated linkload: router contention s "), std::string::npos)
+      << l.output;
   // A file fitted on another machine: linkload refuses it, the paper model takes its B_NoC.
   const CliRun other = optimize(dir / "other.yaml",
                                 "paper: {bnoc_bytes_per_cycle: 32, latency_cycles: 3}\n"
