@@ -489,29 +489,4 @@ TEST(OptimizeCli, ACalibrationOfAnotherMachineIsRefusedFirst) {
   EXPECT_NE(paper.output.find("were fitted on mesh 8x8, not on mesh 4x4"), std::string::npos) << paper.output;
 }
 
-// --export-lp onto a file the run reads overwrote it (the hardware config held the LP, exit 0),
-// and onto one of its outputs lost the LP under it.
-TEST(OptimizeCli, ExportLpRefusesTheRunsInputsAndOutputs) {
-  const fs::path dir = out_dir("export_lp_clash");
-  fs::create_directories(dir);
-  const fs::path config = dir / "hw.yaml";
-  fs::copy_file(hw("mesh4x4.yaml"), config);
-  const std::string before = nocflow::testing::read_file(config);
-  const fs::path out = dir / "out";
-  const std::string args = "optimize --hw " + config.string() + " --network zoo:vgg5 --solver ilp ";
-  const CliRun onto_hw =
-      run_nocflow(args + "--export-lp " + config.string() + " --out " + out.string());
-  EXPECT_EQ(onto_hw.exit_code, 2) << onto_hw.output;
-  EXPECT_NE(onto_hw.output.find("the file --hw reads, which it would overwrite"), std::string::npos)
-      << onto_hw.output;
-  EXPECT_EQ(nocflow::testing::read_file(config), before);
-  fs::create_directories(out);
-  const CliRun onto_plan =
-      run_nocflow(args + "--export-lp " + (out / "plan.yaml").string() + " --out " + out.string());
-  EXPECT_EQ(onto_plan.exit_code, 2) << onto_plan.output;
-  EXPECT_NE(onto_plan.output.find("this run writes its plan.yaml there"), std::string::npos)
-      << onto_plan.output;
-  EXPECT_TRUE(fs::is_empty(out));
-}
-
 }  // namespace

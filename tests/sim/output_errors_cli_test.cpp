@@ -72,6 +72,27 @@ TEST(OutputErrorsCli, ExportLpRefusesAFullDisk) {
   }
 }
 
+// --export-lp onto a file the run reads overwrote it (the hardware config held the LP, exit 0),
+// and onto one of its outputs lost the LP under it.
+TEST(OutputErrorsCli, ExportLpRefusesTheRunsInputsAndOutputs) {
+  const fs::path dir = fresh_dir("output_errors_export_lp_clash");
+  const fs::path config = dir / "hw.yaml";
+  fs::copy_file(kSrc + "/configs/hw/mesh4x4.yaml", config);
+  const std::string before = read_file(config);
+  const fs::path out = dir / "out";
+  const std::string args =
+      "optimize --hw " + config.string() + " --network " + kTwoConv + " --solver ilp ";
+  const CliRun onto_hw =
+      run_nocflow(args + "--export-lp " + config.string() + " --out " + out.string());
+  expect_refused(onto_hw, "the file --hw reads, which it would overwrite");
+  EXPECT_EQ(read_file(config), before);
+  fs::create_directories(out);
+  expect_refused(
+      run_nocflow(args + "--export-lp " + (out / "plan.yaml").string() + " --out " + out.string()),
+      "this run writes its plan.yaml there");
+  EXPECT_TRUE(fs::is_empty(out));
+}
+
 TEST(OutputErrorsCli, SimulateRefusesASummaryJsonThatIsAFolder) {
   const fs::path out = fresh_dir("output_errors_simulate");
   fs::create_directories(out / "summary.json");
