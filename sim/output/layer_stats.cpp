@@ -64,11 +64,13 @@ PipelineRun pipeline_run(const optimizer::Plan& replayed, const optimizer::Workl
   const std::size_t stages = replayed.stages.size();
   const auto stage_of = [&](std::size_t layer) { return replayed.layers[layer].stage; };
   // Per layer: the last end of its producers in other stages, and whether it has one in its
-  // own (then it is not among the stage's first layers).
+  // own (then it is not among the stage's first layers) or any (a layer of the network's input
+  // alone, or of constants, could start at 0 wherever it is: it says nothing of the stage).
   std::vector<noc::Cycle> inputs_there(layers.size(), 0);
-  std::vector<bool> fed_within(layers.size(), false);
+  std::vector<bool> fed_within(layers.size(), false), fed_at_all(layers.size(), false);
   for (const optimizer::LayerEdge& e : workload.edges) {
     const auto src = static_cast<std::size_t>(e.src), dst = static_cast<std::size_t>(e.dst);
+    fed_at_all[dst] = true;
     if (stage_of(src) == stage_of(dst))
       fed_within[dst] = true;
     else
@@ -85,14 +87,15 @@ PipelineRun pipeline_run(const optimizer::Plan& replayed, const optimizer::Workl
     const std::size_t m = i / n, st = static_cast<std::size_t>(stage);
     end[m][st] = std::max(end[m][st], layers[i].end);
     spans[m][st] += layers[i].end - layers[i].start;
-    if (!fed_within[i]) fed[m][st] = std::min(fed[m][st], inputs_there[i]);
+    if (fed_at_all[i] && !fed_within[i]) fed[m][st] = std::min(fed[m][st], inputs_there[i]);
   }
   PipelineRun out;
   for (std::size_t st = 0; st < stages; ++st) {
     double sum = 0;
     for (int m = 0; m < mbs; ++m) {
       const noc::Cycle free = m > 0 ? end[m - 1][st] : 0;
-      sum += static_cast<double>(barrier ? spans[m][st] : end[m][st] - std::max(free, fed[m][st]));
+      const noc::Cycle inputs = fed[m][st] == noc::kNever ? 0 : fed[m][st];  // stage 0
+      sum += static_cast<double>(barrier ? spans[m][st] : end[m][st] - std::max(free, inputs));
     }
     out.stage_cycles.push_back(sum / mbs);
   }

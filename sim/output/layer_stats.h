@@ -33,9 +33,9 @@ RunTotals run_totals(const RunResult& run);
 struct PipelineRun {
   /// Per stage, mean over micro-batches of its service time. Dataflow replay: from when it
   /// could start to its last end: its previous micro-batch done, and the inputs of one of its
-  /// first layers (those reading only other stages' outputs) all there. In a training graph's
-  /// pipeline that can be before the previous stage ends: a weight gradient reads the
-  /// forward's output long before that stage's last backward layer is done. Barrier replay,
+  /// first layers (those reading other stages' outputs and none of its own) all there. In a
+  /// training graph's pipeline that can be before the previous stage ends: a weight gradient reads
+  /// the forward's output long before that stage's last backward layer is done. Barrier replay,
   /// where every layer runs alone between barriers: its layers' spans summed (from when it
   /// could start counted the other stages' turns in between).
   std::vector<double> stage_cycles;
