@@ -92,9 +92,6 @@ void refuse_sweep_folder(const std::string& dir) {
                      "break its --resume; give another --out");
 }
 
-}  // namespace
-
-namespace {
 // Every plain file an output-writing command writes besides config.resolved.yaml. Not
 // validate's calibration.yaml, which later runs and plans read (validate removes its own).
 const char* const kRunOutputs[] = {
@@ -102,6 +99,7 @@ const char* const kRunOutputs[] = {
     "layers.csv",   "transfers.csv",    "links.csv",          "memory.csv",     "trace.json",
     "trace.vcd",    "messages.csv",     "saturation.json",    "validation.csv", "summary.csv",
     "rank.csv",     "rank_summary.csv", "rank_placements.csv"};
+
 }  // namespace
 
 void prepare_output_dir(const std::string& dir, const HwSpec& spec,
