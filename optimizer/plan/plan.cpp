@@ -303,8 +303,7 @@ Plan read_plan(const std::string& file) {
     if (std::abs(total - p.total_cycles()) > 1e-9 * std::max(1.0, std::abs(p.total_cycles())))
       throw InputError(at(file, totals["total_cycles"]) + ": totals: total_cycles " +
                        totals["total_cycles"].Scalar() +
-                       " is not compute_cycles + "
-                       "redistribution_cycles (" +
+                       " is not compute_cycles + redistribution_cycles (" +
                        shortest(p.total_cycles()) + "): edit those, or leave it out");
   }
   if (const YAML::Node pipe = root["pipeline"]) {

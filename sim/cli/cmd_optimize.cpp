@@ -215,6 +215,14 @@ void compare(const OptimizeArgs& a, const opt::PartitionSetup& s, const opt::HwD
                "within its solve time)\n";
 }
 
+/// The files this run writes into --out (config.resolved.yaml aside).
+std::vector<std::string> run_outputs(const OptimizeArgs& a) {
+  std::vector<std::string> names = {"plan.yaml", "plan.dot", "summary.json"};
+  if (a.stages > 0) names.push_back("stages.csv");
+  if (a.compare) names.push_back("compare.csv");
+  return names;
+}
+
 /// --export-lp may not name a file this run reads or writes: it would be overwritten (an input,
 /// exit 0) or lost (an output written after the LP).
 void check_export_lp(const OptimizeArgs& a) {
@@ -228,8 +236,9 @@ void check_export_lp(const OptimizeArgs& a) {
     if (!file.empty() && fs::weakly_canonical(file) == lp)
       throw InputError("--export-lp " + a.export_lp + ": the file " + option +
                        " reads, which it would overwrite: give another file");
-  for (const char* name : {"plan.yaml", "plan.dot", "summary.json", "stages.csv", "compare.csv",
-                           "config.resolved.yaml"})
+  std::vector<std::string> outputs = run_outputs(a);
+  outputs.push_back("config.resolved.yaml");
+  for (const std::string& name : outputs)
     if (fs::weakly_canonical(fs::path(a.out) / name) == lp)
       throw InputError("--export-lp " + a.export_lp + ": this run writes its " + name +
                        " there, over the LP: give another file");
@@ -249,8 +258,7 @@ int run(const OptimizeArgs& a) {
     throw InputError("--export-lp " + a.export_lp + ": cannot write: it is a directory");
   check_export_lp(a);
   check_can_create_folder(a.out, "output folder");  // before the tabulation and the solve
-  check_not_folders(a.out, {"plan.yaml", "plan.dot", "summary.json",
-                            a.stages > 0 ? "stages.csv" : "", a.compare ? "compare.csv" : ""});
+  check_not_folders(a.out, run_outputs(a));
   const HwSpec spec = a.hw.load();
   check_placement(a.placement, spec);
   opt::HwDesc hw = hw_desc_of(spec, a.bnoc);
