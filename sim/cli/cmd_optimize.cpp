@@ -127,17 +127,23 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
   j["choices_before_pruning"] = s.choices_before;
   j["choices_after_pruning"] = s.choices_after;
   if (r.ilp) {
-    j["ilp"] = {{"formulation", r.ilp->formulation},
-                {"choices", r.ilp->choices},
-                {"choices_within_bound", r.ilp->choices_within_bound},
-                {"bound_assignment_cycles", r.ilp->upper_bound},
-                {"variables", r.ilp->variables},
-                {"constraints", r.ilp->constraints},
-                {"lp_relaxation", r.ilp->has_lp_relaxation ? nlohmann::json(r.ilp->lp_relaxation)
-                                                           : nlohmann::json()},
-                {"lower_bound_cycles", r.ilp->lower_bound},
-                {"gap", r.ilp->gap},
-                {"optimal", r.ilp->optimal}};
+    // lp_solve's optimum to 0.001 cycle (38933.75, not 38933.74999999999), still at most the
+    // plan's cycles.
+    const auto bound = [&](double c) {
+      return std::min(std::round(c * 1000) / 1000, plan.total_cycles());
+    };
+    j["ilp"] = {
+        {"formulation", r.ilp->formulation},
+        {"choices", r.ilp->choices},
+        {"choices_within_bound", r.ilp->choices_within_bound},
+        {"bound_assignment_cycles", r.ilp->upper_bound},
+        {"variables", r.ilp->variables},
+        {"constraints", r.ilp->constraints},
+        {"lp_relaxation",
+         r.ilp->has_lp_relaxation ? nlohmann::json(bound(r.ilp->lp_relaxation)) : nlohmann::json()},
+        {"lower_bound_cycles", bound(r.ilp->lower_bound)},
+        {"gap", r.ilp->gap},
+        {"optimal", r.ilp->optimal}};
   }
   j["notes"] = notes;
   j["units"] = {{"*_cycles", "clock cycles"}, {"energy_pj", "picojoules"},
@@ -251,9 +257,13 @@ int run(const OptimizeArgs& a) {
   if (std::find(forms.begin(), forms.end(), a.formulation) == forms.end())
     throw InputError("--formulation: " + unknown_name_message("ILP formulation", a.formulation, forms));
   std::error_code unreadable;
-  if (const fs::path folder = fs::path(a.export_lp).parent_path();
-      !folder.empty() && !fs::is_directory(folder, unreadable))
-    throw InputError("--export-lp " + a.export_lp + ": cannot write: no folder " + folder.string());
+  // The LP may go into the --out folder this run creates (before the solve writes it).
+  const fs::path lp_folder = fs::path(a.export_lp).parent_path();
+  const bool lp_in_out =
+      !lp_folder.empty() && fs::weakly_canonical(lp_folder) == fs::weakly_canonical(a.out);
+  if (!lp_folder.empty() && !lp_in_out && !fs::is_directory(lp_folder, unreadable))
+    throw InputError("--export-lp " + a.export_lp + ": cannot write: no folder " +
+                     lp_folder.string());
   if (!a.export_lp.empty() && fs::is_directory(a.export_lp, unreadable))
     throw InputError("--export-lp " + a.export_lp + ": cannot write: it is a directory");
   check_export_lp(a);
@@ -288,6 +298,7 @@ int run(const OptimizeArgs& a) {
       {a.exact, a.memory_limit, !a.no_prune, a.placement == "search",
        a.quiet ? opt::TabulationProgress() : tabulation_progress(a.cost_model), edge_tables});
   opt::SolveOptions so{a.time_limit, a.formulation, a.export_lp, true};
+  if (lp_in_out) fs::create_directories(a.out);
   if (a.solver == "ilp" && !a.quiet)
     std::cout << "nocflow optimize: solving the ILP (" << a.formulation << ", time limit "
               << shortest(a.time_limit) << " s) ..." << std::endl;

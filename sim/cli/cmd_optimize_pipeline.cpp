@@ -68,6 +68,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   std::vector<std::string> notes = r.notes;  // printed below; the graph's were printed first
   for (const std::string& note : plan_notes(a, spec, graph, network, plan)) notes.push_back(note);
   nlohmann::ordered_json j = summary_head(a, plan);
+  j["total_cost_cycles"] = plan.pipeline_cycles;  // as a whole-machine plan's: the run's cycles
   j["stages"] = plan.stages.size();
   j["micro_batches"] = a.micro_batches;
   j["pipeline_cycles"] = plan.pipeline_cycles;
@@ -91,8 +92,10 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["solve_seconds"] = r.seconds;
   j["pes"] = plan.pes;
   j["topology"] = plan.topology;
+  j["layers"] = network.layers.size();
+  j["edges"] = network.edges.size();
   j["units"] = {{"*_cycles",
-                 "clock cycles; pipeline, whole_machine and balanced_baseline: all "
+                 "clock cycles; total_cost (= pipeline), whole_machine and balanced_baseline: all "
                  "micro-batches; bottleneck: per micro-batch; the rest per micro-batch summed "
                  "over the stages"},
                 {"imbalance", "slowest / fastest stage"},

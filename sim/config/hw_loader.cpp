@@ -199,10 +199,11 @@ ParamValue convert(const Param& p, const RawValue& raw) {
       return v;
     }
     case ParamType::Boolean: {
-      bool b = false;
-      if (!YAML::convert<bool>::decode(n, b))
-        fail(raw.origin, p.path, "expected true or false, got '" + text + "'");
-      return b;
+      // YAML 1.2's core schema. yaml-cpp also decodes YAML 1.1's yes/no/on/off/y/n, which
+      // YAML 1.2 readers take as strings.
+      if (text == "true" || text == "True" || text == "TRUE") return true;
+      if (text == "false" || text == "False" || text == "FALSE") return false;
+      fail(raw.origin, p.path, "expected true or false, got '" + text + "'");
     }
     case ParamType::Choice:
       if (std::find(p.choices.begin(), p.choices.end(), text) == p.choices.end())
@@ -482,6 +483,9 @@ std::vector<std::string> hw_notes(const HwSpec& h) {
     notes.push_back("router.routing_delay " + std::to_string(h.router.routing_delay) +
                     " has no effect: with router.lookahead_routing each router computes the next "
                     "one's route, outside the pipeline");
+  if (h.topology.kind == "crossbar" && h.router.routing != "xy")
+    notes.push_back("router.routing " + h.router.routing +
+                    " has no effect: a crossbar has one route between any two ports");
   return notes;
 }
 

@@ -71,6 +71,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "router:\n  speculative: maybe\n",
                   "",
                   {"hw.yaml:2:16:", "router.speculative: expected true or false"}},
+        // YAML 1.1's yes/on, which YAML 1.2 readers take as strings, are refused.
+        BadConfig{"yaml_1_1_bool",
+                  "router:\n  speculative: on\n",
+                  "",
+                  {"hw.yaml:2:16:", "router.speculative: expected true or false, got 'on'"}},
         BadConfig{"wrong_type_real",
                   "clock:\n  frequency_ghz: fast\n",
                   "",

@@ -104,12 +104,21 @@ TEST(HwConfig, SummaryShowsWhatTheKeysMakeAndNotesAnArrayAtAnotherRate) {
   EXPECT_TRUE(hw_notes(load_hw_config(kConfigs + "mesh8x8.yaml", {"router.routing_delay=3",
                                                                    "router.lookahead_routing=false"}))
                   .empty());
+  // A crossbar has one route between any two ports: yx is xy there, said.
+  const std::vector<std::string> crossbar_yx =
+      hw_notes(load_hw_config(kConfigs + "crossbar16.yaml", {"router.routing=yx"}));
+  ASSERT_EQ(crossbar_yx.size(), 1u);
+  EXPECT_EQ(crossbar_yx[0],
+            "router.routing yx has no effect: a crossbar has one route between any two ports");
+  EXPECT_TRUE(hw_notes(load_hw_config(kConfigs + "crossbar16.yaml", {})).empty());
 }
 
 TEST(HwConfig, OverridesBeatTheFile) {
-  const HwSpec spec = load_hw_config(kConfigs + "mesh8x8.yaml",
-                                     {"router.vcs=2", "topology.rows=3", "pe.sram_bytes=2MiB",
-                                      "router.routing=yx", "clock.frequency_ghz=0.5"});
+  const HwSpec spec =
+      load_hw_config(kConfigs + "mesh8x8.yaml",
+                     {"router.vcs=2", "topology.rows=3", "pe.sram_bytes=2MiB", "router.routing=yx",
+                      "clock.frequency_ghz=0.5", "router.speculative=False"});
+  EXPECT_FALSE(spec.router.speculative);  // the file's true, in a YAML 1.2 spelling
   EXPECT_EQ(spec.router.vcs, 2);
   EXPECT_EQ(spec.topology.rows, 3);
   EXPECT_EQ(spec.pe.sram_bytes, 2 << 20);

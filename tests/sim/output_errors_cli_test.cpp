@@ -91,6 +91,13 @@ TEST(OutputErrorsCli, ExportLpRefusesTheRunsInputsAndOutputs) {
       run_nocflow(args + "--export-lp " + (out / "plan.yaml").string() + " --out " + out.string()),
       "this run writes its plan.yaml there");
   EXPECT_TRUE(fs::is_empty(out));
+  // Into the --out folder the run creates: written (it was refused, "no folder").
+  const fs::path fresh = dir / "fresh";
+  const CliRun into_out =
+      run_nocflow(args + "--export-lp " + (fresh / "m.lp").string() + " --out " + fresh.string());
+  ASSERT_EQ(into_out.exit_code, 0) << into_out.output;
+  EXPECT_NE(read_file(fresh / "m.lp").find("one_0"), std::string::npos);  // a layer's row
+  EXPECT_TRUE(fs::exists(fresh / "plan.yaml"));
 }
 
 TEST(OutputErrorsCli, SimulateRefusesASummaryJsonThatIsAFolder) {

@@ -214,14 +214,21 @@ TEST(SimulateCli, APipelinedTrainingGraphSaysWhatItDoesNotModel) {
   ASSERT_EQ(stages.size(), 2u);
   std::vector<double> compute(2, 0);
   bool in_stage1 = false;
+  std::size_t layers = 0;
   for (const auto& row : read_csv_rows(dir / "sim" / "layers.csv")) {
     const std::string name = row.at("layer");
     if (name.substr(name.find('@') + 1) != "0") continue;  // micro-batch 0
     in_stage1 = in_stage1 || name == stages[1]["first"].get<std::string>() + "@0";
     compute[in_stage1 ? 1 : 0] += std::stod(row.at("compute_cycles"));
+    ++layers;
   }
   for (std::size_t s = 0; s < 2; ++s)
     EXPECT_GE(stages[s]["simulated_cycles"].get<double>(), compute[s]) << "stage " << s;
+  // The optimizer's summary.json has a whole-machine plan's keys too.
+  const auto planned = nlohmann::json::parse(read_file(dir / "opt" / "summary.json"));
+  EXPECT_EQ(planned["total_cost_cycles"], planned["pipeline_cycles"]);
+  EXPECT_EQ(planned["layers"].get<std::size_t>(), layers);
+  EXPECT_GT(planned["edges"].get<std::size_t>(), layers - 1);  // a chain and its backward pass
   const CliRun inference = run_nocflow("optimize " + net + "--out " + (dir / "inference").string());
   ASSERT_EQ(inference.exit_code, 0) << inference.output;
   EXPECT_EQ(inference.output.find(note), std::string::npos) << inference.output;
