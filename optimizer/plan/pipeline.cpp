@@ -84,6 +84,11 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
   plan.topology = hw.topology.name();
   plan.micro_batches = o.micro_batches;
   int first_pe = 0;
+  std::vector<Choice> chosen(w.layers.size());  // by layer, once its stage is solved
+  std::vector<int> stage_of(w.layers.size(), 0);
+  for (int s = 0; s < out.split.stages(); ++s)
+    for (int l = out.split.begin[s]; l < out.split.begin[s + 1]; ++l)
+      stage_of[static_cast<std::size_t>(l)] = s;
   for (int s = 0; s < out.split.stages(); ++s) {
     const int first = out.split.begin[s], end = out.split.begin[s + 1], q = out.split.units[s];
     Band& b = pricer.tabulated(q);
@@ -103,12 +108,32 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     plan.redistribution_cycles += part.redistribution_cycles;
     plan.energy_pj += part.energy_pj;
     plan.activation_bytes += part.activation_bytes;
+    for (int l = first; l < end; ++l) {
+      const auto v = static_cast<std::size_t>(l - first);
+      chosen[static_cast<std::size_t>(l)] =
+          st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])];
+    }
     for (const LayerEdge& e : stage_inputs(w, first, end)) {
       const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
       const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
-      const auto v = static_cast<std::size_t>(e.dst - first);
-      const Choice& c = st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])];
-      const double cycles = pricer.stage_input_cycles(src, dst, e.input, c, q);
+      const Choice& c = chosen[static_cast<std::size_t>(e.dst)];
+      // The cycles of the stage that pays it (crossing_payer), as priced there.
+      const int producer_stage = stage_of[static_cast<std::size_t>(e.src)];
+      const int producer_end = out.split.begin[producer_stage + 1];
+      double cycles = 0;
+      switch (crossing_payer(e, producer_end, first)) {
+        case CrossingPayer::Consumer:
+          cycles = pricer.stage_input_cycles(src, dst, e.input, c, q);
+          break;
+        case CrossingPayer::Producer:
+          cycles = pricer.stage_output_cycles(src, chosen[static_cast<std::size_t>(e.src)], dst,
+                                              e.input) +
+                   pricer.stage_copies_cycles(dst, e.input, c);
+          break;
+        case CrossingPayer::Neither:
+          cycles = pricer.stage_copies_cycles(dst, e.input, c);
+          break;
+      }
       // Energy: every consumer PE's share (copies of what is not split) over the mean route.
       const double bytes = input_share(dst, e.input, c) * c.nodes();
       const double pj = bytes * stage_input_hops(hw, q) * hw.hop_pj_per_byte;

@@ -9,15 +9,21 @@
 // (the network's batch each) stream through the stages, so M of them take
 //   Σ_s T_s + (M − 1) · max_s T_s   cycles,
 // where T_s is stage s's cost per micro-batch: its layers' compute, its own redistributions,
-// and receiving the activations earlier stages send it (a stage input). How many rows each
-// stage gets, and where the cuts fall, is the min-max split (solver/stage_split.h) over the
-// costs of every range of layers on every number of rows.
+// and its part of the edges between stages (stage inputs). How many rows each stage gets, and
+// where the cuts fall, is the min-max split (solver/stage_split.h) over the costs of every
+// range of layers on every number of rows.
 //
-// A stage input's cost is an estimate: the consumer PE's share of that input (input_share)
-// through its ejection channel (a one-PE producer's injection channel) and, on a mesh, all
-// its PEs' shares through the band's `cols` boundary links, whichever is slower, plus the hop
-// latency of half the band's rows and columns. It is added to the consumer's layer cost for
-// each choice, so the solver inside the band sees it.
+// An edge between stages costs an estimate, paid by one stage or shared (crossing_payer,
+// stage_pricer.h). From the last layer of the stage before the consumer's, the consumer's
+// stage pays it all, as it waits for it: the consumer PE's share of that input (input_share)
+// through its ejection channel (a one-PE producer's injection channel) and, on a mesh, all its
+// PEs' shares through the band's `cols` boundary links, whichever is slower, plus the hop
+// latency of half the band's rows and columns. From a layer with more of its stage after it
+// (a training graph's saved activations, a skip edge), the producer's stage pays the tensor
+// once through its band's boundary links (a crossbar: its PEs' injection channels), which it
+// sends while it runs on, and the consumer's the copies beyond one that its choice needs.
+// Each part is added to its layer's cost for each of its choices, so the solver inside the
+// band sees it.
 #include <functional>
 #include <string>
 

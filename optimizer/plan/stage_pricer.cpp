@@ -76,6 +76,11 @@ std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end) {
   return in;
 }
 
+CrossingPayer crossing_payer(const LayerEdge& e, int producer_end, int consumer_first) {
+  if (e.src == consumer_first - 1) return CrossingPayer::Consumer;
+  return e.src == producer_end - 1 ? CrossingPayer::Neither : CrossingPayer::Producer;
+}
+
 double stage_input_hops(const HwDesc& hw, int units) {
   return hw.mesh() ? (units + hw.topology.cols) / 2.0 : 1;
 }
@@ -120,6 +125,14 @@ Band& StagePricer::tabulated(int units) {
       b.setup = setup_partition(*w.graph, b.hw, *b.model, setup);
       b.bound = chain_bounds(b.setup, units);
       b.grows = grows(b.setup.problem);
+      for (const LayerEdge& e : w.edges) {
+        double dearest = 0;
+        for (const Choice& c : b.setup.choices[static_cast<std::size_t>(e.src)])
+          dearest = std::max(
+              dearest, stage_output_cycles(w.layers[static_cast<std::size_t>(e.src)], c,
+                                           w.layers[static_cast<std::size_t>(e.dst)], e.input));
+        b.dearest_output.push_back(dearest);
+      }
       b.tabulated = true;
     } catch (const InputError& e) {
       b.failure = band_name(b.hw, units) + ": " + e.what();
@@ -138,6 +151,23 @@ double StagePricer::stage_input_cycles(const Layer& producer, const Layer& layer
     cycles = std::max(cycles, share * c.nodes() / hw.link_bytes_per_cycle);
   return cycles +
          (hw.router_pipeline_cycles + hw.link_latency_cycles) * stage_input_hops(hw, units);
+}
+
+double StagePricer::stage_output_cycles(const Layer& producer, const Choice& c,
+                                        const Layer& consumer, int input) const {
+  const auto bytes = static_cast<double>(consumer.inputs[static_cast<std::size_t>(input)].bytes);
+  const int senders = producer.legal.empty() ? 1 : c.nodes();   // one PE: a Reshape, a Transpose
+  double cycles = bytes / (senders * hw.link_bytes_per_cycle);  // their injection channels
+  if (hw.mesh()) cycles = std::max(cycles, bytes / (hw.topology.cols * hw.link_bytes_per_cycle));
+  return cycles;
+}
+
+double StagePricer::stage_copies_cycles(const Layer& layer, int input, const Choice& c) const {
+  const double share = input_share(layer, input, c);
+  const auto once = static_cast<double>(layer.inputs[static_cast<std::size_t>(input)].bytes);
+  if (hw.mesh())
+    return std::max(0.0, share * c.nodes() - once) / (hw.topology.cols * hw.link_bytes_per_cycle);
+  return std::max(0.0, share - once / c.nodes()) / hw.link_bytes_per_cycle;
 }
 
 std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int units) const {
@@ -161,14 +191,16 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
   std::vector<double> f, g;
   for (int first = 0; first < n; ++first) {
     node.assign(p.node.begin() + first, p.node.end());
-    for (const LayerEdge& e : w.edges)
+    for (const LayerEdge& e : w.edges)  // what its consumers pay of the stage inputs (stage_setup)
       if (e.src < first && e.dst >= first) {
         auto& costs = node[static_cast<std::size_t>(e.dst - first)];
         const auto& choices = setup.choices[static_cast<std::size_t>(e.dst)];
+        const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
         for (std::size_t c = 0; c < costs.size(); ++c)
-          costs[c] += stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
-                                         w.layers[static_cast<std::size_t>(e.dst)], e.input,
-                                         choices[c], units);
+          costs[c] += e.src == first - 1
+                          ? stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)], dst,
+                                               e.input, choices[c], units)
+                          : stage_copies_cycles(dst, e.input, choices[c]);
       }
     f.clear();  // the best of [first, l] for each choice of l
     for (int l = first; l < n; ++l) {
@@ -194,6 +226,26 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
       f.swap(g);
       bound[static_cast<std::size_t>(first) * N + static_cast<std::size_t>(l) + 1] =
           *std::min_element(f.begin(), f.end());
+    }
+  }
+  // And what its producers pay at least for edges to later stages (stage_setup), each at its
+  // producer's cheapest choice: [first, end) pays those from [first, end − 1) to [end, n).
+  std::vector<std::vector<std::pair<int, double>>> outputs(static_cast<std::size_t>(n));
+  for (const LayerEdge& e : w.edges) {
+    const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
+    const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+    double least = kInf;
+    for (const Choice& c : setup.choices[static_cast<std::size_t>(e.src)])
+      least = std::min(least, stage_output_cycles(src, c, dst, e.input));
+    if (least > 0 && least < kInf)
+      outputs[static_cast<std::size_t>(e.src)].push_back({e.dst, least});
+  }
+  for (int end = 2; end <= n; ++end) {
+    double paid = 0;
+    for (int u = end - 2; u >= 0; --u) {
+      for (const auto& [dst, least] : outputs[static_cast<std::size_t>(u)])
+        if (dst >= end) paid += least;
+      bound[static_cast<std::size_t>(u) * N + static_cast<std::size_t>(end)] += paid;
     }
   }
   return bound;
@@ -225,12 +277,22 @@ PartitionSetup StagePricer::stage_setup(int first, int end, int units) {
       sub.row = e.row;
       p.edges.push_back(std::move(sub));
     }
-  for (const LayerEdge& e : stage_inputs(w, first, end)) {
-    const auto v = static_cast<std::size_t>(e.dst - first);
-    for (std::size_t c = 0; c < p.node[v].size(); ++c)
-      p.node[v][c] += stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)],
-                                         w.layers[static_cast<std::size_t>(e.dst)], e.input,
-                                         s.choices[v][c], units);
+  // Edges to and from other stages, each added to the layer of this stage that pays it
+  // (crossing_payer), for each of its choices.
+  for (const LayerEdge& e : w.edges) {
+    const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
+    const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+    if (e.dst >= first && e.dst < end && e.src < first) {
+      const auto v = static_cast<std::size_t>(e.dst - first);
+      const bool pays = e.src == first - 1;  // CrossingPayer::Consumer
+      for (std::size_t c = 0; c < p.node[v].size(); ++c)
+        p.node[v][c] += pays ? stage_input_cycles(src, dst, e.input, s.choices[v][c], units)
+                             : stage_copies_cycles(dst, e.input, s.choices[v][c]);
+    } else if (e.src >= first && e.src < end - 1 && e.dst >= end) {  // CrossingPayer::Producer
+      const auto u = static_cast<std::size_t>(e.src - first);
+      for (std::size_t c = 0; c < p.node[u].size(); ++c)
+        p.node[u][c] += stage_output_cycles(src, s.choices[u][c], dst, e.input);
+    }
   }
   return s;
 }
@@ -264,12 +326,26 @@ double StagePricer::lower_bound(int first, int end, int units) {
 }
 
 void StagePricer::learn(int first, int end, int units, double proven) {
-  if (!o.bound_by_shorter || !tabulated(units).grows) return;
+  const Band& b = tabulated(units);
+  if (!o.bound_by_shorter || !b.grows) return;
   auto& known = grown[static_cast<std::size_t>(units)];
   const std::size_t n = w.layers.size() + 1;
   if (known.empty()) known.assign(n * n, 0.0);
+  // [first, end) pays its producers' edges into [end, e), which [first, e) does not (it pays
+  // their edge tables, ≥ 0): at most `slack`, each at its producer's dearest choice. With the
+  // rest, never negative, only added, [first, e) costs at least proven − slack.
+  std::vector<double> into(n, 0.0);  // by consumer
+  for (std::size_t i = 0; i < w.edges.size(); ++i) {
+    const LayerEdge& e = w.edges[i];
+    if (e.src >= first && e.src < end - 1 && e.dst >= end)
+      into[static_cast<std::size_t>(e.dst)] += b.dearest_output[i];
+  }
   double* row = &known[static_cast<std::size_t>(first) * n];
-  for (auto e = static_cast<std::size_t>(end); e < n && row[e] < proven; ++e) row[e] = proven;
+  double slack = 0;
+  for (auto e = static_cast<std::size_t>(end); e < n; ++e) {
+    if (e > static_cast<std::size_t>(end)) slack += into[e - 1];
+    row[e] = std::max(row[e], proven - slack);
+  }
 }
 
 StagePrice StagePricer::cost(int first, int end, int units, double cutoff) {

@@ -17,6 +17,16 @@ namespace nocflow::optimizer {
 /// The edges into layers [first, end) from earlier layers: the stage's inputs.
 std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end);
 
+/// Which stage's cost holds an edge between stages (pipeline.h). Its consumer's, when the
+/// producer is the last layer of the stage just before: the tensor crosses as that stage could
+/// start. Its producer's, when the producer is not its stage's last layer: the tensor crosses
+/// while that stage runs on, through its PEs' NIs and its band's links. Neither's when a
+/// stage's last layer feeds a stage two or more on: it crosses while the stages between run.
+/// `producer_end`: the end of the producer's layer range; `consumer_first`: the first layer of
+/// the consumer's.
+enum class CrossingPayer { Consumer, Producer, Neither };
+CrossingPayer crossing_payer(const LayerEdge& e, int producer_end, int consumer_first);
+
 /// Hops of a stage input's mean route into a band of `units` (pipeline.h: an estimate).
 double stage_input_hops(const HwDesc& hw, int units);
 
@@ -35,8 +45,12 @@ struct Band {
   /// consecutive layers (the other edges, each costing at least 0, only add).
   std::vector<double> bound;
   /// Once tabulated: no layer cost or edge entry is negative, so a stage never costs less for
-  /// taking more layers (what it adds, layer costs, edges and stage inputs, is never negative).
+  /// taking more layers (what it adds, layer costs, edges and stage inputs, is never negative)
+  /// but for what its producers paid of the edges to the layers it takes (StagePricer::learn).
   bool grows = false;
+  /// Once tabulated, by edge of the workload: its stage_output_cycles at its producer's dearest
+  /// choice on this band.
+  std::vector<double> dearest_output;
 };
 
 /// Prices stages for split_min_max_units (StageCost, StageBound) and solves the chosen ones'
@@ -75,6 +89,17 @@ struct StagePricer {
   double stage_input_cycles(const Layer& producer, const Layer& layer, int input, const Choice& c,
                             int units) const;
 
+  /// Cycles for the PEs of `producer` under `c` on a band of `units` to send input `input` of
+  /// `consumer` out of the band (pipeline.h: an estimate): the tensor once through the band's
+  /// `cols` boundary links (a crossbar: each PE's share through its injection channel).
+  double stage_output_cycles(const Layer& producer, const Choice& c, const Layer& consumer,
+                             int input) const;
+
+  /// Cycles for the copies beyond one of input `input` that `layer` under `c` needs from an
+  /// earlier stage that pays the tensor once (stage_output_cycles): through the band's `cols`
+  /// boundary links (a crossbar: the PE's ejection channel).
+  double stage_copies_cycles(const Layer& layer, int input, const Choice& c) const;
+
   /// Per-PE bytes of weights resident across micro-batches plus the largest layer's
   /// activations: what the stage's PEs hold at most under `choice`.
   static double stage_bytes(const PartitionSetup& s, const std::vector<int>& choice);
@@ -86,9 +111,10 @@ struct StagePricer {
   std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
   /// grown[units][first · (layers + 1) + end]: the most a stage of layers [first, e) on `units`
   /// was proven to cost at least (its optimum, a bound a cutoff stopped at, with resident
-  /// weights what the search for a fitting assignment proved) for any e ≤ end; on a band that
-  /// grows (Band::grows) at most what [first, end) costs: a longer stage holds more weights and
-  /// activations, so it fits no more easily either.
+  /// weights what the search for a fitting assignment proved), less what its producers may
+  /// have paid for edges into [e, end), for any e ≤ end; on a band that grows (Band::grows) at
+  /// most what [first, end) costs: a longer stage holds more weights and activations, so it
+  /// fits no more easily either.
   std::vector<std::vector<double>> grown;
   /// Exact solves by (first, end, units): what the split priced, the baselines and the plan
   /// read back instead of solving again.
@@ -128,8 +154,9 @@ struct StagePricer {
   /// cheapest, how far from it it may be.
   ResidentFit fit_resident(const PartitionSetup& s, SolveResult& r);
 
-  /// Raises grown[units] for [first, e ≥ end) to `proven`, a lower bound of [first, end)'s cost
-  /// (not kept without PipelineOptions::bound_by_shorter or on a band that does not grow).
+  /// Raises grown[units] for [first, e ≥ end) to `proven`, a lower bound of [first, end)'s cost,
+  /// less what [first, end)'s producers paid for edges into [end, e) (not kept without
+  /// PipelineOptions::bound_by_shorter or on a band that does not grow).
   void learn(int first, int end, int units, double proven);
 };
 

@@ -64,20 +64,38 @@ TEST(Pipeline, StagesTileTheLayersAndTheMeshAndCostWhatTheirPlansSay) {
     }
     EXPECT_EQ(p.stages[0].first, p.layers.front().name);
     EXPECT_EQ(p.stages[2].last, p.layers.back().name);
-    // A stage's cost is its layers' compute, its own edges and its stage inputs.
-    auto stage_of = [&](const std::string& name) {
-      for (const PlanLayer& l : p.layers)
-        if (l.name == name) return l.stage;
-      return -1;
-    };
-    int stage_inputs = 0;
-    for (const PlanEdge& e : p.edges) {
-      const int s = stage_of(e.src), d = stage_of(e.dst);
-      EXPECT_EQ(e.type == "STAGE_INPUT", s != d) << e.src << " -> " << e.dst;
-      stage_inputs += s != d;
-      stage_sum[static_cast<std::size_t>(d)] += e.cycles;
+    // A stage's cost is its layers' compute, its own edges and what it pays of the edges
+    // between stages (crossing_payer): the consumer's stage all of it, or the producer's the
+    // tensor once (stage_output_cycles) and the consumer's the rest.
+    const Workload w = build_workload(g);
+    const StagePricer pricer(w, hw, o, model);
+    std::map<std::string, int> index;  // of layers in w and in p.layers alike
+    for (std::size_t l = 0; l < w.layers.size(); ++l) {
+      ASSERT_EQ(w.layers[l].name, p.layers[l].name);
+      index[w.layers[l].name] = static_cast<int>(l);
     }
-    EXPECT_GE(stage_inputs, 2);  // at least one into each later stage
+    std::map<CrossingPayer, int> payers;
+    for (const PlanEdge& e : p.edges) {
+      const int u = index.at(e.src), v = index.at(e.dst);
+      const int s = p.layers[static_cast<std::size_t>(u)].stage;
+      const int d = p.layers[static_cast<std::size_t>(v)].stage;
+      EXPECT_EQ(e.type == "STAGE_INPUT", s != d) << e.src << " -> " << e.dst;
+      double producer = 0;
+      if (s != d) {
+        const CrossingPayer payer =
+            crossing_payer({u, v, e.input}, r.split.begin[s + 1], r.split.begin[d]);
+        ++payers[payer];
+        if (payer == CrossingPayer::Producer)
+          producer = pricer.stage_output_cycles(w.layers[static_cast<std::size_t>(u)],
+                                                p.layers[static_cast<std::size_t>(u)].choice,
+                                                w.layers[static_cast<std::size_t>(v)], e.input);
+        EXPECT_GE(e.cycles, producer) << e.src << " -> " << e.dst;
+      }
+      stage_sum[static_cast<std::size_t>(s)] += producer;
+      stage_sum[static_cast<std::size_t>(d)] += e.cycles - producer;
+    }
+    EXPECT_GE(payers[CrossingPayer::Consumer], 2) << model;  // at least one into each later stage
+    EXPECT_GT(payers[CrossingPayer::Producer], 0) << model;  // a skip edge from before a cut
     for (int s = 0; s < 3; ++s)
       EXPECT_NEAR(stage_sum[s], p.stages[s].cycles, 1e-6 * p.stages[s].cycles)
           << model << " stage " << s;
