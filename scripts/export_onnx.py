@@ -37,10 +37,16 @@ import math
 import os
 import sys
 
-import onnx
-import onnx.numpy_helper
-import torch
-import torchvision
+try:
+    import onnx
+    import onnx.numpy_helper
+    import torch
+    import torchvision
+except ModuleNotFoundError as missing:  # one line and exit code 2, not a traceback
+    print(f"export_onnx: needs the Python module '{missing.name}': run it with /usr/bin/python3 "
+          "and Debian's python3-torch, python3-torchvision and python3-onnx "
+          "(scripts/install-deps.sh --with-torch)", file=sys.stderr)
+    sys.exit(2)
 
 TORCHVISION = {  # name: (model, input height and width)
     "resnet18": (lambda: torchvision.models.resnet18(weights=None), 224),

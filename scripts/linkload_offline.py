@@ -46,8 +46,15 @@ import collections
 import csv
 import os
 import re
+import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ModuleNotFoundError as missing:  # one line and exit code 2, not a traceback
+    print(f"linkload_offline: needs the Python module '{missing.name}': run it with /usr/bin/python3 "
+          "and Debian's python3-numpy (with python3-matplotlib: scripts/install-deps.sh)",
+          file=sys.stderr)
+    sys.exit(2)
 
 FLIT_BYTES, PIPELINE, LINK = 32, 2, 1
 

@@ -13,7 +13,13 @@ import math
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ModuleNotFoundError as missing:  # one line and exit code 2, not a traceback
+    script = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    print(f"{script}: needs the Python module '{missing.name}': run it with /usr/bin/python3 and "
+          "Debian's python3-matplotlib (scripts/install-deps.sh)", file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")  # headless: no display needed
 import matplotlib.pyplot as plt  # noqa: E402  (after use())

@@ -9,6 +9,8 @@ for arg in "${@:2}"; do
   case $arg in
     -h | --help)
       sed -n '3,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+      echo "Environment: NOCFLOW, the binary (default build/release/sim/nocflow); NOCFLOW_OUT, the"
+      echo "output folder (default out/$1); RUNS, repeats for medians where the script takes them (3)."
       exit 0
       ;;
     *)

@@ -37,13 +37,26 @@ void write_links(const std::filesystem::path& path, const std::vector<noc::LinkL
   out.close();
 }
 
-void report_progress(noc::NocModule& top, bool quiet) {
+void report_progress(noc::NocModule& top, bool quiet, noc::Cycle expected, bool at_most) {
   if (quiet) return;
-  top.on_cycle = [throttle = ProgressThrottle(), cycles_seen = noc::Cycle{0}](noc::Cycle c) mutable {
-    if (++cycles_seen & 0x3fff) return;
-    if (const double seconds = throttle.due(); seconds >= 0)
-      std::cerr << "  ... cycle " << c << ", " << std::fixed << std::setprecision(1) << seconds
-                << " s\n";
+  // The clock is read every 256 cycles: a 64x64 mesh takes seconds for 16,384 of them.
+  top.on_cycle = [throttle = ProgressThrottle(), cycles_seen = noc::Cycle{0}, expected,
+                  at_most](noc::Cycle c) mutable {
+    if (++cycles_seen & 0xff) return;
+    const double seconds = throttle.due();
+    if (seconds < 0) return;
+    std::cerr << "  ... cycle " << c;
+    if (expected > 0 && c < expected)
+      std::cerr << " of " << (at_most ? "at most " : "") << expected << " measured ("
+                << fixed(100.0 * static_cast<double>(c) / static_cast<double>(expected)) << " %)";
+    else if (expected > 0)
+      std::cerr << ", draining";
+    std::cerr << ", " << fixed(seconds) << " s";
+    if (expected > 0 && c > 0 && c < expected)
+      std::cerr << ", " << (at_most ? "at most " : "about ")
+                << fixed(seconds * static_cast<double>(expected - c) / static_cast<double>(c), 0)
+                << " s left";
+    std::cerr << "\n";
   };
 }
 
@@ -108,8 +121,9 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   j["measured_cycles"] = r.measured_cycles;
   j["samples"] = r.samples;
   // A fixed window (--cycles) is measured once, not run until it converges.
-  j["converged"] =
-      a.traffic.fixed_cycles > 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(r.converged);
+  j["converged"] = a.traffic.fixed_cycles > 0 || r.offered == 0
+                       ? nlohmann::ordered_json()
+                       : nlohmann::ordered_json(r.converged);
   j["stable"] = packets || !r.stable ? nlohmann::ordered_json(r.stable) : nlohmann::ordered_json();
   if (!r.stable) j["unstable_latency_estimate"] = r.unstable_latency;
   // The throughput rule, beside BookSim's latency rule: a short window can keep the latency
@@ -121,7 +135,11 @@ nlohmann::ordered_json summary_json(const TrafficResult& r, const TrafficArgs& a
   j["flits_ejected"] = r.flits_ejected;
   j["router_evaluations"] = r.router_steps;
   j["wall_seconds"] = wall;
-  j["router_cycles_per_second"] = wall > 0 ? static_cast<double>(routers) * r.cycles / wall : 0;
+  // With nothing offered idle cycles are skipped: no rate to speak of (the console omits it).
+  j["router_cycles_per_second"] =
+      wall > 0 && r.offered > 0
+          ? nlohmann::ordered_json(static_cast<double>(routers) * r.cycles / wall)
+          : nlohmann::ordered_json();
   j["units"] = {{"latency", "cycles (packet: creation to tail ejection; network: head injection to tail "
                             "ejection; flit: each flit's injection to its ejection, averaged over flits)"},
                 {"unstable_latency_estimate", "cycles"},
@@ -158,9 +176,10 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
   o << "  packets measured   " << r.packets_measured << " over " << r.measured_cycles << " cycles"
     << (a.traffic.fixed_cycles > 0 ? std::string(" (a fixed window: --cycles)")
         : r.samples ? " (" + std::to_string(r.samples) + (r.samples == 1 ? " sample" : " samples") +
-                          (r.converged ? ", converged)"
-                                       : ", not converged within " +
-                                             std::to_string(a.traffic.max_samples) + ")")
+                          (r.converged      ? ", converged)"
+                           : r.offered == 0 ? ", nothing offered to converge)"
+                                            : ", not converged within " +
+                                                  std::to_string(a.traffic.max_samples) + ")")
                     : "")
     << "\n"
     << "  stable             ";
@@ -181,9 +200,14 @@ void print_result(const TrafficResult& r, const TrafficArgs& a, double wall, int
     o << "n/a: no packet finished in the " << r.measured_cycles
       << "-cycle window, which starts on an empty network; give --warmup or more --cycles\n";
   else  // nothing to judge by: say how long a run would have to be
+  {
+    const double every = a.traffic.packet_flits / r.offered;  // 1e+300 at --rate 1e-300
+    std::ostringstream every_text;
+    every_text << std::setprecision(3) << every;
     o << "n/a: at this rate a node starts a packet every "
-      << fixed(a.traffic.packet_flits / r.offered, 0)
+      << (every < 1e9 ? fixed(every, 0) : every_text.str())
       << " cycles on average; give more --cycles or a higher --rate\n";
+  }
   o << std::setprecision(2) << "  simulated          " << r.cycles
     << (r.cycles == 1 ? " cycle" : " cycles") << " in " << std::setprecision(3) << wall << " s";
   if (r.offered > 0)  // with nothing offered idle cycles are skipped: no rate to speak of
@@ -213,7 +237,15 @@ int run(const TrafficArgs& a) {
   noc::NocModule top("noc", net, spec.clock.frequency_ghz);
   const int routers = net.topology().num_routers();
   const auto started = Clock::now();
-  report_progress(top, a.quiet);
+  // A single run measures until its window ends (a converging one at the latest after its
+  // samples); the saturation search's probes say how far it is.
+  const TrafficOptions& t = a.traffic;
+  if (a.find_saturation)
+    report_progress(top, a.quiet);
+  else if (t.fixed_cycles > 0)
+    report_progress(top, a.quiet, std::max<Cycle>(t.warmup_cycles, 0) + t.fixed_cycles);
+  else
+    report_progress(top, a.quiet, (t.warmup_periods + t.max_samples) * t.sample_period, true);
   const noc::Advance advance = [&](Cycle c) { top.run_until(c); };
 
   const int hotspot =
@@ -225,6 +257,7 @@ int run(const TrafficArgs& a) {
               << 100 * a.traffic.pattern_options.hotspot_fraction << " % of packets)";
   std::cout << ", " << a.traffic.packet_flits << "-flit packets, seed " << a.traffic.seed << "\n";
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
+  std::cout.flush();  // before the run's progress on stderr, also when piped
 
   if (!a.find_saturation) {
     const TrafficResult r = noc::run_traffic(net, a.traffic, advance);

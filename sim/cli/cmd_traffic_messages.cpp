@@ -41,6 +41,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   if (!machine.empty() && machine != spec.topology.name())
     std::cout << "  note: the file was written on " << machine << " (its '# machine:' line); here it runs on "
               << spec.topology.name() << ", where its node numbers are other places\n";
+  std::cout.flush();  // before the run's progress on stderr, also when piped
   const auto started = Clock::now();
   const noc::BatchResult r = noc::run_batch(net, messages, [&](Cycle c) { top.run_until(c); });
   const double wall = seconds_since(started);

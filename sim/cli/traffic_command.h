@@ -36,8 +36,11 @@ nlohmann::ordered_json measured(bool any, T v) {
 
 /// links.csv: per link its flits, utilisation over the run and active span.
 void write_links(const std::filesystem::path& path, const std::vector<noc::LinkLoad>& links);
-/// A progress line on stderr every 2 s of wall time (unless quiet), from the kernel's cycles.
-void report_progress(noc::NocModule& top, bool quiet);
+/// A progress line on stderr every 2 s of wall time (unless quiet), from the kernel's cycles;
+/// with `expected` > 0, the cycle the run measures until (`at_most`: at the latest) and the
+/// seconds that leaves at the rate so far.
+void report_progress(noc::NocModule& top, bool quiet, noc::Cycle expected = 0,
+                     bool at_most = false);
 /// `--messages FILE`: the batch's duration, per-message delivery and link loads.
 int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net);
 

@@ -163,6 +163,20 @@ TEST(TrafficCli, ARunThatMeasuresNoPacketDoesNotCallItselfStable) {
             std::string::npos)
       << brief.output;
   EXPECT_NE(brief.output.find("(a fixed window: --cycles)"), std::string::npos) << brief.output;
+  // A rate next to nothing: its mean gap in 3 digits, not 301.
+  const CliRun tiny = run_nocflow("traffic --hw " + kHw + " --rate 1e-300 --cycles 100 --out " +
+                                  (dir / "tiny").string());
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.output;
+  EXPECT_NE(tiny.output.find("starts a packet every 1e+300 cycles on average"), std::string::npos)
+      << tiny.output;
+  // Nothing offered: nothing to converge, and no simulation rate (idle cycles are skipped).
+  const CliRun idle = run_nocflow("traffic --hw " + kHw + " --rate 0 --sample-period 100 --out " +
+                                  (dir / "idle").string());
+  ASSERT_EQ(idle.exit_code, 0) << idle.output;
+  const nlohmann::json i = nlohmann::json::parse(read_file(dir / "idle" / "summary.json"));
+  EXPECT_TRUE(i["converged"].is_null()) << i.dump();
+  EXPECT_TRUE(i["router_cycles_per_second"].is_null()) << i.dump();
+  EXPECT_NE(idle.output.find("nothing offered to converge"), std::string::npos) << idle.output;
 }
 
 // Eight one-flit messages into node 0 of a crossbar whose VC allocator grants all 3 VCs of
