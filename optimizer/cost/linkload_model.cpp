@@ -267,7 +267,7 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
     if (g[4] != 0) continue;  // one ring per group, from its first member
     RingGather& r = rings.emplace_back();
     const std::int64_t block = output_block(l, c, g).volume() * l.elem_bytes;
-    r.chunk_bytes = (block + f - 1) / f;
+    r.chunk_bytes = ring_chunk_bytes(block, f, l.elem_bytes);
     chunk = std::max(chunk, r.chunk_bytes);
     for (g[4] = 0; g[4] < f; ++g[4])
       r.ring.push_back(placed.placement.pe[static_cast<std::size_t>(grid_index(c, g))]);

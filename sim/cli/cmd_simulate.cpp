@@ -4,6 +4,7 @@
 // programs, run on SystemC PEs over the NoC, and compared with the analytic models.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -136,10 +137,18 @@ std::string write_traces(const SimulateArgs& a, const HwSpec& spec, const RunRes
                          const std::vector<std::string>& layer_names, noc::Cycle window) {
   std::string written;
   if (!a.trace.empty()) {
-    write_file(fs::path(a.out) / "trace.json", [&](std::ostream& f) {
+    const fs::path json = fs::path(a.out) / "trace.json";
+    write_file(json, [&](std::ostream& f) {
       write_chrome_trace(f, r, layer_names, spec.clock.frequency_ghz, window);
     });
     written += ", trace.json";
+    // Its link samples are most of it: they shrink as the window grows.
+    constexpr double kGiB = 1 << 30;
+    if (const double size = static_cast<double>(fs::file_size(json)); size > kGiB)
+      std::cout << "  note: trace.json is " << fixed(size / kGiB) << " GiB; Perfetto's UI opens "
+                << "traces up to about 2 GB: --trace-window "
+                << static_cast<noc::Cycle>(std::ceil(size / kGiB)) * window
+                << " or more gives about 1 GiB or less\n";
   }
   if (a.vcd) {
     write_file(fs::path(a.out) / "trace.vcd", [&](std::ostream& f) {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "optimizer/cost/cost_model.h"
+
 namespace nocflow::sim {
 
 namespace {
@@ -50,8 +52,8 @@ void ring_all_reduce(ProgramSet& set, const std::vector<int>& ring, std::int64_t
                      int element_bytes, std::int64_t adds_per_cycle, int layer, int edge) {
   const int n = static_cast<int>(ring.size());
   if (n < 2) return;
-  const std::int64_t chunk = (total_bytes + n - 1) / n;
-  const std::int64_t elements = (chunk + element_bytes - 1) / element_bytes;
+  const std::int64_t chunk = optimizer::ring_chunk_bytes(total_bytes, n, element_bytes);
+  const std::int64_t elements = chunk / element_bytes;
   const std::int64_t reduce_cycles = std::max<std::int64_t>(1, (elements + adds_per_cycle - 1) / adds_per_cycle);
   // Reduce-scatter: after n-1 rounds each PE holds one fully reduced chunk; then all-gather.
   for (int round = 0; round < n - 1; ++round) ring_round(set, ring, chunk, layer, edge, reduce_cycles);

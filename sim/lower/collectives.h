@@ -8,9 +8,9 @@
 //                       its ring successor: every PE ends with all n chunks.
 //                       Bytes on the wire: n (n-1) chunk.
 //   direct_all_gather   every PE sends its chunk to every other PE at once. Same bytes.
-//   ring_all_reduce     reduce-scatter then all-gather on the ring, each n-1 rounds of
-//                       total/n bytes per PE; each reduce-scatter round adds total/n elements'
-//                       worth of partial sums. Bytes: 2 (n-1) total.
+//   ring_all_reduce     reduce-scatter then all-gather on the ring, each n-1 rounds of a
+//                       chunk per PE, total/n in whole elements (ring_chunk_bytes); each
+//                       reduce-scatter round adds a chunk's partial sums. Bytes: 2 (n-1) n chunks.
 //   scatter             the root sends each other member its part.
 //   all_to_all          every PE sends `bytes_per_pair` to every other member.
 //   halo_exchange       each listed (from, to, bytes) neighbour transfer.

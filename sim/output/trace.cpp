@@ -18,18 +18,28 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
   // a multiplication by 1e-3 gave 0.5760000000000001.
   const double cycles_per_us = clock_ghz * 1e3;
   auto us = [&](noc::Cycle cycles) { return static_cast<double>(cycles) / cycles_per_us; };
-  nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "PEs"}}}});
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 2}, {"args", {{"name", "links"}}}});
+  // Written as they are made, not held as one document (a 1-cycle window on a long run makes
+  // millions of samples): the same text nlohmann's compact dump of it gave.
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+  bool first = true;
+  const auto emit = [&](const nlohmann::ordered_json& event) {
+    out << (first ? "" : ",") << event.dump();
+    first = false;
+  };
+  emit({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "PEs"}}}});
+  emit({{"name", "process_name"}, {"ph", "M"}, {"pid", 2}, {"args", {{"name", "links"}}}});
   for (std::size_t p = 0; p < run.pe_finish.size(); ++p) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", p},
-                      {"args", {{"name", "PE " + std::to_string(p)}}}});
+    emit({{"name", "thread_name"},
+          {"ph", "M"},
+          {"pid", 1},
+          {"tid", p},
+          {"args", {{"name", "PE " + std::to_string(p)}}}});
     // In PE order (by name a viewer puts PE 10 before PE 2).
-    events.push_back({{"name", "thread_sort_index"},
-                      {"ph", "M"},
-                      {"pid", 1},
-                      {"tid", p},
-                      {"args", {{"sort_index", p}}}});
+    emit({{"name", "thread_sort_index"},
+          {"ph", "M"},
+          {"pid", 1},
+          {"tid", p},
+          {"args", {{"sort_index", p}}}});
   }
   std::size_t spans = 0;
   std::vector<int> barriers(run.pe_finish.size(), 0);  // per PE: every PE joins every barrier
@@ -48,43 +58,50 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
       args["barrier"] = k;
       suffix = " " + std::to_string(k);
     }
-    events.push_back({{"name", std::string(step_name(s.kind)) + suffix},
-                      {"cat", step_name(s.kind)},
-                      {"ph", "X"},
-                      {"ts", us(s.start)},
-                      {"dur", us(s.end - s.start)},
-                      {"pid", 1},
-                      {"tid", s.pe},
-                      {"args", args}});
+    emit({{"name", std::string(step_name(s.kind)) + suffix},
+          {"cat", step_name(s.kind)},
+          {"ph", "X"},
+          {"ts", us(s.start)},
+          {"dur", us(s.end - s.start)},
+          {"pid", 1},
+          {"tid", s.pe},
+          {"args", args}});
     ++spans;
   }
   // A counter holds its last sample until the next: a link going idle gets a 0 where its idle
   // stretch starts (idle windows are not in link_windows), and every track ends at 0.
-  std::vector<std::int64_t> last(run.links.size(), 0);
-  auto sample = [&](std::size_t i, noc::Cycle at, std::int64_t flits) {
-    events.push_back({{"name", run.links[i].from + " -> " + run.links[i].to},
-                      {"ph", "C"},
-                      {"ts", us(at)},
-                      {"pid", 2},
-                      {"args", {{"flits per " + std::to_string(window) + " cycles", flits}}}});
-    last[i] = flits;
+  const std::string per = "flits per " + std::to_string(window) + " cycles";
+  auto sample = [&](int i, noc::Cycle at, std::int64_t flits) {
+    const noc::LinkLoad& l = run.links[static_cast<std::size_t>(i)];
+    emit({{"name", l.from + " -> " + l.to},
+          {"ph", "C"},
+          {"ts", us(at)},
+          {"pid", 2},
+          {"args", {{per, flits}}}});
   };
+  std::vector<int> busy, now;  // links whose counter is above 0, by index
   auto idle_from = [&](noc::Cycle at) {
-    for (std::size_t i = 0; i < last.size(); ++i)
-      if (last[i] > 0) sample(i, at, 0);
+    for (const int i : busy) sample(i, at, 0);
+    busy.clear();
   };
   noc::Cycle next = -1;  // where the window after the previous one starts
   for (const LinkWindow& w : run.link_windows) {
     if (next >= 0 && w.start > next) idle_from(next);
-    for (std::size_t i = 0; i < run.links.size(); ++i) {
-      const std::int64_t flits = i < w.flits.size() ? w.flits[i] : 0;
-      if (flits > 0 || last[i] > 0) sample(i, w.start, flits);
+    // By index: this window's links, and a 0 for each busy one it does not have.
+    auto b = busy.begin();
+    now.clear();
+    for (const auto& [i, flits] : w.flits) {
+      for (; b != busy.end() && *b < i; ++b) sample(*b, w.start, 0);
+      if (b != busy.end() && *b == i) ++b;
+      sample(i, w.start, flits);
+      now.push_back(i);
     }
+    for (; b != busy.end(); ++b) sample(*b, w.start, 0);
+    busy.swap(now);
     next = w.start + window;
   }
   if (next >= 0) idle_from(std::min(next, run.total_cycles));  // the last window ends with the run
-  nlohmann::ordered_json doc = {{"displayTimeUnit", "ns"}, {"traceEvents", events}};
-  out << doc.dump() << "\n";
+  out << "]}\n";
   return spans;
 }
 
@@ -124,10 +141,11 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
     changes.insert({s.end, {static_cast<std::size_t>(s.pe), 0}});
   }
   for (const LinkWindow& w : run.link_windows)
-    for (std::size_t i = 0; i < w.flits.size(); ++i) {
-      changes.insert({w.start, {num_pes + i, w.flits[i]}});
+    for (const auto& [i, flits] : w.flits) {
+      const std::size_t signal = num_pes + static_cast<std::size_t>(i);
+      changes.insert({w.start, {signal, flits}});
       changes.insert({std::min(w.start + window, run.total_cycles),
-                      {num_pes + i, 0}});  // the last ends with the run
+                      {signal, 0}});  // the last ends with the run
     }
   auto bits = [](std::int64_t v) {
     std::string b;

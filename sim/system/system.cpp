@@ -102,13 +102,11 @@ void System::close_windows(noc::Cycle before) {
   // Every flit counted so far departed before cycle `before`.
   if (window_ <= 0 || before < window_start_ + window_) return;
   std::vector<std::int64_t> counts = link_counts();
-  LinkWindow w{window_start_, std::vector<std::int64_t>(counts.size())};
-  bool any = false;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    w.flits[i] = counts[i] - window_base_[i];
-    any |= w.flits[i] != 0;
-  }
-  if (any) result_.link_windows.push_back(std::move(w));
+  LinkWindow w{window_start_, {}};
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] != window_base_[i])
+      w.flits.emplace_back(static_cast<int>(i), counts[i] - window_base_[i]);
+  if (!w.flits.empty()) result_.link_windows.push_back(std::move(w));
   window_base_ = std::move(counts);
   window_start_ = before / window_ * window_;
 }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "optimizer/cost/cost_model.h"
 #include "optimizer/partition/placement.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/collectives.h"
@@ -131,6 +132,22 @@ TEST(Collectives, RingAllReduceRoundsAPartialAdderCycleUp) {
   for (const Span& s : r.spans)
     if (s.kind == StepKind::Reduce) reduce_cycles += s.end - s.start;
   EXPECT_EQ(reduce_cycles, n * (n - 1) * per_step);
+}
+
+TEST(Collectives, RingAllReduceSendsWholeElements) {
+  // 2000 bytes of fp16 (1000 elements) over 4 members: 250 elements a chunk; over 16 (on a 4x4
+  // mesh): 62.5, sent as 63 (126 bytes, where 125 was half an element).
+  for (const int members : {4, 16}) {
+    std::vector<int> ring(static_cast<std::size_t>(members));
+    for (int m = 0; m < members; ++m) ring[static_cast<std::size_t>(m)] = m;
+    ProgramSet p(members);
+    ring_all_reduce(p, ring, 2000, 2, 64, 0);
+    const std::int64_t chunk = (1000 + members - 1) / members * 2;
+    for (const Program& prog : p.pe)
+      for (const Step& s : prog)
+        if (s.kind == StepKind::Send) EXPECT_EQ(s.bytes, chunk) << members << " members";
+    EXPECT_EQ(optimizer::ring_chunk_bytes(2000, members, 2), chunk);
+  }
 }
 
 TEST(Collectives, HaloExchangeMovesExactlyTheHalo) {
@@ -282,7 +299,8 @@ TEST(Vcd, ASpanEndingWhereTheNextStartsChangesItsStateOnce) {
   r.links.resize(1);
   r.links[0].from = "node 0";
   r.links[0].to = "r(0,0)";
-  r.link_windows = {{0, {3}}, {10, {3}}, {20, {1}}};  // the same load in two windows, then less
+  r.link_windows = {
+      {0, {{0, 3}}}, {10, {{0, 3}}}, {20, {{0, 1}}}};  // the same load twice, then less
   std::ostringstream vcd;
   write_vcd(vcd, r, 2, 10, 1.0);
   // At 0: PE 0 compute, PE 1 reduce, the link 3; then PE 0 recv and idle, PE 1 idle, the link
