@@ -133,20 +133,23 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
     out << "$var integer 32 " << code(num_pes + i) << " " << name << " $end\n";
   }
   out << "$upscope $end\n$enddefinitions $end\n";
-  // Value changes, time-ordered: span starts set a state, span ends return to idle.
-  std::multimap<noc::Cycle, std::pair<std::size_t, std::int64_t>> changes;
+  // Value changes in time order: the spans' (a start sets the state, an end returns to idle),
+  // sorted once, merged with the windows' as they come (a window's links take their flits at
+  // its start and 0 at its end, unless the next window starts then), not held all at once: a
+  // 1-cycle window on a long run makes tens of millions.
+  struct Change {
+    noc::Cycle time;
+    std::size_t signal;
+    std::int64_t value;
+  };
+  std::vector<Change> pe_changes;
   for (const Span& s : run.spans) {
     if (s.end == s.start) continue;
-    changes.insert({s.start, {static_cast<std::size_t>(s.pe), 1 + static_cast<int>(s.kind)}});
-    changes.insert({s.end, {static_cast<std::size_t>(s.pe), 0}});
+    pe_changes.push_back({s.start, static_cast<std::size_t>(s.pe), 1 + static_cast<int>(s.kind)});
+    pe_changes.push_back({s.end, static_cast<std::size_t>(s.pe), 0});
   }
-  for (const LinkWindow& w : run.link_windows)
-    for (const auto& [i, flits] : w.flits) {
-      const std::size_t signal = num_pes + static_cast<std::size_t>(i);
-      changes.insert({w.start, {signal, flits}});
-      changes.insert({std::min(w.start + window, run.total_cycles),
-                      {signal, 0}});  // the last ends with the run
-    }
+  std::stable_sort(pe_changes.begin(), pe_changes.end(),
+                   [](const Change& a, const Change& b) { return a.time < b.time; });
   auto bits = [](std::int64_t v) {
     std::string b;
     do {
@@ -156,24 +159,36 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
     return b;
   };
   const std::size_t signals = static_cast<std::size_t>(num_pes) + run.links.size();
+  std::vector<std::int64_t> value(signals, 0);  // what each signal holds
+  bool opened = false;
   // Every signal's value at time 0: 0 unless it changes then.
-  std::vector<std::int64_t> value(signals, 0);
-  auto it = changes.begin();
-  for (; it != changes.end() && it->first == 0; ++it) value[it->second.first] = it->second.second;
-  out << "#0\n";
-  for (std::size_t i = 0; i < signals; ++i) out << "b" << bits(value[i]) << " " << code(i) << "\n";
-  // Per time, each signal's last change (a span ending where the next starts, a window where the
-  // next begins), written only if it differs from the value the signal holds: no zero-width
-  // glitches.
-  std::map<std::size_t, std::int64_t> last;  // signal -> value, at one time
+  const auto open = [&] {
+    if (opened) return;
+    opened = true;
+    out << "#0\n";
+    for (std::size_t i = 0; i < signals; ++i)
+      out << "b" << bits(value[i]) << " " << code(i) << "\n";
+  };
   const auto stamp = [&](noc::Cycle time) {
     out << "#" << std::llround(static_cast<double>(time) * ps_per_cycle) << "\n";
   };
+  // One time's changes, the links' after the spans': each signal's last change (a span ending
+  // where the next starts, a window where the next begins), written only if it differs from the
+  // value the signal holds: no zero-width glitches.
+  using Links = std::vector<std::pair<std::size_t, std::int64_t>>;
+  std::map<std::size_t, std::int64_t> last;  // signal -> value, at one time
+  std::size_t next_pe = 0;
   noc::Cycle stamped = 0;
-  while (it != changes.end()) {
-    const noc::Cycle time = it->first;
+  const auto write_time = [&](noc::Cycle time, const Links& links) {
     last.clear();
-    for (; it != changes.end() && it->first == time; ++it) last[it->second.first] = it->second.second;
+    for (; next_pe < pe_changes.size() && pe_changes[next_pe].time == time; ++next_pe)
+      last[pe_changes[next_pe].signal] = pe_changes[next_pe].value;
+    for (const auto& [signal, v] : links) last[signal] = v;
+    if (time == 0) {
+      for (const auto& [signal, v] : last) value[signal] = v;
+      return;
+    }
+    open();
     for (const auto& [signal, v] : last) {
       if (value[signal] == v) continue;
       value[signal] = v;
@@ -181,7 +196,35 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
       stamped = time;
       out << "b" << bits(v) << " " << code(signal) << "\n";
     }
+  };
+  const auto spans_before = [&](noc::Cycle limit) {  // the spans' own times before `limit`
+    while (next_pe < pe_changes.size() && pe_changes[next_pe].time < limit)
+      write_time(pe_changes[next_pe].time, {});
+  };
+  Links batch, ending;  // ending: the previous window's links, 0 at its end
+  noc::Cycle end = -1;
+  for (const LinkWindow& w : run.link_windows) {
+    batch.clear();
+    if (end == w.start) batch.swap(ending);
+    if (end >= 0 && end < w.start) {
+      spans_before(end);
+      write_time(end, ending);
+    }
+    for (const auto& [i, flits] : w.flits)
+      batch.push_back({num_pes + static_cast<std::size_t>(i), flits});
+    spans_before(w.start);
+    write_time(w.start, batch);
+    ending.clear();
+    for (const auto& [i, flits] : w.flits)
+      ending.push_back({num_pes + static_cast<std::size_t>(i), 0});
+    end = std::min(w.start + window, run.total_cycles);  // the last ends with the run
   }
+  if (end >= 0) {
+    spans_before(end);
+    write_time(end, ending);
+  }
+  spans_before(noc::kNever);
+  open();
   if (stamped < run.total_cycles) stamp(run.total_cycles);  // the trace ends with the run
 }
 

@@ -144,8 +144,11 @@ TEST(Collectives, RingAllReduceSendsWholeElements) {
     ring_all_reduce(p, ring, 2000, 2, 64, 0);
     const std::int64_t chunk = (1000 + members - 1) / members * 2;
     for (const Program& prog : p.pe)
-      for (const Step& s : prog)
-        if (s.kind == StepKind::Send) EXPECT_EQ(s.bytes, chunk) << members << " members";
+      for (const Step& s : prog) {
+        if (s.kind == StepKind::Send) {
+          EXPECT_EQ(s.bytes, chunk) << members << " members";
+        }
+      }
     EXPECT_EQ(optimizer::ring_chunk_bytes(2000, members, 2), chunk);
   }
 }
