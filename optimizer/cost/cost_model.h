@@ -66,14 +66,6 @@ LayerShares held_shares(const Layer& layer, const Choice& choice);
 /// held_shares' part of input slot `input`: input_share in whole elements.
 std::int64_t held_input_share(const Layer& layer, int input, const Choice& choice);
 
-/// The chunk each of `members` of a ring all-reduce of `block_bytes` sends per round: ⌈elements
-/// / members⌉ whole elements of `elem_bytes` (the simulator's lowering and linkload alike; 2000
-/// bytes of fp16 over 16 members: 126 bytes, not 125).
-inline std::int64_t ring_chunk_bytes(std::int64_t block_bytes, int members, int elem_bytes) {
-  const std::int64_t elements = (block_bytes + elem_bytes - 1) / elem_bytes;
-  return (elements + members - 1) / members * elem_bytes;
-}
-
 /// What a layer holds beside its weights (`shares` its layer_shares or held_shares): its input
 /// and output shares, but for a weight update's output, written in place over its weights.
 double activation_share(const Layer& layer, const LayerShares& shares);

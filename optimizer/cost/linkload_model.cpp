@@ -257,7 +257,7 @@ ReductionTime LinkloadModel::reduction_time(const Layer& l, const Choice& c) con
   const int f = c.factor(PartDim::Inpp);
   if (f <= 1) return out;
   // The ring all-reduce as the simulator runs it (sim/lower/collectives.h): 2(f − 1) rounds; in
-  // each, every member of every INPP group sends a chunk of ⌈block / f⌉ bytes to its successor
+  // each, every member of every INPP group sends a chunk (ring_chunk_bytes) to its successor
   // and waits for its predecessor's; in the f − 1 reduce-scatter rounds it then adds the chunk.
   const PlacedLayer placed{&l, c, place(c, hw_.grid())};
   std::vector<RingGather> rings;  // members in INPP order

@@ -89,8 +89,8 @@ std::vector<Transfer> reduction_transfers(const PlacedLayer& pl) {
   for (int i = 0; i < c.nodes(); ++i) {
     GridCoord g = grid_coord(c, i);
     const std::int64_t block = output_block(l, c, g).volume() * l.elem_bytes;
-    // 2(f - 1) rounds of one ceil(block / f) chunk, as the ring all-reduce sends them.
-    const std::int64_t bytes = 2 * (f - 1) * ((block + f - 1) / f);
+    // 2(f - 1) rounds of one chunk of whole elements, as the ring all-reduce sends them.
+    const std::int64_t bytes = 2 * (f - 1) * ring_chunk_bytes(block, f, l.elem_bytes);
     const int src = pl.placement.pe[static_cast<std::size_t>(i)];
     g[4] = (g[4] + 1) % f;
     const int dst = pl.placement.pe[static_cast<std::size_t>(grid_index(c, g))];

@@ -41,9 +41,18 @@ std::vector<Transfer> edge_transfers(const Workload& workload, const LayerEdge& 
                                      const PlacedLayer& producer, const PlacedLayer& consumer,
                                      const PeGrid& grid);
 
+/// The chunk each of `members` of a ring all-reduce of `block_bytes` sends per round: ⌈elements
+/// / members⌉ whole elements of `elem_bytes` (the simulator's lowering and linkload alike; 2000
+/// bytes of fp16 over 16 members: 126 bytes, not 125).
+inline std::int64_t ring_chunk_bytes(std::int64_t block_bytes, int members, int elem_bytes) {
+  const std::int64_t elements = (block_bytes + elem_bytes - 1) / elem_bytes;
+  return (elements + members - 1) / members * elem_bytes;
+}
+
 /// The ring all-reduce of a layer's INPP partial sums: member m of each group sends
-/// 2(f−1) · ⌈block / f⌉ bytes to member m+1 (mod f), members ordered by INPP index: the
-/// chunks the simulator's ring sends (sim/lower/collectives.h). Empty when f_C = 1.
+/// 2(f−1) chunks (ring_chunk_bytes of its block) to member m+1 (mod f), members ordered by
+/// INPP index: the chunks the simulator's ring sends (sim/lower/collectives.h). Empty when
+/// f_C = 1.
 std::vector<Transfer> reduction_transfers(const PlacedLayer& layer);
 
 /// Sum of bytes.

@@ -128,10 +128,10 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
         case CrossingPayer::Producer:
           cycles = pricer.stage_output_cycles(src, chosen[static_cast<std::size_t>(e.src)], dst,
                                               e.input) +
-                   pricer.stage_copies_cycles(dst, e.input, c);
+                   pricer.stage_copies_cycles(src, dst, e.input, c);
           break;
         case CrossingPayer::Neither:
-          cycles = pricer.stage_copies_cycles(dst, e.input, c);
+          cycles = pricer.stage_copies_cycles(src, dst, e.input, c);
           break;
       }
       // Energy: every consumer PE's share (copies of what is not split) over the mean route.

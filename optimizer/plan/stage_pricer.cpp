@@ -162,12 +162,15 @@ double StagePricer::stage_output_cycles(const Layer& producer, const Choice& c,
   return cycles;
 }
 
-double StagePricer::stage_copies_cycles(const Layer& layer, int input, const Choice& c) const {
+double StagePricer::stage_copies_cycles(const Layer& producer, const Layer& layer, int input,
+                                        const Choice& c) const {
   const double share = input_share(layer, input, c);
   const auto once = static_cast<double>(layer.inputs[static_cast<std::size_t>(input)].bytes);
-  if (hw.mesh())
-    return std::max(0.0, share * c.nodes() - once) / (hw.topology.cols * hw.link_bytes_per_cycle);
-  return std::max(0.0, share - once / c.nodes()) / hw.link_bytes_per_cycle;
+  const double copies = std::max(0.0, share * c.nodes() - once);
+  if (producer.legal.empty())  // one PE (a Reshape, a Transpose) sends all of them
+    return copies / hw.link_bytes_per_cycle;
+  if (hw.mesh()) return copies / (hw.topology.cols * hw.link_bytes_per_cycle);
+  return std::max(0.0, share - once / c.nodes()) / hw.link_bytes_per_cycle;  // its ejection
 }
 
 std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int units) const {
@@ -195,12 +198,11 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
       if (e.src < first && e.dst >= first) {
         auto& costs = node[static_cast<std::size_t>(e.dst - first)];
         const auto& choices = setup.choices[static_cast<std::size_t>(e.dst)];
+        const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
         const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
         for (std::size_t c = 0; c < costs.size(); ++c)
-          costs[c] += e.src == first - 1
-                          ? stage_input_cycles(w.layers[static_cast<std::size_t>(e.src)], dst,
-                                               e.input, choices[c], units)
-                          : stage_copies_cycles(dst, e.input, choices[c]);
+          costs[c] += e.src == first - 1 ? stage_input_cycles(src, dst, e.input, choices[c], units)
+                                         : stage_copies_cycles(src, dst, e.input, choices[c]);
       }
     f.clear();  // the best of [first, l] for each choice of l
     for (int l = first; l < n; ++l) {
@@ -287,7 +289,7 @@ PartitionSetup StagePricer::stage_setup(int first, int end, int units) {
       const bool pays = e.src == first - 1;  // CrossingPayer::Consumer
       for (std::size_t c = 0; c < p.node[v].size(); ++c)
         p.node[v][c] += pays ? stage_input_cycles(src, dst, e.input, s.choices[v][c], units)
-                             : stage_copies_cycles(dst, e.input, s.choices[v][c]);
+                             : stage_copies_cycles(src, dst, e.input, s.choices[v][c]);
     } else if (e.src >= first && e.src < end - 1 && e.dst >= end) {  // CrossingPayer::Producer
       const auto u = static_cast<std::size_t>(e.src - first);
       for (std::size_t c = 0; c < p.node[u].size(); ++c)

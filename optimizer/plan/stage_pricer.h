@@ -95,10 +95,12 @@ struct StagePricer {
   double stage_output_cycles(const Layer& producer, const Choice& c, const Layer& consumer,
                              int input) const;
 
-  /// Cycles for the copies beyond one of input `input` that `layer` under `c` needs from an
-  /// earlier stage that pays the tensor once (stage_output_cycles): through the band's `cols`
-  /// boundary links (a crossbar: the PE's ejection channel).
-  double stage_copies_cycles(const Layer& layer, int input, const Choice& c) const;
+  /// Cycles for the copies beyond one of input `input` that `layer` under `c` needs from
+  /// `producer` in an earlier stage that pays the tensor once (stage_output_cycles): through the
+  /// band's `cols` boundary links (a crossbar: the PE's ejection channel; a one-PE producer:
+  /// its injection channel).
+  double stage_copies_cycles(const Layer& producer, const Layer& layer, int input,
+                             const Choice& c) const;
 
   /// Per-PE bytes of weights resident across micro-batches plus the largest layer's
   /// activations: what the stage's PEs hold at most under `choice`.

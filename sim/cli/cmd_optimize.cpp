@@ -259,8 +259,11 @@ int run(const OptimizeArgs& a) {
   std::error_code unreadable;
   // The LP may go into the --out folder this run creates (before the solve writes it).
   const fs::path lp_folder = fs::path(a.export_lp).parent_path();
-  const bool lp_in_out =
-      !lp_folder.empty() && fs::weakly_canonical(lp_folder) == fs::weakly_canonical(a.out);
+  const auto folder = [](const fs::path& p) {  // "DIR/" as "DIR"
+    const fs::path c = fs::weakly_canonical(p);
+    return c.has_filename() ? c : c.parent_path();
+  };
+  const bool lp_in_out = !lp_folder.empty() && folder(lp_folder) == folder(a.out);
   if (!lp_folder.empty() && !lp_in_out && !fs::is_directory(lp_folder, unreadable))
     throw InputError("--export-lp " + a.export_lp + ": cannot write: no folder " +
                      lp_folder.string());

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "optimizer/cost/cost_model.h"
+#include "optimizer/partition/transfers.h"
 
 namespace nocflow::sim {
 

@@ -204,6 +204,8 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
   Links batch, ending;  // ending: the previous window's links, 0 at its end
   noc::Cycle end = -1;
   for (const LinkWindow& w : run.link_windows) {
+    // A flit departs before its receiver, and so before the run, ends: no window starts after.
+    if (w.start >= run.total_cycles) break;
     batch.clear();
     if (end == w.start) batch.swap(ending);
     if (end >= 0 && end < w.start) {

@@ -233,8 +233,9 @@ TEST(Transfers, InppPartialSumsAreReducedBeforeUse) {
   const auto ring = reduction_transfers(p);
   ASSERT_EQ(ring.size(), 4u);
   for (const Transfer& m : ring) EXPECT_EQ(m.bytes, 2 * 3 * t.tensor_bytes() / 4);  // 2(f−1)/f·D
-  // A block f does not divide: 2(f−1) whole chunks of ceil(block / f), as the ring sends them.
-  // One 5x1 output channel at 4 bytes (20 bytes) over INPP 3: 4 chunks of 7 bytes (not 27).
+  // A block f does not divide: 2(f−1) chunks of ceil(elements / f) whole elements, as the ring
+  // sends them. One 5x1 output channel at 4 bytes (20 bytes) over INPP 3: 4 chunks of 2
+  // elements, 8 bytes (not 27, nor the 7 bytes of ceil(bytes / f)).
   GraphBuilder b("odd", 4);
   b.conv(b.conv(b.input({1, 8, 5, 1}), 1, 1, 1, 0, 1, false, "producer"), 1, 1, 1, 0, 1, false,
          "consumer");
@@ -243,7 +244,7 @@ TEST(Transfers, InppPartialSumsAreReducedBeforeUse) {
   const Choice inpp3 = make({{PartDim::Inpp, 3}});
   const auto odd = reduction_transfers({&w.layers[0], inpp3, place(inpp3, kMesh4x4)});
   ASSERT_EQ(odd.size(), 3u);
-  for (const Transfer& m : odd) EXPECT_EQ(m.bytes, 4 * 7);
+  for (const Transfer& m : odd) EXPECT_EQ(m.bytes, 4 * 8);
   // After the all-reduce every member holds the whole output: an OUTP 4 consumer on the same
   // PEs reads its replica locally.
   EXPECT_TRUE(t.moves(inpp, make({{PartDim::Outp, 4}})).empty());

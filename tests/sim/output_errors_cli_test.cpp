@@ -98,6 +98,12 @@ TEST(OutputErrorsCli, ExportLpRefusesTheRunsInputsAndOutputs) {
   ASSERT_EQ(into_out.exit_code, 0) << into_out.output;
   EXPECT_NE(read_file(fresh / "m.lp").find("one_0"), std::string::npos);  // a layer's row
   EXPECT_TRUE(fs::exists(fresh / "plan.yaml"));
+  // The same with a trailing slash on --out.
+  const fs::path slash = dir / "slash";
+  const CliRun into_slash = run_nocflow(args + "--export-lp " + (slash / "m.lp").string() +
+                                        " --out " + slash.string() + "/");
+  ASSERT_EQ(into_slash.exit_code, 0) << into_slash.output;
+  EXPECT_TRUE(fs::exists(slash / "m.lp"));
 }
 
 TEST(OutputErrorsCli, SimulateRefusesASummaryJsonThatIsAFolder) {

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "noc/base/error.h"
-#include "optimizer/cost/cost_model.h"
 #include "optimizer/partition/placement.h"
+#include "optimizer/partition/transfers.h"
 #include "sim/config/hw_loader.h"
 #include "sim/lower/collectives.h"
 #include "sim/output/layer_stats.h"
