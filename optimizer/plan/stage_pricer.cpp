@@ -77,8 +77,8 @@ std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end) {
 }
 
 CrossingPayer crossing_payer(const LayerEdge& e, int producer_end, int consumer_first) {
-  if (e.src == consumer_first - 1) return CrossingPayer::Consumer;
-  return e.src == producer_end - 1 ? CrossingPayer::Neither : CrossingPayer::Producer;
+  if (consumer_pays(e, consumer_first)) return CrossingPayer::Consumer;
+  return producer_pays(e, producer_end) ? CrossingPayer::Producer : CrossingPayer::Neither;
 }
 
 double stage_input_hops(const HwDesc& hw, int units) {
@@ -201,8 +201,9 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
         const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
         const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
         for (std::size_t c = 0; c < costs.size(); ++c)
-          costs[c] += e.src == first - 1 ? stage_input_cycles(src, dst, e.input, choices[c], units)
-                                         : stage_copies_cycles(src, dst, e.input, choices[c]);
+          costs[c] += consumer_pays(e, first)
+                          ? stage_input_cycles(src, dst, e.input, choices[c], units)
+                          : stage_copies_cycles(src, dst, e.input, choices[c]);
       }
     f.clear();  // the best of [first, l] for each choice of l
     for (int l = first; l < n; ++l) {
@@ -286,11 +287,11 @@ PartitionSetup StagePricer::stage_setup(int first, int end, int units) {
     const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
     if (e.dst >= first && e.dst < end && e.src < first) {
       const auto v = static_cast<std::size_t>(e.dst - first);
-      const bool pays = e.src == first - 1;  // CrossingPayer::Consumer
+      const bool pays = consumer_pays(e, first);
       for (std::size_t c = 0; c < p.node[v].size(); ++c)
         p.node[v][c] += pays ? stage_input_cycles(src, dst, e.input, s.choices[v][c], units)
                              : stage_copies_cycles(src, dst, e.input, s.choices[v][c]);
-    } else if (e.src >= first && e.src < end - 1 && e.dst >= end) {  // CrossingPayer::Producer
+    } else if (e.src >= first && e.dst >= end && producer_pays(e, end)) {
       const auto u = static_cast<std::size_t>(e.src - first);
       for (std::size_t c = 0; c < p.node[u].size(); ++c)
         p.node[u][c] += stage_output_cycles(src, s.choices[u][c], dst, e.input);
@@ -339,7 +340,7 @@ void StagePricer::learn(int first, int end, int units, double proven) {
   std::vector<double> into(n, 0.0);  // by consumer
   for (std::size_t i = 0; i < w.edges.size(); ++i) {
     const LayerEdge& e = w.edges[i];
-    if (e.src >= first && e.src < end - 1 && e.dst >= end)
+    if (e.src >= first && e.dst >= end && producer_pays(e, end))
       into[static_cast<std::size_t>(e.dst)] += b.dearest_output[i];
   }
   double* row = &known[static_cast<std::size_t>(first) * n];

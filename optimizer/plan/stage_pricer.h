@@ -26,6 +26,14 @@ std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end);
 /// the consumer's.
 enum class CrossingPayer { Consumer, Producer, Neither };
 CrossingPayer crossing_payer(const LayerEdge& e, int producer_end, int consumer_first);
+/// crossing_payer's two cases, each known to one side: the consumer's stage, from its first
+/// layer, pays `e` all; the producer's stage, from its end, pays the tensor once.
+inline bool consumer_pays(const LayerEdge& e, int consumer_first) {
+  return e.src == consumer_first - 1;
+}
+inline bool producer_pays(const LayerEdge& e, int producer_end) {
+  return e.src < producer_end - 1;
+}
 
 /// Hops of a stage input's mean route into a band of `units` (pipeline.h: an estimate).
 double stage_input_hops(const HwDesc& hw, int units);

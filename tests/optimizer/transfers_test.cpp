@@ -234,8 +234,7 @@ TEST(Transfers, InppPartialSumsAreReducedBeforeUse) {
   ASSERT_EQ(ring.size(), 4u);
   for (const Transfer& m : ring) EXPECT_EQ(m.bytes, 2 * 3 * t.tensor_bytes() / 4);  // 2(f−1)/f·D
   // A block f does not divide: 2(f−1) chunks of ceil(elements / f) whole elements, as the ring
-  // sends them. One 5x1 output channel at 4 bytes (20 bytes) over INPP 3: 4 chunks of 2
-  // elements, 8 bytes (not 27, nor the 7 bytes of ceil(bytes / f)).
+  // sends them. 5 fp32 (20 bytes) over INPP 3: 4 chunks of 8 bytes (not 27, nor ceil(20 / 3)).
   GraphBuilder b("odd", 4);
   b.conv(b.conv(b.input({1, 8, 5, 1}), 1, 1, 1, 0, 1, false, "producer"), 1, 1, 1, 0, 1, false,
          "consumer");
