@@ -5,21 +5,51 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <numeric>
 
 #include "optimizer/graph/node.h"
 
 namespace nocflow::optimizer {
 
-/// [lo, hi); empty when hi <= lo.
+/// The indices lo, lo + step, lo + 2·step, ... below hi; empty when hi <= lo. A strided range
+/// (step > 1) is kept normalised: hi is one past its last index, so hi − 1 is an index of it.
+/// Strided ranges are what a convolution or Slice with gaps between its windows reads (a 1×1
+/// stride-2 convolution reads every other row); everything else is contiguous (step 1).
 struct Range {
   std::int64_t lo = 0;
   std::int64_t hi = 0;
-  std::int64_t size() const { return hi > lo ? hi - lo : 0; }
+  std::int64_t step = 1;
+  std::int64_t size() const { return hi > lo ? (hi - lo + step - 1) / step : 0; }
   bool empty() const { return hi <= lo; }
-  bool operator==(const Range& o) const { return lo == o.lo && hi == o.hi; }
+  bool contains(std::int64_t i) const { return i >= lo && i < hi && (i - lo) % step == 0; }
+  bool operator==(const Range& o) const { return lo == o.lo && hi == o.hi && step == o.step; }
 };
 
-inline Range intersect(Range a, Range b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)}; }
+/// first, first + step, ... up to last (inclusive), normalised; empty when last < first.
+inline Range strided(std::int64_t first, std::int64_t last, std::int64_t step) {
+  if (last < first) return {0, 0};
+  if (step <= 1) return {first, last + 1};
+  return {first, first + (last - first) / step * step + 1, step};
+}
+
+/// The indices of `a` in [lo, hi).
+inline Range clip(Range a, std::int64_t lo, std::int64_t hi) {
+  if (a.step == 1) return {std::max(a.lo, lo), std::min(a.hi, hi)};
+  const std::int64_t first = lo <= a.lo ? a.lo : a.lo + (lo - a.lo + a.step - 1) / a.step * a.step;
+  return strided(first, std::min(a.hi, hi) - 1, a.step);
+}
+
+/// The indices in both. Two strided ranges meet on a lattice of step lcm(a.step, b.step):
+/// its first index is found among the first lcm / a.step indices of `a` at or after b.lo.
+inline Range intersect(Range a, Range b) {
+  if (b.step == 1) return clip(a, b.lo, b.hi);
+  if (a.step == 1) return clip(b, a.lo, a.hi);
+  const Range both = clip(a, b.lo, b.hi);  // a's indices within b's bounds
+  const std::int64_t lcm = a.step / std::gcd(a.step, b.step) * b.step;
+  for (std::int64_t i = both.lo; i < both.hi && i < both.lo + lcm; i += a.step)
+    if (b.contains(i)) return strided(i, both.hi - 1, lcm);
+  return {0, 0};
+}
 
 /// Axes of the 4-D view, in order.
 enum Axis4 : int { kN = 0, kC = 1, kH = 2, kW = 3 };

@@ -2,6 +2,7 @@
 #include "optimizer/partition/region.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "noc/base/error.h"
 #include "optimizer/graph/resize.h"
@@ -18,12 +19,20 @@ struct OpView {
   const Tensor& output;
 };
 
+/// The input rows the windows of output rows `out` read, clipped to the tensor (the halo). The
+/// windows start `out.step`·stride rows apart and read kernel taps `dilation` apart, so every
+/// row read lies on a lattice of the gcd of the two (of the one that occurs, for one window or
+/// one tap): a 1×1 stride-2 convolution reads every other row. The lattice is exactly the rows
+/// read when windows meet or overlap and when taps fall on the windows' starts; otherwise
+/// (kernel 2, stride 4) it holds the rows read and some between them.
 Range window(Range out, std::int64_t stride, std::int64_t kernel, std::int64_t dilation,
              std::int64_t pad, std::int64_t size) {
   if (out.empty()) return {0, 0};
-  const std::int64_t lo = out.lo * stride - pad;
-  const std::int64_t hi = (out.hi - 1) * stride - pad + (kernel - 1) * dilation + 1;
-  return intersect(Range{lo, hi}, Range{0, size});
+  const std::int64_t first = out.lo * stride - pad;
+  const std::int64_t last = (out.hi - 1) * stride - pad + (kernel - 1) * dilation;
+  const std::int64_t apart = out.size() > 1 ? out.step * stride : 0;
+  const std::int64_t lattice = std::gcd(apart, kernel > 1 ? dilation : 0);
+  return clip(strided(first, last, std::max<std::int64_t>(1, lattice)), 0, size);
 }
 
 /// The rows of a convolution's output whose windows touch input rows `in` (transposed window):
@@ -266,10 +275,11 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::Slice: {
       // An ONNX Slice's starts and ends, before folding.
       if (input != 0) return full_box(in);
-      // Rows offset + i·step for the block's rows i, and those between.
+      // Rows offset + i·step for the block's rows i.
       return along_axis(block, op.output.shape, op.inputs[0]->shape, a.axis, [&](Range r) {
         return r.empty() ? Range{a.offset, a.offset}
-                         : Range{a.offset + r.lo * a.step, a.offset + (r.hi - 1) * a.step + 1};
+                         : strided(a.offset + r.lo * a.step, a.offset + (r.hi - 1) * a.step,
+                                   a.step * r.step);
       });
     }
     case OpKind::Grad:

@@ -153,7 +153,8 @@ ConsumerNeeds consumer_needs(const Workload& w, const LayerEdge& edge, const Pla
   }
   auto key = [](const Node& n) {
     const auto& r = n.need.r;
-    return std::tuple(r[0].lo, r[0].hi, r[1].lo, r[1].hi, r[2].lo, r[2].hi, r[3].lo, r[3].hi, n.pe);
+    return std::tuple(r[0].lo, r[0].hi, r[1].lo, r[1].hi, r[2].lo, r[2].hi, r[3].lo, r[3].hi,
+                      r[0].step, r[1].step, r[2].step, r[3].step, n.pe);
   };
   std::sort(nodes.begin(), nodes.end(), [&](const Node& a, const Node& b) { return key(a) < key(b); });
   ConsumerNeeds out;

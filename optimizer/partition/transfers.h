@@ -160,7 +160,8 @@ inline Piece* ProducerLayout::list_pieces(const Box& need, const int* source, Pi
     const std::int64_t* start = nullptr;  ///< block s is [start[s], start[s + 1])
     Range need;
     std::int64_t overlap(std::int64_t s) const {
-      return std::min(need.hi, start[s + 1]) - std::max(need.lo, start[s]);
+      if (need.step == 1) return std::min(need.hi, start[s + 1]) - std::max(need.lo, start[s]);
+      return clip(need, start[s], start[s + 1]).size();  // 0: the block lies between two rows
     }
   };
   std::array<Span, 4> span;
@@ -179,7 +180,9 @@ inline Piece* ProducerLayout::list_pieces(const Box& need, const int* source, Pi
       for (std::int64_t s2 = span[2].first; s2 < span[2].last; ++s2) {
         const std::int64_t v2 = v1 * span[2].overlap(s2);
         const int* row = source + s0 * span[0].stride + s1 * span[1].stride + s2 * span[2].stride;
-        for (std::int64_t s3 = in.first; s3 < in.last; ++s3) *out++ = {row[s3 * in.stride], v2 * in.overlap(s3)};
+        if (v2 == 0) continue;
+        for (std::int64_t s3 = in.first; s3 < in.last; ++s3)
+          if (const std::int64_t v = v2 * in.overlap(s3)) *out++ = {row[s3 * in.stride], v};
       }
     }
   }

@@ -14,7 +14,8 @@
 namespace nocflow::optimizer {
 
 /// Edges of every kind the region rules distinguish: 1×1 conv, 3×3 halo, strided depthwise
-/// (grouped), pooling, element-wise add, concat (both inputs), flatten, fully connected.
+/// (grouped), a 1×1 stride-2 downsample (every other row and column), pooling, element-wise
+/// add, concat (three inputs), flatten, fully connected.
 struct FastPathNetwork {
   Graph graph;
   Workload w;
@@ -24,9 +25,10 @@ struct FastPathNetwork {
     const NodeId pw = b.conv(x, 16, 1, 1, 0, 1, false, "pw");
     const NodeId halo = b.conv(pw, 16, 3, 1, 1, 1, false, "halo");
     const NodeId dw = b.conv(halo, 16, 3, 2, 1, 16, false, "dw");
-    const NodeId pool = b.maxpool(pw, 2, 2, 0, "pool");
+    const NodeId pool = b.maxpool(pw, 2, 2, 0, false, "pool");
     const NodeId sum = b.add(dw, pool, "add");
-    const NodeId cat = b.concat({sum, dw}, 1, "cat");
+    const NodeId down = b.conv(pw, 16, 1, 2, 0, 1, false, "down");
+    const NodeId cat = b.concat({sum, dw, down}, 1, "cat");
     b.gemm(b.flatten(cat, 1, "flat"), 10, true, "fc");
     graph = b.finish();
     w = build_workload(graph);

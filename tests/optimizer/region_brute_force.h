@@ -130,8 +130,7 @@ inline int check_regions(const Graph& g, const std::string& name, int input, std
       for (const Index& ii : reads(oi, red)) {
         const ViewIndex iv = view_index(ii, in);
         bool held = true;
-        for (int a = 0; a < 4; ++a)
-          held = held && region.r[a].lo <= iv[a] && iv[a] < region.r[a].hi;
+        for (int a = 0; a < 4; ++a) held = held && region.r[a].contains(iv[a]);
         if (!held && !missed && failed++ == 0)
           ADD_FAILURE() << name << " input " << input << " " << shape_str(in) << ": block "
                         << str(block) << " reduction [" << red.lo << "," << red.hi << ") of output "
