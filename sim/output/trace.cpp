@@ -68,8 +68,10 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
           {"args", args}});
     ++spans;
   }
-  // A counter holds its last sample until the next: a link going idle gets a 0 where its idle
-  // stretch starts (idle windows are not in link_windows), and every track ends at 0.
+  // A counter holds its last sample until the next, so a link's track gets a sample where its
+  // count changes only: a 0 where an idle stretch starts (idle windows are not in
+  // link_windows), and every track ends at 0. A link streaming one flit a cycle for 10,000
+  // cycles under --trace-window 1 is one sample, not 10,000.
   const std::string per = "flits per " + std::to_string(window) + " cycles";
   auto sample = [&](int i, noc::Cycle at, std::int64_t flits) {
     const noc::LinkLoad& l = run.links[static_cast<std::size_t>(i)];
@@ -79,24 +81,30 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
           {"pid", 2},
           {"args", {{per, flits}}}});
   };
-  std::vector<int> busy, now;  // links whose counter is above 0, by index
+  struct Shown {
+    int link;
+    std::int64_t flits;
+  };
+  std::vector<Shown> busy, now;  // links whose counter shows more than 0, by index
   auto idle_from = [&](noc::Cycle at) {
-    for (const int i : busy) sample(i, at, 0);
+    for (const Shown& b : busy) sample(b.link, at, 0);
     busy.clear();
   };
   noc::Cycle next = -1;  // where the window after the previous one starts
   for (const LinkWindow& w : run.link_windows) {
     if (next >= 0 && w.start > next) idle_from(next);
-    // By index: this window's links, and a 0 for each busy one it does not have.
+    // By index: this window's links where their count changed, and a 0 for each busy one it
+    // does not have.
     auto b = busy.begin();
     now.clear();
     for (const auto& [i, flits] : w.flits) {
-      for (; b != busy.end() && *b < i; ++b) sample(*b, w.start, 0);
-      if (b != busy.end() && *b == i) ++b;
-      sample(i, w.start, flits);
-      now.push_back(i);
+      for (; b != busy.end() && b->link < i; ++b) sample(b->link, w.start, 0);
+      const bool shown = b != busy.end() && b->link == i && b->flits == flits;
+      if (b != busy.end() && b->link == i) ++b;
+      if (!shown) sample(i, w.start, flits);
+      now.push_back({i, flits});
     }
-    for (; b != busy.end(); ++b) sample(*b, w.start, 0);
+    for (; b != busy.end(); ++b) sample(b->link, w.start, 0);
     busy.swap(now);
     next = w.start + window;
   }
