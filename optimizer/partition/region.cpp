@@ -251,7 +251,7 @@ Box op_region(const OpView& op, int input, const Box& block, Range red) {
     case OpKind::ConvGradWeight:
       return conv_grad_weight_region(op, input, block, red, in);
     case OpKind::GemmGradWeight: {  // out × in from the batch slice of X [.., in] and dY [.., out]
-      // The reduction slices axis 0 (workload.cpp, reduction_size), every position between
+      // The reduction slices axis 0 (reduction_size), every position between
       // whole; beyond rank 4 the view's N holds the axes after it too.
       AxisRanges r(operand.size());
       for (std::size_t k = 0; k < operand.size(); ++k) r[k] = {0, operand[k]};
@@ -385,23 +385,34 @@ FusedSlot fused_slot(const Node& n, int input) {
 Box fused_region(const Node& n, int input, const Box& block, Range red) {
   const auto& parts = n.attrs.parts;
   // The output block each part must produce, from the last part back to the one reading it.
+  // INPP slices the head's reduction only: every later part reduces over all of its own.
   const FusedSlot s = fused_slot(n, input);
-  Box need = block;
-  for (std::size_t p = parts.size(); p-- > s.part + 1;) {
+  auto region = [&](std::size_t p, int position, const Box& out) {
     const FusedPart& part = parts[p];
     std::vector<const Tensor*> pin;
     for (const Tensor& t : part.inputs) pin.push_back(&t);
-    need = op_region({part.kind, part.attrs, pin, part.output}, part.chain_input, need,
-                     {0, 1});
-  }
-  const FusedPart& part = parts[s.part];
-  std::vector<const Tensor*> pin;
-  for (const Tensor& t : part.inputs) pin.push_back(&t);
-  return op_region({part.kind, part.attrs, pin, part.output}, s.position, need,
-                   s.part == 0 ? red : Range{0, 1});
+    const Range r = p == 0 ? red : Range{0, reduction_size(part.kind, part.attrs, pin)};
+    return op_region({part.kind, part.attrs, pin, part.output}, position, out, r);
+  };
+  Box need = block;
+  for (std::size_t p = parts.size(); p-- > s.part + 1;)
+    need = region(p, parts[p].chain_input, need);
+  return region(s.part, s.position, need);
 }
 
 }  // namespace
+
+std::int64_t reduction_size(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in) {
+  if (in.empty()) return 1;
+  const Shape& s = in[0]->shape;
+  if (kind == OpKind::Conv || kind == OpKind::ConvGradInput || kind == OpKind::ConvTranspose ||
+      kind == OpKind::ConvTransposeGradInput)  // C or K per group
+    return (s.size() > 1 ? s[1] : 1) / std::max<std::int64_t>(1, a.groups);
+  if (kind == OpKind::Gemm || kind == OpKind::MatMul || kind == OpKind::GemmGradInput)
+    return s.empty() ? 1 : s.back();
+  if (kind == OpKind::ConvGradWeight || kind == OpKind::GemmGradWeight) return s[0];  // batch
+  return 1;
+}
 
 std::size_t fused_part_of_input(const Node& n, int input) {
   return fused_slot(n, input).part;

@@ -24,6 +24,11 @@ namespace nocflow::optimizer {
 Box input_region(const Graph& graph, NodeId consumer, int input, const Box& out_block,
                  Range reduction);
 
+/// The extent of the reduction an operator's INPP splits (a convolution's input channels per
+/// group, a product's inner dimension, a weight gradient's batch), 1 where it has none.
+std::int64_t reduction_size(OpKind kind, const OpAttrs& attrs,
+                            const std::vector<const Tensor*>& inputs);
+
 /// The part of Fused node `n` that reads its input `input` (0: the head).
 std::size_t fused_part_of_input(const Node& n, int input);
 

@@ -17,18 +17,6 @@ bool windowed(OpKind k) {
          k == OpKind::AvgPool;
 }
 
-std::int64_t reduction_size(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& in) {
-  if (in.empty()) return 1;
-  const Shape& s = in[0]->shape;
-  if (kind == OpKind::Conv || kind == OpKind::ConvGradInput || kind == OpKind::ConvTranspose ||
-      kind == OpKind::ConvTransposeGradInput)  // C or K per group
-    return (s.size() > 1 ? s[1] : 1) / std::max<std::int64_t>(1, a.groups);
-  if (kind == OpKind::Gemm || kind == OpKind::MatMul || kind == OpKind::GemmGradInput)
-    return s.empty() ? 1 : s.back();
-  if (kind == OpKind::ConvGradWeight || kind == OpKind::GemmGradWeight) return s[0];  // batch
-  return 1;
-}
-
 /// The view axis of an operator's output that holds its output channels, which the MAC array's
 /// rows take (workload.h, array_rows_axis): a product's features are its last axis, the view's C
 /// up to rank 3 and W beyond (attention's N×h×S×E scores: E, not the heads).

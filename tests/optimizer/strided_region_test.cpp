@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Strided ranges (box.h): a convolution or Slice whose windows leave gaps reads, and is sent,
-// only the rows it reads; checked against sets of indices written out one by one.
+// only the rows it reads; checked against sets of indices written out one by one. And the
+// regions of a Fused node's later parts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -121,6 +122,36 @@ TEST(StridedRange, ADownsampleIsSentTheRowsAndColumnsItReads) {
   }
   EXPECT_EQ(moved + local, 8 * 8 * 8 * 4);
   EXPECT_GT(moved, 0);
+}
+
+// A Fused [depthwise 3×3, 1×1 stride 2] node (from a graph file: the fusion pass puts a
+// convolution with groups 1 first): its second part reduces over every channel the first
+// produces, so the first reads every input channel, not the one of a reduction slice [0, 1).
+TEST(FusedRegion, ALaterPartReducesOverAllItsInputs) {
+  GraphBuilder b("fused", 4);
+  const NodeId x = b.conv(b.input({2, 8, 12, 12}), 8, 1, 1, 0, 1, false, "producer");
+  auto part = [](OpKind kind, std::int64_t kernel, std::int64_t stride, std::int64_t groups,
+                 int num_inputs) {
+    FusedPart p;
+    p.kind = kind;
+    p.attrs.out_channels = 8;
+    p.attrs.kernel = {kernel, kernel}, p.attrs.stride = {stride, stride}, p.attrs.groups = groups;
+    p.attrs.pads = {kernel / 2, kernel / 2, kernel / 2, kernel / 2};
+    p.num_inputs = num_inputs;
+    return p;
+  };
+  OpAttrs f;
+  f.parts = {part(OpKind::Conv, 3, 1, 8, 1), part(OpKind::Conv, 1, 2, 1, 0)};
+  const NodeId fused = b.op(OpKind::Fused, f, {x}, "fused");
+  const Graph g = b.finish();
+  ASSERT_EQ(g.node(fused).output.shape, (Shape{2, 8, 6, 6}));
+  const Box need = input_region(g, fused, 0, full_box({2, 8, 6, 6}), {0, 8});
+  EXPECT_EQ(need.r[kC], (Range{0, 8}));
+  // Output rows [0, 3) of the stride-2 part are rows 0, 2 and 4 of the depthwise part, which
+  // read rows 0 to 5 (its 3×3 window, padded): contiguous again.
+  Box top = full_box({2, 8, 6, 6});
+  top.r[kH] = {0, 3};
+  EXPECT_EQ(input_region(g, fused, 0, top, {0, 8}).r[kH], (Range{0, 6}));
 }
 
 }  // namespace
