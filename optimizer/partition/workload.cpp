@@ -80,9 +80,10 @@ void fill_op_details(Layer& l, const Graph& g, NodeId id, const std::vector<cons
       l.tail_weight_bytes += k.output.bytes();
 }
 
-/// Each input slot's bytes and the dimensions that split it: a dimension splits an input when
-/// half the output along it (or half the reduction, for INPP) needs less of the input. A fixed
-/// constant (a mask) is split the same way, so that a PE holds the part its block reads.
+/// Each input slot's bytes the layer reads and the dimensions that split them: a dimension splits
+/// an input when half the output along it (or half the reduction, for INPP) needs less of the
+/// input. A fixed constant (a mask) is split the same way, so that a PE holds the part its block
+/// reads.
 std::vector<Layer::Input> layer_inputs(const Graph& g, NodeId id, const Dims4& out,
                                        std::int64_t reduction) {
   const auto inputs = g.inputs(id);
@@ -92,14 +93,12 @@ std::vector<Layer::Input> layer_inputs(const Graph& g, NodeId id, const Dims4& o
     const Node& src = g.node(inputs[i]);
     Layer::Input& in = result[i];
     in.elem_bytes = src.output.elem_bytes;
-    if (holds_fixed_data(g, id, static_cast<int>(i)))
-      in.held_bytes = src.output.bytes();  // its slice per PE, as an activation's
-    else if (src.kind == OpKind::Constant)
+    if (src.kind == OpKind::Constant && !holds_fixed_data(g, id, static_cast<int>(i)))
       continue;  // a parameter (op_cost's weight bytes), a shape operand, a single value or zeros
-    else
-      in.bytes = src.output.bytes();
     const int slot = static_cast<int>(i);
+    // What the whole layer reads of it: all but the rows a strided window or Slice skips.
     const std::int64_t all = input_region(g, id, slot, whole, {0, reduction}).volume();
+    (holds_fixed_data(g, id, slot) ? in.held_bytes : in.bytes) = all * in.elem_bytes;
     for (PartDim d : kAllPartDims) {
       const bool inpp = d == PartDim::Inpp;
       const int axis = static_cast<int>(d);  // BATCH..OFMP_W are view axes N..W

@@ -97,6 +97,7 @@ TEST(StridedRange, ADownsampleIsSentTheRowsAndColumnsItReads) {
   b.conv(x, 8, 1, 2, 0, 1, false, "downsample");
   const Graph g = b.finish();
   const Workload w = build_workload(g);
+  EXPECT_EQ(w.layers[1].inputs[0].bytes, 8 * 8 * 8 * 4) << "what the layer reads: a quarter";
   const PeGrid grid{true, 4, 4};
   const Choice pc = make({{PartDim::OfmpH, 16}}), cc = make({{PartDim::OfmpH, 8}});
   const PlacedLayer prod{&w.layers[0], pc, place(pc, grid)},
