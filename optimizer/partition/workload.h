@@ -32,8 +32,9 @@ struct Layer {
   /// Gather of a constant table: holds its share but reads only the rows its indices pick, as
   /// many bytes as its output (pe_work's SRAM traffic).
   bool lookup = false;
-  /// One input slot: its bytes (0 for a constant) and the partition dimensions that split
-  /// what each PE reads of it: those along which half the output needs less of it
+  /// One input slot: the bytes the whole layer reads of it (0 for a constant; a 1×1 stride-2
+  /// convolution reads a quarter of its input, a Slice its slice) and the partition dimensions that
+  /// split what each PE reads of it: those along which half the output needs less of it
   /// (input_region). A convolution's input is not split by OUTP, a depthwise one's and a fused
   /// residual's are; a MatMul's second operand is not split by OFMP_H.
   struct Input {
