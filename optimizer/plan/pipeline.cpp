@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/plan/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "noc/base/error.h"
@@ -31,6 +32,40 @@ void check_pipeline_options(const Graph& graph, const HwDesc& hw, const std::str
         " has " + std::to_string(n) + " layers (1 to " + std::to_string(std::min(units, n)) + ")");
 }
 
+namespace {
+
+/// Per workload edge, the copies of its tensor its consumer's choice in `split` needs (≥ 1);
+/// empty unless the stage of some producer that pays an edge (producer_pays) would send copies.
+std::vector<double> copies_sent(const Workload& w, StagePricer& pricer, const StageSplit& split) {
+  std::vector<Choice> chosen(w.layers.size());
+  std::vector<int> end_of(w.layers.size());  // the end of each layer's stage
+  for (int s = 0; s < split.stages(); ++s) {
+    const int first = split.begin[s], end = split.begin[s + 1];
+    const StagePricer::Solved st = pricer.solve(first, end, split.units[s]);
+    for (int l = first; l < end; ++l) {
+      const auto v = static_cast<std::size_t>(l - first);
+      chosen[static_cast<std::size_t>(l)] =
+          st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])];
+      end_of[static_cast<std::size_t>(l)] = end;
+    }
+  }
+  std::vector<double> copies(w.edges.size(), 1.0);
+  bool sent = false;
+  for (std::size_t i = 0; i < w.edges.size(); ++i) {
+    const LayerEdge& e = w.edges[i];
+    const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+    const Choice& c = chosen[static_cast<std::size_t>(e.dst)];
+    if (const auto once = static_cast<double>(dst.inputs[static_cast<std::size_t>(e.input)].bytes);
+        once > 0)
+      copies[i] = std::max(1.0, input_share(dst, e.input, c) * c.nodes() / once);
+    const int end = end_of[static_cast<std::size_t>(e.src)];
+    sent = sent || (e.dst >= end && producer_pays(e, end) && copies[i] > 1);
+  }
+  return sent ? copies : std::vector<double>{};
+}
+
+}  // namespace
+
 PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::string& cost_model,
                               const PipelineOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -39,13 +74,24 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
   const int units = pipeline_units(hw), n = static_cast<int>(w.layers.size());
   StagePricer pricer(w, hw, o, cost_model);
   PipelineResult out;
-  try {
-    out.split = split_min_max_units(
+  const auto split = [&] {
+    return split_min_max_units(
         n, o.stages, units,
         [&](int first, int end, int q, double cutoff) {
           return pricer.cost(first, end, q, cutoff);
         },
         [&](int first, int end, int q) { return pricer.lower_bound(first, end, q); });
+  };
+  try {
+    out.split = split();
+    // The copies of an edge between stages slow the stage that sends them, which cannot know
+    // how many its consumer's choice needs: the split found, its choices tell, and the stages
+    // are split again with the producers paying them.
+    if (std::vector<double> copies = copies_sent(w, pricer, out.split); !copies.empty()) {
+      pricer.reprice(copies);
+      out.split = split();
+      out.copies = std::move(copies);
+    }
   } catch (const InputError& e) {
     std::string why = pricer.why;
     // A band fails for the whole network (a layer that fits it on none of its choices), and a
@@ -113,7 +159,9 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
       chosen[static_cast<std::size_t>(l)] =
           st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])];
     }
-    for (const LayerEdge& e : stage_inputs(w, first, end)) {
+    for (std::size_t i = 0; i < w.edges.size(); ++i) {
+      const LayerEdge& e = w.edges[i];
+      if (e.src >= first || e.dst < first || e.dst >= end) continue;  // not this stage's input
       const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
       const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
       const Choice& c = chosen[static_cast<std::size_t>(e.dst)];
@@ -126,12 +174,11 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
           cycles = pricer.stage_input_cycles(src, dst, e.input, c, q);
           break;
         case CrossingPayer::Producer:
-          cycles = pricer.stage_output_cycles(src, chosen[static_cast<std::size_t>(e.src)], dst,
-                                              e.input) +
-                   pricer.stage_copies_cycles(src, dst, e.input, c);
+          cycles = pricer.output_cycles(i, chosen[static_cast<std::size_t>(e.src)]) +
+                   pricer.copies_cycles(e, c);
           break;
         case CrossingPayer::Neither:
-          cycles = pricer.stage_copies_cycles(src, dst, e.input, c);
+          cycles = pricer.copies_cycles(e, c);
           break;
       }
       // Energy: every consumer PE's share (copies of what is not split) over the mean route.

@@ -21,7 +21,9 @@
 // latency of half the band's rows and columns. From a layer with more of its stage after it
 // (a training graph's saved activations, a skip edge), the producer's stage pays the tensor
 // once through its band's boundary links (a crossbar: its PEs' injection channels), which it
-// sends while it runs on, and the consumer's the copies beyond one that its choice needs.
+// sends while it runs on, and the consumer's the copies beyond one that its choice needs; when
+// the split found has such an edge whose consumer's choice needs copies, the stages are split
+// again with the producer's stage paying all the copies that choice needs (its PEs send them).
 // Each part is added to its layer's cost for each of its choices, so the solver inside the
 // band sees it.
 #include <functional>
@@ -58,6 +60,9 @@ struct PipelineResult {
   /// Per stage, bytes per PE to keep every layer's weights resident plus the largest layer's
   /// activations (what `resident_weights` bounds).
   std::vector<double> resident_bytes;
+  /// Per workload edge, when the stages were split again with the producers paying the copies
+  /// their consumers' choices need (StagePricer::reprice): those copies; empty otherwise.
+  std::vector<double> copies;
   /// Per micro-batch without pipelining: every layer on the whole machine, the same solver
   /// and cost model (+inf if that does not fit). M micro-batches then take M times this.
   double whole_machine_cycles = 0;

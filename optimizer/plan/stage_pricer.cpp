@@ -69,13 +69,6 @@ bool grows(const Problem& p) {
 
 }  // namespace
 
-std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end) {
-  std::vector<LayerEdge> in;
-  for (const LayerEdge& e : w.edges)
-    if (e.src < first && e.dst >= first && e.dst < end) in.push_back(e);
-  return in;
-}
-
 CrossingPayer crossing_payer(const LayerEdge& e, int producer_end, int consumer_first) {
   if (consumer_pays(e, consumer_first)) return CrossingPayer::Consumer;
   return producer_pays(e, producer_end) ? CrossingPayer::Producer : CrossingPayer::Neither;
@@ -125,20 +118,53 @@ Band& StagePricer::tabulated(int units) {
       b.setup = setup_partition(*w.graph, b.hw, *b.model, setup);
       b.bound = chain_bounds(b.setup, units);
       b.grows = grows(b.setup.problem);
-      for (const LayerEdge& e : w.edges) {
-        double dearest = 0;
-        for (const Choice& c : b.setup.choices[static_cast<std::size_t>(e.src)])
-          dearest = std::max(
-              dearest, stage_output_cycles(w.layers[static_cast<std::size_t>(e.src)], c,
-                                           w.layers[static_cast<std::size_t>(e.dst)], e.input));
-        b.dearest_output.push_back(dearest);
-      }
+      dearest_outputs(b);
       b.tabulated = true;
     } catch (const InputError& e) {
       b.failure = band_name(b.hw, units) + ": " + e.what();
     }
   }
   return b;
+}
+
+void StagePricer::dearest_outputs(Band& b) const {
+  b.dearest_output.clear();
+  for (std::size_t i = 0; i < w.edges.size(); ++i) {
+    double dearest = 0;
+    for (const Choice& c : b.setup.choices[static_cast<std::size_t>(w.edges[i].src)])
+      dearest = std::max(dearest, output_cycles(i, c));
+    b.dearest_output.push_back(dearest);
+  }
+}
+
+void StagePricer::reprice(std::vector<double> c) {
+  copies = std::move(c);
+  exact.clear();
+  resident_fits.clear();
+  for (auto& g : grown) g.clear();
+  for (std::size_t units = 0; units < bands.size(); ++units) {
+    auto& b = bands[units];
+    if (!b || !b->failure.empty()) continue;
+    if (!b->tabulated) {
+      b.reset();  // its bound, rebuilt on first use
+      continue;
+    }
+    b->bound = chain_bounds(b->setup, static_cast<int>(units));
+    dearest_outputs(*b);
+  }
+}
+
+double StagePricer::output_cycles(std::size_t i, const Choice& c) const {
+  const LayerEdge& e = w.edges[i];
+  return stage_output_cycles(w.layers[static_cast<std::size_t>(e.src)], c,
+                             w.layers[static_cast<std::size_t>(e.dst)], e.input) *
+         (copies.empty() ? 1 : copies[i]);
+}
+
+double StagePricer::copies_cycles(const LayerEdge& e, const Choice& c) const {
+  if (!copies.empty()) return 0;
+  return stage_copies_cycles(w.layers[static_cast<std::size_t>(e.src)],
+                             w.layers[static_cast<std::size_t>(e.dst)], e.input, c);
 }
 
 double StagePricer::stage_input_cycles(const Layer& producer, const Layer& layer, int input,
@@ -203,7 +229,7 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
         for (std::size_t c = 0; c < costs.size(); ++c)
           costs[c] += consumer_pays(e, first)
                           ? stage_input_cycles(src, dst, e.input, choices[c], units)
-                          : stage_copies_cycles(src, dst, e.input, choices[c]);
+                          : copies_cycles(e, choices[c]);
       }
     f.clear();  // the best of [first, l] for each choice of l
     for (int l = first; l < n; ++l) {
@@ -234,12 +260,11 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
   // And what its producers pay at least for edges to later stages (stage_setup), each at its
   // producer's cheapest choice: [first, end) pays those from [first, end − 1) to [end, n).
   std::vector<std::vector<std::pair<int, double>>> outputs(static_cast<std::size_t>(n));
-  for (const LayerEdge& e : w.edges) {
-    const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
-    const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+  for (std::size_t i = 0; i < w.edges.size(); ++i) {
+    const LayerEdge& e = w.edges[i];
     double least = kInf;
     for (const Choice& c : setup.choices[static_cast<std::size_t>(e.src)])
-      least = std::min(least, stage_output_cycles(src, c, dst, e.input));
+      least = std::min(least, output_cycles(i, c));
     if (least > 0 && least < kInf)
       outputs[static_cast<std::size_t>(e.src)].push_back({e.dst, least});
   }
@@ -282,19 +307,20 @@ PartitionSetup StagePricer::stage_setup(int first, int end, int units) {
     }
   // Edges to and from other stages, each added to the layer of this stage that pays it
   // (crossing_payer), for each of its choices.
-  for (const LayerEdge& e : w.edges) {
-    const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
-    const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+  for (std::size_t i = 0; i < w.edges.size(); ++i) {
+    const LayerEdge& e = w.edges[i];
     if (e.dst >= first && e.dst < end && e.src < first) {
+      const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
+      const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
       const auto v = static_cast<std::size_t>(e.dst - first);
       const bool pays = consumer_pays(e, first);
       for (std::size_t c = 0; c < p.node[v].size(); ++c)
         p.node[v][c] += pays ? stage_input_cycles(src, dst, e.input, s.choices[v][c], units)
-                             : stage_copies_cycles(src, dst, e.input, s.choices[v][c]);
+                             : copies_cycles(e, s.choices[v][c]);
     } else if (e.src >= first && e.dst >= end && producer_pays(e, end)) {
       const auto u = static_cast<std::size_t>(e.src - first);
       for (std::size_t c = 0; c < p.node[u].size(); ++c)
-        p.node[u][c] += stage_output_cycles(src, s.choices[u][c], dst, e.input);
+        p.node[u][c] += output_cycles(i, s.choices[u][c]);
     }
   }
   return s;

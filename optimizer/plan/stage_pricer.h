@@ -14,9 +14,6 @@
 
 namespace nocflow::optimizer {
 
-/// The edges into layers [first, end) from earlier layers: the stage's inputs.
-std::vector<LayerEdge> stage_inputs(const Workload& w, int first, int end);
-
 /// Which stage's cost holds an edge between stages (pipeline.h). Its consumer's, when the
 /// producer is the last layer of the stage just before: the tensor crosses as that stage could
 /// start. Its producer's, when the producer is not its stage's last layer: the tensor crosses
@@ -110,6 +107,19 @@ struct StagePricer {
   double stage_copies_cycles(const Layer& producer, const Layer& layer, int input,
                              const Choice& c) const;
 
+  /// What the producer's stage pays of workload edge `i` (producer_pays) under `c`:
+  /// stage_output_cycles, times the edge's `copies` once repriced.
+  double output_cycles(std::size_t i, const Choice& c) const;
+
+  /// What the consumer's stage pays of `e` from an earlier stage but the one just before, under
+  /// `c`: the copies beyond one (stage_copies_cycles); nothing once repriced (the producer's
+  /// stage pays them).
+  double copies_cycles(const LayerEdge& e, const Choice& c) const;
+
+  /// Prices the edges between stages again with `copies` (per workload edge, ≥ 1: the copies of
+  /// its tensor its consumer's choice needs), forgetting every stage priced before.
+  void reprice(std::vector<double> copies);
+
   /// Per-PE bytes of weights resident across micro-batches plus the largest layer's
   /// activations: what the stage's PEs hold at most under `choice`.
   static double stage_bytes(const PartitionSetup& s, const std::vector<int>& choice);
@@ -118,6 +128,11 @@ struct StagePricer {
   const HwDesc hw;                ///< copies: callers pass temporaries and literals
   const PipelineOptions o;
   const std::string cost_model;
+  /// Once repriced, per workload edge: the copies of its tensor that the producer's stage sends
+  /// (the consumer's stage then pays none); empty: the producer's stage sends it once and the
+  /// consumer's pays the copies beyond one. The copies slow the stage that sends them: a
+  /// training graph's forward layers send their saved activations while their stage runs on.
+  std::vector<double> copies;
   std::vector<std::unique_ptr<Band>> bands;  ///< [units], built on first use
   /// grown[units][first · (layers + 1) + end]: the most a stage of layers [first, e) on `units`
   /// was proven to cost at least (its optimum, a bound a cutoff stopped at, with resident
@@ -147,6 +162,9 @@ struct StagePricer {
   /// Without those tables only the layer costs and stage inputs (each layer's cheapest choice);
   /// with a negative edge cost (the models' are cycles, never negative) no bound at all.
   std::vector<double> chain_bounds(const PartitionSetup& setup, int units) const;
+
+  /// Band::dearest_output of a tabulated band.
+  void dearest_outputs(Band& b) const;
 
   /// The stage of layers [first, end) on `units`: its sub-problem, stage inputs added to the
   /// consumers' layer costs.

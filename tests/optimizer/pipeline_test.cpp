@@ -28,6 +28,74 @@ Graph prepared(const std::string& name) {
   return g;
 }
 
+/// Every layer of `r`'s plan in one stage, stages in layer order, every PE inside its stage's
+/// band, and each stage costing its layers' compute, its own edges and what it pays of the
+/// edges between stages (crossing_payer): the consumer's stage all of it, or the producer's the
+/// tensor once (output_cycles; with the copies its consumer's choice needs, once repriced) and
+/// the consumer's the rest. Returns how many edges each stage paid.
+struct Paid {
+  int consumer = 0;  ///< edges from the stage just before, paid by the consumer's stage
+  int producer = 0;  ///< edges the producer's stage paid the tensor of
+  int copied = 0;    ///< of those, edges the producer's stage paid copies of
+};
+Paid expect_stages_cost_their_parts(const Graph& g, const HwDesc& hw, const PipelineOptions& o,
+                                    const std::string& model, const PipelineResult& r) {
+  const Plan& p = r.plan;
+  Paid paid;
+  int stage = 0;
+  std::vector<double> stage_sum(p.stages.size(), 0);
+  for (const PlanLayer& l : p.layers) {
+    EXPECT_GE(l.stage, stage) << l.name;
+    stage = l.stage;
+    const PlanStage& st = p.stages[static_cast<std::size_t>(l.stage)];
+    for (int pe : l.pes) {
+      EXPECT_GE(pe, st.first_pe) << l.name;
+      EXPECT_LT(pe, st.first_pe + st.pes) << l.name;
+    }
+    stage_sum[static_cast<std::size_t>(l.stage)] += l.compute_cycles;
+  }
+  EXPECT_EQ(p.stages.front().first, p.layers.front().name);
+  EXPECT_EQ(p.stages.back().last, p.layers.back().name);
+  const Workload w = build_workload(g);
+  StagePricer pricer(w, hw, o, model);
+  if (!r.copies.empty()) pricer.reprice(r.copies);
+  std::map<std::string, int> index;  // of layers in w and in p.layers alike
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    EXPECT_EQ(w.layers[l].name, p.layers[l].name);
+    index[w.layers[l].name] = static_cast<int>(l);
+  }
+  for (const PlanEdge& e : p.edges) {
+    const int u = index.at(e.src), v = index.at(e.dst);
+    const int s = p.layers[static_cast<std::size_t>(u)].stage;
+    const int d = p.layers[static_cast<std::size_t>(v)].stage;
+    EXPECT_EQ(e.type == "STAGE_INPUT", s != d) << e.src << " -> " << e.dst;
+    double producer = 0;
+    if (s != d) {
+      const CrossingPayer payer =
+          crossing_payer({u, v, e.input}, r.split.begin[s + 1], r.split.begin[d]);
+      paid.consumer += payer == CrossingPayer::Consumer;
+      paid.producer += payer == CrossingPayer::Producer;
+      const auto i = static_cast<std::size_t>(std::find_if(w.edges.begin(), w.edges.end(),
+                                                           [&](const LayerEdge& x) {
+                                                             return x.src == u && x.dst == v &&
+                                                                    x.input == e.input;
+                                                           }) -
+                                              w.edges.begin());
+      if (payer == CrossingPayer::Producer) {
+        producer = pricer.output_cycles(i, p.layers[static_cast<std::size_t>(u)].choice);
+        paid.copied += !r.copies.empty() && r.copies[i] > 1;
+      }
+      EXPECT_GE(e.cycles, producer) << e.src << " -> " << e.dst;
+    }
+    stage_sum[static_cast<std::size_t>(s)] += producer;
+    stage_sum[static_cast<std::size_t>(d)] += e.cycles - producer;
+  }
+  for (std::size_t s = 0; s < p.stages.size(); ++s)
+    EXPECT_NEAR(stage_sum[s], p.stages[s].cycles, 1e-6 * p.stages[s].cycles)
+        << model << " stage " << s;
+  return paid;
+}
+
 TEST(Pipeline, StagesTileTheLayersAndTheMeshAndCostWhatTheirPlansSay) {
   const Graph g = prepared("resnet18");
   HwDesc hw;  // 4×4 mesh
@@ -49,56 +117,9 @@ TEST(Pipeline, StagesTileTheLayersAndTheMeshAndCostWhatTheirPlansSay) {
       next_pe += st.pes;
     }
     EXPECT_EQ(next_pe, hw.num_pes());
-    // Every layer in one stage, stages in layer order, every PE inside its stage's band.
-    int stage = 0;
-    std::vector<double> stage_sum(3, 0);
-    for (const PlanLayer& l : p.layers) {
-      ASSERT_GE(l.stage, stage) << l.name;
-      stage = l.stage;
-      const PlanStage& st = p.stages[static_cast<std::size_t>(l.stage)];
-      for (int pe : l.pes) {
-        EXPECT_GE(pe, st.first_pe) << l.name;
-        EXPECT_LT(pe, st.first_pe + st.pes) << l.name;
-      }
-      stage_sum[static_cast<std::size_t>(l.stage)] += l.compute_cycles;
-    }
-    EXPECT_EQ(p.stages[0].first, p.layers.front().name);
-    EXPECT_EQ(p.stages[2].last, p.layers.back().name);
-    // A stage's cost is its layers' compute, its own edges and what it pays of the edges
-    // between stages (crossing_payer): the consumer's stage all of it, or the producer's the
-    // tensor once (stage_output_cycles) and the consumer's the rest.
-    const Workload w = build_workload(g);
-    const StagePricer pricer(w, hw, o, model);
-    std::map<std::string, int> index;  // of layers in w and in p.layers alike
-    for (std::size_t l = 0; l < w.layers.size(); ++l) {
-      ASSERT_EQ(w.layers[l].name, p.layers[l].name);
-      index[w.layers[l].name] = static_cast<int>(l);
-    }
-    std::map<CrossingPayer, int> payers;
-    for (const PlanEdge& e : p.edges) {
-      const int u = index.at(e.src), v = index.at(e.dst);
-      const int s = p.layers[static_cast<std::size_t>(u)].stage;
-      const int d = p.layers[static_cast<std::size_t>(v)].stage;
-      EXPECT_EQ(e.type == "STAGE_INPUT", s != d) << e.src << " -> " << e.dst;
-      double producer = 0;
-      if (s != d) {
-        const CrossingPayer payer =
-            crossing_payer({u, v, e.input}, r.split.begin[s + 1], r.split.begin[d]);
-        ++payers[payer];
-        if (payer == CrossingPayer::Producer)
-          producer = pricer.stage_output_cycles(w.layers[static_cast<std::size_t>(u)],
-                                                p.layers[static_cast<std::size_t>(u)].choice,
-                                                w.layers[static_cast<std::size_t>(v)], e.input);
-        EXPECT_GE(e.cycles, producer) << e.src << " -> " << e.dst;
-      }
-      stage_sum[static_cast<std::size_t>(s)] += producer;
-      stage_sum[static_cast<std::size_t>(d)] += e.cycles - producer;
-    }
-    EXPECT_GE(payers[CrossingPayer::Consumer], 2) << model;  // at least one into each later stage
-    EXPECT_GT(payers[CrossingPayer::Producer], 0) << model;  // a skip edge from before a cut
-    for (int s = 0; s < 3; ++s)
-      EXPECT_NEAR(stage_sum[s], p.stages[s].cycles, 1e-6 * p.stages[s].cycles)
-          << model << " stage " << s;
+    const Paid paid = expect_stages_cost_their_parts(g, hw, o, model, r);
+    EXPECT_GE(paid.consumer, 2) << model;  // at least one into each later stage
+    EXPECT_GT(paid.producer, 0) << model;  // a skip edge from before a cut
     EXPECT_NEAR(p.pipeline_cycles, r.split.pipeline_cost(5), 1e-9 * p.pipeline_cycles);
     EXPECT_DOUBLE_EQ(p.predicted_cycles(), p.pipeline_cycles);
     // Seed 004's balanced baseline: 4 rows shared out evenly (the first stage takes the
@@ -216,7 +237,11 @@ TEST(Pipeline, ATrainingSplitIsTheSameWhetherLongerRangesAreBoundByShorterOnesOr
     EXPECT_LT(bounded.ranges_priced, plain.ranges_priced);
     return bounded;
   };
-  same_split_fewer_solves(g, hw, o);
+  const PipelineResult trained = same_split_fewer_solves(g, hw, o);
+  // Forward layers send their saved activations to backward layers stages on while their own
+  // stage runs: that stage pays them, with the copies their consumers' choices need.
+  const Paid paid = expect_stages_cost_their_parts(g, hw, o, "linkload", trained);
+  EXPECT_GT(paid.copied, 0);
   HwDesc small;
   small.sram_bytes = 2048 * 1024;
   PipelineOptions resident;

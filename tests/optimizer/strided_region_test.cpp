@@ -32,7 +32,9 @@ TEST(StridedRange, IntersectionsHoldExactlyTheCommonIndices) {
                                  : strided(first, first + (count - 1) * step, step));
   for (const Range& a : all) {
     ASSERT_EQ(a.size(), static_cast<std::int64_t>(indices(a).size()));
-    if (!a.empty()) ASSERT_TRUE(a.contains(a.hi - 1)) << "not normalised";
+    if (!a.empty()) {
+      ASSERT_TRUE(a.contains(a.hi - 1)) << "not normalised";
+    }
     for (const Range& b : all) {
       std::set<std::int64_t> common;
       const std::set<std::int64_t> ia = indices(a), ib = indices(b);
