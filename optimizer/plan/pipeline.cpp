@@ -35,8 +35,10 @@ void check_pipeline_options(const Graph& graph, const HwDesc& hw, const std::str
 namespace {
 
 /// Per workload edge, the copies of its tensor its consumer's choice in `split` needs (≥ 1);
-/// empty unless the stage of some producer that pays an edge (producer_pays) would send copies.
-std::vector<double> copies_sent(const Workload& w, StagePricer& pricer, const StageSplit& split) {
+/// empty unless the stage of some producer that pays an edge (producer_pays) would send copies,
+/// `sent` of them.
+std::vector<double> copies_sent(const Workload& w, StagePricer& pricer, const StageSplit& split,
+                                int& sent) {
   std::vector<Choice> chosen(w.layers.size());
   std::vector<int> end_of(w.layers.size());  // the end of each layer's stage
   for (int s = 0; s < split.stages(); ++s) {
@@ -50,7 +52,7 @@ std::vector<double> copies_sent(const Workload& w, StagePricer& pricer, const St
     }
   }
   std::vector<double> copies(w.edges.size(), 1.0);
-  bool sent = false;
+  sent = 0;
   for (std::size_t i = 0; i < w.edges.size(); ++i) {
     const LayerEdge& e = w.edges[i];
     const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
@@ -59,9 +61,9 @@ std::vector<double> copies_sent(const Workload& w, StagePricer& pricer, const St
         once > 0)
       copies[i] = std::max(1.0, input_share(dst, e.input, c) * c.nodes() / once);
     const int end = end_of[static_cast<std::size_t>(e.src)];
-    sent = sent || (e.dst >= end && producer_pays(e, end) && copies[i] > 1);
+    sent += e.dst >= end && producer_pays(e, end) && copies[i] > 1;
   }
-  return sent ? copies : std::vector<double>{};
+  return sent > 0 ? copies : std::vector<double>{};
 }
 
 }  // namespace
@@ -87,8 +89,10 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     // The copies of an edge between stages slow the stage that sends them, which cannot know
     // how many its consumer's choice needs: the split found, its choices tell, and the stages
     // are split again with the producers paying them.
-    if (std::vector<double> copies = copies_sent(w, pricer, out.split); !copies.empty()) {
+    if (std::vector<double> copies = copies_sent(w, pricer, out.split, out.copied_edges);
+        !copies.empty()) {
       pricer.reprice(copies);
+      out.first_split = std::move(out.split);
       out.split = split();
       out.copies = std::move(copies);
     }

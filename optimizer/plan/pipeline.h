@@ -63,6 +63,10 @@ struct PipelineResult {
   /// Per workload edge, when the stages were split again with the producers paying the copies
   /// their consumers' choices need (StagePricer::reprice): those copies; empty otherwise.
   std::vector<double> copies;
+  /// Then: the first split, and how many of its edges between stages carried copies that their
+  /// producers' stages send.
+  StageSplit first_split;
+  int copied_edges = 0;
   /// Per micro-batch without pipelining: every layer on the whole machine, the same solver
   /// and cost model (+inf if that does not fit). M micro-batches then take M times this.
   double whole_machine_cycles = 0;

@@ -84,6 +84,10 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["compute_cycles"] = plan.compute_cycles;
   j["redistribution_cycles"] = plan.redistribution_cycles;
   j["energy_pj"] = plan.energy_pj;
+  if (!r.copies.empty()) {
+    j["first_split_bottleneck_cycles"] = r.first_split.bottleneck();
+    j["first_split_copied_edges"] = r.copied_edges;
+  }
   j["ranges_priced"] = r.ranges_priced;
   j["ranges_stopped"] = r.ranges_stopped;
   j["notes"] = calibration_notes;
@@ -96,7 +100,8 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   j["edges"] = network.edges.size();
   j["units"] = {{"*_cycles",
                  "clock cycles; total_cost (= pipeline), whole_machine and balanced_baseline: all "
-                 "micro-batches; bottleneck: per micro-batch; the rest per micro-batch summed "
+                 "micro-batches; bottleneck and first_split_bottleneck: per micro-batch; the rest "
+                 "per micro-batch summed "
                  "over the stages"},
                 {"imbalance", "slowest / fastest stage"},
                 {"efficiency", "mean / slowest stage"},
@@ -109,8 +114,14 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
             << (r.ranges_stopped ? " (" + std::to_string(r.ranges_stopped) +
                                        " of them stopped once shown too slow to matter)"
                                  : std::string())
-            << "\n"
-            << "    stage  " << std::left << std::setw(44) << "first .. last layer" << std::right
+            << "\n";
+  if (!r.copies.empty())
+    std::cout << "  split twice: in the first split (bottleneck "
+              << fixed(r.first_split.bottleneck(), 1) << " cycles) "
+              << counted(r.copied_edges, "edge")
+              << " between stages carried copies for their consumers' choices; priced again with "
+                 "the producers' stages sending them, and split again\n";
+  std::cout << "    stage  " << std::left << std::setw(44) << "first .. last layer" << std::right
             << std::setw(7) << "layers" << std::setw(6) << (hw.mesh() ? "rows" : "ports")
             << std::setw(10) << "PEs" << std::setw(14) << "cycles/mb" << std::setw(16)
             << "resident B/PE"

@@ -234,11 +234,17 @@ TEST(SimulateCli, APipelinedTrainingGraphSaysWhatItDoesNotModel) {
   // The optimizer's summary.json has a whole-machine plan's keys too.
   const auto planned = nlohmann::json::parse(read_file(dir / "opt" / "summary.json"));
   EXPECT_EQ(planned["total_cost_cycles"], planned["pipeline_cycles"]);
+  // Its saved activations go to OUTP peers, each needing a copy: split again with stage 0
+  // paying them, and said so.
+  EXPECT_GT(planned["first_split_copied_edges"].get<int>(), 0);
+  EXPECT_NE(opt.output.find("split twice: in the first split (bottleneck "), std::string::npos)
+      << opt.output;
   EXPECT_EQ(planned["layers"].get<std::size_t>(), layers);
   EXPECT_GT(planned["edges"].get<std::size_t>(), layers - 1);  // a chain and its backward pass
   const CliRun inference = run_nocflow("optimize " + net + "--out " + (dir / "inference").string());
   ASSERT_EQ(inference.exit_code, 0) << inference.output;
   EXPECT_EQ(inference.output.find(note), std::string::npos) << inference.output;
+  EXPECT_EQ(inference.output.find("split twice"), std::string::npos) << inference.output;
   // A pipeline's summary.json names the optimizer too, null for inference.
   EXPECT_EQ(nlohmann::json::parse(read_file(dir / "opt" / "summary.json"))["train"], "sgd");
   EXPECT_TRUE(
