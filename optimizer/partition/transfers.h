@@ -181,6 +181,12 @@ inline Piece* ProducerLayout::list_pieces(const Box& need, const int* source, Pi
         const std::int64_t v2 = v1 * span[2].overlap(s2);
         const int* row = source + s0 * span[0].stride + s1 * span[1].stride + s2 * span[2].stride;
         if (v2 == 0) continue;
+        if (in.need.step == 1) {  // contiguous: every block it spans overlaps it
+          for (std::int64_t s3 = in.first; s3 < in.last; ++s3)
+            *out++ = {row[s3 * in.stride],
+                      v2 * (std::min(in.need.hi, in.start[s3 + 1]) - std::max(in.need.lo, in.start[s3]))};
+          continue;
+        }
         for (std::int64_t s3 = in.first; s3 < in.last; ++s3)
           if (const std::int64_t v = v2 * in.overlap(s3)) *out++ = {row[s3 * in.stride], v};
       }
