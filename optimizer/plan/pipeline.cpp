@@ -34,9 +34,9 @@ void check_pipeline_options(const Graph& graph, const HwDesc& hw, const std::str
 
 namespace {
 
-/// Per workload edge, the copies of its tensor its consumer's choice in `split` needs (≥ 1);
-/// empty unless the stage of some producer that pays an edge (producer_pays) would send copies,
-/// `sent` of them.
+/// Per workload edge whose producer's stage pays it in `split` (producer_pays), the copies of
+/// its tensor its consumer's choice there needs (1 for every other edge); empty unless some
+/// such stage sends more than one, on `sent` edges.
 std::vector<double> copies_sent(const Workload& w, StagePricer& pricer, const StageSplit& split,
                                 int& sent) {
   std::vector<Choice> chosen(w.layers.size());
@@ -57,11 +57,12 @@ std::vector<double> copies_sent(const Workload& w, StagePricer& pricer, const St
     const LayerEdge& e = w.edges[i];
     const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
     const Choice& c = chosen[static_cast<std::size_t>(e.dst)];
+    const int end = end_of[static_cast<std::size_t>(e.src)];
+    if (e.dst < end || !producer_pays(e, end)) continue;  // not a producer's stage's to send
     if (const auto once = static_cast<double>(dst.inputs[static_cast<std::size_t>(e.input)].bytes);
         once > 0)
       copies[i] = std::max(1.0, input_share(dst, e.input, c) * c.nodes() / once);
-    const int end = end_of[static_cast<std::size_t>(e.src)];
-    sent += e.dst >= end && producer_pays(e, end) && copies[i] > 1;
+    sent += copies[i] > 1;
   }
   return sent > 0 ? copies : std::vector<double>{};
 }
@@ -179,10 +180,10 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
           break;
         case CrossingPayer::Producer:
           cycles = pricer.output_cycles(i, chosen[static_cast<std::size_t>(e.src)]) +
-                   pricer.copies_cycles(e, c);
+                   pricer.copies_cycles(i, c);
           break;
         case CrossingPayer::Neither:
-          cycles = pricer.copies_cycles(e, c);
+          cycles = pricer.copies_cycles(i, c);
           break;
       }
       // Energy: every consumer PE's share (copies of what is not split) over the mean route.

@@ -23,7 +23,8 @@
 // once through its band's boundary links (a crossbar: its PEs' injection channels), which it
 // sends while it runs on, and the consumer's the copies beyond one that its choice needs; when
 // the split found has such an edge whose consumer's choice needs copies, the stages are split
-// again with the producer's stage paying all the copies that choice needs (its PEs send them).
+// again with the producer's stage paying all the copies that choice needs (its PEs send them)
+// and the consumer's those its own choice needs beyond them.
 // Each part is added to its layer's cost for each of its choices, so the solver inside the
 // band sees it.
 #include <functional>
@@ -63,7 +64,8 @@ struct PipelineResult {
   /// Per workload edge, when the stages were split again with the producers paying the copies
   /// their consumers' choices need (StagePricer::reprice): those copies; empty otherwise.
   std::vector<double> copies;
-  /// Then: the first split, and how many of its edges between stages carried copies that their
+  /// Then: the first split (its stages as first priced, the consumers' stages paying the
+  /// copies beyond one), and how many of its edges between stages carried copies that their
   /// producers' stages send.
   StageSplit first_split;
   int copied_edges = 0;

@@ -161,10 +161,11 @@ double StagePricer::output_cycles(std::size_t i, const Choice& c) const {
          (copies.empty() ? 1 : copies[i]);
 }
 
-double StagePricer::copies_cycles(const LayerEdge& e, const Choice& c) const {
-  if (!copies.empty()) return 0;
+double StagePricer::copies_cycles(std::size_t i, const Choice& c) const {
+  const LayerEdge& e = w.edges[i];
   return stage_copies_cycles(w.layers[static_cast<std::size_t>(e.src)],
-                             w.layers[static_cast<std::size_t>(e.dst)], e.input, c);
+                             w.layers[static_cast<std::size_t>(e.dst)], e.input, c,
+                             copies.empty() ? 1 : copies[i]);
 }
 
 double StagePricer::stage_input_cycles(const Layer& producer, const Layer& layer, int input,
@@ -189,14 +190,15 @@ double StagePricer::stage_output_cycles(const Layer& producer, const Choice& c,
 }
 
 double StagePricer::stage_copies_cycles(const Layer& producer, const Layer& layer, int input,
-                                        const Choice& c) const {
+                                        const Choice& c, double paid) const {
   const double share = input_share(layer, input, c);
-  const auto once = static_cast<double>(layer.inputs[static_cast<std::size_t>(input)].bytes);
-  const double copies = std::max(0.0, share * c.nodes() - once);
+  const double sent =
+      paid * static_cast<double>(layer.inputs[static_cast<std::size_t>(input)].bytes);
+  const double copies = std::max(0.0, share * c.nodes() - sent);
   if (producer.legal.empty())  // one PE (a Reshape, a Transpose) sends all of them
     return copies / hw.link_bytes_per_cycle;
   if (hw.mesh()) return copies / (hw.topology.cols * hw.link_bytes_per_cycle);
-  return std::max(0.0, share - once / c.nodes()) / hw.link_bytes_per_cycle;  // its ejection
+  return std::max(0.0, share - sent / c.nodes()) / hw.link_bytes_per_cycle;  // its ejection
 }
 
 std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int units) const {
@@ -220,8 +222,9 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
   std::vector<double> f, g;
   for (int first = 0; first < n; ++first) {
     node.assign(p.node.begin() + first, p.node.end());
-    for (const LayerEdge& e : w.edges)  // what its consumers pay of the stage inputs (stage_setup)
-      if (e.src < first && e.dst >= first) {
+    for (std::size_t i = 0; i < w.edges.size();
+         ++i)  // what its consumers pay of the stage inputs (stage_setup)
+      if (const LayerEdge& e = w.edges[i]; e.src < first && e.dst >= first) {
         auto& costs = node[static_cast<std::size_t>(e.dst - first)];
         const auto& choices = setup.choices[static_cast<std::size_t>(e.dst)];
         const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
@@ -229,7 +232,7 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
         for (std::size_t c = 0; c < costs.size(); ++c)
           costs[c] += consumer_pays(e, first)
                           ? stage_input_cycles(src, dst, e.input, choices[c], units)
-                          : copies_cycles(e, choices[c]);
+                          : copies_cycles(i, choices[c]);
       }
     f.clear();  // the best of [first, l] for each choice of l
     for (int l = first; l < n; ++l) {
@@ -316,7 +319,7 @@ PartitionSetup StagePricer::stage_setup(int first, int end, int units) {
       const bool pays = consumer_pays(e, first);
       for (std::size_t c = 0; c < p.node[v].size(); ++c)
         p.node[v][c] += pays ? stage_input_cycles(src, dst, e.input, s.choices[v][c], units)
-                             : copies_cycles(e, s.choices[v][c]);
+                             : copies_cycles(i, s.choices[v][c]);
     } else if (e.src >= first && e.dst >= end && producer_pays(e, end)) {
       const auto u = static_cast<std::size_t>(e.src - first);
       for (std::size_t c = 0; c < p.node[u].size(); ++c)

@@ -24,7 +24,8 @@ namespace nocflow::optimizer {
 enum class CrossingPayer { Consumer, Producer, Neither };
 CrossingPayer crossing_payer(const LayerEdge& e, int producer_end, int consumer_first);
 /// crossing_payer's two cases, each known to one side: the consumer's stage, from its first
-/// layer, pays `e` all; the producer's stage, from its end, pays the tensor once.
+/// layer, pays `e` all; the producer's stage, from its end, pays the tensor once (once
+/// repriced, as many times as StagePricer::copies says).
 inline bool consumer_pays(const LayerEdge& e, int consumer_first) {
   return e.src == consumer_first - 1;
 }
@@ -53,7 +54,7 @@ struct Band {
   /// taking more layers (what it adds, layer costs, edges and stage inputs, is never negative)
   /// but for what its producers paid of the edges to the layers it takes (StagePricer::learn).
   bool grows = false;
-  /// Once tabulated, by edge of the workload: its stage_output_cycles at its producer's dearest
+  /// Once tabulated, by edge of the workload: its output_cycles at its producer's dearest
   /// choice on this band.
   std::vector<double> dearest_output;
 };
@@ -100,21 +101,22 @@ struct StagePricer {
   double stage_output_cycles(const Layer& producer, const Choice& c, const Layer& consumer,
                              int input) const;
 
-  /// Cycles for the copies beyond one of input `input` that `layer` under `c` needs from
-  /// `producer` in an earlier stage that pays the tensor once (stage_output_cycles): through the
-  /// band's `cols` boundary links (a crossbar: the PE's ejection channel; a one-PE producer:
-  /// its injection channel).
-  double stage_copies_cycles(const Layer& producer, const Layer& layer, int input,
-                             const Choice& c) const;
+  /// Cycles for the copies beyond `paid` of input `input` that `layer` under `c` needs from
+  /// `producer` in an earlier stage that pays `paid` copies of the tensor (stage_output_cycles
+  /// each): through the band's `cols` boundary links (a crossbar: the PE's ejection channel; a
+  /// one-PE producer: its injection channel).
+  double stage_copies_cycles(const Layer& producer, const Layer& layer, int input, const Choice& c,
+                             double paid = 1) const;
 
   /// What the producer's stage pays of workload edge `i` (producer_pays) under `c`:
   /// stage_output_cycles, times the edge's `copies` once repriced.
   double output_cycles(std::size_t i, const Choice& c) const;
 
-  /// What the consumer's stage pays of `e` from an earlier stage but the one just before, under
-  /// `c`: the copies beyond one (stage_copies_cycles); nothing once repriced (the producer's
-  /// stage pays them).
-  double copies_cycles(const LayerEdge& e, const Choice& c) const;
+  /// What the consumer's stage pays of workload edge `i` from an earlier stage but the one just
+  /// before, under `c`: the copies beyond those its producer's stage pays (stage_copies_cycles):
+  /// beyond one, or once repriced beyond the edge's `copies` (none, for the choice they were
+  /// counted for).
+  double copies_cycles(std::size_t i, const Choice& c) const;
 
   /// Prices the edges between stages again with `copies` (per workload edge, ≥ 1: the copies of
   /// its tensor its consumer's choice needs), forgetting every stage priced before.

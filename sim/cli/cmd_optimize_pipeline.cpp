@@ -117,7 +117,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
             << "\n";
   if (!r.copies.empty())
     std::cout << "  split twice: in the first split (bottleneck "
-              << fixed(r.first_split.bottleneck(), 1) << " cycles) "
+              << fixed(r.first_split.bottleneck(), 1) << " cycles as first priced) "
               << counted(r.copied_edges, "edge")
               << " between stages carried copies for their consumers' choices; priced again with "
                  "the producers' stages sending them, and split again\n";

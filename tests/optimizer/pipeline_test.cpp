@@ -84,6 +84,15 @@ Paid expect_stages_cost_their_parts(const Graph& g, const HwDesc& hw, const Pipe
       if (payer == CrossingPayer::Producer) {
         producer = pricer.output_cycles(i, p.layers[static_cast<std::size_t>(u)].choice);
         paid.copied += !r.copies.empty() && r.copies[i] > 1;
+        // Whoever pays which copies, every byte its consumer's PEs need crosses the band's
+        // boundary links and is paid for.
+        const Choice& c = p.layers[static_cast<std::size_t>(v)].choice;
+        const double needed =
+            input_share(w.layers[static_cast<std::size_t>(v)], e.input, c) * c.nodes();
+        if (hw.mesh()) {
+          EXPECT_GE(e.cycles * (1 + 1e-9), needed / (hw.topology.cols * hw.link_bytes_per_cycle))
+              << e.src << " -> " << e.dst;
+        }
       }
       EXPECT_GE(e.cycles, producer) << e.src << " -> " << e.dst;
     }
