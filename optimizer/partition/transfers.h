@@ -183,8 +183,8 @@ inline Piece* ProducerLayout::list_pieces(const Box& need, const int* source, Pi
         if (v2 == 0) continue;
         if (in.need.step == 1) {  // contiguous: every block it spans overlaps it
           for (std::int64_t s3 = in.first; s3 < in.last; ++s3)
-            *out++ = {row[s3 * in.stride],
-                      v2 * (std::min(in.need.hi, in.start[s3 + 1]) - std::max(in.need.lo, in.start[s3]))};
+            *out++ = {row[s3 * in.stride], v2 * (std::min(in.need.hi, in.start[s3 + 1]) -
+                                                 std::max(in.need.lo, in.start[s3]))};
           continue;
         }
         for (std::int64_t s3 = in.first; s3 < in.last; ++s3)
