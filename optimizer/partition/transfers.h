@@ -159,8 +159,12 @@ inline Piece* ProducerLayout::list_pieces(const Box& need, const int* source, Pi
     std::int64_t stride = 0;
     const std::int64_t* start = nullptr;  ///< block s is [start[s], start[s + 1])
     Range need;
+    /// Indices of a contiguous need in block s (≥ 1: the span holds only blocks it meets).
+    std::int64_t contiguous_overlap(std::int64_t s) const {
+      return std::min(need.hi, start[s + 1]) - std::max(need.lo, start[s]);
+    }
     std::int64_t overlap(std::int64_t s) const {
-      if (need.step == 1) return std::min(need.hi, start[s + 1]) - std::max(need.lo, start[s]);
+      if (need.step == 1) return contiguous_overlap(s);
       return clip(need, start[s], start[s + 1]).size();  // 0: the block lies between two rows
     }
   };
@@ -179,12 +183,11 @@ inline Piece* ProducerLayout::list_pieces(const Box& need, const int* source, Pi
       const std::int64_t v1 = v0 * span[1].overlap(s1);
       for (std::int64_t s2 = span[2].first; s2 < span[2].last; ++s2) {
         const std::int64_t v2 = v1 * span[2].overlap(s2);
-        const int* row = source + s0 * span[0].stride + s1 * span[1].stride + s2 * span[2].stride;
         if (v2 == 0) continue;
-        if (in.need.step == 1) {  // contiguous: every block it spans overlaps it
+        const int* row = source + s0 * span[0].stride + s1 * span[1].stride + s2 * span[2].stride;
+        if (in.need.step == 1) {  // no block of the span is empty: no test for one
           for (std::int64_t s3 = in.first; s3 < in.last; ++s3)
-            *out++ = {row[s3 * in.stride], v2 * (std::min(in.need.hi, in.start[s3 + 1]) -
-                                                 std::max(in.need.lo, in.start[s3]))};
+            *out++ = {row[s3 * in.stride], v2 * in.contiguous_overlap(s3)};
           continue;
         }
         for (std::int64_t s3 = in.first; s3 < in.last; ++s3)

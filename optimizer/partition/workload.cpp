@@ -93,12 +93,13 @@ std::vector<Layer::Input> layer_inputs(const Graph& g, NodeId id, const Dims4& o
     const Node& src = g.node(inputs[i]);
     Layer::Input& in = result[i];
     in.elem_bytes = src.output.elem_bytes;
-    if (src.kind == OpKind::Constant && !holds_fixed_data(g, id, static_cast<int>(i)))
-      continue;  // a parameter (op_cost's weight bytes), a shape operand, a single value or zeros
     const int slot = static_cast<int>(i);
+    const bool fixed = holds_fixed_data(g, id, slot);  // held with the weights (a mask)
+    if (src.kind == OpKind::Constant && !fixed)
+      continue;  // a parameter (op_cost's weight bytes), a shape operand, a single value or zeros
     // What the whole layer reads of it: all but the rows a strided window or Slice skips.
     const std::int64_t all = input_region(g, id, slot, whole, {0, reduction}).volume();
-    (holds_fixed_data(g, id, slot) ? in.held_bytes : in.bytes) = all * in.elem_bytes;
+    (fixed ? in.held_bytes : in.bytes) = all * in.elem_bytes;
     for (PartDim d : kAllPartDims) {
       const bool inpp = d == PartDim::Inpp;
       const int axis = static_cast<int>(d);  // BATCH..OFMP_W are view axes N..W

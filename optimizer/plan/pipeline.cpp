@@ -34,31 +34,35 @@ void check_pipeline_options(const Graph& graph, const HwDesc& hw, const std::str
 
 namespace {
 
+/// Each layer's choice in `split`, as its stage was priced (StagePricer::solve keeps it).
+std::vector<Choice> split_choices(StagePricer& pricer, const StageSplit& split) {
+  std::vector<Choice> chosen;
+  for (int s = 0; s < split.stages(); ++s) {
+    const StagePricer::Solved st = pricer.solve(split.begin[s], split.begin[s + 1], split.units[s]);
+    for (std::size_t v = 0; v < st.setup.choices.size(); ++v)
+      chosen.push_back(st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])]);
+  }
+  return chosen;
+}
+
 /// Per workload edge whose producer's stage pays it in `split` (producer_pays), the copies of
 /// its tensor its consumer's choice there needs (1 for every other edge); empty unless some
 /// such stage sends more than one, on `sent` edges.
 std::vector<double> copies_sent(const Workload& w, StagePricer& pricer, const StageSplit& split,
                                 int& sent) {
-  std::vector<Choice> chosen(w.layers.size());
+  const std::vector<Choice> chosen = split_choices(pricer, split);
   std::vector<int> end_of(w.layers.size());  // the end of each layer's stage
-  for (int s = 0; s < split.stages(); ++s) {
-    const int first = split.begin[s], end = split.begin[s + 1];
-    const StagePricer::Solved st = pricer.solve(first, end, split.units[s]);
-    for (int l = first; l < end; ++l) {
-      const auto v = static_cast<std::size_t>(l - first);
-      chosen[static_cast<std::size_t>(l)] =
-          st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])];
-      end_of[static_cast<std::size_t>(l)] = end;
-    }
-  }
+  for (int s = 0; s < split.stages(); ++s)
+    for (int l = split.begin[s]; l < split.begin[s + 1]; ++l)
+      end_of[static_cast<std::size_t>(l)] = split.begin[s + 1];
   std::vector<double> copies(w.edges.size(), 1.0);
   sent = 0;
   for (std::size_t i = 0; i < w.edges.size(); ++i) {
     const LayerEdge& e = w.edges[i];
-    const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
-    const Choice& c = chosen[static_cast<std::size_t>(e.dst)];
     const int end = end_of[static_cast<std::size_t>(e.src)];
     if (e.dst < end || !producer_pays(e, end)) continue;  // not a producer's stage's to send
+    const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+    const Choice& c = chosen[static_cast<std::size_t>(e.dst)];
     if (const auto once = static_cast<double>(dst.inputs[static_cast<std::size_t>(e.input)].bytes);
         once > 0)
       copies[i] = std::max(1.0, input_share(dst, e.input, c) * c.nodes() / once);
@@ -135,7 +139,7 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
   plan.topology = hw.topology.name();
   plan.micro_batches = o.micro_batches;
   int first_pe = 0;
-  std::vector<Choice> chosen(w.layers.size());  // by layer, once its stage is solved
+  const std::vector<Choice> chosen = split_choices(pricer, out.split);
   std::vector<int> stage_of(w.layers.size(), 0);
   for (int s = 0; s < out.split.stages(); ++s)
     for (int l = out.split.begin[s]; l < out.split.begin[s + 1]; ++l)
@@ -159,11 +163,6 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     plan.redistribution_cycles += part.redistribution_cycles;
     plan.energy_pj += part.energy_pj;
     plan.activation_bytes += part.activation_bytes;
-    for (int l = first; l < end; ++l) {
-      const auto v = static_cast<std::size_t>(l - first);
-      chosen[static_cast<std::size_t>(l)] =
-          st.setup.choices[v][static_cast<std::size_t>(st.result.choice[v])];
-    }
     for (std::size_t i = 0; i < w.edges.size(); ++i) {
       const LayerEdge& e = w.edges[i];
       if (e.src >= first || e.dst < first || e.dst >= end) continue;  // not this stage's input

@@ -222,8 +222,8 @@ std::vector<double> StagePricer::chain_bounds(const PartitionSetup& setup, int u
   std::vector<double> f, g;
   for (int first = 0; first < n; ++first) {
     node.assign(p.node.begin() + first, p.node.end());
-    for (std::size_t i = 0; i < w.edges.size();
-         ++i)  // what its consumers pay of the stage inputs (stage_setup)
+    // What its consumers pay of the stage inputs (stage_setup).
+    for (std::size_t i = 0; i < w.edges.size(); ++i)
       if (const LayerEdge& e = w.edges[i]; e.src < first && e.dst >= first) {
         auto& costs = node[static_cast<std::size_t>(e.dst - first)];
         const auto& choices = setup.choices[static_cast<std::size_t>(e.dst)];
