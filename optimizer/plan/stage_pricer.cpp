@@ -67,6 +67,11 @@ bool grows(const Problem& p) {
          tables_nonnegative(p);
 }
 
+/// Copies of edge `i` in a StagePricer::copies vector (empty: one each).
+double count_of(const std::vector<double>& copies, std::size_t i) {
+  return copies.empty() ? 1.0 : copies[i];
+}
+
 }  // namespace
 
 CrossingPayer crossing_payer(const LayerEdge& e, int producer_end, int consumer_first) {
@@ -137,10 +142,50 @@ void StagePricer::dearest_outputs(Band& b) const {
   }
 }
 
+bool StagePricer::reads_copies(int first, int end, const std::vector<double>& other) const {
+  for (std::size_t i = 0; i < w.edges.size(); ++i)
+    if (count_of(copies, i) != count_of(other, i) && pays_copies(i, first, end)) return true;
+  return false;
+}
+
+bool StagePricer::pays_copies(std::size_t i, int first, int end) const {
+  const LayerEdge& e = w.edges[i];
+  return (e.dst >= first && e.dst < end && e.src < first && !consumer_pays(e, first)) ||
+         (e.src >= first && e.dst >= end && producer_pays(e, end));
+}
+
+double StagePricer::most_saved(int first, int end, int units,
+                               const std::vector<double>& next) const {
+  const Band& b = *bands[static_cast<std::size_t>(units)];
+  double saved = 0;
+  for (std::size_t i = 0; i < w.edges.size(); ++i) {
+    const double was = count_of(copies, i), now = count_of(next, i);
+    if (was == now || !pays_copies(i, first, end)) continue;
+    const LayerEdge& e = w.edges[i];
+    const Layer& src = w.layers[static_cast<std::size_t>(e.src)];
+    const Layer& dst = w.layers[static_cast<std::size_t>(e.dst)];
+    const bool consumer = e.dst < end;  // it pays the copies beyond those sent
+    double most = 0;
+    for (const Choice& c : b.setup.choices[static_cast<std::size_t>(consumer ? e.dst : e.src)])
+      most = std::max(most, consumer ? stage_copies_cycles(src, dst, e.input, c, was) -
+                                           stage_copies_cycles(src, dst, e.input, c, now)
+                                     : stage_output_cycles(src, c, dst, e.input) * (was - now));
+    saved += most;
+  }
+  return saved;
+}
+
 void StagePricer::reprice(std::vector<double> c) {
+  // A range's solves stand where it pays no edge whose copies change. Elsewhere each choice
+  // costs at most most_saved less: what was proven, less that, still bounds it.
+  const auto forget = [&](auto& solves) {
+    for (auto it = solves.begin(); it != solves.end();)
+      it = reads_copies(it->first[0], it->first[1], c) ? solves.erase(it) : std::next(it);
+  };
+  forget(exact);
+  forget(resident_fits);
+  for (auto& [key, least] : proven) least -= most_saved(key[0], key[1], key[2], c);
   copies = std::move(c);
-  exact.clear();
-  resident_fits.clear();
   for (auto& g : grown) g.clear();
   for (std::size_t units = 0; units < bands.size(); ++units) {
     auto& b = bands[units];
@@ -152,6 +197,9 @@ void StagePricer::reprice(std::vector<double> c) {
     b->bound = chain_bounds(b->setup, static_cast<int>(units));
     dearest_outputs(*b);
   }
+  // Each bound kept bounds the longer ranges again, with the new slack (a copy: learn keeps).
+  for (const auto& [key, least] : std::map(proven))
+    if (least > 0) learn(key[0], key[1], key[2], least);
 }
 
 double StagePricer::output_cycles(std::size_t i, const Choice& c) const {
@@ -357,7 +405,9 @@ double StagePricer::lower_bound(int first, int end, int units) {
   return std::max(b.bound[at], known.empty() ? 0 : known[at]) * (1 - 1e-9);
 }
 
-void StagePricer::learn(int first, int end, int units, double proven) {
+void StagePricer::learn(int first, int end, int units, double least) {
+  double& kept = proven[{first, end, units}];
+  kept = std::max(kept, least);
   const Band& b = tabulated(units);
   if (!o.bound_by_shorter || !b.grows) return;
   auto& known = grown[static_cast<std::size_t>(units)];
@@ -365,7 +415,7 @@ void StagePricer::learn(int first, int end, int units, double proven) {
   if (known.empty()) known.assign(n * n, 0.0);
   // [first, end) pays its producers' edges into [end, e), which [first, e) does not (it pays
   // their edge tables, ≥ 0): at most `slack`, each at its producer's dearest choice. With the
-  // rest, never negative, only added, [first, e) costs at least proven − slack.
+  // rest, never negative, only added, [first, e) costs at least `least` − slack.
   std::vector<double> into(n, 0.0);  // by consumer
   for (std::size_t i = 0; i < w.edges.size(); ++i) {
     const LayerEdge& e = w.edges[i];
@@ -376,7 +426,7 @@ void StagePricer::learn(int first, int end, int units, double proven) {
   double slack = 0;
   for (auto e = static_cast<std::size_t>(end); e < n; ++e) {
     if (e > static_cast<std::size_t>(end)) slack += into[e - 1];
-    row[e] = std::max(row[e], proven - slack);
+    row[e] = std::max(row[e], least - slack);
   }
 }
 
@@ -387,10 +437,10 @@ StagePrice StagePricer::cost(int first, int end, int units, double cutoff) {
     // What is proven of this range: a bound above the cutoff, or an optimum (with resident
     // weights the unconstrained one, which no fitting assignment beats), or what the search for
     // a fitting assignment proved (a Lagrangian bound; that none fits).
-    double proven = st.result.above_cutoff || st.result.optimal ? st.result.cost : -kInf;
+    double least = st.result.above_cutoff || st.result.optimal ? st.result.cost : -kInf;
     if (const auto fit = resident_fits.find({first, end, units}); fit != resident_fits.end())
-      proven = fit->second.infeasible ? kInf : std::max(proven, fit->second.lower);
-    if (proven > 0) learn(first, end, units, proven);
+      least = fit->second.infeasible ? kInf : std::max(least, fit->second.lower);
+    if (least > 0) learn(first, end, units, least);
     if (st.result.above_cutoff) return {st.result.cost, true};
     if (o.resident_weights) {
       const double bytes = stage_bytes(st.setup, st.result.choice);

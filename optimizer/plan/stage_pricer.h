@@ -119,8 +119,24 @@ struct StagePricer {
   double copies_cycles(std::size_t i, const Choice& c) const;
 
   /// Prices the edges between stages again with `copies` (per workload edge, ≥ 1: the copies of
-  /// its tensor its consumer's choice needs), forgetting every stage priced before.
+  /// its tensor its consumer's choice needs). A stage whose cost reads no changed count
+  /// (reads_copies) keeps its solves; every other is solved again, with what was proven of it,
+  /// less most_saved, as its bound.
   void reprice(std::vector<double> copies);
+
+  /// Whether the stage of layers [first, end) pays an edge whose copies differ between
+  /// `copies` and `other` (empty: one each; pays_copies).
+  bool reads_copies(int first, int end, const std::vector<double>& other) const;
+
+  /// Whether the stage of layers [first, end) pays copies of workload edge `i`: those beyond
+  /// the ones sent, of an edge into it from a stage but the one just before (copies_cycles), or
+  /// those it sends of an edge out of it (output_cycles).
+  bool pays_copies(std::size_t i, int first, int end) const;
+
+  /// The most any choice of the stage of layers [first, end) on a tabulated band of `units`
+  /// costs less with `next` copies than with `copies`: per edge it pays copies of whose count
+  /// changes, the most one of its layer's choices saves.
+  double most_saved(int first, int end, int units, const std::vector<double>& next) const;
 
   /// Per-PE bytes of weights resident across micro-batches plus the largest layer's
   /// activations: what the stage's PEs hold at most under `choice`.
@@ -153,6 +169,9 @@ struct StagePricer {
     bool infeasible = false;  ///< proven: none fits (nor does one of any longer range)
   };
   std::map<std::array<int, 3>, ResidentFit> resident_fits;
+  /// By (first, end, units): the most its solves proved the range costs (learn), learned
+  /// again once repriced where it stands.
+  std::map<std::array<int, 3>, double> proven;
   int priced = 0;   ///< stage solves run (a range asked again under a higher cutoff counts again)
   int stopped = 0;  ///< of those, the solves stopped at a cutoff
   std::string why;  ///< the first reason a stage did not fit, for the error when none does
@@ -184,10 +203,10 @@ struct StagePricer {
   /// cheapest, how far from it it may be.
   ResidentFit fit_resident(const PartitionSetup& s, SolveResult& r);
 
-  /// Raises grown[units] for [first, e ≥ end) to `proven`, a lower bound of [first, end)'s cost,
-  /// less what [first, end)'s producers paid for edges into [end, e) (not kept without
-  /// PipelineOptions::bound_by_shorter or on a band that does not grow).
-  void learn(int first, int end, int units, double proven);
+  /// Keeps `least`, a lower bound of [first, end)'s cost, in `proven`, and raises grown[units]
+  /// for [first, e ≥ end) to it less what [first, end)'s producers paid for edges into [end, e)
+  /// (not kept without PipelineOptions::bound_by_shorter or on a band that does not grow).
+  void learn(int first, int end, int units, double least);
 };
 
 }  // namespace nocflow::optimizer

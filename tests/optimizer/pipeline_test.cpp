@@ -184,6 +184,55 @@ TEST(Pipeline, ATrainingSplitIsTheSameWhetherLongerRangesAreBoundByShorterOnesOr
   EXPECT_FALSE(same_split_fewer_solves(prepared("resnet18"), small, resident).notes.empty());
 }
 
+TEST(Pipeline, RepricingKeepsOnlyTheSolvesItsCopiesLeaveUnchanged) {
+  // Once the producers pay the copies, the ranges that pay none of the changed edges cost what
+  // they did: their solves stand, and each must be what a pricer priced with those copies from
+  // the start finds, and so must the second split and what it proves.
+  Graph g = zoo_network("resnet18", {1, 2});
+  TrainingOptions sgd;
+  run_passes(g, "default", &sgd);
+  HwDesc hw;  // 4×4 mesh
+  hw.sram_bytes = 64 << 20;
+  PipelineOptions o;
+  o.stages = 3;
+  const PipelineResult r = solve_pipeline(g, hw, "linkload", o);
+  ASSERT_FALSE(r.copies.empty());
+  const Workload w = build_workload(g);
+  const int n = static_cast<int>(w.layers.size()), units = pipeline_units(hw);
+  const auto split = [&](StagePricer& p) {
+    return split_min_max_units(
+        n, o.stages, units, [&](int f, int e, int q, double cut) { return p.cost(f, e, q, cut); },
+        [&](int f, int e, int q) { return p.lower_bound(f, e, q); });
+  };
+  StagePricer kept(w, hw, o, "linkload"), fresh(w, hw, o, "linkload");
+  split(kept);
+  const auto before = kept.exact;
+  kept.reprice(r.copies);
+  fresh.reprice(r.copies);
+  int stood = 0;
+  for (const auto& [key, result] : before) {
+    const bool changed = kept.reads_copies(key[0], key[1], {});
+    EXPECT_EQ(kept.exact.count(key), changed ? 0U : 1U);
+    if (changed) continue;
+    ++stood;
+    const StagePricer::Solved again = fresh.solve(key[0], key[1], key[2]);
+    EXPECT_DOUBLE_EQ(result.cost, again.result.cost) << key[0] << ".." << key[1];
+  }
+  EXPECT_GT(stood, 0);
+  EXPECT_LT(stood, static_cast<int>(before.size()));
+  const StageSplit second = split(kept), from_start = split(fresh);
+  EXPECT_EQ(second.begin, r.split.begin);
+  EXPECT_EQ(second.begin, from_start.begin);
+  EXPECT_EQ(second.units, from_start.units);
+  EXPECT_EQ(second.cost, from_start.cost);
+  for (int f = 0; f < n; ++f)  // what the kept solves prove holds under the new prices
+    for (int e = f + 1; e <= n; ++e)
+      for (int q = 1; q <= units; ++q)
+        if (const auto it = fresh.exact.find({f, e, q}); it != fresh.exact.end()) {
+          EXPECT_LE(kept.lower_bound(f, e, q), it->second.cost) << f << ".." << e << " on " << q;
+        }
+}
+
 TEST(Pipeline, ResidentWeightsTakeAStageAssignmentThatFitsWhereTheCheapestDoesNot) {
   // vgg5 in 2 stages on 4x4 with 192 KiB PEs: the cheapest assignment of a stage holds more than
   // that with every weight resident, but one splitting the weights further fits.
