@@ -29,6 +29,20 @@ Graph prepared(const std::string& name) {
   return g;
 }
 
+/// resnet18's SGD training step in 3 stages on a 4×4 mesh of 64 MiB PEs: forward layers send
+/// their saved activations stages on, and their consumers' choices need copies of them.
+struct TrainingPipeline {
+  Graph g = zoo_network("resnet18", {1, 2});
+  HwDesc hw;  // 4×4 mesh
+  PipelineOptions o;
+  TrainingPipeline() {
+    TrainingOptions sgd;
+    run_passes(g, "default", &sgd);
+    hw.sram_bytes = 64 << 20;
+    o.stages = 3;
+  }
+};
+
 TEST(Pipeline, StagesTileTheLayersAndTheMeshAndCostWhatTheirPlansSay) {
   const Graph g = prepared("resnet18");
   HwDesc hw;  // 4×4 mesh
@@ -151,13 +165,10 @@ TEST(Pipeline, ATrainingSplitIsTheSameWhetherLongerRangesAreBoundByShorterOnesOr
   // bounds every [first, end') with end' > end: with and without that bound the runs must find
   // the same split, the first solving fewer. With resident weights too, where what is proven
   // is the search's bound for the cheapest assignment that fits.
-  Graph g = zoo_network("resnet18", {1, 2});
-  TrainingOptions sgd;
-  run_passes(g, "default", &sgd);
-  HwDesc hw;  // 4×4 mesh
-  hw.sram_bytes = 64 << 20;
-  PipelineOptions o;
-  o.stages = 3;
+  const TrainingPipeline t;
+  const Graph& g = t.g;
+  const HwDesc& hw = t.hw;
+  const PipelineOptions& o = t.o;
   const auto same_split_fewer_solves = [](const Graph& net, const HwDesc& machine,
                                           PipelineOptions options) {
     const PipelineResult bounded = solve_pipeline(net, machine, "linkload", options);
@@ -188,13 +199,10 @@ TEST(Pipeline, RepricingKeepsOnlyTheSolvesItsCopiesLeaveUnchanged) {
   // Once the producers pay the copies, the ranges that pay none of the changed edges cost what
   // they did: their solves stand, and each must be what a pricer priced with those copies from
   // the start finds, and so must the second split and what it proves.
-  Graph g = zoo_network("resnet18", {1, 2});
-  TrainingOptions sgd;
-  run_passes(g, "default", &sgd);
-  HwDesc hw;  // 4×4 mesh
-  hw.sram_bytes = 64 << 20;
-  PipelineOptions o;
-  o.stages = 3;
+  const TrainingPipeline t;
+  const Graph& g = t.g;
+  const HwDesc& hw = t.hw;
+  const PipelineOptions& o = t.o;
   const PipelineResult r = solve_pipeline(g, hw, "linkload", o);
   ASSERT_FALSE(r.copies.empty());
   const Workload w = build_workload(g);
