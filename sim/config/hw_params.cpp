@@ -117,11 +117,11 @@ const std::vector<Param>& hw_params() {
           .doc("switch allocator: islip, or separable input-first with round-robin arbiters"),
       field("router.alloc_iterations", &HwSpec::router, &RouterSpec::alloc_iterations)
           .unit("iterations")
-          .def(std::int64_t{0})
+          .def(std::int64_t{1})
           .range(0, 8)
           .doc("iSLIP iterations per cycle; 0 = by topology: 1 on a mesh router, ceil(log2 "
                "ports) on a crossbar switch (4 for 16 ports), as iSLIP needs to converge on a "
-               "maximal matching"),
+               "maximal matching (the booksim preset sets 1, lookahead 0)"),
       // link
       field("link.width_bytes", &HwSpec::link, &LinkSpec::width_bytes)
           .unit("bytes")
