@@ -9,6 +9,55 @@ namespace {
 
 bool busy(StepKind k) { return k == StepKind::Compute || k == StepKind::Reduce; }
 
+/// A barrier replay's cycles by [micro-batch][stage] (PipelineRun::stage_cycles): each phase,
+/// from one barrier's opening to the next's, to the stage of the layer it serves. A compute or
+/// a reduction is its layer's; an edge's transfers (the producer's sends, the consumer's
+/// receives) the producer's stage's when more of that stage comes after it (it pays them,
+/// crossing_payer in optimizer/plan/stage_pricer.h), else the consumer's. A phase with no step
+/// (an edge that moves nothing) is the previous one's. `n`: layers per micro-batch.
+template <class StageOf>
+std::vector<std::vector<noc::Cycle>> barrier_phases(const RunResult& run, const StageOf& stage_of,
+                                                    std::size_t n, int mbs, std::size_t stages) {
+  std::vector<noc::Cycle> opens{0};
+  for (const Span& s : run.spans)
+    if (s.kind == StepKind::Barrier) opens.push_back(s.end);
+  std::sort(opens.begin(), opens.end());
+  opens.erase(std::unique(opens.begin(), opens.end()), opens.end());
+  // Per phase: the layer computing or reducing, else the edge's producer and consumer.
+  struct Phase {
+    int layer = -1, src = -1, dst = -1;
+  };
+  std::vector<Phase> phase(opens.size());
+  for (const Span& s : run.spans) {
+    if (s.kind == StepKind::Barrier || s.layer < 0) continue;
+    Phase& p = phase[static_cast<std::size_t>(
+        std::upper_bound(opens.begin(), opens.end(), s.start) - opens.begin() - 1)];
+    if (busy(s.kind)) p.layer = s.layer;
+    if (s.kind == StepKind::Send) p.src = s.layer;
+    if (s.kind == StepKind::Recv) p.dst = s.layer;
+  }
+  std::vector<std::vector<noc::Cycle>> out(mbs, std::vector<noc::Cycle>(stages, 0));
+  int owner = -1;  // the replayed layer whose stage takes the phase
+  for (std::size_t j = 0; j < opens.size(); ++j) {
+    const Phase& p = phase[j];
+    if (p.layer >= 0) {
+      owner = p.layer;
+    } else if (p.src >= 0 && p.dst >= 0) {
+      const auto src = static_cast<std::size_t>(p.src);
+      const bool more_after = src % n + 1 < n && stage_of(src + 1) == stage_of(src);
+      owner =
+          stage_of(src) == stage_of(static_cast<std::size_t>(p.dst)) || more_after ? p.src : p.dst;
+    } else if (p.src >= 0 || p.dst >= 0) {
+      owner = std::max(p.src, p.dst);
+    }
+    const noc::Cycle until = j + 1 < opens.size() ? opens[j + 1] : run.total_cycles;
+    const int stage = owner >= 0 ? stage_of(static_cast<std::size_t>(owner)) : -1;
+    if (stage >= 0)
+      out[static_cast<std::size_t>(owner) / n][static_cast<std::size_t>(stage)] += until - opens[j];
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<LayerStats> layer_stats(const RunResult& run, const std::vector<std::string>& names) {
@@ -58,7 +107,7 @@ RunTotals run_totals(const RunResult& run) {
 }
 
 PipelineRun pipeline_run(const optimizer::Plan& replayed, const optimizer::Workload& workload,
-                         const std::vector<LayerStats>& layers, bool barrier) {
+                         const std::vector<LayerStats>& layers, const RunResult* barrier) {
   const int mbs = replayed.micro_batches;
   const std::size_t n = replayed.layers.size() / static_cast<std::size_t>(mbs);
   const std::size_t stages = replayed.stages.size();
@@ -76,26 +125,26 @@ PipelineRun pipeline_run(const optimizer::Plan& replayed, const optimizer::Workl
     else
       inputs_there[dst] = std::max(inputs_there[dst], layers[src].end);
   }
-  // [micro-batch][stage]: last end of its layers, their spans summed, and when the inputs of
-  // its first layers were there (the earliest of them).
+  // [micro-batch][stage]: last end of its layers, and when the inputs of its first layers were
+  // there (the earliest of them).
   std::vector<std::vector<noc::Cycle>> end(mbs, std::vector<noc::Cycle>(stages, 0));
-  std::vector<std::vector<noc::Cycle>> spans(mbs, std::vector<noc::Cycle>(stages, 0));
   std::vector<std::vector<noc::Cycle>> fed(mbs, std::vector<noc::Cycle>(stages, noc::kNever));
   for (std::size_t i = 0; i < replayed.layers.size(); ++i) {
     const int stage = stage_of(i);
     if (stage < 0) continue;
     const std::size_t m = i / n, st = static_cast<std::size_t>(stage);
     end[m][st] = std::max(end[m][st], layers[i].end);
-    spans[m][st] += layers[i].end - layers[i].start;
     if (fed_at_all[i] && !fed_within[i]) fed[m][st] = std::min(fed[m][st], inputs_there[i]);
   }
+  const std::vector<std::vector<noc::Cycle>> phases =
+      barrier ? barrier_phases(*barrier, stage_of, n, mbs, stages) : end;
   PipelineRun out;
   for (std::size_t st = 0; st < stages; ++st) {
     double sum = 0;
     for (int m = 0; m < mbs; ++m) {
       const noc::Cycle free = m > 0 ? end[m - 1][st] : 0;
       const noc::Cycle inputs = fed[m][st] == noc::kNever ? 0 : fed[m][st];  // stage 0
-      sum += static_cast<double>(barrier ? spans[m][st] : end[m][st] - std::max(free, inputs));
+      sum += static_cast<double>(barrier ? phases[m][st] : end[m][st] - std::max(free, inputs));
     }
     out.stage_cycles.push_back(sum / mbs);
   }

@@ -36,15 +36,19 @@ struct PipelineRun {
   /// first layers (those reading other stages' outputs and none of its own) all there. In a
   /// training graph's pipeline that can be before the previous stage ends: a weight gradient reads
   /// the forward's output long before that stage's last backward layer is done. Barrier replay,
-  /// where every layer runs alone between barriers: its layers' spans summed (from when it
-  /// could start counted the other stages' turns in between).
+  /// where every phase (a layer's compute, its reduction, an edge's transfers) runs alone between
+  /// barriers: its phases summed, an edge's to the stage that pays it (optimizer's
+  /// crossing_payer: the producer's when more of its stage comes after it, else the
+  /// consumer's), so that the stages sum to the run's time (from when it could start counted
+  /// the other stages' turns in between; its layers' spans summed counted a layer that received
+  /// an input early as running from then).
   std::vector<double> stage_cycles;
   double interval = 0;  ///< cycles between micro-batches leaving the last stage (mean)
 };
 /// `replayed`: the pipelined plan as replayed (every micro-batch's layers), `workload` its
 /// workload (micro_batched; its edges give each layer's producers); `layers` their stats;
-/// `barrier`: replayed in barrier mode.
+/// `barrier`: the run, when replayed in barrier mode (its spans give the phases).
 PipelineRun pipeline_run(const optimizer::Plan& replayed, const optimizer::Workload& workload,
-                         const std::vector<LayerStats>& layers, bool barrier);
+                         const std::vector<LayerStats>& layers, const RunResult* barrier);
 
 }  // namespace nocflow::sim

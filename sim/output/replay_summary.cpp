@@ -62,7 +62,8 @@ Measured measure(RunResult run, const opt::Workload& workload, const Lowered& lo
                                m.memory.begin());
   m.in_use = run_memory(m.memory, lowered.programs, run.spans);
   if (replayed.pipelined())
-    m.pipeline = pipeline_run(replayed, workload, m.layers, mode == ExecMode::Barrier);
+    m.pipeline =
+        pipeline_run(replayed, workload, m.layers, mode == ExecMode::Barrier ? &run : nullptr);
   m.run = std::move(run);
   return m;
 }
@@ -140,7 +141,7 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
        "cycles per micro-batch and stage: predicted, and simulated as the mean over micro-batches "
        "from when the stage could start (its previous micro-batch done, and the inputs from other "
        "stages of one of its first layers there) to the end of its last layer, in barrier replay "
-       "its layers' spans summed; "
+       "its phases between barriers summed (an edge's to the stage that pays it); "
        "interval_cycles: mean cycles between "
        "micro-batches leaving the last stage (null with one micro-batch)"},
       {"memory_plan",
@@ -209,7 +210,7 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
     out << "\n    stage  " << std::setw(12) << "PEs" << std::setw(14) << "predicted"
         << std::setw(14) << "simulated"
         << "   (cycles per micro-batch; simulated: mean "
-        << (a.mode == "barrier" ? "of its layers' spans summed)\n"
+        << (a.mode == "barrier" ? "of its phases between barriers summed)\n"
                                 : "from when it could start to its end)\n");
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
       const opt::PlanStage& st = plan.stages[s];
