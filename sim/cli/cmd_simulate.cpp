@@ -368,7 +368,13 @@ int run(const SimulateArgs& a) {
 
   const Measured m = measure(std::move(r), workload, lowered, replay.plan, hw, spec, mode);
   const std::string solved_by = a.solver + " / " + a.cost_model;
-  const ReplaySource source{mode_name, a.plan, solved_by, a.calibration, batch, train};
+  const ReplaySource source{mode_name,
+                            a.plan,
+                            solved_by,
+                            a.calibration,
+                            batch,
+                            train,
+                            plan.micro_batches != file_micro_batches};
   write_file(fs::path(a.out) / "summary.json",
              summary_json(source, graph.name(), plan, stale, spec, m).dump(2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn; but not

@@ -96,7 +96,9 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
   j["predicted_total_does_not_apply"] = stale;
   // With --plan the total is the plan file's, priced when it was made; --calibration then
   // applies to the transfer table only.
-  j["predicted_total_from"] = a.plan_file.empty() ? "this solve" : "the plan file";
+  j["predicted_total_from"] = a.plan_file.empty()       ? "this solve"
+                              : a.micro_batches_changed ? "the plan file's stages"
+                                                        : "the plan file";
   j["calibration"] =
       a.calibration;  // of the predictions (and of the solve without --plan); empty: none
   j["energy_pj"] = {{"mac", m.energy.mac_pj},
@@ -170,7 +172,10 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
   const auto [per, unit] = energy_unit(m.energy.total());  // the parts in the total's unit
   out << "  total            " << r.total_cycles << " cycles = " << fixed(m.seconds * 1e6, 3)
       << " us"
-      << " (predicted by " << plan.cost_model << (a.plan_file.empty() ? "" : " in the plan file")
+      << " (predicted by " << plan.cost_model
+      << (a.plan_file.empty()       ? ""
+          : a.micro_batches_changed ? " from the plan file's stages"
+                                    : " in the plan file")
       << ": " << fixed(plan.predicted_cycles()) << " cycles)\n"
       << "  critical PE      " << m.totals.compute << " cycles computing, "
       << m.totals.communication << " cycles waiting for data or at barriers\n"

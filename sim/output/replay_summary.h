@@ -25,6 +25,9 @@ struct ReplaySource {
   std::string calibration;  ///< of the predictions; "" for none
   std::int64_t batch = 1;   ///< of the network replayed
   std::string train;        ///< the weight updates' optimizer; "" for inference
+  /// A pipelined plan file replayed with other micro-batches than its own: its total is then
+  /// predicted from its stages, not read from the file.
+  bool micro_batches_changed = false;
 };
 
 /// What a plan's replay measured, as summary.json and the console give it.

@@ -165,6 +165,11 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   EXPECT_NEAR(s5["predicted_total_cycles"].get<double>(), predicted5, 1e-6 * predicted5);
   EXPECT_GT(s5["predicted_total_cycles"].get<double>(), plan.predicted_cycles);
   EXPECT_TRUE(s5["predicted_total_does_not_apply"].empty()) << s5.dump();
+  // That total is not the file's: it is predicted from the file's stages.
+  EXPECT_EQ(s5["predicted_total_from"], "the plan file's stages");
+  EXPECT_NE(five.output.find("(predicted by linkload from the plan file's stages: "),
+            std::string::npos)
+      << five.output;
   EXPECT_EQ(s5["pipeline"]["micro_batches"], 5);
 
   // --micro-batches belongs to a pipeline: --stages or a pipelined plan; stages need rows.
