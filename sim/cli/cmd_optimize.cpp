@@ -70,9 +70,10 @@ std::string sram_warning(const opt::Workload& w, const opt::Plan& plan, std::int
     if (bytes > worst_bytes) worst = l, worst_bytes = bytes;
   }
   if (over == 0) return "";
-  return "warning: " + counted(over, "layer") + " of this plan need more than a PE's " +
-         std::to_string(sram_bytes) + " bytes of SRAM (pe.sram_bytes; most: '" +
-         w.layers[worst].name + "', " + std::to_string(static_cast<std::int64_t>(worst_bytes)) +
+  return "warning: " + counted(over, "layer") + " of this plan " + (over == 1 ? "needs" : "need") +
+         " more than a PE's " + std::to_string(sram_bytes) +
+         " bytes of SRAM (pe.sram_bytes; most: '" + w.layers[worst].name + "', " +
+         std::to_string(static_cast<std::int64_t>(worst_bytes)) +
          " bytes per PE), so simulate will refuse it; without --no-memory-limit every layer "
          "stays within SRAM";
 }

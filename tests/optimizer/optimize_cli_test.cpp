@@ -226,8 +226,9 @@ TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
     const std::string pipeline = stages.empty() ? "" : "_stages";
     const auto [over, refused, over_dir] =
         optimize_then_replay("loose" + pipeline, "--no-memory-limit " + stages);
-    EXPECT_NE(over.output.find("need more than a PE's 131072 bytes of SRAM"), std::string::npos)
+    EXPECT_NE(over.output.find(" more than a PE's 131072 bytes of SRAM"), std::string::npos)
         << over.output;
+    EXPECT_EQ(over.output.find(" 1 layer of this plan need "), std::string::npos) << over.output;
     EXPECT_EQ(refused.exit_code, 2) << refused.output;
     // summary.json lists the warning among its notes, and says the limit was off.
     const auto summary = nlohmann::json::parse(std::ifstream(over_dir / "opt" / "summary.json"));
@@ -235,7 +236,7 @@ TEST(OptimizeCli, PlansOverflowingSramAreWrittenWithAWarning) {
     const auto& notes = summary["notes"];
     EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const nlohmann::json& n) {
       return n.get<std::string>().rfind("warning: ", 0) == 0 &&
-             n.get<std::string>().find("need more than a PE's 131072 bytes of SRAM") !=
+             n.get<std::string>().find(" more than a PE's 131072 bytes of SRAM") !=
                  std::string::npos;
     })) << notes;
     const auto [within, accepted, within_dir] = optimize_then_replay("tight" + pipeline, stages);
