@@ -264,7 +264,9 @@ int run(const SimulateArgs& a) {
   }();
   opt::Plan plan = make_or_read_plan(a, std::move(file_plan), graph, hw, spec, passes.spec);
   const int file_micro_batches = plan.micro_batches;
-  if (!a.plan.empty() && a.micro_batches_given) set_micro_batches(plan, a.micro_batches);
+  // The file's own count leaves the plan as it is, its predicted total the file's.
+  if (!a.plan.empty() && a.micro_batches_given && a.micro_batches != plan.micro_batches)
+    set_micro_batches(plan, a.micro_batches);
   // A pipelined plan runs every micro-batch: the network's layers once per micro-batch.
   const opt::Workload network = opt::build_workload(graph);
   const std::int64_t network_activation_bytes = opt::activation_bytes(network);

@@ -170,6 +170,18 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   EXPECT_NE(five.output.find("(predicted by linkload from the plan file's stages: "),
             std::string::npos)
       << five.output;
+  // The file's own count leaves its total as it is, whatever the file says (here: edited).
+  std::string edited = read_file(dir / "opt" / "plan.yaml");
+  const std::string key = "predicted_cycles: ";
+  const std::size_t at = edited.find(key) + key.size();
+  edited.replace(at, edited.find('\n', at) - at, "123456.5");
+  std::ofstream(dir / "edited.yaml") << edited;
+  const CliRun same = run_nocflow("simulate " + hw + "--plan " + (dir / "edited.yaml").string() +
+                                  " --micro-batches 3 --quiet --out " + (dir / "same").string());
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  const auto s3 = nlohmann::json::parse(read_file(dir / "same" / "summary.json"));
+  EXPECT_EQ(s3["predicted_total_from"], "the plan file");
+  EXPECT_DOUBLE_EQ(s3["predicted_total_cycles"].get<double>(), 123456.5);
   EXPECT_EQ(s5["pipeline"]["micro_batches"], 5);
 
   // --micro-batches belongs to a pipeline: --stages or a pipelined plan; stages need rows.
