@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include "optimizer/plan/stage_pricer.h"
+
 namespace nocflow::sim {
 namespace {
 
@@ -12,9 +14,9 @@ bool busy(StepKind k) { return k == StepKind::Compute || k == StepKind::Reduce; 
 /// A barrier replay's cycles by [micro-batch][stage] (PipelineRun::stage_cycles): each phase,
 /// from one barrier's opening to the next's, to the stage of the layer it serves. A compute or
 /// a reduction is its layer's; an edge's transfers (the producer's sends, the consumer's
-/// receives) the producer's stage's when more of that stage comes after it (it pays them,
-/// crossing_payer in optimizer/plan/stage_pricer.h), else the consumer's. A phase with no step
-/// (an edge that moves nothing) is the previous one's. `n`: layers per micro-batch.
+/// receives) the producer's stage's when more of that stage comes after it (it pays them:
+/// optimizer::producer_pays), else the consumer's. A phase with no step (an edge that moves
+/// nothing) is the previous one's. `n`: layers per micro-batch.
 template <class StageOf>
 std::vector<std::vector<noc::Cycle>> barrier_phases(const RunResult& run, const StageOf& stage_of,
                                                     std::size_t n, int mbs, std::size_t stages) {
@@ -44,9 +46,11 @@ std::vector<std::vector<noc::Cycle>> barrier_phases(const RunResult& run, const 
       owner = p.layer;
     } else if (p.src >= 0 && p.dst >= 0) {
       const auto src = static_cast<std::size_t>(p.src);
-      const bool more_after = src % n + 1 < n && stage_of(src + 1) == stage_of(src);
-      owner =
-          stage_of(src) == stage_of(static_cast<std::size_t>(p.dst)) || more_after ? p.src : p.dst;
+      std::size_t end = src + 1;  // of the producer's stage, within its micro-batch
+      while (end % n != 0 && stage_of(end) == stage_of(src)) ++end;
+      const bool within = stage_of(src) == stage_of(static_cast<std::size_t>(p.dst));
+      owner = within || optimizer::producer_pays({p.src, p.dst, 0}, static_cast<int>(end)) ? p.src
+                                                                                           : p.dst;
     } else if (p.src >= 0 || p.dst >= 0) {
       owner = std::max(p.src, p.dst);
     }
@@ -136,8 +140,8 @@ PipelineRun pipeline_run(const optimizer::Plan& replayed, const optimizer::Workl
     end[m][st] = std::max(end[m][st], layers[i].end);
     if (fed_at_all[i] && !fed_within[i]) fed[m][st] = std::min(fed[m][st], inputs_there[i]);
   }
-  const std::vector<std::vector<noc::Cycle>> phases =
-      barrier ? barrier_phases(*barrier, stage_of, n, mbs, stages) : end;
+  std::vector<std::vector<noc::Cycle>> phases;
+  if (barrier) phases = barrier_phases(*barrier, stage_of, n, mbs, stages);
   PipelineRun out;
   for (std::size_t st = 0; st < stages; ++st) {
     double sum = 0;
