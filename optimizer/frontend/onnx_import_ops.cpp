@@ -307,8 +307,8 @@ void Importer::import_node(const onnx::NodeProto& n) {
     a.out_channels = transposed ? w.dims[1] * a.groups : w.dims[0];
     a.in_channels = transposed ? w.dims[0] : w.dims[1] * a.groups;
     a.bias = n.input_size() > 2 && !n.input(2).empty();
-    if (const ConstInfo* b = constant(n, 2); b && b->dims != Shape{a.out_channels})
-      fail(n, "bias " + shape_str(b->dims) + " does not match the weight's " +
+    if (a.bias && need_constant(n, 2, "bias").dims != Shape{a.out_channels})
+      fail(n, "bias " + shape_str(constant(n, 2)->dims) + " does not match the weight's " +
                   std::to_string(a.out_channels) + " output channels");
     const Shape weight_kernel{w.dims[2], w.dims[3]};
     if (auto k = attr_ints(n, "kernel_shape"); !k.empty() && k != weight_kernel)
@@ -328,7 +328,18 @@ void Importer::import_node(const onnx::NodeProto& n) {
     const bool trans_b = attr_flag(n, "transB", false);
     a.out_channels = trans_b ? w.dims[0] : w.dims[1];
     a.in_channels = trans_b ? w.dims[1] : w.dims[0];
-    a.bias = op == "Gemm" && n.input_size() > 2 && !n.input(2).empty();
+    // C, a bias of one value per output column (what torch's Linear exports); beta = 0
+    // ignores it. Another C (a scalar, a column, a whole matrix, a computed one) is an Add of its
+    // own, which the exporter writes as one when it is not folded into Gemm.
+    a.bias = op == "Gemm" && n.input_size() > 2 && !n.input(2).empty() &&
+             attr_float(n, "beta", 1.0) != 0.0;
+    if (a.bias) {
+      const Shape& c = need_constant(n, 2, "C").dims;
+      if (c != Shape{a.out_channels} && c != Shape{1, a.out_channels})
+        fail(n, "C " + shape_str(c) + " is not supported: only a bias of one value per output "
+                "column, [" + std::to_string(a.out_channels) + "] or [1," +
+                std::to_string(a.out_channels) + "] (export the addition as an Add)");
+    }
     a.weights = weight_names(n, 1);
     emit(n, OpKind::Gemm, a, {0});
   } else if (op == "MatMul") {

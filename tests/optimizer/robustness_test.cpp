@@ -186,6 +186,53 @@ TEST(Robustness, OnnxParameterShapesMustMatchTheOperator) {
     EXPECT_HAS(m.import("bias99.onnx"),
                "node 'conv' (Conv): bias [99] does not match the weight's 4 output channels");
   }
+  {  // a bias computed at run time was dropped, with the layers that compute it
+    Model m = conv_model();
+    m.node("ReduceMean", {"x"}, "s", "side");  // any computed tensor
+    m.node("Conv", {"x", "w", "s"}, "y", "conv");
+    EXPECT_HAS(m.import("conv_bias_computed.onnx"),
+               "node 'conv' (Conv): bias (input 2) must be an initializer or constant");
+  }
+  // Gemm's C: a constant bias of one value per output column, or refused (it was taken as one
+  // whatever its shape, and dropped when computed).
+  auto gemm = [](const Shape& c, bool computed = false) {
+    Model m({2, 16});
+    m.weight("w", {16, 8});
+    std::string c_name = "c";
+    if (computed) {
+      m.node("Sigmoid", {"x"}, "s", "side");
+      m.weight("w2", {16, 8});
+      m.node("Gemm", {"s", "w2"}, "z", "side_gemm");
+      c_name = "z";
+    } else {
+      m.weight("c", c);
+    }
+    m.node("Gemm", {"x", "w", c_name}, "y", "fc");
+    return m;
+  };
+  EXPECT_HAS(gemm({}, true).import("gemm_c_computed.onnx"),
+             "node 'fc' (Gemm): C (input 2) must be an initializer or constant");
+  int file = 0;
+  for (const Shape& c : {Shape{2, 8}, Shape{1}, Shape{2, 1}, Shape{3, 8}})
+    EXPECT_HAS(gemm(c).import("gemm_c" + std::to_string(++file) + ".onnx"),
+               "node 'fc' (Gemm): C " + shape_str(c) +
+                   " is not supported: only a bias of one value per output column, [8] or [1,8]");
+  for (const Shape& c : {Shape{8}, Shape{1, 8}}) {
+    Model m = gemm(c);
+    const Graph g = m.load("gemm_bias_" + std::to_string(c.size()) + ".onnx");
+    bool bias = false;
+    for (NodeId id : g.node_ids())
+      if (g.node(id).kind == OpKind::Gemm) bias = g.node(id).attrs.bias;
+    EXPECT_TRUE(bias) << shape_str(c);
+  }
+  {  // beta = 0: C is ignored, whatever its shape
+    Model m = gemm({2, 8});
+    auto* beta = m.g->mutable_node(m.g->node_size() - 1)->add_attribute();
+    beta->set_name("beta");
+    beta->set_type(onnx::AttributeProto::FLOAT);
+    beta->set_f(0.0F);
+    EXPECT_EQ(m.import("gemm_beta0.onnx"), "(no InputError)");
+  }
   {  // a matching kernel_shape and bias are fine
     Model m = conv_model();
     m.weight("b", {4});
