@@ -47,7 +47,7 @@ class Algebra final : public Pass {
         // An output whose operand is an output too stays: each output keeps its own name. A
         // dead one (rewritten in an earlier round, left for DCE) has nothing to move.
         if (g.is_output(id) ? g.is_output(*x) : g.num_uses(id) == 0) continue;
-        g.replace_all_uses(id, *x);  // the node is now dead (DCE)
+        forward_value(g, id, *x);  // the node is now dead (DCE) or gone
         changed = true;
       } else if (times_zero(g, id)) {
         Node& n = g.node(id);

@@ -24,8 +24,8 @@ class IdentityElimination final : public Pass {
     for (NodeId id : g.topological_order()) {
       // An output whose input is an output too stays: each output keeps its own name.
       if (!is_noop(g, id) || (g.is_output(id) && g.is_output(g.input(id, 0)))) continue;
-      g.replace_all_uses(id, g.input(id, 0));
-      g.remove_node(id);
+      forward_value(g, id, g.input(id, 0));
+      if (g.contains(id)) g.remove_node(id);
       changed = true;
     }
     return changed;

@@ -84,8 +84,9 @@ class Cse final : public Pass {
         g.replace_uses(id, it->second);
       } else {
         if (g.num_uses(id) == 0 && !g.is_output(id)) continue;
-        // Rewire only: the duplicate is now dead and DCE sweeps it with whatever fed only it.
-        g.replace_all_uses(id, it->second);
+        // Rewire only: the duplicate is now dead (or gone, an output whose name the kept one
+        // takes) and DCE sweeps it with whatever fed only it.
+        forward_value(g, id, it->second);
       }
       changed = true;
     }

@@ -21,6 +21,12 @@ class Pass {
   virtual bool run(Graph& graph) = 0;
 };
 
+/// Moves `from`'s uses and its place among the outputs to `to` (Graph::replace_all_uses), for a
+/// pass that found them one value. Where `to` thereby becomes an output it was not, `from` goes
+/// and `to`, an operator, takes its name, so that every output keeps its name (an output Dropout
+/// of `r`: `r` becomes `logits`); otherwise `from` stays, dead, for DCE.
+void forward_value(Graph& g, NodeId from, NodeId to);
+
 /// Passes by name; throws InputError listing the known names for an unknown one.
 std::unique_ptr<Pass> make_pass(std::string_view name);
 std::vector<std::string> pass_names();

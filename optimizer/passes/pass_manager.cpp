@@ -36,6 +36,16 @@ std::vector<std::string> pass_names() {
 
 std::vector<std::string> default_pass_names() { return pass_names(); }
 
+void forward_value(Graph& g, NodeId from, NodeId to) {
+  const bool takes_name = g.is_output(from) && !g.is_output(to) &&
+                          g.node(to).kind != OpKind::Input && g.node(to).kind != OpKind::Constant;
+  g.replace_all_uses(from, to);
+  if (!takes_name) return;
+  std::string name = g.node(from).name;
+  g.remove_node(from);
+  g.rename(to, std::move(name));
+}
+
 std::unique_ptr<Pass> make_pass(std::string_view name) {
   for (const auto& p : kPasses)
     if (p.name == name) return p.make();

@@ -137,6 +137,30 @@ TEST(Identity, NoOpsAreRemoved) {
   EXPECT_EQ(g.inputs(*g.find("r")), std::vector<NodeId>{x});
 }
 
+TEST(Identity, AnOutputThatRepeatsAnotherNodeKeepsItsNameThroughEveryPass) {
+  // Each output's value is another node's, which is not an output: that node takes the output's
+  // name (it took the other's: `logits` became `r`).
+  GraphBuilder b("outputs");
+  const NodeId x = b.input({1, 8});
+  const NodeId r = b.relu(x, "r");
+  const NodeId logits = b.dropout(r, "logits");                         // identity
+  const NodeId plus0 = b.add(b.relu(r, "q"), b.constant({1}, {0.0}), "plus0");  // algebra
+  const NodeId s1 = b.add(r, x, "s1");
+  const NodeId s2 = b.add(x, r, "s2");  // cse: s1's value
+  const NodeId sum = b.add(s1, b.relu(s2, "u"), "sum");
+  Graph g = b.finish({logits, plus0, s2, sum});
+  const std::size_t nodes = g.num_nodes();
+  PassManager(default_pass_names()).run(g);
+  std::vector<std::string> names;
+  for (NodeId o : g.outputs()) names.push_back(g.node(o).name);
+  EXPECT_EQ(names, (std::vector<std::string>{"logits", "plus0", "s2", "sum"}));
+  EXPECT_EQ(g.node(*g.find("logits")).kind, OpKind::Relu);  // the values moved, not the nodes
+  EXPECT_EQ(g.node(*g.find("plus0")).kind, OpKind::Relu);
+  EXPECT_EQ(g.inputs(*g.find("plus0")), std::vector<NodeId>{*g.find("logits")});
+  EXPECT_FALSE(g.find("r") || g.find("q") || g.find("s1"));
+  EXPECT_EQ(g.num_nodes(), nodes - 4);  // the dropout, the + 0 and its 0, s2's duplicate
+}
+
 TEST(Identity, ATransposeWithoutPermReversesTheAxesAndStays) {
   // ONNX's Transpose without perm reverses the axes: [2, 3] becomes [3, 2], no no-op.
   GraphBuilder b("reverse");
