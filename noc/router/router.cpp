@@ -48,6 +48,8 @@ void Router::reset() {
   sa_ready_ = {};
   out_free_.assign(ports_, vc_mask_);
   sa_offset_.assign(ports_, 0);
+  va_->reset_priorities();  // as built: a reset network runs as a new one (traffic's probes)
+  sa_->reset_priorities();
   sa_vc_.assign(ports_ * ports_, -1);
   sa_requests_.assign(ports_, 0);
   flits_sent_.assign(ports_, 0);

@@ -274,6 +274,63 @@ TEST(TrafficCli, AProbeThatMeasuredNothingHasNoLatency) {
   EXPECT_EQ(*order.rbegin(), static_cast<int>(j["probes"].size()));
 }
 
+// Each probe of the search runs on a network reset as new (allocator priorities included), so
+// a single run at its rate gives its figures: the converging probe at 0.5 ran second, after the
+// saturated one at 1.0, and printed 21.88 cycles where `--rate 0.5` gave 22.06.
+TEST(TrafficCli, AProbeGivesWhatASingleRunAtItsRateGives) {
+  const fs::path dir = fresh_dir("traffic_probe_alone");
+  const std::string base = "traffic --hw " + std::string(NOCFLOW_SOURCE_DIR) +
+                           "/configs/hw/booksim8x8.yaml --set topology.rows=4 --set "
+                           "topology.cols=4 --quiet ";
+  const CliRun search = run_nocflow(base + "--find-saturation --sample-period 1000 --out " +
+                                    (dir / "search").string());
+  ASSERT_EQ(search.exit_code, 0) << search.output;
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir / "search" / "saturation.json"));
+  int rerun = 0;
+  for (const auto& p : j["probes"]) {
+    const bool fixed = p["run"] == "fixed length";
+    const double rate = p["offered"].get<double>();
+    if (p["order"].get<int>() < 2 || (rate != 0.5 && rate != 0.75)) continue;
+    std::ostringstream args;
+    args << base << "--rate " << rate
+         << (fixed ? " --warmup 3000 --cycles 2000" : " --sample-period 1000")
+         << " --out " << (dir / ("alone" + std::to_string(rerun))).string();
+    const CliRun alone = run_nocflow(args.str());
+    ASSERT_EQ(alone.exit_code, 0) << alone.output;
+    const nlohmann::json a = nlohmann::json::parse(
+        read_file(dir / ("alone" + std::to_string(rerun++)) / "summary.json"));
+    EXPECT_DOUBLE_EQ(a["avg_packet_latency"].get<double>(), p["avg_packet_latency"].get<double>())
+        << p.dump();
+    EXPECT_DOUBLE_EQ(a["accepted_flits_per_node_per_cycle"].get<double>(),
+                     p["accepted"].get<double>())
+        << p.dump();
+  }
+  EXPECT_EQ(rerun, 4) << j.dump();  // 0.5 and 0.75, each both ways
+}
+
+// A sample period so short that a converging run ends before a saturated network's latency
+// could pass the rule's 500 cycles: its verdicts are flagged (at 0.3 on 4x4 one read "NO by
+// the throughput rule"), and a period long enough is not.
+TEST(TrafficCli, ASamplePeriodTooShortForTheLatencyRuleIsFlagged) {
+  const fs::path dir = fresh_dir("traffic_short_period");
+  const std::string note = "a converging run lasts at most 13 cycles, under 10 times the latency "
+                           "rule's 500: its verdicts mean little";
+  const std::string base =
+      "traffic --hw " + kHw + " --set topology.rows=4 --set topology.cols=4 --quiet ";
+  const CliRun short_run =
+      run_nocflow(base + "--rate 0.3 --sample-period 1 --out " + (dir / "short").string());
+  ASSERT_EQ(short_run.exit_code, 0) << short_run.output;
+  EXPECT_NE(short_run.output.find(note), std::string::npos) << short_run.output;
+  const CliRun search = run_nocflow(base + "--find-saturation --sample-period 1 --out " +
+                                    (dir / "search").string());
+  ASSERT_EQ(search.exit_code, 0) << search.output;
+  EXPECT_NE(search.output.find(note), std::string::npos) << search.output;
+  const CliRun enough =
+      run_nocflow(base + "--rate 0.3 --sample-period 400 --out " + (dir / "enough").string());
+  ASSERT_EQ(enough.exit_code, 0) << enough.output;
+  EXPECT_EQ(enough.output.find("its verdicts mean little"), std::string::npos) << enough.output;
+}
+
 // The hotspot the run chose is named: by default the centre, on a 4x4 mesh node 2 x 4 + 2 = 10.
 TEST(TrafficCli, AHotspotRunNamesItsNode) {
   const fs::path dir = fresh_dir("traffic_hotspot");
