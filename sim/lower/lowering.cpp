@@ -2,6 +2,7 @@
 #include "sim/lower/lowering.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -10,6 +11,7 @@
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/pe_model.h"
+#include "optimizer/cost/round_robin_fluid.h"
 #include "sim/lower/collectives.h"
 #include "sim/lower/workload_setup.h"
 
@@ -84,6 +86,34 @@ bool grouped_all_gathers(const opt::Workload& w, const opt::LayerEdge& edge,
   const std::vector<int> group_of = opt::ring_index(groups, grid.num_pes());
   return std::all_of(transfers.begin(), transfers.end(),
                      [&](const opt::Transfer& t) { return opt::in_ring(t, group_of); });
+}
+
+/// Whether `nearest` (an edge's direct sends, each source's fewest hops first) ends sooner
+/// than `ring` (the same sends in ring order) on an xy-routed mesh, by the round-robin fluid
+/// (optimizer/cost/round_robin_fluid.h: each source's messages in the order given, `ni.channels`
+/// at once), by more than two zero-load crossings of the mesh: the fluid has no router
+/// pipelines, and within that it ranked the orders wrongly on validate's small 8x8 cases.
+/// Where it does choose it was right on every one of validate's cases: 16x16 AFTER_REDUCE of 256
+/// KiB (OFMP_W=8,INPP=32 -> OUTP=32,INPP=8, each column a chain of sends down and up) takes 4,897
+/// cycles instead of 6,156, 8x8's whole-machine all-gathers of 1-4 MiB 3-11 % fewer; 4x4's and
+/// 16x16's, which nearest first slows by up to 27 %, keep ring order (optimizer/README.md,
+/// "Session 84: the fluid picks the send order").
+bool nearest_ends_sooner(const std::vector<opt::Transfer>& ring,
+                         const std::vector<opt::Transfer>& nearest, const HwSpec& hw,
+                         const opt::HwDesc& desc) {
+  if (hw.topology.kind != "mesh" || hw.router.routing != "xy" || ring.size() < 2) return false;
+  const std::int64_t width = hw.link.width_bytes;
+  auto fluid = [&](const std::vector<opt::Transfer>& sends) {
+    std::vector<opt::FluidMessage> messages;
+    messages.reserve(sends.size());
+    for (const opt::Transfer& t : sends)
+      messages.push_back({t.src, t.dst, std::max<std::int64_t>(1, (t.bytes + width - 1) / width)});
+    return opt::round_robin_fluid_cycles(messages, hw.topology.rows, hw.topology.cols,
+                                         hw.ni.channels);
+  };
+  const int diameter = hw.topology.rows + hw.topology.cols - 2;
+  const double crossing = diameter * (desc.router_pipeline_cycles + desc.link_latency_cycles);
+  return fluid(ring) - fluid(nearest) > 2 * crossing;
 }
 
 /// INPP groups of a placed layer: PEs sharing an output block, in INPP order.
@@ -179,7 +209,46 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   std::vector<std::vector<int>> incoming(num_layers), outgoing(num_layers);
   std::vector<std::vector<std::int64_t>> tags;
   std::vector<std::vector<int>> ring_of;  // per edge: opt::ring_index of its rings
-  std::vector<bool> nearest_first;        // per edge: its sends go nearest first (below)
+  std::vector<std::vector<std::size_t>> send_order;  // per edge: its direct sends (below)
+  // Each source sends in ring order starting with its successor on the snake, so that at any
+  // moment the sources of an all-gather or all-to-all target different PEs (a permutation)
+  // instead of all converging on the lowest-numbered one. An edge sends nearest first instead
+  // (fewest hops, ties in ring order) when it is all grouped all-gathers (grouped_all_gathers)
+  // or when the round-robin fluid says that ends sooner (nearest_ends_sooner).
+  std::vector<int> snake_pos(pes);
+  for (int i = 0; i < pes; ++i) snake_pos[opt::snake_pe(grid, i)] = i;
+  auto ring_distance = [&](const opt::Transfer& t) {
+    return (snake_pos[t.dst] - snake_pos[t.src] + pes) % pes;
+  };
+  // The edge's direct transfers (not in its rings, `ring_index`), by `key` (stable).
+  auto ordered = [&](const std::vector<opt::Transfer>& ts, const std::vector<int>& ring_index,
+                     auto key) {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      if (!opt::in_ring(ts[i], ring_index)) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return key(ts[a]) < key(ts[b]); });
+    return order;
+  };
+  // nearest_ends_sooner, once per distinct list of sends in ring order: a network repeats its
+  // edges (a ResNet's blocks, a pipeline's micro-batches), and resnet50's 16x16 greedy plan
+  // spent a fifth of its replay in the fluid runs without this.
+  std::map<std::vector<std::array<std::int64_t, 3>>, bool> sooner;
+  auto nearest_sooner = [&](const std::vector<opt::Transfer>& ring,
+                            const std::vector<opt::Transfer>& nearest) {
+    std::vector<std::array<std::int64_t, 3>> key;
+    key.reserve(ring.size());
+    for (const opt::Transfer& t : ring) key.push_back({t.src, t.dst, t.bytes});
+    auto [it, fresh] = sooner.try_emplace(std::move(key), false);
+    if (fresh) it->second = nearest_ends_sooner(ring, nearest, hw, desc);
+    return it->second;
+  };
+  auto picked = [](const std::vector<opt::Transfer>& ts, const std::vector<std::size_t>& order) {
+    std::vector<opt::Transfer> sends;
+    sends.reserve(order.size());
+    for (std::size_t i : order) sends.push_back(ts[i]);
+    return sends;
+  };
   // Which all-gathers run as rings (lowering.all_gather), as linkload decides and prices it.
   std::optional<opt::LinkloadModel> rings_model;
   if (desc.all_gather != opt::HwDesc::AllGather::Direct) rings_model.emplace(desc);
@@ -198,9 +267,17 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
       le.rings =
           rings_model->rings_to_run(workload, edge, out.layers[edge.src], out.layers[edge.dst]);
     ring_of.push_back(opt::ring_index(le.rings, pes));
-    nearest_first.push_back(le.rings.empty() &&
-                            grouped_all_gathers(workload, edge, out.layers[edge.src],
-                                                out.layers[edge.dst], grid, le.transfers));
+    std::vector<std::size_t> order = ordered(le.transfers, ring_of.back(), ring_distance);
+    std::vector<std::size_t> nearest =
+        ordered(le.transfers, ring_of.back(), [&](const opt::Transfer& t) {
+          return std::pair{grid.distance(t.src, t.dst), ring_distance(t)};
+        });
+    if (nearest != order &&
+        ((le.rings.empty() && grouped_all_gathers(workload, edge, out.layers[edge.src],
+                                                  out.layers[edge.dst], grid, le.transfers)) ||
+         nearest_sooner(picked(le.transfers, order), picked(le.transfers, nearest))))
+      order = std::move(nearest);
+    send_order.push_back(std::move(order));
     std::vector<std::int64_t> t;
     for (std::size_t i = 0; i < le.transfers.size(); ++i) t.push_back(out.programs.new_tag());
     tags.push_back(t);
@@ -209,31 +286,13 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     outgoing[edge.src].push_back(static_cast<int>(e));
   }
 
-  // Each source sends in ring order starting with its successor on the snake, so that at any
-  // moment the sources of an all-gather or all-to-all target different PEs (a permutation)
-  // instead of all converging on the lowest-numbered one. An edge of grouped all-gathers sends
-  // nearest first instead (fewest hops, ties in ring order; grouped_all_gathers).
-  std::vector<int> snake_pos(pes);
-  for (int i = 0; i < pes; ++i) snake_pos[opt::snake_pe(grid, i)] = i;
-  auto ring_distance = [&](const opt::Transfer& t) {
-    return (snake_pos[t.dst] - snake_pos[t.src] + pes) % pes;
-  };
   ProgramSet& prog = out.programs;
   std::int64_t barrier = 0;
   auto sends = [&](int e) {
     const LoweredEdge& le = out.edges[e];
-    std::vector<std::size_t> order(le.transfers.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto key = [&](const opt::Transfer& t) {
-      return std::pair{nearest_first[e] ? grid.distance(t.src, t.dst) : 0, ring_distance(t)};
-    };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return key(le.transfers[a]) < key(le.transfers[b]);
-    });
-    for (std::size_t i : order) {
+    for (std::size_t i : send_order[e]) {
       const opt::Transfer& t = le.transfers[i];
-      if (!opt::in_ring(t, ring_of[e]))
-        prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
+      prog.send(t.src, t.dst, le.src_layer, t.bytes, tags[e][i], e);
     }
   };
   auto rings = [&](int e) {  // the consumer's: they gather its input (layers.csv counts it so)
