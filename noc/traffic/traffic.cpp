@@ -155,7 +155,9 @@ void write_span_fields(std::ostream& out, const LinkLoad& l) {
   if (l.span.first >= 0) out << l.span.first;
   out << ",";
   if (l.span.last >= 0) out << l.span.last;
-  out << "," << l.busy_share() << ",";
+  out << ",";
+  if (l.span.first >= 0) out << l.busy_share();  // a link that carried nothing has no span
+  out << ",";
   if (l.vc_starved >= 0) out << l.vc_starved;
   out << ",";
   if (l.credit_stalled >= 0) out << l.credit_stalled;

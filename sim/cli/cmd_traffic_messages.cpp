@@ -120,7 +120,8 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   };
   std::cout << std::fixed << std::setprecision(2) << "  delivered          " << messages.size()
             << (messages.size() == 1 ? " message, " : " messages, ") << bytes << " bytes, " << flits
-            << " flits, " << r.packets << " packets in " << r.cycles << " cycles\n"
+            << " flits, " << r.packets << (r.packets == 1 ? " packet in " : " packets in ")
+            << r.cycles << " cycles\n"
             << "  message latency    " << latency_sum / static_cast<double>(messages.size())
             << " cycles (max " << latency_max << ")\n"
             << "  busiest link       " << endpoint.flits << " flits on a PE channel, "

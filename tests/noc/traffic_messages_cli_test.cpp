@@ -89,17 +89,19 @@ TEST(TrafficCli, LinksReportTheCyclesFromTheirFirstFlitToTheirLast) {
   // link on the way is busy all of its 3-cycle span. Links off the route carry nothing.
   const CliRun alone = messages(dir, "5 6 48 10\n");
   ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_NE(alone.output.find("1 message, 48 bytes, 3 flits, 1 packet in "), std::string::npos)
+      << alone.output;
   int on_route = 0;
   for (const LinkRow& l : read_links(dir / "out" / "links.csv")) {
     if (l.flits == 0) {
       EXPECT_EQ(l.first + l.last, "") << l.from;
-      EXPECT_EQ(l.busy_share, 0) << l.from;
+      EXPECT_FALSE(l.busy_share) << l.from;  // no span, no share of it
       continue;
     }
     ++on_route;
     EXPECT_EQ(l.flits, 3) << l.from;
     EXPECT_EQ(std::stoi(l.last) - std::stoi(l.first), 2) << l.from;
-    EXPECT_EQ(l.busy_share, 1) << l.from;
+    EXPECT_EQ(l.busy_share, 1.0) << l.from;
     if (l.from == "node 5") {
       EXPECT_EQ(l.first, "10");
     }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,14 +20,17 @@ struct LinkRow {
   std::string from, to;
   int flits = 0;
   std::string first, last;  ///< empty for a link that carried nothing
-  double busy_share = 0;
+  std::optional<double> busy_share;  ///< none for a link that carried nothing
 };
 
 inline std::vector<LinkRow> read_links(const std::filesystem::path& csv) {
   std::vector<LinkRow> rows;
   for (const auto& row : read_csv_rows(csv))
     rows.push_back({row.at("from"), row.at("to"), std::stoi(row.at("flits")), row.at("first_cycle"),
-                    row.at("last_cycle"), std::stod(row.at("busy_share_of_span"))});
+                    row.at("last_cycle"),
+                    row.at("busy_share_of_span").empty()
+                        ? std::nullopt
+                        : std::optional<double>(std::stod(row.at("busy_share_of_span")))});
   return rows;
 }
 
