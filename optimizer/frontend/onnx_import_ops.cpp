@@ -335,10 +335,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
              attr_float(n, "beta", 1.0) != 0.0;
     if (a.bias) {
       const Shape& c = need_constant(n, 2, "C").dims;
-      if (c != Shape{a.out_channels} && c != Shape{1, a.out_channels})
-        fail(n, "C " + shape_str(c) + " is not supported: only a bias of one value per output "
-                "column, [" + std::to_string(a.out_channels) + "] or [1," +
-                std::to_string(a.out_channels) + "] (export the addition as an Add)");
+      if (const std::string n_out = std::to_string(a.out_channels);
+          c != Shape{a.out_channels} && c != Shape{1, a.out_channels})
+        fail(n, "C " + shape_str(c) + " is not supported: only a bias of one value per output " +
+                    "column, [" + n_out + "] or [1," + n_out + "] (export the addition as an Add)");
     }
     a.weights = weight_names(n, 1);
     emit(n, OpKind::Gemm, a, {0});

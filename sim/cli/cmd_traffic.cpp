@@ -263,9 +263,10 @@ int run(const TrafficArgs& a) {
   if (t.fixed_cycles <= 0) {
     const Cycle longest = (t.warmup_periods + t.max_samples) * t.sample_period;
     if (static_cast<double>(longest) < 10 * t.latency_limit)
-      std::cout << "  note: with --sample-period " << t.sample_period << " a converging run lasts at "
-                << "most " << longest << " cycles, under 10 times the latency rule's "
-                << fixed(t.latency_limit, 0) << ": its verdicts mean little (BookSim's period is "
+      std::cout << "  note: with --sample-period " << t.sample_period
+                << " a converging run lasts at most " << longest
+                << " cycles, under 10 times the latency rule's " << fixed(t.latency_limit, 0)
+                << ": its verdicts mean little (BookSim's period is "
                 << TrafficOptions{}.sample_period << " cycles)\n";
   }
   std::cout.flush();  // before the run's progress on stderr, also when piped
@@ -426,9 +427,9 @@ void add_traffic_command(CLI::App& app, Action& action) {
   auto* cycles =
       cmd->add_option(
              "--cycles", a->traffic.fixed_cycles,
-             "measure for this many cycles after --warmup, instead of BookSim's converging samples: "
-             "the packets that arrive in the window, whenever created (saturated, those that got "
-             "through; the packets still queued at its end are not counted)")
+             "measure for this many cycles after --warmup, instead of BookSim's converging "
+             "samples: the packets that arrive in the window, whenever created (saturated, those "
+             "that got through; the packets still queued at its end are not counted)")
           ->check(in_range(1, static_cast<double>(kMaxCycles)));
   cmd->add_option("--warmup", a->traffic.warmup_cycles,
                   "with --cycles: warm-up cycles before measuring")

@@ -293,8 +293,8 @@ TEST(TrafficCli, AProbeGivesWhatASingleRunAtItsRateGives) {
     if (p["order"].get<int>() < 2 || (rate != 0.5 && rate != 0.75)) continue;
     std::ostringstream args;
     args << base << "--rate " << rate
-         << (fixed ? " --warmup 3000 --cycles 2000" : " --sample-period 1000")
-         << " --out " << (dir / ("alone" + std::to_string(rerun))).string();
+         << (fixed ? " --warmup 3000 --cycles 2000" : " --sample-period 1000") << " --out "
+         << (dir / ("alone" + std::to_string(rerun))).string();
     const CliRun alone = run_nocflow(args.str());
     ASSERT_EQ(alone.exit_code, 0) << alone.output;
     const nlohmann::json a = nlohmann::json::parse(
@@ -313,16 +313,17 @@ TEST(TrafficCli, AProbeGivesWhatASingleRunAtItsRateGives) {
 // the throughput rule"), and a period long enough is not.
 TEST(TrafficCli, ASamplePeriodTooShortForTheLatencyRuleIsFlagged) {
   const fs::path dir = fresh_dir("traffic_short_period");
-  const std::string note = "a converging run lasts at most 13 cycles, under 10 times the latency "
-                           "rule's 500: its verdicts mean little";
+  const std::string note =
+      "a converging run lasts at most 13 cycles, under 10 times the latency "
+      "rule's 500: its verdicts mean little";
   const std::string base =
       "traffic --hw " + kHw + " --set topology.rows=4 --set topology.cols=4 --quiet ";
   const CliRun short_run =
       run_nocflow(base + "--rate 0.3 --sample-period 1 --out " + (dir / "short").string());
   ASSERT_EQ(short_run.exit_code, 0) << short_run.output;
   EXPECT_NE(short_run.output.find(note), std::string::npos) << short_run.output;
-  const CliRun search = run_nocflow(base + "--find-saturation --sample-period 1 --out " +
-                                    (dir / "search").string());
+  const CliRun search =
+      run_nocflow(base + "--find-saturation --sample-period 1 --out " + (dir / "search").string());
   ASSERT_EQ(search.exit_code, 0) << search.output;
   EXPECT_NE(search.output.find(note), std::string::npos) << search.output;
   const CliRun enough =

@@ -143,7 +143,7 @@ TEST(Identity, AnOutputThatRepeatsAnotherNodeKeepsItsNameThroughEveryPass) {
   GraphBuilder b("outputs");
   const NodeId x = b.input({1, 8});
   const NodeId r = b.relu(x, "r");
-  const NodeId logits = b.dropout(r, "logits");                         // identity
+  const NodeId logits = b.dropout(r, "logits");                                 // identity
   const NodeId plus0 = b.add(b.relu(r, "q"), b.constant({1}, {0.0}), "plus0");  // algebra
   const NodeId s1 = b.add(r, x, "s1");
   const NodeId s2 = b.add(x, r, "s2");  // cse: s1's value

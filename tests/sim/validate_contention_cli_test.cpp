@@ -4,12 +4,11 @@
 // validate_cli_test.cpp.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -138,8 +137,8 @@ TEST(ValidateCli, TheRoundRobinRunPricesAMeshsSendsNoFasterThanTheirBusiestLink)
 std::map<int, std::vector<noc::BatchMessage>> dumped_sends(const Validation& v, int k,
                                                            const std::string& type, int bytes) {
   const std::filesystem::path file = v.out / "messages" /
-                                     ("mesh_" + std::to_string(k) + "x" + std::to_string(k) +
-                                      "_" + type + "_" + std::to_string(bytes) + ".txt");
+                                     ("mesh_" + std::to_string(k) + "x" + std::to_string(k) + "_" +
+                                      type + "_" + std::to_string(bytes) + ".txt");
   std::istringstream in(read_file(file));
   std::map<int, std::vector<noc::BatchMessage>> by_source;
   for (const noc::BatchMessage& m : noc::read_messages(in, file.string(), k * k))
@@ -176,12 +175,12 @@ TEST(ValidateCli, AnEdgeSendsNearestFirstWhereTheRoundRobinFluidSaysThatEndsSoon
   // instead of 6,156. 4x4's whole-machine all-gather (SCATTER OFMP_W=16 -> OUTP=16) is the
   // other way round (nearest first: every PE's nearest peers are the same few links): ring
   // order stays. The fluid is optimizer/cost/round_robin_fluid.h; lowering picks by it.
-  const Validation after = validate(
-      "validate_send_order_after",
-      "--meshes 16 --crossbar 0 --sizes 256KiB --types AFTER_REDUCE --dump-messages");
-  const Validation gather = validate(
-      "validate_send_order_gather",
-      "--meshes 4 --crossbar 0 --sizes 64KiB --types SCATTER --dump-messages");
+  const Validation after =
+      validate("validate_send_order_after",
+               "--meshes 16 --crossbar 0 --sizes 256KiB --types AFTER_REDUCE --dump-messages");
+  const Validation gather =
+      validate("validate_send_order_gather",
+               "--meshes 4 --crossbar 0 --sizes 64KiB --types SCATTER --dump-messages");
   ASSERT_EQ(after.rows.size(), 1u);
   ASSERT_EQ(gather.rows.size(), 1u);
   auto hops = [](int k) {
@@ -193,7 +192,8 @@ TEST(ValidateCli, AnEdgeSendsNearestFirstWhereTheRoundRobinFluidSaysThatEndsSoon
     return [k](const noc::BatchMessage& m) {
       const optimizer::PeGrid grid{true, k, k};
       std::vector<int> at(static_cast<std::size_t>(k * k));
-      for (int i = 0; i < k * k; ++i) at[static_cast<std::size_t>(optimizer::snake_pe(grid, i))] = i;
+      for (int i = 0; i < k * k; ++i)
+        at[static_cast<std::size_t>(optimizer::snake_pe(grid, i))] = i;
       return (at[static_cast<std::size_t>(m.dst)] - at[static_cast<std::size_t>(m.src)] + k * k) %
              (k * k);
     };
@@ -213,7 +213,8 @@ TEST(ValidateCli, AnEdgeSendsNearestFirstWhereTheRoundRobinFluidSaysThatEndsSoon
   EXPECT_EQ(replayed("send_order_after_nearest", after_sends, 16, hops(16)), after_cycles);
   EXPECT_GT(replayed("send_order_after_ring", after_sends, 16, ring(16)), after_cycles * 6 / 5);
   EXPECT_EQ(replayed("send_order_gather_ring", gather_sends, 4, ring(4)), gather_cycles);
-  EXPECT_GT(replayed("send_order_gather_nearest", gather_sends, 4, hops(4)), gather_cycles * 11 / 10);
+  EXPECT_GT(replayed("send_order_gather_nearest", gather_sends, 4, hops(4)),
+            gather_cycles * 11 / 10);
 }
 
 }  // namespace
