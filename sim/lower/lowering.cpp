@@ -113,7 +113,25 @@ bool nearest_ends_sooner(const std::vector<opt::Transfer>& ring,
   };
   const int diameter = hw.topology.rows + hw.topology.cols - 2;
   const double crossing = diameter * (desc.router_pipeline_cycles + desc.link_latency_cycles);
-  return fluid(ring) - fluid(nearest) > 2 * crossing;
+  // No order ends before its busiest channel has carried its flits: where ring order ends
+  // within the margin of that, nearest first cannot gain enough, and its run is skipped.
+  const int rows = hw.topology.rows, cols = hw.topology.cols;
+  std::vector<std::int64_t> load(static_cast<std::size_t>(rows * cols * 6));  // per router: E W N S in out
+  auto at = [&](int r, int c, int k) -> std::int64_t& {
+    return load[static_cast<std::size_t>((r * cols + c) * 6 + k)];
+  };
+  for (const opt::Transfer& t : ring) {
+    const std::int64_t flits = std::max<std::int64_t>(1, (t.bytes + width - 1) / width);
+    int r = t.src / cols, c = t.src % cols;
+    const int dr = t.dst / cols, dc = t.dst % cols;
+    at(r, c, 4) += flits;
+    at(dr, dc, 5) += flits;
+    for (; c != dc; c += c < dc ? 1 : -1) at(r, c, c < dc ? 0 : 1) += flits;
+    for (; r != dr; r += r < dr ? 1 : -1) at(r, c, r < dr ? 3 : 2) += flits;
+  }
+  const auto busiest = static_cast<double>(*std::max_element(load.begin(), load.end()));
+  const double ring_cycles = fluid(ring);
+  return ring_cycles - busiest > 2 * crossing && ring_cycles - fluid(nearest) > 2 * crossing;
 }
 
 /// INPP groups of a placed layer: PEs sharing an output block, in INPP order.
