@@ -116,7 +116,8 @@ bool nearest_ends_sooner(const std::vector<opt::Transfer>& ring,
   // No order ends before its busiest channel has carried its flits: where ring order ends
   // within the margin of that, nearest first cannot gain enough, and its run is skipped.
   const int rows = hw.topology.rows, cols = hw.topology.cols;
-  std::vector<std::int64_t> load(static_cast<std::size_t>(rows * cols * 6));  // per router: E W N S in out
+  // Flits per router's output: east, west, north, south, its PE's injection and ejection.
+  std::vector<std::int64_t> load(static_cast<std::size_t>(rows * cols * 6));
   auto at = [&](int r, int c, int k) -> std::int64_t& {
     return load[static_cast<std::size_t>((r * cols + c) * 6 + k)];
   };
