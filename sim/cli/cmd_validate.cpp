@@ -317,9 +317,10 @@ int run(const ValidateArgs& a) {
   report.finish(std::cout, types);
   std::cout << "\n  router contention s (linkload_fitted), fitted per machine on its router-bound "
                "case with the\n"
-               "  busiest router-to-router link (slowdown_fitted_here in validation.csv; 0: no "
-               "such case,\n  so no slowdown, though calibrated linkload still overlaps latency "
-               "by the midpoint route):\n ";
+               "  busiest router-to-router link, of those whose busiest router link carries at "
+               "least its\n  route's latency in flits (slowdown_fitted_here in validation.csv; "
+               "0: no such case, so no\n  slowdown, though calibrated linkload still overlaps "
+               "latency by the midpoint route):\n ";
   if (slowdowns.empty()) std::cout << " none";
   for (const auto& [topology, s] : slowdowns) std::cout << "  " << topology << " " << fixed(s, 3);
   std::cout << "\n";

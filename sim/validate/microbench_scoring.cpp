@@ -74,8 +74,12 @@ double fit_router_slowdown(std::vector<BenchResult>& machine) {
   BenchResult* probe = nullptr;
   for (BenchResult& r : machine) {
     const opt::LinkLoad& l = r.linkload_links;
+    // Router-bound, and its busiest router link's drain no shorter than its route's latency:
+    // a few flits' contention is within the latency's error (a 9-flit 64 B halo on 4x4 fitted
+    // s = 16.0, where 4-64 KiB cases give 0.52).
     if (!r.run || r.rings || r.bench.type == "GROUP_GATHER" || r.simulated_cycles <= 0 ||
-        l.messages <= 0 || l.max_router_link_flits <= l.max_endpoint_flits)
+        l.messages <= 0 || l.max_router_link_flits <= l.max_endpoint_flits ||
+        l.max_router_link_flits / r.linkload_hw.router_link_rate() < r.linkload_latency)
       continue;
     if (!probe || l.max_router_link_flits > probe->linkload_links.max_router_link_flits) probe = &r;
   }
