@@ -319,10 +319,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
         // The rows already there were run on these inputs: a changed file would mix two machines.
         // (A folder from before session 61 has no inputs.txt: not checked.)
         auto unchanged = [&](const char* name, const std::string& then, const std::string& now,
-                             const std::string& what) {
+                             const std::string& what, int first_line = 1) {
           if (then != now)
             throw InputError("--resume: " + what + " (" + (dir / name).string() + ", " +
-                             first_difference(then, now) +
+                             first_difference(then, now, "then", "now", first_line) +
                              "); a changed input needs another --out");
         };
         if (fs::exists(dir / "config.resolved.yaml"))
@@ -332,11 +332,14 @@ int run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, cons
           // Since session 79 its first line is the build that started the sweep. Another build
           // may resume (that is how a fix reaches the points left); it is noted.
           std::string then = file_text(dir / "inputs.txt");
+          int first_line = 1;  // of `then` in the file
           if (then.rfind("# nocflow ", 0) == 0) {
             started_by = inputs_build(then).substr(std::string("nocflow ").size());
             then.erase(0, then.find('\n') + 1);
+            first_line = 2;
           }
-          unchanged("inputs.txt", then, networks, "a network file changed since the sweep started");
+          unchanged("inputs.txt", then, networks, "a network file changed since the sweep started",
+                    first_line);
         }
         finished = finished_rows(dir, head);
         if (!started_by.empty() && started_by != nocflow_build() && !finished.empty())

@@ -51,10 +51,11 @@ std::string sweep_inputs(const SweepSpec& spec, const std::vector<SweepPoint>& p
 }
 
 std::string first_difference(const std::string& then, const std::string& now,
-                             const std::string& then_name, const std::string& now_name) {
+                             const std::string& then_name, const std::string& now_name,
+                             int first_line) {
   std::istringstream a(then), b(now);
   std::string x, y;
-  for (int line = 1;; ++line) {
+  for (int line = first_line;; ++line) {
     const bool more_a = static_cast<bool>(std::getline(a, x)),
                more_b = static_cast<bool>(std::getline(b, y));
     if (!more_a && !more_b) return "";

@@ -36,7 +36,7 @@ std::string inputs_build(const std::string& inputs);
 /// given), for the --resume and rank refusals; "" when none does.
 std::string first_difference(const std::string& then, const std::string& now,
                              const std::string& then_name = "then",
-                             const std::string& now_name = "now");
+                             const std::string& now_name = "now", int first_line = 1);
 
 /// Whether two spec texts say the same: comments, layout and quoting aside (YAML's parse of
 /// each, emitted the same way). A text that does not parse equals only itself.

@@ -32,16 +32,39 @@
 #include "sim/system/system.h"
 
 namespace nocflow::sim {
-std::array<std::int64_t, 3> tensor_shape(std::int64_t bytes, int pes) {
+namespace {
+
+/// The side of a tensor of `bytes` on `pes` PEs: the largest power of two, at most 64 and
+/// 4 x PEs, whose square a quarter of its elements fill.
+std::int64_t tensor_side(std::int64_t bytes, int pes) {
   const std::int64_t elements = bytes / 2;
   std::int64_t side = 1;
   while (side * side * 4 <= elements && side < 64 && side < 4 * pes) side *= 2;
-  if (bytes % (2 * side * side) != 0)  // it ran a smaller tensor under this size's name
+  return side;
+}
+
+bool whole_channels(std::int64_t bytes, int pes) {
+  const std::int64_t side = tensor_side(bytes, pes);
+  return bytes % (2 * side * side) == 0;
+}
+
+}  // namespace
+
+std::array<std::int64_t, 3> tensor_shape(std::int64_t bytes, int pes) {
+  const std::int64_t side = tensor_side(bytes, pes);
+  if (!whole_channels(bytes, pes)) {  // it ran a smaller tensor under this size's name
+    // The side grows with the size, so a multiple of this one's 2 side² B may not fit either:
+    // name the nearest sizes that do.
+    std::int64_t below = bytes - 1, above = bytes + 1;
+    while (below > 0 && !whole_channels(below, pes)) --below;
+    while (!whole_channels(above, pes)) ++above;
     throw InputError("--sizes: " + std::to_string(bytes) + " B is not C x " + std::to_string(side) +
                      " x " + std::to_string(side) + " elements of 2 bytes, the shape it takes on " +
-                     std::to_string(pes) + " PEs: give a multiple of " +
-                     std::to_string(2 * side * side) + " B (powers of two always fit)");
-  return {elements / (side * side), side, side};
+                     std::to_string(pes) + " PEs (the side grows with the size): the nearest " +
+                     "sizes that fit are " + (below > 0 ? std::to_string(below) + " B and " : "") +
+                     std::to_string(above) + " B (powers of two always fit)");
+  }
+  return {bytes / 2 / (side * side), side, side};
 }
 
 namespace {

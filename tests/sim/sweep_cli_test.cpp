@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -325,6 +326,18 @@ TEST(SweepCli, ResumeRefusesAConfigOrNetworkFileThatChanged) {
   EXPECT_NE(network.output.find("a network file changed since the sweep started"), std::string::npos)
       << network.output;
   EXPECT_NE(network.output.find("net.yaml"), std::string::npos) << network.output;
+  // The line it names is the file's line of that text (it was one short, the build line left
+  // out of the count).
+  const std::smatch named = [&] {
+    std::smatch m;
+    std::regex_search(network.output, m, std::regex("inputs.txt, line (\\d+): '([^']*)' then"));
+    return m;
+  }();
+  ASSERT_EQ(named.size(), 3u) << network.output;
+  std::istringstream inputs(read_file(dir / "out/inputs.txt"));
+  std::string line;
+  for (int i = std::stoi(named[1]); i > 0; --i) std::getline(inputs, line);
+  EXPECT_EQ(line, named[2].str());
 }
 
 TEST(SweepCli, MpiRanksClaimPointsAsTheyFreeAJobAndGatherOneResult) {

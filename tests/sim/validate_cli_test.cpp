@@ -436,8 +436,11 @@ TEST(ValidateCli, BadArgumentsExitWith2) {
       {"--sizes 4KB", "--sizes: cannot read '4KB'"},
       // 1000 B ran as a 512 B tensor (C = 500 / 16 x 16 truncated) under its own name.
       {"--meshes 4 --crossbar 0 --sizes 1000",
-       "--sizes: 1000 B is not C x 16 x 16 elements of 2 bytes, the shape it takes on 16 PEs: "
-       "give a multiple of 512 B"},
+       "--sizes: 1000 B is not C x 16 x 16 elements of 2 bytes, the shape it takes on 16 PEs "
+       "(the side grows with the size): the nearest sizes that fit are 512 B and 1024 B"},
+      // 160 B takes 8 x 8 (a multiple of 32 B, which 100 B was told, is not enough).
+      {"--meshes 4 --crossbar 0 --sizes 100", "the nearest sizes that fit are 96 B and 128 B"},
+      {"--meshes 4 --crossbar 0 --sizes 160", "the nearest sizes that fit are 128 B and 256 B"},
       {"--types LOCAL,LOCAL", "--types: LOCAL given twice"},
       {"--sizes 1KiB 1024B", "--sizes: 1024 given twice"},
       {"--sizes \"1 KiB\" \"1024 B\"", "--sizes: 1024 given twice"},  // spaced as --set allows
