@@ -146,6 +146,11 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
   // Time left at this rank's pace: what each of its running points has still to go, and the
   // unclaimed points, shared by every rank's jobs.
   // (seconds, whether every running point has gone past its pace: its time to go is then 0)
+  struct Left {
+    double seconds;  ///< at this pace
+    bool any_past;   ///< a running point has taken longer than this pace says: a floor
+    bool all_past;   ///< every running point has, and none is queued
+  };
   auto time_left = [&] {
     pace.forget_running();
     for (const auto& [i, since] : running) pace.run(*pending[i], seconds_since(since));
@@ -153,10 +158,15 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
     for (const auto& [i, since] : running)
       to_go.push_back(std::max(0.0, pace.seconds(*pending[i]) - seconds_since(since)));
     for (std::size_t i = claimed; i < n; ++i) queued.push_back(pace.seconds(*pending[i]));
-    const bool overdue = !to_go.empty() && queued.empty() &&
-                         std::all_of(to_go.begin(), to_go.end(), [](double s) { return s <= 0; });
+    // A running point past its pace makes the time left a floor (its own pace is only what it
+    // has taken so far: dp's 12x12 point timed at greedy's read "~0s left" for 23 s).
+    const auto past = [](double s) { return s <= 0; };
+    const Left left{
+        seconds_left(to_go, queued, o.jobs * cluster.size),
+        std::any_of(to_go.begin(), to_go.end(), past),
+        !to_go.empty() && queued.empty() && std::all_of(to_go.begin(), to_go.end(), past)};
     // Every rank's jobs take the unclaimed points; the other ranks' running ones are unknown.
-    return std::pair{seconds_left(to_go, queued, o.jobs * cluster.size), overdue};
+    return left;
   };
   // "5/42 points"; under MPI the points started on every rank, as far as this rank knows.
   auto count_text = [&] {
@@ -194,9 +204,13 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
          << running.size() << " running" << (ranks ? " here, " : ", ")
          << duration(seconds_since(start)) << " elapsed";
     if (finished_here > 0 && (claimed < n || !running.empty())) {
-      const auto [left, overdue] = time_left();
-      line << (overdue ? ", the last points running past this pace"
-                       : ", ~" + duration(left) + " left at this pace");
+      const Left left = time_left();
+      line << (left.all_past ? ", the last points running past this pace"
+               : left.any_past
+                   ? ", a point runs past this pace" +
+                         (left.seconds >= 1 ? ", over ~" + duration(left.seconds) + " left"
+                                            : std::string())
+                   : ", ~" + duration(left.seconds) + " left at this pace");
     }
     // Spaces over what a longer line before left.
     const std::size_t drawn = line.str().size();
