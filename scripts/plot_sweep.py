@@ -106,7 +106,8 @@ class Sweep:
                       if a not in (X_AXIS, COLOUR_AXIS, STYLE_AXIS) and len(self.values[a]) == 1]
         if self.x_axis != X_AXIS:  # every point's machine: say its PEs (and shape, if an axis gave it)
             self.fixed.insert(0, ("PEs", f"{self.rows[0]['_pes']:g}"))
-            if X_AXIS in self.axes:
+            # (several shapes of as many PEs: the legend tells them apart, by rows:cols)
+            if X_AXIS in self.axes and len(self.values[X_AXIS]) == 1:
                 self.fixed.insert(0, (X_AXIS, self.values[X_AXIS][0]))
         self.networks = self.values.get(COLOUR_AXIS, [])
         self.solvers = self.values.get(STYLE_AXIS, [])

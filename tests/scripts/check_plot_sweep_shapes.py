@@ -11,7 +11,7 @@ meshes; a sweep whose config.resolved.yaml is a crossbar labels its ticks as one
 that passed its SRAM (fits_sram false) is ringed and counted; a sweep of one mesh puts its
 swept axis (router.vcs) on x; two swept axes with a value in common keep both in the legend; and a series
 equal to one drawn before rings its markers.
-Exit 0 when every check holds, else 1 with what differed.
+and a narrow range of cycles gets tick labels that differ. Exit 0 when every check holds, else 1 with what differed.
 """
 import os
 import sys
@@ -94,6 +94,29 @@ def main(argv):
                         "ticks 2 4 8 16, cycles 1100 1000 900 880")
     if "PEs=16" not in vcs.subtitle(4):
         problems.append(f"subtitle '{vcs.subtitle(4)}' does not say every point's PEs")
+
+    # Two shapes of 16 PEs and router.vcs swept: x is router.vcs and the legend tells the shapes
+    # apart, so the subtitle does not name one of them as every point's (it said mesh=2x8).
+    mixed_dir = os.path.join(argv[1], "mixed")
+    os.makedirs(mixed_dir, exist_ok=True)
+    with open(os.path.join(mixed_dir, "results.csv"), "w") as f:
+        f.write("point,mesh,router.vcs,pes,status,total_cycles\n")
+        for shape in ("2x8", "4x4"):
+            for vcs, cycles in (("2", 29550), ("4", 29530)):
+                f.write(f"p,{shape},{vcs},16,ok,{cycles - (250 if shape == '4x4' else 0)}\n")
+    mixed = plot_sweep.Sweep(os.path.join(mixed_dir, "results.csv"))
+    if mixed.x_axis != "router.vcs" or "mesh=" in mixed.subtitle(4) or "PEs=16" not in mixed.subtitle(4):
+        problems.append(f"two shapes of 16 PEs: x {mixed.x_axis}, subtitle '{mixed.subtitle(4)}'; expected "
+                        "router.vcs, PEs=16 and no mesh=")
+    # Their cycles span 1 %: the axis's labels differ from each other (29.4k was written 5 times).
+    fig, ax = plot_sweep.plt.subplots()
+    ax.set_yscale("log")
+    ax.plot([0, 1], [29300, 29550])
+    plot_sweep.set_log_count_axis(ax.yaxis, [29300, 29550])
+    fig.canvas.draw()
+    ticks = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    if len(ticks) < 2 or len(set(ticks)) != len(ticks):
+        problems.append(f"y tick labels {ticks} over 29,300-29,550 cycles: expected two or more, all different")
 
     # Two swept axes that share a value: each legend entry names both (batch 2 at 2 GHz read "2").
     two_dir = os.path.join(argv[1], "two")
