@@ -9,9 +9,10 @@ Writes two small results.csv files into WORK_DIR and checks how plot_sweep group
 4x4, 2x8 and 1x16 (16 PEs each) in series of their own, one per rows:cols, beside the square
 meshes; a sweep whose config.resolved.yaml is a crossbar labels its ticks as one; a point
 that passed its SRAM (fits_sram false) is ringed and counted; a sweep of one mesh puts its
-swept axis (router.vcs) on x; two swept axes with a value in common keep both in the legend; and a series
-equal to one drawn before rings its markers.
-and a narrow range of cycles gets tick labels that differ. Exit 0 when every check holds, else 1 with what differed.
+swept axis (router.vcs) on x, and with two shapes of 16 PEs names no mesh in its subtitle; two
+swept axes with a value in common keep both in the legend; a series equal to one drawn before
+rings its markers; and a narrow range of cycles gets tick labels that differ.
+Exit 0 when every check holds, else 1 with what differed.
 """
 import os
 import sys
