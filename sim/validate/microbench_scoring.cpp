@@ -131,9 +131,13 @@ std::string decomposition_csv_columns(const BenchResult& r) {
   std::ostringstream o;
   o << r.flits_moved << "," << r.busiest_sender << "," << r.busiest_sender_bytes << ","
     << r.solo_cycles << "," << r.hop_latency_cycles << "," << r.serialization_cycles() << ","
-    << r.contention_cycles() << "," << shortest(r.paper_bytes) << "," << shortest(r.paper_latency)
-    << "," << shortest(r.load("paper")) << "," << shortest(r.linkload_latency) << ","
-    << shortest(r.load("linkload"));
+    << r.contention_cycles() << ",";
+  if (r.scores("paper"))  // else empty, as paper_cycles: paper prices no such edge apart
+    o << shortest(r.paper_bytes) << "," << shortest(r.paper_latency) << ","
+      << shortest(r.load("paper"));
+  else
+    o << ",,";
+  o << "," << shortest(r.linkload_latency) << "," << shortest(r.load("linkload"));
   return o.str();
 }
 
