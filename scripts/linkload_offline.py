@@ -18,7 +18,8 @@ range before it is built into the model (optimizer/README.md, "Accuracy of linkl
         [--channels C]          each source sending C messages at once in file order: the time
                                 bandwidth sharing alone explains
   phased DIR [--channels C]     per case: each source's sends in file order (the lowering's:
-        [--type T]              ring order, nearest first on grouped all-gathers) cut into
+        [--type T]              ring order, or nearest first on grouped all-gathers and where
+                                the round-robin fluid says that ends sooner) cut into
                                 rounds of C (the NI channels), the rounds one
                                 after another, each its busiest link (router links and PE
                                 channels): lockstep rounds, against the busiest link of all

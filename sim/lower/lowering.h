@@ -9,7 +9,8 @@
 //      (reduce-scatter + all-gather), members in INPP order, which the placement keeps adjacent;
 //   4. sends every transfer of every outgoing edge whose source it is, in ring order from its
 //      successor on the snake, or nearest first when the edge is all-gathers within two or more
-//      groups (the OUTP peers of each spatial block; lowering.cpp, grouped_all_gathers); the
+//      groups (the OUTP peers of each spatial block; lowering.cpp, grouped_all_gathers) or, on
+//      an xy mesh, when the round-robin fluid says that ends sooner (nearest_ends_sooner); the
 //      all-gathers that lowering.all_gather runs as rings (ring: all; auto: an edge's where
 //      linkload prices them lower, optimizer::LinkloadModel::rings_to_run) run as ring
 //      all-gathers instead, after the layer's direct sends; the consumer then has nothing left

@@ -326,6 +326,12 @@ TEST(TrafficCli, ASamplePeriodTooShortForTheLatencyRuleIsFlagged) {
       run_nocflow(base + "--find-saturation --sample-period 1 --out " + (dir / "search").string());
   ASSERT_EQ(search.exit_code, 0) << search.output;
   EXPECT_NE(search.output.find(note), std::string::npos) << search.output;
+  const CliRun short_still =  // 1,300 cycles: past the rule's 500, not 10 times over
+      run_nocflow(base + "--rate 0.3 --sample-period 100 --out " + (dir / "short100").string());
+  ASSERT_EQ(short_still.exit_code, 0) << short_still.output;
+  EXPECT_NE(short_still.output.find("a converging run lasts at most 1300 cycles"),
+            std::string::npos)
+      << short_still.output;
   const CliRun enough =
       run_nocflow(base + "--rate 0.3 --sample-period 400 --out " + (dir / "enough").string());
   ASSERT_EQ(enough.exit_code, 0) << enough.output;

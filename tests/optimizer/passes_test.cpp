@@ -161,6 +161,20 @@ TEST(Identity, AnOutputThatRepeatsAnotherNodeKeepsItsNameThroughEveryPass) {
   EXPECT_EQ(g.num_nodes(), nodes - 4);  // the dropout, the + 0 and its 0, s2's duplicate
 }
 
+TEST(Identity, AnOutputThatRepeatsTheNetworkInputLeavesTheInputItsName) {
+  // An input is named by the network's users (an ONNX model's input, a plan's stage inputs):
+  // it keeps its name, and the output becomes the input itself.
+  GraphBuilder b("input_out");
+  const NodeId x = b.input({1, 8}, "x");
+  const NodeId copy = b.dropout(x, "copy");
+  Graph g = b.finish({copy, b.relu(x, "r")});
+  PassManager({"identity", "dce"}).run(g);
+  ASSERT_TRUE(g.find("x"));
+  EXPECT_EQ(g.node(*g.find("x")).kind, OpKind::Input);
+  EXPECT_FALSE(g.find("copy"));
+  EXPECT_EQ(g.outputs().front(), *g.find("x"));
+}
+
 TEST(Identity, ATransposeWithoutPermReversesTheAxesAndStays) {
   // ONNX's Transpose without perm reverses the axes: [2, 3] becomes [3, 2], no no-op.
   GraphBuilder b("reverse");
