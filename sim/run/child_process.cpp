@@ -267,6 +267,7 @@ void run_claimed_in_children(const std::function<std::optional<std::size_t>()>& 
       running.push_back(std::move(c));
       if (started) started(i);
     }
+    if (running.empty()) continue;  // nothing was left to claim: no wait for none
     std::vector<pollfd> fds;
     for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
     const int ready = ::poll(fds.data(), fds.size(), 1000);
