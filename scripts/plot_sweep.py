@@ -188,6 +188,8 @@ class Sweep:
                 for r in rows:
                     # A crossbar point's mesh value only sets its port count (k x k ports).
                     shape = "xbar" if r.get("topology") == "crossbar" else r[X_AXIS]
+                    if shape.isdigit():  # mesh: K is K x K
+                        shape = f"{shape}x{shape}"
                     if r["_pes"] == p and shape not in shapes:
                         shapes.append(shape)
                 labels[p] = "/".join(shapes) + f"\n{p:g}"

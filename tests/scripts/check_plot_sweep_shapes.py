@@ -11,7 +11,8 @@ meshes; a sweep whose config.resolved.yaml is a crossbar labels its ticks as one
 that passed its SRAM (fits_sram false) is ringed and counted; a sweep of one mesh puts its
 swept axis (router.vcs) on x, and with two shapes of 16 PEs names no mesh in its subtitle; two
 swept axes with a value in common keep both in the legend; a series equal to one drawn before
-rings its markers; and a narrow range of cycles gets tick labels that differ.
+rings its markers; a narrow range of cycles gets tick labels that differ; and a mesh given as
+K ticks as K x K.
 Exit 0 when every check holds, else 1 with what differed.
 """
 import os
@@ -52,6 +53,14 @@ def main(argv):
     square = plot_sweep.Sweep(write_sweep(os.path.join(argv[1], "square"), [("2x2", 4), ("4x4", 16)], "mesh"))
     if plot_sweep.ASPECT in square.axes:
         problems.append("square meshes alone got an aspect axis")
+
+    # mesh given as K (the spec's `mesh: [2, 4]`) ticks as K x K.
+    bare = plot_sweep.Sweep(write_sweep(os.path.join(argv[1], "bare"), [("2", 4), ("4", 16)], "mesh"))
+    fig, ax = plot_sweep.plt.subplots()
+    bare.x_ticks(ax, bare.rows)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    if labels != ["2x2\n4", "4x4\n16"]:
+        problems.append(f"mesh 2 and 4 ticked {labels}, expected 2x2 and 4x4 over their PEs")
 
     xbar = plot_sweep.Sweep(write_sweep(os.path.join(argv[1], "xbar"), [("2x2", 4), ("4x4", 16)], "crossbar"))
     fig, ax = plot_sweep.plt.subplots()
