@@ -47,10 +47,7 @@ std::string error_percent(int cases, double fraction) {
 }
 
 std::string error_csv(int cases, double fraction) {
-  if (!cases) return "";
-  std::ostringstream o;
-  o << fraction;
-  return o.str();
+  return cases ? shortest(fraction) : "";  // exact, as every figure of validation.csv
 }
 
 double BenchResult::linkload_fitted_cycles() const {
@@ -178,14 +175,13 @@ std::string DecompositionSummary::csv_columns(const std::string& type,
   const ModelParts m = pi == parts_.end() ? ModelParts{} : pi->second;
   const Shares& s = m.time;            // over the cases this model scores, like its errors
   if (m.cases == 0) return ",,,,,,,,";  // no case scored: blank cells, as the other statistics
-  std::ostringstream o;
-  o << std::setprecision(10);
-  o << mean(s.hop, m.cases) << "," << mean(s.serialization, m.cases) << ","
-    << mean(s.contention, m.cases) << "," << mean(m.error, m.cases) << ","
-    << mean(m.latency, m.cases) << "," << mean(m.load, m.cases) << ","
-    << mean(m.contention, m.cases) << "," << mean(m.volume, m.volume_cases) << ","
-    << mean(s.vc_starved, m.cases);
-  return o.str();
+  const double columns[] = {
+      mean(s.hop, m.cases),        mean(s.serialization, m.cases), mean(s.contention, m.cases),
+      mean(m.error, m.cases),      mean(m.latency, m.cases),       mean(m.load, m.cases),
+      mean(m.contention, m.cases), mean(m.volume, m.volume_cases), mean(s.vc_starved, m.cases)};
+  std::string text;
+  for (double c : columns) text += (text.empty() ? "" : ",") + shortest(c);
+  return text;
 }
 
 void DecompositionSummary::print(std::ostream& out, const std::vector<std::string>& types) const {
