@@ -340,7 +340,10 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
     std::string kind;
     for (std::size_t a = 0; a < spec.axes.size(); ++a) {
       const std::string& name = spec.axes[a].name;
-      p.key += (a ? " " : "") + name + "=" + p.values[a];
+      // A value with a space is quoted, so that the key still splits on spaces.
+      const std::string& v = p.values[a];
+      p.key +=
+          (a ? " " : "") + name + "=" + (v.find(' ') == std::string::npos ? v : "\"" + v + "\"");
       if (is_config_key(name))
         overrides.push_back(name + "=" + p.values[a]);
       else

@@ -136,6 +136,19 @@ TEST(SweepCli, ANetworkFileTakesItsOwnBatchFromABatchAxis) {
   EXPECT_NE(r.output.find("vgg5.yaml batch=1"), std::string::npos) << r.output;
 }
 
+// A value with a space (as --set takes "1 MiB") is quoted in the point's key, which then still
+// splits on spaces into axis=value pairs.
+TEST(SweepCli, APointKeyQuotesAValueWithASpace) {
+  const fs::path dir = fresh_dir("sweep_spaced_value");
+  const fs::path spec = write_spec(
+      dir, "hw: " + kHw + "\naxes:\n  network: zoo:vgg5\n  pe.sram_bytes: [\"1 MiB\", 4MiB]\n");
+  const CliRun r = run_nocflow("sweep --spec " + spec.string() + " --list");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("network=zoo:vgg5 pe.sram_bytes=\"1 MiB\""), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("network=zoo:vgg5 pe.sram_bytes=4MiB "), std::string::npos) << r.output;
+}
+
 // Meshes against a crossbar of as many nodes: the crossbar's points of two mesh shapes run the
 // same, which the sweep says, and runs (the user may want both rows beside their meshes).
 TEST(SweepCli, PointsThatRunTheSameAreNoted) {
