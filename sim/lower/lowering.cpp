@@ -100,7 +100,7 @@ bool grouped_all_gathers(const opt::Workload& w, const opt::LayerEdge& edge,
 /// "Session 84: the fluid picks the send order").
 bool nearest_ends_sooner(const std::vector<opt::Transfer>& ring,
                          const std::vector<opt::Transfer>& nearest, const HwSpec& hw,
-                         const opt::HwDesc& desc) {
+                         const opt::LinkloadModel& loads) {
   if (hw.topology.kind != "mesh" || hw.router.routing != "xy" || ring.size() < 2) return false;
   const std::int64_t width = hw.link.width_bytes;
   auto fluid = [&](const std::vector<opt::Transfer>& sends) {
@@ -111,28 +111,15 @@ bool nearest_ends_sooner(const std::vector<opt::Transfer>& ring,
     return opt::round_robin_fluid_cycles(messages, hw.topology.rows, hw.topology.cols,
                                          hw.ni.channels);
   };
-  const int diameter = hw.topology.rows + hw.topology.cols - 2;
-  const double crossing = diameter * (desc.router_pipeline_cycles + desc.link_latency_cycles);
-  // No order ends before its busiest channel has carried its flits: where ring order ends
-  // within the margin of that, nearest first cannot gain enough, and its run is skipped.
-  const int rows = hw.topology.rows, cols = hw.topology.cols;
-  // Flits per router's output: east, west, north, south, its PE's injection and ejection.
-  std::vector<std::int64_t> load(static_cast<std::size_t>(rows * cols * 6));
-  auto at = [&](int r, int c, int k) -> std::int64_t& {
-    return load[static_cast<std::size_t>((r * cols + c) * 6 + k)];
-  };
-  for (const opt::Transfer& t : ring) {
-    const std::int64_t flits = std::max<std::int64_t>(1, (t.bytes + width - 1) / width);
-    int r = t.src / cols, c = t.src % cols;
-    const int dr = t.dst / cols, dc = t.dst % cols;
-    at(r, c, 4) += flits;
-    at(dr, dc, 5) += flits;
-    for (; c != dc; c += c < dc ? 1 : -1) at(r, c, c < dc ? 0 : 1) += flits;
-    for (; r != dr; r += r < dr ? 1 : -1) at(r, c, r < dr ? 3 : 2) += flits;
-  }
-  const auto busiest = static_cast<double>(*std::max_element(load.begin(), load.end()));
+  const opt::HwDesc& desc = loads.hw();
+  const double margin = 2.0 * (hw.topology.rows + hw.topology.cols - 2) *
+                        (desc.router_pipeline_cycles + desc.link_latency_cycles);
+  // No order ends before its busiest link (PE channels included) has carried its flits, cut
+  // alike: where ring order ends within the margin of that, nearest first cannot gain enough,
+  // and its run is skipped.
   const double ring_cycles = fluid(ring);
-  return ring_cycles - busiest > 2 * crossing && ring_cycles - fluid(nearest) > 2 * crossing;
+  return ring_cycles - loads.route(ring).max_link_flits > margin &&
+         ring_cycles - fluid(nearest) > margin;
 }
 
 /// INPP groups of a placed layer: PEs sharing an output block, in INPP order.
@@ -253,13 +240,14 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   // edges (a ResNet's blocks, a pipeline's micro-batches), and resnet50's 16x16 greedy plan
   // spent a fifth of its replay in the fluid runs without this.
   std::map<std::vector<std::array<std::int64_t, 3>>, bool> sooner;
+  const opt::LinkloadModel loads(desc);  // its route walking: the busiest link's flits
   auto nearest_sooner = [&](const std::vector<opt::Transfer>& ring,
                             const std::vector<opt::Transfer>& nearest) {
     std::vector<std::array<std::int64_t, 3>> key;
     key.reserve(ring.size());
     for (const opt::Transfer& t : ring) key.push_back({t.src, t.dst, t.bytes});
     auto [it, fresh] = sooner.try_emplace(std::move(key), false);
-    if (fresh) it->second = nearest_ends_sooner(ring, nearest, hw, desc);
+    if (fresh) it->second = nearest_ends_sooner(ring, nearest, hw, loads);
     return it->second;
   };
   auto picked = [](const std::vector<opt::Transfer>& ts, const std::vector<std::size_t>& order) {
