@@ -13,8 +13,8 @@ values evenly spaced, in numeric order when they are numbers:
     sweep_cycles.png            total simulated cycles of one inference (or training step)
     sweep_speedup.png           greedy cycles / solver cycles, per non-greedy solver
                                 (only points that have a greedy point with the same other axes)
-    sweep_comm_share.png        communication_cycles / total_cycles of the last-finishing PE (its
-                                waiting: for data, at barriers, or in layers it has no part in)
+    sweep_comm_share.png        communication_cycles / total_cycles: the share of the run's
+                                critical path spent moving data (messages, barriers)
     sweep_prediction_error.png  the cost model's predicted / simulated - 1 (symmetric log scale
                                 beyond ±10 % when an error passes 100 %)
 
@@ -394,7 +394,7 @@ def plot_percent(sweep, out_dir, written, column, name, title, ylabel, percent, 
 
 def plot_comm_share(sweep, out_dir, written):
     plot_percent(sweep, out_dir, written, "communication_cycles", "sweep_comm_share.png",
-                 "Share of the run the PE that finished last was not computing", "waiting / total cycles (%)",
+                 "Share of the run's critical path spent moving data", "communication / total cycles (%)",
                  lambda cycles, r: 100.0 * cycles / r["_total"])
 
 

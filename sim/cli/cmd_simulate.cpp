@@ -199,8 +199,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
       {"energy_pj",
        "picojoules; only the NoC's (flit_hops x link width x energy.hop_pj_per_byte): programs do "
        "not say what their compute steps compute"},
-      {"compute_cycles / communication_cycles",
-       "on the PE that finished last: busy computing / blocked receiving or at barriers (exposed)"}};
+      {"compute_cycles / communication_cycles", kRunTotalsUnits}};
   add_traffic_units(j["units"]);
   write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
   write_file(fs::path(a.out) / "layers.csv",
@@ -214,9 +213,8 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   written += write_traces(a, spec, r, programs.layer_names, window);
   std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
             << " us\n"
-            << "  critical PE      " << totals.compute << " cycles computing, "
-            << totals.communication << " cycles waiting for data or at barriers\n"
-            << "  energy           " << energy_text(noc_pj) << " in the NoC\n";
+            << run_totals_line(totals) << "  energy           " << energy_text(noc_pj)
+            << " in the NoC\n";
   print_traffic(std::cout, r);
   std::cout << "nocflow: wrote " << a.out << "/{" << written << "}\n";
   return 0;

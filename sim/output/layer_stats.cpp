@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "optimizer/plan/stage_pricer.h"
 
@@ -97,16 +98,60 @@ std::vector<LayerStats> layer_stats(const RunResult& run, const std::vector<std:
   return out;
 }
 
+const char* const kRunTotalsUnits =
+    "on the run's critical path (summing to total_cycles): computing / moving data (messages "
+    "from send to arrival, sends held by a full NI queue, barriers)";
+
+std::string run_totals_line(const RunTotals& t) {
+  return "  critical path    " + std::to_string(t.compute) + " cycles computing + " +
+         std::to_string(t.communication) + " cycles moving data or at barriers\n";
+}
+
 RunTotals run_totals(const RunResult& run) {
-  int last = 0;  // of the PEs finishing last, the lowest-numbered (strict >)
-  for (std::size_t p = 0; p < run.pe_finish.size(); ++p)
-    if (run.pe_finish[p] > run.pe_finish[last]) last = static_cast<int>(p);
-  RunTotals t;
+  if (run.spans.empty()) return {};
+  // Each PE's spans in program order (the order it recorded them), and where each send and
+  // barrier arrival is among them.
+  std::vector<std::vector<const Span*>> on(run.pe_finish.size());
+  std::unordered_map<MessageKey, std::pair<int, std::size_t>, MessageKeyHash> sent;
+  std::unordered_map<std::int64_t, std::pair<int, std::size_t>> last_at_barrier;
   for (const Span& s : run.spans) {
-    if (s.pe != last) continue;
-    if (busy(s.kind)) t.compute += s.end - s.start;
-    if (s.kind == StepKind::Recv || s.kind == StepKind::Barrier) t.communication += s.end - s.start;
+    auto& list = on[static_cast<std::size_t>(s.pe)];
+    const std::pair<int, std::size_t> at{s.pe, list.size()};
+    list.push_back(&s);
+    if (s.kind == StepKind::Send) sent.emplace(MessageKey{s.pe, s.peer, s.tag}, at);
+    if (s.kind == StepKind::Barrier) {
+      auto [it, fresh] = last_at_barrier.emplace(s.tag, at);
+      const Span& held = *on[static_cast<std::size_t>(it->second.first)][it->second.second];
+      if (!fresh && (s.start > held.start || (s.start == held.start && s.pe < held.pe)))
+        it->second = at;
+    }
   }
+  int pe = 0;  // of the PEs finishing last, the lowest-numbered (strict >)
+  for (std::size_t p = 0; p < run.pe_finish.size(); ++p)
+    if (run.pe_finish[p] > run.pe_finish[static_cast<std::size_t>(pe)]) pe = static_cast<int>(p);
+  RunTotals t;
+  noc::Cycle now = run.total_cycles;  // the path is known from here on
+  // Steps before `next` on `pe` (a span's index + 1); `now` becomes the first of them to run.
+  for (std::size_t next = on[static_cast<std::size_t>(pe)].size(); next > 0;) {
+    const Span& s = *on[static_cast<std::size_t>(pe)][next - 1];
+    t.communication += now - s.end;                  // none: a PE's steps run back to back
+    std::pair<int, std::size_t> from{pe, next - 1};  // where the path goes on
+    if (s.kind == StepKind::Compute || s.kind == StepKind::Reduce) {
+      t.compute += s.end - s.start;
+    } else if (s.kind == StepKind::Recv && s.end > s.start) {  // waited for its message
+      from = sent.at(MessageKey{s.peer, s.pe, s.tag});
+    } else if (s.kind == StepKind::Barrier) {
+      from = last_at_barrier.at(s.tag);
+    }
+    const Span& cause = *on[static_cast<std::size_t>(from.first)][from.second];
+    // From when the cause began (a send: the message queued) to this step's end.
+    if (s.kind != StepKind::Compute && s.kind != StepKind::Reduce)
+      t.communication += s.end - cause.start;
+    now = cause.start;
+    pe = from.first;
+    next = from.second;
+  }
+  t.communication += now;  // none: every PE starts at cycle 0
   return t;
 }
 

@@ -22,11 +22,24 @@ struct LayerStats {
 
 std::vector<LayerStats> layer_stats(const RunResult& run, const std::vector<std::string>& layer_names);
 
-/// Whole-run totals on the critical path of the last PE to finish: busy and blocked cycles.
+/// The run's critical path, split into computing and moving data; the two sum to the run's
+/// cycles. The path runs back from the last step of the PE that finished last (the
+/// lowest-numbered of them) to cycle 0, through what each step waited for: the step before it
+/// on its PE; for a receive that waited, its message, from the send that queued it to its
+/// arrival, then the sender's steps before that send; for a barrier, the last PE to reach it.
+/// compute: its compute and reduce steps; communication: its messages, its sends held up by a
+/// full NI queue, and its barriers' opening. Unlike one PE's totals, it does not count as
+/// waiting the cycles a PE spends before its first layer: a run whose last layers fall to
+/// another PE has the same path.
 struct RunTotals {
   noc::Cycle compute = 0, communication = 0;
 };
 RunTotals run_totals(const RunResult& run);
+
+/// What summary.json's compute_cycles / communication_cycles are, for its "units".
+extern const char* const kRunTotalsUnits;
+/// The console's line of them: `critical path    C cycles computing + M cycles moving data ...`.
+std::string run_totals_line(const RunTotals& t);
 
 /// A pipelined replay seen per stage (micro-batch m's copy of network layer l is layer
 /// m·n + l of the replay).

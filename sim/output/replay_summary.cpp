@@ -157,9 +157,7 @@ nlohmann::ordered_json summary_json(const ReplaySource& a, const std::string& ne
        "complete before the plan counts them (before their buffer's first receive step; a "
        "reduction round's, before its own); early_message_peak_bytes: the most bytes of early "
        "messages at once on one PE; fits_sram: peak_bytes is within pe.sram_bytes"},
-      {"compute_cycles / communication_cycles",
-       "on the PE that finished last: busy computing / blocked receiving or at barriers "
-       "(exposed)"}};
+      {"compute_cycles / communication_cycles", kRunTotalsUnits}};
   add_traffic_units(j["units"]);
   return j;
 }
@@ -177,11 +175,10 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
           : a.micro_batches_changed ? " from the plan file's stages"
                                     : " in the plan file")
       << ": " << fixed(plan.predicted_cycles()) << " cycles)\n"
-      << "  critical PE      " << m.totals.compute << " cycles computing, "
-      << m.totals.communication << " cycles waiting for data or at barriers\n"
-      << "  energy           " << fixed(m.energy.total() / per, 3) << " " << unit << " (MAC "
-      << fixed(m.energy.mac_pj / per, 3) << ", SRAM " << fixed(m.energy.sram_pj / per, 3)
-      << ", NoC " << fixed(m.energy.noc_pj / per, 3) << " " << unit << ")\n"
+      << run_totals_line(m.totals) << "  energy           " << fixed(m.energy.total() / per, 3)
+      << " " << unit << " (MAC " << fixed(m.energy.mac_pj / per, 3) << ", SRAM "
+      << fixed(m.energy.sram_pj / per, 3) << ", NoC " << fixed(m.energy.noc_pj / per, 3) << " "
+      << unit << ")\n"
       << "  memory plan      " << fullest.peak_bytes << " bytes of SRAM at most (PE "
       << m.fullest_pe << "; " << fullest.live_peak_bytes << " bytes live at once, "
       << fullest.no_reuse_bytes << " bytes without reuse; the PE holds " << spec.pe.sram_bytes

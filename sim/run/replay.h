@@ -16,9 +16,8 @@ namespace nocflow::sim {
 
 struct ReplayOutcome {
   std::int64_t total_cycles = 0;
-  std::int64_t compute_cycles = 0;        ///< critical PE busy computing
-  std::int64_t communication_cycles =
-      0;  ///< critical PE blocked receiving or at barriers (exposed)
+  std::int64_t compute_cycles = 0;        ///< on the critical path (RunTotals)
+  std::int64_t communication_cycles = 0;  ///< on the critical path (RunTotals)
   double energy_pj = 0;
   std::int64_t messages = 0, flits = 0, bytes = 0;
   double wall_seconds = 0;  ///< simulation only (wall clock)

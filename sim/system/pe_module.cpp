@@ -13,7 +13,7 @@ void PeModule::run() {
   const sc_core::sc_time& period = host_.period();
   for (pc_ = 0; pc_ < program_.size(); ++pc_) {
     const Step& s = program_[pc_];
-    Span span{id_, s.kind, s.layer, host_.cycle_now(), 0, s.peer, s.bytes, s.edge};
+    Span span{id_, s.kind, s.layer, host_.cycle_now(), 0, s.peer, s.bytes, s.edge, 0, s.tag};
     switch (s.kind) {
       case StepKind::Compute:
       case StepKind::Reduce:

@@ -22,6 +22,7 @@ struct Span {
   std::int64_t bytes = 0;
   int edge = -1;
   noc::Cycle arrived = 0;  ///< Recv: first cycle the message could be taken (= end if waited for)
+  std::int64_t tag = 0;    ///< Send/Recv: the message's tag; Barrier: its id
 };
 
 /// What a PE needs from the system around it.

@@ -66,8 +66,8 @@ struct RankedPlan {
   double predicted_cycles = 0;     ///< the model's plan total (compute + redistribution)
   double predicted_compute_cycles = 0, predicted_redistribution_cycles = 0;
   std::int64_t simulated_cycles = 0;
-  std::int64_t simulated_compute_cycles = 0;        ///< critical PE busy computing
-  std::int64_t simulated_communication_cycles = 0;  ///< critical PE waiting for data
+  std::int64_t simulated_compute_cycles = 0;        ///< on the critical path (RunTotals)
+  std::int64_t simulated_communication_cycles = 0;  ///< on the critical path (RunTotals)
   int predicted_rank = 0, simulated_rank = 0;       ///< within the model's plans, 1 = cheapest;
                                                     ///< ties share the smaller rank
   std::vector<std::int64_t> placement_cycles;       ///< simulated on each image (RankReport::placements);

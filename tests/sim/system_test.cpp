@@ -254,10 +254,11 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
       << "the trace ends with the run";
 }
 
-TEST(Outputs, RunTotalsCountBarrierWaitsOnTheLowestNumberedOfThePesFinishingLast) {
+TEST(Outputs, RunTotalsGoThroughABarrierToTheLastPeToReachIt) {
   // PE p computes 10 * (p + 1) cycles, waits at a barrier for the slowest (PE 3, 40 cycles),
-  // then computes 5: every PE finishes at 40 + 5. Among these tied PEs run_totals reports the
-  // lowest-numbered, PE 0: busy 10 + 5, blocked at the barrier 40 - 10.
+  // then computes 5: every PE finishes at 40 + 5. The path runs back from the lowest-numbered
+  // of them, PE 0, through the barrier to PE 3: it computes the whole run. (PE 0's own steps
+  // would count 10 + 5 busy and 30 at the barrier.)
   const int pes = 4;
   const std::int64_t after = 5;
   auto first = [](int pe) { return std::int64_t{10} * (pe + 1); };
@@ -270,8 +271,54 @@ TEST(Outputs, RunTotalsCountBarrierWaitsOnTheLowestNumberedOfThePesFinishingLast
   const std::int64_t slowest = first(pes - 1);
   for (int pe = 0; pe < pes; ++pe) ASSERT_EQ(r.pe_finish[pe], slowest + after) << "PE " << pe;
   const RunTotals t = run_totals(r);
-  EXPECT_EQ(t.compute, first(0) + after);
-  EXPECT_EQ(t.communication, slowest - first(0));
+  EXPECT_EQ(t.compute, slowest + after);
+  EXPECT_EQ(t.communication, 0);
+}
+
+TEST(Outputs, RunTotalsGoThroughAWaitedForMessageToItsSender) {
+  // PE 0 computes 100 cycles and sends 64 bytes to PE 2, which has no part before: it waits
+  // from cycle 0, then computes 50. PE 1 computes 30, then receives 64 bytes PE 0 sent at
+  // cycle 0, long there: it does not wait for them. The path from PE 2, the last to finish:
+  // its compute, the message from its send (cycle 100) to PE 2's receive, PE 0's compute.
+  ProgramSet p(3);
+  p.layer_names = {"a", "b"};
+  p.transfer(0, 1, 0, 64);
+  p.compute(0, 0, 100);
+  const std::int64_t tag = p.new_tag();
+  p.send(0, 2, 0, 64, tag);
+  p.compute(1, 0, 30);
+  p.recv(2, 0, 1, 64, tag);
+  p.compute(2, 1, 50);
+  System sys("sys", mesh(1, 3), p);
+  const RunResult r = sys.run();
+  ASSERT_EQ(r.pe_finish[2], r.total_cycles);
+  ASSERT_LT(r.pe_finish[1], r.total_cycles);
+  const RunTotals t = run_totals(r);
+  EXPECT_EQ(t.compute, 100 + 50);
+  // The message, from the cycle PE 0 queued it to the one PE 2 took it in.
+  EXPECT_EQ(t.communication, r.total_cycles - 50 - 100);
+  EXPECT_GT(t.communication, 0);
+  EXPECT_EQ(run_totals_line(t), "  critical path    150 cycles computing + " +
+                                    std::to_string(t.communication) +
+                                    " cycles moving data or at barriers\n");
+}
+
+TEST(Outputs, RunTotalsStayOnAPeWhoseMessageWasThereBeforeItsReceive) {
+  // PE 1 computes 500 cycles, then receives 64 bytes PE 0 sent at cycle 0, then computes 50:
+  // the message arrived long before, so the path never leaves PE 1.
+  ProgramSet p(2);
+  p.layer_names = {"a"};
+  const std::int64_t tag = p.new_tag();
+  p.send(0, 1, 0, 64, tag);
+  p.compute(1, 0, 500);
+  p.recv(1, 0, 0, 64, tag);
+  p.compute(1, 0, 50);
+  System sys("sys", mesh(1, 2), p);
+  const RunResult r = sys.run();
+  ASSERT_EQ(r.total_cycles, 550);
+  const RunTotals t = run_totals(r);
+  EXPECT_EQ(t.compute, 550);
+  EXPECT_EQ(t.communication, 0);
 }
 
 /// A VCD's value changes after the definitions: how many, each a new value of its signal and
