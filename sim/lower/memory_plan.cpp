@@ -9,6 +9,8 @@
 #include "noc/base/format.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/graph/graph.h"
+#include "optimizer/partition/placement.h"
+#include "optimizer/partition/region.h"
 
 namespace nocflow::sim {
 namespace {
@@ -140,13 +142,22 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
         in.bytes = std::max(in.bytes, bytes);
         in.last = std::max(in.last, at);
       };
-      const opt::Choice& choice = lowered.layers[l].choice;
+      const opt::PlacedLayer& placed = lowered.layers[l];
       if (workload.graph) {
+        // What this PE's block reads of the input, halo included: no message delivers it.
+        const auto& pes = placed.placement.pe;
+        const auto node =
+            static_cast<int>(std::find(pes.begin(), pes.end(), static_cast<int>(p)) - pes.begin());
+        const opt::GridCoord g = opt::grid_coord(placed.choice, node);
         const auto ins = workload.graph->inputs(layer.id);
         for (std::size_t slot = 0; slot < ins.size(); ++slot)
           if (workload.graph->node(ins[slot]).kind == opt::OpKind::Input)
             hold_input(static_cast<long>(ins[slot]),
-                       opt::held_input_share(layer, static_cast<int>(slot), choice));
+                       opt::input_region(*workload.graph, layer.id, static_cast<int>(slot),
+                                         opt::output_block(layer, placed.choice, g),
+                                         opt::reduction_slice(layer, placed.choice, g))
+                               .volume() *
+                           layer.inputs[slot].elem_bytes);
       } else if (!has_producer[l]) {  // no graph: every input of a first layer is the network's
         hold_input(-1L - li, bytes_of(shares.input));
       }

@@ -302,6 +302,33 @@ TEST(MemoryPlan, AFusedInppLayerKeepsWhatItReadsUntilItsAllReduceEnds) {
   }
 }
 
+TEST(MemoryPlan, ANetworkInputBufferHoldsTheHaloItsFirstConvolutionReads) {
+  // two_conv3x3.yaml (16 channels of 8x8, 3x3 convolutions, pad 1) under OFMP_H=2,OFMP_W=2 on
+  // 2x2: each PE computes a 4x4 quarter and reads 5x5 of the input, its quarter and the row and
+  // column beside it (the others are padding). No message brings that halo: the input buffer
+  // holds it, 5 x 5 x 16 elements of 2 bytes, where conv1's share alone is 4 x 4 x 16.
+  const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv3x3.yaml");
+  const opt::Workload w = opt::build_workload(g);
+  const Lowered low = lower_plan(w, plan_2x2(w, {"OFMP_H=2,OFMP_W=2", "OFMP_H=2,OFMP_W=2"}),
+                                 mesh2x2(), ExecMode::Dataflow);
+  const opt::Choice c = opt::parse_choice("OFMP_H=2,OFMP_W=2", "test");
+  ASSERT_EQ(opt::held_input_share(w.layers[0], 0, c), 4 * 4 * 16 * 2);
+  const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
+  ASSERT_EQ(memory.size(), 4u);
+  for (std::size_t p = 0; p < memory.size(); ++p) {
+    const auto& bufs = memory[p].buffers;
+    const auto input = std::find_if(bufs.begin(), bufs.end(),
+                                    [](const Buffer& b) { return b.kind == BufferKind::Input; });
+    ASSERT_NE(input, bufs.end()) << "PE " << p;
+    EXPECT_EQ(input->bytes, 5 * 5 * 16 * 2) << "PE " << p;
+    // conv2's halo comes in messages, into its received buffer: 4 + 4 + 1 elements per channel.
+    const auto got = std::find_if(bufs.begin(), bufs.end(),
+                                  [](const Buffer& b) { return b.kind == BufferKind::Received; });
+    ASSERT_NE(got, bufs.end()) << "PE " << p;
+    EXPECT_EQ(got->bytes, (4 + 4 + 1) * 16 * 2) << "PE " << p;
+  }
+}
+
 TEST(MemoryPlan, ANetworkInputReadByTwoLayersIsOneBuffer) {
   const HwSpec hw = mesh2x2();
   const opt::Graph g =
