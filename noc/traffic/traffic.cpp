@@ -60,6 +60,9 @@ class SyntheticTraffic final : public PacketSource, public DeliveryListener {
     ++packets_counted_;
   }
 
+  /// How far `node`'s source is behind at `now`: cycles since its next packet's creation date
+  /// (0 when that is still to come): its queue, in cycles of its offered load.
+  Cycle behind(int node, Cycle now) const { return next_[node] < now ? now - next_[node] : 0; }
   /// BookSim mode tags by creation; fixed mode counts what arrives inside the window.
   bool counts(const Packet& p, Cycle now) const {
     return by_arrival_ ? (now >= measure_from_ && now < measure_until_) : p.measured;
@@ -178,8 +181,12 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& o, const Advance& 
   r.offered = o.rate;
   const int nodes = net.num_nodes();
   std::vector<std::int64_t> ejected_at_start(nodes), ejected_at_end(nodes);
-  auto snapshot = [&](std::vector<std::int64_t>& into) {
-    for (int n = 0; n < nodes; ++n) into[n] = net.ejected_at(n);
+  std::vector<Cycle> behind_at_start(nodes), behind_at_end(nodes);
+  auto snapshot = [&](std::vector<std::int64_t>& into, std::vector<Cycle>& behind) {
+    for (int n = 0; n < nodes; ++n) {
+      into[n] = net.ejected_at(n);
+      behind[n] = traffic.behind(n, net.now());
+    }
   };
   auto reset_phase = [&] {
     traffic.phase_delivered_ = 0;
@@ -207,10 +214,10 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& o, const Advance& 
     traffic.by_arrival_ = true;
     traffic.measure_from_ = window_start = t;
     traffic.measure_until_ = window_end = t + o.fixed_cycles;
-    snapshot(ejected_at_start);
+    snapshot(ejected_at_start, behind_at_start);
     reset_phase();
     advance(window_end);
-    snapshot(ejected_at_end);
+    snapshot(ejected_at_end, behind_at_end);
     check_stable();  // the same latency rule, over the window (a fixed run keeps going past it)
     r.samples = 1;
   } else {
@@ -222,7 +229,7 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& o, const Advance& 
     reset_phase();
     window_start = t;
     traffic.measure_from_ = t;
-    snapshot(ejected_at_start);
+    snapshot(ejected_at_start, behind_at_start);
     double prev_latency = 0, prev_accepted = 0;
     int calm = 0;
     std::int64_t ejected_before = net.flits_ejected();
@@ -248,7 +255,7 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& o, const Advance& 
     }
     window_end = t;
     traffic.measure_until_ = t;
-    snapshot(ejected_at_end);
+    snapshot(ejected_at_end, behind_at_end);
     // Drain the tagged packets with the load still on: done when every packet created in the
     // window has arrived and no source will create another one dated inside it.
     auto tagged_done = [&] {
@@ -265,14 +272,18 @@ TrafficResult run_traffic(Network& net, const TrafficOptions& o, const Advance& 
   r.measured_cycles = window_end - window_start;
   if (r.measured_cycles > 0) {
     double sum = 0, least = std::numeric_limits<double>::max();
+    Cycle fell_behind = 0;
     for (int n = 0; n < nodes; ++n) {
       const double a = static_cast<double>(ejected_at_end[n] - ejected_at_start[n]) /
                        static_cast<double>(r.measured_cycles);
       sum += a;
       least = std::min(least, a);
+      fell_behind = std::max(fell_behind, behind_at_end[n] - behind_at_start[n]);
     }
     r.accepted = sum / nodes;
     r.min_accepted = least;
+    r.min_source_share =
+        1 - static_cast<double>(fell_behind) / static_cast<double>(r.measured_cycles);
   }
   r.packets_measured = traffic.packets_counted_;
   if (traffic.packets_counted_) {

@@ -70,6 +70,11 @@ struct TrafficResult {
   double p50_packet_latency = 0, p99_packet_latency = 0, max_packet_latency = 0;
   double accepted = 0;      ///< flits/node/cycle, measurement window
   double min_accepted = 0;  ///< of the slowest node
+  /// The smallest share of its offered load a source injected in the window: 1 − how far its
+  /// next packet's creation date fell further behind (cycles) over the window's cycles. Where a
+  /// few flows saturate a channel (transpose), their sources fall behind while the mean
+  /// accepted rate hides them.
+  double min_source_share = 1;
   double avg_hops = 0;      ///< routers traversed per packet
   std::int64_t packets_measured = 0;
   Cycle cycles = 0;          ///< simulated, including warm-up and drain

@@ -132,6 +132,46 @@ TEST(TrafficCli, AShortWindowPastSaturationFailsTheThroughputRule) {
   EXPECT_NE(low.output.find("stable             yes\n"), std::string::npos) << low.output;
 }
 
+TEST(TrafficCli, ASourceFallingBehindFailsTheThroughputRuleWhereTheMeanHidesIt) {
+  // Transpose on an 8x8 mesh under xy routing: row 7's sources 0..6 all cross the channel into
+  // router (7,7), so no flow gets more than 1/7 flits/node/cycle. At 0.15 the network's mean
+  // accepted rate stays within 5 % of the offered (most flows are not on that channel) and a
+  // 10,000-cycle window keeps the mean latency under 500 cycles, but the sources of those flows
+  // fall behind: the throughput rule calls it saturated. At 0.13 nothing falls behind.
+  const fs::path dir = fresh_dir("traffic_source_behind");
+  const std::string run =
+      "traffic --hw " + kHw + " --pattern transpose --cycles 10000 --warmup 5000 --quiet --out ";
+  const CliRun over = run_nocflow(run + (dir / "over").string() + " --rate 0.15");
+  ASSERT_EQ(over.exit_code, 0) << over.output;
+  const auto o = nlohmann::json::parse(read_file(dir / "over" / "summary.json"));
+  EXPECT_TRUE(o["stable"].get<bool>());
+  EXPECT_GE(o["accepted_flits_per_node_per_cycle"].get<double>(), 0.95 * 0.15);
+  const double share = o["min_source_injected_share"].get<double>();
+  EXPECT_LT(share, 0.95);
+  EXPECT_LT(share * 0.15, 1.0 / 7 + 0.005);  // what the channel can carry, and a little
+  EXPECT_TRUE(o["saturated_by_throughput"].get<bool>());
+  EXPECT_NE(over.output.find("NO by the throughput rule: a source injected " +
+                             fixed(100 * share, 1) + " % of its load"),
+            std::string::npos)
+      << over.output;
+  const CliRun under = run_nocflow(run + (dir / "under").string() + " --rate 0.13");
+  ASSERT_EQ(under.exit_code, 0) << under.output;
+  const auto u = nlohmann::json::parse(read_file(dir / "under" / "summary.json"));
+  EXPECT_GE(u["min_source_injected_share"].get<double>(), 0.95);
+  EXPECT_FALSE(u["saturated_by_throughput"].get<bool>());
+  // The search on 4x4, where transpose carries at most 1/3: no rate the throughput rule calls
+  // ok is more than its 5 % above that (the mean alone passed 0.383).
+  const CliRun sat = run_nocflow("traffic --hw " + kHw +
+                                 " --set topology.rows=4 --set topology.cols=4 --pattern transpose "
+                                 "--find-saturation --out " +
+                                 (dir / "sat").string());
+  ASSERT_EQ(sat.exit_code, 0) << sat.output;
+  const auto j = nlohmann::json::parse(read_file(dir / "sat" / "saturation.json"));
+  EXPECT_LE(j["throughput_rule"]["last_ok"].get<double>(), (1.0 / 3) / 0.95);
+  EXPECT_LE(j["throughput_rule"]["first_saturated"].get<double>(), (1.0 / 3) / 0.95 + 0.005);
+  EXPECT_GT(j["throughput_rule"]["first_saturated"].get<double>(), 1.0 / 3);
+}
+
 // A run too short for its rate measures no packet: stability is unknown, not "yes".
 TEST(TrafficCli, ARunThatMeasuresNoPacketDoesNotCallItselfStable) {
   const fs::path dir = fresh_dir("traffic_no_packet");
