@@ -15,13 +15,22 @@
 
 namespace nocflow {
 
-/// FNV-1a 64 of `bytes` as 16 hex digits: a digest that says whether a file or a text changed.
-inline std::string fnv1a_hex(std::string_view bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
+/// FNV-1a 64 of `bytes`, continuing from the state `h` (the offset basis for a fresh digest).
+inline std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ull) {
   for (const unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+/// `h` as 16 hex digits.
+inline std::string hex16(std::uint64_t h) {
   std::ostringstream o;
   o << std::hex << std::setw(16) << std::setfill('0') << h;
   return o.str();
+}
+
+/// FNV-1a 64 of `bytes` as 16 hex digits: a digest that says whether a file or a text changed.
+inline std::string fnv1a_hex(std::string_view bytes) {
+  return hex16(fnv1a(bytes));
 }
 
 /// `v` with `digits` digits after the point: fixed(2.345) == "2.3", fixed(2.345, 2) == "2.35";

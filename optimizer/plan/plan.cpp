@@ -103,7 +103,10 @@ std::string plan_dot(const Plan& p) {
   return out + "}\n";
 }
 
-std::string choices_digest(const Plan& p) {
+namespace {
+
+/// choices_digest's text but for the micro-batch count, which ends it.
+std::string choices_text(const Plan& p) {
   std::ostringstream text;
   for (const PlanLayer& l : p.layers) {
     text << l.name << '|' << l.choice.str() << '|';
@@ -112,7 +115,32 @@ std::string choices_digest(const Plan& p) {
   }
   for (const PlanStage& st : p.stages)
     text << st.first << '|' << st.last << '|' << st.units << '|' << st.first_pe << '|' << st.pes << '\n';
-  text << p.micro_batches;
+  return text.str();
+}
+
+}  // namespace
+
+std::string choices_digest(const Plan& p) {
+  return hex16(fnv1a(std::to_string(p.micro_batches), fnv1a(choices_text(p))));
+}
+
+std::optional<int> priced_micro_batches(const Plan& p) {
+  if (!p.priced_choices || *p.priced_choices == choices_digest(p)) return std::nullopt;
+  const std::uint64_t head = fnv1a(choices_text(p));
+  for (int m = 1; m <= kMaxMicroBatches; ++m)
+    if (hex16(fnv1a(std::to_string(m), head)) == *p.priced_choices) return m;
+  return std::nullopt;
+}
+
+std::string costs_digest(const Plan& p) {
+  std::ostringstream text;
+  text << std::setprecision(12);  // as plan_yaml writes them: the digest survives the file
+  text << p.compute_cycles << '|' << p.redistribution_cycles << '|' << p.energy_pj << '\n';
+  for (const PlanStage& st : p.stages) text << st.cycles << '\n';
+  for (const PlanLayer& l : p.layers) text << l.compute_cycles << '\n';
+  for (const PlanEdge& e : p.edges)
+    text << e.src << '|' << e.dst << '|' << e.input << '|' << e.type << '|' << e.bytes << '|'
+         << e.cycles << '\n';
   return fnv1a_hex(text.str());
 }
 
@@ -142,6 +170,8 @@ std::string plan_yaml(const Plan& p) {
     y << YAML::Key << "activation_bytes" << YAML::Value << p.activation_bytes;
   y << YAML::Key << "choices_digest" << YAML::Value << YAML::DoubleQuoted
     << p.priced_choices.value_or(choices_digest(p));
+  y << YAML::Key << "costs_digest" << YAML::Value << YAML::DoubleQuoted
+    << p.priced_costs.value_or(costs_digest(p));
   if (p.pipelined())
     y << YAML::Newline << YAML::Comment("totals: one micro-batch through every stage in turn; the pipeline's "
                        "time for all micro-batches is pipeline.predicted_cycles");
@@ -240,10 +270,16 @@ T get_at_least(const YAML::Node& n, const std::string& key, T least, const std::
 
 Plan read_plan(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
-  only_keys(root,
-            {"network", "cost_model", "solver", "pes", "topology", "batch", "hardware",
-             "priced_for", "calibration", "bnoc_bytes_per_cycle", "train", "passes", "replay_mode",
-             "activation_bytes", "choices_digest", "totals", "pipeline", "layers", "edges"},
+  only_keys(root, {"network",        "cost_model",
+                   "solver",         "pes",
+                   "topology",       "batch",
+                   "hardware",       "priced_for",
+                   "calibration",    "bnoc_bytes_per_cycle",
+                   "train",          "passes",
+                   "replay_mode",    "activation_bytes",
+                   "choices_digest", "costs_digest",
+                   "totals",         "pipeline",
+                   "layers",         "edges"},
             file);
   Plan p;
   p.network = get<std::string>(root, "network", file);
@@ -288,6 +324,7 @@ Plan read_plan(const std::string& file) {
   if (root["activation_bytes"])
     p.activation_bytes = get_at_least<std::int64_t>(root, "activation_bytes", 0, file);
   if (root["choices_digest"]) p.priced_choices = get<std::string>(root, "choices_digest", file);
+  if (root["costs_digest"]) p.priced_costs = get<std::string>(root, "costs_digest", file);
   const YAML::Node totals = root["totals"];
   if (!totals) throw InputError(file + ": missing key 'totals'");
   only_keys(totals, {"total_cycles", "compute_cycles", "redistribution_cycles", "energy_pj"},
@@ -309,7 +346,6 @@ Plan read_plan(const std::string& file) {
   if (const YAML::Node pipe = root["pipeline"]) {
     only_keys(pipe, {"micro_batches", "predicted_cycles", "stages"}, file);
     p.micro_batches = get<int>(pipe, "micro_batches", file, "pipeline");
-    p.pipeline_cycles = get_at_least<double>(pipe, "predicted_cycles", 0, file, "pipeline");
     if (p.micro_batches < 1 || p.micro_batches > kMaxMicroBatches)
       throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be in 1 .. " +
                        std::to_string(kMaxMicroBatches));
@@ -331,6 +367,22 @@ Plan read_plan(const std::string& file) {
       next_pe = st.first_pe + st.pes;
     }
     if (p.stages.empty()) throw InputError(at(file, pipe) + ": pipeline: no stages");
+    // Derived, as totals' total_cycles: the stages' sum + (M − 1) × the slowest.
+    double sum = 0, slowest = 0;
+    for (const PlanStage& st : p.stages) {
+      sum += st.cycles;
+      slowest = std::max(slowest, st.cycles);
+    }
+    p.pipeline_cycles = sum + (p.micro_batches - 1) * slowest;
+    if (pipe["predicted_cycles"]) {
+      const double predicted = get<double>(pipe, "predicted_cycles", file, "pipeline");
+      if (std::abs(predicted - p.pipeline_cycles) > 1e-9 * std::max(1.0, p.pipeline_cycles))
+        throw InputError(at(file, pipe["predicted_cycles"]) + ": pipeline: predicted_cycles " +
+                         pipe["predicted_cycles"].Scalar() +
+                         " is not the stages' cycles summed + " +
+                         std::to_string(p.micro_batches - 1) + " x the slowest (" +
+                         shortest(p.pipeline_cycles) + "): edit those, or leave it out");
+    }
   }
   for (const YAML::Node& n : root["layers"]) {
     only_keys(n, {"name", "op", "choice", "nodes", "pes", "compute_cycles", "stage"},

@@ -101,6 +101,10 @@ struct Plan {
   /// the digest of the choices it was priced with. A replay whose choices_digest() differs
   /// (the file edited since) says that its predicted totals no longer apply.
   std::optional<std::string> priced_choices;
+  /// The file's `costs_digest` (read_plan; unset as above, and in a file written before session
+  /// 85): the digest of the cycles, bytes and types it was priced with. A replay whose
+  /// costs_digest() differs says that its predicted totals no longer apply.
+  std::optional<std::string> priced_costs;
   std::vector<PlanLayer> layers;
   std::vector<PlanEdge> edges;
   double compute_cycles = 0;
@@ -126,6 +130,15 @@ Plan make_plan(const PartitionSetup& setup, const std::vector<int>& choice, cons
 /// layers, band and the micro-batches. plan_yaml writes it as `choices_digest` (the file's
 /// own when it has one), so that an edit to the choices shows.
 std::string choices_digest(const Plan& plan);
+/// The micro-batch count whose choices_digest is the file's (priced_choices), when the plan's
+/// own count is not: its `micro_batches` alone was edited. nullopt otherwise.
+std::optional<int> priced_micro_batches(const Plan& plan);
+/// FNV-1a 64 (hex) of what the plan's predictions are made of: the totals, the pipeline
+/// stages' cycles (its predicted cycles follow from them), every layer's compute cycles and
+/// every edge's type,
+/// bytes and cycles, each to the 12 significant digits plan_yaml writes. plan_yaml writes it as
+/// `costs_digest` (the file's own when it has one), so that an edit to them shows.
+std::string costs_digest(const Plan& plan);
 
 std::string plan_yaml(const Plan& plan);
 /// The plan as a Graphviz digraph: a box per layer (operator, choice, nodes, compute cycles),

@@ -54,15 +54,17 @@ struct SimulateArgs {
 };
 
 /// A pipelined plan replayed with `micro_batches` instead of its own: its predicted cycles
-/// follow from its stages' (StageSplit::pipeline_cost), and so does the digest it was priced
+/// follow from its stages' (StageSplit::pipeline_cost), and so do the digests it was priced
 /// with, unless its file had been edited.
 void set_micro_batches(opt::Plan& plan, int micro_batches) {
   const bool as_priced = !plan.priced_choices || *plan.priced_choices == opt::choices_digest(plan);
+  const bool costs_as_priced = !plan.priced_costs || *plan.priced_costs == opt::costs_digest(plan);
   opt::StageSplit stages;
   for (const opt::PlanStage& s : plan.stages) stages.cost.push_back(s.cycles);
   plan.micro_batches = micro_batches;
   plan.pipeline_cycles = stages.pipeline_cost(micro_batches);
   if (as_priced && plan.priced_choices) plan.priced_choices = opt::choices_digest(plan);
+  if (costs_as_priced && plan.priced_costs) plan.priced_costs = opt::costs_digest(plan);
 }
 
 /// The graph passes that prepare the network, and whether they are a --plan's.
@@ -261,7 +263,15 @@ int run(const SimulateArgs& a) {
     }
   }();
   opt::Plan plan = make_or_read_plan(a, std::move(file_plan), graph, hw, spec, passes.spec);
-  const int file_micro_batches = plan.micro_batches;
+  // A file whose micro_batches alone was edited: priced for another count, so replayed as
+  // --micro-batches would replay it, its prediction from its stages'.
+  const std::optional<int> priced_micro_batches = opt::priced_micro_batches(plan);
+  const int edited_micro_batches = plan.micro_batches;
+  if (priced_micro_batches) {
+    plan.micro_batches = *priced_micro_batches;
+    set_micro_batches(plan, edited_micro_batches);
+  }
+  const int file_micro_batches = priced_micro_batches.value_or(plan.micro_batches);
   // The file's own count leaves the plan as it is, its predicted total the file's.
   if (!a.plan.empty() && a.micro_batches_given && a.micro_batches != plan.micro_batches)
     set_micro_batches(plan, a.micro_batches);
@@ -332,14 +342,24 @@ int run(const SimulateArgs& a) {
   }
   if (plan.priced_choices && *plan.priced_choices != opt::choices_digest(plan)) {
     stale.push_back("choices");
-    std::cout << "  note: the plan's choices or PEs differ from those it was priced with (its file "
-                 "was edited): its predicted total does not apply; transfers.csv prices each edge "
-                 "as it is replayed"
+    std::cout << "  note: the plan's choices, PEs or stages differ from those it was priced with "
+                 "(its file was edited): its predicted total does not apply; transfers.csv prices "
+                 "each edge as it is replayed"
+              << std::endl;
+  }
+  if (plan.priced_costs && *plan.priced_costs != opt::costs_digest(plan)) {
+    stale.push_back("costs");
+    std::cout << "  note: the plan's cycles, bytes or types (of its layers, edges, stages or "
+                 "totals) differ from those it was priced with (its file was edited): its "
+                 "predicted total does not apply, and plan.yaml and plan.dot here carry the "
+                 "edited figures; layers.csv and transfers.csv are the replay's"
               << std::endl;
   }
   if (plan.micro_batches != file_micro_batches)
     std::cout << "  note: the plan's " << file_micro_batches << " micro-batches replayed as "
-              << plan.micro_batches << ", predicted " << fixed(plan.pipeline_cycles, 1)
+              << plan.micro_batches
+              << (priced_micro_batches ? " (its file's micro_batches was edited)" : "")
+              << ", predicted " << fixed(plan.pipeline_cycles, 1)
               << " cycles from its stages' (their sum + " << plan.micro_batches - 1
               << " x the bottleneck)" << std::endl;
   if (plan.pipelined() && !train.empty())

@@ -163,12 +163,30 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
   const CliRun edited = run_nocflow("simulate " + hw + "--quiet --plan " + (dir / "edited.yaml").string() +
                                     " --out " + (dir / "edited").string());
   ASSERT_EQ(edited.exit_code, 0) << edited.output;
-  EXPECT_NE(edited.output.find("note: the plan's choices or PEs differ from those it was priced with"),
+  EXPECT_NE(edited.output.find("note: the plan's choices, PEs or stages differ from those it was "
+                               "priced with"),
             std::string::npos)
       << edited.output;
   const auto e = nlohmann::json::parse(read_file(dir / "edited" / "summary.json"));
   EXPECT_EQ(e["predicted_total_does_not_apply"], nlohmann::json::array({"choices"}));
   EXPECT_NE(e["total_cycles"], replayed["total_cycles"]);
+  // Its cost figures: a layer's compute cycles or an edge's cycles. The choices replay as
+  // before; the total, made of those figures, no longer applies (its costs_digest says so).
+  for (const char* key : {"compute_cycles: ", "cycles: "}) {
+    std::string costs = read_file(dir / "opt" / "plan.yaml");
+    const std::size_t from =
+        std::string(key) == "cycles: " ? costs.find("{src: ") : costs.find("name: conv2");
+    const std::size_t c = costs.find(key, from) + std::string(key).size();
+    costs.replace(c, costs.find_first_of(",}\n", c) - c, "7");
+    std::ofstream(dir / "costs.yaml") << costs;
+    const CliRun cost =
+        run_nocflow("simulate " + hw + "--quiet --plan " + (dir / "costs.yaml").string() +
+                    " --out " + (dir / "costs_edited").string());
+    ASSERT_EQ(cost.exit_code, 0) << key << cost.output;
+    const auto ce = nlohmann::json::parse(read_file(dir / "costs_edited" / "summary.json"));
+    EXPECT_EQ(ce["predicted_total_does_not_apply"], nlohmann::json::array({"costs"})) << key;
+    EXPECT_EQ(ce["total_cycles"], replayed["total_cycles"]) << key;
+  }
   // Keys the cost models do not read (the clock: predictions are in cycles; the allocators)
   // leave the prediction standing; keys they read (the SRAM port, the array shape) do not.
   const std::string replay =

@@ -170,18 +170,72 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   EXPECT_NE(five.output.find("(predicted by linkload from the plan file's stages: "),
             std::string::npos)
       << five.output;
-  // The file's own count leaves its total as it is, whatever the file says (here: edited).
-  std::string edited = read_file(dir / "opt" / "plan.yaml");
-  const std::string key = "predicted_cycles: ";
-  const std::size_t at = edited.find(key) + key.size();
-  edited.replace(at, edited.find('\n', at) - at, "123456.5");
-  std::ofstream(dir / "edited.yaml") << edited;
-  const CliRun same = run_nocflow("simulate " + hw + "--plan " + (dir / "edited.yaml").string() +
-                                  " --micro-batches 3 --quiet --out " + (dir / "same").string());
+  // The file's own count leaves its total as it is: the file's.
+  const CliRun same =
+      run_nocflow("simulate " + hw + "--plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --micro-batches 3 --quiet --out " + (dir / "same").string());
   ASSERT_EQ(same.exit_code, 0) << same.output;
   const auto s3 = nlohmann::json::parse(read_file(dir / "same" / "summary.json"));
   EXPECT_EQ(s3["predicted_total_from"], "the plan file");
-  EXPECT_DOUBLE_EQ(s3["predicted_total_cycles"].get<double>(), 123456.5);
+  EXPECT_DOUBLE_EQ(s3["predicted_total_cycles"].get<double>(), plan.predicted_cycles);
+  // Edited files. The predicted cycles follow from the stages' and the count: an edit of them
+  // alone is refused, as totals' total_cycles is.
+  const std::string file = read_file(dir / "opt" / "plan.yaml");
+  auto edit = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::string text = file;
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    std::ofstream(dir / name) << text;
+    return run_nocflow("simulate " + hw + "--plan " + (dir / name).string() + " --quiet --out " +
+                       (dir / ("out_" + name)).string());
+  };
+  std::ostringstream predicted;
+  predicted << "predicted_cycles: " << plan.predicted_cycles;
+  const CliRun total = edit("total.yaml", predicted.str(), "predicted_cycles: 123456.5");
+  EXPECT_EQ(total.exit_code, 2) << total.output;
+  EXPECT_NE(total.output.find("pipeline: predicted_cycles 123456.5 is not the stages' cycles "
+                              "summed + 2 x the slowest"),
+            std::string::npos)
+      << total.output;
+  // Its micro-batch count alone: replayed as --micro-batches replays it, predicted from its
+  // stages.
+  const CliRun count =
+      edit("count.yaml", "micro_batches: 3\n  " + predicted.str() + "\n", "micro_batches: 5\n");
+  ASSERT_EQ(count.exit_code, 0) << count.output;
+  EXPECT_NE(count.output.find("note: the plan's 3 micro-batches replayed as 5 (its file's "
+                              "micro_batches was edited), predicted "),
+            std::string::npos)
+      << count.output;
+  const auto c5 = nlohmann::json::parse(read_file(dir / "out_count.yaml" / "summary.json"));
+  EXPECT_EQ(c5["predicted_total_from"], "the plan file's stages");
+  EXPECT_DOUBLE_EQ(c5["predicted_total_cycles"].get<double>(),
+                   s5["predicted_total_cycles"].get<double>());
+  EXPECT_TRUE(c5["predicted_total_does_not_apply"].empty()) << c5.dump();
+  EXPECT_EQ(read_file(dir / "out_count.yaml" / "layers.csv"),
+            read_file(dir / "five" / "layers.csv"));
+  // A stage's cycles (and the total left out): the plan's costs differ from those it was
+  // priced with, which its costs_digest says.
+  const std::size_t stage = file.find("cycles: ", file.find("{first: "));
+  ASSERT_NE(stage, std::string::npos);
+  const std::string stage_cycles = file.substr(stage, file.find('}', stage) - stage);
+  const CliRun cost = edit("cost.yaml", stage_cycles, "cycles: 1");
+  ASSERT_EQ(cost.exit_code, 2) << "the total no longer follows\n" << cost.output;
+  {
+    std::string text = read_file(dir / "cost.yaml");
+    text.erase(
+        text.find("  predicted_cycles: "),
+        text.find('\n', text.find("  predicted_cycles: ")) + 1 - text.find("  predicted_cycles: "));
+    std::ofstream(dir / "cost2.yaml") << text;
+  }
+  const CliRun cost2 = run_nocflow("simulate " + hw + "--plan " + (dir / "cost2.yaml").string() +
+                                   " --quiet --out " + (dir / "cost2").string());
+  ASSERT_EQ(cost2.exit_code, 0) << cost2.output;
+  EXPECT_NE(cost2.output.find("note: the plan's cycles, bytes or types"), std::string::npos)
+      << cost2.output;
+  EXPECT_EQ(nlohmann::json::parse(
+                read_file(dir / "cost2" / "summary.json"))["predicted_total_does_not_apply"],
+            nlohmann::json::array({"costs"}));
   EXPECT_EQ(s5["pipeline"]["micro_batches"], 5);
 
   // --micro-batches belongs to a pipeline: --stages or a pipelined plan; stages need rows.
