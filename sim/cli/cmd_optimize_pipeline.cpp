@@ -144,7 +144,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
             << " cycles per micro-batch; imbalance " << fixed(r.split.imbalance(), 2)
             << " (slowest / fastest stage), efficiency " << fixed(100 * r.split.efficiency(), 1)
             << " % (mean / slowest)\n"
-            << "  " << a.micro_batches << " micro-batches of batch " << plan.batch << ": "
+            << "  " << counted(a.micro_batches, "micro-batch") << " of batch " << plan.batch << ": "
             << fixed(plan.pipeline_cycles, 1) << " cycles predicted (the stages' sum "
             << fixed(plan.pipeline_cycles - (a.micro_batches - 1) * r.split.bottleneck(), 1)
             << " + " << a.micro_batches - 1 << " x the bottleneck)";

@@ -470,7 +470,7 @@ void add_traffic_command(CLI::App& app, Action& action) {
   cmd->add_flag("--exclude-self", a->traffic.pattern_options.exclude_self,
                 "uniform: never send to the source itself (BookSim includes it)");
   cmd->add_option("--hotspot-node", a->traffic.pattern_options.hotspot_node,
-                  "hotspot: node (default: centre)")
+                  "hotspot: node (default: the mesh's centre; node 0 on a crossbar)")
       ->check(at_least(0));
   cmd->add_option("--hotspot-fraction", a->traffic.pattern_options.hotspot_fraction,
                   "hotspot: share of packets to the hotspot")

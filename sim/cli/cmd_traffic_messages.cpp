@@ -115,18 +115,18 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
   auto busy = [](const noc::LinkLoad& l) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(0) << "busy " << 100 * l.busy_share() << " % of its "
-      << l.span.cycles() << " cycles";
+      << counted(l.span.cycles(), "cycle");
     return s.str();
   };
   std::cout << std::fixed << std::setprecision(2) << "  delivered          " << messages.size()
-            << (messages.size() == 1 ? " message, " : " messages, ") << bytes << " bytes, " << flits
-            << " flits, " << r.packets << (r.packets == 1 ? " packet in " : " packets in ")
-            << r.cycles << " cycles\n"
+            << (messages.size() == 1 ? " message, " : " messages, ") << counted(bytes, "byte")
+            << ", " << counted(flits, "flit") << ", " << counted(r.packets, "packet") << " in "
+            << counted(r.cycles, "cycle") << "\n"
             << "  message latency    " << latency_sum / static_cast<double>(messages.size())
             << " cycles (max " << latency_max << ")\n"
             << "  busiest link       " << endpoint.flits << " flits on a PE channel, "
             << router->flits << " on a router-to-router link ("
-            << std::max(endpoint.flits, router->flits) << " cycles at 1 flit/cycle)\n"
+            << counted(std::max(endpoint.flits, router->flits), "cycle") << " at 1 flit/cycle)\n"
             << "  busiest PE channel " << endpoint.from << " -> " << endpoint.to << ", "
             << busy(endpoint) << "\n  busiest router link ";
   if (router->flits == 0)  // a crossbar (one switch), or every message stayed in its router

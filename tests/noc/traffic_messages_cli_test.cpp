@@ -77,6 +77,12 @@ TEST(TrafficCli, MessagesReplayABatchAtTheZeroLoadLatency) {
     if (l.from.rfind("node ", 0) == 0) injected += l.flits;
   EXPECT_EQ(injected, 7);
   // Bytes as the configs write them.
+  const CliRun one = messages(dir, "0 1 16\n");  // one flit: one cycle on each link
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("1 message, 16 bytes, 1 flit, 1 packet in "), std::string::npos)
+      << one.output;
+  EXPECT_NE(one.output.find("(1 cycle at 1 flit/cycle)"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("% of its 1 cycle"), std::string::npos) << one.output;
   const CliRun kib = messages(dir, "0 63 1KiB\n");
   ASSERT_EQ(kib.exit_code, 0) << kib.output;
   EXPECT_NE(read_file(dir / "out" / "messages.csv").find("\n0,63,1024,64,0,"), std::string::npos)
