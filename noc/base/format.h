@@ -43,6 +43,16 @@ inline std::string fixed(double v, int digits = 1) {
   return s;
 }
 
+/// `v` to 12 significant digits, as plan.yaml writes its figures: a sum's last-bit noise
+/// (204.79999999999998 for 204.8) left out of a JSON that shows the same figure.
+inline double as_written(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 12);
+  double out = v;
+  std::from_chars(buf, r.ptr, out);
+  return out;
+}
+
 /// The shortest text that reads back as the same double ("1338", "0.25", "1e+20"): a CSV value
 /// from which derived columns recompute exactly.
 inline std::string shortest(double v) {

@@ -114,10 +114,10 @@ nlohmann::ordered_json summary_json(const OptimizeArgs& a, const opt::PartitionS
                                     const opt::SolveResult& r, const opt::Plan& plan,
                                     const std::vector<std::string>& notes) {
   nlohmann::ordered_json j = summary_head(a, plan);
-  j["total_cost_cycles"] = plan.total_cycles();
-  j["compute_cycles"] = plan.compute_cycles;
-  j["redistribution_cycles"] = plan.redistribution_cycles;
-  j["energy_pj"] = plan.energy_pj;
+  j["total_cost_cycles"] = as_written(plan.total_cycles());
+  j["compute_cycles"] = as_written(plan.compute_cycles);
+  j["redistribution_cycles"] = as_written(plan.redistribution_cycles);
+  j["energy_pj"] = as_written(plan.energy_pj);
   j["solve_seconds"] = r.seconds;
   j["tabulate_seconds"] = s.tabulate_seconds;
   j["prune_seconds"] = s.prune_seconds;

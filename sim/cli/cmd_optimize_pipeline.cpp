@@ -81,9 +81,9 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
     j["balanced_baseline_cycles"] = baseline;
     j["balanced_baseline_bottleneck_cycles"] = r.balanced.bottleneck();
   }
-  j["compute_cycles"] = plan.compute_cycles;
-  j["redistribution_cycles"] = plan.redistribution_cycles;
-  j["energy_pj"] = plan.energy_pj;
+  j["compute_cycles"] = as_written(plan.compute_cycles);
+  j["redistribution_cycles"] = as_written(plan.redistribution_cycles);
+  j["energy_pj"] = as_written(plan.energy_pj);
   if (!r.copies.empty()) {
     j["first_split_bottleneck_cycles"] = r.first_split.bottleneck();
     j["first_split_copied_edges"] = r.copied_edges;

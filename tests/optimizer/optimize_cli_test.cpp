@@ -53,6 +53,20 @@ TEST(OptimizeCli, WritesPlanSummaryAndComparison) {
   const auto plan = nocflow::optimizer::read_plan((out / "plan.yaml").string());
   EXPECT_EQ(plan.layers.front().name, "conv1");
   EXPECT_NEAR(plan.total_cycles(), j["total_cost_cycles"].get<double>(), 1e-3);
+  // The same figures as the plan file writes them (12 digits: no last-bit noise of a sum;
+  // paper's redistribution on vgg5 summed to 204.79999999999998).
+  for (const char* model : {"linkload", "paper"}) {
+    const fs::path dir = out_dir(std::string("vgg5_") + model);
+    const CliRun m =
+        run_nocflow("optimize --hw " + hw("mesh4x4.yaml") +
+                    " --network zoo:vgg5 --quiet --cost-model " + model + " --out " + dir.string());
+    ASSERT_EQ(m.exit_code, 0) << m.output;
+    const auto s = nlohmann::json::parse(std::ifstream(dir / "summary.json"));
+    const auto p = nocflow::optimizer::read_plan((dir / "plan.yaml").string());
+    EXPECT_EQ(s["compute_cycles"].get<double>(), p.compute_cycles) << model;
+    EXPECT_EQ(s["redistribution_cycles"].get<double>(), p.redistribution_cycles) << model;
+    EXPECT_EQ(s["energy_pj"].get<double>(), p.energy_pj) << model;
+  }
   // What the prediction depends on: the config keys the cost models read, as resolved.
   const std::pair<std::string, std::string> sram_port{"pe.sram_bytes_per_cycle", "64"},
       mesh{"topology.rows", "4"};
