@@ -47,7 +47,7 @@ lo, hi = j["latency_rule"]["last_stable"], j["latency_rule"]["first_unstable"]
 mid = (lo + hi) / 2
 print(f"== saturation, L = {sys.argv[2]}: last stable {lo:.4f}, first unstable {hi:.4f} "
       f"(BookSim2 last stable {ref}); difference {mid - ref:+.4f} (target within 0.01)")
-print(f"   throughput rule (accepted < 0.95 x offered, fixed-length runs): first saturated "
+print(f"   throughput rule (accepted < 0.95 x offered, or a source < 0.95 of its load; fixed-length runs): first saturated "
       f"{j['throughput_rule']['first_saturated']:.4f}")
 PY
   done

@@ -9,7 +9,8 @@ for arg in "${@:2}"; do
   case $arg in
     -h | --help)
       sed -n '3,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
-      echo "Environment: NOCFLOW, the binary (default build/release/sim/nocflow); NOCFLOW_OUT, the"
+      echo "Environment (paths relative to where you run it): NOCFLOW, the binary (default"
+      echo "build/release/sim/nocflow); NOCFLOW_OUT, the"
       echo "output folder (default out/$1); RUNS, repeats for medians where the script takes them (3)."
       exit 0
       ;;
@@ -21,9 +22,19 @@ for arg in "${@:2}"; do
       ;;
   esac
 done
+# NOCFLOW and NOCFLOW_OUT as given are relative to where the script was started.
+[[ -n ${NOCFLOW:-} ]] && NOCFLOW=$(realpath -m -- "$NOCFLOW")
+[[ -n ${NOCFLOW_OUT:-} ]] && NOCFLOW_OUT=$(realpath -m -- "$NOCFLOW_OUT")
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 nocflow=${NOCFLOW:-build/release/sim/nocflow}
-[[ -x $nocflow ]] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 1; }
+if [[ ! -x $nocflow ]]; then
+  if [[ -n ${NOCFLOW:-} ]]; then
+    echo "NOCFLOW=$NOCFLOW: no executable there" >&2
+  else
+    echo "build first: cmake --preset release && cmake --build --preset release" >&2
+  fi
+  exit 1
+fi
 out=${NOCFLOW_OUT:-out/$1}
 runs=${RUNS:-3}
 mkdir -p "$out"

@@ -350,6 +350,22 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
                " ports, no square mesh has as many PEs: give --set topology.rows=R --set topology.cols=C");
     spec.topology.rows = spec.topology.cols = side;
   }
+  // With one of the mesh's sides given, the other keeps the crossbar's PEs (16 ports, 8 rows:
+  // 8x2); it would otherwise take its default of 4, and the machine other PEs unsaid.
+  if (const auto kind = given.find("topology.kind");
+      kind != given.end() && kind->second.origin.from_set && spec.topology.kind == "mesh" &&
+      given.count("topology.ports") &&
+      given.count("topology.rows") != given.count("topology.cols")) {
+    const bool rows_given = given.count("topology.rows") > 0;
+    const int ports = spec.topology.ports,
+              side = rows_given ? spec.topology.rows : spec.topology.cols;
+    if (ports % side != 0)
+      fail(kind->second.origin, "topology.kind",
+           "the crossbar has " + std::to_string(ports) + " ports, not a multiple of " +
+               std::to_string(side) + (rows_given ? " rows" : " columns") +
+               ": give --set topology.rows=R --set topology.cols=C");
+    (rows_given ? spec.topology.cols : spec.topology.rows) = ports / side;
+  }
   check_consistency(spec, given);
   if (!file.empty()) spec.name = std::filesystem::path(file).stem().string();
   if (file_sets_no_key) spec.file_setting_no_key = file;
@@ -396,7 +412,8 @@ std::string reference_markdown() {
         "topology.kind=crossbar` on a mesh file drops the file's `rows` and `cols` and gives the "
         "crossbar as many ports as the mesh had routers, unless `--set topology.ports=N` is given "
         "too, and `--set topology.kind=mesh` on a crossbar file of k x k ports makes a k x k mesh, "
-        "any other port count needing `topology.rows` and `topology.cols`); commands that "
+        "any other port count needing `topology.rows` and `topology.cols`, or one of them: the "
+        "other then keeps the ports, 16 ports with 8 rows making 8x2); commands that "
         "write an output folder save the fully resolved config there as `config.resolved.yaml`. "
         "Integer byte sizes accept the suffixes `KiB`, `MiB` and `GiB`. Integers are decimal, "
         "without a leading zero (`010` is refused: YAML 1.1 readers take it as octal 8).\n\n"

@@ -212,6 +212,23 @@ TEST(HwConfig, ACrossbarMadeAMeshKeepsItsPesOrAsksForTheShape) {
   const HwSpec two_by_four =
       load_hw_config(eight.string(), {"topology.kind=mesh", "topology.rows=2", "topology.cols=4"});
   EXPECT_EQ(two_by_four.topology.rows * two_by_four.topology.cols, 8);
+  // One side given: the other keeps the ports (it took its default of 4: 16 ports, 8 rows made
+  // 32 PEs); a side the ports do not divide asks for both.
+  const HwSpec eight_rows =
+      load_hw_config(kConfigs + "crossbar16.yaml", {"topology.kind=mesh", "topology.rows=8"});
+  EXPECT_EQ(eight_rows.topology.rows, 8);
+  EXPECT_EQ(eight_rows.topology.cols, 2);
+  const HwSpec one_col = load_hw_config(eight.string(), {"topology.kind=mesh", "topology.cols=1"});
+  EXPECT_EQ(one_col.topology.rows, 8);
+  EXPECT_EQ(one_col.topology.cols, 1);
+  try {
+    load_hw_config(kConfigs + "crossbar16.yaml", {"topology.kind=mesh", "topology.rows=3"});
+    ADD_FAILURE() << "16 ports in 3 rows accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the crossbar has 16 ports, not a multiple of 3 rows"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(HwConfig, WestFirstOnACrossbarIsRefusedWhereItIsWritten) {
