@@ -430,7 +430,12 @@ def main():
     e.add_argument("--channels", type=int, default=8)
     e.set_defaults(run=plan_edges)
     args = p.parse_args()
-    args.run(args)
+    try:
+        args.run(args)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as e:
+        # A folder that is not validate's or simulate's output: one line, as the plot scripts.
+        print(f"linkload_offline: {e.filename}: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -367,22 +367,6 @@ Plan read_plan(const std::string& file) {
       next_pe = st.first_pe + st.pes;
     }
     if (p.stages.empty()) throw InputError(at(file, pipe) + ": pipeline: no stages");
-    // Derived, as totals' total_cycles: the stages' sum + (M − 1) × the slowest.
-    double sum = 0, slowest = 0;
-    for (const PlanStage& st : p.stages) {
-      sum += st.cycles;
-      slowest = std::max(slowest, st.cycles);
-    }
-    p.pipeline_cycles = sum + (p.micro_batches - 1) * slowest;
-    if (pipe["predicted_cycles"]) {
-      const double predicted = get<double>(pipe, "predicted_cycles", file, "pipeline");
-      if (std::abs(predicted - p.pipeline_cycles) > 1e-9 * std::max(1.0, p.pipeline_cycles))
-        throw InputError(at(file, pipe["predicted_cycles"]) + ": pipeline: predicted_cycles " +
-                         pipe["predicted_cycles"].Scalar() +
-                         " is not the stages' cycles summed + " +
-                         std::to_string(p.micro_batches - 1) + " x the slowest (" +
-                         shortest(p.pipeline_cycles) + "): edit those, or leave it out");
-    }
   }
   for (const YAML::Node& n : root["layers"]) {
     only_keys(n, {"name", "op", "choice", "nodes", "pes", "compute_cycles", "stage"},
@@ -447,6 +431,27 @@ Plan read_plan(const std::string& file) {
     e.bytes = get_at_least<double>(n, "bytes", 0, file, "edges");
     e.cycles = get_at_least<double>(n, "cycles", 0, file, "edges");
     p.edges.push_back(std::move(e));
+  }
+  if (p.pipelined()) {
+    // Derived, as totals' total_cycles: the stages' sum + (M − 1) × the slowest, for the count
+    // the file was priced with (its micro_batches alone may have been edited since: the replay
+    // then predicts from the stages, as --micro-batches does).
+    double sum = 0, slowest = 0;
+    for (const PlanStage& st : p.stages) {
+      sum += st.cycles;
+      slowest = std::max(slowest, st.cycles);
+    }
+    p.pipeline_cycles = sum + (p.micro_batches - 1) * slowest;
+    if (const YAML::Node predicted_at = root["pipeline"]["predicted_cycles"]) {
+      const int priced = priced_micro_batches(p).value_or(p.micro_batches);
+      const double expected = sum + (priced - 1) * slowest;
+      const double predicted = get<double>(root["pipeline"], "predicted_cycles", file, "pipeline");
+      if (std::abs(predicted - expected) > 1e-9 * std::max(1.0, expected))
+        throw InputError(at(file, predicted_at) + ": pipeline: predicted_cycles " +
+                         predicted_at.Scalar() + " is not the stages' cycles summed + " +
+                         std::to_string(priced - 1) + " x the slowest (" + shortest(expected) +
+                         "): edit those, or leave it out");
+    }
   }
   return p;
 }

@@ -68,24 +68,25 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
   std::vector<std::string> notes = r.notes;  // printed below; the graph's were printed first
   for (const std::string& note : plan_notes(a, spec, graph, network, plan)) notes.push_back(note);
   nlohmann::ordered_json j = summary_head(a, plan);
-  j["total_cost_cycles"] = plan.pipeline_cycles;  // as a whole-machine plan's: the run's cycles
+  j["total_cost_cycles"] =
+      as_written(plan.pipeline_cycles);  // as a whole-machine plan's: the run's cycles
   j["stages"] = plan.stages.size();
   j["micro_batches"] = a.micro_batches;
-  j["pipeline_cycles"] = plan.pipeline_cycles;
-  j["bottleneck_cycles"] = r.split.bottleneck();
+  j["pipeline_cycles"] = as_written(plan.pipeline_cycles);
+  j["bottleneck_cycles"] = as_written(r.split.bottleneck());
   j["imbalance"] = r.split.imbalance();
   j["efficiency"] = r.split.efficiency();
-  if (std::isfinite(whole)) j["whole_machine_cycles"] = whole;
+  if (std::isfinite(whole)) j["whole_machine_cycles"] = as_written(whole);
   const double baseline = r.balanced.pipeline_cost(a.micro_batches);
   if (std::isfinite(baseline)) {
-    j["balanced_baseline_cycles"] = baseline;
-    j["balanced_baseline_bottleneck_cycles"] = r.balanced.bottleneck();
+    j["balanced_baseline_cycles"] = as_written(baseline);
+    j["balanced_baseline_bottleneck_cycles"] = as_written(r.balanced.bottleneck());
   }
   j["compute_cycles"] = as_written(plan.compute_cycles);
   j["redistribution_cycles"] = as_written(plan.redistribution_cycles);
   j["energy_pj"] = as_written(plan.energy_pj);
   if (!r.copies.empty()) {
-    j["first_split_bottleneck_cycles"] = r.first_split.bottleneck();
+    j["first_split_bottleneck_cycles"] = as_written(r.first_split.bottleneck());
     j["first_split_copied_edges"] = r.copied_edges;
   }
   j["ranges_priced"] = r.ranges_priced;

@@ -124,7 +124,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
             << counted(r.cycles, "cycle") << "\n"
             << "  message latency    " << latency_sum / static_cast<double>(messages.size())
             << " cycles (max " << latency_max << ")\n"
-            << "  busiest link       " << endpoint.flits << " flits on a PE channel, "
+            << "  busiest link       " << counted(endpoint.flits, "flit") << " on a PE channel, "
             << router->flits << " on a router-to-router link ("
             << counted(std::max(endpoint.flits, router->flits), "cycle") << " at 1 flit/cycle)\n"
             << "  busiest PE channel " << endpoint.from << " -> " << endpoint.to << ", "

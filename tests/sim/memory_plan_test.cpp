@@ -327,6 +327,23 @@ TEST(MemoryPlan, ANetworkInputBufferHoldsTheHaloItsFirstConvolutionReads) {
     ASSERT_NE(got, bufs.end()) << "PE " << p;
     EXPECT_EQ(got->bytes, (4 + 4 + 1) * 16 * 2) << "PE " << p;
   }
+  // Under OFMP_W=4 each node computes 2 of the 8 columns and reads 3 (the first and last
+  // nodes) or 4 of them, on whichever PE the placement puts it.
+  const Lowered strips =
+      lower_plan(w, plan_2x2(w, {"OFMP_W=4", "OFMP_W=4"}), mesh2x2(), ExecMode::Dataflow);
+  const std::vector<PeMemoryPlan> strip_memory = plan_memory(strips, w);
+  const std::vector<int>& pes = strips.layers[0].placement.pe;
+  ASSERT_EQ(pes.size(), 4u);
+  ASSERT_NE(pes[2], 2) << "the test's premise: a node placed on a PE of another number";
+  for (int node = 0; node < 4; ++node) {
+    const auto& bufs =
+        strip_memory[static_cast<std::size_t>(pes[static_cast<std::size_t>(node)])].buffers;
+    const auto input = std::find_if(bufs.begin(), bufs.end(),
+                                    [](const Buffer& b) { return b.kind == BufferKind::Input; });
+    ASSERT_NE(input, bufs.end()) << "node " << node;
+    const int columns = 2 + (node > 0) + (node < 3);
+    EXPECT_EQ(input->bytes, 8 * columns * 16 * 2) << "node " << node;
+  }
 }
 
 TEST(MemoryPlan, ANetworkInputReadByTwoLayersIsOneBuffer) {

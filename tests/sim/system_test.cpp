@@ -303,6 +303,25 @@ TEST(Outputs, RunTotalsGoThroughAWaitedForMessageToItsSender) {
                                     " cycles moving data or at barriers\n");
 }
 
+TEST(Outputs, RunTotalsCountASendHeldUpByAFullQueueAsCommunication) {
+  // PE 0's NI queue holds 8 flits: its first 8-flit message fills it, so the second send waits
+  // until the queue has room, then PE 0 computes 100 cycles and finishes last. The path: that
+  // compute, and before it the send held up (moving data), from cycle 0.
+  ProgramSet p(2);
+  p.transfer(0, 1, -1, 128);
+  p.transfer(0, 1, -1, 128);
+  p.compute(0, -1, 100);
+  HwSpec hw = load_hw_config(kBooksim,
+                             {"topology.rows=1", "topology.cols=2", "ni.injection_queue_flits=8"});
+  System sys("sys", hw, p);
+  const RunResult r = sys.run();
+  ASSERT_EQ(r.pe_finish[0], r.total_cycles);
+  ASSERT_GT(r.total_cycles, 100) << "the second send waited";
+  const RunTotals t = run_totals(r);
+  EXPECT_EQ(t.compute, 100);
+  EXPECT_EQ(t.communication, r.total_cycles - 100);
+}
+
 TEST(Outputs, RunTotalsStayOnAPeWhoseMessageWasThereBeforeItsReceive) {
   // PE 1 computes 500 cycles, then receives 64 bytes PE 0 sent at cycle 0, then computes 50:
   // the message arrived long before, so the path never leaves PE 1.
