@@ -11,6 +11,7 @@ source "$(dirname "$0")/script_setup.sh" bench_noc "$@"
 
 # k L rate BookSim2-router-cycles/s BookSim2-peak-MB
 cases=("8 1 0.1 0.89 8" "8 8 0.1 1.44 8" "16 1 0.1 0.39 19" "16 8 0.1 0.67 19" "16 1 0.001 - -")
+echo "L: packet flits; rate: flits/node/cycle; M rc/s: million router-cycles per wall second"
 printf "%-7s %3s %6s %10s %14s %10s %14s %10s\n" mesh L rate "wall s" "M rc/s" "peak MiB" "BookSim2 M/s" "speed-up"
 declare -A busy_rate
 for c in "${cases[@]}"; do

@@ -40,7 +40,7 @@ cases=(
   "resnet50 4st. res.|zoo:resnet50 --stages 4 --resident-weights --solver dp --cost-model linkload"
 )
 
-printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" case binary choices pruned "tabulate s" "solve s" \
+printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" case binary choices kept "tabulate s" "solve s" \
   "ilp vars" "predicted cycles"
 for k in ${CASES:-1 2 3 4 5 6 7 9}; do
   IFS='|' read -r label args <<<"${cases[k - 1]}"
@@ -55,7 +55,7 @@ for k in ${CASES:-1 2 3 4 5 6 7 9}; do
         printf "%-18s %-34s failed: %s\n" "$label" "$name" "$(tail -1 "$out/case$k.log")"
         continue 2
       fi
-      read -r choices pruned tab solve vars total <<<"$(python3 - "$out/case$k/summary.json" <<'PY'
+      read -r choices kept tab solve vars total <<<"$(python3 - "$out/case$k/summary.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 if "stages" in j:  # a pipeline: tabulation inside its solve seconds
@@ -70,7 +70,7 @@ PY
     done
     # "-": not measured apart (a pipeline tabulates within its solve).
     med() { python3 -c "import statistics, sys; a = sys.argv[1:]; print('-' if '-' in a else f'{statistics.median(map(float, a)):.2f}')" "$@"; }
-    printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" "$label" "$name" "$choices" "$pruned" \
+    printf "%-18s %-34s %8s %8s %11s %9s %10s %16s\n" "$label" "$name" "$choices" "$kept" \
       "$(med "${tabs[@]}")" "$(med "${solves[@]}")" "$vars" "$total"
   done
 done

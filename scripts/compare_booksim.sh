@@ -18,7 +18,7 @@ field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 worst=0
 for flits in 1 8; do
   refs=$ref_l1; [[ $flits == 8 ]] && refs=$ref_l8
-  echo "== packet latency, L = $flits flit(s)"
+  echo "== packet latency (cycles), L = $flits flit(s); offered and accepted in flits/node/cycle"
   printf "%-8s %12s %12s %8s %10s %8s\n" offered "nocflow" "BookSim2" "error" accepted hops
   for pair in $refs; do
     rate=${pair%%:*}; ref=${pair##*:}

@@ -8,6 +8,11 @@
 # cycle by cycle on the SystemC PEs and NoC, print the summary and the transfers table
 # (predicted vs simulated), and write a Perfetto trace.
 set -euo pipefail
+case "${1:-}" in
+  "") ;;
+  -h | --help) sed -n '3,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  *) echo "run.sh: takes no arguments (--help; NOCFLOW_OUT=DIR sets the output folder)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null

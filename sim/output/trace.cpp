@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "noc/base/format.h"
 #include "sim/output/build_id.h"
 
 namespace nocflow::sim {
@@ -72,7 +73,7 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
   // count changes only: a 0 where an idle stretch starts (idle windows are not in
   // link_windows), and every track ends at 0. A link streaming one flit a cycle for 10,000
   // cycles under --trace-window 1 is one sample, not 10,000.
-  const std::string per = "flits per " + std::to_string(window) + " cycles";
+  const std::string per = "flits per " + counted(window, "cycle");
   auto sample = [&](int i, noc::Cycle at, std::int64_t flits) {
     const noc::LinkLoad& l = run.links[static_cast<std::size_t>(i)];
     emit({{"name", l.from + " -> " + l.to},
@@ -90,6 +91,9 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
     for (const Shown& b : busy) sample(b.link, at, 0);
     busy.clear();
   };
+  // A link that never carried a flit: one 0, so that its track is there (as in the VCD).
+  for (std::size_t i = 0; i < run.links.size(); ++i)
+    if (run.links[i].flits == 0) sample(static_cast<int>(i), 0, 0);
   noc::Cycle next = -1;  // where the window after the previous one starts
   for (const LinkWindow& w : run.link_windows) {
     if (next >= 0 && w.start > next) idle_from(next);

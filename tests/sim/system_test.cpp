@@ -214,16 +214,23 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
   EXPECT_EQ(write_chrome_trace(trace, r, p.layer_names, 1.0, 10), r.spans.size());
   const auto doc = nlohmann::json::parse(trace.str());
   int spans = 0, counters = 0;
+  std::set<std::string>
+      link_tracks;  // every link has one, the idle ones a single 0 (as in the VCD)
   ASSERT_NE(r.total_cycles % 10, 0) << "the last window must be cut short for the check below";
   for (const auto& e : doc["traceEvents"]) {
     if (e["ph"] == "X") ++spans;
     if (e["ph"] == "C") {
       ++counters;
+      link_tracks.insert(e["name"].get<std::string>());
       EXPECT_LE(e["ts"].get<double>(), static_cast<double>(r.total_cycles) * 1e-3);  // µs at 1 GHz
     }
   }
   EXPECT_EQ(spans, 4);
   EXPECT_GT(counters, 0);
+  ASSERT_TRUE(std::any_of(r.links.begin(), r.links.end(), [](const auto& l) {
+    return l.flits == 0;
+  })) << "the test's premise: an idle link";
+  EXPECT_EQ(link_tracks.size(), r.links.size());
   const auto tracks = nocflow::testing::read_counters(doc, 1000, 10);
   std::int64_t counted_flits = 0;
   for (const auto& [link, flits] : tracks.flits) counted_flits += flits;
