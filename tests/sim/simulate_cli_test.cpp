@@ -26,6 +26,30 @@ std::string summary_without_timing(const fs::path& dir) {
   return json_without(dir / "summary.json", {"wall_seconds", "flits_per_second"});
 }
 
+/// The sends of programs dumped by `simulate --dump-programs DIR` on `pes` PEs, each PE's in
+/// its order: source, destination, bytes and the edge named by its `edge=` (empty without).
+struct DumpedSend {
+  int src = 0, dst = 0;
+  std::int64_t bytes = 0;
+  std::string edge;
+};
+std::vector<DumpedSend> dumped_sends(const fs::path& dir, int pes) {
+  std::vector<DumpedSend> sends;
+  for (int pe = 0; pe < pes; ++pe) {
+    std::ifstream in(dir / ("pe_" + std::to_string(pe) + ".txt"));
+    EXPECT_TRUE(in) << pe;
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream fields(line);
+      std::string kind, layer, to, bytes, tag, edge;
+      fields >> kind >> layer >> to >> bytes >> tag >> edge;
+      if (kind != "send") continue;
+      sends.push_back({pe, std::stoi(to.substr(5)), std::stoll(bytes.substr(6)),
+                       edge.rfind("edge=", 0) == 0 ? edge.substr(5) : ""});  // to=PEn, bytes=B
+    }
+  }
+  return sends;
+}
+
 TEST(SimulateCli, SameInputsGiveByteIdenticalOutputsAndTheTraceAgreesWithTheSummary) {
   const fs::path dir = fresh_dir("simulate_det");
   const std::string args = "simulate --hw " + kSrc + "/configs/hw/mesh4x4.yaml --network zoo:vgg5 "
@@ -430,18 +454,9 @@ TEST(SimulateCli, EdgesOfTheSameSendsButOtherBytesChooseTheirSendOrderEach) {
   ASSERT_EQ(sim.exit_code, 0) << sim.output;
   // Per edge: whether every source sends nearest first (fewest hops, ties in any order).
   std::map<std::string, std::map<int, std::vector<int>>> hops;  // edge -> source -> hops in order
-  for (int pe = 0; pe < 64; ++pe) {
-    std::ifstream in(dir / "programs" / ("pe_" + std::to_string(pe) + ".txt"));
-    ASSERT_TRUE(in) << pe;
-    for (std::string line; std::getline(in, line);) {
-      std::istringstream fields(line);
-      std::string kind, layer, to, bytes, tag, edge;
-      fields >> kind >> layer >> to >> bytes >> tag >> edge;
-      if (kind != "send") continue;
-      const int dst = std::stoi(to.substr(5));  // to=PEn
-      hops[edge.substr(5)][pe].push_back(std::abs(pe / 8 - dst / 8) + std::abs(pe % 8 - dst % 8));
-    }
-  }
+  for (const DumpedSend& t : dumped_sends(dir / "programs", 64))
+    hops[t.edge][t.src].push_back(std::abs(t.src / 8 - t.dst / 8) +
+                                  std::abs(t.src % 8 - t.dst % 8));
   std::map<std::string, bool> nearest;
   for (const auto& [edge, sources] : hops) {
     EXPECT_EQ(sources.size(), 64u) << edge;
@@ -466,18 +481,10 @@ TEST(SimulateCli, BarrierPhasesTakeExactlyTheirCyclesAlone) {
                                  (dir / "programs").string() + " --out " + (dir / "sim").string());
   ASSERT_EQ(sim.exit_code, 0) << sim.output;
   std::map<std::string, std::string> messages;  // edge -> "src dst bytes" lines
-  for (int pe = 0; pe < 16; ++pe) {
-    std::ifstream in(dir / "programs" / ("pe_" + std::to_string(pe) + ".txt"));
-    ASSERT_TRUE(in) << pe;
-    for (std::string line; std::getline(in, line);) {
-      std::istringstream fields(line);
-      std::string kind, layer, to, bytes, tag, edge;
-      fields >> kind >> layer >> to >> bytes >> tag >> edge;
-      if (kind != "send" || edge.rfind("edge=", 0) != 0) continue;
-      messages[edge.substr(5)] +=
-          std::to_string(pe) + " " + to.substr(5) + " " + bytes.substr(6) + "\n";
-    }
-  }
+  for (const DumpedSend& t : dumped_sends(dir / "programs", 16))
+    if (!t.edge.empty())
+      messages[t.edge] += std::to_string(t.src) + " " + std::to_string(t.dst) + " " +
+                          std::to_string(t.bytes) + "\n";
   int compared = 0, reductions = 0;
   std::int64_t transfer_cycles = 0;  // of the edges, reductions aside
   for (const auto& row : read_csv_rows(dir / "sim" / "transfers.csv")) {
