@@ -54,7 +54,12 @@ PeWork pe_work(const Layer& layer, const Choice& c, const HwDesc& hw) {
   const LayerShares share = layer_shares(layer, c);
   // A lookup reads the rows its indices pick (its output's size), not all the table it holds.
   const double table_read = layer.lookup ? share.output : share.weights;
-  w.sram_bytes = static_cast<std::int64_t>(std::ceil(table_read + share.input + share.output));
+  // A weight update reads the weights and their optimizer state with the gradient, and writes
+  // both back: the state (its weights share beyond the output's) once more.
+  const double state_written =
+      layer.weights_like_output ? std::max(0.0, share.weights - share.output) : 0;
+  w.sram_bytes =
+      static_cast<std::int64_t>(std::ceil(table_read + share.input + share.output + state_written));
   const auto sram_cycles = static_cast<std::int64_t>(
       std::ceil(static_cast<double>(w.sram_bytes) / hw.sram_bytes_per_cycle));
   w.cycles = std::max(mac_cycles + vector_cycles, sram_cycles);
