@@ -213,27 +213,47 @@ class Autodiff {
         return;
       }
       case OpKind::MatMul: {  // C = A·B: dA = dC·Bᵀ, dB = Aᵀ·dC
-        const std::size_t rank_a = shape(in[0]).size(), rank_b = shape(in[1]).size();
-        if (rank_a > 2 && rank_b == 2) {  // X [.., S, D] · W [D, F], W shared by every row
-          if (wants(0))                   // dX = dY · Wᵀ, W broadcast as in the forward operator
+        const std::vector<std::int64_t> sa = shape(in[0]), sb = shape(in[1]);
+        const std::size_t rank_a = sa.size(), rank_b = sb.size();
+        // Batch axes (all but the last two) on which an operand of the output's rank is 1 where
+        // the output is not: broadcast, so its gradient sums over them.
+        auto broadcast = [&](const std::vector<std::int64_t>& s) {
+          for (std::size_t k = 0; k + 2 < s.size() && s.size() == n.output.shape.size(); ++k)
+            if (s[k] == 1 && n.output.shape[k] > 1) return true;
+          return false;
+        };
+        const bool b_all_ones = rank_b > 2 && std::all_of(sb.begin(), sb.end() - 2,
+                                                          [](std::int64_t v) { return v == 1; });
+        if (rank_a > 2 && (rank_b == 2 || (rank_b == rank_a && b_all_ones && !broadcast(sa)))) {
+          // X [.., S, D] · W [D, F] (or [1, .., 1, D, F]), W shared by every row
+          if (wants(0))  // dX = dY · Wᵀ, W broadcast as in the forward operator
             contribute(in[0], add(OpKind::MatMul, name(0), {},
                                   {dy, transpose_last_two(in[1], name(0) + ".t")}));
           if (wants(1)) {  // dW = Σ over the rows of Xᵀ · dY: the rows flattened into one
             OpAttrs rows;
-            rows.shape = {-1, shape(in[0]).back()};
+            rows.shape = {-1, sa.back()};
             const NodeId x = add(OpKind::Reshape, name(1) + ".x", rows, {in[0]});
             rows.shape = {-1, shape(dy).back()};
             const NodeId d = add(OpKind::Reshape, name(1) + ".dy", rows, {dy});
-            contribute(in[1], add(OpKind::MatMul, name(1), {},
-                                  {transpose_last_two(x, name(1) + ".t"), d}));
+            NodeId dw =
+                add(OpKind::MatMul, name(1), {}, {transpose_last_two(x, name(1) + ".t"), d});
+            if (rank_b > 2) {  // back to W's shape, its leading ones
+              OpAttrs back;
+              back.shape = sb;
+              dw = add(OpKind::Reshape, name(1) + ".shape", back, {dw});
+            }
+            contribute(in[1], dw);
           }
           return;
         }
-        if (rank_a != rank_b)
-          throw InputError("--train: layer '" + n.name + "' (MatMul) multiplies " +
-                           shape_str(shape(in[0])) + " by " + shape_str(shape(in[1])) +
-                           ", broadcasting its first operand, which autodiff does not "
-                           "differentiate yet (inference runs)");
+        if (rank_a != rank_b || (wants(0) && broadcast(sa)) || (wants(1) && broadcast(sb))) {
+          const bool first = rank_a != rank_b ? rank_a < rank_b : wants(0) && broadcast(sa);
+          throw InputError("--train: layer '" + n.name + "' (MatMul) multiplies " + shape_str(sa) +
+                           " by " + shape_str(sb) + ", broadcasting its " +
+                           (first ? "first" : "second") +
+                           " operand over a batch axis, which autodiff does not differentiate "
+                           "yet (inference runs)");
+        }
         if (wants(0))
           contribute(in[0], add(OpKind::MatMul, name(0), {},
                                 {dy, transpose_last_two(in[1], name(0) + ".t")}));

@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "noc/base/error.h"
 #include "optimizer/cost/cost_model.h"
@@ -259,6 +260,25 @@ TEST(Autodiff, AnEmbeddingsGradientAddsEachTokensRowOntoItsTableRow) {
             view_box({{0, 2}, {0, 8}}, Shape{2, 8}).r);
 }
 
+// A weight of the operand's rank with ones on its batch axes, [1, 16, 4], is shared by the
+// batch as a rank-2 one: its gradient sums over the rows and takes its shape back (it was
+// [2, 16, 4], twice the bytes, into an update holding 64 parameters).
+TEST(Autodiff, AMatMulWeightBroadcastOverTheBatchGetsItsOwnShapeOfGradient) {
+  const Graph g = parse_network_yaml(
+      "name: proj\ninputs:\n  x: [2, 8, 16]\nlayers:\n"
+      "  - {name: h, op: fc, inputs: [x], out: 16}\n"
+      "  - {name: w, op: constant, shape: [1, 16, 4], trainable: true}\n"
+      "  - {name: y, op: matmul, inputs: [h, w]}\n",
+      "proj.yaml");
+  const Graph t = training_graph(g);
+  const NodeId update = *t.find("w.update");
+  EXPECT_EQ(t.node(t.input(update, 0)).output.shape, (Shape{1, 16, 4}));
+  EXPECT_EQ(t.node(update).output.shape, (Shape{1, 16, 4}));
+  EXPECT_EQ(t.node(update).attrs.params, 16 * 4);
+  EXPECT_EQ(op_cost(t, *t.find("y.wgrad")).macs, op_cost(g, *g.find("y")).macs);
+  EXPECT_EQ(t.node(*t.find("y.grad")).output.shape, (Shape{2, 8, 16}));
+}
+
 TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
   GraphBuilder b("plain");
   Graph g = b.finish({b.relu(b.input({1, 4}), "r")});
@@ -276,8 +296,32 @@ TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
       ADD_FAILURE() << "a broadcasting MatMul was differentiated";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(
-                    "layer 'bmm' (MatMul) multiplies [8,4] by [2,4,16], broadcasting"),
+                    "layer 'bmm' (MatMul) multiplies [8,4] by [2,4,16], broadcasting its first "
+                    "operand"),
                 std::string::npos)
+          << e.what();
+    }
+  }
+  // Of equal ranks, an operand broadcast over a batch axis: refused naming the layer and the
+  // operand (a [1, 4, 5] activation failed in an internal node, 'fa.wgrad'; a [2, 1, 4, 5]
+  // weight summed nothing).
+  for (const auto& [x, w, which] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"[1, 4, 8]", "[3, 16, 6]", "first"}, {"[3, 2, 4, 8]", "[3, 1, 16, 6]", "second"}}) {
+    const Graph bmm =
+        parse_network_yaml("name: broadcast\ninputs:\n  x: " + x + "\nlayers:\n" +
+                               "  - {name: fc, op: fc, inputs: [x], out: 16}\n" +
+                               "  - {name: w, op: constant, shape: " + w + ", trainable: true}\n" +
+                               "  - {name: bmm, op: matmul, inputs: [fc, w]}\n",
+                           "broadcast.yaml");
+    try {
+      training_graph(bmm);
+      ADD_FAILURE() << "a MatMul broadcasting its " << which << " operand was differentiated";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("layer 'bmm' (MatMul) multiplies"), std::string::npos)
+          << e.what();
+      EXPECT_NE(
+          std::string(e.what()).find("broadcasting its " + which + " operand over a batch axis"),
+          std::string::npos)
           << e.what();
     }
   }
