@@ -50,7 +50,10 @@ class Autodiff {
     for (NodeId id : order) {
       const Node& n = g_.node(id);
       if (n.kind == OpKind::Fused)
-        throw InputError("autodiff: " + n.name + " is fused; differentiate before the fuse pass");
+        throw InputError("--train: layer '" + n.name +
+                         "' is fused: the graph was fused before training (a graph file that "
+                         "`inspect --save` wrote after the default passes holds fused layers); "
+                         "train the original network, or one saved with --passes none");
       bool needs = has_own_params(n);
       any_params = any_params || needs;
       for (NodeId in : g_.inputs(id)) needs = needs || needs_grad_[in];
