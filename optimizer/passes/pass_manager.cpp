@@ -57,6 +57,9 @@ std::vector<std::string> parse_pass_list(const std::string& text) {
   std::string spec = text;
   spec.erase(0, spec.find_first_not_of(' '));
   spec.erase(spec.find_last_not_of(' ') + 1);
+  if (spec.empty() && !text.empty())  // blanks, as an unset variable in quotes leaves
+    throw InputError("a list of blanks: give default, none or a list of passes (" +
+                     join(pass_names(), ", ") + ")");
   if (spec == "default") return default_pass_names();
   if (spec.empty() || spec == "none") return {};
   std::vector<std::string> out;

@@ -302,6 +302,9 @@ TEST(PassManager, UnknownPassListsKnownOnes) {
   // Spaces around the names, as a list is written in prose, are not part of them.
   EXPECT_EQ(parse_pass_list(" dce, cse "), (std::vector<std::string>{"dce", "cse"}));
   EXPECT_EQ(parse_pass_list(" none"), std::vector<std::string>{});
+  // Blanks alone (an unset variable in quotes) are no list, as an empty --passes is refused; they
+  // meant none.
+  EXPECT_THROW(parse_pass_list("  "), InputError);
 }
 
 // Plans record --passes one way: a list without its spaces, "default" as the word (with --train
