@@ -155,6 +155,8 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
   s.pass = "autodiff";
   s.nodes_before = graph.num_nodes();
   const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> outputs;  // the forward's, by name
+  for (const NodeId o : graph.outputs()) outputs.push_back(graph.node(o).name);
   graph = training_graph(graph, *train);
   s.millis =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -165,6 +167,11 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
     f.round += s.round;
     stats.push_back(f);
   }
+  // A training step computes what leads to a weight update: an output that does not is gone.
+  for (const std::string& name : outputs)
+    if (!graph.find(name))
+      graph.add_note("output '" + name +
+                     "' leads to no parameter: the training step does not compute it");
   return stats;
 }
 

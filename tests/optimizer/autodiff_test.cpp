@@ -279,6 +279,30 @@ TEST(Autodiff, AMatMulWeightBroadcastOverTheBatchGetsItsOwnShapeOfGradient) {
   EXPECT_EQ(t.node(*t.find("y.grad")).output.shape, (Shape{2, 8, 16}));
 }
 
+// A training step computes what leads to a weight update: a declared output that does not (a
+// pool of the input beside the network) is left out, and said so (it vanished unsaid).
+TEST(Autodiff, AnOutputThatLeadsToNoParameterIsLeftOutWithANote) {
+  Graph g = parse_network_yaml(
+      "name: side\ninputs:\n  x: [1, 4, 8, 8]\nlayers:\n"
+      "  - {name: c, op: conv, inputs: [x], out: 4, kernel: 3, pad: 1}\n"
+      "  - {name: side, op: maxpool, inputs: [x], kernel: 2, stride: 2}\n"
+      "outputs: [c, side]\n",
+      "side.yaml");
+  const TrainingOptions sgd;
+  run_passes(g, "default", &sgd);
+  EXPECT_FALSE(g.find("side"));
+  EXPECT_TRUE(g.find("c"));
+  const auto& notes = g.notes();
+  EXPECT_EQ(std::count_if(notes.begin(), notes.end(),
+                          [](const std::string& n) {
+                            return n ==
+                                   "output 'side' leads to no parameter: the training step "
+                                   "does not compute it";
+                          }),
+            1)
+      << ::testing::PrintToString(notes);
+}
+
 TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
   GraphBuilder b("plain");
   Graph g = b.finish({b.relu(b.input({1, 4}), "r")});
