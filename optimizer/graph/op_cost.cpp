@@ -447,7 +447,10 @@ bool holds_fixed_data(const Graph& g, NodeId reader, int input) {
 GraphTotals graph_totals(const Graph& g) {
   GraphTotals t;
   std::unordered_set<std::string> owners;  // parameter keys counted (ParameterOwners)
-  for (NodeId id : g.node_ids()) {
+  const auto ids = g.node_ids();
+  const bool training = std::any_of(
+      ids.begin(), ids.end(), [&](NodeId id) { return g.node(id).kind == OpKind::WeightUpdate; });
+  for (NodeId id : ids) {
     const OpCost c = own_cost(g, id);  // a trainable Constant counted once, not per reader
     t.macs += c.macs;
     t.vector_ops += c.vector_ops;
@@ -464,6 +467,17 @@ GraphTotals graph_totals(const Graph& g) {
       if (std::any_of(uses.begin(), uses.end(),
                       [&](const Use& u) { return holds_fixed_data(g, u.node, u.index); }))
         t.fixed_bytes += g.node(id).output.bytes();
+      // A training graph's trainable constant (a MatMul's weight): every layer reading it
+      // beyond the first holds its copy too (the input gradient's transpose of it), as a Conv's
+      // or Gemm's input gradient holds theirs.
+      if (training && g.node(id).kind == OpKind::Constant && g.node(id).attrs.trainable) {
+        std::unordered_set<NodeId> readers;
+        for (const Use& u : uses)
+          if (is_layer(g.node(u.node))) readers.insert(u.node);
+        if (readers.size() > 1)
+          t.weight_bytes +=
+              static_cast<std::int64_t>(readers.size() - 1) * g.node(id).output.bytes();
+      }
     }
   }
   return t;

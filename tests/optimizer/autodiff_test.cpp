@@ -139,6 +139,13 @@ TEST(Autodiff, AMatMulWithASharedWeightGetsItsGradientOverEveryRow) {
   EXPECT_EQ(op_cost(t, *t.find("y.grad")).macs, forward);
   EXPECT_EQ(t.input(*t.find("w.update"), 0), *t.find("y.wgrad"));
   EXPECT_EQ(t.node(*t.find("w.update")).attrs.params, 16 * 4);
+  // The weights held: the forward ones once, and every input gradient's and update's copy, here
+  // W's transpose for dX as a Conv's or Gemm's input gradient holds theirs: what each layer
+  // holds, summed (it left W's transpose out).
+  std::int64_t held = 0;
+  for (NodeId id : t.node_ids())
+    if (is_layer(t.node(id))) held += op_cost(t, id).weight_bytes;
+  EXPECT_EQ(graph_totals(t).weight_bytes, held);
 }
 
 // Two branches of equal shapes fed the same gradient: their input gradients read different
