@@ -136,7 +136,7 @@ RunTotals run_totals(const RunResult& run) {
     const Span& s = *on[static_cast<std::size_t>(pe)][next - 1];
     t.communication += now - s.end;                  // none: a PE's steps run back to back
     std::pair<int, std::size_t> from{pe, next - 1};  // where the path goes on
-    if (s.kind == StepKind::Compute || s.kind == StepKind::Reduce) {
+    if (busy(s.kind)) {
       t.compute += s.end - s.start;
     } else if (s.kind == StepKind::Recv && s.end > s.start) {  // waited for its message
       from = sent.at(MessageKey{s.peer, s.pe, s.tag});
@@ -145,8 +145,7 @@ RunTotals run_totals(const RunResult& run) {
     }
     const Span& cause = *on[static_cast<std::size_t>(from.first)][from.second];
     // From when the cause began (a send: the message queued) to this step's end.
-    if (s.kind != StepKind::Compute && s.kind != StepKind::Reduce)
-      t.communication += s.end - cause.start;
+    if (!busy(s.kind)) t.communication += s.end - cause.start;
     now = cause.start;
     pe = from.first;
     next = from.second;
