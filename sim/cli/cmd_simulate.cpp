@@ -54,17 +54,15 @@ struct SimulateArgs {
 };
 
 /// A pipelined plan replayed with `micro_batches` instead of its own: its predicted cycles
-/// follow from its stages' (StageSplit::pipeline_cost), and so do the digests it was priced
-/// with, unless its file had been edited.
+/// follow from its stages' (StageSplit::pipeline_cost), and so does the choices digest it was
+/// priced with, unless its file had been edited (the costs digest leaves the count out).
 void set_micro_batches(opt::Plan& plan, int micro_batches) {
   const bool as_priced = !plan.priced_choices || *plan.priced_choices == opt::choices_digest(plan);
-  const bool costs_as_priced = !plan.priced_costs || *plan.priced_costs == opt::costs_digest(plan);
   opt::StageSplit stages;
   for (const opt::PlanStage& s : plan.stages) stages.cost.push_back(s.cycles);
   plan.micro_batches = micro_batches;
   plan.pipeline_cycles = stages.pipeline_cost(micro_batches);
   if (as_priced && plan.priced_choices) plan.priced_choices = opt::choices_digest(plan);
-  if (costs_as_priced && plan.priced_costs) plan.priced_costs = opt::costs_digest(plan);
 }
 
 /// The graph passes that prepare the network, and whether they are a --plan's.
