@@ -461,7 +461,8 @@ GraphTotals graph_totals(const Graph& g) {
     }
     if (is_layer(g.node(id))) {
       ++t.layers;
-      t.activation_bytes += c.output_bytes;
+      // A weight update writes the new weights over the old ones, in place: no activation.
+      if (g.node(id).kind != OpKind::WeightUpdate) t.activation_bytes += c.output_bytes;
     } else {
       const auto uses = g.uses(id);
       if (std::any_of(uses.begin(), uses.end(),

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
@@ -158,6 +159,20 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
   std::vector<std::string> outputs;  // the forward's, by name
   for (const NodeId o : graph.outputs()) outputs.push_back(graph.node(o).name);
   graph = training_graph(graph, *train);
+  // A training step computes what leads to a weight update (its outputs): a forward output that
+  // does not, DCE removes below; it is noted.
+  std::unordered_set<NodeId> needed;
+  std::vector<NodeId> todo = graph.outputs();
+  while (!todo.empty()) {
+    const NodeId id = todo.back();
+    todo.pop_back();
+    if (!needed.insert(id).second) continue;
+    for (const NodeId in : graph.inputs(id)) todo.push_back(in);
+  }
+  for (const std::string& name : outputs)
+    if (const auto id = graph.find(name); id && !needed.count(*id))
+      graph.add_note("output '" + name +
+                     "' leads to no parameter: the training step does not compute it");
   s.millis =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   s.nodes_after = graph.num_nodes();
@@ -167,11 +182,6 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
     f.round += s.round;
     stats.push_back(f);
   }
-  // A training step computes what leads to a weight update: an output that does not is gone.
-  for (const std::string& name : outputs)
-    if (!graph.find(name))
-      graph.add_note("output '" + name +
-                     "' leads to no parameter: the training step does not compute it");
   return stats;
 }
 

@@ -78,16 +78,18 @@ std::string layer_table(const Graph& g) {
   const bool training = std::any_of(ids.begin(), ids.end(), [&](NodeId id) {
     return g.node(id).kind == OpKind::WeightUpdate;
   });
-  return out + "total: " + std::to_string(t.layers) + (t.layers == 1 ? " layer, " : " layers, ") + si(t.macs) + " MACs (" +
-         std::to_string(t.macs) + "), " + si(t.params) + " params (" + std::to_string(t.params) +
-         "), " + bytes(t.weight_bytes) +
+  return out + "total: " + std::to_string(t.layers) + (t.layers == 1 ? " layer, " : " layers, ") +
+         si(t.macs) + " MACs (" + std::to_string(t.macs) + "), " + si(t.params) + " params (" +
+         std::to_string(t.params) + "), " + bytes(t.weight_bytes) +
          (training ? " of weights and optimizer state held (the forward weights once, every "
                      "input gradient's and update's copy)"
                    : " of weights") +
-         (t.fixed_bytes > 0 ? " and " + bytes(t.fixed_bytes) +
-                                  " of fixed constants the layers read (masks, indices: in their weights column)"
-                            : "") +
-         ", " + bytes(t.activation_bytes) + " of activations (the layers' outputs summed)\n";
+         (t.fixed_bytes > 0
+              ? " and " + bytes(t.fixed_bytes) +
+                    " of fixed constants the layers read (masks, indices: in their weights column)"
+              : "") +
+         ", " + bytes(t.activation_bytes) + " of activations (the layers' outputs summed" +
+         (training ? "; the updates write in place" : "") + ")\n";
 }
 
 std::string graph_json(const Graph& g) {
