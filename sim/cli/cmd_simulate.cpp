@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
@@ -261,15 +262,12 @@ int run(const SimulateArgs& a) {
     }
   }();
   opt::Plan plan = make_or_read_plan(a, std::move(file_plan), graph, hw, spec, passes.spec);
-  // A file whose micro_batches alone was edited: priced for another count, so replayed as
+  // A file whose micro_batches alone was edited, priced for another count: replayed as
   // --micro-batches would replay it, its prediction from its stages'.
   const std::optional<int> priced_micro_batches = opt::priced_micro_batches(plan);
-  const int edited_micro_batches = plan.micro_batches;
-  if (priced_micro_batches) {
-    plan.micro_batches = *priced_micro_batches;
-    set_micro_batches(plan, edited_micro_batches);
-  }
   const int file_micro_batches = priced_micro_batches.value_or(plan.micro_batches);
+  if (priced_micro_batches)
+    set_micro_batches(plan, std::exchange(plan.micro_batches, file_micro_batches));
   // The file's own count leaves the plan as it is, its predicted total the file's.
   if (!a.plan.empty() && a.micro_batches_given && a.micro_batches != plan.micro_batches)
     set_micro_batches(plan, a.micro_batches);
@@ -347,10 +345,9 @@ int run(const SimulateArgs& a) {
   }
   if (plan.priced_costs && *plan.priced_costs != opt::costs_digest(plan)) {
     stale.push_back("costs");
-    std::cout << "  note: the plan's cycles, bytes or types (of its layers, edges, stages or "
-                 "totals) differ from those it was priced with (its file was edited): its "
-                 "predicted total does not apply, and plan.yaml and plan.dot here carry the "
-                 "edited figures; layers.csv and transfers.csv are the replay's"
+    std::cout << "  note: the plan's cycles, bytes or types differ from those it was priced "
+                 "with (its file was edited): its predicted total does not apply, and plan.yaml "
+                 "and plan.dot here carry the edited figures"
               << std::endl;
   }
   if (plan.micro_batches != file_micro_batches)

@@ -44,4 +44,14 @@ void report_progress(noc::NocModule& top, bool quiet, noc::Cycle expected = 0,
 /// `--messages FILE`: the batch's duration, per-message delivery and link loads.
 int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net);
 
+/// The throughput rule of saturation: the network accepts less than this share of what is
+/// offered, or a source injects less than this share of its own load.
+inline constexpr double kAcceptedShare = 0.95;
+bool a_source_fell_behind(const noc::TrafficResult& r, int packet_flits);
+/// `--find-saturation` (cmd_traffic_saturation.cpp): bisection on the offered rate for both
+/// saturation rules, saturation.json and the console's lines; `started` when the run began,
+/// `hotspot` the hotspot pattern's node (-1 for another pattern).
+int find_saturation(const TrafficArgs& a, noc::Network& net, const noc::Advance& advance,
+                    Clock::time_point started, int hotspot);
+
 }  // namespace nocflow::sim::cli

@@ -336,35 +336,26 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
                " PEs, and a crossbar 2 to 64 ports: give --set topology.ports=N");
     spec.topology.ports = static_cast<int>(pes);
   }
-  // And `--set topology.kind=mesh` on a crossbar file keeps its PEs where a square mesh has as
-  // many (16 ports: 4x4); other port counts need the mesh's shape.
-  if (const auto kind = given.find("topology.kind");
-      kind != given.end() && kind->second.origin.from_set && spec.topology.kind == "mesh" &&
-      given.count("topology.ports") && !given.count("topology.rows") && !given.count("topology.cols")) {
-    const int ports = spec.topology.ports;
-    int side = 1;
-    while ((side + 1) * (side + 1) <= ports) ++side;
-    if (side * side != ports)
-      fail(kind->second.origin, "topology.kind",
-           "the crossbar has " + std::to_string(ports) +
-               " ports, no square mesh has as many PEs: give --set topology.rows=R --set topology.cols=C");
-    spec.topology.rows = spec.topology.cols = side;
-  }
-  // With one of the mesh's sides given, the other keeps the crossbar's PEs (16 ports, 8 rows:
-  // 8x2); it would otherwise take its default of 4, and the machine other PEs unsaid.
+  // And `--set topology.kind=mesh` on a crossbar file keeps its PEs: where a square mesh has as
+  // many (16 ports: 4x4), or with one side given, the other (16 ports, 8 rows: 8x2; it took its
+  // default of 4, and the machine other PEs unsaid); other port counts need the mesh's shape.
   if (const auto kind = given.find("topology.kind");
       kind != given.end() && kind->second.origin.from_set && spec.topology.kind == "mesh" &&
       given.count("topology.ports") &&
-      given.count("topology.rows") != given.count("topology.cols")) {
-    const bool rows_given = given.count("topology.rows") > 0;
-    const int ports = spec.topology.ports,
-              side = rows_given ? spec.topology.rows : spec.topology.cols;
-    if (ports % side != 0)
+      !(given.count("topology.rows") && given.count("topology.cols"))) {
+    const bool rows = given.count("topology.rows") > 0, cols = given.count("topology.cols") > 0;
+    const int ports = spec.topology.ports;
+    int side = rows ? spec.topology.rows : cols ? spec.topology.cols : 1;
+    while (!rows && !cols && (side + 1) * (side + 1) <= ports) ++side;
+    if (rows || cols ? ports % side != 0 : side * side != ports)
       fail(kind->second.origin, "topology.kind",
-           "the crossbar has " + std::to_string(ports) + " ports, not a multiple of " +
-               std::to_string(side) + (rows_given ? " rows" : " columns") +
+           "the crossbar has " + std::to_string(ports) + " ports, " +
+               (rows || cols
+                    ? "not a multiple of " + std::to_string(side) + (rows ? " rows" : " columns")
+                    : std::string("no square mesh has as many PEs")) +
                ": give --set topology.rows=R --set topology.cols=C");
-    (rows_given ? spec.topology.cols : spec.topology.rows) = ports / side;
+    spec.topology.rows = cols ? ports / side : side;
+    spec.topology.cols = rows ? ports / side : side;
   }
   check_consistency(spec, given);
   if (!file.empty()) spec.name = std::filesystem::path(file).stem().string();
