@@ -4,29 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "noc/base/error.h"
-#include "noc/base/format.h"
-#include "optimizer/plan/plan.h"
-#include "tests/cli_runner.h"
 #include "tests/optimizer/optimize_cli_util.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-using nocflow::testing::CliRun;
-using nocflow::testing::run_nocflow;
-
-using nocflow::testing::hw;
-using nocflow::testing::out_dir;
+using nocflow::testing::CliRun, nocflow::testing::hw, nocflow::testing::out_dir,
+    nocflow::testing::run_nocflow;
 
 // A plan that overflows a PE's SRAM (--no-memory-limit; 128 KiB PEs) is written, with a warning,
 // because simulate will refuse it; by default (--memory-limit) no warning, and simulate accepts it.
