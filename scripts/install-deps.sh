@@ -4,6 +4,7 @@
 # when all are present. Run as root (or with sudo available).
 #   --with-torch   also install python3-torch/torchvision (only scripts/export_onnx.py needs them)
 set -euo pipefail
+if (($# > 1)); then echo "install-deps.sh: one argument at most (--with-torch or --help)" >&2; exit 2; fi
 case "${1:-}" in
   "" | --with-torch) ;;
   -h | --help) sed -n '3,5s/^# \{0,1\}//p' "$0"; exit 0 ;;

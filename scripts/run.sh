@@ -13,6 +13,7 @@ case "${1:-}" in
   -h | --help) sed -n '3,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
   *) echo "run.sh: takes no arguments (--help; NOCFLOW_OUT=DIR sets the output folder)" >&2; exit 2 ;;
 esac
+[[ -n ${NOCFLOW_OUT:-} ]] && NOCFLOW_OUT=$(realpath -m -- "$NOCFLOW_OUT")  # as given, from here
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null

@@ -9,9 +9,9 @@ for arg in "${@:2}"; do
   case $arg in
     -h | --help)
       sed -n '3,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
-      echo "Environment (paths relative to where you run it): NOCFLOW, the binary (default"
-      echo "build/release/sim/nocflow); NOCFLOW_OUT, the"
-      echo "output folder (default out/$1); RUNS, repeats for medians where the script takes them (3)."
+      echo "Environment (paths given relative to where you run it; the defaults in the repository):"
+      echo "NOCFLOW, the binary (default build/release/sim/nocflow); NOCFLOW_OUT, the output folder"
+      echo "(default out/$1); RUNS, repeats for medians where the script takes them (3)."
       exit 0
       ;;
     *)

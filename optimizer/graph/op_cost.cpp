@@ -448,8 +448,21 @@ GraphTotals graph_totals(const Graph& g) {
   GraphTotals t;
   std::unordered_set<std::string> owners;  // parameter keys counted (ParameterOwners)
   const auto ids = g.node_ids();
-  const bool training = std::any_of(
-      ids.begin(), ids.end(), [&](NodeId id) { return g.node(id).kind == OpKind::WeightUpdate; });
+  // A training graph's forward pass: what its loss gradients read, and so on up.
+  std::unordered_set<NodeId> forward;
+  std::vector<NodeId> todo;
+  bool training = false;
+  for (NodeId id : ids)
+    if (g.node(id).kind == OpKind::LossGrad) {
+      training = true;
+      for (NodeId in : g.inputs(id)) todo.push_back(in);
+    }
+  while (!todo.empty()) {
+    const NodeId id = todo.back();
+    todo.pop_back();
+    if (!forward.insert(id).second) continue;
+    for (NodeId in : g.inputs(id)) todo.push_back(in);
+  }
   for (NodeId id : ids) {
     const OpCost c = own_cost(g, id);  // a trainable Constant counted once, not per reader
     t.macs += c.macs;
@@ -468,16 +481,14 @@ GraphTotals graph_totals(const Graph& g) {
       if (std::any_of(uses.begin(), uses.end(),
                       [&](const Use& u) { return holds_fixed_data(g, u.node, u.index); }))
         t.fixed_bytes += g.node(id).output.bytes();
-      // A training graph's trainable constant (a MatMul's weight): every layer reading it
-      // beyond the first holds its copy too (the input gradient's transpose of it), as a Conv's
-      // or Gemm's input gradient holds theirs.
+      // A trainable constant (a MatMul's weight): every backward layer reading it holds its
+      // copy too (the input gradient's transpose of it), as a Conv's or Gemm's input gradient
+      // holds theirs; the forward ones count it once, above.
       if (training && g.node(id).kind == OpKind::Constant && g.node(id).attrs.trainable) {
         std::unordered_set<NodeId> readers;
         for (const Use& u : uses)
-          if (is_layer(g.node(u.node))) readers.insert(u.node);
-        if (readers.size() > 1)
-          t.weight_bytes +=
-              static_cast<std::int64_t>(readers.size() - 1) * g.node(id).output.bytes();
+          if (is_layer(g.node(u.node)) && !forward.count(u.node)) readers.insert(u.node);
+        t.weight_bytes += static_cast<std::int64_t>(readers.size()) * g.node(id).output.bytes();
       }
     }
   }

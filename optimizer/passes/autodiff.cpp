@@ -249,8 +249,12 @@ class Autodiff {
           }
           return;
         }
-        if (rank_a != rank_b || (wants(0) && broadcast(sa)) || (wants(1) && broadcast(sb))) {
-          const bool first = rank_a != rank_b ? rank_a < rank_b : wants(0) && broadcast(sa);
+        // The lower-rank operand (when the ranks differ) or one with a batch axis of 1 is
+        // broadcast: refused where its gradient is needed (the other's follows as batched).
+        const bool a_broadcast = rank_a != rank_b ? rank_a < rank_b : broadcast(sa);
+        const bool b_broadcast = rank_a != rank_b ? rank_b < rank_a : broadcast(sb);
+        if ((wants(0) && a_broadcast) || (wants(1) && b_broadcast)) {
+          const bool first = wants(0) && a_broadcast;
           throw InputError("--train: layer '" + n.name + "' (MatMul) multiplies " + shape_str(sa) +
                            " by " + shape_str(sb) + ", broadcasting its " +
                            (first ? "first" : "second") +

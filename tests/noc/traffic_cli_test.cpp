@@ -166,6 +166,18 @@ TEST(TrafficCli, ASourceFallingBehindFailsTheThroughputRuleWhereTheMeanHidesIt) 
     const auto b = nlohmann::json::parse(read_file(short_dir / "summary.json"));
     EXPECT_NE(b["saturated_by_throughput"], nlohmann::json(true)) << "seed " << seed << b.dump();
   }
+  // A short window past the bound in 16-flit packets: a few dozen packets a source, of which
+  // the flows into that channel fall many behind (a margin growing as the square root of the
+  // packets passed it).
+  const CliRun burst = run_nocflow("traffic --hw " + kHw +
+                                   " --pattern transpose --packet-flits 16 --rate 0.16 --cycles "
+                                   "2000 --warmup 2000 --quiet --out " +
+                                   (dir / "burst").string());
+  ASSERT_EQ(burst.exit_code, 0) << burst.output;
+  const auto bu = nlohmann::json::parse(read_file(dir / "burst" / "summary.json"));
+  EXPECT_TRUE(bu["stable"].get<bool>());
+  EXPECT_LT(bu["min_source_injected_share"].get<double>(), 0.95);
+  EXPECT_TRUE(bu["saturated_by_throughput"].get<bool>()) << bu.dump();
   const CliRun under = run_nocflow(run + (dir / "under").string() + " --rate 0.13");
   ASSERT_EQ(under.exit_code, 0) << under.output;
   const auto u = nlohmann::json::parse(read_file(dir / "under" / "summary.json"));

@@ -146,6 +146,18 @@ TEST(Autodiff, AMatMulWithASharedWeightGetsItsGradientOverEveryRow) {
   for (NodeId id : t.node_ids())
     if (is_layer(t.node(id))) held += op_cost(t, id).weight_bytes;
   EXPECT_EQ(graph_totals(t).weight_bytes, held);
+  // A weight two forward layers read counts once for them (its input gradients' copies each).
+  const Graph shared = training_graph(
+      parse_network_yaml("name: twice\ninputs:\n  x: [2, 8, 16]\nlayers:\n"
+                         "  - {name: h, op: fc, inputs: [x], out: 16}\n"
+                         "  - {name: w, op: constant, shape: [16, 16], trainable: true}\n"
+                         "  - {name: y1, op: matmul, inputs: [h, w]}\n"
+                         "  - {name: y2, op: matmul, inputs: [y1, w]}\n",
+                         "twice.yaml"));
+  std::int64_t each = 0;
+  for (NodeId id : shared.node_ids())
+    if (is_layer(shared.node(id))) each += op_cost(shared, id).weight_bytes;
+  EXPECT_EQ(graph_totals(shared).weight_bytes, each - 16 * 16 * 4);
 }
 
 // Two branches of equal shapes fed the same gradient: their input gradients read different
@@ -329,10 +341,17 @@ TEST(Autodiff, RefusesWhatItCannotDifferentiate) {
     EXPECT_NE(std::string(e.what()).find("--passes none"), std::string::npos) << e.what();
   }
   EXPECT_THROW(training_graph(forward("vgg5"), {"lbfgs"}), InputError);
+  {  // a fixed lower-rank operand needs no gradient: the other's is batched as the forward
+    GraphBuilder m("fixed");
+    const NodeId h = m.gemm(m.input({2, 4, 16}), 16, true, "fc");
+    const Graph t = training_graph(m.finish({m.matmul(m.constant({8, 4}), h, "bmm")}));
+    EXPECT_EQ(t.node(*t.find("bmm.grad")).output.shape, (Shape{2, 4, 16}));
+  }
   {  // a MatMul that broadcasts its first operand: the message names the layer and both shapes
     GraphBuilder m("broadcast");
+    const NodeId a = m.gemm(m.input({8, 4}), 4, true, "fa");
     const NodeId h = m.gemm(m.input({2, 4, 16}), 16, true, "fc");
-    Graph bmm = m.finish({m.matmul(m.constant({8, 4}), h, "bmm")});
+    Graph bmm = m.finish({m.matmul(a, h, "bmm")});
     try {
       training_graph(bmm);
       ADD_FAILURE() << "a broadcasting MatMul was differentiated";
