@@ -451,17 +451,13 @@ GraphTotals graph_totals(const Graph& g) {
   // A training graph's forward pass: what its loss gradients read, and so on up.
   std::unordered_set<NodeId> forward;
   std::vector<NodeId> todo;
-  bool training = false;
   for (NodeId id : ids)
-    if (g.node(id).kind == OpKind::LossGrad) {
-      training = true;
-      for (NodeId in : g.inputs(id)) todo.push_back(in);
-    }
+    if (g.node(id).kind == OpKind::LossGrad) todo.push_back(id);
   while (!todo.empty()) {
     const NodeId id = todo.back();
     todo.pop_back();
-    if (!forward.insert(id).second) continue;
-    for (NodeId in : g.inputs(id)) todo.push_back(in);
+    for (NodeId in : g.inputs(id))
+      if (forward.insert(in).second) todo.push_back(in);
   }
   for (NodeId id : ids) {
     const OpCost c = own_cost(g, id);  // a trainable Constant counted once, not per reader
@@ -473,18 +469,16 @@ GraphTotals graph_totals(const Graph& g) {
       t.weight_bytes += c.weight_bytes;
     }
     if (is_layer(g.node(id))) {
-      ++t.layers;
-      // A weight update writes the new weights over the old ones, in place: no activation.
+      ++t.layers;  // its output an activation, but a weight update's, written in place
       if (g.node(id).kind != OpKind::WeightUpdate) t.activation_bytes += c.output_bytes;
     } else {
       const auto uses = g.uses(id);
       if (std::any_of(uses.begin(), uses.end(),
                       [&](const Use& u) { return holds_fixed_data(g, u.node, u.index); }))
         t.fixed_bytes += g.node(id).output.bytes();
-      // A trainable constant (a MatMul's weight): every backward layer reading it holds its
-      // copy too (the input gradient's transpose of it), as a Conv's or Gemm's input gradient
-      // holds theirs; the forward ones count it once, above.
-      if (training && g.node(id).kind == OpKind::Constant && g.node(id).attrs.trainable) {
+      // A trainable constant (a MatMul's weight): counted once above for the forward layers;
+      // each backward one holds a copy too (dX's transpose of it), as Conv's and Gemm's dX do.
+      if (!forward.empty() && g.node(id).kind == OpKind::Constant && g.node(id).attrs.trainable) {
         std::unordered_set<NodeId> readers;
         for (const Use& u : uses)
           if (is_layer(g.node(u.node)) && !forward.count(u.node)) readers.insert(u.node);
