@@ -284,6 +284,8 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
     flatten(file, docs.empty() ? YAML::Node() : docs[0], given);
   }
   const bool file_sets_no_key = !file.empty() && given.empty();
+  const bool crossbar_file =  // before --set
+      given.count("topology.kind") && given.at("topology.kind").node.Scalar() == "crossbar";
   for (const std::string& o : overrides) {
     const Origin at{"--set " + o, true};
     const auto eq = o.find('=');
@@ -336,13 +338,11 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
                " PEs, and a crossbar 2 to 64 ports: give --set topology.ports=N");
     spec.topology.ports = static_cast<int>(pes);
   }
-  // And `--set topology.kind=mesh` on a crossbar file keeps its PEs: where a square mesh has as
-  // many (16 ports: 4x4), or with one side given, the other (16 ports, 8 rows: 8x2; it took its
-  // default of 4, and the machine other PEs unsaid); other port counts need the mesh's shape.
+  // And `--set topology.kind=mesh` on a crossbar file keeps its PEs: a square mesh of as many
+  // (16 ports: 4x4), or the other side of one given (16 ports, 8 rows: 8x2; not its default 4).
   if (const auto kind = given.find("topology.kind");
       kind != given.end() && kind->second.origin.from_set && spec.topology.kind == "mesh" &&
-      given.count("topology.ports") &&
-      !(given.count("topology.rows") && given.count("topology.cols"))) {
+      crossbar_file && !(given.count("topology.rows") && given.count("topology.cols"))) {
     const bool rows = given.count("topology.rows") > 0, cols = given.count("topology.cols") > 0;
     const int ports = spec.topology.ports;
     int side = rows ? spec.topology.rows : cols ? spec.topology.cols : 1;

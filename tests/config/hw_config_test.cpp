@@ -218,6 +218,11 @@ TEST(HwConfig, ACrossbarMadeAMeshKeepsItsPesOrAsksForTheShape) {
       load_hw_config(kConfigs + "crossbar16.yaml", {"topology.kind=mesh", "topology.rows=8"});
   EXPECT_EQ(eight_rows.topology.rows, 8);
   EXPECT_EQ(eight_rows.topology.cols, 2);
+  const std::filesystem::path plain = testing::scratch_path("crossbar_default.yaml");
+  std::ofstream(plain) << "topology:\n  kind: crossbar\n";  // its 16 ports by default
+  const HwSpec plain_rows =
+      load_hw_config(plain.string(), {"topology.kind=mesh", "topology.rows=8"});
+  EXPECT_EQ(plain_rows.topology.rows * plain_rows.topology.cols, 16);
   const HwSpec one_col = load_hw_config(eight.string(), {"topology.kind=mesh", "topology.cols=1"});
   EXPECT_EQ(one_col.topology.rows, 8);
   EXPECT_EQ(one_col.topology.cols, 1);
