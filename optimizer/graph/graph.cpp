@@ -313,4 +313,24 @@ std::set<int> input_element_sizes(const Graph& graph) {
   return sizes;
 }
 
+std::vector<bool> upstream(const Graph& g, std::vector<NodeId> roots) {
+  const std::vector<NodeId> ids = g.node_ids();
+  std::vector<bool> marked(ids.empty() ? 0 : ids.back() + 1, false);
+  auto mark = [&](NodeId id) {
+    if (marked[id]) return false;
+    marked[id] = true;
+    return true;
+  };
+  std::vector<NodeId> todo;
+  for (NodeId r : roots)
+    if (mark(r)) todo.push_back(r);
+  while (!todo.empty()) {
+    const NodeId id = todo.back();
+    todo.pop_back();
+    for (NodeId in : g.inputs(id))
+      if (mark(in)) todo.push_back(in);
+  }
+  return marked;
+}
+
 }  // namespace nocflow::optimizer

@@ -106,4 +106,8 @@ class Graph {
 /// The element sizes (bytes) of the graph's inputs: what its byte figures follow from.
 std::set<int> input_element_sizes(const Graph& graph);
 
+/// `roots` and every node they read, directly or not: true at their ids, in a vector indexed by
+/// node id (as long as the largest live id + 1).
+std::vector<bool> upstream(const Graph& graph, std::vector<NodeId> roots);
+
 }  // namespace nocflow::optimizer

@@ -449,16 +449,11 @@ GraphTotals graph_totals(const Graph& g) {
   std::unordered_set<std::string> owners;  // parameter keys counted (ParameterOwners)
   const auto ids = g.node_ids();
   // A training graph's forward pass: what its loss gradients read, and so on up.
-  std::unordered_set<NodeId> forward;
-  std::vector<NodeId> todo;
+  std::vector<NodeId> read_by_loss;
   for (NodeId id : ids)
-    if (g.node(id).kind == OpKind::LossGrad) todo.push_back(id);
-  while (!todo.empty()) {
-    const NodeId id = todo.back();
-    todo.pop_back();
-    for (NodeId in : g.inputs(id))
-      if (forward.insert(in).second) todo.push_back(in);
-  }
+    if (g.node(id).kind == OpKind::LossGrad)
+      for (NodeId in : g.inputs(id)) read_by_loss.push_back(in);
+  const std::vector<bool> forward = upstream(g, read_by_loss);
   for (NodeId id : ids) {
     const OpCost c = own_cost(g, id);  // a trainable Constant counted once, not per reader
     t.macs += c.macs;
@@ -478,10 +473,11 @@ GraphTotals graph_totals(const Graph& g) {
         t.fixed_bytes += g.node(id).output.bytes();
       // A trainable constant (a MatMul's weight): counted once above for the forward layers;
       // each backward one holds a copy too (dX's transpose of it), as Conv's and Gemm's dX do.
-      if (!forward.empty() && g.node(id).kind == OpKind::Constant && g.node(id).attrs.trainable) {
+      if (!read_by_loss.empty() && g.node(id).kind == OpKind::Constant &&
+          g.node(id).attrs.trainable) {
         std::unordered_set<NodeId> readers;
         for (const Use& u : uses)
-          if (is_layer(g.node(u.node)) && !forward.count(u.node)) readers.insert(u.node);
+          if (is_layer(g.node(u.node)) && !forward[u.node]) readers.insert(u.node);
         t.weight_bytes += static_cast<std::int64_t>(readers.size()) * g.node(id).output.bytes();
       }
     }

@@ -14,26 +14,13 @@ class Dce final : public Pass {
   std::string_view description() const override { return "remove nodes no output depends on"; }
 
   bool run(Graph& g) override {
-    std::vector<bool> live;
-    std::vector<NodeId> worklist(g.outputs().begin(), g.outputs().end());
-    auto mark = [&](NodeId id) {
-      if (id >= live.size()) live.resize(id + 1, false);
-      if (live[id]) return false;
-      live[id] = true;
-      return true;
-    };
-    for (NodeId o : g.outputs()) mark(o);
+    std::vector<NodeId> roots = g.outputs();
     for (NodeId id : g.node_ids())
-      if (g.node(id).kind == OpKind::WeightUpdate && mark(id)) worklist.push_back(id);
-    while (!worklist.empty()) {
-      const NodeId id = worklist.back();
-      worklist.pop_back();
-      for (NodeId in : g.inputs(id))
-        if (mark(in)) worklist.push_back(in);
-    }
+      if (g.node(id).kind == OpKind::WeightUpdate) roots.push_back(id);
+    const std::vector<bool> live = upstream(g, std::move(roots));
     bool changed = false;
     for (NodeId id : g.node_ids()) {
-      if ((id < live.size() && live[id]) || g.node(id).kind == OpKind::Input) continue;
+      if (live[id] || g.node(id).kind == OpKind::Input) continue;
       g.remove_node(id);
       changed = true;
     }

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
-#include <unordered_set>
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
@@ -161,16 +160,9 @@ std::vector<PassStat> run_passes(Graph& graph, const std::string& spec,
   graph = training_graph(graph, *train);
   // A training step computes what leads to a weight update (its outputs): a forward output that
   // does not, DCE removes below; it is noted.
-  std::unordered_set<NodeId> needed;
-  std::vector<NodeId> todo = graph.outputs();
-  while (!todo.empty()) {
-    const NodeId id = todo.back();
-    todo.pop_back();
-    if (!needed.insert(id).second) continue;
-    for (const NodeId in : graph.inputs(id)) todo.push_back(in);
-  }
+  const std::vector<bool> needed = upstream(graph, graph.outputs());
   for (const std::string& name : outputs)
-    if (const auto id = graph.find(name); id && !needed.count(*id))
+    if (const auto id = graph.find(name); id && !needed[*id])
       graph.add_note("output '" + name +
                      "' leads to no parameter: the training step does not compute it");
   s.millis =
