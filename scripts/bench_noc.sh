@@ -9,7 +9,7 @@
 set -euo pipefail
 source "$(dirname "$0")/script_setup.sh" bench_noc "$@"
 
-# k L rate BookSim2-router-cycles/s BookSim2-peak-MB
+# k L rate BookSim2-router-cycles/s BookSim2-peak-MB (its unit)
 cases=("8 1 0.1 0.89 8" "8 8 0.1 1.44 8" "16 1 0.1 0.39 19" "16 8 0.1 0.67 19" "16 1 0.001 - -")
 echo "L: packet flits; rate: flits/node/cycle; M rc/s: million router-cycles per wall second"
 printf "%-7s %3s %6s %10s %14s %10s %14s %10s\n" mesh L rate "wall s" "M rc/s" "peak MiB" "BookSim2 M/s" "speed-up"
@@ -51,5 +51,5 @@ print(f"targets: 10x BookSim2's rates, 8.9 M (8x8 L=1) and 3.9 M (16x16 L=1) rou
       f"16x16 L=1 ran {float(sys.argv[1]):.2f} M here: "
       + ("met" if float(sys.argv[1]) >= 3.9 else "not met") + " (8x8: its row above)")
 PY
-echo "memory: a SystemC 2.3.4 process alone peaks at ~7.7 MB here (its static initialisation);"
-echo "        BookSim2's figures are whole-process peaks."
+echo "memory: a SystemC 2.3.4 process alone peaks at ~7.7 MiB here (its static initialisation);"
+echo "        BookSim2's figures are whole-process peaks, in MB."

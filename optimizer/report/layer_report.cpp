@@ -50,28 +50,29 @@ std::string input_shapes(const Graph& g, NodeId id) {
 
 std::string layer_table(const Graph& g) {
   // Text columns as wide as their longest cell (torchvision's layer names run to 50 characters).
-  std::vector<std::array<std::string, 9>> rows = {
-      {"layer", "op", "input shape", "output shape", "MACs", "params", "weights", "output",
-       "partition dims"}};
+  std::vector<std::array<std::string, 10>> rows = {{"layer", "op", "input shape", "output shape",
+                                                    "MACs", "vector ops", "params", "weights",
+                                                    "output", "partition dims"}};
   const ParameterOwners owners(g);
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (!is_layer(n)) continue;
     const OpCost c = op_cost(g, id, owners);
-    rows.push_back({n.name, n.op_label(), input_shapes(g, id), shape_str(n.output.shape), si(c.macs),
-                    si(c.params), bytes(c.weight_bytes + fixed_input_bytes(g, id)), bytes(c.output_bytes),
+    rows.push_back({n.name, n.op_label(), input_shapes(g, id), shape_str(n.output.shape),
+                    si(c.macs), si(c.vector_ops), si(c.params),
+                    bytes(c.weight_bytes + fixed_input_bytes(g, id)), bytes(c.output_bytes),
                     legal_part_dims(g, id).str()});
   }
-  std::array<std::size_t, 9> width{};
+  std::array<std::size_t, 10> width{};
   for (const auto& row : rows)
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   std::string out = "network " + g.name() + "\n";
   for (const auto& row : rows) {
     std::string line;
     for (std::size_t i = 0; i < 4; ++i) line += row[i] + std::string(width[i] - row[i].size() + 2, ' ');
-    for (std::size_t i = 4; i < 8; ++i)  // numbers right-aligned
+    for (std::size_t i = 4; i < 9; ++i)  // numbers right-aligned
       line += std::string(std::max<std::size_t>(width[i], 10) - row[i].size(), ' ') + row[i] + "  ";
-    out += line + row[8] + "\n";
+    out += line + row[9] + "\n";
   }
   const GraphTotals t = graph_totals(g);
   const auto ids = g.node_ids();
@@ -79,8 +80,9 @@ std::string layer_table(const Graph& g) {
     return g.node(id).kind == OpKind::WeightUpdate;
   });
   return out + "total: " + std::to_string(t.layers) + (t.layers == 1 ? " layer, " : " layers, ") +
-         si(t.macs) + " MACs (" + std::to_string(t.macs) + "), " + si(t.params) + " params (" +
-         std::to_string(t.params) + "), " + bytes(t.weight_bytes) +
+         si(t.macs) + " MACs (" + std::to_string(t.macs) + "), " + si(t.vector_ops) +
+         " vector ops (element-wise), " + si(t.params) + " params (" + std::to_string(t.params) +
+         "), " + bytes(t.weight_bytes) +
          (training ? " of weights and optimizer state held (the forward weights once, every "
                      "input gradient's and update's copy)"
                    : " of weights") +

@@ -85,6 +85,10 @@ TEST(LayerTable, ColumnsFitTheLongestCellAndBytesHaveBinaryUnits) {
   EXPECT_EQ(lines[3].find("OUTP,OFMP_H,OFMP_W"), dims) << lines[3];
   EXPECT_NE(lines[2].find("  7.0 KiB  "), std::string::npos) << lines[2];  // 64·3·9 + 64 floats
   EXPECT_NE(lines[3].find("  64.0 KiB  "), std::string::npos) << lines[3];  // 64 x 16 x 16 floats
+  // The pool's element-wise work has a column of its own: 64 x 16 x 16 outputs of 2 x 2 taps.
+  const std::size_t vector_ops = lines[1].find("vector ops") + std::string("vector ops").size();
+  EXPECT_EQ(lines[3].rfind("65.5 k", vector_ops), vector_ops - std::string("65.5 k").size())
+      << lines[3];
   EXPECT_NE(lines[4].find("7.0 KiB of weights, 320.0 KiB of activations"), std::string::npos)
       << lines[4];
 }
