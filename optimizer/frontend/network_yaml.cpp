@@ -41,7 +41,8 @@ OpKeys keys_for(OpKind k) {
     case OpKind::LeakyRelu: return {{"alpha"}, {}};
     case OpKind::Mod: return {{"fmod"}, {}};
     case OpKind::BatchNorm: return {{"epsilon"}, {}};
-    case OpKind::LayerNorm: return {{"epsilon", "axis"}, {}};
+    case OpKind::LayerNorm:
+      return {{"epsilon", "axis", "shift"}, {}};
     case OpKind::Softmax: case OpKind::Concat: case OpKind::Flatten: case OpKind::Gather: return {{"axis"}, {}};
     case OpKind::ReduceMean: return {{"axes", "keepdims"}, {}};
     case OpKind::Unsqueeze: case OpKind::Squeeze: return {{"axes"}, {}};
@@ -269,6 +270,8 @@ class Loader {
           else fail(v, kpath, "expected one value, [h, w] or [top, left, bottom, right]");
         } else if (key == "groups") a.groups = scalar<std::int64_t>(v, kpath);
         else if (key == "bias") a.bias = scalar<bool>(v, kpath);
+        else if (key == "shift")
+          a.shift = scalar<bool>(v, kpath);
         else if (key == "ceil_mode") a.ceil_mode = scalar<bool>(v, kpath);
         else if (key == "fmod") a.fmod = scalar<bool>(v, kpath);
         else if (key == "axis") {
@@ -285,6 +288,11 @@ class Loader {
           // names it): a number there would fold the batch into the features at --batch > 1.
           bool open = false;
           a.shape = v.IsSequence() ? batched_shape(v, kpath, &open) : ints(v, kpath);
+          // With the inputs' batch fixed, `batch` would be --batch's default 1, not theirs.
+          if (open && !batch_open_)
+            fail(v, kpath,
+                 "'batch' stands for an open batch (input: [batch, ...]), and this network's "
+                 "inputs fix theirs: write the leading dimension 0 (copy), -1 (infer) or a number");
           if (*kind == OpKind::Reshape && batch_open_ && !open && !a.shape.empty() && a.shape[0] > 0)
             fail(v, kpath,
                  "the network's batch is open (input: [batch, ...]): write the leading dimension "

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "noc/base/error.h"
+#include "noc/base/names.h"
 #include "optimizer/frontend/onnx_importer.h"
 #include "optimizer/graph/shape_inference.h"
 
@@ -150,8 +151,23 @@ Graph Importer::build() {
     if (!consts_.count(in.name())) add_input(in);
   for (const auto& n : g.node()) import_node(n);
   std::vector<NodeId> outputs;
-  for (const auto& out : g.output()) outputs.push_back(value(out.name(), "graph output"));
-  if (outputs.empty()) throw InputError(path_ + ": the graph has no outputs");
+  std::vector<std::string> initializer_outputs;  // the network computes none of them
+  for (const auto& out : g.output())
+    if (consts_.count(out.name()) && !produced_.count(out.name()))
+      initializer_outputs.push_back(out.name());
+    else
+      outputs.push_back(value(out.name(), "graph output"));
+  if (outputs.empty())
+    throw InputError(
+        path_ + ": the graph has no outputs" +
+        (initializer_outputs.empty()
+             ? ""
+             : " but initializers (" + join(initializer_outputs) + "), which no node computes"));
+  if (!initializer_outputs.empty())
+    graph_.add_note(path_ + ": graph output" + (initializer_outputs.size() > 1 ? "s " : " ") +
+                    join(initializer_outputs) + " left out: " +
+                    (initializer_outputs.size() > 1 ? "initializers" : "an initializer") +
+                    ", which no node computes (the layers' results are the outputs)");
   graph_.set_outputs(outputs);
   // The sizes of a Split must add up to its axis: its Slices would clamp a long split and
   // leave a short one uncut. Checked first, so that a Slice's own error does not hide it.

@@ -231,11 +231,13 @@ void Importer::import_node(const onnx::NodeProto& n) {
                   "or this node");
   const std::string& op = n.op_type();
   // An operator newer than the model's opset (LayerNormalization, opset 17, in an opset-13
-  // model) is another opset's: ONNX's shape inference skips it, and it imported silently. Only
-  // operators the ONNX library knows are checked (Debian's 1.12 knows opsets up to 17; Gelu is
-  // opset 20's).
+  // model) is another opset's: ONNX's shape inference skips it, and it imported silently. The
+  // ONNX library gives an operator's first opset (Debian's 1.12 knows opsets up to 17); those
+  // imported here that it does not know are listed.
+  int since = op == "Gelu" ? 20 : 0;
   if (const onnx::OpSchema* first =
-          onnx::OpSchemaRegistry::Schema(op, std::numeric_limits<int>::max(), "")) {
+          onnx::OpSchemaRegistry::Schema(op, std::numeric_limits<int>::max(), "");
+      first && !since) {
     // Back through its versions to the first (a handful; no walk over opset numbers, which a
     // model may declare as 2^31).
     while (first->SinceVersion() > 1)
@@ -244,12 +246,12 @@ void Importer::import_node(const onnx::NodeProto& n) {
         first = older;
       else
         break;
-    if (opset_ < first->SinceVersion())
-      fail(n, "is an operator of opset " + std::to_string(first->SinceVersion()) +
-                  " on, and the model declares opset " + std::to_string(opset_) +
-                  ": re-export it with opset " + std::to_string(first->SinceVersion()) +
-                  " or later");
+    since = first->SinceVersion();
   }
+  if (opset_ < since)
+    fail(n, "is an operator of opset " + std::to_string(since) +
+                " on, and the model declares opset " + std::to_string(opset_) +
+                ": re-export it with opset " + std::to_string(since) + " or later");
   // An attribute that became an input at some opset is another opset's in a newer model: ONNX's
   // shape inference ignores it, and the import read it as if it counted (or failed later with
   // an internal-looking error).
@@ -323,6 +325,11 @@ void Importer::import_node(const onnx::NodeProto& n) {
   } else if (op == "Gemm" ||
              (op == "MatMul" && constant(n, 1) && constant(n, 1)->dims.size() == 2)) {
     if (attr_flag(n, "transA", false)) fail(n, "transA=1 is not supported");
+    // ONNX's Gemm takes a matrix A (onnxruntime refuses any other); a batched product is a
+    // MatMul, which the branch above takes with a 2-D weight.
+    if (const auto x = known_shape(n.input(0)); op == "Gemm" && x && x->size() != 2)
+      fail(n, "A must be 2-D (ONNX's Gemm), got " + shape_str(*x) +
+                  ": export the product as a MatMul");
     const ConstInfo& w = need_constant(n, 1, "weight");
     if (w.dims.size() != 2) fail(n, "weight must be 2-D, got " + shape_str(w.dims));
     const bool trans_b = attr_flag(n, "transB", false);
@@ -396,6 +403,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
   } else if (op == "LayerNormalization") {
     a.axis = attr_int(n, "axis", -1);
     a.epsilon = attr_float(n, "epsilon", 1e-5);
+    a.shift = n.input_size() > 2 && !n.input(2).empty();  // B is optional
     a.weights = weight_names(n, 1);
     emit(n, OpKind::LayerNorm, a, {0});
   } else if (op == "Softmax") {

@@ -32,16 +32,15 @@ bool OpAttrs::operator==(const OpAttrs& o) const {
   return out_channels == o.out_channels && in_channels == o.in_channels && kernel == o.kernel &&
          stride == o.stride && dilation == o.dilation && pads == o.pads &&
          output_padding == o.output_padding && groups == o.groups && bias == o.bias &&
-         ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad && fmod == o.fmod &&
-         axis == o.axis && axes == o.axes && keepdims == o.keepdims && shape == o.shape &&
-         perm == o.perm && min == o.min && max == o.max && alpha == o.alpha && beta == o.beta &&
-         epsilon == o.epsilon && ratio == o.ratio && elem_bytes == o.elem_bytes &&
+         shift == o.shift && ceil_mode == o.ceil_mode && count_include_pad == o.count_include_pad &&
+         fmod == o.fmod && axis == o.axis && axes == o.axes && keepdims == o.keepdims &&
+         shape == o.shape && perm == o.perm && min == o.min && max == o.max && alpha == o.alpha &&
+         beta == o.beta && epsilon == o.epsilon && ratio == o.ratio && elem_bytes == o.elem_bytes &&
          int_data == o.int_data && same_bits(float_data, o.float_data) &&
-         trainable == o.trainable && zeros == o.zeros && parts == o.parts &&
-         weights == o.weights && grad_of == o.grad_of &&
-         grad_input == o.grad_input && offset == o.offset && step == o.step && params == o.params &&
-         optimizer == o.optimizer && scales == o.scales && mode == o.mode &&
-         coordinate_transformation_mode == o.coordinate_transformation_mode &&
+         trainable == o.trainable && zeros == o.zeros && parts == o.parts && weights == o.weights &&
+         grad_of == o.grad_of && grad_input == o.grad_input && offset == o.offset &&
+         step == o.step && params == o.params && optimizer == o.optimizer && scales == o.scales &&
+         mode == o.mode && coordinate_transformation_mode == o.coordinate_transformation_mode &&
          nearest_mode == o.nearest_mode;
 }
 
@@ -70,7 +69,7 @@ std::size_t hash_attrs(const OpAttrs& a) {
   mix(h, std::hash<std::int64_t>{}(a.groups));
   mix(h, (a.bias ? 1u : 0u) | (a.ceil_mode ? 2u : 0u) | (a.count_include_pad ? 4u : 0u) |
              (a.keepdims ? 8u : 0u) | (a.trainable ? 16u : 0u) | (a.fmod ? 32u : 0u) |
-             (a.zeros ? 64u : 0u));
+             (a.zeros ? 64u : 0u) | (a.shift ? 128u : 0u));
   mix(h, std::hash<std::int64_t>{}(a.axis));
   mix_all(h, a.axes);
   mix_all(h, a.shape);

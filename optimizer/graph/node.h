@@ -46,6 +46,7 @@ struct OpAttrs {
   std::array<std::int64_t, 2> output_padding{0, 0};  ///< ConvTranspose: rows, columns added
   std::int64_t groups = 1;                     ///< Conv (groups == C: depthwise)
   bool bias = false;                           ///< Conv, Gemm
+  bool shift = true;  ///< LayerNorm: adds a shift (ONNX's B; none with PyTorch's bias=False)
   bool ceil_mode = false;                      ///< pools
   bool count_include_pad = false;              ///< AvgPool
   bool fmod = false;  ///< Mod: remainder of the dividend's sign (C), else the divisor's

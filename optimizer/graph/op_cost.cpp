@@ -170,7 +170,7 @@ OpCost op_cost(OpKind kind, const OpAttrs& a, const std::vector<const Tensor*>& 
       for (std::size_t i = axis_index(a.axis, out.shape.size()); i < out.shape.size(); ++i)
         norm *= out.shape[i];
       c.vector_ops = times({5, n_out});
-      c.params = 2 * norm;
+      c.params = (a.shift ? 2 : 1) * norm;  // scale (and shift) per normalised element
       break;
     }
     case OpKind::Softmax:

@@ -111,6 +111,17 @@ Tensor grad(const Tensor& dy, const OpAttrs& a) {
            shape_str(t));
     return x;
   }
+  // A norm's parameter gradients: the scale's and the shift's side by side on the leading
+  // axis, each dY summed to the parameters' shape.
+  if ((a.grad_of == OpKind::BatchNorm || a.grad_of == OpKind::LayerNorm) && a.grad_input == 1 &&
+      a.shape.size() > 1 && a.shape[0] == 2) {
+    Shape each = a.shape;
+    each[0] = 1;
+    if (broadcast(dy.shape, each) != dy.shape)
+      fail("parameter gradient shape " + shape_str(a.shape) + " (two of " + shape_str(each) +
+           ") does not broadcast to the output gradient " + shape_str(dy.shape));
+    return gradient_tensor(dy, a);
+  }
   // The gradient of a broadcast operand is the output gradient summed over the broadcast axes.
   if (broadcast(dy.shape, a.shape) != dy.shape)
     fail("gradient shape " + shape_str(a.shape) + " does not broadcast to the output gradient " +

@@ -32,6 +32,7 @@ void for_each_attr(Visit&& visit) {
   visit("output_padding", &OpAttrs::output_padding);
   visit("groups", &OpAttrs::groups);
   visit("bias", &OpAttrs::bias);
+  visit("shift", &OpAttrs::shift);
   visit("ceil_mode", &OpAttrs::ceil_mode);
   visit("count_include_pad", &OpAttrs::count_include_pad);
   visit("fmod", &OpAttrs::fmod);

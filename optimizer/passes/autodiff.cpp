@@ -323,13 +323,15 @@ class Autodiff {
       case OpKind::LayerNorm:
         if (wants(0)) contribute(in[0], grad(id, 0, name(0), {dy, in[0]}));
         if (n.kind == OpKind::BatchNorm || n.kind == OpKind::LayerNorm) {
-          OpAttrs d = a;  // Σ dy and Σ dy·x̂ per parameter
+          OpAttrs d = a;  // Σ dy·x̂ and Σ dy per parameter: the scale's and the shift's
           d.grad_of = n.kind;
           d.grad_input = 1;
           const Shape& x = shape(in[0]);
-          d.shape = n.kind == OpKind::BatchNorm
-                        ? keep_axes(x, 1, 2)
-                        : keep_axes(x, axis_index(a.axis, x.size()), x.size());
+          const std::size_t from = n.kind == OpKind::BatchNorm ? 1 : axis_index(a.axis, x.size());
+          d.shape = keep_axes(x, from, n.kind == OpKind::BatchNorm ? 2 : x.size());
+          // The two, scale's and shift's, side by side on the leading axis (a layer norm
+          // over every axis has none free: its shift's gradient is left out)
+          if (from > 0 && (n.kind == OpKind::BatchNorm || a.shift)) d.shape[0] = 2;
           update(id, add(OpKind::Grad, n.name + ".wgrad", d, {dy, in[0]}));
         }
         return;

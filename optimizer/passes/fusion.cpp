@@ -65,6 +65,10 @@ enum class Stage { Anchor, Norm, Act, Tail, TailAct };
 bool is_anchor(OpKind k) {
   return k == OpKind::Conv || k == OpKind::ConvTranspose || k == OpKind::Gemm;
 }
+/// The axis of an anchor's output channels: a Gemm's last, a convolution's 1.
+std::size_t channel_axis(const Node& anchor) {
+  return anchor.kind == OpKind::Gemm ? anchor.output.shape.size() - 1 : 1;
+}
 bool is_tail(OpKind k) {
   return k == OpKind::Add || k == OpKind::Mul || k == OpKind::Sub || k == OpKind::Div ||
          k == OpKind::PRelu;
@@ -126,7 +130,7 @@ class Fusion final : public Pass {
           g.is_output(bias) || g.node(id).output.shape != p.output.shape)
         continue;
       const Shape& out = p.output.shape;
-      const std::size_t channel = p.kind == OpKind::Gemm ? out.size() - 1 : 1;
+      const std::size_t channel = channel_axis(p);
       const Shape& b = k.output.shape;
       // Aligned to the right against the output (broadcasting), b must reach the channel axis
       // and hold K there and 1 everywhere else.
@@ -214,7 +218,11 @@ class BatchNormFolding final : public Pass {
       if (g.node(id).kind != OpKind::BatchNorm) continue;
       const NodeId producer = g.input(id, 0);
       Node& p = g.node(producer);
-      if (!is_anchor(p.kind) || g.num_uses(producer) != 1 || g.is_output(producer)) continue;
+      // A batch norm scales axis 1: only an anchor whose output channels are there folds it (a
+      // Gemm of rank 3 has its features last; the norm's scale varies across its rows).
+      if (!is_anchor(p.kind) || g.num_uses(producer) != 1 || g.is_output(producer) ||
+          channel_axis(p) != 1)
+        continue;
       p.attrs.bias = true;  // the scale goes into the weights, the shift into the bias
       // ... so the folded weights are the batch norm's as well: two convolutions reading one
       // initializer differ once each has folded its own (CSE, parameter sharing).

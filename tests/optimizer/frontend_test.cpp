@@ -289,6 +289,18 @@ TEST(NetworkYaml, AnInputsLeadingBatchTakesTheBatchGiven) {
   const Graph named = parse_network_yaml(
       "input: [batch, 4, 8, 8]\nlayers:\n  - {op: reshape, shape: [batch, -1]}\n", "net.yaml", 4);
   EXPECT_EQ(named.node(named.outputs().front()).output.shape, (std::vector<std::int64_t>{4, 256}));
+  // Inputs that fix their batch leave `batch` nothing to name: it read --batch's default 1, so
+  // [4, ...] reshaped to [batch, -1] became [1, 1024] (another network than at --batch 4).
+  for (const int batch : {0, 4}) {
+    const auto unnamed = error_of([&] {
+      parse_network_yaml("input: [4, 4, 8, 8]\nlayers:\n  - {op: reshape, shape: [batch, -1]}\n",
+                         "net.yaml", batch);
+    });
+    EXPECT_NE(unnamed.find("net.yaml:3:26: layers[0].shape: 'batch' stands for an open batch "
+                           "(input: [batch, ...]), and this network's inputs fix theirs"),
+              std::string::npos)
+        << unnamed;
+  }
   const auto mixed = error_of([] {
     parse_network_yaml("inputs:\n  a: [batch, 4]\n  b: [1, 4]\nlayers:\n  - {op: add, inputs: [a, b]}\n",
                        "net.yaml", 4);

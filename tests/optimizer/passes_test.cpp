@@ -8,6 +8,7 @@
 #include "noc/base/error.h"
 #include "optimizer/frontend/graph_builder.h"
 #include "optimizer/frontend/load_network.h"
+#include "optimizer/frontend/network_yaml.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/workload.h"
 #include "optimizer/passes/autodiff.h"
@@ -203,6 +204,23 @@ TEST(BnFold, FoldsIntoConvAndKeepsMacs) {
   EXPECT_EQ(count(g, OpKind::BatchNorm), 0u);
   EXPECT_EQ(graph_totals(g).macs, before.macs);
   EXPECT_EQ(before.params - graph_totals(g).params, dropped);
+}
+
+TEST(BnFold, LeavesANormWhoseChannelsAreNotTheGemmsFeatures) {
+  // A batch norm scales axis 1. A rank-2 Gemm's features are there and it folds; a rank-3
+  // Gemm's are last ([2, 4, 6]: the norm's 4 scales vary across its rows), and it stays.
+  for (const bool rank3 : {false, true}) {
+    Graph g = parse_network_yaml(std::string("input: ") + (rank3 ? "[2, 4, 8]" : "[2, 8]") +
+                                     "\nlayers:\n  - {name: fc, op: gemm, out: 6}\n"
+                                     "  - {name: bn, op: bn}\n",
+                                 "net.yaml");
+    const std::int64_t params = graph_totals(g).params;
+    PassManager({"bnfold"}).run(g);
+    EXPECT_EQ(g.find("bn").has_value(), rank3);
+    // Kept: 8 · 6 + 6 and 2 · 4; folded: the scales go into the weights, the shifts into the
+    // bias the Gemm has.
+    EXPECT_EQ(graph_totals(g).params, rank3 ? params : 8 * 6 + 6) << rank3;
+  }
 }
 
 /// x → conv_a → relu_a ─┬─────────────────────────────→ add → out

@@ -12,6 +12,7 @@
 #include "noc/base/error.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/frontend/network_yaml.h"
+#include "optimizer/graph/op_cost.h"
 #include "optimizer/graph/shape_inference.h"
 #include "tests/input_error.h"
 #include "tests/optimizer/onnx_model.h"
@@ -225,6 +226,24 @@ TEST(Robustness, OnnxParameterShapesMustMatchTheOperator) {
       if (g.node(id).kind == OpKind::Gemm) bias = g.node(id).attrs.bias;
     EXPECT_TRUE(bias) << shape_str(c);
   }
+  for (const bool shift : {false, true}) {  // LayerNormalization's B is optional: 4 or 8 params
+    Model m({2, 3, 4});
+    m.m.mutable_opset_import(0)->set_version(17);  // LayerNormalization's first
+    m.weight("scale", {4});
+    std::vector<std::string> ins{"x", "scale"};
+    if (shift) m.weight("b", {4}), ins.push_back("b");
+    m.node("LayerNormalization", ins, "y", "ln");
+    const Graph g = m.load(shift ? "ln_shift.onnx" : "ln_no_shift.onnx");
+    EXPECT_EQ(graph_totals(g).params, shift ? 8 : 4);
+  }
+  {  // ONNX's Gemm multiplies matrices: a batched A, which onnxruntime refuses, is a MatMul's
+    Model m({2, 3, 16});
+    m.weight("w", {16, 8});
+    m.node("Gemm", {"x", "w"}, "y", "fc");
+    EXPECT_HAS(m.import("gemm_rank3.onnx"),
+               "node 'fc' (Gemm): A must be 2-D (ONNX's Gemm), got [2,3,16]: export the product "
+               "as a MatMul");
+  }
   {  // beta = 0: C is ignored, whatever its shape
     Model m = gemm({2, 8});
     auto* beta = m.g->mutable_node(m.g->node_size() - 1)->add_attribute();
@@ -287,6 +306,25 @@ TEST(Robustness, OnnxMessagesNameWhatIsWrong) {
     Model none({1, 4});
     none.node("Relu", {"x"}, "y");
     EXPECT_HAS(none.import("nooutputs.onnx", ""), "the graph has no outputs");
+    // An initializer listed as an output is computed by no node: it was
+    // counted as the network's parameter, and --train took its loss in place of y's.
+    Model constant({2, 3});
+    constant.weight("w", {3, 3});
+    constant.node("Relu", {"x"}, "y");
+    constant.g->add_output()->set_name("w");
+    const Graph g = constant.load("constant_output.onnx");
+    ASSERT_EQ(g.outputs().size(), 1u);
+    EXPECT_EQ(g.node(g.outputs()[0]).name, "y");
+    EXPECT_EQ(graph_totals(g).params, 0);
+    ASSERT_EQ(g.notes().size(), 1u);
+    EXPECT_NE(g.notes()[0].find("graph output w left out: an initializer, which no node computes"),
+              std::string::npos)
+        << g.notes()[0];
+    Model only({2, 3});
+    only.weight("w", {3, 3});
+    only.node("Relu", {"x"}, "y");
+    EXPECT_HAS(only.import("constant_output_only.onnx", "w"),
+               "the graph has no outputs but initializers (w), which no node computes");
   }
   {  // two producers of one tensor: the second silently won
     Model m({1, 4});
