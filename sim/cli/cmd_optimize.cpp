@@ -379,8 +379,10 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_option("--cost-model", a->cost_model, "paper | linkload")
       ->check(one_of("cost model", opt::cost_model_names()))
       ->capture_default_str();
-  auto* formulation = cmd->add_option("--formulation", a->formulation, "ilp: flow | mccormick")
-                          ->capture_default_str();
+  auto* formulation =
+      cmd->add_option("--formulation", a->formulation,
+                      "ilp (and dp, on a graph it hands to the ilp): flow | mccormick")
+          ->capture_default_str();
   cmd->add_flag("--compare", a->compare, "run every solver, write compare.csv and print a table");
   cmd->add_flag("--exact-nodes", a->exact,
                 "only choices using exactly P PEs (a layer that cannot be split keeps its "

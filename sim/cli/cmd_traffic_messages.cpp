@@ -28,7 +28,10 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
                      ": the run writes its per-message results there: give another --out or move "
                      "the file");
   std::ifstream in(a.messages);
-  if (!in) throw InputError("--messages " + a.messages + ": cannot open");
+  if (!in)
+    throw InputError(
+        "--messages " + a.messages + ": cannot open: " +
+        (std::filesystem::exists(a.messages) ? "permission denied or unreadable" : "no such file"));
   std::string machine;  // where the file says it was dumped, if it says
   const std::vector<noc::BatchMessage> messages =
       noc::read_messages(in, a.messages, net.num_nodes(), &net.spec(), &machine);

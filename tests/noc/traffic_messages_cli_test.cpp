@@ -216,6 +216,12 @@ TEST(TrafficCli, BadMessageFilesExitWith2AndWriteNothing) {
   EXPECT_NE(over.output.find("the run writes its per-message results there"), std::string::npos)
       << over.output;
   EXPECT_EQ(read_file(dir / "out" / "messages.csv"), "0 1 10\n");
+  const CliRun missing =
+      run_nocflow("traffic --hw " + kHw + " --messages " + (dir / "none.txt").string() + " --out " +
+                  (dir / "out").string());
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("none.txt: cannot open: no such file"), std::string::npos)
+      << missing.output;
   const CliRun both = messages(dir, "0 1 10\n", "--rate 0.2");
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_NE(both.output.find("--rate excludes --messages"), std::string::npos) << both.output;
