@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <numeric>
+#include <vector>
 
 #include "optimizer/graph/node.h"
 
@@ -68,6 +69,25 @@ inline Box intersect(const Box& a, const Box& b) {
   Box o;
   for (int i = 0; i < 4; ++i) o.r[i] = intersect(a.r[i], b.r[i]);
   return o;
+}
+
+inline bool operator==(const Box& a, const Box& b) {
+  return a.r == b.r;
+}
+
+/// The elements in any of `boxes`, each counted once: inclusion–exclusion, |A ∪ rest| = |A| +
+/// |rest| − |(A ∩ each of rest) united|, after dropping empty boxes and repeats. Exponential in
+/// the boxes that overlap one another: for the handful a PE holds of one tensor.
+inline std::int64_t union_volume(std::vector<Box> boxes) {
+  std::vector<Box> kept;
+  for (const Box& b : boxes)
+    if (!b.empty() && std::find(kept.begin(), kept.end(), b) == kept.end()) kept.push_back(b);
+  if (kept.empty()) return 0;
+  const Box first = kept.back();
+  kept.pop_back();
+  std::vector<Box> overlaps;
+  for (const Box& b : kept) overlaps.push_back(intersect(first, b));
+  return first.volume() + union_volume(std::move(kept)) - union_volume(std::move(overlaps));
 }
 
 using Dims4 = std::array<std::int64_t, 4>;

@@ -126,6 +126,7 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
     PeMemoryPlan& plan = plans[p];
     const int end = static_cast<int>(prog.size()) - 1;
     std::map<long, std::size_t> input_buffer;  // network input -> its buffer on this PE
+    std::map<long, std::vector<opt::Box>> input_parts;  // what its readers here read of it
     for (std::size_t l = 0; l < num_layers; ++l) {
       const int at = compute_at[l];
       if (at < 0) continue;
@@ -133,12 +134,19 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       const opt::LayerShares shares = opt::held_shares(layer, lowered.layers[l].choice);
       const int li = static_cast<int>(l);
       plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), at, at});
-      // One buffer per network input, as large as its largest share, from the start to its
-      // last reader here: a first layer, or a weight gradient reading the input X.
-      auto hold_input = [&](long input, std::int64_t bytes) {
+      // One buffer per network input, from the start to its last reader here (a first layer,
+      // or a weight gradient reading the input X), holding what they read: `bytes` a reader's
+      // share, or `part` (the union of every reader's parts, in elements of `elem_bytes`).
+      auto hold_input = [&](long input, std::int64_t bytes, const opt::Box* part = nullptr,
+                            int elem_bytes = 0) {
         const auto [it, fresh] = input_buffer.try_emplace(input, plan.buffers.size());
         if (fresh) plan.buffers.push_back({BufferKind::Input, li, -1, bytes, 0, at});
         Buffer& in = plan.buffers[it->second];
+        if (part) {
+          std::vector<opt::Box>& parts = input_parts[input];
+          parts.push_back(*part);
+          bytes = opt::union_volume(parts) * elem_bytes;
+        }
         in.bytes = std::max(in.bytes, bytes);
         in.last = std::max(in.last, at);
       };
@@ -151,13 +159,13 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
         const opt::GridCoord g = opt::grid_coord(placed.choice, node);
         const auto ins = workload.graph->inputs(layer.id);
         for (std::size_t slot = 0; slot < ins.size(); ++slot)
-          if (workload.graph->node(ins[slot]).kind == opt::OpKind::Input)
-            hold_input(static_cast<long>(ins[slot]),
-                       opt::input_region(*workload.graph, layer.id, static_cast<int>(slot),
-                                         opt::output_block(layer, placed.choice, g),
-                                         opt::reduction_slice(layer, placed.choice, g))
-                               .volume() *
-                           layer.inputs[slot].elem_bytes);
+          if (workload.graph->node(ins[slot]).kind == opt::OpKind::Input) {
+            const opt::Box part =
+                opt::input_region(*workload.graph, layer.id, static_cast<int>(slot),
+                                  opt::output_block(layer, placed.choice, g),
+                                  opt::reduction_slice(layer, placed.choice, g));
+            hold_input(static_cast<long>(ins[slot]), 0, &part, layer.inputs[slot].elem_bytes);
+          }
       } else if (!has_producer[l]) {  // no graph: every input of a first layer is the network's
         hold_input(-1L - li, bytes_of(shares.input));
       }

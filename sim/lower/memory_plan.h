@@ -8,10 +8,10 @@
 // ⌈elements / parts⌉ × bytes per element):
 //   weights  of layer l: its share (and of a fixed constant it reads, a mask, the part its
 //            block reads), during l's compute step (streamed in per layer);
-//   input    a network input: one buffer, the most one of its readers on p reads of it (the first
-//            layers, and in a training graph the weight gradient reading X; halos included:
-//            no message brings them, so not the SRAM check's share), from the start of the
-//            program to the last of their computes;
+//   input    a network input: one buffer, the union of what its readers on p read of it (the
+//            first layers, and in a training graph the weight gradient reading X; halos
+//            included: no message brings them, so not the SRAM check's share), from the start
+//            of the program to the last of their computes;
 //   output   of layer l: its block, from l's compute to its last use on p: the last send or
 //            reduction step of l, or the compute of the last consumer of l on p (which may
 //            read its own part of the block in place: a conservative end); a network output

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Strided ranges (box.h): a convolution or Slice whose windows leave gaps reads, and is sent,
-// only the rows it reads; checked against sets of indices written out one by one. And the
-// regions of a Fused node's later parts.
+// only the rows it reads; checked against sets of indices written out one by one, as are the
+// intersections and unions of boxes. And the regions of a Fused node's later parts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <set>
 
 #include "optimizer/frontend/graph_builder.h"
@@ -45,6 +46,29 @@ TEST(StridedRange, IntersectionsHoldExactlyTheCommonIndices) {
                                     << b.lo << "," << b.hi << ")/" << b.step;
       ASSERT_EQ(x.size(), static_cast<std::int64_t>(common.size()));
     }
+  }
+}
+
+// The elements in a union of boxes (strided ranges among them) against the set of their
+// elements written out: what a PE holds of a tensor several layers read parts of.
+TEST(StridedRange, AUnionOfBoxesCountsEachElementOnce) {
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<Box> boxes(static_cast<std::size_t>(pick(0, 5)));
+    for (Box& b : boxes)
+      for (Range& r : b.r) {
+        const std::int64_t first = pick(0, 5), step = pick(1, 3);
+        r = strided(first, first + pick(-1, 3) * step, step);
+      }
+    if (trial % 4 == 0 && !boxes.empty()) boxes.push_back(boxes.front());  // a repeat
+    std::set<std::array<std::int64_t, 4>> elements;
+    for (const Box& b : boxes)
+      for (std::int64_t n : indices(b.r[0]))
+        for (std::int64_t c : indices(b.r[1]))
+          for (std::int64_t h : indices(b.r[2]))
+            for (std::int64_t w : indices(b.r[3])) elements.insert({n, c, h, w});
+    ASSERT_EQ(union_volume(boxes), static_cast<std::int64_t>(elements.size())) << trial;
   }
 }
 

@@ -16,12 +16,10 @@
 #include "sim/config/hw_loader.h"
 #include "sim/lower/lowering.h"
 #include "sim/lower/workload_setup.h"
+#include "tests/sim/memory_plan_util.h"
 
 namespace nocflow::sim {
 namespace {
-
-namespace opt = optimizer;
-const std::string kDir = std::string(NOCFLOW_SOURCE_DIR);
 
 TEST(MemoryPlan, PackingReusesTheMemoryOfBuffersThatAreNotLiveTogether) {
   PeMemoryPlan plan;
@@ -56,27 +54,6 @@ TEST(MemoryPlan, ABufferTakesAGapThatFitsItExactly) {
   EXPECT_EQ(c.offset, a.offset);
   EXPECT_EQ(plan.peak_bytes, b.offset + b.bytes);
   EXPECT_EQ(plan.live_peak_bytes, a.bytes + b.bytes);  // steps 0-1: A and B (2-3: B and C)
-}
-
-HwSpec mesh2x2() {
-  return load_hw_config(kDir + "/configs/hw/mesh4x4.yaml", {"topology.rows=2", "topology.cols=2"});
-}
-
-/// A plan for a mesh: layer i of `w` under `choices[i]`, placed as optimize places it.
-opt::Plan plan_on(const opt::PeGrid& grid, const opt::Workload& w,
-                  const std::vector<std::string>& choices) {
-  opt::Plan plan;
-  plan.pes = grid.num_pes();
-  plan.topology = "mesh " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols);
-  for (std::size_t i = 0; i < w.layers.size(); ++i) {
-    const opt::Choice c = opt::parse_choice(choices[i], "test");
-    plan.layers.push_back({w.layers[i].name, w.layers[i].op, c, opt::place(c, grid).pe, 0, 0});
-  }
-  return plan;
-}
-
-opt::Plan plan_2x2(const opt::Workload& w, const std::vector<std::string>& choices) {
-  return plan_on(opt::PeGrid{true, 2, 2}, w, choices);
 }
 
 /// tests/sim/data/two_conv.yaml under two choices on the 2x2 mesh, lowered for dataflow, and
@@ -300,66 +277,6 @@ TEST(MemoryPlan, AFusedInppLayerKeepsWhatItReadsUntilItsAllReduceEnds) {
       }
     EXPECT_GE(kept, 1) << "PE " << p;
   }
-}
-
-TEST(MemoryPlan, ANetworkInputBufferHoldsTheHaloItsFirstConvolutionReads) {
-  // two_conv3x3.yaml (16 channels of 8x8, 3x3 convolutions, pad 1) under OFMP_H=2,OFMP_W=2 on
-  // 2x2: each PE computes a 4x4 quarter and reads 5x5 of the input, its quarter and the row and
-  // column beside it (the others are padding). No message brings that halo: the input buffer
-  // holds it, 5 x 5 x 16 elements of 2 bytes, where conv1's share alone is 4 x 4 x 16.
-  const opt::Graph g = opt::load_network(kDir + "/tests/sim/data/two_conv3x3.yaml");
-  const opt::Workload w = opt::build_workload(g);
-  const Lowered low = lower_plan(w, plan_2x2(w, {"OFMP_H=2,OFMP_W=2", "OFMP_H=2,OFMP_W=2"}),
-                                 mesh2x2(), ExecMode::Dataflow);
-  const opt::Choice c = opt::parse_choice("OFMP_H=2,OFMP_W=2", "test");
-  ASSERT_EQ(opt::held_input_share(w.layers[0], 0, c), 4 * 4 * 16 * 2);
-  const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
-  ASSERT_EQ(memory.size(), 4u);
-  for (std::size_t p = 0; p < memory.size(); ++p) {
-    const auto& bufs = memory[p].buffers;
-    const auto input = std::find_if(bufs.begin(), bufs.end(),
-                                    [](const Buffer& b) { return b.kind == BufferKind::Input; });
-    ASSERT_NE(input, bufs.end()) << "PE " << p;
-    EXPECT_EQ(input->bytes, 5 * 5 * 16 * 2) << "PE " << p;
-    // conv2's halo comes in messages, into its received buffer: 4 + 4 + 1 elements per channel.
-    const auto got = std::find_if(bufs.begin(), bufs.end(),
-                                  [](const Buffer& b) { return b.kind == BufferKind::Received; });
-    ASSERT_NE(got, bufs.end()) << "PE " << p;
-    EXPECT_EQ(got->bytes, (4 + 4 + 1) * 16 * 2) << "PE " << p;
-  }
-  // Under OFMP_W=4 each node computes 2 of the 8 columns and reads 3 (the first and last
-  // nodes) or 4 of them, on whichever PE the placement puts it.
-  const Lowered strips =
-      lower_plan(w, plan_2x2(w, {"OFMP_W=4", "OFMP_W=4"}), mesh2x2(), ExecMode::Dataflow);
-  const std::vector<PeMemoryPlan> strip_memory = plan_memory(strips, w);
-  const std::vector<int>& pes = strips.layers[0].placement.pe;
-  ASSERT_EQ(pes.size(), 4u);
-  ASSERT_NE(pes[2], 2) << "the test's premise: a node placed on a PE of another number";
-  for (int node = 0; node < 4; ++node) {
-    const auto& bufs =
-        strip_memory[static_cast<std::size_t>(pes[static_cast<std::size_t>(node)])].buffers;
-    const auto input = std::find_if(bufs.begin(), bufs.end(),
-                                    [](const Buffer& b) { return b.kind == BufferKind::Input; });
-    ASSERT_NE(input, bufs.end()) << "node " << node;
-    const int columns = 2 + (node > 0) + (node < 3);
-    EXPECT_EQ(input->bytes, 8 * columns * 16 * 2) << "node " << node;
-  }
-}
-
-TEST(MemoryPlan, ANetworkInputReadByTwoLayersIsOneBuffer) {
-  const HwSpec hw = mesh2x2();
-  const opt::Graph g =
-      prepare_network(kDir + "/configs/networks/residual_block.yaml", 1, hw, "default");
-  const opt::Workload w = opt::build_workload(g);
-  const Lowered low =
-      lower_plan(w, solve_plan(g, hw_desc_of(hw), "dp", "paper").plan, hw, ExecMode::Dataflow);
-  std::vector<bool> fed(w.layers.size(), false);  // conv1 and proj are not: both read x
-  for (const opt::LayerEdge& e : w.edges) fed[static_cast<std::size_t>(e.dst)] = true;
-  ASSERT_EQ(std::count(fed.begin(), fed.end(), false), 2);
-  for (const PeMemoryPlan& pe : plan_memory(low, w))
-    EXPECT_LE(std::count_if(pe.buffers.begin(), pe.buffers.end(),
-                            [](const Buffer& b) { return b.kind == BufferKind::Input; }),
-              1);
 }
 
 // A training step: the weight gradient of the first convolution reads the network input X, so
