@@ -123,19 +123,25 @@ bool nearest_ends_sooner(const std::vector<opt::Transfer>& ring,
 }
 
 /// INPP groups of a placed layer: PEs sharing an output block, in INPP order.
-std::vector<std::vector<int>> inpp_groups(const opt::PlacedLayer& pl) {
-  std::vector<std::vector<int>> groups;
+struct InppGroup {
+  std::vector<int> ring;         ///< the PEs, in INPP order
+  std::int64_t block_bytes = 0;  ///< the output block its members reduce
+};
+
+std::vector<InppGroup> inpp_groups(const opt::PlacedLayer& pl) {
+  std::vector<InppGroup> groups;
   const opt::Choice& c = pl.choice;
   const int f = c.factor(opt::PartDim::Inpp);
   for (int i = 0; i < c.nodes(); ++i) {
     opt::GridCoord g = opt::grid_coord(c, i);
     if (g[4] != 0) continue;
-    std::vector<int> group;
+    // Its own block: with splits that do not divide, groups reduce blocks of other sizes.
+    InppGroup& group = groups.emplace_back();
+    group.block_bytes = opt::output_block(*pl.layer, c, g).volume() * pl.layer->elem_bytes;
     for (int m = 0; m < f; ++m) {
       g[4] = m;
-      group.push_back(pl.placement.pe[static_cast<std::size_t>(opt::grid_index(c, g))]);
+      group.ring.push_back(pl.placement.pe[static_cast<std::size_t>(opt::grid_index(c, g))]);
     }
-    groups.push_back(group);
   }
   return groups;
 }
@@ -333,10 +339,9 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
       red.bytes = opt::total_bytes(red.transfers);
       const int e = static_cast<int>(out.edges.size());
       out.edges.push_back(red);
-      const opt::GridCoord first = opt::grid_coord(pl.choice, 0);
-      const std::int64_t block = opt::output_block(*pl.layer, pl.choice, first).volume() * pl.layer->elem_bytes;
-      for (const auto& group : inpp_groups(pl))
-        ring_all_reduce(prog, group, block, pl.layer->elem_bytes, hw.pe.adds_per_cycle, l, e);
+      for (const InppGroup& group : inpp_groups(pl))
+        ring_all_reduce(prog, group.ring, group.block_bytes, pl.layer->elem_bytes,
+                        hw.pe.adds_per_cycle, l, e);
       if (mode == ExecMode::Barrier) prog.barrier_all(++barrier);
     }
     for (int e : outgoing[l]) {
@@ -350,6 +355,18 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     if (mode == ExecMode::Dataflow)
       for (int e : outgoing[l]) rings(e);
   }
+  // A reduction's programs send what its edge (transfers.csv, the models) says: each group its
+  // own block's ring (they once all sent node 0's, short where a split does not divide).
+  std::vector<std::int64_t> sent(out.edges.size(), 0);
+  for (const Program& steps : out.programs.pe)
+    for (const Step& s : steps)
+      if (s.kind == StepKind::Send && s.edge >= 0)
+        sent[static_cast<std::size_t>(s.edge)] += s.bytes;
+  for (std::size_t e = 0; e < out.edges.size(); ++e)
+    if (out.edges[e].reduction && sent[e] != out.edges[e].bytes)
+      throw CheckError("lowering: " + out.edges[e].src + "'s INPP reduction sends " +
+                       std::to_string(sent[e]) + " bytes where its transfers say " +
+                       std::to_string(out.edges[e].bytes));
   return out;
 }
 

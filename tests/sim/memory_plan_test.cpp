@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/frontend/load_network.h"
@@ -251,6 +252,36 @@ TEST(MemoryPlan, AnInppRingAllReduceNeedsOneChunkAndKeepsTheOutputToTheEnd) {
       }
     EXPECT_EQ(chunks, 1) << "PE " << p;
   }
+}
+
+// 7 rows in OFMP_H=2 are blocks of 3 and 4 rows: each INPP group reduces its own block (every
+// group sent the first's 3-row chunks, and transfers.csv said otherwise).
+TEST(MemoryPlan, InppGroupsOfUnevenBlocksEachReduceTheirOwn) {
+  const opt::Graph g = opt::parse_network_yaml(
+      "input: [1, 16, 7, 7]\nlayers:\n  - {op: conv, out: 16, kernel: 1}\n"
+      "  - {op: conv, out: 16, kernel: 1}\n",
+      "uneven.yaml");
+  const opt::Workload w = opt::build_workload(g);
+  const Lowered low =
+      lower_plan(w, plan_2x2(w, {"OFMP_H=2,INPP=2", "SINGLE"}), mesh2x2(), ExecMode::Dataflow);
+  // 16 x 3 x 7 and 16 x 4 x 7 floats, in chunks of half: 672 and 896 bytes, each member
+  // sending 2 (f − 1) = 2 of them.
+  std::multiset<std::int64_t> chunks;
+  for (const PeMemoryPlan& pe : plan_memory(low, w))
+    for (const Buffer& b : pe.buffers)
+      if (b.kind == BufferKind::Chunk) chunks.insert(b.bytes);
+  EXPECT_EQ(chunks, (std::multiset<std::int64_t>{672, 672, 896, 896}));
+  std::int64_t sent = 0;
+  const LoweredEdge* reduction = nullptr;
+  for (const LoweredEdge& e : low.edges)
+    if (e.reduction) reduction = &e;
+  ASSERT_NE(reduction, nullptr);
+  for (const Program& prog : low.programs.pe)
+    for (const Step& s : prog)
+      if (s.kind == StepKind::Send && s.edge == static_cast<int>(reduction - low.edges.data()))
+        sent += s.bytes;
+  EXPECT_EQ(sent, 2 * 2 * (672 + 896));
+  EXPECT_EQ(reduction->bytes, sent);
 }
 
 TEST(MemoryPlan, AFusedInppLayerKeepsWhatItReadsUntilItsAllReduceEnds) {
