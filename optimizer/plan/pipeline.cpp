@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "optimizer/plan/stage_pricer.h"
 
 namespace nocflow::optimizer {
@@ -25,11 +26,11 @@ void check_pipeline_options(const Graph& graph, const HwDesc& hw, const std::str
                      ")");
   const int units = pipeline_units(hw), n = static_cast<int>(build_workload(graph).layers.size());
   if (o.stages < 1 || o.stages > std::min(units, n))
-    throw InputError(
-        "--stages: " + std::to_string(o.stages) + " stages need as many " +
-        (hw.mesh() ? "mesh rows" : "crossbar ports") + " and layers; " + hw.topology.name() +
-        " has " + std::to_string(units) + (hw.mesh() ? " rows, " : " ports, ") + graph.name() +
-        " has " + std::to_string(n) + " layers (1 to " + std::to_string(std::min(units, n)) + ")");
+    throw InputError("--stages: " + std::to_string(o.stages) + " stages need as many " +
+                     (hw.mesh() ? "mesh rows" : "crossbar ports") + " and layers; " +
+                     hw.topology.name() + " has " + counted(units, hw.mesh() ? "row" : "port") +
+                     ", " + graph.name() + " has " + counted(n, "layer") + " (1 to " +
+                     std::to_string(std::min(units, n)) + ")");
 }
 
 namespace {
