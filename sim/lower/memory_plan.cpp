@@ -144,8 +144,10 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
         Buffer& in = plan.buffers[it->second];
         if (part) {
           std::vector<opt::Box>& parts = input_parts[input];
-          parts.push_back(*part);
-          bytes = opt::union_volume(parts) * elem_bytes;
+          if (std::find(parts.begin(), parts.end(), *part) == parts.end()) parts.push_back(*part);
+          // union_volume is exponential in parts that overlap; past a dozen (no network of
+          // ours comes near) the largest part, as a lower bound.
+          bytes = (parts.size() <= 12 ? opt::union_volume(parts) : part->volume()) * elem_bytes;
         }
         in.bytes = std::max(in.bytes, bytes);
         in.last = std::max(in.last, at);
