@@ -385,8 +385,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
           ->capture_default_str();
   cmd->add_flag("--compare", a->compare, "run every solver, write compare.csv and print a table");
   cmd->add_flag("--exact-nodes", a->exact,
-                "only choices using exactly P PEs (a layer that cannot be split keeps its "
-                "one-PE choice)");
+                "only choices using exactly P PEs (a layer with no dimension to split keeps its "
+                "one-PE choice; one whose splits cannot make P is refused)");
   // Two flags, not "--memory-limit,!--no-memory-limit": its help read "{false}" as the default.
   auto* limit = cmd->add_flag_callback(
       "--memory-limit", [a] { a->memory_limit = true; },
