@@ -286,7 +286,7 @@ def plot_decomposition(v, out_dir, written):
                 per_case.append([100 * x / c.simulated for x in parts])
         if not per_case:
             continue
-        types.append(f"{t}\n({len(per_case)} cases)")
+        types.append(f"{t}\n({len(per_case)} {'case' if len(per_case) == 1 else 'cases'})")
         for i, p in enumerate(v.parts):
             shares[p].append(mean([s[i] for s in per_case]))
         rest.append(100 - mean([sum(s) for s in per_case]))

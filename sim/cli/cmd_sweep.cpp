@@ -24,8 +24,19 @@ struct SweepArgs {
   bool list = false;
 };
 
+SweepSpec read_spec(const std::string& file) {
+  try {
+    return load_sweep_spec(file);
+  } catch (const QuietInputError&) {
+    throw;
+  } catch (const InputError& e) {  // every rank reads the same file: rank 0 alone says so
+    if (launcher_rank() > 0) throw QuietInputError(e.what());
+    throw;
+  }
+}
+
 int run(const SweepArgs& a) {
-  const SweepSpec spec = load_sweep_spec(a.spec);
+  const SweepSpec spec = read_spec(a.spec);
   const std::vector<SweepPoint> points = sweep_points(spec);
   for (const SweepPoint& p : points)
     if (p.same_run_as)

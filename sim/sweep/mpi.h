@@ -10,6 +10,10 @@ namespace nocflow::sim {
 /// True when an MPI launcher (mpirun, srun) started this process.
 bool launched_under_mpi();
 
+/// This process's rank as its MPI launcher set it in the environment (before MPI starts); 0
+/// when not launched under MPI.
+int launcher_rank();
+
 /// Loads the module and initialises MPI; the returned cluster's functions are collective.
 /// Throws InputError when the module is missing. MPI is finalised at exit.
 Cluster mpi_cluster();

@@ -364,5 +364,21 @@ TEST(SweepCli, MpiRanksClaimPointsAsTheyFreeAJobAndGatherOneResult) {
   EXPECT_EQ(deterministic(dir / "mpi/results.csv"), deterministic(dir / "local/results.csv"));
 }
 
+// Every rank reads the spec before MPI starts; rank 0 alone reports what is wrong with it (each
+// rank printed it).
+TEST(SweepCli, UnderMpiABadSpecIsReportedOnce) {
+  const fs::path dir = fresh_dir("sweep_mpi_bad");
+  const fs::path spec = write_spec(dir, "axes:\n  network: zoo:vgg5\n");
+  const CliRun mpi = run_shell(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " +
+      std::string(NOCFLOW_MPIEXEC) + " --oversubscribe -np 2 " + NOCFLOW_BINARY + " sweep --spec " +
+      spec.string() + " --out " + (dir / "out").string());
+  EXPECT_NE(mpi.exit_code, 0) << mpi.output;
+  const std::string error = "missing key 'hw'";
+  const std::size_t first = mpi.output.find(error);
+  ASSERT_NE(first, std::string::npos) << mpi.output;
+  EXPECT_EQ(mpi.output.find(error, first + 1), std::string::npos) << mpi.output;
+}
+
 }  // namespace
 }  // namespace nocflow::testing
