@@ -334,44 +334,6 @@ const ConstInfo& Importer::need_constant(const onnx::NodeProto& n, int index,
   return *c;
 }
 
-const onnx::AttributeProto* Importer::attr(const onnx::NodeProto& n, const char* name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
-std::int64_t Importer::attr_int(const onnx::NodeProto& n, const char* name,
-                                std::int64_t def) const {
-  const auto* a = attr(n, name);
-  if (!a) return def;
-  if (a->type() != onnx::AttributeProto::INT)
-    fail(n, std::string("attribute '") + name + "' must be an int");
-  return a->i();
-}
-
-bool Importer::attr_flag(const onnx::NodeProto& n, const char* name, bool def) const {
-  const std::int64_t v = attr_int(n, name, def ? 1 : 0);
-  if (v != 0 && v != 1)
-    fail(n, std::string("attribute '") + name + "' must be 0 or 1, got " + std::to_string(v));
-  return v == 1;
-}
-
-double Importer::attr_float(const onnx::NodeProto& n, const char* name, double def) const {
-  const auto* a = attr(n, name);
-  if (!a) return def;
-  if (a->type() != onnx::AttributeProto::FLOAT)
-    fail(n, std::string("attribute '") + name + "' must be a float");
-  return a->f();
-}
-
-std::vector<std::int64_t> Importer::attr_ints(const onnx::NodeProto& n, const char* name) const {
-  const auto* a = attr(n, name);
-  if (!a) return {};
-  if (a->type() != onnx::AttributeProto::INTS)
-    fail(n, std::string("attribute '") + name + "' must be a list of ints");
-  return {a->ints().begin(), a->ints().end()};
-}
-
 void Importer::emit(const onnx::NodeProto& n, OpKind kind, const OpAttrs& a,
                     const std::vector<int>& operand_indices) {
   std::vector<NodeId> ins;

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 // ONNX import: one rule per ONNX operator (onnx_importer.h); the operators imported as several
 // nodes are in onnx_import_rewrites.cpp.
-#include <onnx/defs/schema.h>
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -230,53 +228,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
                   "' is already produced by an earlier node, an initializer "
                   "or this node");
   const std::string& op = n.op_type();
-  // An operator newer than the model's opset (LayerNormalization, opset 17, in an opset-13
-  // model) is another opset's: ONNX's shape inference skips it, and it imported silently. The
-  // ONNX library gives an operator's first opset (Debian's 1.12 knows opsets up to 17); those
-  // imported here that it does not know are listed.
-  int since = op == "Gelu" ? 20 : 0;
-  if (const onnx::OpSchema* first =
-          onnx::OpSchemaRegistry::Schema(op, std::numeric_limits<int>::max(), "");
-      first && !since) {
-    // Back through its versions to the first (a handful; no walk over opset numbers, which a
-    // model may declare as 2^31).
-    while (first->SinceVersion() > 1)
-      if (const onnx::OpSchema* older =
-              onnx::OpSchemaRegistry::Schema(op, first->SinceVersion() - 1, ""))
-        first = older;
-      else
-        break;
-    since = first->SinceVersion();
-  }
-  if (opset_ < since)
-    fail(n, "is an operator of opset " + std::to_string(since) +
-                " on, and the model declares opset " + std::to_string(opset_) +
-                ": re-export it with opset " + std::to_string(since) + " or later");
-  // An attribute that became an input at some opset is another opset's in a newer model: ONNX's
-  // shape inference ignores it, and the import read it as if it counted (or failed later with
-  // an internal-looking error).
-  struct Moved {
-    const char* op;
-    const char* attribute;
-    int opset;          ///< the first opset without it
-    const char* input;  ///< what took its place
-  };
-  static const Moved moved[] = {{"Split", "split", 13, "the sizes are its second input"},
-                                {"Squeeze", "axes", 13, "the axes are its second input"},
-                                {"Unsqueeze", "axes", 13, "the axes are its second input"},
-                                {"ReduceMean", "axes", 18, "the axes are its second input"},
-                                {"Pad", "pads", 11, "the pads are its second input"},
-                                {"Pad", "value", 11, "the value is its third input"},
-                                {"Clip", "min", 11, "min and max are its second and third inputs"},
-                                {"Clip", "max", 11, "min and max are its second and third inputs"},
-                                {"Slice", "starts", 10, "starts, ends and axes are inputs"},
-                                {"Slice", "ends", 10, "starts, ends and axes are inputs"},
-                                {"Slice", "axes", 10, "starts, ends and axes are inputs"}};
-  for (const Moved& m : moved)
-    if (op == m.op && opset_ >= m.opset && attr(n, m.attribute))
-      fail(n, "has the attribute '" + std::string(m.attribute) + "', which opset " +
-                  std::to_string(opset_) + " (the model's) does not have: from opset " +
-                  std::to_string(m.opset) + " " + m.input);
+  check_opset(n);
   OpAttrs a;
   if (op == "Constant") {
     const auto* v = attr(n, "value");

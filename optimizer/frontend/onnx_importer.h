@@ -79,6 +79,9 @@ class Importer {
   bool attr_flag(const onnx::NodeProto& n, const char* name, bool def) const;
   double attr_float(const onnx::NodeProto& n, const char* name, double def) const;
   std::vector<std::int64_t> attr_ints(const onnx::NodeProto& n, const char* name) const;
+  /// Refuses `n` when it is an operator, or has an attribute, that the model's opset does not
+  /// have (onnx_import_attrs.cpp, with the attribute readers above).
+  void check_opset(const onnx::NodeProto& n) const;
 
   /// Adds node `n` as `kind` reading the inputs at `operand_indices`.
   void emit(const onnx::NodeProto& n, OpKind kind, const OpAttrs& a,

@@ -148,14 +148,11 @@ TEST(Pipeline, PlanFileKeepsTheStagesAndBadRequestsAreRefused) {
 
   o.stages = 5;  // the 4×4 mesh has 4 rows
   EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
+  o.stages = 2;
   HwDesc one = hw;  // one row: "1 row" (it read "1 rows")
   one.topology.rows = 1;
-  o.stages = 2;
-  EXPECT_NE(testing::error_of([&] {
-              solve_pipeline(g, one, "paper", o);
-            }).find("mesh 1x4 has 1 row, vgg5 has 7 layers (1 to 1)"),
-            std::string::npos);
-  o.stages = 2;
+  const std::string rows = testing::error_of([&] { solve_pipeline(g, one, "paper", o); });
+  EXPECT_NE(rows.find("mesh 1x4 has 1 row, vgg5 has 7 layers (1 to 1)"), std::string::npos);
   o.micro_batches = 0;
   EXPECT_THROW(solve_pipeline(g, hw, "paper", o), InputError);
   o.micro_batches = 2;
