@@ -16,6 +16,13 @@
 namespace nocflow::sim {
 namespace {
 
+/// The PE's buffer of a network input (null without one).
+const Buffer* input_buffer(const PeMemoryPlan& pe) {
+  for (const Buffer& b : pe.buffers)
+    if (b.kind == BufferKind::Input) return &b;
+  return nullptr;
+}
+
 TEST(MemoryPlan, ANetworkInputBufferHoldsTheHaloItsFirstConvolutionReads) {
   // two_conv3x3.yaml (16 channels of 8x8, 3x3 convolutions, pad 1) under OFMP_H=2,OFMP_W=2 on
   // 2x2: each PE computes a 4x4 quarter and reads 5x5 of the input, its quarter and the row and
@@ -31,9 +38,8 @@ TEST(MemoryPlan, ANetworkInputBufferHoldsTheHaloItsFirstConvolutionReads) {
   ASSERT_EQ(memory.size(), 4u);
   for (std::size_t p = 0; p < memory.size(); ++p) {
     const auto& bufs = memory[p].buffers;
-    const auto input = std::find_if(bufs.begin(), bufs.end(),
-                                    [](const Buffer& b) { return b.kind == BufferKind::Input; });
-    ASSERT_NE(input, bufs.end()) << "PE " << p;
+    const Buffer* input = input_buffer(memory[p]);
+    ASSERT_NE(input, nullptr) << "PE " << p;
     EXPECT_EQ(input->bytes, 5 * 5 * 16 * 2) << "PE " << p;
     // conv2's halo comes in messages, into its received buffer: 4 + 4 + 1 elements per channel.
     const auto got = std::find_if(bufs.begin(), bufs.end(),
@@ -50,11 +56,9 @@ TEST(MemoryPlan, ANetworkInputBufferHoldsTheHaloItsFirstConvolutionReads) {
   ASSERT_EQ(pes.size(), 4u);
   ASSERT_NE(pes[2], 2) << "the test's premise: a node placed on a PE of another number";
   for (int node = 0; node < 4; ++node) {
-    const auto& bufs =
-        strip_memory[static_cast<std::size_t>(pes[static_cast<std::size_t>(node)])].buffers;
-    const auto input = std::find_if(bufs.begin(), bufs.end(),
-                                    [](const Buffer& b) { return b.kind == BufferKind::Input; });
-    ASSERT_NE(input, bufs.end()) << "node " << node;
+    const Buffer* input =
+        input_buffer(strip_memory[static_cast<std::size_t>(pes[static_cast<std::size_t>(node)])]);
+    ASSERT_NE(input, nullptr) << "node " << node;
     const int columns = 2 + (node > 0) + (node < 3);
     EXPECT_EQ(input->bytes, 8 * columns * 16 * 2) << "node " << node;
   }
@@ -90,10 +94,8 @@ TEST(MemoryPlan, ANetworkInputReadInTwoPartsHoldsTheirUnion) {
   const std::vector<PeMemoryPlan> memory = plan_memory(low, w);
   ASSERT_EQ(memory.size(), 4u);
   for (std::size_t p = 0; p < memory.size(); ++p) {
-    const auto& bufs = memory[p].buffers;
-    const auto input = std::find_if(bufs.begin(), bufs.end(),
-                                    [](const Buffer& b) { return b.kind == BufferKind::Input; });
-    ASSERT_NE(input, bufs.end()) << "PE " << p;
+    const Buffer* input = input_buffer(memory[p]);
+    ASSERT_NE(input, nullptr) << "PE " << p;
     EXPECT_EQ(input->bytes, (32 + 32 - 16) * 4) << "PE " << p;
   }
 }
