@@ -139,6 +139,7 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
   plan.pes = hw.num_pes();
   plan.topology = hw.topology.name();
   plan.micro_batches = o.micro_batches;
+  plan.resident_weights = o.resident_weights;
   int first_pe = 0;
   const std::vector<Choice> chosen = split_choices(pricer, out.split);
   std::vector<int> stage_of(w.layers.size(), 0);

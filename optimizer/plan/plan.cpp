@@ -183,7 +183,9 @@ std::string plan_yaml(const Plan& p) {
   if (p.pipelined()) {
     y << YAML::Key << "pipeline" << YAML::Value << YAML::BeginMap << YAML::Key << "micro_batches"
       << YAML::Value << p.micro_batches << YAML::Key << "predicted_cycles" << YAML::Value
-      << p.pipeline_cycles << YAML::Key << "stages" << YAML::Value << YAML::BeginSeq;
+      << p.pipeline_cycles;
+    if (p.resident_weights) y << YAML::Key << "resident_weights" << YAML::Value << true;
+    y << YAML::Key << "stages" << YAML::Value << YAML::BeginSeq;
     for (const PlanStage& s : p.stages)
       y << YAML::Flow << YAML::BeginMap << YAML::Key << "first" << YAML::Value << s.first
         << YAML::Key << "last" << YAML::Value << s.last << YAML::Key << "units" << YAML::Value
@@ -239,7 +241,8 @@ T get(const YAML::Node& n, const std::string& key, const std::string& file,
   if (!v) throw InputError(at(file, n) + ": " + in + "missing key '" + key + "'");
   if (const std::optional<T> read = yaml_as<T>(v)) return *read;
   constexpr bool list = WholeNumbers<T>::value;  // of whole numbers
-  const std::string expected = kWholeNumber<T>               ? "a whole number in decimal"
+  const std::string expected = std::is_same_v<T, bool>       ? "true or false"
+                               : kWholeNumber<T>             ? "a whole number in decimal"
                                : list                        ? "a list of whole numbers in decimal"
                                : std::is_floating_point_v<T> ? "a number"
                                                              : "text";
@@ -344,7 +347,9 @@ Plan read_plan(const std::string& file) {
                        shortest(p.total_cycles()) + "): edit those, or leave it out");
   }
   if (const YAML::Node pipe = root["pipeline"]) {
-    only_keys(pipe, {"micro_batches", "predicted_cycles", "stages"}, file);
+    only_keys(pipe, {"micro_batches", "predicted_cycles", "resident_weights", "stages"}, file);
+    if (pipe["resident_weights"])
+      p.resident_weights = get<bool>(pipe, "resident_weights", file, "pipeline");
     p.micro_batches = get<int>(pipe, "micro_batches", file, "pipeline");
     if (p.micro_batches < 1 || p.micro_batches > kMaxMicroBatches)
       throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be in 1 .. " +

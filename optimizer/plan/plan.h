@@ -117,6 +117,9 @@ struct Plan {
   int micro_batches = 0;
   std::vector<PlanStage> stages;
   double pipeline_cycles = 0;  ///< predicted for all micro-batches (plan/pipeline.h)
+  /// Pipelined plans solved with `--resident-weights`: each stage's PEs hold all its layers'
+  /// weights for the whole run (the memory plan keeps them, once for every micro-batch).
+  bool resident_weights = false;
   bool pipelined() const { return !stages.empty(); }
   /// What a replay of the plan should take: the pipeline's cycles, or the total.
   double predicted_cycles() const { return pipelined() ? pipeline_cycles : total_cycles(); }

@@ -198,6 +198,7 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   for (const auto& pl : plan.layers) by_name[pl.name] = &pl;
   std::set<std::string> network_layers;
   Lowered out;
+  out.resident_weights = plan.resident_weights;
   out.programs = ProgramSet(pes);
   for (const opt::Layer& l : workload.layers) {
     network_layers.insert(l.name);

@@ -60,6 +60,7 @@ struct Lowered {
   std::vector<LoweredEdge> edges;                ///< index = Step::edge
   std::vector<optimizer::PlacedLayer> layers;    ///< workload order
   std::vector<std::int64_t> compute_cycles;      ///< per layer, per PE (all PEs equal)
+  bool resident_weights = false;  ///< the plan's: stages keep their weights for the whole run
 };
 
 /// A pipelined plan's micro-batches as one workload to lower: every layer and edge of the

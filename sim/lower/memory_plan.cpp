@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 #include <utility>
 
 #include "noc/base/format.h"
@@ -127,13 +128,17 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
     const int end = static_cast<int>(prog.size()) - 1;
     std::map<long, std::size_t> input_buffer;  // network input -> its buffer on this PE
     std::map<long, std::vector<opt::Box>> input_parts;  // what its readers here read of it
+    std::set<std::string> resident;  // layers (NAME of NAME@m) whose weights this PE holds
     for (std::size_t l = 0; l < num_layers; ++l) {
       const int at = compute_at[l];
       if (at < 0) continue;
       const opt::Layer& layer = workload.layers[l];
       const opt::LayerShares shares = opt::held_shares(layer, lowered.layers[l].choice);
       const int li = static_cast<int>(l);
-      plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), at, at});
+      if (!lowered.resident_weights)
+        plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), at, at});
+      else if (resident.insert(layer.name.substr(0, layer.name.rfind('@'))).second)
+        plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), 0, end});
       // One buffer per network input, from the start to its last reader here (a first layer,
       // or a weight gradient reading the input X), holding what they read: `bytes` a reader's
       // share, or `part` (the union of every reader's parts, in elements of `elem_bytes`).

@@ -7,7 +7,9 @@
 // Buffers of PE p (bytes as the SRAM check counts them, optimizer::held_shares: whole elements,
 // ⌈elements / parts⌉ × bytes per element):
 //   weights  of layer l: its share (and of a fixed constant it reads, a mask, the part its
-//            block reads), during l's compute step (streamed in per layer);
+//            block reads), during l's compute step (streamed in per layer); a pipelined plan
+//            solved with --resident-weights (Lowered::resident_weights) holds it from the
+//            program's first step to its last, one buffer for every micro-batch's NAME@m;
 //   input    a network input: one buffer, the union of what its readers on p read of it (the
 //            first layers, and in a training graph the weight gradient reading X; halos
 //            included: no message brings them, so not the SRAM check's share), from the start

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// The static memory plan of a pipelined plan (sim/lower/memory_plan.h): its micro-batches'
+// buffers, and a stage's weights held for the whole run when the plan was solved with
+// --resident-weights (kept in plan.yaml).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "optimizer/plan/pipeline.h"
+#include "sim/lower/lowering.h"
+#include "sim/lower/memory_plan.h"
+#include "sim/lower/workload_setup.h"
+#include "tests/scratch.h"
+#include "tests/sim/memory_plan_util.h"
+
+namespace nocflow::sim {
+namespace {
+
+TEST(MemoryPlan, AResidentWeightsPipelineHoldsEachLayersWeightsForTheWholeRun) {
+  const HwSpec hw = load_hw_config(kDir + "/configs/hw/mesh4x4.yaml");
+  const opt::Graph g = prepare_network("zoo:vgg5", 1, hw, "default");
+  opt::PipelineOptions o;
+  o.stages = 2;
+  o.micro_batches = 3;
+  for (const bool resident : {false, true}) {
+    o.resident_weights = resident;
+    opt::Plan solved = opt::solve_pipeline(g, hw_desc_of(hw), "linkload", o).plan;
+    // The flag goes through plan.yaml, as simulate --plan reads it.
+    const std::string file =
+        testing::scratch_path(resident ? "resident_plan.yaml" : "streamed_plan.yaml").string();
+    std::ofstream(file) << opt::plan_yaml(solved);
+    const opt::Plan plan = opt::read_plan(file);
+    ASSERT_EQ(plan.resident_weights, resident);
+    const MicroBatched mb = micro_batched(opt::build_workload(g), plan);
+    const Lowered low = lower_plan(mb.workload, mb.plan, hw, ExecMode::Dataflow);
+    const std::vector<PeMemoryPlan> memory = plan_memory(low, mb.workload);
+    int weighted = 0;
+    for (std::size_t p = 0; p < memory.size(); ++p) {
+      const int end = static_cast<int>(low.programs.pe[p].size()) - 1;
+      std::map<std::string, int> copies;  // weight buffers per layer (NAME of NAME@m)
+      for (const Buffer& b : memory[p].buffers) {
+        if (b.kind != BufferKind::Weights) continue;
+        const std::string& name = mb.workload.layers[static_cast<std::size_t>(b.layer)].name;
+        ++copies[name.substr(0, name.rfind('@'))];
+        if (resident) {  // from the program's first step to its last
+          EXPECT_EQ(b.first, 0) << name;
+          EXPECT_EQ(b.last, end) << name;
+        } else {  // during its compute step only
+          EXPECT_EQ(b.first, b.last) << name;
+        }
+      }
+      for (const auto& [layer, n] : copies) EXPECT_EQ(n, resident ? 1 : 3) << layer;
+      weighted += !copies.empty();
+    }
+    EXPECT_GT(weighted, 1);
+  }
+}
+
+}  // namespace
+}  // namespace nocflow::sim
