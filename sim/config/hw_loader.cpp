@@ -466,10 +466,9 @@ std::string components_summary(const HwSpec& h, bool with_routing) {
     << (with_routing ? h.router.routing + ", " : "");
   if (const int iterations = noc::alloc_iterations_for(h.router, h.topology); iterations > 1)
     s << iterations << " iSLIP iterations, ";
-  s << h.link.width_bytes << " B/flit, link "
-    << h.link.latency << " cycle(s), NI " << h.ni.channels
-    << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
-    << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
+  s << h.link.width_bytes << " B/flit, link " << counted(h.link.latency, "cycle") << ", NI "
+    << h.ni.channels << (h.ni.channels == 1 ? " channel, " : " channels, ")
+    << format_value(h.clock.frequency_ghz) << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
   if (h.pe.array_rows > 0) s << " (" << h.pe.array_rows << "x" << h.pe.array_cols << " array)";
   s << ", " << binary_size(h.pe.sram_bytes) << " SRAM/PE";
   return s.str();

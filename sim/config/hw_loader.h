@@ -25,7 +25,7 @@ std::string resolved_yaml(const HwSpec& spec);
 std::string reference_markdown();
 
 /// One line: "mesh 8x8 (64 PEs), router lookahead (2-cycle pipeline): 4 VCs x 8 flits, xy,
-/// 32 B/flit, link 1 cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE (16x16 array),
+/// 32 B/flit, link 1 cycle, NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE (16x16 array),
 /// 1 MiB SRAM/PE" (the pipeline as the stage keys make it, whatever the preset)
 std::string one_line_summary(const HwSpec& spec);
 /// Its start: "mesh 8x8 (64 PEs)", "crossbar 16 ports (16 PEs)".

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/passes/pass_manager.h"
@@ -29,6 +30,14 @@ std::string legacy_one_line_summary(const HwSpec& h) {
     << (h.ni.channels == 1 ? " channel, " : " channels, ") << format_value(h.clock.frequency_ghz)
     << " GHz, " << h.pe.macs_per_cycle << " MACs/cycle/PE";
   return s.str();
+}
+
+/// one_line_summary as written before session 86: "link 1 cycle(s)".
+std::string cycles_as_before_session_86(std::string summary, const HwSpec& h) {
+  const std::string link = "link " + counted(h.link.latency, "cycle") + ",";
+  if (const std::size_t at = summary.find(link); at != std::string::npos)
+    summary.replace(at, link.size(), "link " + std::to_string(h.link.latency) + " cycle(s),");
+  return summary;
 }
 
 /// Whether two --calibration paths name the same file ("" for none: the same only as "").
@@ -202,8 +211,10 @@ std::vector<std::pair<std::string, std::string>> plan_mismatches(const optimizer
   if (!plan.priced_for.empty()) {  // the keys the cost model read, as `optimize` saw them
     if (const std::string changed = priced_for_changes(plan, spec); !changed.empty())
       out.emplace_back("hardware", "other hardware (" + changed + ")");
-  } else if (!plan.hardware.empty() && plan.hardware != one_line_summary(spec) &&
-             plan.hardware != legacy_one_line_summary(spec)) {  // plans before priced_for
+  } else if (const std::string now = one_line_summary(spec);
+             !plan.hardware.empty() && plan.hardware != now &&
+             plan.hardware != legacy_one_line_summary(spec) &&
+             plan.hardware != cycles_as_before_session_86(now, spec)) {  // before priced_for
     out.emplace_back("hardware", plan.hardware);
   }
   return out;

@@ -176,36 +176,44 @@ TEST(SimulateCli, ALayerNoDivisorSplitsGetsANoteThatBalancedSplitsWould) {
 
 // A plan written before plans recorded priced_for (session 21 and earlier) names its hardware
 // in that session's one-line format: it replays without a note on that hardware, with one on
-// other hardware.
+// other hardware. So does one in the format of sessions 22 to 85 ("link 1 cycle(s)"), edited
+// to say nothing of priced_for.
 TEST(SimulateCli, APlanOfEarlierSessionsComparesItsHardwareLine) {
   const fs::path dir = fresh_dir("simulate_legacy_plan");
   ASSERT_EQ(run_nocflow("optimize " + kHw2x2 + "--network " + kTwoConv + " --out " +
                         (dir / "opt").string())
                 .exit_code,
             0);
-  std::istringstream plan(read_file(dir / "opt" / "plan.yaml"));
-  std::string old;
-  for (std::string line; std::getline(plan, line);) {
-    if (line.rfind("priced_for:", 0) == 0) continue;
-    if (line.rfind("hardware:", 0) == 0)  // the format plans of session 21 wrote
-      line =
-          "hardware: \"mesh 2x2 (4 PEs), router lookahead: 4 VCs x 8 flits, xy, 32 B/flit, link 1 "
-          "cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE\"";
-    old += line + "\n";
+  for (const bool session21 : {true, false}) {
+    std::istringstream plan(read_file(dir / "opt" / "plan.yaml"));
+    std::string old;
+    for (std::string line; std::getline(plan, line);) {
+      if (line.rfind("priced_for:", 0) == 0) continue;
+      if (line.rfind("hardware:", 0) == 0 && session21)  // the format plans of session 21 wrote
+        line =
+            "hardware: \"mesh 2x2 (4 PEs), router lookahead: 4 VCs x 8 flits, xy, 32 B/flit, link "
+            "1 cycle(s), NI 8 channels, 1.0 GHz, 256 MACs/cycle/PE\"";
+      else if (line.rfind("hardware:", 0) == 0) {
+        const std::size_t at = line.find("link 1 cycle,");
+        ASSERT_NE(at, std::string::npos) << line;
+        line.replace(at, 13, "link 1 cycle(s),");
+      }
+      old += line + "\n";
+    }
+    const fs::path file = dir / (session21 ? "old21.yaml" : "old85.yaml");
+    std::ofstream(file) << old;
+    const std::string replay = "simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --plan " +
+                               file.string() + " --out ";
+    const CliRun same = run_nocflow(replay + (dir / "same").string());
+    ASSERT_EQ(same.exit_code, 0) << same.output;
+    EXPECT_EQ(same.output.find("note:"), std::string::npos) << same.output;
+    const CliRun other =
+        run_nocflow(replay + (dir / "other").string() + " --set link.width_bytes=16");
+    ASSERT_EQ(other.exit_code, 0) << other.output;
+    EXPECT_NE(other.output.find("note: the plan was priced for mesh 2x2 (4 PEs), router lookahead"),
+              std::string::npos)
+        << other.output;
   }
-  std::ofstream(dir / "old.yaml") << old;
-  const std::string replay = "simulate " + kHw2x2 + "--network " + kTwoConv + " --quiet --plan " +
-                             (dir / "old.yaml").string() + " --out ";
-  const CliRun same = run_nocflow(replay + (dir / "same").string());
-  ASSERT_EQ(same.exit_code, 0) << same.output;
-  EXPECT_EQ(same.output.find("note:"), std::string::npos) << same.output;
-  const CliRun other =
-      run_nocflow(replay + (dir / "other").string() + " --set link.width_bytes=16");
-  ASSERT_EQ(other.exit_code, 0) << other.output;
-  EXPECT_NE(
-      other.output.find("note: the plan was priced for mesh 2x2 (4 PEs), router lookahead: 4 VCs"),
-      std::string::npos)
-      << other.output;
 }
 
 // A training plan records its optimizer: adam's updates cost more than sgd's, so a replay with
