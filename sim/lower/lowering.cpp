@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "noc/base/error.h"
 #include "optimizer/cost/cost_model.h"
@@ -356,18 +357,31 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     if (mode == ExecMode::Dataflow)
       for (int e : outgoing[l]) rings(e);
   }
-  // A reduction's programs send what its edge (transfers.csv, the models) says: each group its
-  // own block's ring (they once all sent node 0's, short where a split does not divide).
-  std::vector<std::int64_t> sent(out.edges.size(), 0);
-  for (const Program& steps : out.programs.pe)
-    for (const Step& s : steps)
-      if (s.kind == StepKind::Send && s.edge >= 0)
-        sent[static_cast<std::size_t>(s.edge)] += s.bytes;
+  // A reduction's programs send what its edge (transfers.csv, the models) says, pair by pair:
+  // each group its own block's ring, around the ring the transfers name (every group sent the
+  // first group's chunks once).
+  std::map<std::tuple<int, int, int>, std::int64_t> sent;  // (edge, src, dst) -> bytes
+  for (std::size_t p = 0; p < out.programs.pe.size(); ++p)
+    for (const Step& s : out.programs.pe[p])
+      if (s.kind == StepKind::Send && s.edge >= 0 &&
+          out.edges[static_cast<std::size_t>(s.edge)].reduction)
+        sent[{s.edge, static_cast<int>(p), s.peer}] += s.bytes;
   for (std::size_t e = 0; e < out.edges.size(); ++e)
-    if (out.edges[e].reduction && sent[e] != out.edges[e].bytes)
-      throw CheckError("lowering: " + out.edges[e].src + "'s INPP reduction sends " +
-                       std::to_string(sent[e]) + " bytes where its transfers say " +
-                       std::to_string(out.edges[e].bytes));
+    for (const opt::Transfer& t : out.edges[e].transfers)
+      if (out.edges[e].reduction &&
+          sent[{static_cast<int>(e), t.src, t.dst}] != t.bytes)  // each pair, and only those
+        throw CheckError("lowering: " + out.edges[e].src + "'s INPP reduction sends " +
+                         std::to_string(sent[{static_cast<int>(e), t.src, t.dst}]) +
+                         " bytes from PE " + std::to_string(t.src) + " to PE " +
+                         std::to_string(t.dst) + " where its transfers say " +
+                         std::to_string(t.bytes));
+  std::int64_t listed = 0, programs = 0;  // no pair beyond the transfers'
+  for (const LoweredEdge& e : out.edges)
+    if (e.reduction) listed += e.bytes;
+  for (const auto& [key, bytes] : sent) programs += bytes;
+  if (programs != listed)
+    throw CheckError("lowering: the INPP reductions send " + std::to_string(programs) +
+                     " bytes where their transfers say " + std::to_string(listed));
   return out;
 }
 

@@ -3,8 +3,10 @@
 // values as the update that reads it writes; a layer norm without a shift has one of each.
 #include <gtest/gtest.h>
 
+#include "noc/base/error.h"
 #include "optimizer/frontend/network_yaml.h"
 #include "optimizer/graph/op_cost.h"
+#include "optimizer/graph/shape_inference.h"
 #include "optimizer/passes/autodiff.h"
 
 namespace nocflow::optimizer {
@@ -39,6 +41,28 @@ TEST(Autodiff, ANormsParameterGradientIsAsLargeAsTheParametersItUpdates) {
     EXPECT_EQ(t.node(*t.find("bn.wgrad")).output.shape, (Shape{2, 4, 1, 1}));
     EXPECT_EQ(t.node(*t.find("ln.wgrad")).output.shape, (Shape{shift ? 2 : 1, 1, 1, 6}));
   }
+}
+
+// A layer norm over every axis leaves no axis for its shift's gradient beside the scale's: its
+// parameter gradient is the scale's, of the input's shape (a batch of 3, so that a 2 shows).
+TEST(Autodiff, ALayerNormOverEveryAxisHasNoAxisForTwoGradients) {
+  const Graph g = parse_network_yaml(
+      "input: [3, 4, 5, 6]\nlayers:\n  - {name: ln, op: layernorm, axis: 0}\n", "all.yaml");
+  const Graph t = training_graph(g);
+  EXPECT_EQ(t.node(*t.find("ln.wgrad")).output.shape, (Shape{3, 4, 5, 6}));
+}
+
+// The two gradients of a norm's parameters must each broadcast to dY: a shape wider than dY
+// is refused, where broadcasting alone would widen the result.
+TEST(Autodiff, ANormsParameterGradientWiderThanDyIsRefused) {
+  OpAttrs a;
+  a.grad_of = OpKind::BatchNorm;
+  a.grad_input = 1;
+  a.shape = {2, 4, 3, 1};
+  const Tensor dy{{2, 4, 1, 1}, 4, std::nullopt};
+  EXPECT_THROW(infer_output(OpKind::Grad, a, {&dy}), InputError);
+  a.shape = {2, 4, 1, 1};
+  EXPECT_EQ(infer_output(OpKind::Grad, a, {&dy}).shape, (Shape{2, 4, 1, 1}));
 }
 
 }  // namespace

@@ -289,6 +289,12 @@ TEST(NetworkYaml, AnInputsLeadingBatchTakesTheBatchGiven) {
   const Graph named = parse_network_yaml(
       "input: [batch, 4, 8, 8]\nlayers:\n  - {op: reshape, shape: [batch, -1]}\n", "net.yaml", 4);
   EXPECT_EQ(named.node(named.outputs().front()).output.shape, (std::vector<std::int64_t>{4, 256}));
+  // Only a reshape must carry an open batch: a constant's shape is its own.
+  const Graph bias = parse_network_yaml(
+      "input: [batch, 4]\nlayers:\n  - {name: c, op: constant, shape: [1, 4]}\n"
+      "  - {name: s, op: add, inputs: [input, c]}\n",
+      "net.yaml", 3);
+  EXPECT_EQ(bias.node(*bias.find("s")).output.shape, (std::vector<std::int64_t>{3, 4}));
   // Inputs that fix their batch leave `batch` nothing to name: it read --batch's default 1, so
   // [4, ...] reshaped to [batch, -1] became [1, 1024] (another network than at --batch 4).
   for (const int batch : {0, 4}) {

@@ -223,6 +223,39 @@ TEST(BnFold, LeavesANormWhoseChannelsAreNotTheGemmsFeatures) {
   }
 }
 
+// A convolution whose own output the network gives keeps it: the norm after it is not folded.
+TEST(BnFold, LeavesTheNormOfAConvolutionTheNetworkOutputs) {
+  Graph g = parse_network_yaml(
+      "input: [1, 8, 16, 16]\nlayers:\n  - {name: c, op: conv, out: 8, kernel: 3, pad: 1, "
+      "bias: false}\n  - {name: bn, op: bn}\noutputs: [c, bn]\n",
+      "net.yaml");
+  PassManager({"bnfold"}).run(g);
+  EXPECT_TRUE(g.find("bn").has_value());
+  EXPECT_FALSE(g.node(*g.find("c")).attrs.bias);
+  EXPECT_EQ(g.outputs().size(), 2u);
+}
+
+// An added trainable constant becomes the layer's bias only if the layer has none and it holds
+// one value per output channel: a second bias after a Gemm, or a scalar after a convolution,
+// stays an addition with its own parameters.
+TEST(Fusion, AnAddedConstantIsTakenAsABiasOnlyWhereItIsOne) {
+  const std::pair<const char*, std::int64_t> cases[] = {
+      {"input: [1, 8]\nlayers:\n  - {name: fc, op: gemm, out: 16}\n"
+       "  - {name: b, op: constant, shape: [16], trainable: true}\n"
+       "  - {name: s, op: add, inputs: [fc, b]}\n",
+       8 * 16 + 16 + 16},
+      {"input: [1, 3, 8, 8]\nlayers:\n  - {name: conv, op: conv, out: 8, kernel: 3, bias: false}\n"
+       "  - {name: b, op: constant, shape: [1], trainable: true}\n"
+       "  - {name: s, op: add, inputs: [conv, b]}\n",
+       8 * 3 * 9 + 1}};
+  for (const auto& [yaml, params] : cases) {
+    Graph g = parse_network_yaml(yaml, "net.yaml");
+    ASSERT_EQ(graph_totals(g).params, params) << yaml;
+    run_passes(g, "default");
+    EXPECT_EQ(graph_totals(g).params, params) << yaml;
+  }
+}
+
 /// x → conv_a → relu_a ─┬─────────────────────────────→ add → out
 ///                      └→ conv_b → bn_b → relu_b ────↗
 /// Naively fusing conv_a + relu_a + add (the direct path) would close a cycle through conv_b.

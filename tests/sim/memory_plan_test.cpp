@@ -40,6 +40,23 @@ TEST(MemoryPlan, PackingReusesTheMemoryOfBuffersThatAreNotLiveTogether) {
   EXPECT_EQ(plan.no_reuse_bytes, 250);
 }
 
+TEST(MemoryPlan, BuffersOfOneSizeArePlacedInOrderOfTheirFirstStep) {
+  // Four of 100 bytes: B (step 0) at 0, D (0-1) above it, A (1-3) in B's place, C (2-3) in D's:
+  // 200 bytes, the live peak. Taken latest first, they would need 300.
+  PeMemoryPlan plan;
+  plan.buffers = {{BufferKind::Output, 0, -1, 100, 1, 3},   // A
+                  {BufferKind::Output, 1, -1, 100, 0, 0},   // B
+                  {BufferKind::Output, 2, -1, 100, 2, 3},   // C
+                  {BufferKind::Output, 3, -1, 100, 0, 1}};  // D
+  pack(plan);
+  EXPECT_EQ(plan.buffers[0].offset, 0);
+  EXPECT_EQ(plan.buffers[1].offset, 0);
+  EXPECT_EQ(plan.buffers[2].offset, 100);
+  EXPECT_EQ(plan.buffers[3].offset, 100);
+  EXPECT_EQ(plan.peak_bytes, 200);
+  EXPECT_EQ(plan.live_peak_bytes, 200);
+}
+
 TEST(MemoryPlan, ABufferTakesAGapThatFitsItExactly) {
   PeMemoryPlan plan;
   plan.buffers = {{BufferKind::Output, 0, -1, 100, 0, 1},   // A

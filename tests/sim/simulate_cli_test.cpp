@@ -172,16 +172,21 @@ TEST(SimulateCli, AnOptimizedPlanReplaysAsSimulatesOwnSolve) {
   EXPECT_NE(e["total_cycles"], replayed["total_cycles"]);
   // Its cost figures: a layer's compute cycles or an edge's cycles. The choices replay as
   // before; the total, made of those figures, no longer applies (its costs_digest says so).
-  // (bytes too; and a layer's compute cycles in their 8th digit, which the plan file writes).
-  const std::vector<std::pair<std::string, std::string>> edits{
-      {"compute_cycles: ", "7"}, {"cycles: ", "7"}, {"bytes: ", "7"}, {"compute_cycles: ", ""}};
-  for (const auto& [key, value] : edits) {
+  // (bytes, an edge's type and the energy too; and a layer's compute cycles in their 8th digit,
+  // which the plan file writes).
+  const std::vector<std::tuple<std::string, std::string, std::string>> edits{
+      {"name: conv2", "compute_cycles: ", "7"},
+      {"{src: ", "cycles: ", "7"},
+      {"{src: ", "bytes: ", "7"},
+      {"{src: ", "type: ", "ALL_TO_ALL"},
+      {"totals:", "energy_pj: ", "7"},
+      {"name: conv2", "compute_cycles: ", ""}};
+  for (const auto& [anchor, key, value] : edits) {
     std::string costs = read_file(dir / "opt" / "plan.yaml");
-    const std::size_t from =
-        key == "compute_cycles: " ? costs.find("name: conv2") : costs.find("{src: ");
-    const std::size_t c = costs.find(key, from) + key.size();
+    const std::size_t c = costs.find(key, costs.find(anchor)) + key.size();
     const std::size_t end = costs.find_first_of(",}\n", c);
-    costs.replace(c, end - c, value.empty() ? costs.substr(c, end - c) + ".0001" : value);
+    const std::string was = costs.substr(c, end - c);
+    costs.replace(c, end - c, value.empty() ? was + ".0001" : value == was ? "NONE" : value);
     std::ofstream(dir / "costs.yaml") << costs;
     const CliRun cost =
         run_nocflow("simulate " + hw + "--quiet --plan " + (dir / "costs.yaml").string() +

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -198,6 +199,10 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
                               "summed + 2 x the slowest"),
             std::string::npos)
       << total.output;
+  std::ostringstream near;  // a millionth off is an edit too
+  near << "predicted_cycles: " << std::setprecision(12) << plan.predicted_cycles * (1 + 1e-6);
+  const CliRun slightly = edit("near.yaml", predicted.str(), near.str());
+  EXPECT_EQ(slightly.exit_code, 2) << near.str() << slightly.output;
   // Its micro-batch count alone (predicted_cycles still the file's count's): replayed as
   // --micro-batches replays it, predicted from its stages.
   const CliRun count = edit("count.yaml", "micro_batches: 3\n", "micro_batches: 5\n");
