@@ -140,20 +140,11 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       else if (resident.insert(layer.name.substr(0, layer.name.rfind('@'))).second)
         plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), 0, end});
       // One buffer per network input, from the start to its last reader here (a first layer,
-      // or a weight gradient reading the input X), holding what they read: `bytes` a reader's
-      // share, or `part` (the union of every reader's parts, in elements of `elem_bytes`).
-      auto hold_input = [&](long input, std::int64_t bytes, const opt::Box* part = nullptr,
-                            int elem_bytes = 0) {
+      // or a weight gradient reading the input X), as large as what they read.
+      auto hold_input = [&](long input, std::int64_t bytes) {
         const auto [it, fresh] = input_buffer.try_emplace(input, plan.buffers.size());
         if (fresh) plan.buffers.push_back({BufferKind::Input, li, -1, bytes, 0, at});
         Buffer& in = plan.buffers[it->second];
-        if (part) {
-          std::vector<opt::Box>& parts = input_parts[input];
-          if (std::find(parts.begin(), parts.end(), *part) == parts.end()) parts.push_back(*part);
-          // union_volume is exponential in parts that overlap; past a dozen (no network of
-          // ours comes near) the largest part, as a lower bound.
-          bytes = (parts.size() <= 12 ? opt::union_volume(parts) : part->volume()) * elem_bytes;
-        }
         in.bytes = std::max(in.bytes, bytes);
         in.last = std::max(in.last, at);
       };
@@ -171,7 +162,13 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
                 opt::input_region(*workload.graph, layer.id, static_cast<int>(slot),
                                   opt::output_block(layer, placed.choice, g),
                                   opt::reduction_slice(layer, placed.choice, g));
-            hold_input(static_cast<long>(ins[slot]), 0, &part, layer.inputs[slot].elem_bytes);
+            // The union of every reader's part. union_volume is exponential in parts that
+            // overlap; past a dozen (no network of ours comes near), the largest part.
+            std::vector<opt::Box>& parts = input_parts[static_cast<long>(ins[slot])];
+            if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
+            hold_input(static_cast<long>(ins[slot]),
+                       (parts.size() <= 12 ? opt::union_volume(parts) : part.volume()) *
+                           layer.inputs[slot].elem_bytes);
           }
       } else if (!has_producer[l]) {  // no graph: every input of a first layer is the network's
         hold_input(-1L - li, bytes_of(shares.input));

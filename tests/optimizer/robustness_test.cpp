@@ -231,7 +231,10 @@ TEST(Robustness, OnnxParameterShapesMustMatchTheOperator) {
     m.m.mutable_opset_import(0)->set_version(17);  // LayerNormalization's first
     m.weight("scale", {4});
     std::vector<std::string> ins{"x", "scale"};
-    if (shift) m.weight("b", {4}), ins.push_back("b");
+    if (shift) {
+      m.weight("b", {4});
+      ins.push_back("b");
+    }
     m.node("LayerNormalization", ins, "y", "ln");
     const Graph g = m.load(shift ? "ln_shift.onnx" : "ln_no_shift.onnx");
     EXPECT_EQ(graph_totals(g).params, shift ? 8 : 4);

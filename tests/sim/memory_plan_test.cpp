@@ -22,6 +22,13 @@
 namespace nocflow::sim {
 namespace {
 
+/// Each buffer's offset after pack(), in the plan's order.
+std::vector<std::int64_t> offsets(const PeMemoryPlan& plan) {
+  std::vector<std::int64_t> out;
+  for (const Buffer& b : plan.buffers) out.push_back(b.offset);
+  return out;
+}
+
 TEST(MemoryPlan, PackingReusesTheMemoryOfBuffersThatAreNotLiveTogether) {
   PeMemoryPlan plan;
   plan.buffers = {{BufferKind::Output, 0, -1, 100, 0, 2},   // A
@@ -31,10 +38,7 @@ TEST(MemoryPlan, PackingReusesTheMemoryOfBuffersThatAreNotLiveTogether) {
   pack(plan);
   // By decreasing size, lowest free offset: A at 0, B above A, C below B (A is gone by step
   // 3), D above C (B is gone by step 4).
-  EXPECT_EQ(plan.buffers[0].offset, 0);
-  EXPECT_EQ(plan.buffers[1].offset, 100);
-  EXPECT_EQ(plan.buffers[2].offset, 0);
-  EXPECT_EQ(plan.buffers[3].offset, 50);
+  EXPECT_EQ(offsets(plan), (std::vector<std::int64_t>{0, 100, 0, 50}));
   EXPECT_EQ(plan.peak_bytes, 160);
   EXPECT_EQ(plan.live_peak_bytes, 160);  // steps 1-2: A and B
   EXPECT_EQ(plan.no_reuse_bytes, 250);
@@ -49,10 +53,7 @@ TEST(MemoryPlan, BuffersOfOneSizeArePlacedInOrderOfTheirFirstStep) {
                   {BufferKind::Output, 2, -1, 100, 2, 3},   // C
                   {BufferKind::Output, 3, -1, 100, 0, 1}};  // D
   pack(plan);
-  EXPECT_EQ(plan.buffers[0].offset, 0);
-  EXPECT_EQ(plan.buffers[1].offset, 0);
-  EXPECT_EQ(plan.buffers[2].offset, 100);
-  EXPECT_EQ(plan.buffers[3].offset, 100);
+  EXPECT_EQ(offsets(plan), (std::vector<std::int64_t>{0, 0, 100, 100}));
   EXPECT_EQ(plan.peak_bytes, 200);
   EXPECT_EQ(plan.live_peak_bytes, 200);
 }
