@@ -347,6 +347,50 @@ TEST(Outputs, RunTotalsStayOnAPeWhoseMessageWasThereBeforeItsReceive) {
   EXPECT_EQ(t.communication, 0);
 }
 
+// A one-flit message to a neighbour takes the network's latency plus one cycle on these
+// routers (System.OneFlitMessageTakesTheNetworkLatencyPlusOneCycle): 13 cycles.
+constexpr std::int64_t kOneHopFlit = 13;
+
+TEST(Outputs, RunTotalsStartFromTheLowestNumberedOfThePesFinishingLast) {
+  // PE 0 computes 13 + 50 cycles. PE 2 waits for a one-flit message PE 1 sends at cycle 0,
+  // then computes 50: both finish at 63. The path starts on PE 0, all compute; from PE 2 it
+  // would be 50 computing and the message's 13 moving data.
+  ProgramSet p(3);
+  p.layer_names = {"a"};
+  p.compute(0, 0, kOneHopFlit + 50);
+  const std::int64_t tag = p.new_tag();
+  p.send(1, 2, 0, 16, tag);
+  p.recv(2, 1, 0, 16, tag);
+  p.compute(2, 0, 50);
+  System sys("sys", mesh(1, 3), p);
+  const RunResult r = sys.run();
+  ASSERT_EQ(r.pe_finish[0], r.total_cycles);
+  ASSERT_EQ(r.pe_finish[2], r.total_cycles) << "PE 2's message took other than " << kOneHopFlit;
+  const RunTotals t = run_totals(r);
+  EXPECT_EQ(t.compute, kOneHopFlit + 50);
+  EXPECT_EQ(t.communication, 0);
+}
+
+TEST(Outputs, RunTotalsGoThroughTheLowestNumberedOfThePesReachingABarrierTogether) {
+  // On 2x2, PE 0 waits for a one-flit message its neighbour PE 1 sends at cycle 0 and PE 3
+  // computes 13 cycles: both reach the barrier at 13, then every PE computes 5. Through PE 0
+  // the path is the message (13 moving data) and 5 computing; through PE 3, 18 computing.
+  ProgramSet p(4);
+  p.layer_names = {"a"};
+  const std::int64_t tag = p.new_tag();
+  p.send(1, 0, 0, 16, tag);
+  p.recv(0, 1, 0, 16, tag);
+  p.compute(3, 0, kOneHopFlit);
+  p.barrier_all(1);
+  for (int pe = 0; pe < 4; ++pe) p.compute(pe, 0, 5);
+  System sys("sys", mesh(2, 2), p);
+  const RunResult r = sys.run();
+  ASSERT_EQ(r.total_cycles, kOneHopFlit + 5) << "PE 0's message took other than " << kOneHopFlit;
+  const RunTotals t = run_totals(r);
+  EXPECT_EQ(t.compute, 5);
+  EXPECT_EQ(t.communication, kOneHopFlit);
+}
+
 /// A VCD's value changes after the definitions: how many, each a new value of its signal and
 /// at most one per signal and time (no zero-width glitches).
 int expect_each_change_new(const std::string& vcd) {
