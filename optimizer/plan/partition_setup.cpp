@@ -48,7 +48,7 @@ std::string edge_signature(const Workload& w, const LayerEdge& e,
 
 Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
-                 const TabulationProgress& progress, EdgeTables edge_tables) {
+                 const TabulationProgress& progress, EdgeTables edge_tables, bool require_fit) {
   Problem p;
   p.max_pes = hw.num_pes();
   if (memory_limit) p.memory_limit = static_cast<double>(hw.sram_bytes);
@@ -64,7 +64,7 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
       pes.push_back(c.nodes());
     }
   }
-  check_memory_feasible(p);  // before the edges, which on a large mesh take seconds
+  if (require_fit) check_memory_feasible(p);  // before the edges, which take seconds on 16x16
   if (edge_tables == EdgeTables::None) return p;
   if (edge_tables == EdgeTables::Rows) {
     // Each row from the model when asked: the workload's edges and the choices are copied
@@ -122,7 +122,8 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
     s.choices.push_back(std::move(cs));
   }
   auto t0 = Clock::now();
-  s.problem = tabulate(s.workload, s.choices, model, hw, o.memory_limit, o.progress, o.edge_tables);
+  s.problem = tabulate(s.workload, s.choices, model, hw, o.memory_limit, o.progress, o.edge_tables,
+                       o.require_fit);
   s.tabulate_seconds = since(t0);
   if (o.prune && o.edge_tables == EdgeTables::Full) {
     t0 = Clock::now();

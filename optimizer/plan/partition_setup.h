@@ -26,6 +26,9 @@ struct SetupOptions {
   /// (Solver::edge_tables): None, no edges; Rows, each edge's rows computed on demand from the
   /// cost model, which must outlive the problem, as must the graph. Nothing is pruned then.
   EdgeTables edge_tables = EdgeTables::Full;
+  /// With memory_limit: throw MemoryInfeasible when a layer fits none of its choices. Off for
+  /// the stage pricer's bands, whose stages each hold only some of the layers.
+  bool require_fit = true;
 };
 
 struct PartitionSetup {
@@ -44,11 +47,11 @@ PartitionSetup setup_partition(const Graph& graph, const HwDesc& hw, const CostM
                                const SetupOptions& options);
 
 /// Tabulates `model` over given choices (no pruning); `progress` as SetupOptions::progress;
-/// `edge_tables` as SetupOptions::edge_tables. With `memory_limit`, throws MemoryInfeasible
-/// (before any edge) when a layer fits no choice.
+/// `edge_tables` as SetupOptions::edge_tables. With `memory_limit` and `require_fit`, throws
+/// MemoryInfeasible (before any edge) when a layer fits no choice.
 Problem tabulate(const Workload& workload, const std::vector<std::vector<Choice>>& choices,
                  const CostModel& model, const HwDesc& hw, bool memory_limit,
-                 const TabulationProgress& progress = {},
-                 EdgeTables edge_tables = EdgeTables::Full);
+                 const TabulationProgress& progress = {}, EdgeTables edge_tables = EdgeTables::Full,
+                 bool require_fit = true);
 
 }  // namespace nocflow::optimizer

@@ -104,13 +104,13 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
     }
   } catch (const InputError& e) {
     std::string why = pricer.why;
-    // A band fails for the whole network (a layer that fits it on none of its choices), and a
-    // narrower band needs more SRAM: an even split's band, the widest every stage can have at
-    // once, says what the pipeline needs (the first failing band, one unit, asked for more).
+    // A layer that fits a band on none of its choices fits no stage there, and a narrower band
+    // needs more SRAM: an even split's band, the widest every stage can have at once, says
+    // what the pipeline needs (the first failing band, one unit, asked for more).
     if (const int even = units / o.stages; why.empty() && even >= 1)
-      why = pricer.band(even).failure;
+      why = pricer.band(even).why_not();
     for (const auto& b : pricer.bands)
-      if (why.empty() && b && !b->failure.empty()) why = b->failure;
+      if (why.empty() && b) why = b->why_not();
     throw InputError(std::string(e.what()) + (why.empty() ? "" : "; for example: " + why));
   }
   out.whole_machine_cycles = pricer.cost(0, n, units).cost;

@@ -33,6 +33,24 @@ std::string band_name(const HwDesc& band, int units) {
          std::to_string(pes) + (pes == 1 ? " PE)" : " PEs)");
 }
 
+/// Band::next_unfit and Band::unfit from a band's problem, under its memory limit.
+void find_unfitting(Band& b, const Problem& p, int units) {
+  const int n = p.num_layers();
+  b.next_unfit.assign(static_cast<std::size_t>(n) + 1, n);
+  if (p.memory_limit <= 0 || p.memory.empty()) return;
+  for (int l = n - 1; l >= 0; --l) {
+    const auto& bytes = p.memory[static_cast<std::size_t>(l)];
+    const bool fits = *std::min_element(bytes.begin(), bytes.end()) <= p.memory_limit;
+    b.next_unfit[static_cast<std::size_t>(l)] =
+        fits ? b.next_unfit[static_cast<std::size_t>(l) + 1] : l;
+  }
+  try {
+    check_memory_feasible(p);
+  } catch (const MemoryInfeasible& e) {
+    b.unfit = band_name(b.hw, units) + ": " + e.what();
+  }
+}
+
 /// Layers [first, end) of `w` and the edges among them, renumbered from 0.
 Workload sub_workload(const Workload& w, int first, int end) {
   Workload sub;
@@ -101,7 +119,10 @@ Band& StagePricer::band(int units) {
       b->model = make_cost_model(cost_model, b->hw);
       SetupOptions setup = o.setup;
       setup.edge_tables = EdgeTables::None;  // every choice, unpruned: the least of each layer
-      b->bound = chain_bounds(setup_partition(*w.graph, b->hw, *b->model, setup), units);
+      setup.require_fit = false;             // a layer that fits no choice: stages holding it
+      const PartitionSetup all = setup_partition(*w.graph, b->hw, *b->model, setup);
+      b->bound = chain_bounds(all, units);
+      find_unfitting(*b, all.problem, units);
     } catch (const InputError& e) {
       b->failure = band_name(b->hw, units) + ": " + e.what();
     }
@@ -119,6 +140,7 @@ Band& StagePricer::tabulated(int units) {
     // pruned, 31,146 not).
     if (o.resident_weights) setup.prune = false;
     if (o.band_progress) setup.progress = o.band_progress(units);
+    setup.require_fit = false;  // as in band(): next_unfit
     try {
       b.setup = setup_partition(*w.graph, b.hw, *b.model, setup);
       b.bound = chain_bounds(b.setup, units);
@@ -398,7 +420,7 @@ StagePricer::Solved StagePricer::solve(int first, int end, int units, double cut
 
 double StagePricer::lower_bound(int first, int end, int units) {
   const Band& b = band(units);
-  if (!b.failure.empty()) return kInf;
+  if (!b.failure.empty() || end > b.next_unfit[static_cast<std::size_t>(first)]) return kInf;
   const std::size_t at =
       static_cast<std::size_t>(first) * (w.layers.size() + 1) + static_cast<std::size_t>(end);
   const auto& known = grown[static_cast<std::size_t>(units)];
@@ -431,7 +453,11 @@ void StagePricer::learn(int first, int end, int units, double least) {
 }
 
 StagePrice StagePricer::cost(int first, int end, int units, double cutoff) {
-  if (!tabulated(units).failure.empty()) return kInf;
+  const Band& b = tabulated(units);
+  if (!b.failure.empty()) return kInf;
+  // A layer that fits none of its choices: solve_pipeline's refusal says so for the even
+  // split's band, the widest every stage can have.
+  if (end > b.next_unfit[static_cast<std::size_t>(first)]) return kInf;
   try {
     Solved st = solve(first, end, units, cutoff);
     // What is proven of this range: a bound above the cutoff, or an optimum (with resident

@@ -43,6 +43,13 @@ struct Band {
   HwDesc hw;
   std::unique_ptr<CostModel> model;
   std::string failure;  ///< why no layer range fits this band ("" when it may)
+  /// With the memory limit: next_unfit[first] is the first layer from `first` on that fits
+  /// none of its choices on this band (the layer count if none), so a stage of layers
+  /// [first, end) fits only if end ≤ next_unfit[first]; `unfit` says why the first does not.
+  std::vector<int> next_unfit;
+  std::string unfit;
+  /// Why a stage on this band may not fit: `failure`, else `unfit` ("" when every layer fits).
+  const std::string& why_not() const { return failure.empty() ? unfit : failure; }
   bool tabulated = false;
   PartitionSetup setup;  ///< once tabulated
   /// bound[first · (layers + 1) + end]: a lower bound of the stage of layers [first, end) on

@@ -126,6 +126,42 @@ TEST(Pipeline, CrossbarStagesAreBandsOfAtLeastTwoPorts) {
   }
 }
 
+TEST(Pipeline, ALayerThatFitsNoNarrowBandOnlyKeepsItsOwnStagesOffIt) {
+  // resnet18 on a 4x4 mesh of 1 MiB PEs: layer4.0.conv2 fits no choice on one row (4 PEs), but
+  // the layers before it do. Three stages fit with it on two rows; four (a row each) do not.
+  const Graph g = prepared("resnet18");
+  HwDesc hw;
+  ASSERT_EQ(hw.sram_bytes, 1 << 20);
+  PipelineOptions o;
+  o.setup.memory_limit = true;
+  o.stages = 3;
+  const Workload w = build_workload(g);
+  const auto at = std::find_if(w.layers.begin(), w.layers.end(),
+                               [](const Layer& l) { return l.name == "layer4.0.conv2"; });
+  ASSERT_NE(at, w.layers.end());
+  const int big = static_cast<int>(at - w.layers.begin());
+  const int n = static_cast<int>(w.layers.size());
+  StagePricer pricer(w, hw, o, "linkload");
+  EXPECT_EQ(pricer.lower_bound(0, big + 1, 1), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(pricer.cost(big, big + 1, 1).cost, std::numeric_limits<double>::infinity());
+  EXPECT_LT(pricer.cost(0, big, 1).cost, std::numeric_limits<double>::infinity());
+  EXPECT_LT(pricer.cost(big, n, 2).cost, std::numeric_limits<double>::infinity());
+
+  const PipelineResult r = solve_pipeline(g, hw, "linkload", o);
+  const int stage = r.plan.layers[static_cast<std::size_t>(big)].stage;
+  EXPECT_GE(r.plan.stages[static_cast<std::size_t>(stage)].units, 2);
+  // No slower than one split that fits: five layers on each of the first two rows.
+  const double fits =
+      std::max({pricer.cost(0, 5, 1).cost, pricer.cost(5, 10, 1).cost, pricer.cost(10, n, 2).cost});
+  ASSERT_LT(fits, std::numeric_limits<double>::infinity());
+  EXPECT_LE(r.split.bottleneck(), fits * (1 + 1e-12));
+
+  o.stages = 4;
+  const std::string error = testing::error_of([&] { solve_pipeline(g, hw, "linkload", o); });
+  EXPECT_HAS(error, "no split of " + std::to_string(n) + " layers into 4 stages fits");
+  EXPECT_HAS(error, "on a band of 1 mesh row (4 PEs): layer 'layer4.0.conv2' does not fit");
+}
+
 TEST(Pipeline, PlanFileKeepsTheStagesAndBadRequestsAreRefused) {
   const Graph g = prepared("vgg5");
   HwDesc hw;
