@@ -13,6 +13,9 @@ inline constexpr std::int64_t kMaxCycles = 1'000'000'000'000;
 /// Batch size of a zoo network (--batch, sweep batch axes): plans keep it in an int, and larger
 /// batches soon pass shape inference's 2^53 limit on a tensor's elements.
 inline constexpr int kMaxBatch = 4096;
+/// PEs of the largest machine (topology.rows and cols, or ports, at most 64): no layer splits
+/// into more parts.
+inline constexpr std::int64_t kMaxPes = 64 * 64;
 /// Bytes of one message (1 TiB).
 inline constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 40;
 

@@ -1,14 +1,72 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The check every line-based reader (program files, message files) makes before parsing a line.
+// The checks text inputs pass before they are parsed or written out again: every line-based
+// reader (program files, message files) checks each line, and names that reach JSON outputs
+// (layers, graphs) are checked to be UTF-8, which JSON requires.
+#include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "noc/base/error.h"
 
 namespace nocflow {
 
+/// The offset of the first byte of `s` that is not part of well-formed UTF-8 (overlong forms,
+/// surrogates and code points above U+10FFFF are not), or npos.
+inline std::size_t invalid_utf8_at(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The length of the sequence and the range its second byte must be in (Unicode's table 3-7).
+    int n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF)
+      n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+      n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+      n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+      return i;
+    if (i + static_cast<std::size_t>(n) > s.size()) return i;
+    for (int k = 1; k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+      if (k == 1 ? b < lo || b > hi : b < 0x80 || b > 0xBF) return i;
+    }
+    i += static_cast<std::size_t>(n);
+  }
+  return std::string_view::npos;
+}
+
+/// Throws InputError("`where`: column N: byte 0xNN is not UTF-8") unless `s` is UTF-8.
+inline void check_utf8(std::string_view s, const std::string& where) {
+  const std::size_t at = invalid_utf8_at(s);
+  if (at == std::string_view::npos) return;
+  const char* const hex = "0123456789abcdef";
+  const auto c = static_cast<unsigned char>(s[at]);
+  throw InputError(where + ": column " + std::to_string(at + 1) + ": byte 0x" + hex[c >> 4] +
+                   hex[c & 15] + " is not UTF-8");
+}
+
+/// Throws InputError("`origin`:LINE:COLUMN: byte 0xNN is not UTF-8") unless the whole text
+/// of a file is UTF-8.
+inline void check_utf8_file(std::string_view text, const std::string& origin) {
+  const std::size_t at = invalid_utf8_at(text);
+  if (at == std::string_view::npos) return;
+  const std::size_t line_start =
+      text.rfind('\n', at) == std::string_view::npos ? 0 : text.rfind('\n', at) + 1;
+  const auto line =
+      1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  check_utf8(text.substr(line_start, at - line_start + 1), origin + ":" + std::to_string(line));
+}
+
 /// Throws InputError("`where`: column N: control character 0xNN ...") when a line of a text
-/// input holds a control character other than tab or CR (a NUL would cut a message short).
+/// input holds a control character other than tab or CR (a NUL would cut a message short), or
+/// bytes that are not UTF-8.
 inline void check_text_line(const std::string& line, const std::string& where) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     const auto c = static_cast<unsigned char>(line[i]);
@@ -17,6 +75,7 @@ inline void check_text_line(const std::string& line, const std::string& where) {
     throw InputError(where + ": column " + std::to_string(i + 1) + ": control character 0x" +
                      hex[c >> 4] + hex[c & 15] + " (is this a text file?)");
   }
+  check_utf8(line, where);
 }
 
 }  // namespace nocflow

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "noc/base/error.h"
+#include "noc/base/input_file.h"
 #include "optimizer/frontend/network_yaml.h"
 #include "optimizer/frontend/onnx_import.h"
 
@@ -26,6 +27,7 @@ Graph load_network(const std::string& spec, const ZooOptions& zoo_options) {
   const std::string ext = extension(spec);
   // As every other input file says it: a folder or a missing file by name, not by what the
   // parser makes of it.
+  check_input_path(spec, spec);  // a name too long, a device
   std::error_code ec;
   if (std::filesystem::is_directory(spec, ec))  // whatever its name
     throw InputError(spec + ": cannot read the network: it is a directory");

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "noc/base/error.h"
+#include "noc/base/input_file.h"
 #include "noc/base/names.h"
 #include "optimizer/graph/resize.h"
 #include "optimizer/graph/shape_inference.h"
@@ -392,6 +393,7 @@ Graph parse_network_yaml(const std::string& text, const std::string& origin, std
 }
 
 Graph load_network_yaml(const std::string& path, std::int64_t batch) {
+  check_input_path(path, path);
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open network file");
   std::stringstream ss;

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "noc/base/error.h"
+#include "noc/base/input_file.h"
 #include "noc/base/names.h"
 #include "optimizer/frontend/onnx_importer.h"
 #include "optimizer/graph/shape_inference.h"
@@ -438,6 +439,7 @@ void note_batch_folding_reshapes(Graph& graph, std::int64_t batch) {
 }  // namespace
 
 Graph import_onnx(const std::string& path, std::int64_t batch, int float_bytes) {
+  check_input_path(path, path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open");
   onnx::ModelProto model;

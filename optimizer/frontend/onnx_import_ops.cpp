@@ -229,6 +229,10 @@ void Importer::import_node(const onnx::NodeProto& n) {
                   "or this node");
   const std::string& op = n.op_type();
   check_opset(n);
+  // Every operator read but Constant reads input 0 (a pool's or Gemm's read it before emit
+  // checked it: a protobuf CHECK failure, exit 1).
+  if (op != "Constant" && (n.input_size() == 0 || n.input(0).empty()))
+    fail(n, "input 0 is missing");
   OpAttrs a;
   if (op == "Constant") {
     const auto* v = attr(n, "value");

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "optimizer/graph/graph.h"
 
-#include <boost/graph/adjacency_list.hpp>
-
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
 #include <functional>
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
 
 #include "noc/base/error.h"
+#include "noc/base/text_input.h"
 
 namespace nocflow::optimizer {
 
@@ -49,7 +49,14 @@ namespace {
 }
 }  // namespace
 
-Graph::Graph(std::string name) : name_(std::move(name)), impl_(std::make_unique<Impl>()) {}
+Graph::Graph(std::string name) : impl_(std::make_unique<Impl>()) {
+  set_name(std::move(name));
+}
+
+void Graph::set_name(std::string name) {
+  check_utf8(name, "network name '" + name + "'");
+  name_ = std::move(name);
+}
 Graph::~Graph() = default;
 Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
@@ -79,6 +86,7 @@ Graph& Graph::operator=(const Graph& other) {
 NodeId Graph::add_node(Node node, const std::vector<NodeId>& inputs) {
   auto& m = *impl_;
   if (node.name.empty()) node.name = unique_name(op_info(node.kind).key);
+  check_utf8(node.name, "node name '" + node.name + "'");
   if (m.by_name.count(node.name))
     throw InputError("duplicate node name '" + node.name + "'");
   for (NodeId in : inputs)
@@ -128,6 +136,7 @@ void Graph::rename(NodeId id, std::string name) {
   auto& m = *impl_;
   Node& n = node(id);
   if (n.name == name) return;
+  check_utf8(name, "node name '" + name + "'");
   if (m.by_name.count(name)) throw InputError("duplicate node name '" + name + "'");
   m.by_name.erase(n.name);
   m.by_name.emplace(name, id);

@@ -38,7 +38,9 @@ class Graph {
   Graph& operator=(Graph&&) noexcept;
 
   const std::string& name() const { return name_; }
-  void set_name(std::string name) { name_ = std::move(name); }
+  /// Throws InputError unless the name is UTF-8 (it is written to JSON), as add_node and
+  /// rename do for node names.
+  void set_name(std::string name);
 
   /// What the front end noted while reading the network that a run should say, one line each
   /// without "note: " (an ONNX opset newer than the importer reads): facts, not errors. Passes
@@ -46,8 +48,8 @@ class Graph {
   const std::vector<std::string>& notes() const { return notes_; }
   void add_note(std::string note) { notes_.push_back(std::move(note)); }
 
-  /// Adds a node reading `inputs` in order. Throws InputError if the name is taken or an input
-  /// does not exist.
+  /// Adds a node reading `inputs` in order. Throws InputError if the name is taken or not
+  /// UTF-8, or an input does not exist.
   NodeId add_node(Node node, const std::vector<NodeId>& inputs = {});
   /// Removes the node and all its edges (its consumers lose that input: fix them first).
   void remove_node(NodeId id);

@@ -160,6 +160,8 @@ class Reader {
           if (!id) fail(n["inputs"], path + ".inputs", "'" + in + "' is not an earlier node");
           inputs.push_back(*id);
         }
+      if (n["output"] && !n["output"].IsMap())
+        fail(n["output"], path + ".output", "expected a map: {shape: [...], elem_bytes: N}");
       recorded.emplace_back(graph.add_node(std::move(node), inputs), n["output"]);
       marks_.emplace_back(graph.node(recorded.back().first).name, n.Mark());
     }
@@ -335,7 +337,7 @@ std::string graph_yaml(const Graph& graph) {
 }
 
 Graph read_graph_yaml(const YAML::Node& root, const std::string& origin) {
-  return Reader(origin).read(root);
+  return yaml_errors_as_input(origin, [&] { return Reader(origin).read(root); });
 }
 
 }  // namespace nocflow::optimizer

@@ -5,13 +5,17 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <unordered_set>
 #include <vector>
 
 #include "noc/base/error.h"
+#include "noc/base/input_file.h"
+#include "noc/base/text_input.h"
 
 namespace nocflow::optimizer {
 
 YAML::Node parse_one_document(const std::string& text, const std::string& origin) {
+  check_utf8_file(text, origin);  // yaml-cpp takes any bytes, and names go on to JSON
   try {
     const std::vector<YAML::Node> docs = YAML::LoadAll(text);
     if (docs.size() > 1) {
@@ -28,6 +32,7 @@ YAML::Node parse_one_document(const std::string& text, const std::string& origin
 }
 
 YAML::Node load_yaml_file(const std::string& file, const std::string& what) {
+  check_input_path(file, file);
   // A directory opens, then fails to read with a stream error: say what it is instead.
   if (std::filesystem::is_directory(file)) throw InputError(file + ": cannot read the " + what + ": it is a directory");
   std::ifstream in(file, std::ios::binary);
@@ -42,12 +47,18 @@ YAML::Node load_yaml_file(const std::string& file, const std::string& what) {
   return root;
 }
 
-void reject_duplicate_keys(const YAML::Node& node, const std::string& origin) {
+namespace {
+
+/// reject_duplicate_keys below `node`, each list and map once: an alias is the node it names
+/// (the same mark), and nine levels of lists of nine aliases took 20 s to walk.
+void check_keys(const YAML::Node& node, const std::string& origin,
+                std::unordered_set<int>& walked) {
+  if (!node.IsSequence() && !node.IsMap()) return;
+  if (const int at = node.Mark().pos; at >= 0 && !walked.insert(at).second) return;
   if (node.IsSequence()) {
-    for (const auto& item : node) reject_duplicate_keys(item, origin);
+    for (const auto& item : node) check_keys(item, origin, walked);
     return;
   }
-  if (!node.IsMap()) return;
   std::map<std::string, int> seen;  // scalar key → its line
   for (const auto& kv : node) {
     // `? [a, b]` or `? {a: 1}` makes a list or map a key; every reader expects names.
@@ -60,8 +71,15 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& origin) {
       throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ":" +
                        std::to_string(kv.first.Mark().column + 1) + ": key '" + kv.first.Scalar() +
                        "' given twice (first at line " + std::to_string(it->second) + ")");
-    reject_duplicate_keys(kv.second, origin);
+    check_keys(kv.second, origin, walked);
   }
+}
+
+}  // namespace
+
+void reject_duplicate_keys(const YAML::Node& node, const std::string& origin) {
+  std::unordered_set<int> walked;
+  check_keys(node, origin, walked);
 }
 
 }  // namespace nocflow::optimizer

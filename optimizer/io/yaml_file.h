@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "noc/base/error.h"
 #include "noc/base/format.h"
 
 namespace nocflow::optimizer {
@@ -26,6 +27,21 @@ YAML::Node parse_one_document(const std::string& text, const std::string& origin
 /// mapping, at any depth, that has a key twice: YAML parsers keep both and readers take one.
 /// A key that is a list or map (`? [a, b]`) is refused the same way.
 void reject_duplicate_keys(const YAML::Node& node, const std::string& origin);
+
+/// f(), with a yaml-cpp error (a node read as a kind it is not: a list where a map belongs)
+/// turned into an InputError at its line and column of `origin`. Readers check what they
+/// expect and say so in their words; this is the net for what they miss, which was an internal
+/// error (exit 1).
+template <class F>
+auto yaml_errors_as_input(const std::string& origin, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const YAML::Exception& e) {
+    throw InputError(e.mark.is_null() ? origin + ": " + e.msg
+                                      : origin + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                            std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+}
 
 template <class T>
 inline constexpr bool kWholeNumber = std::is_integral_v<T> && !std::is_same_v<T, bool>;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include "noc/base/limits.h"
 #include "optimizer/partition/choice.h"
 
 namespace nocflow::optimizer {
@@ -142,8 +143,10 @@ std::array<std::vector<std::int64_t>, 5> relayout_factors(OpKind kind, const OpA
       }
       return true;
     };
-    for (std::int64_t f : divisors(n))
+    for (std::int64_t f : divisors(n)) {
+      if (f > kMaxPes) break;  // ascending
       if (f == 1 || exact(n / f)) list.push_back(f);
+    }
   }
   return factors;
 }

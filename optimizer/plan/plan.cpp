@@ -271,7 +271,9 @@ T get_at_least(const YAML::Node& n, const std::string& key, T least, const std::
 
 }  // namespace
 
-Plan read_plan(const std::string& file) {
+namespace {
+
+Plan read_plan_file(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
   only_keys(root, {"network",        "cost_model",
                    "solver",         "pes",
@@ -340,7 +342,8 @@ Plan read_plan(const std::string& file) {
   // as the plan file's.
   if (totals["total_cycles"]) {
     const double total = get<double>(totals, "total_cycles", file, "totals");
-    if (std::abs(total - p.total_cycles()) > 1e-9 * std::max(1.0, std::abs(p.total_cycles())))
+    if (!(std::abs(total - p.total_cycles()) <=
+          1e-9 * std::max(1.0, std::abs(p.total_cycles()))))  // NaN too
       throw InputError(at(file, totals["total_cycles"]) + ": totals: total_cycles " +
                        totals["total_cycles"].Scalar() +
                        " is not compute_cycles + redistribution_cycles (" +
@@ -373,6 +376,9 @@ Plan read_plan(const std::string& file) {
     }
     if (p.stages.empty()) throw InputError(at(file, pipe) + ": pipeline: no stages");
   }
+  if (!root["layers"] || !root["layers"].IsSequence())
+    throw InputError(root["layers"] ? at(file, root["layers"]) + ": layers: expected a list"
+                                    : file + ": missing key 'layers'");
   for (const YAML::Node& n : root["layers"]) {
     only_keys(n, {"name", "op", "choice", "nodes", "pes", "compute_cycles", "stage"},
               file);  // nodes: derived
@@ -380,8 +386,8 @@ Plan read_plan(const std::string& file) {
     l.name = get<std::string>(n, "name", file, "layers");
     const std::string layer = "layers: " + l.name;
     l.op = get<std::string>(n, "op", file, layer);
-    l.choice = parse_choice(get<std::string>(n, "choice", file, layer),
-                            at(file, n["choice"]) + ": layer '" + l.name + "'");
+    const std::string choice = get<std::string>(n, "choice", file, layer);  // first: it is there
+    l.choice = parse_choice(choice, at(file, n["choice"]) + ": layer '" + l.name + "'");
     l.pes = get<std::vector<int>>(n, "pes", file, layer);
     l.compute_cycles = get_at_least<double>(n, "compute_cycles", 0, file, layer);
     if (n["stage"]) l.stage = get<int>(n, "stage", file, layer);
@@ -451,7 +457,7 @@ Plan read_plan(const std::string& file) {
       const int priced = priced_micro_batches(p).value_or(p.micro_batches);
       const double expected = sum + (priced - 1) * slowest;
       const double predicted = get<double>(root["pipeline"], "predicted_cycles", file, "pipeline");
-      if (std::abs(predicted - expected) > 1e-9 * std::max(1.0, expected))
+      if (!(std::abs(predicted - expected) <= 1e-9 * std::max(1.0, expected)))  // NaN too
         throw InputError(at(file, predicted_at) + ": pipeline: predicted_cycles " +
                          predicted_at.Scalar() + " is not the stages' cycles summed + " +
                          std::to_string(priced - 1) + " x the slowest (" + shortest(expected) +
@@ -459,6 +465,12 @@ Plan read_plan(const std::string& file) {
     }
   }
   return p;
+}
+
+}  // namespace
+
+Plan read_plan(const std::string& file) {
+  return yaml_errors_as_input(file, [&] { return read_plan_file(file); });
 }
 
 }  // namespace nocflow::optimizer

@@ -8,6 +8,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/input_file.h"
 #include "noc/traffic/batch.h"
 #include "sim/cli/traffic_command.h"
 #include "sim/config/hw_loader.h"
@@ -19,6 +20,7 @@ namespace nocflow::sim::cli {
 using noc::Cycle;
 
 int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
+  check_input_path(a.messages, "--messages " + a.messages);
   // A directory opens as an empty stream: say what it is rather than "no messages".
   if (std::filesystem::is_directory(a.messages))
     throw InputError("--messages " + a.messages + ": cannot open: it is a directory");

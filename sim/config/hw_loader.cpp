@@ -14,6 +14,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/input_file.h"
 #include "noc/base/names.h"
 #include "noc/router/router.h"
 #include "noc/router/routing.h"
@@ -262,6 +263,7 @@ void check_consistency(const HwSpec& h, const std::map<std::string, RawValue>& g
 HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& overrides) {
   std::map<std::string, RawValue> given;
   if (!file.empty()) {
+    check_input_path(file, file);
     // A directory opens as an empty stream: refuse it rather than read it as an empty config.
     if (std::filesystem::is_directory(file)) throw InputError(file + ": cannot open hardware config: it is a directory");
     std::ifstream in(file);

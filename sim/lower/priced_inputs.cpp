@@ -52,7 +52,7 @@ bool same_file(const std::string& a, const std::string& b) {
 /// router.alloc_iterations `then` (a calibration file's) runs as many iterations on this machine
 /// as spec's: 1 and 0 (by topology) are one iteration on a mesh router.
 bool same_iterations(const std::string& key, const std::string& then, const HwSpec& spec) {
-  if (key != "router.alloc_iterations" || then.empty() ||
+  if (key != "router.alloc_iterations" || then.empty() || then.size() > 9 ||
       !std::all_of(then.begin(), then.end(), [](unsigned char c) { return std::isdigit(c); }))
     return false;
   noc::RouterSpec was = spec.router;
@@ -128,7 +128,8 @@ std::vector<std::string> calibration_notes(const std::string& file, const HwSpec
                     "): its paper B_NoC, latency and router contention may not carry over");
   std::vector<std::string> machines;
   if (const YAML::Node m = scope["machines"]; m && m.IsSequence())
-    for (const auto& n : m) machines.push_back(n.as<std::string>());
+    for (const auto& n : m)
+      if (n.IsScalar()) machines.push_back(n.Scalar());  // else no name: no note
   const std::string here = spec.topology.name();
   if (!machines.empty() && std::find(machines.begin(), machines.end(), here) == machines.end()) {
     std::string list;

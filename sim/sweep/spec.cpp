@@ -14,6 +14,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/input_file.h"
 #include "noc/base/limits.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/cost_model.h"
@@ -115,6 +116,7 @@ std::string apply(SweepPoint& p, const std::string& axis, const std::string& v,
       p.network = v;
     } else {
       p.network = resolve(spec_file, v);
+      check_input_path(p.network, "network file " + p.network);
       if (!fs::is_regular_file(p.network))
         throw InputError("network file " + p.network +
                          (fs::exists(p.network) ? " is not a file" : " does not exist"));
@@ -169,6 +171,7 @@ SweepSpec load_sweep_spec(const std::string& file) {
   SweepSpec s;
   s.file = file;
   {
+    check_input_path(file, file);
     std::ifstream in(file, std::ios::binary);
     if (!in)
       throw InputError(

@@ -14,6 +14,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/input_file.h"
 #include "noc/base/limits.h"
 #include "noc/base/text_input.h"
 
@@ -228,6 +229,7 @@ void for_each_line(std::istream& in, const std::string& file, F&& f) {
 /// Numbers the names of DIR/names.txt, if there is one, before any program's.
 void read_names(const std::string& dir, NameTable& layers, NameTable& edges) {
   const std::string file = (std::filesystem::path(dir) / "names.txt").string();
+  check_input_path(file, file);
   if (!std::filesystem::exists(file)) return;
   if (std::filesystem::is_directory(file))
     throw InputError(file + ": cannot read: it is a directory");
@@ -356,6 +358,7 @@ void check_waits_resolve(const ProgramSet& set, const std::vector<std::vector<Or
 
 ProgramFiles read_programs(const std::string& dir, int pes) {
   namespace fs = std::filesystem;
+  check_input_path(dir, dir);
   if (!fs::is_directory(dir))
     throw InputError(dir + (fs::exists(dir) ? ": not a folder (give the folder of pe_N.txt files)"
                                             : ": no such folder of programs"));
@@ -365,6 +368,7 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
   std::vector<std::vector<Origin>> where(pes);  // per PE, per step
   for (int pe = 0; pe < pes; ++pe) {
     const std::string file = (fs::path(dir) / ("pe_" + std::to_string(pe) + ".txt")).string();
+    check_input_path(file, file);
     // A folder opens as a stream that reads nothing: it would pass for an empty program.
     if (fs::is_directory(file)) throw InputError(file + ": cannot read: it is a directory");
     std::ifstream in(file);

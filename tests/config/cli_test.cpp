@@ -286,6 +286,26 @@ TEST(Cli, CheckNotesAFileThatSetsNoKey) {
   EXPECT_EQ(set.output.find("sets no key"), std::string::npos) << set.output;
 }
 
+TEST(Cli, DevicesAndNamesTooLongAreRefusedAsInputs) {
+  // /dev/zero was read until memory ran out, and a name past 255 bytes was an internal error
+  // (exit 1), in every reader (found by fuzzing).
+  const std::string hw = std::string(NOCFLOW_SOURCE_DIR) + "/configs/hw/mesh4x4.yaml";
+  const std::string out = " --out " + temp_dir("devices").string();
+  const std::string long_name = "/tmp/" + std::string(300, 'n') + ".yaml";
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"config --check /dev/zero", "/dev/zero: cannot read: it is a device, not a file"},
+           {"config --check " + long_name, long_name + ": cannot read: File name too long"},
+           {"simulate --hw " + hw + " --network zoo:vgg5 --plan /dev/zero" + out,
+            "/dev/zero: cannot read: it is a device"},
+           {"traffic --hw " + hw + " --messages /dev/zero" + out,
+            "--messages /dev/zero: cannot read: it is a device"},
+           {"inspect --network " + long_name, "File name too long"}}) {
+    const CliRun r = run_nocflow(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
 TEST(Cli, UsageErrorsExitWith2) {
   const CliRun typo = run_nocflow("simulat --hw x");
   EXPECT_EQ(typo.exit_code, 2);

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Numbers and fields as the reports print them (noc/base/format.h).
+// Numbers and fields as the reports print them (noc/base/format.h), and the text checks of
+// inputs (noc/base/text_input.h).
 #include "noc/base/format.h"
 
 #include <gtest/gtest.h>
+
+#include "noc/base/text_input.h"
+#include "tests/input_error.h"
 
 namespace nocflow {
 namespace {
@@ -58,6 +62,29 @@ TEST(Format, Fnv1aHexGivesTheFunctionsTestVectors) {
   EXPECT_EQ(fnv1a_hex(""), "cbf29ce484222325");
   EXPECT_EQ(fnv1a_hex("a"), "af63dc4c8601ec8c");
   EXPECT_EQ(fnv1a_hex("foobar"), "85944171f73967e8");
+}
+
+TEST(TextInput, Utf8IsWellFormedOrTheFirstBadByteIsNamed) {
+  constexpr auto npos = std::string_view::npos;
+  for (const char* ok : {"conv1", "conv_\xc3\xa9", "\xe2\x82\xac", "\xef\xbf\xbd",
+                         "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf", ""})
+    EXPECT_EQ(invalid_utf8_at(ok), npos) << ok;
+  // Latin-1, a lone continuation, an overlong '/', a surrogate, past U+10FFFF, cut short.
+  const std::pair<const char*, std::size_t> bad[] = {{"conv\xe9"
+                                                      "1",
+                                                      4},
+                                                     {"a\x80", 1},
+                                                     {"\xc0\xaf", 0},
+                                                     {"x\xed\xa0\x80", 1},
+                                                     {"\xf4\x90\x80\x80", 0},
+                                                     {"ab\xe2\x82", 2},
+                                                     {"\xf5\x80\x80\x80", 0},
+                                                     {"\xe0\x80\x80", 0}};
+  for (const auto& [text, at] : bad) EXPECT_EQ(invalid_utf8_at(text), at) << text;
+  EXPECT_EQ(testing::error_of([] { check_utf8_file("a: 1\nname: conv\xe9\n", "net.yaml"); }),
+            "net.yaml:2: column 11: byte 0xe9 is not UTF-8");
+  EXPECT_EQ(testing::error_of([] { check_text_line("layer=\xff", "pe_0.txt:3"); }),
+            "pe_0.txt:3: column 7: byte 0xff is not UTF-8");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "noc/base/limits.h"
 #include "optimizer/frontend/load_network.h"
 #include "optimizer/graph/op_cost.h"
 #include "optimizer/partition/choice.h"
@@ -161,6 +162,17 @@ TEST(Relayout, RegionsBoundTheCopiedElementsAndTheExactFactorsAreOffered) {
   }
   EXPECT_GE(offered, 15);  // the checks above are not vacuous
   EXPECT_GE(partial, 2);   // merging heads, flattening channels of 3x3 positions
+}
+
+// No machine splits an axis in more than kMaxPes parts, and checking each factor's blocks
+// made a flatten of 2^28 channels run for hours (found by fuzzing).
+TEST(Relayout, FactorsStopAtTheLargestMachine) {
+  const std::int64_t n = std::int64_t{1} << 28;
+  const auto factors = relayout_factors(OpKind::Reshape, {}, {1, n, 1, 1}, {1, n});
+  std::vector<std::int64_t> powers;
+  for (std::int64_t f = 1; f <= kMaxPes; f *= 2) powers.push_back(f);
+  EXPECT_EQ(factors[static_cast<std::size_t>(PartDim::Outp)], powers);
+  EXPECT_EQ(powers.back(), 4096);
 }
 
 // Blocks split along two axes at once: still every copied element inside the region.

@@ -293,6 +293,12 @@ TEST(Robustness, OnnxMessagesNameWhatIsWrong) {
     m.node("Add", {"x"}, "y", "sum");
     EXPECT_HAS(m.import("add1.onnx"), "node 'sum' (Add): input 1 is missing");
   }
+  for (const char* op : {"MaxPool", "Gemm"}) {  // a pool's or Gemm's read it first (fuzzing)
+    Model m({1, 4});
+    m.node(op, {}, "y", "n");
+    EXPECT_HAS(m.import(std::string("none_") + op + ".onnx"),
+               "node 'n' (" + std::string(op) + "): input 0 is missing");
+  }
   {  // data types without a fixed size, and a graph without outputs, used to import
     Model m({1, 4});
     auto* cast = m.node("Cast", {"x"}, "y", "c");
@@ -398,6 +404,58 @@ TEST(Robustness, OnnxInputPastTwoToThe53IsRefused) {
   EXPECT_HAS(m.import("hugedim.onnx"),
              "robustness_hugedim.onnx: node 'x' (Input): output [1099511627776,1099511627776] has "
              "1.21e+24 elements, more than 2^53");
+}
+
+TEST(Robustness, NamesThatAreNotUtf8AreRefusedWhereTheyAreRead) {
+  // JSON outputs (summary.json, trace.json) need UTF-8: such a name failed there, late in the
+  // run, as an internal error (exit 1).
+  EXPECT_EQ(error_of([] {
+              parse_network_yaml("input: [1, 3, 8, 8]\nlayers:\n  - {op: relu, name: r\xe9}\n",
+                                 "net.yaml");
+            }),
+            "net.yaml:3: column 23: byte 0xe9 is not UTF-8");
+  Graph g;  // ONNX names and edited graph files come in through add_node and set_name
+  EXPECT_HAS(error_of([&] {
+               g.add_node(Node{"x\xff", OpKind::Input, {}, {}});
+             }),
+             "node name 'x\xff': column 2: byte 0xff is not UTF-8");
+  EXPECT_HAS(error_of([&] { g.set_name("net\xc0\xaf"); }), "network name");
+  EXPECT_EQ(error_of([&] {
+              g.add_node(Node{"r\xc3\xa9lu", OpKind::Input, {}, {}});
+            }),
+            "(no InputError)");
+}
+
+TEST(Robustness, GraphFileNodesOfTheWrongKindOrCountAreRefusedAtTheirPlace) {
+  const std::string head =
+      "format: nocflow-graph-1\nname: g\noutputs: [u]\nnodes:\n"
+      "  - {name: x, op: Input, attrs: {shape: [1, 4, 8, 8]}}\n";
+  auto load = [&](const std::string& last) {
+    return error_of([&] { parse_network_yaml(head + last, "g.yaml"); });
+  };
+  // Both were exit 1 (found by fuzzing); negative params ran, to negative cycles and energy.
+  EXPECT_EQ(load("  - {name: u, op: Relu, inputs: [x], output: 5}\n"),
+            "g.yaml:6:46: nodes[1].output: expected a map: {shape: [...], elem_bytes: N}");
+  EXPECT_HAS(load("  - {name: u, op: WeightUpdate, inputs: [x], attrs: {params: -1000000, "
+                  "optimizer: adam}}\n"),
+             "g.yaml:6:5: node 'u' (WeightUpdate): params -1000000: an update updates at least 1");
+  EXPECT_EQ(
+      load("  - {name: u, op: WeightUpdate, inputs: [x], attrs: {params: 10, optimizer: sgd}}\n"),
+      "(no InputError)");
+}
+
+TEST(Robustness, NestedAliasesAreWalkedOnce) {
+  // Twelve levels of nine aliases each: 9^12 lists, were the duplicate-key check to follow
+  // every alias (nine levels took 20 s). The reader refuses the unknown key at once.
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c < 'a' + 12; ++c) {
+    const std::string prev(1, static_cast<char>(c - 1));
+    text += std::string(1, c) + ": &" + std::string(1, c) + " [";
+    for (int i = 0; i < 9; ++i) text += (i ? ", *" : "*") + prev;
+    text += "]\n";
+  }
+  EXPECT_HAS(error_of([&] { parse_network_yaml(text, "bomb.yaml"); }),
+             "bomb.yaml:1:1: a: unknown key");
 }
 
 TEST(Robustness, ZooBatchIsBounded) {

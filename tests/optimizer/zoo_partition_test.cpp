@@ -14,6 +14,7 @@
 #include "optimizer/frontend/zoo.h"
 #include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/plan.h"
+#include "tests/input_error.h"
 #include "tests/scratch.h"
 
 namespace nocflow::optimizer {
@@ -136,6 +137,11 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
            // Derived: edited alone it changed nothing, and a replay printed it as the file's.
            {"  total_cycles: ", "  total_cycles: 1 #",
             "totals: total_cycles 1 is not compute_cycles + redistribution_cycles"},
+           // NaN passed the comparison (found by fuzzing, as are the next two: exit 1 before).
+           {"  total_cycles: ", "  total_cycles: .nan #",
+            "totals: total_cycles .nan is not compute_cycles + redistribution_cycles"},
+           {"    choice: ", "    #choice: ",
+            "layers: " + pb.layers[0].name + ": missing key 'choice'"},
            {"    nodes: 16", "    nodes: abc",
             "layers: " + pb.layers[0].name +
                 ": key 'nodes' has the wrong type: expected a whole "
@@ -165,6 +171,13 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     }
   }
+  // Layers as a map, not a list.
+  std::string map = plan_yaml(pb);
+  const std::size_t from = map.find("\nlayers:"), to = map.find("\nedges:");
+  ASSERT_LT(from, to);
+  map.replace(from, to - from, "\nlayers: {a: 1}");
+  { std::ofstream(path) << map; }
+  EXPECT_HAS(testing::error_of([&] { read_plan(path); }), ": layers: expected a list");
 }
 
 }  // namespace

@@ -228,6 +228,12 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
       {"pio_nul",
        {std::string("send to=PE1 bytes=64\0 tag=3\n", 28), recv},
        "pe_0.txt:1: column 21: control character 0x00"},
+      // Names go on to trace.json, which must be UTF-8: it failed there, as an internal error.
+      {"pio_latin1",
+       {"compute cycles=1 layer=conv\xe9"
+        "1\n",
+        ""},
+       "pe_0.txt:1: column 28: byte 0xe9 is not UTF-8"},
   };
   for (const auto& c : cases) {
     const std::string message = refusal(c.name, c.texts);

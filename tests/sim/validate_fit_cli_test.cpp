@@ -138,6 +138,23 @@ TEST(ValidateCli, CalibrationImprovesThePaperModelAndOptimizeLoadsIt) {
   EXPECT_NE(two_iterations.output.find("fitted on other hardware (router.alloc_iterations 2 -> 0)"),
             std::string::npos)
       << two_iterations.output;
+  // Past int, and a machine that is a list: both were internal errors (found by fuzzing).
+  const CliRun huge_iterations =
+      optimize(dir / "huge_iterations.yaml",
+               cal.substr(0, cal.find(iterations)) + "router.alloc_iterations: 2147483648" +
+                   cal.substr(cal.find(iterations) + iterations.size()),
+               "linkload");
+  EXPECT_NE(huge_iterations.output.find(
+                "fitted on other hardware (router.alloc_iterations 2147483648 -> 0)"),
+            std::string::npos)
+      << huge_iterations.output;
+  const std::string machines = "machines: [mesh 2x2, mesh 4x4]";
+  std::string listed = cal;
+  listed.replace(listed.find(machines), machines.size(), "machines: [[mesh 2x2], mesh 8x8]");
+  const CliRun list_machine = optimize(dir / "list_machine.yaml", listed, "linkload");
+  EXPECT_EQ(list_machine.exit_code, 0) << list_machine.output;
+  EXPECT_NE(list_machine.output.find("fitted on mesh 8x8, not on mesh 4x4"), std::string::npos)
+      << list_machine.output;
   const CliRun old_ring =
       run_nocflow("optimize " + kHw +
                   " --set lowering.all_gather=ring --network zoo:vgg5 "
