@@ -389,7 +389,8 @@ int run(const SimulateArgs& a) {
                             a.calibration,
                             batch,
                             train,
-                            plan.micro_batches != file_micro_batches};
+                            plan.micro_batches != file_micro_batches,
+                            !stale.empty()};
   write_file(fs::path(a.out) / "summary.json",
              summary_json(source, graph.name(), plan, stale, spec, m).dump(2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn; but not
@@ -464,7 +465,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
                   "trace format: perfetto (writes trace.json, Chrome/Perfetto JSON)")
       ->check(one_of("trace format", {"perfetto"}))
       ->type_name("FORMAT");
-  cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity)");
+  cmd->add_flag("--vcd", a->vcd, "write trace.vcd (PE states, link activity; up to 256 PEs)");
   auto* window = cmd->add_option("--trace-window", a->window,
                                  "link sampling window for --trace and --vcd, cycles (default 1000)")
                      ->check(in_range(1, static_cast<double>(kMaxCycles)));

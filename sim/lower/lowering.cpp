@@ -195,11 +195,21 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
   if (!plan.topology.empty() && plan.topology != hw.topology.name())
     throw InputError("the plan is for " + plan.topology + ", the hardware is " +
                      hw.topology.name() + " (optimize for it, or simulate without --plan)");
+  // A stage is a band of whole mesh rows (or crossbar ports): `units` of them.
+  const int unit_pes = hw.topology.kind == "mesh" ? hw.topology.cols : 1;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s)
+    if (const opt::PlanStage& st = plan.stages[s];
+        st.first_pe % unit_pes != 0 || st.pes != st.units * unit_pes)
+      throw InputError("the plan's stage " + std::to_string(s) + " (PEs " + st.pe_range() + ", " +
+                       std::to_string(st.units) + (unit_pes > 1 ? " rows" : " ports") +
+                       ") is not a band of whole " + (unit_pes > 1 ? "rows of " : "") +
+                       hw.topology.name());
   std::map<std::string, const opt::PlanLayer*> by_name;
   for (const auto& pl : plan.layers) by_name[pl.name] = &pl;
   std::set<std::string> network_layers;
   Lowered out;
   out.resident_weights = plan.resident_weights;
+  if (plan.pipelined()) out.micro_batches = plan.micro_batches;
   out.programs = ProgramSet(pes);
   for (const opt::Layer& l : workload.layers) {
     network_layers.insert(l.name);

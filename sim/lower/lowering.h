@@ -61,6 +61,9 @@ struct Lowered {
   std::vector<optimizer::PlacedLayer> layers;    ///< workload order
   std::vector<std::int64_t> compute_cycles;      ///< per layer, per PE (all PEs equal)
   bool resident_weights = false;  ///< the plan's: stages keep their weights for the whole run
+  /// The plan's (micro_batched): layer l is network layer l % (layers / micro_batches) of
+  /// micro-batch l / (layers / micro_batches).
+  int micro_batches = 1;
 };
 
 /// A pipelined plan's micro-batches as one workload to lower: every layer and edge of the

@@ -126,9 +126,13 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
     };
     PeMemoryPlan& plan = plans[p];
     const int end = static_cast<int>(prog.size()) - 1;
-    std::map<long, std::size_t> input_buffer;  // network input -> its buffer on this PE
-    std::map<long, std::vector<opt::Box>> input_parts;  // what its readers here read of it
-    std::set<std::string> resident;  // layers (NAME of NAME@m) whose weights this PE holds
+    // A network input, and the micro-batch of a pipeline reading it (each is another sample):
+    // its buffer on this PE, and what its readers here read of it.
+    using InputCopy = std::pair<long, std::size_t>;
+    std::map<InputCopy, std::size_t> input_buffer;
+    std::map<InputCopy, std::vector<opt::Box>> input_parts;
+    const std::size_t per_batch = num_layers / static_cast<std::size_t>(lowered.micro_batches);
+    std::set<std::size_t> resident;  // network layers whose weights this PE holds
     for (std::size_t l = 0; l < num_layers; ++l) {
       const int at = compute_at[l];
       if (at < 0) continue;
@@ -137,11 +141,13 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
       const int li = static_cast<int>(l);
       if (!lowered.resident_weights)
         plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), at, at});
-      else if (resident.insert(layer.name.substr(0, layer.name.rfind('@'))).second)
+      else if (resident.insert(l % per_batch).second)
         plan.buffers.push_back({BufferKind::Weights, li, -1, bytes_of(shares.weights), 0, end});
-      // One buffer per network input, from the start to its last reader here (a first layer,
-      // or a weight gradient reading the input X), as large as what they read.
-      auto hold_input = [&](long input, std::int64_t bytes) {
+      // One buffer per network input (per micro-batch), from the start to its last reader
+      // here (a first layer, or a weight gradient reading the input X), as large as what they
+      // read.
+      const std::size_t micro_batch = l / per_batch;
+      auto hold_input = [&](const InputCopy& input, std::int64_t bytes) {
         const auto [it, fresh] = input_buffer.try_emplace(input, plan.buffers.size());
         if (fresh) plan.buffers.push_back({BufferKind::Input, li, -1, bytes, 0, at});
         Buffer& in = plan.buffers[it->second];
@@ -164,14 +170,14 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
                                   opt::reduction_slice(layer, placed.choice, g));
             // The union of every reader's part. union_volume is exponential in parts that
             // overlap; past a dozen (no network of ours comes near), the largest part.
-            std::vector<opt::Box>& parts = input_parts[static_cast<long>(ins[slot])];
+            const InputCopy input{static_cast<long>(ins[slot]), micro_batch};
+            std::vector<opt::Box>& parts = input_parts[input];
             if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
-            hold_input(static_cast<long>(ins[slot]),
-                       (parts.size() <= 12 ? opt::union_volume(parts) : part.volume()) *
-                           layer.inputs[slot].elem_bytes);
+            hold_input(input, (parts.size() <= 12 ? opt::union_volume(parts) : part.volume()) *
+                                  layer.inputs[slot].elem_bytes);
           }
       } else if (!has_producer[l]) {  // no graph: every input of a first layer is the network's
-        hold_input(-1L - li, bytes_of(shares.input));
+        hold_input({-1L - li, micro_batch}, bytes_of(shares.input));
       }
       // A weight update (workload.h) writes the new weights over the old ones, in place: no
       // buffer of its own, unless a layer reads them (only a hand-edited graph file has one).

@@ -10,10 +10,11 @@
 //            block reads), during l's compute step (streamed in per layer); a pipelined plan
 //            solved with --resident-weights (Lowered::resident_weights) holds it from the
 //            program's first step to its last, one buffer for every micro-batch's NAME@m;
-//   input    a network input: one buffer, the union of what its readers on p read of it (the
-//            first layers, and in a training graph the weight gradient reading X; halos
-//            included: no message brings them, so not the SRAM check's share), from the start
-//            of the program to the last of their computes;
+//   input    a network input: one buffer (per micro-batch of a pipeline: each is another
+//            sample), the union of what its readers on p read of it (the first layers, and in a
+//            training graph the weight gradient reading X; halos included: no message brings
+//            them, so not the SRAM check's share), from the start of the program to the last of
+//            their computes;
 //   output   of layer l: its block, from l's compute to its last use on p: the last send or
 //            reduction step of l, or the compute of the last consumer of l on p (which may
 //            read its own part of the block in place: a conservative end); a network output

@@ -205,6 +205,8 @@ void print_measured(std::ostream& out, const ReplaySource& a, const opt::Plan& p
       out << ": one left the last stage every " << fixed(m.pipeline.interval, 0) << " cycles";
       if (a.mode == "barrier")  // one micro-batch after another: no stage overlaps, no bottleneck
         out << " (barrier replay: one micro-batch after another)";
+      else if (a.predictions_stale)  // a batch of 3's bottleneck against a batch of 1's interval
+        out << " (the plan's predicted bottleneck " << fixed(bottleneck, 0) << " does not apply)";
       else
         out << " (predicted bottleneck " << fixed(bottleneck, 0) << ", error "
             << signed_percent(bottleneck / m.pipeline.interval - 1) << ")";

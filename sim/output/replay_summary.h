@@ -28,6 +28,9 @@ struct ReplaySource {
   /// A pipelined plan file replayed with other micro-batches than its own: its total is then
   /// predicted from its stages, not read from the file.
   bool micro_batches_changed = false;
+  /// The plan's predictions are for another run (another batch, network, hardware, edited
+  /// choices; simulate's notes say which): no error against them is printed.
+  bool predictions_stale = false;
 };
 
 /// What a plan's replay measured, as summary.json and the console give it.

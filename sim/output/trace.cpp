@@ -113,7 +113,18 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
     next = w.start + window;
   }
   if (next >= 0) idle_from(std::min(next, run.total_cycles));  // the last window ends with the run
-  out << "]}\n";
+  // Viewers ignore otherData; a reader of the file learns what the counters count there, as
+  // the VCD's header says it.
+  const noc::Cycle last = run.total_cycles > 0 ? (run.total_cycles - 1) / window * window : 0;
+  out << "],\"otherData\":"
+      << nlohmann::ordered_json{{"nocflow", nocflow_build()},
+                                {"link_counters",
+                                 per + ", in windows from cycle 0; the last, cycles " +
+                                     std::to_string(last) + " to " +
+                                     std::to_string(run.total_cycles) + " (the run's end), is " +
+                                     counted(run.total_cycles - last, "cycle") + " long"}}
+             .dump()
+      << "}\n";
   return spans;
 }
 

@@ -36,7 +36,7 @@ TEST(MemoryPlan, AResidentWeightsPipelineHoldsEachLayersWeightsForTheWholeRun) {
     const MicroBatched mb = micro_batched(opt::build_workload(g), plan);
     const Lowered low = lower_plan(mb.workload, mb.plan, hw, ExecMode::Dataflow);
     const std::vector<PeMemoryPlan> memory = plan_memory(low, mb.workload);
-    int weighted = 0;
+    int weighted = 0, inputs_held = 0;
     for (std::size_t p = 0; p < memory.size(); ++p) {
       const int end = static_cast<int>(low.programs.pe[p].size()) - 1;
       std::map<std::string, int> copies;  // weight buffers per layer (NAME of NAME@m)
@@ -53,8 +53,20 @@ TEST(MemoryPlan, AResidentWeightsPipelineHoldsEachLayersWeightsForTheWholeRun) {
       }
       for (const auto& [layer, n] : copies) EXPECT_EQ(n, resident ? 1 : 3) << layer;
       weighted += !copies.empty();
+      // Each micro-batch is another sample: an input buffer of its own (one for all 3 held
+      // one sample's share).
+      std::map<std::string, int> inputs;  // by reader NAME@m
+      for (const Buffer& b : memory[p].buffers)
+        if (b.kind == BufferKind::Input)
+          ++inputs[mb.workload.layers[static_cast<std::size_t>(b.layer)].name];
+      if (!inputs.empty()) {
+        EXPECT_EQ(inputs,
+                  (std::map<std::string, int>{{"conv1@0", 1}, {"conv1@1", 1}, {"conv1@2", 1}}));
+      }
+      inputs_held += !inputs.empty();
     }
     EXPECT_GT(weighted, 1);
+    EXPECT_GT(inputs_held, 0);
   }
 }
 

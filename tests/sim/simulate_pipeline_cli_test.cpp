@@ -71,6 +71,18 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   EXPECT_EQ(read_file(dir / "own" / "plan.yaml"), read_file(dir / "opt" / "plan.yaml"));
   EXPECT_EQ(read_file(dir / "own" / "layers.csv"), read_file(dir / "sim" / "layers.csv"));
 
+  // The plan replayed on batch 2 (its layers fit): its predicted bottleneck, for batch 1, is
+  // shown without an error against this run's interval (it printed one of about -50 %).
+  const CliRun batch2 =
+      run_nocflow("simulate " + hw + "--batch 2 --plan " + (dir / "opt" / "plan.yaml").string() +
+                  " --quiet --out " + (dir / "batch2").string());
+  ASSERT_EQ(batch2.exit_code, 0) << batch2.output;
+  EXPECT_NE(batch2.output.find("note: the plan was priced for batch 1, this run is batch 2"),
+            std::string::npos)
+      << batch2.output;
+  EXPECT_NE(batch2.output.find("does not apply)\n"), std::string::npos) << batch2.output;
+  EXPECT_EQ(batch2.output.find(", error "), std::string::npos) << batch2.output;
+
   const StagedPlan plan = read_stages(dir / "opt" / "plan.yaml");
   ASSERT_EQ(plan.stage_of.size() * 3, read_csv_rows(dir / "sim" / "layers.csv").size());
   // Per micro-batch and stage: first start and last end of its layers (NAME@m).
@@ -203,6 +215,14 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   near << "predicted_cycles: " << std::setprecision(12) << plan.predicted_cycles * (1 + 1e-6);
   const CliRun slightly = edit("near.yaml", predicted.str(), near.str());
   EXPECT_EQ(slightly.exit_code, 2) << near.str() << slightly.output;
+  // A stage whose rows do not make its PEs (it was accepted, flagged as edited choices).
+  const std::size_t units = file.find("units: ");
+  ASSERT_NE(units, std::string::npos);
+  const CliRun rows = edit("rows.yaml", file.substr(units, 8), "units: 3");
+  EXPECT_EQ(rows.exit_code, 2) << rows.output;
+  EXPECT_NE(rows.output.find("the plan's stage 0 (PEs 0-"), std::string::npos) << rows.output;
+  EXPECT_NE(rows.output.find("3 rows) is not a band of whole rows of mesh 4x4"), std::string::npos)
+      << rows.output;
   // Its micro-batch count alone (predicted_cycles still the file's count's): replayed as
   // --micro-batches replays it, predicted from its stages.
   const CliRun count = edit("count.yaml", "micro_batches: 3\n", "micro_batches: 5\n");
