@@ -432,13 +432,28 @@ Plan read_plan_file(const std::string& file) {
       throw InputError(file + ": pipeline: stage " + std::to_string(s) + " runs '" + st.first +
                        "' .. '" + st.last + "', but its layers say otherwise");
   }
+  // An edge names two of the plan's layers and a type the models know (edited, they were
+  // taken as edited figures).
+  std::set<std::string> layer_names;
+  for (const PlanLayer& l : p.layers) layer_names.insert(l.name);
+  std::vector<std::string> types{"STAGE_INPUT"};
+  for (RedistType t : {RedistType::None, RedistType::Local, RedistType::AllGather,
+                       RedistType::Scatter, RedistType::AllToAll, RedistType::AllReduce})
+    types.push_back(to_string(t));
   for (const YAML::Node& n : root["edges"]) {
     only_keys(n, {"src", "dst", "input", "type", "bytes", "cycles"}, file);
     PlanEdge e;
     e.src = get<std::string>(n, "src", file, "edges");
     e.dst = get<std::string>(n, "dst", file, "edges");
+    for (const auto& [key, name] : {std::pair{"src", e.src}, std::pair{"dst", e.dst}})
+      if (!layer_names.count(name))
+        throw InputError(at(file, n[key]) + ": edges: " + key + " '" + name +
+                         "' is no layer of the plan");
     e.input = get_at_least<int>(n, "input", 0, file, "edges");
     e.type = get<std::string>(n, "type", file, "edges");
+    if (std::find(types.begin(), types.end(), e.type) == types.end())
+      throw InputError(at(file, n["type"]) +
+                       ": edges: " + unknown_name_message("type", e.type, types));
     e.bytes = get_at_least<double>(n, "bytes", 0, file, "edges");
     e.cycles = get_at_least<double>(n, "cycles", 0, file, "edges");
     p.edges.push_back(std::move(e));

@@ -137,11 +137,16 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
            // Derived: edited alone it changed nothing, and a replay printed it as the file's.
            {"  total_cycles: ", "  total_cycles: 1 #",
             "totals: total_cycles 1 is not compute_cycles + redistribution_cycles"},
-           // NaN passed the comparison (found by fuzzing, as are the next two: exit 1 before).
+           // NaN passed the comparison (found by fuzzing, as were the next four; the next two exit
+           // 1).
            {"  total_cycles: ", "  total_cycles: .nan #",
             "totals: total_cycles .nan is not compute_cycles + redistribution_cycles"},
            {"    choice: ", "    #choice: ",
             "layers: " + pb.layers[0].name + ": missing key 'choice'"},
+           // Edges name the plan's layers and a known type (taken as edited figures before).
+           {"src: conv1, dst: conv2", "src: conv9, dst: conv2",
+            "edges: src 'conv9' is no layer of the plan"},
+           {"type: NONE", "type: TELEPORT", "edges: unknown type 'TELEPORT'"},
            {"    nodes: 16", "    nodes: abc",
             "layers: " + pb.layers[0].name +
                 ": key 'nodes' has the wrong type: expected a whole "
