@@ -380,10 +380,19 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
       where[pe].push_back(at);
     });
   }
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (program_file_pe(entry.path().filename().string()) >= pes)
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (program_file_pe(name) >= pes)
       throw InputError(entry.path().string() + ": the hardware has only " + std::to_string(pes) +
                        " PEs");
+    // pe_01.txt or pe_-1.txt would be left out unsaid: a program file is pe_N.txt.
+    const bool numbered = name.size() > 7 && name.rfind("pe_", 0) == 0 &&
+                          name.compare(name.size() - 4, 4, ".txt") == 0 &&
+                          name.find_first_not_of("+-0123456789", 3) == name.size() - 4;
+    if (numbered && program_file_pe(name) < 0)
+      throw InputError(entry.path().string() +
+                       ": not a program file name (pe_N.txt, N a PE number without leading zeros)");
+  }
 
   // Sends and receives pair up by (source, destination, tag).
   struct Ends {

@@ -257,6 +257,16 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
     EXPECT_NE(std::string(e.what()).find("pe_5.txt: the hardware has only 2 PEs"),
               std::string::npos);
   }
+  // A name that is no PE's was left out unsaid (found by fuzzing).
+  fs::remove(dir / "pe_5.txt");
+  std::ofstream(dir / "pe_01.txt") << "";
+  EXPECT_NE(testing::error_of([&] { read_programs(dir.string(), 2); })
+                .find("pe_01.txt: not a program file name (pe_N.txt, N a PE number without "
+                      "leading zeros)"),
+            std::string::npos);
+  fs::remove(dir / "pe_01.txt");
+  std::ofstream(dir / "pe_notes.txt") << "";  // other files are the user's
+  EXPECT_NO_THROW(read_programs(dir.string(), 2));
 }
 
 }  // namespace
