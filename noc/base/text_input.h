@@ -42,6 +42,15 @@ inline std::size_t invalid_utf8_at(std::string_view s) {
   return std::string_view::npos;
 }
 
+/// `s` with each byte that is not part of well-formed UTF-8 replaced by U+FFFD: for labels
+/// taken from file names, which a network is named after where its file names it not.
+inline std::string utf8_replaced(std::string_view s) {
+  std::string out;
+  for (std::size_t at; (at = invalid_utf8_at(s)) != std::string_view::npos; s.remove_prefix(at + 1))
+    out.append(s.substr(0, at)).append("\xEF\xBF\xBD");
+  return out.append(s);
+}
+
 /// Throws InputError("`where`: column N: byte 0xNN is not UTF-8") unless `s` is UTF-8.
 inline void check_utf8(std::string_view s, const std::string& where) {
   const std::size_t at = invalid_utf8_at(s);

@@ -13,6 +13,7 @@
 #include "noc/base/error.h"
 #include "noc/base/input_file.h"
 #include "noc/base/names.h"
+#include "noc/base/text_input.h"
 #include "optimizer/graph/resize.h"
 #include "optimizer/graph/shape_inference.h"
 #include "optimizer/io/graph_file.h"
@@ -388,7 +389,8 @@ Graph parse_network_yaml(const std::string& text, const std::string& origin, std
   const YAML::Node root = parse_one_document(text, origin);
   reject_duplicate_keys(root, origin);
   if (root.IsMap() && root["format"]) return read_graph_yaml(root, origin);  // a saved graph
-  const std::string stem = std::filesystem::path(origin).stem().string();
+  // Named after its file unless it says (a file name need not be UTF-8, JSON outputs must).
+  const std::string stem = utf8_replaced(std::filesystem::path(origin).stem().string());
   return Loader(origin, stem.empty() ? "network" : stem, batch).load(root);
 }
 

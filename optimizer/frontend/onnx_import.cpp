@@ -15,6 +15,7 @@
 #include "noc/base/error.h"
 #include "noc/base/input_file.h"
 #include "noc/base/names.h"
+#include "noc/base/text_input.h"
 #include "optimizer/frontend/onnx_importer.h"
 #include "optimizer/graph/shape_inference.h"
 
@@ -27,10 +28,10 @@ namespace {
 std::string network_name(const std::string& path, const std::string& graph_name) {
   for (const char* generic : {"", "torch_jit", "torch-jit-export", "main_graph"})
     if (graph_name == generic) {
-      const std::string stem = std::filesystem::path(path).stem().string();
+      const std::string stem = utf8_replaced(std::filesystem::path(path).stem().string());
       return stem.empty() ? "onnx" : stem;
     }
-  return graph_name;
+  return utf8_replaced(graph_name);  // a label: JSON outputs need UTF-8
 }
 
 }  // namespace
@@ -460,7 +461,15 @@ Graph import_onnx(const std::string& path, std::int64_t batch, int float_bytes) 
   // which ONNX's inference assumes (its Conv rule divides by the strides and indexes the
   // input's shape by the weight's rank unchecked, in onnx 1.12 at least).
   onnx_import_detail::Importer importer(path, model, float_bytes);
-  Graph graph = importer.build();
+  Graph graph = [&] {
+    try {
+      return importer.build();
+    } catch (const InputError& e) {  // the graph's own (a name that is not UTF-8) lack the file
+      const std::string what = e.what();
+      if (what.rfind(path, 0) == 0) throw;
+      throw InputError(path + ": " + what);
+    }
+  }();
   if (dynamic_batch && batch > 1) note_batch_folding_reshapes(graph, batch);
   try {
     onnx::shape_inference::InferShapes(model);

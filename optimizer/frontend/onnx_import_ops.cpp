@@ -55,6 +55,7 @@ std::string Importer::weight_names(const onnx::NodeProto& n, int first) {
 }
 
 void Importer::import_pad(const onnx::NodeProto& n) {
+  if (n.input_size() == 0 || n.input(0).empty()) fail(n, "input 0 is missing");
   const auto* mode = attr(n, "mode");
   if (mode && mode->s() != "constant")
     fail(n, "mode '" + mode->s() + "' is not supported (only constant)");
@@ -117,6 +118,7 @@ void Importer::refuse_pad_axes(const onnx::NodeProto& n, const std::vector<std::
 }
 
 void Importer::fold_pad(const onnx::NodeProto& n, OpAttrs& a) const {
+  if (n.input_size() == 0) return;  // emit says it is missing (this read was a CHECK failure)
   const auto pad = pads_.find(n.input(0));
   if (pad == pads_.end()) return;
   const auto& p = pad->second.pads;
@@ -229,10 +231,6 @@ void Importer::import_node(const onnx::NodeProto& n) {
                   "or this node");
   const std::string& op = n.op_type();
   check_opset(n);
-  // Every operator read but Constant reads input 0 (a pool's or Gemm's read it before emit
-  // checked it: a protobuf CHECK failure, exit 1).
-  if (op != "Constant" && (n.input_size() == 0 || n.input(0).empty()))
-    fail(n, "input 0 is missing");
   OpAttrs a;
   if (op == "Constant") {
     const auto* v = attr(n, "value");
@@ -283,6 +281,7 @@ void Importer::import_node(const onnx::NodeProto& n) {
     if (attr_flag(n, "transA", false)) fail(n, "transA=1 is not supported");
     // ONNX's Gemm takes a matrix A (onnxruntime refuses any other); a batched product is a
     // MatMul, which the branch above takes with a 2-D weight.
+    if (n.input_size() == 0) fail(n, "input 0 is missing");  // read below (a CHECK failure)
     if (const auto x = known_shape(n.input(0)); op == "Gemm" && x && x->size() != 2)
       fail(n, "A must be 2-D (ONNX's Gemm), got " + shape_str(*x) +
                   ": export the product as a MatMul");

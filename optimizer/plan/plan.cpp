@@ -273,6 +273,18 @@ T get_at_least(const YAML::Node& n, const std::string& key, T least, const std::
 
 namespace {
 
+/// n[key], which must be a list (a map or a number was read as no entries, or failed inside
+/// yaml-cpp); missing, an empty list unless `required`.
+YAML::Node list_of(const YAML::Node& n, const std::string& key, const std::string& file,
+                   const std::string& within = "", bool required = true) {
+  const YAML::Node list = n[key];
+  if (!list && !required) return YAML::Node(YAML::NodeType::Sequence);
+  if (!list) throw InputError(at(file, n) + ": " + within + "missing key '" + key + "'");
+  if (!list.IsSequence())
+    throw InputError(at(file, list) + ": " + within + key + ": expected a list");
+  return list;
+}
+
 Plan read_plan_file(const std::string& file) {
   const YAML::Node root = load_yaml_file(file, "plan");
   only_keys(root, {"network",        "cost_model",
@@ -358,7 +370,7 @@ Plan read_plan_file(const std::string& file) {
       throw InputError(at(file, pipe["micro_batches"]) + ": micro_batches must be in 1 .. " +
                        std::to_string(kMaxMicroBatches));
     int next_pe = 0;  // stages take disjoint bands, in order
-    for (const YAML::Node& n : pipe["stages"]) {
+    for (const YAML::Node& n : list_of(pipe, "stages", file, "pipeline: ")) {
       only_keys(n, {"first", "last", "units", "first_pe", "pes", "cycles"}, file);
       const std::string at_stage = "pipeline: stages";
       p.stages.push_back(
@@ -376,10 +388,7 @@ Plan read_plan_file(const std::string& file) {
     }
     if (p.stages.empty()) throw InputError(at(file, pipe) + ": pipeline: no stages");
   }
-  if (!root["layers"] || !root["layers"].IsSequence())
-    throw InputError(root["layers"] ? at(file, root["layers"]) + ": layers: expected a list"
-                                    : file + ": missing key 'layers'");
-  for (const YAML::Node& n : root["layers"]) {
+  for (const YAML::Node& n : list_of(root, "layers", file)) {
     only_keys(n, {"name", "op", "choice", "nodes", "pes", "compute_cycles", "stage"},
               file);  // nodes: derived
     PlanLayer l;
@@ -440,7 +449,7 @@ Plan read_plan_file(const std::string& file) {
   for (RedistType t : {RedistType::None, RedistType::Local, RedistType::AllGather,
                        RedistType::Scatter, RedistType::AllToAll, RedistType::AllReduce})
     types.push_back(to_string(t));
-  for (const YAML::Node& n : root["edges"]) {
+  for (const YAML::Node& n : list_of(root, "edges", file, "", false)) {
     only_keys(n, {"src", "dst", "input", "type", "bytes", "cycles"}, file);
     PlanEdge e;
     e.src = get<std::string>(n, "src", file, "edges");

@@ -40,7 +40,8 @@ void find_unfitting(Band& b, const Problem& p, int units) {
   if (p.memory_limit <= 0 || p.memory.empty()) return;
   for (int l = n - 1; l >= 0; --l) {
     const auto& bytes = p.memory[static_cast<std::size_t>(l)];
-    const bool fits = *std::min_element(bytes.begin(), bytes.end()) <= p.memory_limit;
+    const bool fits =
+        bytes.empty() || *std::min_element(bytes.begin(), bytes.end()) <= p.memory_limit;
     b.next_unfit[static_cast<std::size_t>(l)] =
         fits ? b.next_unfit[static_cast<std::size_t>(l) + 1] : l;
   }

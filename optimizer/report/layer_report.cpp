@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "noc/base/format.h"
+#include "noc/base/json_text.h"
 #include "optimizer/graph/op_cost.h"
 
 namespace nocflow::optimizer {
@@ -134,7 +135,7 @@ std::string graph_json(const Graph& g) {
             {"num_layers", t.layers},
             {"layers", layers},
             {"outputs", outputs}};
-  return j.dump(2) + "\n";
+  return json_text(j, 2) + "\n";
 }
 
 std::string graph_dot(const Graph& g) {

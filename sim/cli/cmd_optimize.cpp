@@ -15,6 +15,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/json_text.h"
 #include "noc/base/names.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_calibration.h"
@@ -320,7 +321,8 @@ int run(const OptimizeArgs& a) {
     notes.push_back(note);
   write_file(fs::path(a.out) / "plan.yaml", opt::plan_yaml(plan));
   write_file(fs::path(a.out) / "plan.dot", opt::plan_dot(plan));
-  write_file(fs::path(a.out) / "summary.json", summary_json(a, s, r, plan, notes).dump(2) + "\n");
+  write_file(fs::path(a.out) / "summary.json",
+             json_text(summary_json(a, s, r, plan, notes), 2) + "\n");
 
   std::cout
       << "nocflow optimize: " << plan.network << training_note(training_optimizer(graph)) << " on "

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "noc/base/format.h"
+#include "noc/base/json_text.h"
 #include "optimizer/plan/pipeline.h"
 #include "sim/cli/optimize_command.h"
 #include "sim/config/hw_loader.h"
@@ -108,7 +109,7 @@ int run_pipeline(const OptimizeArgs& a, const HwSpec& spec, const opt::HwDesc& h
                 {"efficiency", "mean / slowest stage"},
                 {"energy_pj", "picojoules per micro-batch"},
                 {"solve_seconds", "seconds (wall clock)"}};
-  write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
+  write_file(fs::path(a.out) / "summary.json", json_text(j, 2) + "\n");
 
   std::cout << "  " << r.ranges_priced << " (layer range, " << (hw.mesh() ? "rows" : "ports")
             << ") stage costs solved in " << fixed(r.seconds, 2) << " s"

@@ -14,6 +14,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/json_text.h"
 #include "noc/base/limits.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_calibration.h"
@@ -202,7 +203,7 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
        "not say what their compute steps compute"},
       {"compute_cycles / communication_cycles", kRunTotalsUnits}};
   add_traffic_units(j["units"]);
-  write_file(fs::path(a.out) / "summary.json", j.dump(2) + "\n");
+  write_file(fs::path(a.out) / "summary.json", json_text(j, 2) + "\n");
   write_file(fs::path(a.out) / "layers.csv",
              [&](std::ostream& f) { write_layers_csv(f, nullptr, layers); });
   write_file(fs::path(a.out) / "transfers.csv", [&](std::ostream& f) {
@@ -392,7 +393,7 @@ int run(const SimulateArgs& a) {
                             plan.micro_batches != file_micro_batches,
                             !stale.empty()};
   write_file(fs::path(a.out) / "summary.json",
-             summary_json(source, graph.name(), plan, stale, spec, m).dump(2) + "\n");
+             json_text(summary_json(source, graph.name(), plan, stale, spec, m), 2) + "\n");
   // The plan replayed, so that a solved one can be replayed again (--plan) and drawn; but not
   // over the --plan file itself, which may hold a user's comments and edits.
   std::error_code ignored;

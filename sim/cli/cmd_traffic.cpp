@@ -14,6 +14,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/format.h"
+#include "noc/base/json_text.h"
 #include "noc/base/limits.h"
 #include "noc/sc/noc_module.h"
 #include "noc/traffic/traffic.h"
@@ -301,7 +302,7 @@ int run(const TrafficArgs& a) {
     const std::optional<bool> short_of =
         short_of_offered(r, net.num_nodes(), a.traffic.packet_flits, window_from_empty(a));
     write_file(std::filesystem::path(a.out) / "summary.json",
-               summary_json(r, a, routers, wall, short_of, hotspot).dump(2) + "\n");
+               json_text(summary_json(r, a, routers, wall, short_of, hotspot), 2) + "\n");
     write_links(std::filesystem::path(a.out) / "links.csv", r.links);
     print_result(r, a, wall, routers, short_of);
     std::cout << "nocflow: wrote " << a.out << "/summary.json, links.csv, config.resolved.yaml\n";

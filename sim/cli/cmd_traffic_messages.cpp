@@ -9,6 +9,7 @@
 #include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "noc/base/input_file.h"
+#include "noc/base/json_text.h"
 #include "noc/traffic/batch.h"
 #include "sim/cli/traffic_command.h"
 #include "sim/config/hw_loader.h"
@@ -114,7 +115,7 @@ int run_messages(const TrafficArgs& a, const HwSpec& spec, noc::Network& net) {
       {"router_evaluations",
        "router steps run (a router with nothing to do that cycle is skipped)"},
       {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
-  write_file(dir / "summary.json", j.dump(2) + "\n");
+  write_file(dir / "summary.json", json_text(j, 2) + "\n");
   write_links(dir / "links.csv", r.links);
 
   auto busy = [](const noc::LinkLoad& l) {

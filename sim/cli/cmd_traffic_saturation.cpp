@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "noc/base/format.h"
+#include "noc/base/json_text.h"
 #include "sim/cli/traffic_command.h"
 #include "sim/output/build_id.h"
 #include "sim/output/output_file.h"
@@ -122,7 +123,7 @@ int find_saturation(const TrafficArgs& a, noc::Network& net, const noc::Advance&
                 {"unstable_latency_estimate",
                  "cycles, BookSim's estimate over delivered and in-flight flits (unstable probes)"},
                 {"wall_seconds", "seconds (wall clock; the only field that varies run to run)"}};
-  write_file(std::filesystem::path(a.out) / "saturation.json", j.dump(2) + "\n");
+  write_file(std::filesystem::path(a.out) / "saturation.json", json_text(j, 2) + "\n");
   auto first = [](std::optional<double> r) {
     std::ostringstream s;
     if (r)

@@ -9,10 +9,12 @@
 #include <tuple>
 
 #include "noc/base/error.h"
+#include "noc/base/format.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/pe_model.h"
 #include "optimizer/cost/round_robin_fluid.h"
+#include "optimizer/plan/pipeline.h"
 #include "sim/lower/collectives.h"
 #include "sim/lower/workload_setup.h"
 
@@ -196,14 +198,16 @@ Lowered lower_plan(const opt::Workload& workload, const opt::Plan& plan, const H
     throw InputError("the plan is for " + plan.topology + ", the hardware is " +
                      hw.topology.name() + " (optimize for it, or simulate without --plan)");
   // A stage is a band of whole mesh rows (or crossbar ports): `units` of them.
-  const int unit_pes = hw.topology.kind == "mesh" ? hw.topology.cols : 1;
+  const int unit_pes = opt::pes_per_unit(desc);
+  const std::string unit = desc.mesh() ? "mesh row" : "crossbar port";
   for (std::size_t s = 0; s < plan.stages.size(); ++s)
     if (const opt::PlanStage& st = plan.stages[s];
         st.first_pe % unit_pes != 0 || st.pes != st.units * unit_pes)
-      throw InputError("the plan's stage " + std::to_string(s) + " (PEs " + st.pe_range() + ", " +
-                       std::to_string(st.units) + (unit_pes > 1 ? " rows" : " ports") +
-                       ") is not a band of whole " + (unit_pes > 1 ? "rows of " : "") +
-                       hw.topology.name());
+      throw InputError("the plan's stage " + std::to_string(s) + ": units " +
+                       std::to_string(st.units) + ", first_pe " + std::to_string(st.first_pe) +
+                       " and pes " + std::to_string(st.pes) + " are not " +
+                       counted(st.units, unit) + " of " + hw.topology.name() + " (" +
+                       std::to_string(unit_pes) + (unit_pes == 1 ? " PE" : " PEs") + " each)");
   std::map<std::string, const opt::PlanLayer*> by_name;
   for (const auto& pl : plan.layers) by_name[pl.name] = &pl;
   std::set<std::string> network_layers;

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "noc/base/error.h"
 #include "noc/base/format.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/graph/graph.h"
@@ -132,6 +133,10 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
     std::map<InputCopy, std::size_t> input_buffer;
     std::map<InputCopy, std::vector<opt::Box>> input_parts;
     const std::size_t per_batch = num_layers / static_cast<std::size_t>(lowered.micro_batches);
+    if (num_layers % static_cast<std::size_t>(lowered.micro_batches) != 0)
+      throw CheckError("plan_memory: " + std::to_string(num_layers) + " layers are not " +
+                       std::to_string(lowered.micro_batches) +
+                       " micro-batches' copies (lower micro_batched's workload)");
     std::set<std::size_t> resident;  // network layers whose weights this PE holds
     for (std::size_t l = 0; l < num_layers; ++l) {
       const int at = compute_at[l];

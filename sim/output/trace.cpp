@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "noc/base/format.h"
+#include "noc/base/json_text.h"
 #include "sim/output/build_id.h"
 
 namespace nocflow::sim {
@@ -24,7 +25,7 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
   bool first = true;
   const auto emit = [&](const nlohmann::ordered_json& event) {
-    out << (first ? "" : ",") << event.dump();
+    out << (first ? "" : ",") << json_text(event);
     first = false;
   };
   emit({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "PEs"}}}});
@@ -117,13 +118,12 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
   // the VCD's header says it.
   const noc::Cycle last = run.total_cycles > 0 ? (run.total_cycles - 1) / window * window : 0;
   out << "],\"otherData\":"
-      << nlohmann::ordered_json{{"nocflow", nocflow_build()},
-                                {"link_counters",
-                                 per + ", in windows from cycle 0; the last, cycles " +
-                                     std::to_string(last) + " to " +
-                                     std::to_string(run.total_cycles) + " (the run's end), is " +
-                                     counted(run.total_cycles - last, "cycle") + " long"}}
-             .dump()
+      << json_text(nlohmann::ordered_json{
+             {"nocflow", nocflow_build()},
+             {"link_counters", per + ", in windows from cycle 0; the last, cycles " +
+                                   std::to_string(last) + " to " +
+                                   std::to_string(run.total_cycles) + " (the run's end), is " +
+                                   counted(run.total_cycles - last, "cycle") + " long"}})
       << "}\n";
   return spans;
 }

@@ -220,8 +220,9 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
   ASSERT_NE(units, std::string::npos);
   const CliRun rows = edit("rows.yaml", file.substr(units, 8), "units: 3");
   EXPECT_EQ(rows.exit_code, 2) << rows.output;
-  EXPECT_NE(rows.output.find("the plan's stage 0 (PEs 0-"), std::string::npos) << rows.output;
-  EXPECT_NE(rows.output.find("3 rows) is not a band of whole rows of mesh 4x4"), std::string::npos)
+  EXPECT_NE(rows.output.find("the plan's stage 0: units 3, first_pe 0 and pes "), std::string::npos)
+      << rows.output;
+  EXPECT_NE(rows.output.find(" are not 3 mesh rows of mesh 4x4 (4 PEs each)"), std::string::npos)
       << rows.output;
   // Its micro-batch count alone (predicted_cycles still the file's count's): replayed as
   // --micro-batches replays it, predicted from its stages.
