@@ -122,6 +122,7 @@ void Network::deliver() {
       ni.held[static_cast<std::size_t>(vc) * depth + slot] = a.flit;
       ++ni.held_count[vc];
       ++ni.held_total;
+      ni.blocked = false;
       activate_ni(a.target);
     } else {
       routers_[a.target]->receive_flit(a.port, a.flit, now_);
@@ -134,6 +135,7 @@ void Network::deliver() {
       if (++v.credits > depth)
         throw CheckError("node " + std::to_string(c.target) + " injection VC " +
                          std::to_string(c.vc) + ": more credits than buffer slots");
+      nis_[c.target].blocked = false;  // may unblock its injection
     } else {
       Router& router = *routers_[c.target];
       router.receive_credit(c.port, c.vc);
@@ -176,7 +178,9 @@ void Network::step() {
   std::size_t keep = 0;
   for (std::size_t i = 0; i < active_nis_.size(); ++i) {
     const int n = active_nis_[i];
-    step_ni(n);
+    // A blocked NI stays listed (the visiting order decides the order of source wake-ups),
+    // but its step would change nothing until a credit, a flit or a message arrives.
+    if (!nis_[n].blocked) step_ni(n);
     if (nis_[n].busy())
       active_nis_[keep++] = n;
     else

@@ -41,6 +41,7 @@ bool Network::send(int src, const NewPacket& p) {
   m.desc.packet_flits = packet_flits;
   m.serial = ni.next_serial++;
   ni.queue.push_back(m);
+  ni.blocked = false;
   if (spec_.ni.channels > 1) ni.count_queued(p.dest, +1);
   ni.queued_flits += p.flits;
   outstanding_flits_ += p.flits;
@@ -106,6 +107,7 @@ void Network::step_ni(int node) {
   std::array<int, kMaxNiChannels> window_dest;
   std::size_t in_window = 0, pick = ni.queue.size();
   std::uint64_t pick_key = 0;
+  bool timed = false;  // a window message waits for its creation cycle
   for (std::size_t i = 0; in_window < channels; ++i) {
     const Ni::Message& m = ni.queue[i];
     const auto end = window_dest.begin() + static_cast<std::ptrdiff_t>(in_window);
@@ -114,6 +116,7 @@ void Network::step_ni(int node) {
     // Round-robin: serials after the last served come first, in order, then the rest.
     const std::uint64_t key = m.serial - ni.last_served - 1;  // wraps for serial <= last_served
     if (pick < ni.queue.size() && key > pick_key) continue;
+    if (m.packet < 0 && m.desc.created > now_) timed = true;
     const bool can =
         m.packet >= 0 ? ni.inj[m.vc].credits > 0
                       : m.desc.created <= now_ && (free_vc == -2 ? find_free_vc() : free_vc) >= 0;
@@ -122,6 +125,7 @@ void Network::step_ni(int node) {
       pick_key = key;
     }
   }
+  const bool blocked = pick == ni.queue.size() && !timed;
   if (pick < ni.queue.size()) {
     Ni::Message& m = ni.queue[pick];
     if (m.packet < 0) {
@@ -161,7 +165,10 @@ void Network::step_ni(int node) {
       m.packet = -1;
       if (m.desc.flits == 0) {
         if (spec_.ni.channels > 1) ni.count_queued(m.desc.dest, -1);
-        ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
+        if (pick == 0)
+          ni.queue.pop_front();  // the common case; deque::erase is a general, costlier call
+        else
+          ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
       }
       if (ni.queue.empty() && source_ && !ni.wake_listed && !sources_stopped_) {
         wakes_.push(now_ + 1, node, now_);
@@ -196,6 +203,7 @@ void Network::step_ni(int node) {
   } else if (ni.sink_interval == 0 && capacity > 0) {
     ni.reassembly = 0;  // an instant consumer
   }
+  ni.blocked = blocked && ni.held_total == 0 && !(ni.sink_interval > 0 && ni.reassembly > 0);
 }
 
 }  // namespace nocflow::noc

@@ -42,6 +42,9 @@ struct Network::Ni {
   int last_vc = -1;
   std::vector<OutputVc> inj;  ///< injection VCs at the router's local input port
   bool wake_listed = false;
+  /// The last step_ni injected nothing (every window message blocked on credits or VCs, none
+  /// waiting for its creation cycle) and has nothing to eject: a credit or a message wakes it.
+  bool blocked = false;
   // Sink side.
   std::vector<Flit> held;  ///< vcs * depth ring buffers
   std::vector<std::uint16_t> held_head, held_count;
