@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "noc/base/json_text.h"
 #include "noc/base/text_input.h"
 #include "tests/input_error.h"
 
@@ -85,6 +88,11 @@ TEST(TextInput, Utf8IsWellFormedOrTheFirstBadByteIsNamed) {
             "net.yaml:2: column 11: byte 0xe9 is not UTF-8");
   EXPECT_EQ(testing::error_of([] { check_text_line("layer=\xff", "pe_0.txt:3"); }),
             "pe_0.txt:3: column 7: byte 0xff is not UTF-8");
+  EXPECT_EQ(utf8_replaced("n\xe9t\xc3\xa9.yaml"), "n\xef\xbf\xbdt\xc3\xa9.yaml");
+  // A path given on the command line goes into summary.json as it is, bad bytes replaced (the
+  // default dump threw after the run).
+  EXPECT_EQ(json_text(nlohmann::ordered_json{{"plan", "/tmp/p\xe9.yaml"}, {"n", 1}}),
+            "{\"plan\":\"/tmp/p\xef\xbf\xbd.yaml\",\"n\":1}");
 }
 
 }  // namespace

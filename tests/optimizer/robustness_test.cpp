@@ -426,6 +426,10 @@ TEST(Robustness, NamesThatAreNotUtf8AreRefusedWhereTheyAreRead) {
               g.add_node(Node{"r\xc3\xa9lu", OpKind::Input, {}, {}});
             }),
             "(no InputError)");
+  // A file name need not be UTF-8: a network named after it has the bad bytes replaced.
+  const std::string text = "input: [1, 3, 8, 8]\nlayers:\n  - relu\n";
+  EXPECT_EQ(parse_network_yaml(text, "/tmp/n\xe9t.yaml").name(), "n\xef\xbf\xbdt");
+  EXPECT_EQ(parse_network_yaml("name: net\n" + text, "/tmp/n\xe9t.yaml").name(), "net");
 }
 
 TEST(Robustness, GraphFileNodesOfTheWrongKindOrCountAreRefusedAtTheirPlace) {
