@@ -4,7 +4,6 @@
 // programs, run on SystemC PEs over the NoC, and compared with the analytic models.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -134,33 +133,6 @@ void prepare_simulate_output(const SimulateArgs& a, const HwSpec& spec) {
   check_not_folders(a.out, writes);
 }
 
-/// The traces asked for (--trace, --vcd) into the output folder; their names, ", "-led.
-std::string write_traces(const SimulateArgs& a, const HwSpec& spec, const RunResult& r,
-                         const std::vector<std::string>& layer_names, noc::Cycle window) {
-  std::string written;
-  if (!a.trace.empty()) {
-    const fs::path json = fs::path(a.out) / "trace.json";
-    write_file(json, [&](std::ostream& f) {
-      write_chrome_trace(f, r, layer_names, spec.clock.frequency_ghz, window);
-    });
-    written += ", trace.json";
-    // Its link samples are most of it: they shrink as the window grows.
-    constexpr double kGiB = 1 << 30;
-    if (const double size = static_cast<double>(fs::file_size(json)); size > kGiB)
-      std::cout << "  note: trace.json is " << fixed(size / kGiB) << " GiB; Perfetto's UI opens "
-                << "traces up to about 2 GB: --trace-window "
-                << static_cast<noc::Cycle>(std::ceil(size / kGiB)) * window
-                << " or more gives about 1 GiB or less\n";
-  }
-  if (a.vcd) {
-    write_file(fs::path(a.out) / "trace.vcd", [&](std::ostream& f) {
-      write_vcd(f, r, spec.topology.num_nodes(), window, spec.clock.frequency_ghz);
-    });
-    written += ", trace.vcd";
-  }
-  return written;
-}
-
 /// `--programs DIR`: per-PE programs read back (written by --dump-programs, perhaps edited)
 /// replayed as they are; no network, plan or predictions.
 int run_programs(const SimulateArgs& a, const HwSpec& spec) {
@@ -212,7 +184,8 @@ int run_programs(const SimulateArgs& a, const HwSpec& spec) {
   write_file(fs::path(a.out) / "links.csv",
              [&](std::ostream& f) { write_links_csv(f, r, spec.link.width_bytes); });
   std::string written = "summary.json, layers.csv, transfers.csv, links.csv, config.resolved.yaml";
-  written += write_traces(a, spec, r, programs.layer_names, window);
+  written += write_traces(a.out, !a.trace.empty(), a.vcd, r, programs.layer_names,
+                          spec.topology.num_nodes(), spec.clock.frequency_ghz, window);
   std::cout << "  total            " << r.total_cycles << " cycles = " << fixed(seconds * 1e6, 3)
             << " us\n"
             << run_totals_line(totals) << "  energy           " << energy_text(noc_pj)
@@ -417,7 +390,8 @@ int run(const SimulateArgs& a) {
   std::string written = std::string("summary.json, ") + (plan_is_output ? "" : "plan.yaml, ") +
                         "plan.dot, layers.csv, transfers.csv, links.csv, memory.csv, "
                         "config.resolved.yaml";
-  written += write_traces(a, spec, m.run, lowered.programs.layer_names, window);
+  written += write_traces(a.out, !a.trace.empty(), a.vcd, m.run, lowered.programs.layer_names,
+                          spec.topology.num_nodes(), spec.clock.frequency_ghz, window);
   print_measured(std::cout, source, plan, spec, m);
   print_transfers_table(std::cout, m.edges);
   std::cout << "nocflow: wrote " << a.out << "/{" << written << "}"

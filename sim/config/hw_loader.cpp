@@ -267,10 +267,9 @@ HwSpec load_hw_config(const std::string& file, const std::vector<std::string>& o
     // A directory opens as an empty stream: refuse it rather than read it as an empty config.
     if (std::filesystem::is_directory(file)) throw InputError(file + ": cannot open hardware config: it is a directory");
     std::ifstream in(file);
-    if (!in) {
-      const std::string why = std::filesystem::exists(file) ? "cannot read it" : "no such file";
-      throw InputError(file + ": cannot open hardware config: " + why);
-    }
+    if (!in)
+      throw InputError(file + ": cannot open hardware config: " +
+                       (std::filesystem::exists(file) ? "cannot read it" : "no such file"));
     std::stringstream text;
     text << in.rdbuf();
     std::vector<YAML::Node> docs;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "noc/base/format.h"
 #include "noc/base/json_text.h"
 #include "sim/output/build_id.h"
+#include "sim/output/output_file.h"
 
 namespace nocflow::sim {
 
@@ -251,6 +254,32 @@ void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle 
   spans_before(noc::kNever);
   open();
   if (stamped < run.total_cycles) stamp(run.total_cycles);  // the trace ends with the run
+}
+
+std::string write_traces(const std::string& out, bool chrome, bool vcd, const RunResult& run,
+                         const std::vector<std::string>& layer_names, int num_pes, double clock_ghz,
+                         noc::Cycle window) {
+  namespace fs = std::filesystem;
+  std::string written;
+  if (chrome) {
+    const fs::path json = fs::path(out) / "trace.json";
+    write_file(
+        json, [&](std::ostream& f) { write_chrome_trace(f, run, layer_names, clock_ghz, window); });
+    written += ", trace.json";
+    // Its link samples are most of it: they shrink as the window grows.
+    constexpr double kGiB = 1 << 30;
+    if (const double size = static_cast<double>(fs::file_size(json)); size > kGiB)
+      std::cout << "  note: trace.json is " << fixed(size / kGiB) << " GiB; Perfetto's UI opens "
+                << "traces up to about 2 GB: --trace-window "
+                << static_cast<noc::Cycle>(std::ceil(size / kGiB)) * window
+                << " or more gives about 1 GiB or less\n";
+  }
+  if (vcd) {
+    write_file(fs::path(out) / "trace.vcd",
+               [&](std::ostream& f) { write_vcd(f, run, num_pes, window, clock_ghz); });
+    written += ", trace.vcd";
+  }
+  return written;
 }
 
 }  // namespace nocflow::sim

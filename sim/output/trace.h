@@ -24,4 +24,10 @@ std::size_t write_chrome_trace(std::ostream& out, const RunResult& run,
 void write_vcd(std::ostream& out, const RunResult& run, int num_pes, noc::Cycle window,
                double clock_ghz);
 
+/// The traces asked for (`chrome`: trace.json, `vcd`: trace.vcd) into folder `out`, with a note
+/// on the console when trace.json passes 1 GiB; their names, each led by ", ".
+std::string write_traces(const std::string& out, bool chrome, bool vcd, const RunResult& run,
+                         const std::vector<std::string>& layer_names, int num_pes, double clock_ghz,
+                         noc::Cycle window);
+
 }  // namespace nocflow::sim

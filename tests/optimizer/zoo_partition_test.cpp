@@ -12,19 +12,13 @@
 #include "noc/base/error.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/frontend/zoo.h"
-#include "optimizer/passes/pass_manager.h"
 #include "optimizer/plan/plan.h"
 #include "tests/input_error.h"
+#include "tests/optimizer/prepared.h"
 #include "tests/scratch.h"
 
 namespace nocflow::optimizer {
 namespace {
-
-Graph prepared(const std::string& name) {
-  Graph g = zoo_network(name, {1, 2});
-  PassManager(parse_pass_list("default")).run(g);
-  return g;
-}
 
 TEST(ZooPartition, DpEqualsIlpFlowOnEveryNetwork) {
   HwDesc hw;
