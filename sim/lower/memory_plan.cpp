@@ -84,6 +84,12 @@ void pack(PeMemoryPlan& plan) {
 
 std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workload& workload) {
   const std::size_t num_layers = workload.layers.size();
+  const auto micro_batches = static_cast<std::size_t>(lowered.micro_batches);
+  if (num_layers % micro_batches != 0)
+    throw CheckError("plan_memory: " + std::to_string(num_layers) + " layers are not " +
+                     std::to_string(micro_batches) +
+                     " micro-batches' copies (lower micro_batched's workload)");
+  const std::size_t per_batch = num_layers / micro_batches;  // layers of one micro-batch
   std::vector<std::vector<int>> consumers(num_layers);
   std::vector<bool> has_producer(num_layers, false);
   for (const LoweredEdge& e : lowered.edges)
@@ -132,11 +138,6 @@ std::vector<PeMemoryPlan> plan_memory(const Lowered& lowered, const opt::Workloa
     using InputCopy = std::pair<long, std::size_t>;
     std::map<InputCopy, std::size_t> input_buffer;
     std::map<InputCopy, std::vector<opt::Box>> input_parts;
-    const std::size_t per_batch = num_layers / static_cast<std::size_t>(lowered.micro_batches);
-    if (num_layers % static_cast<std::size_t>(lowered.micro_batches) != 0)
-      throw CheckError("plan_memory: " + std::to_string(num_layers) + " layers are not " +
-                       std::to_string(lowered.micro_batches) +
-                       " micro-batches' copies (lower micro_batched's workload)");
     std::set<std::size_t> resident;  // network layers whose weights this PE holds
     for (std::size_t l = 0; l < num_layers; ++l) {
       const int at = compute_at[l];
