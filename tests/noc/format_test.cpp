@@ -82,7 +82,8 @@ TEST(TextInput, Utf8IsWellFormedOrTheFirstBadByteIsNamed) {
                                                      {"\xf4\x90\x80\x80", 0},
                                                      {"ab\xe2\x82", 2},
                                                      {"\xf5\x80\x80\x80", 0},
-                                                     {"\xe0\x80\x80", 0}};
+                                                     {"\xe0\x80\x80", 0},
+                                                     {"\xf0\x8f\xbf\xbf", 0}};
   for (const auto& [text, at] : bad) EXPECT_EQ(invalid_utf8_at(text), at) << text;
   EXPECT_EQ(testing::error_of([] { check_utf8_file("a: 1\nname: conv\xe9\n", "net.yaml"); }),
             "net.yaml:2: column 11: byte 0xe9 is not UTF-8");

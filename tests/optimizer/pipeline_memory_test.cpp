@@ -36,6 +36,7 @@ TEST(Pipeline, ALayerThatFitsNoNarrowBandOnlyKeepsItsOwnStagesOffIt) {
   const int n = static_cast<int>(w.layers.size());
   StagePricer pricer(w, hw, o, "linkload");
   EXPECT_EQ(pricer.lower_bound(0, big + 1, 1), std::numeric_limits<double>::infinity());
+  EXPECT_LT(pricer.lower_bound(0, big, 1), std::numeric_limits<double>::infinity());
   EXPECT_EQ(pricer.cost(big, big + 1, 1).cost, std::numeric_limits<double>::infinity());
   EXPECT_LT(pricer.cost(0, big, 1).cost, std::numeric_limits<double>::infinity());
   EXPECT_LT(pricer.cost(big, n, 2).cost, std::numeric_limits<double>::infinity());
@@ -49,10 +50,19 @@ TEST(Pipeline, ALayerThatFitsNoNarrowBandOnlyKeepsItsOwnStagesOffIt) {
   ASSERT_LT(fits, std::numeric_limits<double>::infinity());
   EXPECT_LE(r.split.bottleneck(), fits * (1 + 1e-12));
 
+  // Its least footprint on one row is 1,255,168 B (the refusal below says so): an SRAM of
+  // exactly that holds it.
+  HwDesc at_limit = hw;
+  at_limit.sram_bytes = 1255168;
+  EXPECT_LT(StagePricer(w, at_limit, o, "linkload").lower_bound(0, big + 1, 1),
+            std::numeric_limits<double>::infinity());
+
   o.stages = 4;
   const std::string error = testing::error_of([&] { solve_pipeline(g, hw, "linkload", o); });
   EXPECT_HAS(error, "no split of " + std::to_string(n) + " layers into 4 stages fits");
   EXPECT_HAS(error, "on a band of 1 mesh row (4 PEs): layer 'layer4.0.conv2' does not fit");
+  EXPECT_HAS(error,
+             "its smallest per-PE footprint (weights, input and output share) is 1255168 bytes");
 }
 
 TEST(Pipeline, ResidentWeightsTakeAStageAssignmentThatFitsWhereTheCheapestDoesNot) {

@@ -445,6 +445,9 @@ TEST(Robustness, GraphFileNodesOfTheWrongKindOrCountAreRefusedAtTheirPlace) {
   EXPECT_HAS(load("  - {name: u, op: WeightUpdate, inputs: [x], attrs: {params: -1000000, "
                   "optimizer: adam}}\n"),
              "g.yaml:6:5: node 'u' (WeightUpdate): params -1000000: an update updates at least 1");
+  EXPECT_HAS(
+      load("  - {name: u, op: WeightUpdate, inputs: [x], attrs: {params: 0, optimizer: sgd}}\n"),
+      "params 0: an update updates at least 1");
   EXPECT_EQ(
       load("  - {name: u, op: WeightUpdate, inputs: [x], attrs: {params: 10, optimizer: sgd}}\n"),
       "(no InputError)");
@@ -462,6 +465,12 @@ TEST(Robustness, NestedAliasesAreWalkedOnce) {
   }
   EXPECT_HAS(error_of([&] { parse_network_yaml(text, "bomb.yaml"); }),
              "bomb.yaml:1:1: a: unknown key");
+  // Walked once by position: a map on the line of its list is still checked.
+  EXPECT_HAS(error_of([&] {
+               parse_network_yaml("input: [1, 3, 8, 8]\nlayers: [{op: relu, name: a, name: b}]\n",
+                                  "dup.yaml");
+             }),
+             "dup.yaml:2:30: key 'name' given twice");
 }
 
 TEST(Robustness, ZooBatchIsBounded) {

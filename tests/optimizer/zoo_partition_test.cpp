@@ -140,6 +140,8 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
            // Edges name the plan's layers and a known type (taken as edited figures before).
            {"src: conv1, dst: conv2", "src: conv9, dst: conv2",
             "edges: src 'conv9' is no layer of the plan"},
+           {"src: conv1, dst: conv2", "src: conv1, dst: conv9",
+            "edges: dst 'conv9' is no layer of the plan"},
            {"type: NONE", "type: TELEPORT", "edges: unknown type 'TELEPORT'"},
            {"    nodes: 16", "    nodes: abc",
             "layers: " + pb.layers[0].name +
@@ -177,6 +179,11 @@ TEST(ZooPartition, Vgg5OnFourByFourMeshLikeTheSeed) {
   map.replace(from, to - from, "\nlayers: {a: 1}");
   { std::ofstream(path) << map; }
   EXPECT_HAS(testing::error_of([&] { read_plan(path); }), ": layers: expected a list");
+  // Edges only feed the digests: a plan may leave them out.
+  std::string no_edges = plan_yaml(pb);
+  no_edges.erase(no_edges.find("\nedges:"));
+  { std::ofstream(path) << no_edges + "\n"; }
+  EXPECT_TRUE(read_plan(path).edges.empty());
 }
 
 }  // namespace

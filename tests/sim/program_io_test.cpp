@@ -265,6 +265,12 @@ TEST(ProgramFiles, RefusesWhatWouldHangOrFailARunNamingFileAndLine) {
                       "leading zeros)"),
             std::string::npos);
   fs::remove(dir / "pe_01.txt");
+  std::ofstream(dir / "pe_-1.txt") << "";
+  EXPECT_NE(testing::error_of([&] {
+              read_programs(dir.string(), 2);
+            }).find("pe_-1.txt: not a program file name"),
+            std::string::npos);
+  fs::remove(dir / "pe_-1.txt");
   std::ofstream(dir / "pe_notes.txt") << "";  // other files are the user's
   EXPECT_NO_THROW(read_programs(dir.string(), 2));
 }

@@ -211,6 +211,10 @@ TEST(SimulateCli, APipelinedPlanStreamsItsMicroBatchesThroughItsStages) {
                               "summed + 2 x the slowest"),
             std::string::npos)
       << total.output;
+  const CliRun nan = edit("nan.yaml", predicted.str(), "predicted_cycles: .nan");
+  EXPECT_EQ(nan.exit_code, 2) << nan.output;  // NaN passed the comparison
+  EXPECT_NE(nan.output.find("pipeline: predicted_cycles .nan is not"), std::string::npos)
+      << nan.output;
   std::ostringstream near;  // a millionth off is an edit too
   near << "predicted_cycles: " << std::setprecision(12) << plan.predicted_cycles * (1 + 1e-6);
   const CliRun slightly = edit("near.yaml", predicted.str(), near.str());

@@ -252,6 +252,12 @@ TEST(Outputs, TraceAndLayerStatsAgreeWithTheRun) {
   std::ostringstream exact;
   EXPECT_EQ(write_chrome_trace(exact, cut, {"conv"}, 1.0, 10), 1u);
   EXPECT_NE(exact.str().find(R"("ts":0.576,"dur":0.576)"), std::string::npos) << exact.str();
+  cut.total_cycles = 1150;  // a run of whole windows: its last is whole too
+  std::ostringstream whole;
+  write_chrome_trace(whole, cut, {"conv"}, 1.0, 10);
+  EXPECT_NE(whole.str().find("the last, cycles 1140 to 1150 (the run's end), is 10 cycles long"),
+            std::string::npos)
+      << whole.str();
   // 4 flits (64 bytes / 16) cross injection, 2 router outputs: 3 link traversals each.
   EXPECT_EQ(counted_flits, 4 * 3);
 
