@@ -304,6 +304,16 @@ TEST(Cli, DevicesAndNamesTooLongAreRefusedAsInputs) {
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
   }
+  // A block device too, where the machine has one to name (it is not opened).
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/dev", ec))
+    if (std::error_code bad; entry.is_block_file(bad)) {
+      const CliRun r = run_nocflow("config --check " + entry.path().string());
+      EXPECT_EQ(r.exit_code, 2) << r.output;
+      EXPECT_NE(r.output.find(": cannot read: it is a device, not a file"), std::string::npos)
+          << r.output;
+      break;
+    }
 }
 
 TEST(Cli, UsageErrorsExitWith2) {

@@ -41,6 +41,19 @@ TEST(Link, SinglePacketLatencyAndStreaming) {
   EXPECT_EQ(c.arrivals, (std::vector<Cycle>{12, 13, 15, 16, 17, 18, 19, 20, 21, 22}));
 }
 
+TEST(Link, AMessageCreatedLaterLeavesAtItsCreationCycle) {
+  // Queued at cycle 0 with creation cycle 20, a one-flit message leaves at 20 and arrives 12
+  // cycles later, as one queued at 20 would. The NI that waits for it may not sleep as blocked
+  // (nothing arrives to wake it).
+  Network net(booksim_spec(1, 2));
+  Counter c(2);
+  net.set_listener(&c);
+  net.send(0, {1, 1, 20});
+  net.drain();
+  net.verify_drained();
+  EXPECT_EQ(c.arrivals, (std::vector<Cycle>{20 + 12}));
+}
+
 TEST(Link, SlowSinkBackPressuresWithoutLoss) {
   // The consumer at node 1 takes one flit every 4 cycles from a 2-flit reassembly queue, so the
   // 40 flits are accepted at that pace: the last can enter reassembly only after 37 drains

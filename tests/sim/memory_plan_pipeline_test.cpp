@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "noc/base/error.h"
 #include "optimizer/plan/pipeline.h"
 #include "sim/lower/lowering.h"
 #include "sim/lower/memory_plan.h"
@@ -67,6 +68,31 @@ TEST(MemoryPlan, AResidentWeightsPipelineHoldsEachLayersWeightsForTheWholeRun) {
     }
     EXPECT_GT(weighted, 1);
     EXPECT_GT(inputs_held, 0);
+  }
+}
+
+TEST(Lowering, AStageOffTheRowsIsRefused) {
+  // The plan file's reader keeps each layer in its stage's PEs; the lowering keeps a stage on
+  // whole rows: 8 PEs from PE 6 are two rows' worth, but not two rows.
+  const HwSpec hw = load_hw_config(kDir + "/configs/hw/mesh4x4.yaml");
+  const opt::Graph g = prepare_network("zoo:vgg5", 1, hw, "default");
+  opt::PipelineOptions o;
+  o.stages = 2;
+  o.micro_batches = 2;
+  opt::Plan plan = opt::solve_pipeline(g, hw_desc_of(hw), "linkload", o).plan;
+  const MicroBatched mb = micro_batched(opt::build_workload(g), plan);
+  EXPECT_NO_THROW(lower_plan(mb.workload, mb.plan, hw, ExecMode::Dataflow));
+  ASSERT_EQ(plan.stages[1].units, 2);
+  plan.stages[1].first_pe -= 2;
+  const MicroBatched shifted = micro_batched(opt::build_workload(g), plan);
+  try {
+    lower_plan(shifted.workload, shifted.plan, hw, ExecMode::Dataflow);
+    ADD_FAILURE() << "a stage off the rows lowered";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the plan's stage 1: units 2, first_pe 6 and pes 8 are "
+                                         "not 2 mesh rows of mesh 4x4 (4 PEs each)"),
+              std::string::npos)
+        << e.what();
   }
 }
 
