@@ -51,14 +51,18 @@ inline std::string utf8_replaced(std::string_view s) {
   return out.append(s);
 }
 
+/// "0xNN", lower case.
+inline std::string hex_byte(unsigned char c) {
+  const char* const hex = "0123456789abcdef";
+  return std::string("0x") + hex[c >> 4] + hex[c & 15];
+}
+
 /// Throws InputError("`where`: column N: byte 0xNN is not UTF-8") unless `s` is UTF-8.
 inline void check_utf8(std::string_view s, const std::string& where) {
   const std::size_t at = invalid_utf8_at(s);
   if (at == std::string_view::npos) return;
-  const char* const hex = "0123456789abcdef";
-  const auto c = static_cast<unsigned char>(s[at]);
-  throw InputError(where + ": column " + std::to_string(at + 1) + ": byte 0x" + hex[c >> 4] +
-                   hex[c & 15] + " is not UTF-8");
+  throw InputError(where + ": column " + std::to_string(at + 1) + ": byte " +
+                   hex_byte(static_cast<unsigned char>(s[at])) + " is not UTF-8");
 }
 
 /// Throws InputError("`origin`:LINE:COLUMN: byte 0xNN is not UTF-8") unless the whole text
@@ -66,8 +70,7 @@ inline void check_utf8(std::string_view s, const std::string& where) {
 inline void check_utf8_file(std::string_view text, const std::string& origin) {
   const std::size_t at = invalid_utf8_at(text);
   if (at == std::string_view::npos) return;
-  const std::size_t line_start =
-      text.rfind('\n', at) == std::string_view::npos ? 0 : text.rfind('\n', at) + 1;
+  const std::size_t line_start = text.rfind('\n', at) + 1;  // npos + 1 is 0: the first line
   const auto line =
       1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
   check_utf8(text.substr(line_start, at - line_start + 1), origin + ":" + std::to_string(line));
@@ -80,9 +83,8 @@ inline void check_text_line(const std::string& line, const std::string& where) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     const auto c = static_cast<unsigned char>(line[i]);
     if (c >= 0x20 || c == '\t' || c == '\r') continue;
-    const char* const hex = "0123456789abcdef";
-    throw InputError(where + ": column " + std::to_string(i + 1) + ": control character 0x" +
-                     hex[c >> 4] + hex[c & 15] + " (is this a text file?)");
+    throw InputError(where + ": column " + std::to_string(i + 1) + ": control character " +
+                     hex_byte(c) + " (is this a text file?)");
   }
   check_utf8(line, where);
 }

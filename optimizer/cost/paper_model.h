@@ -27,6 +27,9 @@
 namespace nocflow::optimizer {
 
 enum class RedistType { None, Local, AllGather, Scatter, AllToAll, AllReduce };
+inline constexpr RedistType kRedistTypes[] = {RedistType::None,      RedistType::Local,
+                                              RedistType::AllGather, RedistType::Scatter,
+                                              RedistType::AllToAll,  RedistType::AllReduce};
 std::string to_string(RedistType t);
 
 inline constexpr double kAlphaLocal = 0.01;

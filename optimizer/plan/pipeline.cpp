@@ -190,7 +190,7 @@ PipelineResult solve_pipeline(const Graph& graph, const HwDesc& hw, const std::s
       // Energy: every consumer PE's share (copies of what is not split) over the mean route.
       const double bytes = input_share(dst, e.input, c) * c.nodes();
       const double pj = bytes * stage_input_hops(hw, q) * hw.hop_pj_per_byte;
-      plan.edges.push_back({src.name, dst.name, e.input, "STAGE_INPUT", bytes, cycles, pj});
+      plan.edges.push_back({src.name, dst.name, e.input, kStageInputType, bytes, cycles, pj});
       plan.redistribution_cycles += cycles;
       plan.energy_pj += pj;
     }

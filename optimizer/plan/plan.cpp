@@ -445,10 +445,8 @@ Plan read_plan_file(const std::string& file) {
   // taken as edited figures).
   std::set<std::string> layer_names;
   for (const PlanLayer& l : p.layers) layer_names.insert(l.name);
-  std::vector<std::string> types{"STAGE_INPUT"};
-  for (RedistType t : {RedistType::None, RedistType::Local, RedistType::AllGather,
-                       RedistType::Scatter, RedistType::AllToAll, RedistType::AllReduce})
-    types.push_back(to_string(t));
+  std::vector<std::string> types{kStageInputType};
+  for (RedistType t : kRedistTypes) types.push_back(to_string(t));
   for (const YAML::Node& n : list_of(root, "edges", file, "", false)) {
     only_keys(n, {"src", "dst", "input", "type", "bytes", "cycles"}, file);
     PlanEdge e;

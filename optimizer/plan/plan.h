@@ -51,6 +51,9 @@ struct PlanStage {
   }
 };
 
+/// PlanEdge::type of an edge between pipeline stages (the models do not price it as a type).
+inline constexpr const char* kStageInputType = "STAGE_INPUT";
+
 struct PlanEdge {
   std::string src, dst;
   int input = 0;

@@ -13,6 +13,7 @@
 #include "optimizer/cost/linkload_model.h"
 #include "optimizer/cost/paper_model.h"
 #include "optimizer/cost/pe_model.h"
+#include "optimizer/plan/plan.h"
 #include "sim/lower/workload_setup.h"
 
 namespace nocflow::sim {
@@ -83,7 +84,7 @@ std::vector<EdgeReport> edge_reports(const opt::Workload& workload, const Lowere
       continue;
     }
     if (le.stage_input) {  // the models price layers placed from PE 0, not across bands
-      r.type = "STAGE_INPUT";
+      r.type = optimizer::kStageInputType;
       continue;
     }
     r.type = opt::to_string(opt::redist_type(*s.layer, s.choice, *d.layer, d.choice));
