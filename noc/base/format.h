@@ -3,6 +3,7 @@
 // Numbers as text for reports and progress lines, and back (parse_integer); text as a CSV field
 // or a Graphviz string, or as a digest.
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <iomanip>
 #include <limits>
@@ -145,6 +146,20 @@ inline std::optional<std::int64_t> parse_integer(std::string text, bool allow_bi
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+/// A finite decimal number ("2.5", "-3", "1e-3", ".5"); nullopt for anything else, hexadecimal
+/// ("0x10", which std::stod reads as 16), inf and nan, or blanks around it included.
+inline std::optional<double> parse_decimal_number(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos)
+    return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {  // no number, or out of range
+  }
+  return std::nullopt;
 }
 
 /// `s` as one CSV field: quoted (quotes doubled, newlines as spaces) when it holds a comma, a

@@ -89,4 +89,32 @@ inline void check_text_line(const std::string& line, const std::string& where) {
   check_utf8(line, where);
 }
 
+/// `message` with each line longer than `limit` bytes cut in the middle, its first and last
+/// parts kept ("... [98304 bytes left out] ..."), at UTF-8 character boundaries: an error
+/// that echoes a 100 KB value or line keeps where it is and what is wrong, both at the ends.
+inline std::string elide_long_lines(std::string_view message, std::size_t limit = 1000) {
+  const std::size_t head = limit / 2, tail = limit / 4;
+  auto boundary = [](std::string_view s, std::size_t at) {  // back to a character's first byte
+    while (at > 0 && at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+    return at;
+  };
+  std::string out;
+  for (std::size_t start = 0; start <= message.size();) {
+    const std::size_t end = std::min(message.find('\n', start), message.size());
+    const std::string_view line = message.substr(start, end - start);
+    if (line.size() <= limit) {
+      out.append(line);
+    } else {
+      const std::size_t a = boundary(line, head), b = boundary(line, line.size() - tail);
+      out.append(line.substr(0, a));
+      out.append(" ... [" + std::to_string(b - a) + " bytes left out] ... ");
+      out.append(line.substr(b));
+    }
+    if (end == message.size()) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace nocflow

@@ -150,7 +150,10 @@ Graph Importer::build() {
   for (const auto& init : g.initializer()) consts_[init.name()] = const_from(init, true);
   for (const auto& in : g.input())
     if (!consts_.count(in.name())) add_input(in);
-  for (const auto& n : g.node()) import_node(n);
+  for (const auto& n : g.node()) {
+    import_node(n);
+    check_schema(n);
+  }
   std::vector<NodeId> outputs;
   std::vector<std::string> initializer_outputs;  // the network computes none of them
   for (const auto& out : g.output())

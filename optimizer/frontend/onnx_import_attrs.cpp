@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// ONNX import (onnx_importer.h): a node's attributes, read and checked, and the operators and
-// attributes that the model's opset does not have, refused.
+// ONNX import (onnx_importer.h): a node's attributes, read and checked, and the operators,
+// attributes and inputs that the model's opset does not have, refused.
 #include <onnx/defs/schema.h>
 
 #include <limits>
@@ -98,6 +98,21 @@ void Importer::check_opset(const onnx::NodeProto& n) const {
       fail(n, "has the attribute '" + std::string(m.attribute) + "', which opset " +
                   std::to_string(opset_) + " (the model's) does not have: from opset " +
                   std::to_string(m.opset) + " " + m.input);
+}
+
+void Importer::check_schema(const onnx::NodeProto& n) const {
+  // Only an opset the ONNX library knows: for a later one it gives its latest version of the
+  // operator, which may lack what the model's has (Split's num_outputs, opset 18).
+  const auto known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  if (const auto it = known.find(""); it == known.end() || opset_ > it->second.second) return;
+  if (const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset_, "")) {
+    try {
+      schema->Verify(n);
+    } catch (const std::exception& e) {
+      fail(n, "is not a valid " + n.op_type() + " of opset " + std::to_string(opset_) + ": " +
+                  e.what());
+    }
+  }
 }
 
 }  // namespace nocflow::optimizer::onnx_import_detail

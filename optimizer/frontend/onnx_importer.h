@@ -82,6 +82,10 @@ class Importer {
   /// Refuses `n` when it is an operator, or has an attribute, that the model's opset does not
   /// have (onnx_import_attrs.cpp, with the attribute readers above).
   void check_opset(const onnx::NodeProto& n) const;
+  /// Refuses `n` where ONNX's own check of it against its operator at the model's opset fails:
+  /// an attribute the operator lacks or given twice, too many inputs or outputs (ignored
+  /// before). Run after the node's import, whose refusals say more where both apply.
+  void check_schema(const onnx::NodeProto& n) const;
 
   /// Adds node `n` as `kind` reading the inputs at `operand_indices`.
   void emit(const onnx::NodeProto& n, OpKind kind, const OpAttrs& a,

@@ -203,15 +203,9 @@ CLI::Validator in_range(double min, double max) {
   const bool bounded = max < std::numeric_limits<double>::max();
   return CLI::Validator(
       [=](std::string& text) -> std::string {
-        double v = 0;
-        try {
-          std::size_t used = 0;
-          v = std::stod(text, &used);
-          if (used != text.size() || !std::isfinite(v))
-            return "expected a number, got '" + text + "'";
-        } catch (const std::exception&) {
-          return "expected a number, got '" + text + "'";
-        }
+        const std::optional<double> number = parse_decimal_number(text);
+        if (!number) return "expected a number, got '" + text + "'";
+        const double v = *number;
         if (v < min) return "must be at least " + lo + ", got " + text;
         if (v > max) return "must be at most " + hi + ", got " + text;
         return std::string();
@@ -237,6 +231,13 @@ void require_decimal_integers(CLI::App& app) {
       const std::string type = opt->get_type_name();
       if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0) opt->transform(decimal);
     }
+}
+
+void refuse_repeated_flags(CLI::App& app) {
+  for (CLI::App* cmd : app.get_subcommands({}))
+    for (CLI::Option* opt : cmd->get_options())
+      if (opt->get_expected_max() == 0 && opt != cmd->get_help_ptr())
+        opt->multi_option_policy(CLI::MultiOptionPolicy::Throw);  // CLI11 takes the last
 }
 
 CLI::Validator one_of(const std::string& what, const std::vector<std::string>& known) {

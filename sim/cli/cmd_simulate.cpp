@@ -15,6 +15,7 @@
 #include "noc/base/format.h"
 #include "noc/base/json_text.h"
 #include "noc/base/limits.h"
+#include "noc/network/network.h"
 #include "optimizer/cost/cost_model.h"
 #include "optimizer/cost/paper_calibration.h"
 #include "optimizer/passes/autodiff.h"
@@ -136,17 +137,20 @@ void prepare_simulate_output(const SimulateArgs& a, const HwSpec& spec) {
 /// `--programs DIR`: per-PE programs read back (written by --dump-programs, perhaps edited)
 /// replayed as they are; no network, plan or predictions.
 int run_programs(const SimulateArgs& a, const HwSpec& spec) {
-  const ProgramFiles files = read_programs(a.programs, spec.topology.num_nodes());
+  const noc::NocSpec noc_spec = spec.noc();
+  const ProgramFiles files =
+      read_programs(a.programs, spec.topology.num_nodes(),
+                    [&](std::int64_t bytes) { noc::cut_message(noc_spec, bytes); });
   const ProgramSet& programs = files.programs;
   std::size_t steps = 0;
   for (const Program& p : programs.pe) steps += p.size();
-  check_messages_fit(spec.noc(), programs);  // before any output
-  prepare_simulate_output(a, spec);
+  prepare_simulate_output(a, spec);  // read_programs checked the messages fit
   std::cout << "nocflow simulate: programs " << a.programs << " ("
             << counted(static_cast<std::int64_t>(steps), "step") << ", "
             << counted(static_cast<std::int64_t>(programs.layer_names.size()), "layer") << ") on "
             << one_line_summary(spec) << std::endl;
   for (const std::string& note : hw_notes(spec)) std::cout << "  note: " << note << "\n";
+  for (const std::string& note : files.notes) std::cout << "  note: " << note << "\n";
   const noc::Cycle window = a.window > 0 ? a.window : 1000;
   System system("system", spec, programs);
   if (!a.trace.empty() || a.vcd) system.sample_links(window);

@@ -96,6 +96,9 @@ CLI::Validator in_range(double min, double max);
 /// number ("--batch: expected a whole number, got '2.5'"), refusing a leading zero: CLI11 would
 /// read `--batch 010` as octal 8. Call once all commands are added.
 void require_decimal_integers(CLI::App& app);
+/// Every flag of `app`'s commands may be given once ("--vcd: given 2 times; give it once"), as
+/// options with values may. Call once all commands are added.
+void refuse_repeated_flags(CLI::App& app);
 
 /// Option check: one of `known` ("--mode: unknown mode 'fast' (known: dataflow, barrier)"). A
 /// check at parse time also catches an option that took the next one as its value (`--trace

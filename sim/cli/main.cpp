@@ -9,6 +9,7 @@
 
 #include "noc/base/error.h"
 #include "noc/base/names.h"
+#include "noc/base/text_input.h"
 #include "sim/cli/command.h"
 #include "sim/output/build_id.h"
 
@@ -104,8 +105,9 @@ extern "C" int sc_main(int argc, char** argv) {
   app.failure_message([](const CLI::App* top, const CLI::Error& e) {
     const std::string message = parse_error_message(*top, e);
     const bool points_to_help = message.find("--help") != std::string::npos;
-    return "nocflow: error: " + message +
-           (points_to_help ? "" : " (" + parsed_command(*top) + " --help lists the options)") + "\n";
+    return "nocflow: error: " + elide_long_lines(message) +
+           (points_to_help ? "" : " (" + parsed_command(*top) + " --help lists the options)") +
+           "\n";
   });
   sim::cli::Action action;
   sim::cli::add_version_command(app, action);
@@ -117,6 +119,7 @@ extern "C" int sc_main(int argc, char** argv) {
   sim::cli::add_validate_command(app, action);
   sim::cli::add_sweep_command(app, action);
   sim::cli::require_decimal_integers(app);
+  sim::cli::refuse_repeated_flags(app);
 
   try {
     app.parse(argc, argv);
@@ -128,8 +131,8 @@ extern "C" int sc_main(int argc, char** argv) {
       std::vector<std::string> commands;
       for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
       if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
-        std::cerr << "nocflow: error: " << unknown_name_message("command", argv[1], commands)
-                  << "\n";
+        std::cerr << "nocflow: error: "
+                  << elide_long_lines(unknown_name_message("command", argv[1], commands)) << "\n";
         return 2;
       }
     }
@@ -152,13 +155,13 @@ extern "C" int sc_main(int argc, char** argv) {
   } catch (const QuietCheckError&) {
     return 3;
   } catch (const InputError& e) {
-    std::cerr << "nocflow: error: " << e.what() << "\n";
+    std::cerr << "nocflow: error: " << elide_long_lines(e.what()) << "\n";
     return 2;
   } catch (const CheckError& e) {
-    std::cerr << "nocflow: check failed: " << e.what() << "\n";
+    std::cerr << "nocflow: check failed: " << elide_long_lines(e.what()) << "\n";
     return 3;
   } catch (const std::exception& e) {
-    std::cerr << "nocflow: internal error: " << e.what() << "\n";
+    std::cerr << "nocflow: internal error: " << elide_long_lines(e.what()) << "\n";
     return 1;
   }
 }

@@ -184,15 +184,9 @@ ParamValue convert(const Param& p, const RawValue& raw) {
       return *v;
     }
     case ParamType::Real: {
-      double v = 0;
-      std::size_t used = 0;
-      try {
-        v = std::stod(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != text.size() || !std::isfinite(v))
-        fail(raw.origin, p.path, "expected a number, got '" + text + "'");
+      const std::optional<double> number = parse_decimal_number(text);
+      if (!number) fail(raw.origin, p.path, "expected a number, got '" + text + "'");
+      const double v = *number;
       if (v < p.min || v > p.max)
         fail(raw.origin, p.path,
              "value " + text + " is out of range " + range_text(p) + " " + p.unit + " (" +

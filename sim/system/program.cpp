@@ -64,9 +64,18 @@ void write_program(std::ostream& out, const ProgramSet& set, int pe,
 
 void write_names(std::ostream& out, const ProgramSet& set,
                  const std::vector<std::string>& edge_names) {
+  // Only names some step uses (an edge that moves nothing has none): a replay notes the others.
+  std::vector<bool> layer_used(set.layer_names.size()), edge_used(edge_names.size());
+  for (const Program& p : set.pe)
+    for (const Step& s : p) {
+      if (s.layer >= 0 && s.layer < static_cast<int>(layer_used.size())) layer_used[s.layer] = true;
+      if (s.edge >= 0 && s.edge < static_cast<int>(edge_used.size())) edge_used[s.edge] = true;
+    }
   out << "# layer and edge names in the plan's order (simulate --programs lists them so)\n";
-  for (const std::string& name : set.layer_names) out << "layer " << word(name) << "\n";
-  for (const std::string& name : edge_names) out << "edge " << word(name) << "\n";
+  for (std::size_t i = 0; i < layer_used.size(); ++i)
+    if (layer_used[i]) out << "layer " << word(set.layer_names[i]) << "\n";
+  for (std::size_t i = 0; i < edge_used.size(); ++i)
+    if (edge_used[i]) out << "edge " << word(edge_names[i]) << "\n";
 }
 
 namespace {
@@ -242,28 +251,47 @@ void read_names(const std::string& dir, NameTable& layers, NameTable& edges) {
   });
 }
 
-/// Renumbers a step field's names keeping only those some step uses, in their order.
-void drop_unused(std::vector<Program>& programs, int Step::*field,
-                 std::vector<std::string>& names) {
+/// Renumbers a step field's names keeping only those some step uses, in their order; returns
+/// those left out.
+std::vector<std::string> drop_unused(std::vector<Program>& programs, int Step::*field,
+                                     std::vector<std::string>& names) {
   std::vector<int> id(names.size(), -1);
   for (const Program& p : programs)
     for (const Step& s : p)
       if (s.*field >= 0) id[static_cast<std::size_t>(s.*field)] = 0;
-  std::vector<std::string> kept;
+  std::vector<std::string> kept, unused;
   for (std::size_t i = 0; i < names.size(); ++i)
     if (id[i] == 0) {
       id[i] = static_cast<int>(kept.size());
       kept.push_back(std::move(names[i]));
+    } else {
+      unused.push_back(std::move(names[i]));
     }
   for (Program& p : programs)
     for (Step& s : p)
       if (s.*field >= 0) s.*field = id[static_cast<std::size_t>(s.*field)];
   names = std::move(kept);
+  return unused;
 }
 
-void drop_unused_names(ProgramFiles& files) {
-  drop_unused(files.programs.pe, &Step::layer, files.programs.layer_names);
-  drop_unused(files.programs.pe, &Step::edge, files.edge_names);
+/// Drops the names no step uses; a note names those names.txt gave (a program edited since
+/// --dump-programs wrote it, or a misspelt name).
+void drop_unused_names(ProgramFiles& files, const std::string& dir) {
+  const std::string file = (std::filesystem::path(dir) / "names.txt").string();
+  for (const auto& [field, names, kind] :
+       {std::tuple{&Step::layer, &files.programs.layer_names, "layer"},
+        std::tuple{&Step::edge, &files.edge_names, "edge"}}) {
+    const std::vector<std::string> unused = drop_unused(files.programs.pe, field, *names);
+    if (unused.empty()) continue;
+    constexpr std::size_t kShown = 5;
+    std::string list;
+    for (std::size_t i = 0; i < std::min(unused.size(), kShown); ++i)
+      list += (i ? ", " : "") + unused[i];
+    if (unused.size() > kShown) list += ", ...";
+    files.notes.push_back(file + ": " + std::to_string(unused.size()) + " " + kind +
+                          (unused.size() == 1 ? " name" : " names") + " that no program uses (" +
+                          list + "); ignored");
+  }
 }
 
 }  // namespace
@@ -356,13 +384,14 @@ void check_waits_resolve(const ProgramSet& set, const std::vector<std::vector<Or
 
 }  // namespace
 
-ProgramFiles read_programs(const std::string& dir, int pes) {
+ProgramFiles read_programs(const std::string& dir, int pes,
+                           const std::function<void(std::int64_t bytes)>& check_send) {
   namespace fs = std::filesystem;
   check_input_path(dir, dir);
   if (!fs::is_directory(dir))
     throw InputError(dir + (fs::exists(dir) ? ": not a folder (give the folder of pe_N.txt files)"
                                             : ": no such folder of programs"));
-  ProgramFiles out{ProgramSet(pes), {}};
+  ProgramFiles out{ProgramSet(pes), {}, {}};
   NameTable layers(out.programs.layer_names), edges(out.edge_names);
   read_names(dir, layers, edges);
   std::vector<std::vector<Origin>> where(pes);  // per PE, per step
@@ -376,7 +405,13 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
       throw InputError(file + ": cannot open (the hardware has " + std::to_string(pes) +
                        " PEs: give pe_0.txt ... pe_" + std::to_string(pes - 1) + ".txt)");
     for_each_line(in, file, [&](const std::vector<std::string>& words, const Origin& at) {
-      out.programs.pe[pe].push_back(parse_step(words, at, pe, pes, layers, edges));
+      const Step& s =
+          out.programs.pe[pe].emplace_back(parse_step(words, at, pe, pes, layers, edges));
+      if (check_send && s.kind == StepKind::Send) try {
+          check_send(s.bytes);
+        } catch (const InputError& e) {
+          throw InputError(at.str() + ": " + e.what());
+        }
       where[pe].push_back(at);
     });
   }
@@ -430,7 +465,7 @@ ProgramFiles read_programs(const std::string& dir, int pes) {
                        " barriers, PE 0 " + std::to_string(barriers_of_pe0) +
                        ": every PE must reach every barrier");
   }
-  drop_unused_names(out);
+  drop_unused_names(out, dir);
   out.programs.next_tag = 1;
   for (const auto& [key, e] : messages) {
     const auto& [src, dst, tag] = key;

@@ -83,8 +83,8 @@ const char* step_name(StepKind k);
 void write_program(std::ostream& out, const ProgramSet& set, int pe,
                    const std::vector<std::string>& edge_names = {});
 
-/// The names file of a dump (DIR/names.txt): every layer and edge name in the set's numbering
-/// (the plan's order), one per line as `layer NAME` or `edge NAME`.
+/// The names file of a dump (DIR/names.txt): the layer and edge names some step uses, in the
+/// set's numbering (the plan's order), one per line as `layer NAME` or `edge NAME`.
 void write_names(std::ostream& out, const ProgramSet& set,
                  const std::vector<std::string>& edge_names);
 
@@ -95,6 +95,7 @@ void write_names(std::ostream& out, const ProgramSet& set,
 struct ProgramFiles {
   ProgramSet programs;
   std::vector<std::string> edge_names;
+  std::vector<std::string> notes;  ///< what was read and not used (names.txt's unused names)
 };
 
 /// Reads DIR/names.txt if present and DIR/pe_0.txt ... DIR/pe_{pes-1}.txt (blank lines and `#`
@@ -102,8 +103,10 @@ struct ProgramFiles {
 /// send has exactly one receive on its peer with the same tag and bytes and the other way round, no
 /// PE sends to itself, every PE passes the same barriers 1, 2, 3, ... in order, and no PEs wait
 /// for each other in a cycle (receives before the sends they wait on). Throws InputError naming
-/// the file and line (for a cycle, each of its steps).
-ProgramFiles read_programs(const std::string& dir, int pes);
+/// the file and line (for a cycle, each of its steps). `check_send`, if given, throws InputError
+/// for a message size the NoC cannot send: its message then gets the send's file and line.
+ProgramFiles read_programs(const std::string& dir, int pes,
+                           const std::function<void(std::int64_t bytes)>& check_send = {});
 
 /// N when `filename` is a program file's name, pe_N.txt (N written without leading zeros);
 /// -1 otherwise.

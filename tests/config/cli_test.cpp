@@ -80,6 +80,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "clock:\n  frequency_ghz: fast\n",
                   "",
                   {"hw.yaml:2:18:", "clock.frequency_ghz: expected a number, got 'fast'"}},
+        // Decimal only: std::stod alone reads 0x10 as 16.
+        BadConfig{"hex_real",
+                  "clock:\n  frequency_ghz: 0x10\n",
+                  "",
+                  {"hw.yaml:2:18:", "clock.frequency_ghz: expected a number, got '0x10'"}},
         BadConfig{"out_of_range_int",
                   kHeader + "router:\n  vcs: 0\n",
                   "",
@@ -335,17 +340,21 @@ TEST(Cli, UsageErrorsExitWith2) {
       {optimize + "--solvr greedy --out x",
        "unknown option '--solvr'; did you mean '--solver'? (nocflow optimize --help lists them)"},
       {optimize + "--batch 2 --batch 3 --out x", "--batch: given 2 times; give it once"},
-      {optimize + "greedy --out x", "unexpected argument 'greedy' (nocflow optimize takes options only"},
+      {optimize + "--quiet --quiet --out x", "--quiet: given 2 times; give it once"},  // flags too
+      {optimize + "greedy --out x",
+       "unexpected argument 'greedy' (nocflow optimize takes options only"},
       {"traffic --hw x --cycles 1e3 --out x", "--cycles: expected a whole number, got '1e3'"},
       // Every integer option words its errors alike, and takes no octal (CLI11 read 010 as 8).
       {optimize + "--batch abc --out x", "--batch: expected a whole number, got 'abc'"},
       {optimize + "--batch 2.5 --out x", "--batch: expected a whole number, got '2.5'"},
       {optimize + "--batch 010 --out x",
-       "--batch: expected a whole number without a leading zero (it would read as octal), got '010'"},
+       "--batch: expected a whole number without a leading zero (it would read as octal), got "
+       "'010'"},
       {optimize + "--batch 0x10 --out x", "--batch: expected a whole number, got '0x10'"},
       {optimize + "--batch +2 --out x", "--batch: expected a whole number, got '+2'"},
       {"traffic --hw x --seed 007 --out x",
-       "--seed: expected a whole number without a leading zero (it would read as octal), got '007'"},
+       "--seed: expected a whole number without a leading zero (it would read as octal), got "
+       "'007'"},
       {"", "give a command: version, config, inspect,"},
       {"--hlep", "unknown option '--hlep'; did you mean '--help'?"},
   };
@@ -418,6 +427,20 @@ TEST(Cli, AnEmptyValueIsRefused) {
     EXPECT_EQ(r.output, "nocflow: error: " + message + "\n") << args;
   }
   EXPECT_FALSE(fs::exists(dir));
+}
+
+// An error that echoes a huge value keeps its ends and leaves out the middle (it printed 100 KB).
+TEST(Cli, AnErrorCutsAHugeValueShort) {
+  const std::string huge(50000, 'n');
+  for (const std::string& args :
+       {"inspect --network zoo:" + huge,  // the command's own error
+        "optimize --hw x.yaml --network zoo:vgg5 --batch " + huge + " --out x"}) {  // CLI11's
+    const CliRun r = run_nocflow(args);
+    EXPECT_EQ(r.exit_code, 2) << r.output.substr(0, 200);
+    EXPECT_EQ(r.output.rfind("nocflow: error: ", 0), 0u) << r.output.substr(0, 200);
+    EXPECT_NE(r.output.find(" bytes left out] ... "), std::string::npos) << r.output.substr(0, 200);
+    EXPECT_LT(r.output.size(), 1200u);
+  }
 }
 
 }  // namespace

@@ -96,5 +96,18 @@ TEST(TextInput, Utf8IsWellFormedOrTheFirstBadByteIsNamed) {
             "{\"plan\":\"/tmp/p\xef\xbf\xbd.yaml\",\"n\":1}");
 }
 
+TEST(TextInput, LongLinesOfAMessageAreCutInTheMiddle) {
+  EXPECT_EQ(elide_long_lines("short\nlines stay", 10), "short\nlines stay");
+  // 40 bytes, limit 20: the first 10 and the last 5 kept.
+  EXPECT_EQ(elide_long_lines("f.yaml:3: name 'aaaaaaaaaaaaaaaaaaa' is bad\nnext", 20),
+            "f.yaml:3:  ... [28 bytes left out] ... s bad\nnext");
+  // A cut falls before a character, never inside one (é is two bytes: the 10th and 11th).
+  const std::string cut = elide_long_lines("123456789\xc3\xa9" + std::string(30, 'x'), 20);
+  EXPECT_EQ(cut.substr(0, 14), "123456789 ... ") << cut;
+  EXPECT_EQ(invalid_utf8_at(cut), std::string_view::npos) << cut;
+  const std::string huge = "x.yaml:1: unknown name '" + std::string(100000, 'n') + "'";
+  EXPECT_LT(elide_long_lines(huge).size(), 1100u);
+}
+
 }  // namespace
 }  // namespace nocflow

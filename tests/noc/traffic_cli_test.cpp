@@ -428,6 +428,7 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--pattern uniformm", "unknown traffic pattern 'uniformm'; did you mean 'uniform'?"},
       {"--rate 1.5", "--rate: must be at most 1, got 1.5"},
       {"--rate nan", "--rate: expected a number, got 'nan'"},
+      {"--rate 0x0.4", "--rate: expected a number, got '0x0.4'"},  // decimal only
       {"--pattern hotspot --hotspot-fraction nan",
        "--hotspot-fraction: expected a number, got 'nan'"},
       {"--cycles 1000 --warmup 9223372036854775000", "--warmup: must be at most 1000000000000"},
@@ -448,7 +449,8 @@ TEST(TrafficCli, BadInputExitsWith2AndWritesNothing) {
       {"--find-saturation", "--rate excludes --find-saturation"},  // traffic() gives a rate
       {"--seed -1", "--seed: must be a whole number in 0 .. 18446744073709551615, got -1"},
       {"--seed 010",  // octal 8 to CLI11
-       "--seed: expected a whole number without a leading zero (it would read as octal), got '010'"},
+       "--seed: expected a whole number without a leading zero (it would read as octal), got "
+       "'010'"},
       // 2^64 and a little above read as 2^64 - 1
       {"--seed 18446744073709551616",
        "--seed: must be a whole number in 0 .. 18446744073709551615, got 18446744073709551616"},

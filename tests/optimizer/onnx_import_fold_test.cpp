@@ -128,6 +128,32 @@ TEST(OnnxFold, FlagAttributesAreZeroOrOne) {
              "node 'mean' (ReduceMean): attribute 'keepdims' must be 0 or 1, got 3");
 }
 
+// ONNX's own check of each node against its operator at the model's opset (found by fuzzing:
+// these imported, the attribute or input ignored).
+TEST(OnnxFold, ANodeMustMatchItsOperatorsDefinition) {
+  {
+    Model m({1, 4});
+    Model::int1(m.node("Relu", {"x"}, "y", "r"), "alpha", 2);
+    EXPECT_HAS(m.import("unknown_attribute.onnx"),
+               "node 'r' (Relu): is not a valid Relu of opset 13: Unrecognized attribute: alpha");
+  }
+  {
+    Model m({1, 4});
+    auto* softmax = m.node("Softmax", {"x"}, "y", "s");
+    Model::int1(softmax, "axis", 1);
+    Model::int1(softmax, "axis", 0);
+    EXPECT_HAS(
+        m.import("repeated_attribute.onnx"),
+        "(Softmax): is not a valid Softmax of opset 13: Attribute 'axis' appeared multiple times");
+  }
+  {
+    Model m({1, 4});
+    m.node("Relu", {"x", "x"}, "y", "r");
+    EXPECT_HAS(m.import("extra_input.onnx"),
+               "node 'r' (Relu): is not a valid Relu of opset 13: Node (r) has input size 2");
+  }
+}
+
 TEST(OnnxFold, APoolsOwnPaddingMustBeSmallerThanItsWindowAPadsNeedNot) {
   {
     Model m({1, 3, 3, 3});

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,11 @@ TEST(ProgramFiles, NamesFileNumbersLayersAndEdgesInThePlansOrder) {
     write_names(f, set, edges);
   }
   const ProgramFiles back = read_programs(dir.string(), 2);
+  // The file leaves out the names no step uses, so reading it back notes none.
+  std::ifstream names(dir / "names.txt");
+  const std::string text{std::istreambuf_iterator<char>(names), {}};
+  EXPECT_EQ(text.find("not "), std::string::npos) << text;
+  EXPECT_TRUE(back.notes.empty());
   // The plan's order, without the names no step uses.
   EXPECT_EQ(back.programs.layer_names, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(back.edge_names, (std::vector<std::string>{"x", "y"}));

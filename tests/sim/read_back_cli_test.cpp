@@ -27,6 +27,7 @@ std::string summary_without_timing(const fs::path& dir) {
 TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
   const fs::path dir = fresh_dir("simulate_programs");
   const std::string hw = "--hw " + kSrc + "/configs/hw/mesh4x4.yaml ";
+  std::string back_output;  // the dataflow dump's replay
   for (const char* mode : {"dataflow", "barrier"}) {
     const fs::path run = dir / mode, programs = dir / (std::string(mode) + "_programs");
     const CliRun sim =
@@ -37,6 +38,7 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
         run_nocflow("simulate " + hw + "--programs " + programs.string() + " --quiet --out " +
                     (dir / (std::string(mode) + "_back")).string());
     ASSERT_EQ(back.exit_code, 0) << back.output;
+    if (back_output.empty()) back_output = back.output;
     const nlohmann::json a = nlohmann::json::parse(read_file(run / "summary.json"));
     const nlohmann::json b =
         nlohmann::json::parse(read_file(dir / (std::string(mode) + "_back") / "summary.json"));
@@ -90,6 +92,25 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
   ASSERT_GT(noc_pj, 0);
   ASSERT_LT(noc_pj, 1000);
   EXPECT_NE(one.output.find(fixed(noc_pj, 3) + " pJ in the NoC"), std::string::npos) << one.output;
+  // A name in names.txt that no program uses is noted (it was ignored unsaid); a dump has none.
+  EXPECT_EQ(back_output.find("that no program uses"), std::string::npos) << back_output;
+  std::ofstream(tiny / "names.txt") << "layer ghost\nedge a->b\n";
+  const CliRun named = run_nocflow("simulate " + hw + "--programs " + tiny.string() +
+                                   " --quiet --out " + (dir / "tiny_named").string());
+  ASSERT_EQ(named.exit_code, 0) << named.output;
+  EXPECT_NE(named.output.find("names.txt: 1 layer name that no program uses (ghost); ignored"),
+            std::string::npos)
+      << named.output;
+  // A message of more flits than the NI counts is refused at its line (it was, when sent,
+  // naming only its PE).
+  std::ofstream(tiny / "pe_0.txt") << "send to=PE1 bytes=1099511627776 tag=1\n";
+  std::ofstream(tiny / "pe_1.txt") << "recv from=PE0 bytes=1099511627776 tag=1\n";
+  const CliRun huge = run_nocflow("simulate " + hw + "--programs " + tiny.string() +
+                                  " --quiet --out " + (dir / "tiny_huge").string());
+  EXPECT_EQ(huge.exit_code, 2) << huge.output;
+  EXPECT_NE(huge.output.find("pe_0.txt:1: message of 1099511627776 bytes: more flits than the NI"),
+            std::string::npos)
+      << huge.output;
 
   // A receive deleted: the send it served is named, nothing is written.
   std::string pe1 = read_file(programs / "pe_1.txt");
