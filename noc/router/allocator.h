@@ -31,6 +31,18 @@ class Allocator {
       requests_.push_back({input, output});
     }
   }
+  /// Exactly request(input, o) for every bit o of `outputs` (outputs 0..63), in increasing o.
+  void request_outputs(int input, std::uint64_t outputs) {
+    if (small_) {  // one mask update per output, the input and output sets updated once
+      const std::uint64_t bit = std::uint64_t{1} << input;
+      active_inputs_ |= bit;
+      active_outputs_ |= outputs;
+      for (; outputs; outputs &= outputs - 1) out_req_[__builtin_ctzll(outputs)] |= bit;
+    } else {
+      for (; outputs; outputs &= outputs - 1)
+        requests_.push_back({input, __builtin_ctzll(outputs)});
+    }
+  }
   /// Match the pending requests (see the contract above).
   void allocate() {
     forget_matches();

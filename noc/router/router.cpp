@@ -46,12 +46,13 @@ void Router::reset() {
   routing_ = {};
   vc_alloc_ = {};
   sa_ready_ = {};
+  no_credit_ = {};
+  ovc_holder_.assign(ports_ * vcs_, -1);
   out_free_.assign(ports_, vc_mask_);
   sa_offset_.assign(ports_, 0);
   va_->reset_priorities();  // as built: a reset network runs as a new one (traffic's probes)
   sa_->reset_priorities();
   sa_vc_.assign(ports_ * ports_, -1);
-  sa_requests_.assign(ports_, 0);
   flits_sent_.assign(ports_, 0);
   sent_span_.assign(ports_, {});
   vc_starved_.assign(ports_, 0);
@@ -99,13 +100,15 @@ void Router::receive_flit(int port, const Flit& f, Cycle now) {
 }
 
 void Router::receive_credit(int out_port, int vc) {
-  OutputVc& o = out_[out_port * vcs_ + vc];
+  const int ovc = out_port * vcs_ + vc;
+  OutputVc& o = out_[ovc];
   if (++o.credits > credit_capacity(out_port))
     throw CheckError("router " + topo_.router_name(id_) + " output port " +
                      topo_.port_name(id_, out_port) + " VC " + std::to_string(vc) +
                      ": more credits returned than buffer slots (" +
                      std::to_string(o.credits) + " > " +
                      std::to_string(credit_capacity(out_port)) + ")");
+  if (o.credits == 1 && o.in_use) unset(no_credit_, ovc_holder_[ovc]);  // its holder may send
 }
 
 void Router::start_packet(int ivc, Cycle ready) {
@@ -182,6 +185,8 @@ void Router::grant_vc(int ivc, Cycle now) {
   progressed_ = true;
   const int ovc = va_->matched_output(ivc);
   out_[ovc].in_use = true;
+  ovc_holder_[ovc] = static_cast<std::int16_t>(ivc);
+  if (out_[ovc].credits <= 0) set(no_credit_, ivc);  // downstream still full from its last packet
   out_free_[ovc / vcs_] &= ~(std::uint64_t{1} << (ovc % vcs_));
   InputVc& s = in_[ivc];
   s.out_vc = static_cast<std::int16_t>(ovc % vcs_);
@@ -199,55 +204,62 @@ std::uint64_t Router::port_bits_wide(const Mask& m, int port) const {
 }
 
 void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets) {
+  // Candidates without a credit cannot ask for the switch; they only mark their output port
+  // as wanted but blocked (credit-stalled, count_waits). The rest are the eligible ones.
+  Mask eligible{}, waiting{};
+  std::uint64_t blocked = 0;
+  for (std::size_t w = 0; w < (single_word_ ? 1 : eligible.size()); ++w)
+    eligible[w] = sa_ready_[w] & ~no_credit_[w];
+  for (std::size_t w = 0; w < (single_word_ ? 1 : waiting.size()); ++w)
+    waiting[w] = sa_ready_[w] & no_credit_[w];
+  for_each_bit(waiting, [&](int ivc) {
+    const InputVc& s = in_[ivc];
+    if (s.ready <= now) blocked |= std::uint64_t{1} << s.out_port;
+  });
+  // Requests go to the allocator once a second input port asks: a lone requester (the first
+  // port's request, held back) takes the allocator's cheaper allocate_single.
   int requesters = 0, lone = -1;
-  // Output ports some input asks for, and ports a ready flit wants but has no credit for.
-  std::uint64_t asked = 0, blocked = 0;
+  std::uint64_t lone_requests = 0, asked = 0;  // asked: output ports some input asks for
   for (int p = 0; p < ports_; ++p) {
     if (single_word_) {  // jump straight to the next port with a candidate
-      const std::uint64_t rest = sa_ready_[0] >> (p * vcs_);
+      const std::uint64_t rest = eligible[0] >> (p * vcs_);
       if (!rest) break;
       p += __builtin_ctzll(rest) / vcs_;
     }
-    const std::uint64_t bits = port_bits(sa_ready_, p);
+    const std::uint64_t bits = port_bits(eligible, p);
     if (!bits) continue;
-    // Visit this port's candidate VCs round-robin from the VC after the last winner; the first
-    // one asking for an output port is the one that requests it.
+    // Visit this port's candidate VCs round-robin from the VC after the last winner (the
+    // mask rotated so that bit k is VC offset + k); the first one asking for an output port
+    // is the one that requests it.
     const int offset = sa_offset_[p];
-    const std::uint64_t from_offset = bits & (~std::uint64_t{0} << offset);
+    std::uint64_t order = offset ? ((bits >> offset) | (bits << (vcs_ - offset))) & vc_mask_ : bits;
     std::uint64_t requested = 0;  // output ports asked for by this input port
-    for (std::uint64_t part : {from_offset, bits & ~from_offset}) {
-      for (; part; part &= part - 1) {
-        const int vc = __builtin_ctzll(part);
-        const InputVc& s = in_[p * vcs_ + vc];
-        if (s.ready > now || out_[s.out_port * vcs_ + s.out_vc].credits <= 0) {
-          if (s.ready <= now) blocked |= std::uint64_t{1} << s.out_port;  // no credit
-          continue;
-        }
-        const std::uint64_t bit = std::uint64_t{1} << s.out_port;
-        if (requested & bit) continue;
-        requested |= bit;
-        sa_vc_[p * ports_ + s.out_port] = static_cast<std::int16_t>(vc);
-      }
+    for (; order; order &= order - 1) {
+      int vc = __builtin_ctzll(order) + offset;
+      if (vc >= vcs_) vc -= vcs_;
+      const InputVc& s = in_[p * vcs_ + vc];
+      if (s.ready > now) continue;
+      const std::uint64_t bit = std::uint64_t{1} << s.out_port;
+      if (requested & bit) continue;
+      requested |= bit;
+      sa_vc_[p * ports_ + s.out_port] = static_cast<std::int16_t>(vc);
     }
     if (!requested) continue;
     asked |= requested;
-    sa_requests_[p] = requested;
-    ++requesters;
-    lone = p;
+    if (++requesters == 1) {
+      lone = p, lone_requests = requested;
+      continue;
+    }
+    if (requesters == 2) sa_->request_outputs(lone, lone_requests);
+    sa_->request_outputs(p, requested);
   }
   asked_ = asked;
   credit_waits_ = blocked & ~asked;  // an asked port sends or loses the switch: not stalled
   if (requesters == 0) return;
-  if (requesters == 1) {
-    sa_->allocate_single(lone, sa_requests_[lone]);
-  } else {
-    for (int p = 0; p < ports_; ++p) {
-      for (std::uint64_t m = sa_requests_[p]; m; m &= m - 1) sa_->request(p, __builtin_ctzll(m));
-      sa_requests_[p] = 0;
-    }
+  if (requesters == 1)
+    sa_->allocate_single(lone, lone_requests);
+  else
     sa_->allocate();
-  }
-  sa_requests_[lone] = 0;
   for (int p : sa_->matched_inputs()) {
     const int o = sa_->matched_output(p);
     const int vc = sa_vc_[p * ports_ + o];
@@ -259,7 +271,7 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
     --buffered_;
     if (s.count == 0) unset(sa_ready_, ivc);
     OutputVc& ov = out_[o * vcs_ + s.out_vc];
-    --ov.credits;
+    if (--ov.credits == 0) set(no_credit_, ivc);
     sa_offset_[p] = static_cast<std::uint16_t>(vc + 1 == vcs_ ? 0 : vc + 1);
 
     const PortPeer& up = in_peer_[p];
@@ -279,6 +291,7 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
     if (f.tail()) {
       ov.in_use = false;
       out_free_[o] |= std::uint64_t{1} << s.out_vc;
+      unset(no_credit_, ivc);  // it holds no output VC any more
       if (s.count > 0) {
         unset(sa_ready_, ivc);
         start_packet(ivc, now + 1);

@@ -148,7 +148,6 @@ class Router {
   std::unique_ptr<Allocator> va_, sa_;
   std::vector<std::int16_t> sa_vc_;  ///< per (input port, output port): the requesting VC
                                      ///< (written for every request, read only for matches)
-  std::vector<std::uint64_t> sa_requests_;  ///< per input port: output ports requested (scratch)
   std::vector<std::int64_t> flits_sent_;
   std::vector<ActiveSpan> sent_span_;
   // VC-starved and credit-stalled output ports (header comment): cycles up to last_step_
@@ -167,6 +166,10 @@ class Router {
   int buffered_ = 0;
   Cycle last_departure_ = 0;
   bool progressed_ = false;  ///< the last step routed, allocated or sent something
+  /// Active VCs whose output VC has no credit. Kept up to date where credits change (send,
+  /// receive_credit, grant_vc), so that SA skips them without looking at each one every cycle.
+  Mask no_credit_{};
+  std::vector<std::int16_t> ovc_holder_;  ///< per output VC in use: the input VC holding it
 };
 
 }  // namespace nocflow::noc

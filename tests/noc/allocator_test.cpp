@@ -81,6 +81,25 @@ TEST_P(AllocatorKinds, NoInputStarvesUnderContention) {
   EXPECT_LE(longest_wait, 3 * 4) << "input 0 waited " << longest_wait << " rounds";
 }
 
+// The router's switch allocation relies on request_outputs being exactly a request() per
+// output: the same matches, in the same order, and the same pointers from then on.
+TEST_P(AllocatorKinds, RequestOutputsIsOneRequestPerOutput) {
+  auto each = make_allocator(GetParam(), 6, 5, 2), masks = make_allocator(GetParam(), 6, 5, 2);
+  std::mt19937 rng(11);
+  for (int round = 0; round < 2000; ++round) {
+    for (int i = 0; i < 6; ++i) {
+      const std::uint64_t outputs = rng() % 32;
+      for (int o = 0; o < 5; ++o)
+        if ((outputs >> o) & 1) each->request(i, o);
+      masks->request_outputs(i, outputs);
+    }
+    each->allocate();
+    masks->allocate();
+    ASSERT_EQ(each->matched_inputs(), masks->matched_inputs()) << "round " << round;
+    for (int i = 0; i < 6; ++i) ASSERT_EQ(each->matched_output(i), masks->matched_output(i));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, AllocatorKinds, ::testing::Values("islip", "separable"));
 
 TEST(Islip, DesynchronisesToFullThroughputUnderUniformLoad) {
