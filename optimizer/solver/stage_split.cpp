@@ -239,18 +239,96 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
                      std::to_string(stages) +
                      " stages fits (every split has a stage that does "
                      "not: too little SRAM or no valid choice on its band)");
-  StageSplit s;
-  s.begin.assign(static_cast<std::size_t>(stages) + 1, 0);
-  s.units.assign(static_cast<std::size_t>(stages), 0);
-  s.cost.assign(static_cast<std::size_t>(stages), 0);
-  for (int j = stages, i = layers, u = units; j > 0; --j) {
-    const Cell& c = at(j, i, u);
-    s.begin[j] = i;
-    s.units[j - 1] = c.took;
-    s.cost[j - 1] = stage_cost(c.from, i, c.took, kInf);  // known: c took it within a cutoff
-    i = c.from;
-    u -= c.took;
+  // The split the cells hold, back from the whole.
+  auto traced = [&] {
+    StageSplit split;
+    split.begin.assign(static_cast<std::size_t>(stages) + 1, 0);
+    split.units.assign(static_cast<std::size_t>(stages), 0);
+    split.cost.assign(static_cast<std::size_t>(stages), 0);
+    for (int j = stages, i = layers, u = units; j > 0; --j) {
+      const Cell& c = at(j, i, u);
+      split.begin[j] = i;
+      split.units[j - 1] = c.took;
+      split.cost[j - 1] = stage_cost(c.from, i, c.took, kInf);  // known: c took it within a cutoff
+      i = c.from;
+      u -= c.took;
+    }
+    return split;
+  };
+  StageSplit s = traced();
+  if (stages == 1) return s;
+  // Among the splits with that bottleneck, the least sum of stage costs (a pipeline's fill and
+  // drain). The cells above kept the least max first, so their sums need not be least (a prefix
+  // with a larger max but a smaller sum can win once a later stage sets the bottleneck): the
+  // DP again, every stage within the bottleneck, minimising the sum, and only through cells
+  // that could still beat the split just found (`incumbent`) by the bounds of what they leave.
+  const double cap = s.bottleneck(), incumbent = std::accumulate(s.cost.begin(), s.cost.end(), 0.0);
+  auto bound_of = [&](int k, int i, int q) {  // at most the stage's cost
+    const Known& known = memo_at(k, i, q);
+    return known.exact ? known.value
+                       : std::max(known.value, lower_bound ? lower_bound(k, i, q) : 0);
+  };
+  // rest_sum[j][i][u]: at most the sum of the stages after the j-th of any split of what the
+  // cell leaves within the cap (+inf: none). Without a bound, 0.
+  std::vector<double> rest_sum(best.size(), lower_bound ? kInf : 0.0);
+  auto rest_sum_at = [&](int j, int i, int u) -> double& {
+    return rest_sum[(static_cast<std::size_t>(j) * L + static_cast<std::size_t>(i)) * U +
+                    static_cast<std::size_t>(u)];
+  };
+  if (lower_bound) {
+    rest_sum_at(stages, layers, units) = 0;
+    for (int j = stages - 1; j >= 1; --j)
+      for (int i = j; i <= layers - (stages - j); ++i)
+        for (int u = j; u <= units - (stages - j); ++u) {
+          if (rest_at(j, i, u) > cap) continue;
+          double r = kInf;
+          for (int e = i + 1; e <= layers - (stages - j - 1); ++e)
+            for (int q = 1; u + q <= units - (stages - j - 1); ++q)
+              if (const double after = rest_sum_at(j + 1, e, u + q); after < kInf)
+                if (const double t = bound_of(i, e, q); t <= cap) r = std::min(r, t + after);
+          rest_sum_at(j, i, u) = r;
+        }
   }
+  std::fill(best.begin(), best.end(), Cell{});
+  at(0, 0, 0) = {0, 0, -1, 0};
+  for (int j = 1; j <= stages; ++j)
+    for (int i = j; i <= layers - (stages - j); ++i)
+      for (int u = j; u <= units - (stages - j); ++u) {
+        if (j == stages && (i != layers || u != units)) continue;
+        const double after = rest_sum_at(j, i, u);
+        if (rest_at(j, i, u) > cap || after == kInf) continue;
+        candidates.clear();  // reach: the least sum each could give up to this cell
+        for (int k = j - 1; k < i; ++k)
+          for (int q = 1; q <= u - (j - 1); ++q) {
+            const double before = at(j - 1, k, u - q).sum;
+            if (before == kInf) continue;
+            const double t = bound_of(k, i, q);
+            if (t <= cap && before + t + after < incumbent)
+              candidates.push_back({before + t, k, q});
+          }
+        if (candidates.empty()) continue;
+        if (lower_bound && j == stages - 1 && stage_cost(i, layers, units - u, cap) > cap)
+          continue;  // its last stage is slower than the bottleneck
+        if (lower_bound)
+          std::stable_sort(
+              candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) { return a.reach < b.reach; });
+        Cell& c = at(j, i, u);
+        for (const auto& [reach, k, q] : candidates) {
+          if (reach >= c.sum) {
+            if (lower_bound) break;  // sorted: so does every candidate after it
+            continue;
+          }
+          // Beyond the least of the cap, the cell's best and what could beat the incumbent, it
+          // loses.
+          const Cell& prev = at(j - 1, k, u - q);
+          const double limit = std::min({cap, c.sum - prev.sum, incumbent - after - prev.sum});
+          const double t = stage_cost(k, i, q, limit);
+          if (t > limit) continue;
+          if (prev.sum + t < c.sum) c = {std::max(prev.max, t), prev.sum + t, k, q};
+        }
+      }
+  if (at(stages, layers, units).sum < incumbent) s = traced();
   return s;
 }
 

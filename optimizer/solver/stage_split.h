@@ -53,9 +53,9 @@ using StageCost = std::function<StagePrice(int first, int end, int units, double
 using StageBound = std::function<double(int first, int end, int units)>;
 
 /// Cuts `layers` layers into `stages` contiguous stages and `units` units among them (each
-/// stage at least one, all used), minimising the maximum stage cost; among splits with the
-/// same maximum, the one found with the smallest running sum of stage costs is kept (a
-/// tie-break, not a guarantee of the smallest sum). Throws InputError unless
+/// stage at least one, all used), minimising the maximum stage cost and then, among splits
+/// with that maximum, the sum of stage costs (ties on both: the first found). Throws
+/// InputError unless
 /// 1 ≤ stages ≤ min(layers, units), or when every split has an infinite stage.
 ///
 /// A stage cost is asked only where it could still win: not where the split before it is
@@ -69,8 +69,10 @@ using StageBound = std::function<double(int first, int end, int units)>;
 /// slower than the cap is never priced further, nor is one whose remaining layers and units
 /// cannot be split within the cap by their bounds (a backward pass of the bounds gives that
 /// for every cell), nor one whose last stage, priced first with the cap as its cutoff, is
-/// slower than the cap. The maximum stage cost is the same with or without a bound; among
-/// splits that tie on it (and on the running sum), which is found first may differ.
+/// slower than the cap. A second DP, every stage within the maximum found, then minimises the
+/// sum, pricing a stage only where its bound leaves it a chance of a smaller sum. The maximum
+/// and the sum are the same with or without a bound; among splits that tie on both, which is
+/// found first may differ.
 StageSplit split_min_max_units(int layers, int stages, int units, const StageCost& cost,
                                const StageBound& lower_bound = {});
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The min-max stage split (seed 004, solver/stage_split.h) against brute force: optimal splits
-// of layers and units, the balanced baseline by hand, and the cutoffs and lower bounds that
-// let it leave stages unpriced.
+// of layers and units (the least bottleneck, then the least sum of stages), the balanced baseline
+// by hand, and the cutoffs and lower bounds that let it leave stages unpriced.
 #include "optimizer/solver/stage_split.h"
 
 #include <gtest/gtest.h>
@@ -20,22 +20,35 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/// Every way to cut `layers` into `stages` non-empty ranges and `units` into as many positive
-/// parts: the least maximum of cost(range, units).
-double brute_min_max(int layers, int stages, int units, const StageBound& cost) {
-  double best = kInf;
-  std::function<void(int, int, int, double)> go = [&](int first, int left_units, int stage,
-                                                      double worst) {
+/// The least (maximum, then sum) of cost(range, units) over every way to cut `layers` into
+/// `stages` non-empty ranges and `units` into as many positive parts.
+struct Best {
+  double max = kInf, sum = kInf;
+};
+Best brute_split(int layers, int stages, int units, const StageBound& cost) {
+  Best best;
+  std::function<void(int, int, int, double, double)> go = [&](int first, int left_units, int stage,
+                                                              double worst, double sum) {
+    const auto keep = [&](double mx, double total) {
+      if (mx < best.max || (mx == best.max && total < best.sum)) best = {mx, total};
+    };
     if (stage == stages - 1) {
-      best = std::min(best, std::max(worst, cost(first, layers, left_units)));
+      const double t = cost(first, layers, left_units);
+      keep(std::max(worst, t), sum + t);
       return;
     }
     for (int end = first + 1; end <= layers - (stages - stage - 1); ++end)
-      for (int q = 1; q <= left_units - (stages - stage - 1); ++q)
-        go(end, left_units - q, stage + 1, std::max(worst, cost(first, end, q)));
+      for (int q = 1; q <= left_units - (stages - stage - 1); ++q) {
+        const double t = cost(first, end, q);
+        go(end, left_units - q, stage + 1, std::max(worst, t), sum + t);
+      }
   };
-  go(0, units, 0, 0);
+  go(0, units, 0, 0, 0);
   return best;
+}
+
+double total(const StageSplit& s) {
+  return std::accumulate(s.cost.begin(), s.cost.end(), 0.0);
 }
 
 /// A random split problem: each layer's work, a unit count and a stage count.
@@ -85,10 +98,10 @@ TEST(StageSplit, MinMaxIsOptimalAndCoversTheLayersInOrder) {
       EXPECT_EQ(s.cost[k],
                 std::accumulate(times.begin() + s.begin[k], times.begin() + s.begin[k + 1], 0.0));
     }
-    const double brute = brute_min_max(layers, stages, stages, [&](int a, int b, int) {
+    const Best brute = brute_split(layers, stages, stages, [&](int a, int b, int) {
       return std::accumulate(times.begin() + a, times.begin() + b, 0.0);
     });
-    EXPECT_EQ(s.bottleneck(), brute) << "instance " << n;
+    EXPECT_EQ(s.bottleneck(), brute.max) << "instance " << n;
     // The baseline is a valid split, never better.
     const StageSplit b = split_balanced(times, stages);
     ASSERT_EQ(b.stages(), stages);
@@ -128,13 +141,15 @@ TEST(StageSplit, UnitsAreSharedOutOptimally) {
       const double sum = x.work_in(a, b);
       return (sum * 3 > 40 * q) ? kInf : sum / q + (b - a);  // too much work on few units: no fit
     };
-    const double brute = brute_min_max(layers, stages, units, cost);
+    const Best best = brute_split(layers, stages, units, cost);
+    const double brute = best.max;
     if (brute == kInf) {
       EXPECT_THROW(split_min_max_units(layers, stages, units, exact(cost)), InputError);
       continue;
     }
     const StageSplit s = split_min_max_units(layers, stages, units, exact(cost));
     EXPECT_DOUBLE_EQ(s.bottleneck(), brute) << "instance " << n;
+    EXPECT_DOUBLE_EQ(total(s), best.sum) << "instance " << n;  // the least fill and drain
     // A lower bound (here one below the cost, and finite where the cost is not) only saves
     // stage costs: the same bottleneck, from stages that cost what they say.
     int asked = 0, asked_bounded = 0;
@@ -146,6 +161,7 @@ TEST(StageSplit, UnitsAreSharedOutOptimally) {
     const StageSplit bounded =
         split_min_max_units(layers, stages, units, counted(asked_bounded), bound);
     EXPECT_DOUBLE_EQ(bounded.bottleneck(), brute) << "instance " << n;
+    EXPECT_DOUBLE_EQ(total(bounded), best.sum) << "instance " << n;
     EXPECT_EQ(std::accumulate(bounded.units.begin(), bounded.units.end(), 0), units);
     for (int k = 0; k < stages; ++k)
       EXPECT_DOUBLE_EQ(bounded.cost[k],
@@ -221,10 +237,11 @@ TEST(StageSplit, AStageProvenSlowerThanItsCutoffNeedsNoExactCost) {
       return {(cutoff + c) / 2, true};  // midway between the cutoff and the cost
     };
     const StageBound loose = [&](int a, int b, int q) { return cost(a, b, q) * 0.7; };
-    const double brute = brute_min_max(layers, stages, units, cost);
+    const Best brute = brute_split(layers, stages, units, cost);
     for (const StageBound& bound : {StageBound{}, loose}) {
       const StageSplit s = split_min_max_units(layers, stages, units, cut, bound);
-      EXPECT_DOUBLE_EQ(s.bottleneck(), brute) << "instance " << n;
+      EXPECT_DOUBLE_EQ(s.bottleneck(), brute.max) << "instance " << n;
+      EXPECT_DOUBLE_EQ(total(s), brute.sum) << "instance " << n;
       EXPECT_EQ(std::accumulate(s.units.begin(), s.units.end(), 0), units);
       for (int k = 0; k < stages; ++k)
         EXPECT_EQ(s.cost[k], cost(s.begin[k], s.begin[k + 1], s.units[k])) << "instance " << n;
