@@ -402,7 +402,8 @@ std::string reference_markdown() {
         "other then keeps the ports, 16 ports with 8 rows making 8x2); commands that "
         "write an output folder save the fully resolved config there as `config.resolved.yaml`. "
         "Integer byte sizes accept the suffixes `KiB`, `MiB` and `GiB`. Integers are decimal, "
-        "without a leading zero (`010` is refused: YAML 1.1 readers take it as octal 8).\n\n"
+        "without a leading zero (`010` is refused: YAML 1.1 readers take it as octal 8); other "
+        "numbers are decimal too (`0x10` is refused, which `std::stod` reads as 16).\n\n"
      << "Shipped configs: `configs/hw/` (`mesh4x4`, `mesh8x8`, `mesh16x16`, `crossbar16`, "
         "`booksim8x8`).\n";
   std::string open_section;
