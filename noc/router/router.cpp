@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "noc/router/router.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "noc/base/error.h"
 
 namespace nocflow::noc {
@@ -59,6 +62,7 @@ void Router::reset() {
   credit_stalled_.assign(ports_, 0);
   starved_ports_ = stalled_ports_ = sent_ports_ = 0;
   va_blocked_ = credit_waits_ = asked_ = 0;
+  va_quiet_until_ = 0;
   last_step_ = -1;
   buffered_ = 0;
   last_departure_ = 0;
@@ -118,6 +122,7 @@ void Router::start_packet(int ivc, Cycle ready) {
     compute_route(ivc);
     s.state = VcState::VcAlloc;
     set(vc_alloc_, ivc);
+    va_quiet_until_ = 0;  // a new head may ask for a free VC
   } else {
     s.state = VcState::Routing;
     set(routing_, ivc);
@@ -150,28 +155,70 @@ void Router::route_stage(Cycle now) {
     s.ready = now + routing_delay_;
     unset(routing_, ivc);
     set(vc_alloc_, ivc);
+    va_quiet_until_ = 0;
     progressed_ = true;
   });
 }
 
 void Router::vc_alloc_stage(Cycle now) {
-  int ready = 0, lone = -1;
-  for_each_bit(vc_alloc_, [&](int ivc) {
-    const InputVc& s = in_[ivc];
-    if (s.ready > now) return;
-    ++ready, lone = ivc;
-    if (!out_free_[s.out_port]) va_blocked_ |= std::uint64_t{1} << s.out_port;
-  });
-  if (ready == 0) return;
-  if (ready == 1 && single_word_) {  // the common case: one head asks for one port's free VCs
-    const int port = in_[lone].out_port;
-    if (va_->allocate_single(lone, out_free_[port] << (port * vcs_)) >= 0) grant_vc(lone, now);
+  if (!single_word_) {
+    vc_alloc_all(now);
     return;
   }
+  // A head asks only for the VCs of its own output port, so the heads wanting different ports
+  // share no requester and no resource: matching each port's part on its own makes the same
+  // matches and moves the same pointers as one matching of all (with several iterations too,
+  // as a part without a grant in one iteration has none in the later ones). Most parts hold
+  // one head, which takes the allocator's cheap allocate_single.
+  std::uint64_t heads[kMaxPorts];  // per port in `asked`: the ready heads that want it
+  std::uint64_t asked = 0;         // ports wanted by a ready head while one of their VCs is free
+  std::uint64_t blocked = 0;       // ports wanted by a ready head while all their VCs are held
+  Cycle wake = std::numeric_limits<Cycle>::max();  // when the next waiting head is ready
+  for (std::uint64_t m = vc_alloc_[0]; m; m &= m - 1) {
+    const int ivc = __builtin_ctzll(m);
+    const InputVc& s = in_[ivc];
+    if (s.ready > now) {
+      wake = std::min(wake, s.ready);
+      continue;
+    }
+    const std::uint64_t port = std::uint64_t{1} << s.out_port;
+    if (!out_free_[s.out_port]) {
+      blocked |= port;
+    } else if (asked & port) {
+      heads[s.out_port] |= std::uint64_t{1} << ivc;
+    } else {
+      asked |= port;
+      heads[s.out_port] = std::uint64_t{1} << ivc;
+    }
+  }
+  va_blocked_ |= blocked;
+  if (!asked) {  // no request: the allocator is not called (it would match nothing, move no
+                 // pointer), and the same holds until a head becomes ready or wants a freed VC
+    va_quiet_until_ = wake;
+    va_quiet_blocked_ = blocked;
+    return;
+  }
+  for (; asked; asked &= asked - 1) {
+    const int p = __builtin_ctzll(asked);
+    const std::uint64_t free = out_free_[p] << (p * vcs_);
+    std::uint64_t h = heads[p];
+    if (!(h & (h - 1))) {
+      const int ivc = __builtin_ctzll(h);
+      if (va_->allocate_single(ivc, free) >= 0) grant_vc(ivc, now);
+      continue;
+    }
+    for (; h; h &= h - 1) va_->request_outputs(__builtin_ctzll(h), free);
+    va_->allocate();
+    for (int ivc : va_->matched_inputs()) grant_vc(ivc, now);
+  }
+}
+
+void Router::vc_alloc_all(Cycle now) {
   // Each ready head requests every free VC of its output port.
   for_each_bit(vc_alloc_, [&](int ivc) {
     const InputVc& s = in_[ivc];
     if (s.ready > now) return;
+    if (!out_free_[s.out_port]) va_blocked_ |= std::uint64_t{1} << s.out_port;
     const int base = s.out_port * vcs_;
     for (std::uint64_t free = out_free_[s.out_port]; free; free &= free - 1)
       va_->request(ivc, base + __builtin_ctzll(free));
@@ -291,6 +338,7 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
     if (f.tail()) {
       ov.in_use = false;
       out_free_[o] |= std::uint64_t{1} << s.out_vc;
+      va_quiet_until_ = 0;     // a waiting head may take it
       unset(no_credit_, ivc);  // it holds no output VC any more
       if (s.count > 0) {
         unset(sa_ready_, ivc);
@@ -343,7 +391,12 @@ void Router::count_waits(Cycle now) {
 void Router::step(Cycle now, Channels& channels, PacketTable& packets) {
   progressed_ = false;
   if (!none(routing_)) route_stage(now);
-  if (!none(vc_alloc_)) vc_alloc_stage(now);
+  if (!none(vc_alloc_)) {
+    if (now < va_quiet_until_)
+      va_blocked_ |= va_quiet_blocked_;  // what VA found in its last step (va_quiet_until_)
+    else
+      vc_alloc_stage(now);
+  }
   if (!none(sa_ready_))
     switch_alloc_stage(now, channels, packets);
   else

@@ -118,6 +118,7 @@ class Router {
   void compute_route(int ivc);
   void route_stage(Cycle now);
   void vc_alloc_stage(Cycle now);
+  void vc_alloc_all(Cycle now);       ///< vc_alloc_stage for more than 64 input VCs: one matching
   void grant_vc(int ivc, Cycle now);  ///< ivc won the output VC the VC allocator matched it to
   void switch_alloc_stage(Cycle now, Channels& channels, PacketTable& packets);
 
@@ -156,6 +157,11 @@ class Router {
   std::uint64_t starved_ports_ = 0, stalled_ports_ = 0;
   std::uint64_t sent_ports_ = 0;  ///< output ports that have sent a flit
   std::uint64_t va_blocked_ = 0;  ///< this step: ports a ready head found without a free VC
+  /// VC allocation found no request (every ready head wanted a port without a free VC):
+  /// until this cycle, when the next waiting head is ready, it finds the same, blocked ports
+  /// va_quiet_blocked_, unless a head enters VA or a VC is freed (both reset it to 0).
+  Cycle va_quiet_until_ = 0;
+  std::uint64_t va_quiet_blocked_ = 0;
   std::uint64_t asked_ = 0;       ///< this step: ports some input asked the switch for (SA)
   /// This step: ports nobody asked for that a ready flit wanted but found without a credit (SA).
   std::uint64_t credit_waits_ = 0;
