@@ -94,8 +94,13 @@ inline void check_text_line(const std::string& line, const std::string& where) {
 /// that echoes a 100 KB value or line keeps where it is and what is wrong, both at the ends.
 inline std::string elide_long_lines(std::string_view message, std::size_t limit = 1000) {
   const std::size_t head = limit / 2, tail = limit / 4;
-  auto boundary = [](std::string_view s, std::size_t at) {  // back to a character's first byte
-    while (at > 0 && at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+  // Back to a character's first byte: at most 3 bytes (a run of stray continuation bytes, not
+  // UTF-8, is cut anywhere).
+  auto boundary = [](std::string_view s, std::size_t at) {
+    for (int back = 0;
+         back < 3 && at > 0 && at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80;
+         ++back)
+      --at;
     return at;
   };
   std::string out;

@@ -107,6 +107,9 @@ TEST(TextInput, LongLinesOfAMessageAreCutInTheMiddle) {
   EXPECT_EQ(invalid_utf8_at(cut), std::string_view::npos) << cut;
   const std::string huge = "x.yaml:1: unknown name '" + std::string(100000, 'n') + "'";
   EXPECT_LT(elide_long_lines(huge).size(), 1100u);
+  // Bytes that are not UTF-8 (stray continuation bytes, a file name's) are cut all the same
+  // (stepping back to a character's start went back to the line's start).
+  EXPECT_LT(elide_long_lines(std::string(3000, '\x80'), 20).size(), 60u);
 }
 
 }  // namespace
