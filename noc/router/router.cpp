@@ -255,10 +255,10 @@ void Router::switch_alloc_stage(Cycle now, Channels& channels, PacketTable& pack
   // as wanted but blocked (credit-stalled, count_waits). The rest are the eligible ones.
   Mask eligible{}, waiting{};
   std::uint64_t blocked = 0;
-  for (std::size_t w = 0; w < (single_word_ ? 1 : eligible.size()); ++w)
+  for (std::size_t w = 0; w < (single_word_ ? 1 : eligible.size()); ++w) {
     eligible[w] = sa_ready_[w] & ~no_credit_[w];
-  for (std::size_t w = 0; w < (single_word_ ? 1 : waiting.size()); ++w)
     waiting[w] = sa_ready_[w] & no_credit_[w];
+  }
   for_each_bit(waiting, [&](int ivc) {
     const InputVc& s = in_[ivc];
     if (s.ready <= now) blocked |= std::uint64_t{1} << s.out_port;

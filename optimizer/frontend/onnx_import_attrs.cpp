@@ -103,7 +103,7 @@ void Importer::check_opset(const onnx::NodeProto& n) const {
 void Importer::check_schema(const onnx::NodeProto& n) const {
   // Only an opset the ONNX library knows: for a later one it gives its latest version of the
   // operator, which may lack what the model's has (Split's num_outputs, opset 18).
-  const auto known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   if (const auto it = known.find(""); it == known.end() || opset_ > it->second.second) return;
   if (const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset_, "")) {
     try {

@@ -87,11 +87,13 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     int from = -1, took = 0;  // previous cut and units of the last stage
   };
   const auto L = static_cast<std::size_t>(layers) + 1, U = static_cast<std::size_t>(units) + 1;
-  std::vector<Cell> best(static_cast<std::size_t>(stages + 1) * L * U);
-  auto at = [&](int j, int i, int u) -> Cell& {
-    return best[(static_cast<std::size_t>(j) * L + static_cast<std::size_t>(i)) * U +
-                static_cast<std::size_t>(u)];
+  // Every table below is indexed [first index][layers][units].
+  auto index = [&](int a, int i, int u) {
+    return (static_cast<std::size_t>(a) * L + static_cast<std::size_t>(i)) * U +
+           static_cast<std::size_t>(u);
   };
+  std::vector<Cell> best(static_cast<std::size_t>(stages + 1) * L * U);
+  auto at = [&](int j, int i, int u) -> Cell& { return best[index(j, i, u)]; };
   at(0, 0, 0) = {0, 0, -1, 0};
   // Stage costs are asked once each, whatever order the loops visit them in, or again with a
   // higher cutoff where the first answer was a bound at or below it.
@@ -100,19 +102,13 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     bool exact = false;
   };
   std::vector<Known> memo(L * L * U);
-  auto memo_at = [&](int k, int i, int q) -> Known& {
-    return memo[(static_cast<std::size_t>(k) * L + static_cast<std::size_t>(i)) * U +
-                static_cast<std::size_t>(q)];
-  };
+  auto memo_at = [&](int k, int i, int q) -> Known& { return memo[index(k, i, q)]; };
   // rest[j][i][u]: at most the max stage of any split of layers [i, layers) into the
   // stages after the j-th on the units after the first u (the best split of lower bounds;
   // +inf where there is none). A cell whose rest is above the cap is part of no split
   // within it. Without a bound, 0.
   std::vector<double> rest(best.size(), 0.0);
-  auto rest_at = [&](int j, int i, int u) -> double& {
-    return rest[(static_cast<std::size_t>(j) * L + static_cast<std::size_t>(i)) * U +
-                static_cast<std::size_t>(u)];
-  };
+  auto rest_at = [&](int j, int i, int u) -> double& { return rest[index(j, i, u)]; };
   // The cost, or above `cutoff` perhaps only a bound above it (StageCost).
   auto stage_cost = [&](int k, int i, int q, double cutoff) {
     Known& m = memo_at(k, i, q);
@@ -121,15 +117,25 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
     m = {p.cost, !p.bound || p.cost == kInf};
     return p.cost;
   };
+  // At most the stage's cost: its cost if known, else the larger of its lower bound and what an
+  // earlier cutoff proved.
+  auto bound_of = [&](int k, int i, int q) {
+    const Known& known = memo_at(k, i, q);
+    return known.exact ? known.value
+                       : std::max(known.value, lower_bound ? lower_bound(k, i, q) : 0);
+  };
   // A cell's candidates (cut k, units q of the last stage), each with the least max stage it
-  // can reach: max(prev.max, the stage's cost if known, else the larger of its lower bound and
-  // what an earlier cutoff proved). With a bound they are tried least first, until the rest
-  // cannot beat the best found.
+  // can reach: max(prev.max, bound_of the stage). With a bound they are tried least first,
+  // until the rest cannot beat the best found.
   struct Candidate {
     double reach;
     int k, q;
   };
   std::vector<Candidate> candidates;
+  auto sort_by_reach = [&] {
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.reach < b.reach; });
+  };
   // Every cell, its value kept only where its max is at most `cap` (else +inf: no split through
   // it can make a bottleneck within the cap). Candidates that could reach within the cap only
   // above it are left out; the least such reach is returned.
@@ -153,16 +159,9 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
             for (int q = 1; q <= u - (j - 1); ++q) {
               const double before = at(j - 1, k, u - q).max;
               if (before == kInf) continue;
-              const Known& known = memo_at(k, i, q);
-              const double t =
-                  known.exact ? known.value
-                              : std::max(known.value, lower_bound ? lower_bound(k, i, q) : 0);
-              candidates.push_back({std::max(before, t), k, q});
+              candidates.push_back({std::max(before, bound_of(k, i, q)), k, q});
             }
-          if (lower_bound)
-            std::stable_sort(
-                candidates.begin(), candidates.end(),
-                [](const Candidate& a, const Candidate& b) { return a.reach < b.reach; });
+          if (lower_bound) sort_by_reach();
           // With one stage left after this one, that stage is priced first (the cap its
           // cutoff) where this cell could be within the cap: one beyond the cap spares pricing
           // this cell's candidates, which can be much the larger problems.
@@ -263,18 +262,10 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
   // DP again, every stage within the bottleneck, minimising the sum, and only through cells
   // that could still beat the split just found (`incumbent`) by the bounds of what they leave.
   const double cap = s.bottleneck(), incumbent = std::accumulate(s.cost.begin(), s.cost.end(), 0.0);
-  auto bound_of = [&](int k, int i, int q) {  // at most the stage's cost
-    const Known& known = memo_at(k, i, q);
-    return known.exact ? known.value
-                       : std::max(known.value, lower_bound ? lower_bound(k, i, q) : 0);
-  };
   // rest_sum[j][i][u]: at most the sum of the stages after the j-th of any split of what the
   // cell leaves within the cap (+inf: none). Without a bound, 0.
   std::vector<double> rest_sum(best.size(), lower_bound ? kInf : 0.0);
-  auto rest_sum_at = [&](int j, int i, int u) -> double& {
-    return rest_sum[(static_cast<std::size_t>(j) * L + static_cast<std::size_t>(i)) * U +
-                    static_cast<std::size_t>(u)];
-  };
+  auto rest_sum_at = [&](int j, int i, int u) -> double& { return rest_sum[index(j, i, u)]; };
   if (lower_bound) {
     rest_sum_at(stages, layers, units) = 0;
     for (int j = stages - 1; j >= 1; --j)
@@ -309,10 +300,7 @@ StageSplit split_min_max_units(int layers, int stages, int units, const StageCos
         if (candidates.empty()) continue;
         if (lower_bound && j == stages - 1 && stage_cost(i, layers, units - u, cap) > cap)
           continue;  // its last stage is slower than the bottleneck
-        if (lower_bound)
-          std::stable_sort(
-              candidates.begin(), candidates.end(),
-              [](const Candidate& a, const Candidate& b) { return a.reach < b.reach; });
+        if (lower_bound) sort_by_reach();
         Cell& c = at(j, i, u);
         for (const auto& [reach, k, q] : candidates) {
           if (reach >= c.sum) {

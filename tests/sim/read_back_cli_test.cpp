@@ -81,8 +81,11 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
   for (int pe = 2; pe < 16; ++pe) std::ofstream(tiny / ("pe_" + std::to_string(pe) + ".txt"));
   std::ofstream(tiny / "pe_0.txt") << "send to=PE1 bytes=64 tag=1 edge=a->b\n";
   std::ofstream(tiny / "pe_1.txt") << "recv from=PE0 bytes=64 tag=1 edge=a->b\n";
-  const CliRun one = run_nocflow("simulate " + hw + "--programs " + tiny.string() +
-                                 " --quiet --out " + (dir / "tiny_run").string());
+  auto replay_tiny = [&](const std::string& out) {
+    return run_nocflow("simulate " + hw + "--programs " + tiny.string() + " --quiet --out " +
+                       (dir / out).string());
+  };
+  const CliRun one = replay_tiny("tiny_run");
   ASSERT_EQ(one.exit_code, 0) << one.output;
   EXPECT_NE(one.output.find("1 message, 1 packet, 2 flits, 64 bytes;"), std::string::npos)
       << one.output;
@@ -95,20 +98,19 @@ TEST(ReadBackCli, DumpedProgramsReadBackReplayExactlyAndEditsTakeEffect) {
   // A name in names.txt that no program uses is noted (it was ignored unsaid); a dump has none.
   EXPECT_EQ(back_output.find("that no program uses"), std::string::npos) << back_output;
   std::ofstream(tiny / "names.txt") << "layer ghost\nedge a->b\n";
-  const CliRun named = run_nocflow("simulate " + hw + "--programs " + tiny.string() +
-                                   " --quiet --out " + (dir / "tiny_named").string());
+  const CliRun named = replay_tiny("tiny_named");
   ASSERT_EQ(named.exit_code, 0) << named.output;
   EXPECT_NE(named.output.find("names.txt: 1 layer name that no program uses (ghost); ignored"),
             std::string::npos)
       << named.output;
-  // A message of more flits than the NI counts is refused at its line (it was, when sent,
-  // naming only its PE).
-  std::ofstream(tiny / "pe_0.txt") << "send to=PE1 bytes=1099511627776 tag=1\n";
-  std::ofstream(tiny / "pe_1.txt") << "recv from=PE0 bytes=1099511627776 tag=1\n";
-  const CliRun huge = run_nocflow("simulate " + hw + "--programs " + tiny.string() +
-                                  " --quiet --out " + (dir / "tiny_huge").string());
+  // A message of more flits than the NI counts (2^31 flits of the config's 32 bytes) is refused
+  // at its line (it was, when sent, naming only its PE).
+  const std::string bytes = std::to_string((std::int64_t{1} << 31) * 32);
+  std::ofstream(tiny / "pe_0.txt") << "send to=PE1 bytes=" << bytes << " tag=1\n";
+  std::ofstream(tiny / "pe_1.txt") << "recv from=PE0 bytes=" << bytes << " tag=1\n";
+  const CliRun huge = replay_tiny("tiny_huge");
   EXPECT_EQ(huge.exit_code, 2) << huge.output;
-  EXPECT_NE(huge.output.find("pe_0.txt:1: message of 1099511627776 bytes: more flits than the NI"),
+  EXPECT_NE(huge.output.find("pe_0.txt:1: message of " + bytes + " bytes: more flits than the NI"),
             std::string::npos)
       << huge.output;
 
