@@ -44,6 +44,16 @@ inline std::string fixed(double v, int digits = 1) {
   return s;
 }
 
+/// Wall seconds as a progress line shows them, to the second: "7s", "2m05s", "1h02m05s".
+inline std::string duration_text(double seconds) {
+  const long t = std::lround(seconds);
+  std::ostringstream o;
+  if (t >= 3600) o << t / 3600 << "h";
+  if (t >= 60) o << std::setw(t >= 3600 ? 2 : 1) << std::setfill('0') << (t / 60) % 60 << "m";
+  o << std::setw(t >= 60 ? 2 : 1) << std::setfill('0') << t % 60 << "s";
+  return o.str();
+}
+
 /// `v` to 12 significant digits, as plan.yaml writes its figures: a sum's last-bit noise
 /// (204.79999999999998 for 204.8) left out of a JSON that shows the same figure.
 inline double as_written(double v) {

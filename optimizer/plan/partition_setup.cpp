@@ -87,12 +87,25 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
     }
     return p;
   }
-  std::unordered_map<std::string, std::size_t> seen;  // signature → edge already tabulated
-  for (const LayerEdge& e : w.edges) {
-    if (progress) progress(p.edges.size(), w.edges.size());
-    auto [it, fresh] = seen.emplace(edge_signature(w, e, choices), p.edges.size());
-    if (!fresh) {
-      Problem::Edge copy = p.edges[it->second];
+  // Each edge's twin (an edge tabulated before it with the same signature) or itself, first,
+  // so that progress counts the entries to compute.
+  std::unordered_map<std::string, std::size_t> seen;  // signature → first edge with it
+  std::vector<std::size_t> twin(w.edges.size());
+  TabulationStatus status;
+  status.edges = w.edges.size();
+  for (std::size_t k = 0; k < w.edges.size(); ++k) {
+    const LayerEdge& e = w.edges[k];
+    twin[k] = seen.emplace(edge_signature(w, e, choices), k).first->second;
+    if (twin[k] == k)
+      status.entries += static_cast<double>(choices[static_cast<std::size_t>(e.src)].size()) *
+                        static_cast<double>(choices[static_cast<std::size_t>(e.dst)].size());
+  }
+  for (std::size_t k = 0; k < w.edges.size(); ++k) {
+    const LayerEdge& e = w.edges[k];
+    if (progress) progress(status);
+    ++status.edges_done;
+    if (twin[k] != k) {
+      Problem::Edge copy = p.edges[twin[k]];
       copy.u = e.src;
       copy.v = e.dst;
       p.edges.push_back(std::move(copy));
@@ -101,6 +114,7 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
     const auto& cu = choices[static_cast<std::size_t>(e.src)];
     const auto& cv = choices[static_cast<std::size_t>(e.dst)];
     p.edges.push_back({e.src, e.dst, static_cast<int>(cv.size()), model.edge_cycles_table(w, e, cu, cv)});
+    status.entries_done += static_cast<double>(cu.size()) * static_cast<double>(cv.size());
   }
   return p;
 }

@@ -12,8 +12,15 @@
 
 namespace nocflow::optimizer {
 
-/// Called with (edges done, edges in all) while a cost model is tabulated: for progress lines.
-using TabulationProgress = std::function<void(std::size_t, std::size_t)>;
+/// How far a tabulation has come, for progress lines: edges, and the edge table entries the
+/// cost model computes (an edge whose table repeats an earlier one's is copied and adds none;
+/// an entry's time grows with the machine's PEs, alike for every entry of one tabulation).
+struct TabulationStatus {
+  std::size_t edges_done = 0, edges = 0;
+  double entries_done = 0, entries = 0;
+};
+/// Called before each edge while a cost model is tabulated.
+using TabulationProgress = std::function<void(const TabulationStatus&)>;
 
 struct SetupOptions {
   bool exact = false;          ///< only choices with p = P

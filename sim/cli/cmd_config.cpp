@@ -56,10 +56,17 @@ CLI::Option* NetworkOptions::add_to(CLI::App& cmd) {
 
 optimizer::TabulationProgress tabulation_progress(const std::string& what,
                                                   std::shared_ptr<ProgressThrottle> throttle) {
-  return [throttle = std::move(throttle), what](std::size_t done, std::size_t total) {
-    if (const double seconds = throttle->due(); seconds >= 0)
-      std::cerr << "  ... tabulating " << what << ": " << done << " of " << total << " edges, "
-                << fixed(seconds) << " s" << std::endl;
+  return [throttle = std::move(throttle), what](const optimizer::TabulationStatus& s) {
+    const double seconds = throttle->due();
+    if (seconds < 0) return;
+    std::cerr << "  ... tabulating " << what << ": " << s.edges_done << " of " << s.edges
+              << " edges, " << fixed(s.entries_done / 1e6, 1) << " of " << fixed(s.entries / 1e6, 1)
+              << " M table entries, " << duration_text(seconds);
+    // At this pace: every entry of one tabulation costs about alike (its PEs' pieces).
+    if (s.entries_done > 0)
+      std::cerr << ", ~" << duration_text(seconds * (s.entries - s.entries_done) / s.entries_done)
+                << " left";
+    std::cerr << std::endl;
   };
 }
 

@@ -36,15 +36,6 @@ namespace fs = std::filesystem;
 namespace opt = optimizer;
 using Clock = std::chrono::steady_clock;
 
-std::string duration(double s) {
-  const long t = std::lround(s);
-  std::ostringstream o;
-  if (t >= 3600) o << t / 3600 << "h";
-  if (t >= 60) o << std::setw(t >= 3600 ? 2 : 1) << std::setfill('0') << (t / 60) % 60 << "m";
-  o << std::setw(t >= 60 ? 2 : 1) << std::setfill('0') << t % 60 << "s";
-  return o.str();
-}
-
 /// "12 ms", "3.4 s"
 std::string seconds_text(double s) { return s < 1 ? fixed(1000 * s, 1) + " ms" : fixed(s, 1) + " s"; }
 
@@ -182,7 +173,7 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
         return;
       last_line = Clock::now();
       std::cerr << "  ... " << count_text() << ", "
-                << duration(std::chrono::duration<double>(last_line - start).count())
+                << duration_text(std::chrono::duration<double>(last_line - start).count())
                 << " elapsed; running" << (ranks ? " here: " : ": ");
       int listed = 0;  // at most 4 named: jobs may be up to 256
       for (const auto& [i, since] : running) {
@@ -191,7 +182,7 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
           break;
         }
         std::cerr << (listed++ ? "; " : "") << pending[i]->key << " ("
-                  << duration(seconds_since(since)) << ")";
+                  << duration_text(seconds_since(since)) << ")";
       }
       std::cerr << std::endl;
       return;
@@ -202,15 +193,15 @@ int run_claimed_points(const std::vector<const SweepPoint*>& pending, const Swee
     line << "  [" << std::string(static_cast<std::size_t>(fill), '#')
          << std::string(static_cast<std::size_t>(width - fill), '.') << "] " << count_text() << ", "
          << running.size() << " running" << (ranks ? " here, " : ", ")
-         << duration(seconds_since(start)) << " elapsed";
+         << duration_text(seconds_since(start)) << " elapsed";
     if (finished_here > 0 && (claimed < n || !running.empty())) {
       const Left left = time_left();
       line << (left.all_past ? ", the last points running past this pace"
                : left.any_past
                    ? ", a point runs past this pace" +
-                         (left.seconds >= 1 ? ", over ~" + duration(left.seconds) + " left"
+                         (left.seconds >= 1 ? ", over ~" + duration_text(left.seconds) + " left"
                                             : std::string())
-                   : ", ~" + duration(left.seconds) + " left at this pace");
+                   : ", ~" + duration_text(left.seconds) + " left at this pace");
     }
     // Spaces over what a longer line before left.
     const std::size_t drawn = line.str().size();

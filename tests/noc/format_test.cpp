@@ -25,6 +25,15 @@ TEST(Format, FixedRoundsAndAZeroHasNoSign) {
   EXPECT_EQ(fixed(-3, 0), "-3");
 }
 
+TEST(Format, DurationsAreToTheSecondWithPaddedMinutesAndSeconds) {
+  EXPECT_EQ(duration_text(0.4), "0s");
+  EXPECT_EQ(duration_text(7), "7s");
+  EXPECT_EQ(duration_text(59.6), "1m00s");  // rounded first, then split
+  EXPECT_EQ(duration_text(125), "2m05s");
+  EXPECT_EQ(duration_text(3600), "1h00m00s");
+  EXPECT_EQ(duration_text(3725), "1h02m05s");
+}
+
 TEST(Format, CountedNounsAreSingularForOne) {
   EXPECT_EQ(counted(1, "layer"), "1 layer");
   EXPECT_EQ(counted(0, "layer"), "0 layers");

@@ -107,12 +107,47 @@ TEST(Choices, ALayerThatFitsNoChoiceIsRefusedBeforeAnyEdgeIsTabulated) {
   int edges_started = 0;
   SetupOptions o;
   o.memory_limit = true;
-  o.progress = [&](std::size_t, std::size_t) { ++edges_started; };
+  o.progress = [&](const TabulationStatus&) { ++edges_started; };
   EXPECT_THROW(setup_partition(g, hw, *model, o), MemoryInfeasible);
   EXPECT_EQ(edges_started, 0);
   o.memory_limit = false;  // without the limit every edge is tabulated
   EXPECT_GT(setup_partition(g, hw, *model, o).problem.edges.size(), 0u);
   EXPECT_GT(edges_started, 0);
+}
+
+// Progress comes before each edge, and counts the entries of the tables computed, not copied:
+// a network of two equal blocks repeats its edges' tables.
+TEST(Choices, TabulationProgressCountsTheEntriesComputed) {
+  Graph g = zoo_network("resnet18");
+  PassManager(parse_pass_list("default")).run(g);
+  HwDesc hw;
+  hw.topology = {"mesh", 2, 2, 0};
+  const auto model = make_cost_model("linkload", hw);
+  const Workload w = build_workload(g);
+  std::vector<std::vector<Choice>> choices;
+  for (const Layer& l : w.layers) choices.push_back(enumerate_choices(l, {hw.num_pes()}));
+  std::vector<TabulationStatus> seen;
+  const Problem p = tabulate(w, choices, *model, hw, false,
+                             [&](const TabulationStatus& s) { seen.push_back(s); });
+  ASSERT_EQ(seen.size(), w.edges.size());
+  double computed = 0, all = 0;
+  std::size_t copied = 0;
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    EXPECT_EQ(seen[k].edges_done, k);
+    EXPECT_EQ(seen[k].edges, w.edges.size());
+    EXPECT_EQ(seen[k].entries, seen[0].entries);
+    EXPECT_EQ(seen[k].entries_done, computed);
+    const double size = static_cast<double>(p.edges[k].cost.size());
+    all += size;
+    // The entries done after edge k: its table's more, or none if it was a copy.
+    const double next = k + 1 < seen.size() ? seen[k + 1].entries_done : seen[0].entries;
+    EXPECT_TRUE(next == computed || next == computed + size) << "edge " << k;
+    copied += next == computed;
+    computed = next;
+  }
+  EXPECT_EQ(computed, seen[0].entries);
+  EXPECT_GT(copied, 0u);  // resnet18's repeated blocks
+  EXPECT_LT(seen[0].entries, all);
 }
 
 TEST(Choices, PruningKeepsTheOptimumOnVgg5BothModels) {
