@@ -24,11 +24,14 @@ std::unique_ptr<CostModel> make_cost_model(const std::string& name, const HwDesc
 
 std::vector<double> CostModel::edge_cycles_table(const Workload& w, const LayerEdge& e,
                                                  const std::vector<Choice>& src_choices,
-                                                 const std::vector<Choice>& dst_choices) const {
+                                                 const std::vector<Choice>& dst_choices,
+                                                 const EntriesDone& done) const {
   std::vector<double> out;
   out.reserve(src_choices.size() * dst_choices.size());
-  for (const Choice& a : src_choices)
+  for (const Choice& a : src_choices) {
     for (const Choice& b : dst_choices) out.push_back(edge_cost(w, e, a, b).cycles);
+    if (done) done(dst_choices.size());
+  }
   return out;
 }
 

@@ -7,6 +7,8 @@
 // the solvers may tabulate them. Costs are ≥ 0. The edge cost covers moving the producer's
 // output to one consumer input slot; a layer's own work (compute, and for linkload the
 // reduction of INPP partial sums) is in its layer cost.
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,12 +32,16 @@ class CostModel {
   virtual Cost layer_cost(const Layer& layer, const Choice& choice) const = 0;
   virtual Cost edge_cost(const Workload& workload, const LayerEdge& edge, const Choice& src,
                          const Choice& dst) const = 0;
+  /// Told how many more entries of a table are done, from whichever thread computed them (for
+  /// progress lines: it must be thread-safe).
+  using EntriesDone = std::function<void(std::size_t)>;
   /// edge_cost(...).cycles for every pair, row-major |src_choices| × |dst_choices|. The
   /// default calls edge_cost per pair; a model may override it with a faster computation of
-  /// the same numbers.
+  /// the same numbers. `done`, if set, hears of each row (or part of one) finished.
   virtual std::vector<double> edge_cycles_table(const Workload& workload, const LayerEdge& edge,
                                                 const std::vector<Choice>& src_choices,
-                                                const std::vector<Choice>& dst_choices) const;
+                                                const std::vector<Choice>& dst_choices,
+                                                const EntriesDone& done = {}) const;
 };
 
 /// Throws InputError listing the known names for an unknown one. `threads`: for tabulating

@@ -309,8 +309,9 @@ Cost LinkloadModel::layer_cost(const Layer& l, const Choice& c) const {
 }
 
 std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const LayerEdge& e,
-                                                    const std::vector<Choice>& src_choices,
-                                                    const std::vector<Choice>& dst_choices) const {
+                                                     const std::vector<Choice>& src_choices,
+                                                     const std::vector<Choice>& dst_choices,
+                                                     const EntriesDone& done) const {
   // The same numbers as edge_cost, without building transfer lists (transfers.h, fast part).
   const PeGrid grid = hw_.grid();
   const Layer& producer = w.layers[static_cast<std::size_t>(e.src)];
@@ -350,6 +351,7 @@ std::vector<double> LinkloadModel::edge_cycles_table(const Workload& w, const La
         const Choice& ci = src_choices[i];
         fill_row(counter, recount, scratch, {&producer, ci, place(ci, grid)}, needs.data() + lo,
                  needs.data() + hi, grid, *this, out.data() + i * cols + lo);
+        if (done) done(hi - lo);
       }
     };
     if (dimension_order) {

@@ -244,7 +244,8 @@ class LinkloadModel : public CostModel {
                  const Choice& dst) const override;
   std::vector<double> edge_cycles_table(const Workload& workload, const LayerEdge& edge,
                                         const std::vector<Choice>& src_choices,
-                                        const std::vector<Choice>& dst_choices) const override;
+                                        const std::vector<Choice>& dst_choices,
+                                        const EntriesDone& done = {}) const override;
   /// The INPP partial-sum reduction of a layer under a choice (zero without INPP): its ring
   /// all-reduce routed onto the links, plus the adds. Part of layer_cost.
   Cost reduction_cost(const Layer& layer, const Choice& choice) const;

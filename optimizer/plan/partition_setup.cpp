@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 
@@ -100,10 +101,15 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
       status.entries += static_cast<double>(choices[static_cast<std::size_t>(e.src)].size()) *
                         static_cast<double>(choices[static_cast<std::size_t>(e.dst)].size());
   }
-  for (std::size_t k = 0; k < w.edges.size(); ++k) {
+  std::mutex reporting;  // a table's rows are reported from the threads that compute them
+  const CostModel::EntriesDone rows_done = [&](std::size_t entries) {
+    const std::lock_guard<std::mutex> lock(reporting);
+    status.entries_done += static_cast<double>(entries);
+    progress(status);
+  };
+  for (std::size_t k = 0; k < w.edges.size(); ++k, ++status.edges_done) {
     const LayerEdge& e = w.edges[k];
     if (progress) progress(status);
-    ++status.edges_done;
     if (twin[k] != k) {
       Problem::Edge copy = p.edges[twin[k]];
       copy.u = e.src;
@@ -113,8 +119,10 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
     }
     const auto& cu = choices[static_cast<std::size_t>(e.src)];
     const auto& cv = choices[static_cast<std::size_t>(e.dst)];
-    p.edges.push_back({e.src, e.dst, static_cast<int>(cv.size()), model.edge_cycles_table(w, e, cu, cv)});
-    status.entries_done += static_cast<double>(cu.size()) * static_cast<double>(cv.size());
+    const double before = status.entries_done;
+    p.edges.push_back({e.src, e.dst, static_cast<int>(cv.size()),
+                       model.edge_cycles_table(w, e, cu, cv, progress ? rows_done : nullptr)});
+    status.entries_done = before + static_cast<double>(cu.size()) * static_cast<double>(cv.size());
   }
   return p;
 }

@@ -12,14 +12,15 @@
 
 namespace nocflow::optimizer {
 
-/// How far a tabulation has come, for progress lines: edges, and the edge table entries the
-/// cost model computes (an edge whose table repeats an earlier one's is copied and adds none;
-/// an entry's time grows with the machine's PEs, alike for every entry of one tabulation).
+/// How far a tabulation has come, for progress lines: the edges finished and the edge table
+/// entries computed, each of all (an edge whose table repeats an earlier one's is copied and
+/// adds no entry).
 struct TabulationStatus {
   std::size_t edges_done = 0, edges = 0;
   double entries_done = 0, entries = 0;
 };
-/// Called before each edge while a cost model is tabulated.
+/// Called while a cost model is tabulated: before each edge, and as an edge's table rows finish
+/// (from the threads that compute them, one call at a time).
 using TabulationProgress = std::function<void(const TabulationStatus&)>;
 
 struct SetupOptions {

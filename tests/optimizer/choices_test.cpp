@@ -115,8 +115,8 @@ TEST(Choices, ALayerThatFitsNoChoiceIsRefusedBeforeAnyEdgeIsTabulated) {
   EXPECT_GT(edges_started, 0);
 }
 
-// Progress comes before each edge, and counts the entries of the tables computed, not copied:
-// a network of two equal blocks repeats its edges' tables.
+// Progress comes before each edge and as its rows finish, and counts the entries of the tables
+// computed, not copied: resnet18's equal blocks repeat their edges' tables.
 TEST(Choices, TabulationProgressCountsTheEntriesComputed) {
   Graph g = zoo_network("resnet18");
   PassManager(parse_pass_list("default")).run(g);
@@ -129,23 +129,43 @@ TEST(Choices, TabulationProgressCountsTheEntriesComputed) {
   std::vector<TabulationStatus> seen;
   const Problem p = tabulate(w, choices, *model, hw, false,
                              [&](const TabulationStatus& s) { seen.push_back(s); });
-  ASSERT_EQ(seen.size(), w.edges.size());
-  double computed = 0, all = 0;
-  std::size_t copied = 0;
-  for (std::size_t k = 0; k < seen.size(); ++k) {
-    EXPECT_EQ(seen[k].edges_done, k);
-    EXPECT_EQ(seen[k].edges, w.edges.size());
-    EXPECT_EQ(seen[k].entries, seen[0].entries);
-    EXPECT_EQ(seen[k].entries_done, computed);
-    const double size = static_cast<double>(p.edges[k].cost.size());
-    all += size;
-    // The entries done after edge k: its table's more, or none if it was a copy.
-    const double next = k + 1 < seen.size() ? seen[k + 1].entries_done : seen[0].entries;
-    EXPECT_TRUE(next == computed || next == computed + size) << "edge " << k;
-    copied += next == computed;
-    computed = next;
+  ASSERT_FALSE(seen.empty());
+  // Per edge, the entries done when it starts (its first report) and the calls in between.
+  std::vector<double> at_start(w.edges.size() + 1, -1);
+  std::vector<int> row_calls(w.edges.size(), 0);
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    const TabulationStatus& s = seen[i];
+    EXPECT_EQ(s.edges, w.edges.size());
+    EXPECT_EQ(s.entries, seen[0].entries);
+    ASSERT_LT(s.edges_done, w.edges.size());
+    if (i > 0) {
+      EXPECT_GE(s.edges_done, seen[i - 1].edges_done);
+      EXPECT_GE(s.entries_done, seen[i - 1].entries_done);
+    }
+    if (at_start[s.edges_done] < 0)
+      at_start[s.edges_done] = s.entries_done;
+    else
+      ++row_calls[s.edges_done];
   }
-  EXPECT_EQ(computed, seen[0].entries);
+  at_start.back() = seen[0].entries;
+  double all = 0;
+  std::size_t copied = 0;
+  for (std::size_t k = 0; k < w.edges.size(); ++k) {
+    ASSERT_GE(at_start[k], 0) << "edge " << k << " was not reported";
+    // Edge k added its table's entries, a row at a time, or none if it was a copy.
+    const double size = static_cast<double>(p.edges[k].cost.size());
+    const double added = at_start[k + 1] - at_start[k];
+    all += size;
+    if (added == 0) {
+      ++copied;
+      EXPECT_EQ(row_calls[k], 0) << "edge " << k;
+    } else {
+      EXPECT_EQ(added, size) << "edge " << k;
+      EXPECT_EQ(row_calls[k],
+                static_cast<int>(choices[static_cast<std::size_t>(w.edges[k].src)].size()))
+          << "edge " << k;
+    }
+  }
   EXPECT_GT(copied, 0u);  // resnet18's repeated blocks
   EXPECT_LT(seen[0].entries, all);
 }
