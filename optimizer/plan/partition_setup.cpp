@@ -88,8 +88,8 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
     }
     return p;
   }
-  // Each edge's twin (an edge tabulated before it with the same signature) or itself, first,
-  // so that progress counts the entries to compute.
+  // First each edge's twin, the first edge with its signature (itself if none came before):
+  // progress then knows how many entries there are to compute.
   std::unordered_map<std::string, std::size_t> seen;  // signature → first edge with it
   std::vector<std::size_t> twin(w.edges.size());
   TabulationStatus status;

@@ -62,7 +62,7 @@ optimizer::TabulationProgress tabulation_progress(const std::string& what,
     std::cerr << "  ... tabulating " << what << ": " << s.edges_done << " of " << s.edges
               << " edges, " << fixed(s.entries_done / 1e6, 1) << " of " << fixed(s.entries / 1e6, 1)
               << " M table entries, " << duration_text(seconds);
-    // At this pace: every entry of one tabulation costs about alike (its PEs' pieces).
+    // The time left at this pace (an entry takes longer the more transfers it routes).
     if (s.entries_done > 0)
       std::cerr << ", ~" << duration_text(seconds * (s.entries - s.entries_done) / s.entries_done)
                 << " left";
