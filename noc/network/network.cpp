@@ -135,7 +135,7 @@ void Network::deliver() {
       if (++v.credits > depth)
         throw CheckError("node " + std::to_string(c.target) + " injection VC " +
                          std::to_string(c.vc) + ": more credits than buffer slots");
-      nis_[c.target].blocked = false;  // may unblock its injection
+      nis_[c.target].blocked = nis_[c.target].inject_blocked = false;  // may unblock injection
     } else {
       Router& router = *routers_[c.target];
       router.receive_credit(c.port, c.vc);

@@ -41,7 +41,10 @@ bool Network::send(int src, const NewPacket& p) {
   m.desc.packet_flits = packet_flits;
   m.serial = ni.next_serial++;
   ni.queue.push_back(m);
-  ni.blocked = false;
+  // A full window keeps its older messages; one that is not full may take this one.
+  if (ni.window.size() < static_cast<std::size_t>(std::max(1, spec_.ni.channels)))
+    ni.window_stale = true;
+  ni.blocked = ni.inject_blocked = false;
   if (spec_.ni.channels > 1) ni.count_queued(p.dest, +1);
   ni.queued_flits += p.flits;
   outstanding_flits_ += p.flits;
@@ -99,35 +102,48 @@ void Network::step_ni(int node) {
   };
   // The window: the oldest message to each destination, the first `channels` of them (a later
   // message to a destination waits for the earlier: it would share its route and only delay
-  // it). The scan ends once it has seen every destination queued.
-  const std::size_t channels =
-      spec_.ni.channels > 1
-          ? std::min(ni.queued_to.size(), static_cast<std::size_t>(spec_.ni.channels))
-          : std::min<std::size_t>(ni.queue.size(), 1);
-  std::array<int, kMaxNiChannels> window_dest;
-  std::size_t in_window = 0, pick = ni.queue.size();
-  std::uint64_t pick_key = 0;
-  bool timed = false;  // a window message waits for its creation cycle
-  for (std::size_t i = 0; in_window < channels; ++i) {
-    const Ni::Message& m = ni.queue[i];
-    const auto end = window_dest.begin() + static_cast<std::ptrdiff_t>(in_window);
-    if (std::find(window_dest.begin(), end, m.desc.dest) != end) continue;
-    window_dest[in_window++] = m.desc.dest;
-    // Round-robin: serials after the last served come first, in order, then the rest.
-    const std::uint64_t key = m.serial - ni.last_served - 1;  // wraps for serial <= last_served
-    if (pick < ni.queue.size() && key > pick_key) continue;
+  // it). The scan ends once it has seen every destination queued. The window is kept from cycle
+  // to cycle and found again only after the queue changed (send, or a message done below).
+  if (ni.window_stale) {
+    const std::size_t channels =
+        spec_.ni.channels > 1
+            ? std::min(ni.queued_to.size(), static_cast<std::size_t>(spec_.ni.channels))
+            : std::min<std::size_t>(ni.queue.size(), 1);
+    std::array<int, kMaxNiChannels> window_dest;
+    ni.window.clear();
+    for (std::size_t i = 0; ni.window.size() < channels; ++i) {
+      Ni::Message& m = ni.queue[i];
+      const auto end = window_dest.begin() + static_cast<std::ptrdiff_t>(ni.window.size());
+      if (std::find(window_dest.begin(), end, m.desc.dest) != end) continue;
+      window_dest[ni.window.size()] = m.desc.dest;
+      ni.window.push_back({&m, i});
+    }
+    // The round-robin goes on after the last served (none at first: last_served starts above
+    // every serial); the window's serials rise, as the queue's.
+    ni.window_next = 0;
+    while (ni.window_next < ni.window.size() &&
+           ni.window[ni.window_next].message->serial <= ni.last_served)
+      ++ni.window_next;
+    ni.window_stale = false;
+  }
+  // Round-robin: the window's messages after the last served in turn, then from the oldest; the
+  // first that can send sends. A blocked injection stays so until a credit or a message comes.
+  const std::size_t channels = ni.inject_blocked ? 0 : ni.window.size();
+  std::size_t next = ni.window_next;
+  const Ni::Slot* pick = nullptr;
+  bool timed = false;  // a window message looked at waits for its creation cycle
+  for (std::size_t k = 0; k < channels && !pick; ++k, ++next) {
+    if (next == channels) next = 0;
+    const Ni::Message& m = *ni.window[next].message;
     if (m.packet < 0 && m.desc.created > now_) timed = true;
     const bool can =
         m.packet >= 0 ? ni.inj[m.vc].credits > 0
                       : m.desc.created <= now_ && (free_vc == -2 ? find_free_vc() : free_vc) >= 0;
-    if (can) {
-      pick = i;
-      pick_key = key;
-    }
+    if (can) pick = &ni.window[next];
   }
-  const bool blocked = pick == ni.queue.size() && !timed;
-  if (pick < ni.queue.size()) {
-    Ni::Message& m = ni.queue[pick];
+  ni.inject_blocked = !pick && !timed;
+  if (pick) {
+    Ni::Message& m = *pick->message;
     if (m.packet < 0) {
       Packet pk;
       pk.src = node;
@@ -160,15 +176,17 @@ void Network::step_ni(int node) {
     --ni.queued_flits;
     last_progress_ = now_;
     ni.last_served = m.serial;
+    ni.window_next = static_cast<std::size_t>(pick - ni.window.data()) + 1;  // while it stays
     if (f.tail()) {
       ni.inj[m.vc].in_use = false;
       m.packet = -1;
       if (m.desc.flits == 0) {
         if (spec_.ni.channels > 1) ni.count_queued(m.desc.dest, -1);
-        if (pick == 0)
+        if (pick->at == 0)
           ni.queue.pop_front();  // the common case; deque::erase is a general, costlier call
         else
-          ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick));
+          ni.queue.erase(ni.queue.begin() + static_cast<std::ptrdiff_t>(pick->at));
+        ni.window_stale = true;
       }
       if (ni.queue.empty() && source_ && !ni.wake_listed && !sources_stopped_) {
         wakes_.push(now_ + 1, node, now_);
@@ -203,7 +221,8 @@ void Network::step_ni(int node) {
   } else if (ni.sink_interval == 0 && capacity > 0) {
     ni.reassembly = 0;  // an instant consumer
   }
-  ni.blocked = blocked && ni.held_total == 0 && !(ni.sink_interval > 0 && ni.reassembly > 0);
+  ni.blocked =
+      ni.inject_blocked && ni.held_total == 0 && !(ni.sink_interval > 0 && ni.reassembly > 0);
 }
 
 }  // namespace nocflow::noc

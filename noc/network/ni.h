@@ -23,6 +23,18 @@ struct Network::Ni {
     int next_seq = 0, vc = 0;
   };
   std::deque<Message> queue;
+  /// The window (see step_ni): its messages, in queue order, each with its position in `queue`.
+  /// Kept between cycles (deque::push_back moves no message); a message leaving the queue, or
+  /// joining a window that is not full, sets `window_stale`, and step_ni finds it again.
+  struct Slot {
+    Message* message;
+    std::size_t at;
+  };
+  std::vector<Slot> window;
+  bool window_stale = false;
+  /// The round-robin's place: the window's first message after the last served (its size:
+  /// none, start from the oldest). The window's serials rise, as it is in queue order.
+  std::size_t window_next = 0;
   /// With several channels: (destination, messages queued to it), one entry per destination.
   std::vector<std::pair<int, int>> queued_to;
   /// One more (+1) or one fewer (-1) message queued to `dest`.
@@ -43,7 +55,9 @@ struct Network::Ni {
   std::vector<OutputVc> inj;  ///< injection VCs at the router's local input port
   bool wake_listed = false;
   /// The last step_ni injected nothing (every window message blocked on credits or VCs, none
-  /// waiting for its creation cycle) and has nothing to eject: a credit or a message wakes it.
+  /// waiting for its creation cycle): a credit or a message wakes its injection.
+  bool inject_blocked = false;
+  /// As inject_blocked, and the NI has nothing to eject: a flit arriving wakes it too.
   bool blocked = false;
   // Sink side.
   std::vector<Flit> held;  ///< vcs * depth ring buffers
