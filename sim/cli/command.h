@@ -76,8 +76,8 @@ void write_resolved_config(const std::string& dir, const HwSpec& spec);
 void remove_stale_outputs(const std::string& dir, const std::vector<std::string>& names);
 
 /// For SetupOptions::progress: a line on stderr every 2 s of wall time while a cost model is
-/// tabulated ("  ... tabulating linkload: 4 of 72 edges, 2.1 of 30.5 M table entries, 1m41s,
-/// ~23m06s left"); nothing on short runs.
+/// tabulated ("  ... tabulating linkload: 20 of 72 edges, 14.6 of 19.5 M table entries, 10m06s,
+/// ~3m23s left"); nothing on short runs.
 optimizer::TabulationProgress tabulation_progress(
     const std::string& what,
     std::shared_ptr<ProgressThrottle> throttle = std::make_shared<ProgressThrottle>());
