@@ -25,7 +25,9 @@ struct Network::Ni {
   std::deque<Message> queue;
   /// The window (see step_ni): its messages, in queue order, each with its position in `queue`.
   /// Kept between cycles (deque::push_back moves no message); a message leaving the queue, or
-  /// joining a window that is not full, sets `window_stale`, and step_ni finds it again.
+  /// joining a window that is not full, sets `window_stale`, and step_ni finds it again. The
+  /// pointer spares the per-cycle scan deque indexing (positions alone: validate's 8x8
+  /// ALL_TO_ALL and SCATTER cases, 2.8 % more instructions).
   struct Slot {
     Message* message;
     std::size_t at;

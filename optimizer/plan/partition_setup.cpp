@@ -119,10 +119,8 @@ Problem tabulate(const Workload& w, const std::vector<std::vector<Choice>>& choi
     }
     const auto& cu = choices[static_cast<std::size_t>(e.src)];
     const auto& cv = choices[static_cast<std::size_t>(e.dst)];
-    const double before = status.entries_done;
     p.edges.push_back({e.src, e.dst, static_cast<int>(cv.size()),
                        model.edge_cycles_table(w, e, cu, cv, progress ? rows_done : nullptr)});
-    status.entries_done = before + static_cast<double>(cu.size()) * static_cast<double>(cv.size());
   }
   return p;
 }
